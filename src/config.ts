@@ -1,0 +1,158 @@
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import path from 'node:path';
+
+/** Raw environment, as strings. Every variable of CONTRACT §1; unknown variables are ignored. */
+const Port = Type.String({ pattern: '^[0-9]{1,5}$' });
+const Bool = Type.String({ pattern: '^(true|false|1|0|yes|no|on|off|TRUE|FALSE|True|False|YES|NO|Yes|No|ON|OFF)$' });
+export const EnvSchema = Type.Object({
+  PORT: Type.Optional(Port),
+  HOST: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^(postgres|postgresql)://' })),
+  DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  LOG_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
+  log_user: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  log_pass: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  LOG_USER: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  LOG_PASS: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  LOG_EXPOSE_API: Type.Optional(Bool),
+  API_KEYS: Type.Optional(Type.String()),
+  MIDTRANS_MODE: Type.Optional(Type.Union([Type.Literal('simulator'), Type.Literal('sandbox'), Type.Literal('production')])),
+  MIDTRANS_SERVER_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^\\S+$' })),
+  MIDTRANS_CLIENT_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^\\S+$' })),
+  MIDTRANS_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  MIDTRANS_APP_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  SIMULATOR_PORT: Type.Optional(Port),
+  ERP_NOTIFY_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  ERP_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+  NODE_ENV: Type.Optional(Type.String()),
+});
+export type Env = Static<typeof EnvSchema>;
+
+export type GatewayMode = 'simulator' | 'sandbox' | 'production';
+
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  /** How the outside world reaches the service; the gateway's notification URL is derived from it. */
+  publicBaseUrl: string;
+  database: DatabaseConfig;
+  dataDir: string;
+  logDir: string;
+  logLevel: string;
+  /** Operator Basic-Auth credentials as configured; unset outside production → generated at start-up. */
+  operator: { user?: string; pass?: string };
+  exposeDevApi: boolean;
+  apiKeys: string[];
+  gateway: {
+    mode: GatewayMode;
+    serverKey?: string;
+    clientKey?: string;
+    apiBaseUrl?: string;
+    appBaseUrl?: string;
+  };
+  simulatorPort: number;
+  erp: { notifyUrl?: string; webhookSecret?: string };
+  isProduction: boolean;
+}
+
+/** The fixed development key the embedded simulator accepts when no server key is configured. */
+export const SIMULATOR_DEV_SERVER_KEY = 'SB-Mid-server-simulator';
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function truthy(v: string | undefined): boolean {
+  return v !== undefined && /^(true|1|yes|on)$/i.test(v);
+}
+
+function portOf(v: string | undefined, fallback: number, name: string, problems: string[]): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) problems.push(`${name} must be a port number 0-65535 (got "${v}")`);
+  return n;
+}
+
+function envProblems(env: Record<string, string | undefined>): string[] {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') picked[key] = v;
+  }
+  return [...Value.Errors(EnvSchema, picked)].map((e) => {
+    const name = e.instancePath.replace(/^\//, '') || 'environment';
+    // Values are not echoed: some of these variables hold secrets.
+    return `${name}: ${e.message}`;
+  });
+}
+
+/** Reads the environment once. Pure: no I/O, no defaults that depend on the machine beyond `cwd`. */
+export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
+  const get = (k: string): string | undefined => {
+    const v = env[k];
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const problems = envProblems(env);
+  const port = portOf(get('PORT'), 3000, 'PORT', problems);
+  const host = get('HOST') ?? '127.0.0.1';
+  const dataDir = path.resolve(cwd, get('DATA_DIR') ?? './data');
+  const logDir = path.resolve(cwd, get('LOG_DIR') ?? './logs');
+  const databaseUrl = get('DATABASE_URL');
+  const serverKey = get('MIDTRANS_SERVER_KEY');
+  const mode: GatewayMode = (get('MIDTRANS_MODE') as GatewayMode | undefined) ?? (serverKey ? 'sandbox' : 'simulator');
+  const isProduction = get('NODE_ENV') === 'production';
+  const apiKeys = (get('API_KEYS') ?? '').split(',').map((k) => k.trim()).filter((k) => k.length > 0);
+  const config: Config = {
+    port,
+    host,
+    publicBaseUrl: (get('PUBLIC_BASE_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    database: databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'sqlite', path: path.join(dataDir, 'paylink.db') },
+    dataDir,
+    logDir,
+    logLevel: get('LOG_LEVEL') ?? 'info',
+    operator: { user: get('log_user') ?? get('LOG_USER'), pass: get('log_pass') ?? get('LOG_PASS') },
+    exposeDevApi: truthy(get('LOG_EXPOSE_API')),
+    apiKeys,
+    gateway: {
+      mode,
+      serverKey,
+      clientKey: get('MIDTRANS_CLIENT_KEY'),
+      apiBaseUrl: get('MIDTRANS_API_BASE_URL')?.replace(/\/+$/, ''),
+      appBaseUrl: get('MIDTRANS_APP_BASE_URL')?.replace(/\/+$/, ''),
+    },
+    simulatorPort: portOf(get('SIMULATOR_PORT'), port === 0 ? 0 : port + 1, 'SIMULATOR_PORT', problems),
+    erp: { notifyUrl: get('ERP_NOTIFY_URL'), webhookSecret: get('ERP_WEBHOOK_SECRET') },
+    isProduction,
+  };
+  if (mode !== 'simulator' && !serverKey) problems.push(`MIDTRANS_SERVER_KEY is required in ${mode} mode`);
+  if (isProduction) problems.push(...productionProblems(config));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** In production every insecure default is a refusal to start (CONTRACT §1). */
+function productionProblems(c: Config): string[] {
+  const out: string[] = [];
+  if (!c.operator.user || !c.operator.pass) out.push('log_user and log_pass are required in production');
+  if (c.apiKeys.length === 0) out.push('API_KEYS is required in production');
+  if (c.gateway.mode === 'simulator') out.push('MIDTRANS_MODE=simulator is not allowed in production');
+  if (c.exposeDevApi) out.push('LOG_EXPOSE_API must be off in production');
+  for (const [name, url] of [
+    ['PUBLIC_BASE_URL', c.publicBaseUrl],
+    ['MIDTRANS_API_BASE_URL', c.gateway.apiBaseUrl],
+    ['MIDTRANS_APP_BASE_URL', c.gateway.appBaseUrl],
+    ['ERP_NOTIFY_URL', c.erp.notifyUrl],
+  ] as const) {
+    if (url && !url.startsWith('https://')) out.push(`${name} must use https in production`);
+  }
+  if (c.operator.pass && c.operator.pass.length < 12) out.push('log_pass must be at least 12 characters in production');
+  return out;
+}

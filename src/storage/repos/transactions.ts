@@ -1,0 +1,198 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, TransactionsTable } from '../schema.js';
+import {
+  UniqueViolationError,
+  isUniqueViolation,
+  type NewTransaction,
+  type Page,
+  type PaymentStatus,
+  type TransactionFilter,
+  type TransactionKind,
+  type TransactionPatch,
+  type TransactionRecord,
+  type TransactionsRepo,
+} from '../store.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+
+type Row = Selectable<TransactionsTable>;
+
+function toRecord(r: Row): TransactionRecord {
+  return {
+    id: r.id,
+    orderId: r.order_id,
+    gatewayOrderId: r.gateway_order_id,
+    mercantId: r.mercant_id,
+    kind: r.kind as TransactionKind,
+    attempt: Number(r.attempt),
+    nominal: Number(r.nominal),
+    status: r.status as PaymentStatus,
+    transactionStatus: r.transaction_status,
+    fraudStatus: r.fraud_status,
+    paymentType: r.payment_type,
+    gatewayTransactionId: r.gateway_transaction_id,
+    paymentUrl: r.payment_url,
+    paymentLinkId: r.payment_link_id,
+    snapToken: r.snap_token,
+    requestHash: r.request_hash,
+    requestJson: r.request_json,
+    gatewayJson: r.gateway_json,
+    expireAt: r.expire_at,
+    settlementTime: r.settlement_time,
+    transactionTime: r.transaction_time,
+    statusVersion: Number(r.status_version),
+    flags: r.flags,
+    lastEventAt: r.last_event_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+const COLUMNS: Record<keyof TransactionPatch, keyof TransactionsTable> = {
+  mercantId: 'mercant_id',
+  kind: 'kind',
+  attempt: 'attempt',
+  nominal: 'nominal',
+  status: 'status',
+  transactionStatus: 'transaction_status',
+  fraudStatus: 'fraud_status',
+  paymentType: 'payment_type',
+  gatewayTransactionId: 'gateway_transaction_id',
+  paymentUrl: 'payment_url',
+  paymentLinkId: 'payment_link_id',
+  snapToken: 'snap_token',
+  requestHash: 'request_hash',
+  requestJson: 'request_json',
+  gatewayJson: 'gateway_json',
+  expireAt: 'expire_at',
+  settlementTime: 'settlement_time',
+  transactionTime: 'transaction_time',
+  statusVersion: 'status_version',
+  flags: 'flags',
+  lastEventAt: 'last_event_at',
+};
+
+function toColumns(patch: TransactionPatch): Partial<TransactionsTable> {
+  const out: Partial<Record<keyof TransactionsTable, unknown>> = {};
+  for (const [k, v] of Object.entries(patch)) {
+    const col = COLUMNS[k as keyof TransactionPatch];
+    if (col !== undefined && v !== undefined) out[col] = v;
+  }
+  return out as Partial<TransactionsTable>;
+}
+
+export class KyselyTransactionsRepo implements TransactionsRepo {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly now: () => Date,
+  ) {}
+
+  async insert(t: NewTransaction): Promise<TransactionRecord> {
+    const at = this.now().toISOString();
+    const row: TransactionsTable = {
+      id: t.id,
+      order_id: t.orderId,
+      gateway_order_id: t.gatewayOrderId,
+      mercant_id: t.mercantId,
+      kind: t.kind,
+      attempt: t.attempt,
+      nominal: t.nominal,
+      status: t.status,
+      transaction_status: t.transactionStatus ?? null,
+      fraud_status: t.fraudStatus ?? null,
+      payment_type: t.paymentType ?? null,
+      gateway_transaction_id: t.gatewayTransactionId ?? null,
+      payment_url: t.paymentUrl,
+      payment_link_id: t.paymentLinkId,
+      snap_token: t.snapToken,
+      request_hash: t.requestHash,
+      request_json: t.requestJson,
+      gateway_json: t.gatewayJson,
+      expire_at: t.expireAt,
+      settlement_time: t.settlementTime ?? null,
+      transaction_time: t.transactionTime ?? null,
+      status_version: t.statusVersion ?? 0,
+      flags: t.flags ?? null,
+      last_event_at: null,
+      created_at: at,
+      updated_at: at,
+    };
+    try {
+      await this.db.insertInto('transactions').values(row).execute();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new UniqueViolationError(`transaction ${t.orderId} exists`);
+      throw err;
+    }
+    return toRecord(row);
+  }
+
+  private async findBy(col: 'id' | 'order_id' | 'gateway_order_id' | 'gateway_transaction_id', value: string): Promise<TransactionRecord | undefined> {
+    const row = await this.db.selectFrom('transactions').selectAll().where(col, '=', value).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  findById(id: string) {
+    return this.findBy('id', id);
+  }
+  findByOrderId(orderId: string) {
+    return this.findBy('order_id', orderId);
+  }
+  findByGatewayOrderId(gatewayOrderId: string) {
+    return this.findBy('gateway_order_id', gatewayOrderId);
+  }
+  findByGatewayTransactionId(transactionId: string) {
+    return this.findBy('gateway_transaction_id', transactionId);
+  }
+
+  async latestForMercant(mercantId: string): Promise<TransactionRecord | undefined> {
+    const row = await this.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('mercant_id', '=', mercantId)
+      .orderBy('attempt', 'desc')
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async update(id: string, patch: TransactionPatch): Promise<TransactionRecord> {
+    const values = { ...toColumns(patch), updated_at: this.now().toISOString() };
+    await this.db.updateTable('transactions').set(values).where('id', '=', id).execute();
+    const after = await this.findById(id);
+    if (!after) throw new Error(`transaction ${id} vanished during update`);
+    return after;
+  }
+
+  async list(filter: TransactionFilter): Promise<Page<TransactionRecord>> {
+    const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
+    let q = this.db.selectFrom('transactions').selectAll();
+    if (filter.status) q = q.where('status', '=', filter.status);
+    if (filter.mercantId) q = q.where('mercant_id', '=', filter.mercantId);
+    if (filter.since) q = q.where('created_at', '>=', filter.since);
+    const cursor = filter.cursor ? decodeCursor(filter.cursor) : undefined;
+    if (cursor) {
+      q = q.where((eb) => eb.or([eb('created_at', '<', cursor.at), eb.and([eb('created_at', '=', cursor.at), eb('id', '<', cursor.id)])]));
+    }
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+    const items = rows.slice(0, limit).map(toRecord);
+    const last = items[items.length - 1];
+    return rows.length > limit && last ? { items, nextCursor: encodeCursor({ at: last.createdAt, id: last.id }) } : { items };
+  }
+
+  async listOverduePending(expiredBefore: string, createdBefore: string, limit: number): Promise<TransactionRecord[]> {
+    const rows = await this.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('status', 'in', ['pending', 'challenge'])
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('expire_at', 'is not', null), eb('expire_at', '<', expiredBefore)]),
+          eb.and([eb('created_at', '<', createdBefore), eb.or([eb('last_event_at', 'is', null), eb('last_event_at', '<', createdBefore)])]),
+        ]),
+      )
+      .orderBy('updated_at', 'asc')
+      .limit(limit)
+      .execute();
+    return rows.map(toRecord);
+  }
+}

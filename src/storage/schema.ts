@@ -1,0 +1,122 @@
+import type { Generated } from 'kysely';
+
+/** Row types as stored. Times are ISO-8601 UTC strings (`2026-11-22T03:00:00.000Z`), sortable as text. */
+export interface TransactionsTable {
+  id: string;
+  order_id: string;
+  gateway_order_id: string;
+  mercant_id: string;
+  /** payment_link | snap | charge | external (first seen in a notification) */
+  kind: string;
+  /** N of `mercant_id:N` for ERP-shape links; 1 otherwise. */
+  attempt: number;
+  nominal: number;
+  status: string;
+  transaction_status: string | null;
+  fraud_status: string | null;
+  payment_type: string | null;
+  gateway_transaction_id: string | null;
+  payment_url: string | null;
+  payment_link_id: string | null;
+  snap_token: string | null;
+  request_hash: string | null;
+  request_json: string | null;
+  gateway_json: string | null;
+  expire_at: string | null;
+  settlement_time: string | null;
+  transaction_time: string | null;
+  /** Incremented on every forwarded status change; carried in ERP events so the ERP can order them. */
+  status_version: number;
+  /** e.g. `unknown_status:foo` — a gateway status that was recorded but not mapped. */
+  flags: string | null;
+  last_event_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NotificationsTable {
+  id: Generated<number>;
+  dedupe_key: string;
+  gateway_order_id: string;
+  transaction_ref: string | null;
+  gateway_transaction_id: string | null;
+  transaction_status: string | null;
+  status_code: string | null;
+  /** webhook | replay | status_check | reconcile */
+  source: string;
+  /** applied | duplicate | stale | unknown_status | unverified | ignored */
+  result: string;
+  payload: string;
+  received_at: string;
+}
+
+export interface OutboxEventsTable {
+  seq: Generated<number>;
+  event_id: string;
+  event_type: string;
+  /** Events with the same key are delivered strictly in seq order. */
+  order_key: string;
+  order_id: string | null;
+  mercant_id: string | null;
+  status_version: number | null;
+  /** The exact JSON body delivered, identical on every retry. */
+  payload: string;
+  /** pending | delivered | failed | dead */
+  state: string;
+  attempts: number;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_until: string | null;
+  /** Fencing token: bumped on every claim; a completion with an older token is rejected. */
+  lease_token: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+  /** Start of the current retry window (created, or a manual retry); dead after `erp.retry_for_hours` from it. Migration 003_outbox_retry_window. */
+  retry_from: string | null;
+}
+
+export interface DeliveryAttemptsTable {
+  id: Generated<number>;
+  event_seq: number;
+  attempt_no: number;
+  started_at: string;
+  status_code: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  /** delivered | failed | dead | rejected_stale_lease */
+  outcome: string;
+  instance: string | null;
+}
+
+export interface IdempotencyTable {
+  scope: string;
+  idem_key: string;
+  request_hash: string;
+  /** in_flight | completed */
+  state: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+  locked_until: string | null;
+}
+
+export interface RuntimeConfigTable {
+  id: string;
+  document: string;
+  version: number;
+  updated_at: string;
+  updated_by: string | null;
+}
+
+export interface Database {
+  transactions: TransactionsTable;
+  notifications: NotificationsTable;
+  outbox_events: OutboxEventsTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  idempotency_records: IdempotencyTable;
+  runtime_config: RuntimeConfigTable;
+}

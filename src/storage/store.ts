@@ -1,0 +1,173 @@
+/**
+ * The one storage interface, in domain terms. Implemented once with Kysely for SQLite and
+ * PostgreSQL (`kysely-store.ts`); domain code depends on this file only.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { NotificationsRepo } from './repos/notifications.js';
+import type { OutboxRepo } from './repos/outbox.js';
+
+export type { NotificationsRepo, NotificationRecord, NewNotification, NotificationSource, NotificationResult } from './repos/notifications.js';
+export type { OutboxRepo, OutboxEvent, NewOutboxEvent, OutboxState, DeliveryAttempt, AttemptResult, AttemptOutcome } from './repos/outbox.js';
+
+export type PaymentStatus =
+  | 'pending'
+  | 'paid'
+  | 'challenge'
+  | 'failed'
+  | 'cancelled'
+  | 'expired'
+  | 'refunded'
+  | 'partially_refunded'
+  | 'chargeback';
+
+export type TransactionKind = 'payment_link' | 'snap' | 'charge' | 'external';
+
+export interface TransactionRecord {
+  id: string;
+  orderId: string;
+  gatewayOrderId: string;
+  mercantId: string;
+  kind: TransactionKind;
+  attempt: number;
+  /** Whole rupiah. */
+  nominal: number;
+  status: PaymentStatus;
+  transactionStatus: string | null;
+  fraudStatus: string | null;
+  paymentType: string | null;
+  gatewayTransactionId: string | null;
+  paymentUrl: string | null;
+  paymentLinkId: string | null;
+  snapToken: string | null;
+  requestHash: string | null;
+  /** Normalized creating request (items, customer, …) as JSON text. */
+  requestJson: string | null;
+  /** Last gateway answer (create or status) as JSON text, secrets never included. */
+  gatewayJson: string | null;
+  expireAt: string | null;
+  settlementTime: string | null;
+  transactionTime: string | null;
+  statusVersion: number;
+  flags: string | null;
+  lastEventAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type NewTransaction = Omit<TransactionRecord, 'createdAt' | 'updatedAt' | 'statusVersion' | 'lastEventAt' | 'flags' | 'settlementTime' | 'transactionTime' | 'transactionStatus' | 'fraudStatus' | 'paymentType' | 'gatewayTransactionId'> &
+  Partial<Pick<TransactionRecord, 'statusVersion' | 'flags' | 'settlementTime' | 'transactionTime' | 'transactionStatus' | 'fraudStatus' | 'paymentType' | 'gatewayTransactionId'>>;
+
+export type TransactionPatch = Partial<Omit<TransactionRecord, 'id' | 'orderId' | 'gatewayOrderId' | 'createdAt' | 'updatedAt'>>;
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque; pass back to get the next page. Absent on the last page. */
+  nextCursor?: string;
+}
+
+export interface TransactionFilter {
+  status?: PaymentStatus;
+  mercantId?: string;
+  /** ISO time; only transactions created at or after it. */
+  since?: string;
+  /** 1..1000, default 100. */
+  limit?: number;
+  cursor?: string;
+}
+
+export interface TransactionsRepo {
+  /** Throws `UniqueViolationError` when order_id or gateway_order_id exists. */
+  insert(t: NewTransaction): Promise<TransactionRecord>;
+  findById(id: string): Promise<TransactionRecord | undefined>;
+  findByOrderId(orderId: string): Promise<TransactionRecord | undefined>;
+  findByGatewayOrderId(gatewayOrderId: string): Promise<TransactionRecord | undefined>;
+  findByGatewayTransactionId(transactionId: string): Promise<TransactionRecord | undefined>;
+  /** The highest attempt for an ERP mercant_id, if any. */
+  latestForMercant(mercantId: string): Promise<TransactionRecord | undefined>;
+  update(id: string, patch: TransactionPatch): Promise<TransactionRecord>;
+  /** Newest first. */
+  list(filter: TransactionFilter): Promise<Page<TransactionRecord>>;
+  /** Pending transactions whose expiry passed before `expiredBefore`, or created before `createdBefore` with no event since. Oldest first. */
+  listOverduePending(expiredBefore: string, createdBefore: string, limit: number): Promise<TransactionRecord[]>;
+}
+
+export interface RuntimeConfigRow {
+  /** The stored overrides (a partial runtime config document). */
+  document: Record<string, unknown>;
+  version: number;
+  updatedAt: string;
+  updatedBy: string | null;
+}
+
+export interface ConfigRepo {
+  get(): Promise<RuntimeConfigRow | undefined>;
+  /** Optimistic: succeeds only when the stored version still equals `expectedVersion` (0 = none stored). */
+  put(document: Record<string, unknown>, expectedVersion: number, updatedBy: string | null): Promise<RuntimeConfigRow | undefined>;
+}
+
+export interface IdempotencyRecord {
+  scope: string;
+  key: string;
+  /** Fingerprint of the first request (method, path, body). */
+  requestHash: string;
+  state: 'in_flight' | 'completed';
+  responseStatus: number | null;
+  /** The exact response bytes sent the first time (UTF-8 text). */
+  responseBody: string | null;
+  createdAt: string;
+  /** After this the record may be pruned and the key is free again. */
+  expiresAt: string;
+  /** While in flight: the claim's lock expiry, which also serves as its fencing token. */
+  lockedUntil: string | null;
+}
+
+export type IdempotencyClaim = { claimed: true; token: string } | { claimed: false; record: IdempotencyRecord };
+
+export interface IdempotencyRepo {
+  /**
+   * Atomically claims (scope, key) for a request with this fingerprint, across connections and
+   * instances. Won when the key is new, expired, or held by a crashed request with the same
+   * fingerprint whose lock (`lockMs`) ran out; otherwise the existing record is returned.
+   */
+  claim(scope: string, key: string, requestHash: string, o: { now: Date; retentionMs: number; lockMs: number }): Promise<IdempotencyClaim>;
+  /** Stores the response; false when the claim was lost (lock expired and taken over). */
+  complete(scope: string, key: string, token: string, status: number, body: string): Promise<boolean>;
+  /** Forgets an in-flight claim (the request must not be remembered, e.g. it failed validation). */
+  release(scope: string, key: string, token: string): Promise<boolean>;
+  get(scope: string, key: string): Promise<IdempotencyRecord | undefined>;
+  /** Deletes the records expired at `now` (callers run it now and then); returns how many. */
+  pruneExpired(now: Date): Promise<number>;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  readonly transactions: TransactionsRepo;
+  readonly config: ConfigRepo;
+  readonly idempotency: IdempotencyRepo;
+  /** Gateway notifications and status reports received (deduplicated). */
+  readonly notifications: NotificationsRepo;
+  /** ERP events to deliver, and their delivery attempts. */
+  readonly outbox: OutboxRepo;
+  /** The query builder, for repositories added alongside this interface. Domain code must not use it. */
+  readonly db: Kysely<Database>;
+  /** Runs `fn` in one database transaction; everything `fn` does through `tx` commits or rolls back together. */
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class UniqueViolationError extends Error {
+  constructor(message = 'unique constraint violated') {
+    super(message);
+    this.name = 'UniqueViolationError';
+  }
+}
+
+export function isUniqueViolation(err: unknown): boolean {
+  if (err instanceof UniqueViolationError) return true;
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { DATABASE_KINDS, freshStoreEachTest, type TestDatabase } from '../helpers/stores.js';
+import type { NewOutboxEvent, Store } from '../../src/storage/store.js';
+
+const T0 = new Date('2026-11-22T03:00:00.000Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+
+function ev(orderKey: string, over: Partial<NewOutboxEvent> = {}): NewOutboxEvent {
+  return { eventId: randomUUID(), eventType: 'payment.status_changed', orderKey, orderId: orderKey, mercantId: 'M', statusVersion: 1, payload: `{"order":"${orderKey}"}`, ...over };
+}
+
+const result = (state: 'delivered' | 'failed' | 'dead', nextAttemptAt?: Date) => ({
+  state,
+  nextAttemptAt: nextAttemptAt?.toISOString(),
+  startedAt: T0.toISOString(),
+  statusCode: state === 'delivered' ? 200 : 500,
+  latencyMs: 5,
+  error: state === 'delivered' ? null : 'HTTP 500',
+});
+
+describe.each(DATABASE_KINDS)('storage contract: outbox (%s)', (kind) => {
+  let db: TestDatabase;
+  let store: Store;
+  let clock = T0;
+  freshStoreEachTest(
+    kind,
+    (d, s) => {
+      db = d;
+      store = s;
+    },
+    {
+      open: () => {
+        clock = T0;
+        return { now: () => clock };
+      },
+    },
+  );
+
+  it('enqueues pending events with the exact payload and a retry window starting now', async () => {
+    const e = await store.outbox.enqueue(ev('A'));
+    expect(e).toMatchObject({ state: 'pending', attempts: 0, leaseToken: 0, payload: '{"order":"A"}', retryFrom: T0.toISOString(), nextAttemptAt: T0.toISOString() });
+    expect(await store.outbox.findByEventId(e.eventId)).toEqual(e);
+    expect(await store.outbox.countByState()).toEqual({ pending: 1, delivered: 0, failed: 0, dead: 0 });
+    expect(await store.outbox.nextDueAt()).toBe(T0.toISOString());
+  });
+
+  it('claims lease events and bump the fencing token; a leased event is not claimed again until the lease expires', async () => {
+    const e = await store.outbox.enqueue(ev('A'));
+    const [c1] = await store.outbox.claimDue('i1', T0, 30_000, 10);
+    expect(c1).toMatchObject({ seq: e.seq, leaseOwner: 'i1', leaseToken: 1, leaseUntil: at(30_000).toISOString() });
+    expect(await store.outbox.claimDue('i2', at(29_999), 30_000, 10)).toEqual([]);
+    const [c2] = await store.outbox.claimDue('i2', at(30_000), 30_000, 10);
+    expect(c2).toMatchObject({ seq: e.seq, leaseOwner: 'i2', leaseToken: 2 });
+  });
+
+  it('a completion under a lost lease is rejected and recorded as rejected_stale_lease', async () => {
+    await store.outbox.enqueue(ev('A'));
+    const [stale] = await store.outbox.claimDue('i1', T0, 1_000, 10);
+    const [fresh] = await store.outbox.claimDue('i2', at(1_000), 30_000, 10);
+    if (!stale || !fresh) throw new Error('claims expected');
+    expect(await store.outbox.complete(fresh.seq, fresh.leaseToken, 'i2', result('delivered'))).toBe(true);
+    expect(await store.outbox.complete(stale.seq, stale.leaseToken, 'i1', result('failed', at(60_000)))).toBe(false);
+    const after = await store.outbox.findByEventId(fresh.eventId);
+    expect(after).toMatchObject({ state: 'delivered', attempts: 1, leaseOwner: null, lastStatusCode: 200 });
+    const attempts = await store.outbox.attemptsFor([fresh.seq]);
+    expect(attempts.map((a) => [a.attemptNo, a.outcome, a.instance])).toEqual([
+      [1, 'delivered', 'i2'],
+      [2, 'rejected_stale_lease', 'i1'],
+    ]);
+  });
+
+  it('delivers strictly in order per order key; other orders are not held up', async () => {
+    const a1 = await store.outbox.enqueue(ev('A'));
+    const a2 = await store.outbox.enqueue(ev('A'));
+    const b1 = await store.outbox.enqueue(ev('B'));
+    const first = await store.outbox.claimDue('i', T0, 30_000, 10);
+    expect(first.map((e) => e.seq)).toEqual([a1.seq, b1.seq]);
+    const c = first[0];
+    if (!c) throw new Error('claim expected');
+    // a failed first event still holds the second back
+    await store.outbox.complete(c.seq, c.leaseToken, 'i', result('failed', at(10_000)));
+    expect(await store.outbox.claimDue('i', at(5_000), 30_000, 10)).toEqual([]);
+    const again = await store.outbox.claimDue('i', at(10_000), 30_000, 10);
+    expect(again.map((e) => e.seq)).toEqual([a1.seq]);
+    const c2 = again[0];
+    if (!c2) throw new Error('claim expected');
+    await store.outbox.complete(c2.seq, c2.leaseToken, 'i', result('delivered'));
+    expect((await store.outbox.claimDue('i', at(10_000), 30_000, 10)).map((e) => e.seq)).toEqual([a2.seq]);
+  });
+
+  it('a dead event does not hold later events of its order back', async () => {
+    await store.outbox.enqueue(ev('A'));
+    const a2 = await store.outbox.enqueue(ev('A'));
+    const [c] = await store.outbox.claimDue('i', T0, 30_000, 10);
+    if (!c) throw new Error('claim expected');
+    await store.outbox.complete(c.seq, c.leaseToken, 'i', result('dead'));
+    expect((await store.outbox.claimDue('i', T0, 30_000, 10)).map((e) => e.seq)).toEqual([a2.seq]);
+  });
+
+  it('retryNow re-opens a dead or delivered event with the same id and fences an in-flight attempt', async () => {
+    const e = await store.outbox.enqueue(ev('A'));
+    const [c] = await store.outbox.claimDue('i', T0, 30_000, 10);
+    if (!c) throw new Error('claim expected');
+    await store.outbox.complete(c.seq, c.leaseToken, 'i', result('dead'));
+    clock = at(3_600_000);
+    const r = await store.outbox.retryNow(e.eventId, clock);
+    expect(r).toMatchObject({ eventId: e.eventId, state: 'pending', retryFrom: clock.toISOString(), nextAttemptAt: clock.toISOString(), payload: e.payload });
+    const [again] = await store.outbox.claimDue('i', clock, 30_000, 10);
+    if (!again) throw new Error('claim expected');
+    await store.outbox.retryNow(e.eventId, clock);
+    expect(await store.outbox.complete(again.seq, again.leaseToken, 'i', result('delivered'))).toBe(false);
+    expect(await store.outbox.retryNow('no-such-event', clock)).toBeUndefined();
+  });
+
+  it('lists newest first with a state filter and a cursor', async () => {
+    const seqs: number[] = [];
+    for (let i = 0; i < 5; i++) seqs.push((await store.outbox.enqueue(ev(`O${i}`))).seq);
+    const [c] = await store.outbox.claimDue('i', T0, 30_000, 1);
+    if (!c) throw new Error('claim expected');
+    await store.outbox.complete(c.seq, c.leaseToken, 'i', result('delivered'));
+    const p1 = await store.outbox.list({ limit: 2 });
+    expect(p1.items.map((e) => e.seq)).toEqual([seqs[4], seqs[3]]);
+    const p2 = await store.outbox.list({ limit: 2, cursor: p1.nextCursor });
+    expect(p2.items.map((e) => e.seq)).toEqual([seqs[2], seqs[1]]);
+    const p3 = await store.outbox.list({ limit: 2, cursor: p2.nextCursor });
+    expect(p3.items.map((e) => e.seq)).toEqual([seqs[0]]);
+    expect(p3.nextCursor).toBeUndefined();
+    expect((await store.outbox.list({ state: 'delivered' })).items.map((e) => e.seq)).toEqual([seqs[0]]);
+    expect(await store.outbox.countByState()).toEqual({ pending: 4, delivered: 1, failed: 0, dead: 0 });
+  });
+
+  it.runIf(kind === 'postgres')('two stores on one outbox never claim the same event (SKIP LOCKED)', async () => {
+    const other = await db.open({ now: () => clock });
+    try {
+      for (let i = 0; i < 200; i++) await store.outbox.enqueue(ev(`K${i}`));
+      const claimed: number[] = [];
+      const worker = async (s: Store, id: string) => {
+        for (;;) {
+          const got = await s.outbox.claimDue(id, T0, 60_000, 7);
+          if (got.length === 0) return;
+          claimed.push(...got.map((e) => e.seq));
+        }
+      };
+      await Promise.all([worker(store, 'a'), worker(other, 'b'), worker(store, 'c'), worker(other, 'd')]);
+      expect(claimed).toHaveLength(200);
+      expect(new Set(claimed).size).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('loadConfig', () => {
+  it('embedded defaults: SQLite in ./data, simulator mode, port 3000 and simulator on 3001', () => {
+    const c = loadConfig({}, '/srv/app');
+    expect(c.port).toBe(3000);
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.publicBaseUrl).toBe('http://127.0.0.1:3000');
+    expect(c.database).toEqual({ kind: 'sqlite', path: path.join('/srv/app/data', 'paylink.db') });
+    expect(c.logDir).toBe('/srv/app/logs');
+    expect(c.gateway.mode).toBe('simulator');
+    expect(c.simulatorPort).toBe(3001);
+    expect(c.exposeDevApi).toBe(false);
+    expect(c.apiKeys).toEqual([]);
+  });
+
+  it('selects PostgreSQL from DATABASE_URL and sandbox mode from a server key', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', MIDTRANS_SERVER_KEY: 'SB-Mid-server-x' });
+    expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/test' });
+    expect(c.gateway.mode).toBe('sandbox');
+  });
+
+  it('accepts lower-case and upper-case operator variables, lower-case first', () => {
+    expect(loadConfig({ log_user: 'a', LOG_USER: 'b', LOG_PASS: 'p' }).operator).toEqual({ user: 'a', pass: 'p' });
+  });
+
+  it('parses flags and comma-separated keys', () => {
+    const c = loadConfig({ LOG_EXPOSE_API: 'yes', API_KEYS: ' k1, ,k2 ' });
+    expect(c.exposeDevApi).toBe(true);
+    expect(c.apiKeys).toEqual(['k1', 'k2']);
+    expect(loadConfig({ LOG_EXPOSE_API: '0' }).exposeDevApi).toBe(false);
+  });
+
+  it('rejects malformed values with every problem named, never echoing the value', () => {
+    try {
+      loadConfig({ PORT: 'eighty', MIDTRANS_MODE: 'live', MIDTRANS_SERVER_KEY: 'has space secret', DATABASE_URL: 'mysql://x' });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const msg = (err as ConfigError).message;
+      expect(msg).toMatch(/PORT/);
+      expect(msg).toMatch(/MIDTRANS_MODE/);
+      expect(msg).toMatch(/DATABASE_URL/);
+      expect(msg).not.toContain('has space secret');
+    }
+  });
+
+  it('requires a server key outside simulator mode', () => {
+    expect(() => loadConfig({ MIDTRANS_MODE: 'sandbox' })).toThrow(/MIDTRANS_SERVER_KEY/);
+  });
+
+  it('refuses every insecure default in production', () => {
+    try {
+      loadConfig({ NODE_ENV: 'production', LOG_EXPOSE_API: 'true' });
+      expect.unreachable();
+    } catch (err) {
+      const problems = (err as ConfigError).problems.join('\n');
+      expect(problems).toMatch(/log_user and log_pass/);
+      expect(problems).toMatch(/API_KEYS/);
+      expect(problems).toMatch(/simulator/);
+      expect(problems).toMatch(/LOG_EXPOSE_API/);
+    }
+  });
+
+  it('starts in production when everything is set securely', () => {
+    const c = loadConfig({
+      NODE_ENV: 'production',
+      log_user: 'ops',
+      log_pass: 'a-long-operator-password',
+      API_KEYS: 'k',
+      MIDTRANS_MODE: 'production',
+      MIDTRANS_SERVER_KEY: 'Mid-server-abc',
+      PUBLIC_BASE_URL: 'https://pay.example.com',
+      ERP_NOTIFY_URL: 'https://erp.example.com/hook',
+    });
+    expect(c.isProduction).toBe(true);
+    expect(() => loadConfig({ NODE_ENV: 'production', log_user: 'ops', log_pass: 'a-long-operator-password', API_KEYS: 'k', MIDTRANS_SERVER_KEY: 'k', PUBLIC_BASE_URL: 'http://pay.example.com' })).toThrow(/https/);
+  });
+});
