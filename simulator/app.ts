@@ -1,0 +1,166 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { SimContext } from './context.js';
+import { Engine } from './engine.js';
+import { defaultFaults, type CoreHttpStatus } from './faults.js';
+import { registerGatewayHooks } from './gatewayHooks.js';
+import { messagePage } from './html.js';
+import { areaOf, coreError } from './http.js';
+import { IdempotencyStore } from './idempotency.js';
+import { seededRandom } from './lib/rng.js';
+import { Notifier } from './notifier.js';
+import { registerCharge } from './routes/charge.js';
+import { registerControl } from './routes/control.js';
+import { registerHosted } from './routes/hosted.js';
+import { registerPaymentLinks } from './routes/paymentLinks.js';
+import { registerSnap } from './routes/snap.js';
+import { registerTransactionRoutes } from './routes/transactions.js';
+import { Store } from './state.js';
+
+export interface SimulatorOptions {
+  serverKey: string;
+  notificationUrl?: string;
+  timeScale?: number;
+  publicBaseUrl?: string;
+  logger?: boolean | Logger;
+  seed?: number;
+  /** Per-attempt notification timeout; the real notifier waits 15 s. */
+  notificationTimeoutMs?: number;
+  /** Initial (and reset) value of the `core_http_status` fault setting; default `mirror`. */
+  coreHttpStatus?: CoreHttpStatus;
+}
+
+export interface BuiltSimulator {
+  app: FastifyInstance;
+  setNotificationUrl(url: string | undefined): void;
+  setBaseUrl(url: string): void;
+  stop(): void;
+}
+
+const EXPIRY_SWEEP_MS = 250;
+
+function createApp(opts: SimulatorOptions): FastifyInstance {
+  const base = { forceCloseConnections: true, bodyLimit: 1_048_576, routerOptions: { ignoreTrailingSlash: true } };
+  if (typeof opts.logger === 'object') return Fastify<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>({ ...base, loggerInstance: opts.logger });
+  return Fastify({ ...base, logger: opts.logger === true });
+}
+
+function badJson(): Error {
+  return Object.assign(new Error('Invalid JSON data provided.'), { statusCode: 400, code: 'SIM_BAD_JSON' });
+}
+
+function registerParsers(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    // Clients such as midtrans-client send an empty or "null" body on cancel/expire.
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(badJson(), undefined);
+    }
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
+  });
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    try {
+      done(null, text.trim() === '' ? undefined : JSON.parse(text));
+    } catch {
+      done(null, text);
+    }
+  });
+}
+
+function errorBody(req: FastifyRequest, status: number, message: string): { status: number; body: unknown; html?: boolean } {
+  const area = areaOf(req.url);
+  const bad = status === 400;
+  if (area === 'core') return { status, body: coreError(bad ? '413' : String(status), bad ? 'The request cannot be processed due to malformed syntax in the request body' : message) };
+  if (area === 'snap' || area === 'payment_link') return { status, body: { error_messages: [bad ? 'Invalid JSON data provided.' : message] } };
+  if (area === 'hosted') return { status, body: messagePage('Error', message), html: true };
+  return { status, body: { error: bad ? 'bad_request' : 'error', message } };
+}
+
+function send(reply: FastifyReply, r: { status: number; body: unknown; html?: boolean }): FastifyReply {
+  if (r.html) reply.type('text/html; charset=utf-8');
+  return reply.code(r.status).send(r.body);
+}
+
+function registerFallbacks(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    if (status >= 500) req.log.error({ err }, 'simulator error');
+    return send(reply, errorBody(req, status, status >= 500 ? 'Internal server error' : err.message));
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const area = areaOf(req.url);
+    if (area === 'snap' || area === 'payment_link') return reply.code(404).send({ error_messages: ['Not Found'] });
+    if (area === 'hosted') return send(reply, { status: 404, body: messagePage('Not found', 'This page does not exist.'), html: true });
+    if (area === 'control') return reply.code(404).send({ error: 'not_found', message: `no route ${req.method} ${req.url}` });
+    // Unknown gateway paths get the Spring-style body the real API sends for a broken path.
+    return reply.code(404).send({ timestamp: new Date().toISOString(), status: 404, error: 'Not Found', message: 'Not Found', path: req.url.split('?')[0] });
+  });
+}
+
+export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
+  const app = createApp(opts);
+  const store = new Store();
+  const random = seededRandom(opts.seed ?? Date.now());
+  const faultsDefault = (): ReturnType<typeof defaultFaults> => defaultFaults(opts.coreHttpStatus ?? 'mirror');
+  const config = { notificationUrl: opts.notificationUrl, timeScale: opts.timeScale ?? 1, baseUrl: (opts.publicBaseUrl ?? 'http://127.0.0.1').replace(/\/+$/, '') };
+  const holder: { ctx?: SimContext } = {};
+  const notifier = new Notifier({
+    serverKey: opts.serverKey,
+    notificationUrl: () => config.notificationUrl,
+    timeScale: () => config.timeScale,
+    random,
+    faults: () => holder.ctx?.faults ?? faultsDefault(),
+    timeoutMs: opts.notificationTimeoutMs ?? 15_000,
+    logger: app.log,
+  });
+  const engine = new Engine(store, notifier, () => config.baseUrl);
+  const ctx: SimContext = {
+    serverKey: opts.serverKey,
+    store,
+    engine,
+    notifier,
+    idempotency: new IdempotencyStore(),
+    config,
+    faults: faultsDefault(),
+    defaultFaults: faultsDefault,
+    random,
+    holds: new Set(),
+  };
+  holder.ctx = ctx;
+  registerParsers(app);
+  registerFallbacks(app);
+  void app.register(async (scope) => {
+    registerGatewayHooks(scope, ctx);
+    registerPaymentLinks(scope, ctx);
+    registerSnap(scope, ctx);
+    registerCharge(scope, ctx);
+    registerTransactionRoutes(scope, ctx);
+  });
+  registerHosted(app, ctx);
+  registerControl(app, ctx);
+  app.get('/', async () => ({ name: 'midtrans-simulator', base_url: config.baseUrl }));
+  const sweep = setInterval(() => engine.expireDue(Date.now()), EXPIRY_SWEEP_MS);
+  sweep.unref();
+  return {
+    app,
+    setNotificationUrl: (url) => {
+      config.notificationUrl = url;
+    },
+    setBaseUrl: (url) => {
+      config.baseUrl = url.replace(/\/+$/, '');
+    },
+    stop: () => {
+      clearInterval(sweep);
+      for (const release of [...ctx.holds]) release();
+      void notifier.stop();
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import type { Engine } from './engine.js';
+import type { Faults } from './faults.js';
+import type { IdempotencyStore } from './idempotency.js';
+import type { Notifier } from './notifier.js';
+import type { Store } from './state.js';
+
+export interface SimConfig {
+  notificationUrl: string | undefined;
+  timeScale: number;
+  baseUrl: string;
+}
+
+export interface SimContext {
+  serverKey: string;
+  store: Store;
+  engine: Engine;
+  notifier: Notifier;
+  idempotency: IdempotencyStore;
+  config: SimConfig;
+  faults: Faults;
+  defaultFaults(): Faults;
+  random(): number;
+  /** Releases for requests held open by the timeout fault, run when the simulator stops. */
+  holds: Set<() => void>;
+}

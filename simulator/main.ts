@@ -1,0 +1,64 @@
+import { startSimulator } from './index.js';
+import { isHttpUrl } from './routes/control.js';
+
+interface MainConfig {
+  port: number;
+  host: string;
+  serverKey: string;
+  notificationUrl?: string;
+  timeScale: number;
+}
+
+function readConfig(env: NodeJS.ProcessEnv): { config: MainConfig } | { errors: string[] } {
+  const errors: string[] = [];
+  const portText = env.SIMULATOR_PORT ?? '3001';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) errors.push(`SIMULATOR_PORT must be an integer 0-65535, got '${portText}'`);
+  const host = env.SIMULATOR_HOST ?? '127.0.0.1';
+  if (host.trim() === '') errors.push('SIMULATOR_HOST must not be empty');
+  const serverKey = env.SIMULATOR_SERVER_KEY ?? 'SB-Mid-server-simulator';
+  if (serverKey.trim() === '' || /\s/.test(serverKey)) errors.push('SIMULATOR_SERVER_KEY must be non-empty without whitespace');
+  const notificationUrl = env.SIMULATOR_NOTIFICATION_URL || undefined;
+  if (notificationUrl !== undefined && !isHttpUrl(notificationUrl)) errors.push(`SIMULATOR_NOTIFICATION_URL must be an http(s) URL, got '${notificationUrl}'`);
+  const scaleText = env.SIMULATOR_TIME_SCALE ?? '1';
+  const timeScale = Number(scaleText);
+  if (!Number.isFinite(timeScale) || timeScale <= 0) errors.push(`SIMULATOR_TIME_SCALE must be a positive number, got '${scaleText}'`);
+  if (errors.length > 0) return { errors };
+  const config: MainConfig = { port, host, serverKey, timeScale };
+  if (notificationUrl !== undefined) config.notificationUrl = notificationUrl;
+  return { config };
+}
+
+async function main(): Promise<void> {
+  const parsed = readConfig(process.env);
+  if ('errors' in parsed) {
+    for (const e of parsed.errors) console.error(`simulator: ${e}`);
+    process.exit(1);
+  }
+  const { config } = parsed;
+  let stopping = false;
+  const running: { close?: () => Promise<void> } = {};
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`simulator: ${signal}, stopping`);
+    (running.close ? running.close() : Promise.resolve()).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error('simulator: error while stopping', err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  const sim = await startSimulator({ ...config, logger: false });
+  running.close = sim.close;
+  console.log(`Midtrans simulator listening on ${sim.baseUrl}`);
+  console.log(`  notifications → ${config.notificationUrl ?? '(none; set via PUT /_sim/config)'}`);
+}
+
+main().catch((err: unknown) => {
+  console.error('simulator: failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,176 @@
+import type { Customer, Item, Json, OrderInput } from './lib/validate.js';
+
+export type TxnStatus =
+  | 'pending'
+  | 'capture'
+  | 'settlement'
+  | 'deny'
+  | 'cancel'
+  | 'expire'
+  | 'refund'
+  | 'partial_refund';
+
+export type PaymentType = 'bank_transfer' | 'echannel' | 'gopay' | 'shopeepay' | 'qris' | 'cstore' | 'credit_card';
+export type FraudStatus = 'accept' | 'challenge' | 'deny';
+
+export interface Refund {
+  refund_chargeback_id: number;
+  refund_amount: number;
+  created_at: Date;
+  reason?: string;
+  refund_key?: string;
+  bank_confirmed_at?: Date;
+}
+
+/** X-Override-Notification / X-Append-Notification captured when the transaction was created. */
+export interface NotifyTargets {
+  override?: string[];
+  append?: string[];
+}
+
+export type TxnSource = { kind: 'core' } | { kind: 'snap'; token: string } | { kind: 'link'; payment_link_id: string };
+
+export interface Txn {
+  transaction_id: string;
+  order_id: string;
+  gross_amount: number;
+  payment_type: PaymentType;
+  method: string;
+  status: TxnStatus;
+  fraud_status?: FraudStatus;
+  transaction_time: Date;
+  expiry_time?: Date;
+  settlement_time?: Date;
+  fields: Json;
+  extras: Json;
+  items: Item[];
+  customer?: Customer;
+  refunds: Refund[];
+  notify: NotifyTargets;
+  source: TxnSource;
+}
+
+export interface SnapSession {
+  token: string;
+  order: OrderInput;
+  enabled_payments: string[];
+  created_at: Date;
+  expires_at: Date;
+  /** Snap `expiry` also bounds the transaction created from the page. */
+  txn_expiry?: Date;
+  state: 'open' | 'superseded';
+  transaction_id?: string;
+  notify: NotifyTargets;
+  extras: Json;
+}
+
+export interface Purchase {
+  id: number;
+  snap_token: string;
+  order_id: string;
+  transaction_id: string;
+  created_at: Date;
+}
+
+export interface PaymentLink {
+  id: number;
+  order_id: string;
+  payment_link_id: string;
+  payment_link_type: 'FIXED_AMOUNT' | 'DYNAMIC_AMOUNT';
+  gross_amount: number;
+  title?: string;
+  items: Item[];
+  customer?: Customer;
+  enabled_payments: string[];
+  usage_limit: number;
+  expiry_start: Date;
+  expiry_duration: number;
+  expiry_unit: string;
+  expires_at: Date;
+  created_at: Date;
+  deleted_at?: Date;
+  purchases: Purchase[];
+  notify: NotifyTargets;
+  extras: Json;
+  credit_card_3d_secure: boolean;
+  whitelist_bins: string[];
+}
+
+export interface RequestLogEntry {
+  id: number;
+  at: string;
+  method: string;
+  path: string;
+  api: GatewayApi;
+  idempotency_key?: string;
+  body?: unknown;
+  status?: number;
+}
+
+export type GatewayApi = 'core' | 'snap' | 'payment_link';
+
+export const MERCHANT_ID = 'G123456789';
+
+const PAID: ReadonlySet<TxnStatus> = new Set(['capture', 'settlement', 'refund', 'partial_refund']);
+const REUSABLE: ReadonlySet<TxnStatus> = new Set(['expire', 'cancel', 'deny']);
+
+export function isPaid(t: Txn): boolean {
+  return PAID.has(t.status);
+}
+
+/** An order id whose transaction expired, was cancelled or denied may be charged again. */
+export function blocksOrderId(t: Txn): boolean {
+  return !REUSABLE.has(t.status);
+}
+
+export class Store {
+  txns = new Map<string, Txn>();
+  txnByOrder = new Map<string, string>();
+  snaps = new Map<string, SnapSession>();
+  snapByOrder = new Map<string, string>();
+  links = new Map<string, PaymentLink>();
+  linkByOrder = new Map<string, string>();
+  requests: RequestLogEntry[] = [];
+  nextRequestId = 1;
+  nextLinkId = 1;
+  nextPurchaseId = 1;
+  private lastSuffixMs = 0;
+
+  addTxn(t: Txn): void {
+    this.txns.set(t.transaction_id, t);
+    this.txnByOrder.set(t.order_id, t.transaction_id);
+  }
+
+  /** Core paths accept either the order id or the transaction id. */
+  findTxn(id: string): Txn | undefined {
+    const byOrder = this.txnByOrder.get(id);
+    return this.txns.get(byOrder ?? id);
+  }
+
+  linkByOrderId(orderId: string): PaymentLink | undefined {
+    const plid = this.linkByOrder.get(orderId);
+    return plid === undefined ? undefined : this.links.get(plid);
+  }
+
+  openSnapByOrder(orderId: string): SnapSession | undefined {
+    const token = this.snapByOrder.get(orderId);
+    const s = token === undefined ? undefined : this.snaps.get(token);
+    return s && s.state === 'open' && s.transaction_id === undefined ? s : undefined;
+  }
+
+  /** 13-digit millisecond suffix for link purchases, bumped so two purchases never share one. */
+  purchaseSuffix(now: number): string {
+    this.lastSuffixMs = Math.max(now, this.lastSuffixMs + 1);
+    return String(this.lastSuffixMs);
+  }
+
+  clear(): void {
+    this.txns.clear();
+    this.txnByOrder.clear();
+    this.snaps.clear();
+    this.snapByOrder.clear();
+    this.links.clear();
+    this.linkByOrder.clear();
+    this.requests = [];
+  }
+}
