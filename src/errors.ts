@@ -1,0 +1,111 @@
+import { Type } from 'typebox';
+
+/**
+ * One catalogue of error codes. Each code has one HTTP status and one line of documentation; the
+ * OpenAPI document and the docs page are generated from this table, and a test keeps them in step.
+ */
+export const ERRORS = {
+  VALIDATION_FAILED: { status: 400, title: 'Validation failed', doc: 'The request does not match the schema; see errors[].' },
+  INVALID_JSON: { status: 400, title: 'Invalid JSON', doc: 'The body is not valid JSON.' },
+  ORDER_ID_TOO_LONG: { status: 400, title: 'Order id too long', doc: 'The gateway order id would exceed 50 characters.' },
+  ORDER_ID_INVALID: { status: 400, title: 'Order id invalid', doc: 'The order id is empty or contains control characters.' },
+  AMOUNT_INVALID: { status: 400, title: 'Amount invalid', doc: 'The amount is not a positive whole number of rupiah, or does not equal the item sum.' },
+  EXPIRY_INVALID: { status: 400, title: 'Expiry invalid', doc: 'expire_at is malformed, in the past, or outside the allowed range.' },
+  UNAUTHORIZED: { status: 401, title: 'Unauthorized', doc: 'Missing or wrong credentials.' },
+  SIGNATURE_INVALID: { status: 401, title: 'Invalid signature', doc: 'The gateway notification signature does not verify.' },
+  NOT_FOUND: { status: 404, title: 'Not found', doc: 'No such resource or route.' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', doc: 'The route exists but not for this method.' },
+  ORDER_ID_COLLISION: { status: 409, title: 'Order id collision', doc: 'Another order id sanitizes to the same gateway order id.' },
+  ORDER_CONFLICT: { status: 409, title: 'Order conflict', doc: 'The order id exists with a different request, or is already paid.' },
+  IDEMPOTENCY_IN_FLIGHT: { status: 409, title: 'Request in flight', doc: 'A request with this Idempotency-Key is still being processed.' },
+  IDEMPOTENCY_MISMATCH: { status: 422, title: 'Idempotency key reused', doc: 'The Idempotency-Key was used with a different request body.' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', doc: 'The body exceeds the size limit.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', doc: 'Bodies must be application/json.' },
+  CONFIG_CONFLICT: { status: 409, title: 'Configuration changed concurrently', doc: 'Another operator changed the runtime configuration at the same moment; read it again and retry.' },
+  TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests', doc: 'Too many failed attempts or requests; see Retry-After.' },
+  INTERNAL: { status: 500, title: 'Internal error', doc: 'An unexpected error; details are in the log under the request id.' },
+  GATEWAY_REFUSED: { status: 502, title: 'Gateway refused', doc: 'The gateway rejected the request; see gateway.status_code/status_message.' },
+  GATEWAY_BAD_RESPONSE: { status: 502, title: 'Gateway bad response', doc: 'The gateway answered with something that could not be understood.' },
+  GATEWAY_UNAVAILABLE: { status: 503, title: 'Gateway unavailable', doc: 'The gateway could not be reached; retry later.' },
+  DATABASE_UNAVAILABLE: { status: 503, title: 'Database unavailable', doc: 'The database cannot be reached; retry later.' },
+  SHUTTING_DOWN: { status: 503, title: 'Shutting down', doc: 'The instance is stopping; retry on another or later.' },
+  GATEWAY_TIMEOUT: { status: 504, title: 'Gateway timeout', doc: 'The gateway did not answer in time; retrying with the same request is safe.' },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export interface GatewayErrorInfo {
+  status_code: string;
+  status_message: string;
+}
+
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  request_id: string;
+  errors?: FieldError[];
+  gateway?: GatewayErrorInfo;
+  [extra: string]: unknown;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    detail?: string,
+    readonly extras: { errors?: FieldError[]; gateway?: GatewayErrorInfo; headers?: Record<string, string>; data?: Record<string, unknown> } = {},
+  ) {
+    super(detail ?? ERRORS[code].doc);
+    this.name = 'AppError';
+    this.status = ERRORS[code].status;
+  }
+}
+
+export function problem(code: ErrorCode, requestId: string, detail?: string, extras: AppError['extras'] = {}): ProblemDetails {
+  const entry = ERRORS[code];
+  const body: ProblemDetails = {
+    type: `/docs#error-${code}`,
+    title: entry.title,
+    status: entry.status,
+    detail: detail ?? entry.doc,
+    code,
+    request_id: requestId,
+  };
+  if (extras.errors) body.errors = extras.errors;
+  if (extras.gateway) body.gateway = extras.gateway;
+  if (extras.data) Object.assign(body, extras.data);
+  return body;
+}
+
+/** The problem+json body as a schema, for route `response` declarations and the OpenAPI document. */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ description: '`/docs#error-CODE`: the catalogue entry on the docs page' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.Unsafe<ErrorCode>({ type: 'string', enum: Object.keys(ERRORS), description: 'Catalogue code; see /docs#errors' }),
+    request_id: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    gateway: Type.Optional(Type.Object({ status_code: Type.String(), status_message: Type.String() })),
+  },
+  { additionalProperties: true, description: 'RFC 9457 problem details (application/problem+json)' },
+);
+
+/** True for errors that mean "the database cannot be reached", as opposed to a bug or a constraint. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', 'SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_IOERR'].includes(code)) return true;
+  }
+  return /Connection terminated|connection timeout|Client has encountered a connection error|database connection is not open|The database connection is not open|Cannot use a pool after calling end|driver has already been destroyed/i.test(err.message);
+}

@@ -1,0 +1,88 @@
+/**
+ * The gateway's answers, parsed leniently at the edge: unknown fields are kept but never trusted,
+ * required fields are checked, and anything unparseable is a `bad_response`.
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { GatewayError } from './errors.js';
+
+const Str = Type.String({ maxLength: 4096 });
+
+export const PaymentLinkCreatedSchema = Type.Object({ order_id: Str, payment_url: Str });
+export type PaymentLinkCreated = Static<typeof PaymentLinkCreatedSchema>;
+
+export const PaymentLinkDetailsSchema = Type.Object({
+  order_id: Type.Optional(Str),
+  payment_link_url: Type.Optional(Str),
+  payment_link_id: Type.Optional(Str),
+  gross_amount: Type.Optional(Type.Union([Type.Number(), Str])),
+  purchases: Type.Optional(
+    Type.Array(
+      Type.Object({
+        order_id: Type.Optional(Str),
+        payment_status: Type.Optional(Str),
+        payment_method: Type.Optional(Type.Union([Str, Type.Null()])),
+      }),
+      { maxItems: 10_000 },
+    ),
+  ),
+});
+export type PaymentLinkDetails = Static<typeof PaymentLinkDetailsSchema>;
+
+export const SnapCreatedSchema = Type.Object({ token: Str, redirect_url: Str });
+export type SnapCreated = Static<typeof SnapCreatedSchema>;
+
+/** Core API answer: charge, status, cancel, expire, refund… and notifications share this shape. */
+export const CoreResponseSchema = Type.Object({
+  status_code: Str,
+  status_message: Type.Optional(Str),
+  transaction_id: Type.Optional(Str),
+  order_id: Type.Optional(Str),
+  gross_amount: Type.Optional(Str),
+  payment_type: Type.Optional(Str),
+  transaction_time: Type.Optional(Str),
+  transaction_status: Type.Optional(Str),
+  fraud_status: Type.Optional(Str),
+  settlement_time: Type.Optional(Str),
+  expiry_time: Type.Optional(Str),
+  expire_time: Type.Optional(Str),
+  signature_key: Type.Optional(Str),
+  va_numbers: Type.Optional(Type.Array(Type.Object({ bank: Type.Optional(Str), va_number: Type.Optional(Str) }), { maxItems: 20 })),
+  permata_va_number: Type.Optional(Str),
+  bill_key: Type.Optional(Str),
+  biller_code: Type.Optional(Str),
+  payment_code: Type.Optional(Str),
+  store: Type.Optional(Str),
+  qr_string: Type.Optional(Str),
+  actions: Type.Optional(Type.Array(Type.Object({ name: Type.Optional(Str), method: Type.Optional(Str), url: Type.Optional(Str) }), { maxItems: 20 })),
+  redirect_url: Type.Optional(Str),
+  refund_amount: Type.Optional(Str),
+});
+export type CoreResponse = Static<typeof CoreResponseSchema>;
+
+function parse<S extends TSchema>(schema: S, body: unknown, what: string): Static<S> {
+  if (!Value.Check(schema, body)) throw new GatewayError('bad_response', `unexpected ${what} from gateway`);
+  return body;
+}
+
+export const parsePaymentLinkCreated = (b: unknown) => parse(PaymentLinkCreatedSchema, b, 'payment link answer');
+export const parsePaymentLinkDetails = (b: unknown) => parse(PaymentLinkDetailsSchema, b, 'payment link details');
+export const parseSnapCreated = (b: unknown) => parse(SnapCreatedSchema, b, 'Snap answer');
+
+/** Undefined when the body is not a Core answer (then the caller treats it as a bad response). */
+export function parseCoreResponse(b: unknown): CoreResponse | undefined {
+  return Value.Check(CoreResponseSchema, b) ? b : undefined;
+}
+
+/** `error_messages` is an array on most APIs but a plain string on some 401s; `validation_messages` on Core. */
+export function parseErrorMessages(b: unknown): string[] {
+  if (b === null || typeof b !== 'object') return [];
+  const rec = b as Record<string, unknown>;
+  const out: string[] = [];
+  for (const k of ['error_messages', 'validation_messages']) {
+    const v = rec[k];
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) for (const m of v) if (typeof m === 'string') out.push(m);
+  }
+  return out.slice(0, 20);
+}

@@ -1,0 +1,71 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, isDatabaseUnavailable, problem, type ErrorCode, type FieldError } from '../errors.js';
+import { GatewayError, toAppError } from '../gateway/errors.js';
+
+interface ValidationItem {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+function fieldErrors(context: string | undefined, items: ValidationItem[]): FieldError[] {
+  return items.slice(0, 50).map((v) => {
+    const missing = typeof v.params?.missingProperty === 'string' ? `/${v.params.missingProperty}` : '';
+    const extra = typeof v.params?.additionalProperty === 'string' ? `/${v.params.additionalProperty}` : '';
+    const p = `${v.instancePath ?? ''}${missing}${extra}`;
+    const message = extra ? 'is not a known field' : (v.message ?? 'is invalid');
+    return { path: `${context ?? 'body'}${p.replace(/\//g, '.')}`.replace(/^body\./, '').replace(/^body$/, '(body)'), message };
+  });
+}
+
+/** Fastify's own errors, mapped onto the catalogue. */
+function frameworkCode(err: FastifyError): ErrorCode | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'PAYLOAD_TOO_LARGE';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION_FAILED';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'INVALID_JSON';
+    default:
+      break;
+  }
+  if (err instanceof SyntaxError || /JSON|proto/i.test(err.message)) {
+    if (err.statusCode === 400) return 'INVALID_JSON';
+  }
+  if (err.statusCode === 413) return 'PAYLOAD_TOO_LARGE';
+  if (err.statusCode === 415) return 'UNSUPPORTED_MEDIA_TYPE';
+  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return 'VALIDATION_FAILED';
+  return undefined;
+}
+
+export async function errorHandler(this: unknown, error: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  let appErr: AppError;
+  const fe = error as FastifyError;
+  if (error instanceof AppError) appErr = error;
+  else if (error instanceof GatewayError) appErr = toAppError(error);
+  else if (Array.isArray(fe.validation)) {
+    appErr = new AppError('VALIDATION_FAILED', 'The request does not match the schema.', { errors: fieldErrors(fe.validationContext, fe.validation as ValidationItem[]) });
+  } else if (isDatabaseUnavailable(error)) {
+    req.log.error({ err: { message: error.message } }, 'database unavailable');
+    appErr = new AppError('DATABASE_UNAVAILABLE');
+  } else {
+    const code = frameworkCode(fe);
+    if (code) appErr = new AppError(code, code === 'INTERNAL' ? undefined : error.message.slice(0, 300));
+    else {
+      req.log.error({ err: error }, 'unhandled error');
+      appErr = new AppError('INTERNAL');
+    }
+  }
+  if (appErr.status >= 500 && appErr.code !== 'INTERNAL') req.log.warn({ code: appErr.code }, appErr.message);
+  for (const [k, v] of Object.entries(appErr.extras.headers ?? {})) reply.header(k, v);
+  // 5xx details stay in the log; the body says only what the catalogue says.
+  const detail = appErr.code === 'INTERNAL' ? undefined : appErr.message;
+  await reply.code(appErr.status).type('application/problem+json').send(problem(appErr.code, req.id, detail, appErr.extras));
+}
+
+export async function notFoundHandler(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  await reply.code(404).type('application/problem+json').send(problem('NOT_FOUND', req.id, `No route ${req.method} ${req.url.split('?')[0] ?? ''}`.slice(0, 300)));
+}

@@ -1,0 +1,38 @@
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { PAYMENT_STATUSES } from '../domain/payment-status.js';
+import type { PaymentStatus } from '../storage/store.js';
+
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/**
+ * Who may call a route: `key` = API key when API_KEYS is set; `op` = operator Basic Auth;
+ * `sig` = gateway signature (checked by the handler); `none` = public.
+ * Every route declares one in `config.auth`; a route without it is refused at start-up.
+ */
+export type RouteAuth = 'key' | 'op' | 'sig' | 'none';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+  }
+  interface FastifyRequest {
+    /** The operator's user name once Basic Auth succeeded. */
+    operatorUser?: string;
+  }
+}
+
+/** The contract's endpoint groups, used as OpenAPI tags. */
+export const TAGS = {
+  health: 'Health & Config',
+  links: 'Payment Links',
+  ops: 'Payment Operations',
+  webhook: 'Webhook',
+  logs: 'Logs & Docs',
+  dev: 'Dev/Test',
+  operations: 'Operations',
+} as const;
+
+/** The contract's payment `status` values, as one schema for every route that takes or returns one. */
+export const PaymentStatusSchema = Type.Unsafe<PaymentStatus>({ type: 'string', enum: [...PAYMENT_STATUSES] });

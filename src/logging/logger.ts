@@ -1,0 +1,204 @@
+/**
+ * The process logger: pino writing JSON lines to LOG_DIR through pino-roll (one file per day,
+ * `paylink.<yyyy-MM-dd>.<n>.log`, a new <n> when a file passes its size limit, the oldest files
+ * removed past a count), and to stdout when asked. Every line passes the secret scrubber before it
+ * is written anywhere.
+ */
+import path from 'node:path';
+import fs from 'node:fs';
+import pino, { type Logger, type DestinationStream } from 'pino';
+import roll from 'pino-roll';
+import type { RollStream } from 'pino-roll';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { REDACTED, createSecretScrubber, redactUrl, type SecretScrubber } from './redact.js';
+
+export interface LoggerOptions {
+  level: string;
+  logDir: string;
+  /** Also write every line to stdout (the service does; tests do not). */
+  stdout: boolean;
+  /** Values scrubbed from every line, in every encoding (see redact.ts). */
+  secrets?: ReadonlyArray<string | undefined | null>;
+  /** Size at which a file is rolled, pino-roll syntax. Default `20m`. */
+  maxFileSize?: string;
+  /**
+   * Rotated files kept beside the active one. Default 400: more than a year of daily files (the
+   * PCI DSS 10.5.1 bar is 12 months kept, 3 immediately available), at most ~8 GB at 20 MB each.
+   */
+  keepFiles?: number;
+}
+
+/** Field paths whose values are replaced whatever they hold. */
+const REDACT_PATHS = [
+  'headers.authorization',
+  'headers.cookie',
+  'headers["x-api-key"]',
+  'headers["proxy-authorization"]',
+  '*.headers.authorization',
+  '*.headers.cookie',
+  '*.headers["set-cookie"]',
+  '*.headers["x-api-key"]',
+  '*.headers["proxy-authorization"]',
+  'password',
+  'server_key',
+  'client_key',
+  'webhook_secret',
+  'api_keys',
+  '*.password',
+  '*.pass',
+  '*.log_pass',
+  '*.server_key',
+  '*.client_key',
+  '*.serverKey',
+  '*.clientKey',
+  '*.webhook_secret',
+  '*.webhookSecret',
+  '*.api_keys',
+  '*.apiKeys',
+];
+
+/** What every logger created here writes through; kept per stream so child loggers find it. */
+interface Sink extends DestinationStream {
+  scrubber: SecretScrubber;
+  flush(cb?: (err?: Error | null) => void): void;
+  end(): Promise<void>;
+}
+
+const sinks = new WeakSet<object>();
+
+/** The state SonicBoom keeps about its pending writes (not in its typings). */
+function internals(file: RollStream): { _opening: boolean; _writing: boolean; _len: number } {
+  return file as unknown as { _opening: boolean; _writing: boolean; _len: number };
+}
+
+/**
+ * Resolves when nothing is buffered or being written (SonicBoom's own flush() answers at once when
+ * minLength is 0). Rolls reopen the file in between, so the check runs again on every event that
+ * can change the answer, with a slow timer as a safety net.
+ */
+function settled(file: RollStream): Promise<void> {
+  return new Promise((resolve) => {
+    const events = ['drain', 'ready', 'close', 'write', 'error'] as const;
+    const timer = setInterval(() => check(), 20);
+    const stop = () => {
+      clearInterval(timer);
+      for (const e of events) file.off(e, check);
+      resolve();
+    };
+    function check(): void {
+      const s = internals(file);
+      if (file.destroyed || (!s._opening && !s._writing && s._len === 0)) stop();
+    }
+    for (const e of events) file.on(e, check);
+    check();
+  });
+}
+
+function sinkOf(logger: Logger): Sink | undefined {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym];
+  return typeof stream === 'object' && stream !== null && sinks.has(stream) ? (stream as Sink) : undefined;
+}
+
+export const LOG_FILE_BASE = 'paylink';
+
+export async function createLogger(opts: LoggerOptions): Promise<Logger> {
+  fs.mkdirSync(opts.logDir, { recursive: true });
+  const file = await roll({
+    file: path.join(opts.logDir, LOG_FILE_BASE),
+    extension: '.log',
+    frequency: 'daily',
+    dateFormat: 'yyyy-MM-dd',
+    size: opts.maxFileSize ?? '20m',
+    limit: { count: opts.keepFiles ?? 400, removeOtherLogFiles: true },
+    mkdir: true,
+  });
+  await new Promise<void>((resolve, reject) => {
+    if (!internals(file)._opening) resolve();
+    file.once('ready', () => resolve());
+    file.once('error', reject);
+  });
+  const scrubber = createSecretScrubber();
+  scrubber.add(opts.secrets ?? []);
+  let closed: Promise<void> | undefined;
+  file.on('error', (err: Error) => {
+    // A full disk or a removed directory must not take the service down; say so once on stderr.
+    process.stderr.write(`paylink: log file write failed: ${err.message}\n`);
+  });
+  const sink: Sink = {
+    scrubber,
+    write(line: string) {
+      const clean = scrubber.scrub(line);
+      if (!closed) file.write(clean);
+      if (opts.stdout) process.stdout.write(clean);
+    },
+    flush(cb) {
+      settled(file).then(() => cb?.(null), (err: Error) => cb?.(err));
+    },
+    end() {
+      closed ??= new Promise<void>((resolve) => {
+        if (file.destroyed) {
+          resolve();
+          return;
+        }
+        file.once('close', () => resolve());
+        file.end();
+      });
+      return closed;
+    },
+  };
+  const logger = pino(
+    {
+      level: opts.level,
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
+      serializers: {
+        err: pino.stdSerializers.err,
+        req: (req: { method?: string; url?: string; ip?: string; headers?: Record<string, unknown> }) => ({
+          method: req.method,
+          url: typeof req.url === 'string' ? redactUrl(req.url) : undefined,
+          remote_address: req.ip,
+          user_agent: typeof req.headers?.['user-agent'] === 'string' ? req.headers['user-agent'].slice(0, 200) : undefined,
+        }),
+        res: (res: { statusCode?: number }) => ({ status_code: res.statusCode }),
+      },
+    },
+    sink,
+  );
+  sinks.add(sink);
+  return logger;
+}
+
+/** Adds values to the scrubber behind `logger` (and all its children), e.g. after a key is rotated. */
+export function registerLogSecrets(logger: Logger, secrets: ReadonlyArray<string | undefined | null>): void {
+  sinkOf(logger)?.scrubber.add(secrets);
+}
+
+/** Resolves once every line logged so far is in the file. */
+export function flushLogger(logger: Logger): Promise<void> {
+  const sink = sinkOf(logger);
+  if (!sink) return Promise.resolve();
+  return new Promise((resolve) => sink.flush(() => resolve()));
+}
+
+/** Flushes and closes the file; later lines go to stdout only (when enabled). Idempotent. */
+export async function closeLogger(logger: Logger): Promise<void> {
+  const sink = sinkOf(logger);
+  if (!sink) return;
+  await flushLogger(logger);
+  await sink.end();
+}
+
+/**
+ * Puts the order on every later line of this request, "request completed" included, so
+ * `/api/logs?order_id=…` finds the whole story of a call.
+ */
+export function bindLogContext(req: FastifyRequest, reply: FastifyReply, context: { order_id?: string; mercant_id?: string; gateway_order_id?: string }): void {
+  const bindings: Record<string, string> = {};
+  for (const [k, v] of Object.entries(context)) if (typeof v === 'string') bindings[k] = v;
+  if (Object.keys(bindings).length === 0) return;
+  const log = req.log as unknown as Logger;
+  log.setBindings(bindings);
+  if ((reply.log as unknown) !== log) (reply.log as unknown as Logger).setBindings(bindings);
+}

@@ -1,0 +1,59 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Every Prometheus metric the service exposes, on one registry per service instance (so tests that
+ * build several apps in one process do not collide). Served by `GET /metrics`.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'paylink_process_' });
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'paylink_http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status code',
+      labelNames: ['route', 'method', 'status'] as const,
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'paylink_http_request_duration_seconds',
+      help: 'HTTP request duration by route pattern',
+      labelNames: ['route', 'method'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    gatewayDuration: new Histogram({
+      name: 'paylink_gateway_call_duration_seconds',
+      help: 'Gateway call latency by operation and outcome (HTTP status, timeout or unavailable)',
+      labelNames: ['operation', 'outcome'] as const,
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers: [registry],
+    }),
+    notifications: new Counter({
+      name: 'paylink_notifications_total',
+      help: 'Gateway notifications and status reports processed, by source and result',
+      labelNames: ['source', 'result'] as const,
+      registers: [registry],
+    }),
+    deliveries: new Counter({
+      name: 'paylink_erp_deliveries_total',
+      help: 'ERP delivery attempts by outcome (delivered, failed, dead, rejected_stale_lease)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    deliveryDuration: new Histogram({
+      name: 'paylink_erp_delivery_duration_seconds',
+      help: 'ERP delivery attempt latency',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    outboxDepth: new Gauge({
+      name: 'paylink_outbox_depth',
+      help: 'ERP events not yet delivered, by state (pending, failed, dead); refreshed when /metrics is read',
+      labelNames: ['state'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
