@@ -1,0 +1,74 @@
+/** Core API charge requests (reference §3.2): one method object per payment type, checked before the call. */
+import { AppError } from '../errors.js';
+import type { Expiry } from './expiry.js';
+import { truncate, type Customer, type CustomerInput, type Item, type ItemInput } from './order-input.js';
+
+export const PAYMENT_TYPES = ['bank_transfer', 'echannel', 'qris', 'gopay', 'cstore', 'credit_card'] as const;
+export type PaymentType = (typeof PAYMENT_TYPES)[number];
+
+export interface ChargeInput {
+  order_id: string;
+  nominal: number | string;
+  payment_type: PaymentType;
+  customer?: CustomerInput;
+  items?: ItemInput[];
+  expire_at?: string;
+  bank_transfer?: { bank: 'bca' | 'bni' | 'bri' | 'permata' | 'cimb'; va_number?: string };
+  echannel?: { bill_info1?: string; bill_info2?: string };
+  qris?: { acquirer?: 'gopay' | 'airpay shopee' };
+  gopay?: { enable_callback?: boolean; callback_url?: string };
+  cstore?: { store: 'alfamart' | 'indomaret'; message?: string };
+  credit_card?: { token_id: string; authentication?: boolean };
+}
+
+/** Core API custom expiry limit (bank pages: up to 180 days). */
+export const MAX_CHARGE_EXPIRY_MINUTES = 180 * 24 * 60;
+
+function bad(path: string, message: string): AppError {
+  return new AppError('VALIDATION_FAILED', `${path} ${message}.`, { errors: [{ path, message }] });
+}
+
+/** The method object the payment type needs; objects for other types are refused, not ignored. */
+export function methodObject(input: ChargeInput): Record<string, unknown> {
+  for (const t of PAYMENT_TYPES) if (t !== input.payment_type && input[t] !== undefined) throw bad(t, `does not belong to payment_type ${input.payment_type}`);
+  switch (input.payment_type) {
+    case 'bank_transfer':
+      if (!input.bank_transfer) throw bad('bank_transfer', 'is required for payment_type bank_transfer');
+      return { ...input.bank_transfer };
+    case 'cstore':
+      if (!input.cstore) throw bad('cstore', 'is required for payment_type cstore');
+      return { ...input.cstore };
+    case 'credit_card':
+      if (!input.credit_card) throw bad('credit_card', 'is required for payment_type credit_card');
+      return { ...input.credit_card };
+    case 'echannel':
+      // The gateway requires both bill lines; sensible defaults keep the ERP request small.
+      return { bill_info1: truncate(input.echannel?.bill_info1 ?? 'Payment:', 10), bill_info2: truncate(input.echannel?.bill_info2 ?? input.order_id, 30) };
+    case 'qris':
+      return { ...(input.qris ?? {}) };
+    case 'gopay':
+      return { ...(input.gopay ?? {}) };
+  }
+}
+
+export interface ChargeBodyInput {
+  gatewayOrderId: string;
+  nominal: number;
+  input: ChargeInput;
+  method: Record<string, unknown>;
+  items?: Item[];
+  customer?: Customer;
+  expiry?: Expiry;
+}
+
+export function chargeBody(c: ChargeBodyInput): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    payment_type: c.input.payment_type,
+    transaction_details: { order_id: c.gatewayOrderId, gross_amount: c.nominal },
+    [c.input.payment_type]: c.method,
+  };
+  if (c.items) body.item_details = c.items.map((it) => ({ ...it }));
+  if (c.customer) body.customer_details = { ...c.customer };
+  if (c.expiry) body.custom_expiry = { order_time: c.expiry.startTime, expiry_duration: c.expiry.durationMinutes, unit: 'minute' };
+  return body;
+}

@@ -1,0 +1,135 @@
+/**
+ * Where gateway reports come from: a signed notification (webhook or operator replay), or our own
+ * question to the status API (status check, reconciler). Every one ends in `ingestGatewayReport`.
+ */
+import type { Services } from '../services.js';
+import type { NotificationRecord, NotificationSource, TransactionRecord } from '../storage/store.js';
+import { AppError } from '../errors.js';
+import { GatewayError } from '../gateway/errors.js';
+import { verifyMidtransSignature } from '../gateway/signature.js';
+import { dedupeKey, parseReport, reportFromStatus, type GatewayReport } from './gateway-report.js';
+import { ingestGatewayReport, type IngestResult } from './notifications.js';
+
+export type NotificationOutcome = (IngestResult & { confirmed: boolean }) | { result: 'unverified' | 'duplicate'; notificationId: number; confirmed: false; reason: string };
+
+/**
+ * A notification body: verified (SHA-512 signature over the exact strings, constant time), then —
+ * when `gateway.confirm_notifications` is on — confirmed with the status API outside any database
+ * transaction. If the confirmation cannot be had (gateway down, or it does not know the
+ * transaction), the notification is recorded as `unverified`, nothing changes, and the answer is
+ * still 200: a 5xx would make the gateway retry a notification we already hold, and the reconciler
+ * re-checks unverified notifications with the status API until it gets an answer.
+ */
+export async function handleGatewayNotification(services: Services, raw: Record<string, unknown>, source: 'webhook' | 'replay'): Promise<NotificationOutcome> {
+  if (typeof raw.signature_key !== 'string' || raw.signature_key === '') throw new AppError('SIGNATURE_INVALID', 'The notification carries no signature_key.');
+  const { report, missing } = parseReport(raw);
+  if (!report) throw new AppError('VALIDATION_FAILED', 'The notification lacks required fields.', { errors: missing.map((m) => ({ path: m, message: 'is required (a string)' })) });
+  const s = await services.settings.current();
+  const key = s.gateway.server_key ?? '';
+  if (key === '' || !verifyMidtransSignature({ ...report, signature_key: raw.signature_key }, key)) {
+    throw new AppError('SIGNATURE_INVALID', 'The notification signature does not verify.');
+  }
+  if (!s.gateway.confirm_notifications) return { ...(await ingestGatewayReport(services, report, source)), confirmed: false };
+  const confirmed = await confirm(services, report);
+  if (!confirmed.truth) return recordUnverified(services, report, source, confirmed.reason);
+  return { ...(await ingestGatewayReport(services, report, source, { truth: confirmed.truth })), confirmed: true };
+}
+
+async function confirm(services: Services, report: GatewayReport): Promise<{ truth?: GatewayReport; reason: string }> {
+  try {
+    const st = await services.gateway.status(report.transaction_id ?? report.order_id);
+    if (!st) return { reason: 'the gateway does not know the transaction' };
+    return { truth: reportFromStatus(st, report), reason: 'confirmed' };
+  } catch (err) {
+    if (err instanceof GatewayError) return { reason: `status check failed (${err.kind})` };
+    throw err;
+  }
+}
+
+async function recordUnverified(services: Services, report: GatewayReport, source: NotificationSource, reason: string): Promise<NotificationOutcome> {
+  const rec = await services.store.notifications.record({
+    dedupeKey: dedupeKey(report),
+    gatewayOrderId: report.order_id,
+    transactionRef: null,
+    gatewayTransactionId: report.transaction_id ?? null,
+    transactionStatus: report.transaction_status ?? null,
+    statusCode: report.status_code,
+    source,
+    result: 'unverified',
+    payload: JSON.stringify(report),
+  });
+  const result = rec.inserted || rec.existing.result === 'unverified' ? 'unverified' : 'duplicate';
+  services.metrics.notifications.inc({ source, result });
+  services.logger.warn({ gateway_order_id: report.order_id, source, result, reason }, 'notification not confirmed by the gateway: recorded as unverified for the reconciler');
+  return { result, notificationId: rec.inserted ? rec.id : rec.existing.id, confirmed: false, reason };
+}
+
+/** Re-asks the gateway about an unverified notification; true when it is settled (confirmed, or known to be unknown). */
+export async function recheckUnverified(services: Services, n: NotificationRecord): Promise<boolean> {
+  let report: GatewayReport | undefined;
+  try {
+    const parsed: unknown = JSON.parse(n.payload);
+    report = parsed !== null && typeof parsed === 'object' ? parseReport(parsed as Record<string, unknown>).report : undefined;
+  } catch {
+    report = undefined;
+  }
+  if (!report || dedupeKey(report) !== n.dedupeKey) {
+    await services.store.notifications.setResult(n.id, 'ignored');
+    return true;
+  }
+  const confirmed = await confirm(services, report);
+  if (confirmed.truth) {
+    await ingestGatewayReport(services, report, 'reconcile', { truth: confirmed.truth });
+    return true;
+  }
+  if (confirmed.reason === 'the gateway does not know the transaction') {
+    await services.store.notifications.setResult(n.id, 'ignored');
+    return true;
+  }
+  return false;
+}
+
+export interface RefreshOutcome {
+  transaction: TransactionRecord;
+  /** An ingest result (`applied`, `duplicate`, `stale`, `unknown_status`), or `not_found`, `no_purchase`, `expired_locally`. */
+  outcome: string;
+}
+
+/** The newest purchase on a payment link: purchase order ids end in a millisecond timestamp. */
+async function newestPurchaseOrderId(services: Services, tx: TransactionRecord): Promise<string | null | undefined> {
+  const link = await services.gateway.getPaymentLink(tx.gatewayOrderId);
+  if (!link) return undefined;
+  const ids = (link.purchases ?? []).map((p) => p.order_id).filter((id): id is string => typeof id === 'string' && id.length > 0);
+  if (ids.length === 0) return null;
+  const suffix = (id: string) => Number(/-(\d+)$/.exec(id)?.[1] ?? '0');
+  return ids.reduce((best, id) => (suffix(id) >= suffix(best) ? id : best));
+}
+
+/**
+ * Asks the gateway for the transaction's current status and feeds it through the status machine.
+ * By gateway transaction id when known, else by gateway order id; payment links through their
+ * newest purchase. A pending transaction past its expiry that the gateway does not know (a Snap page
+ * or link never used: the status API answers 404) is expired locally, so the ERP still gets
+ * `expired`. Gateway failures reject with `GatewayError` (callers map it: 502/504, or retry later).
+ */
+export async function refreshFromGateway(services: Services, tx: TransactionRecord, source: 'status_check' | 'reconcile' = 'status_check'): Promise<RefreshOutcome> {
+  let lookup: string | null = tx.gatewayTransactionId ?? tx.gatewayOrderId;
+  if (tx.kind === 'payment_link') {
+    const newest = await newestPurchaseOrderId(services, tx);
+    if (newest !== undefined) lookup = newest;
+  }
+  const st = lookup === null ? undefined : await services.gateway.status(lookup);
+  if (st) {
+    const report = reportFromStatus(st, { order_id: lookup ?? tx.gatewayOrderId, gross_amount: `${tx.nominal}.00` });
+    const r = await ingestGatewayReport(services, report, source, { transaction: tx });
+    return { transaction: r.transaction, outcome: r.result };
+  }
+  const expired = tx.expireAt !== null && Date.parse(tx.expireAt) <= services.clock.now().getTime();
+  if (tx.status === 'pending' && expired) {
+    const report: GatewayReport = { order_id: tx.gatewayOrderId, status_code: '407', gross_amount: `${tx.nominal}.00`, transaction_status: 'expire' };
+    if (tx.gatewayTransactionId) report.transaction_id = tx.gatewayTransactionId;
+    const r = await ingestGatewayReport(services, report, source, { transaction: tx, flags: ['local_expiry'] });
+    return { transaction: r.transaction, outcome: r.result === 'applied' ? 'expired_locally' : r.result };
+  }
+  return { transaction: tx, outcome: lookup === null ? 'no_purchase' : 'not_found' };
+}

@@ -1,0 +1,224 @@
+/**
+ * The one pipeline for everything the gateway tells us — webhook, replay, status check, reconcile:
+ * in ONE database transaction, record the report (deduplicated), resolve the transaction through
+ * the stored gateway order id mapping, apply the status machine and write the outbox event. The
+ * outbox worker is woken after the commit. No HTTP call happens inside the transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Services } from '../services.js';
+import type { NotificationResult, NotificationSource, PaymentStatus, Store, TransactionPatch, TransactionRecord } from '../storage/store.js';
+import { isUniqueViolation } from '../storage/store.js';
+import { decideTransition, isReversibleChannel, mapGatewayStatus, type Decision } from './payment-status.js';
+import { dedupeKey, grossToNumber, type GatewayReport } from './gateway-report.js';
+import { deriveMercantId } from './order-id.js';
+import { STATUS_CHANGED, statusChangedEvent } from '../erp/events.js';
+import { gatewayTimeToIso } from '../erp/time.js';
+
+export { refreshFromGateway, handleGatewayNotification, type RefreshOutcome } from './notification-sources.js';
+
+export interface IngestOptions {
+  /** The status to apply when it differs from what was received (a confirmation from the status API). Default: the report itself. */
+  truth?: GatewayReport;
+  /** Apply to this transaction instead of resolving the report's order id (a status check of a known transaction). */
+  transaction?: TransactionRecord;
+  /** Extra flags recorded on the transaction (e.g. `local_expiry`). */
+  flags?: string[];
+}
+
+export interface IngestResult {
+  result: NotificationResult;
+  notificationId: number;
+  transaction: TransactionRecord;
+  status: PaymentStatus;
+  /** Set when an ERP event was written. */
+  eventId?: string;
+}
+
+const MAX_PAYLOAD = 64 * 1024;
+
+export async function ingestGatewayReport(services: Services, report: GatewayReport, source: NotificationSource, opts: IngestOptions = {}): Promise<IngestResult> {
+  const run = () => services.store.transaction((tx) => ingestInTransaction(services, tx, report, source, opts));
+  let out: IngestResult;
+  try {
+    out = await run();
+  } catch (err) {
+    // Two first reports of the same unknown order raced to create it; the loser's transaction rolled back.
+    if (!isUniqueViolation(err)) throw err;
+    out = await run();
+  }
+  services.metrics.notifications.inc({ source, result: out.result });
+  if (out.eventId) services.outbox.wake();
+  const log = { order_id: out.transaction.orderId, gateway_order_id: report.order_id, source, result: out.result, status: out.status, transaction_status: (opts.truth ?? report).transaction_status, event_id: out.eventId };
+  if (out.result === 'unknown_status') services.logger.warn({ ...log, flag: 'unknown_gateway_status' }, 'gateway status not recognised: recorded, not forwarded');
+  else services.logger.info(log, 'gateway report processed');
+  return out;
+}
+
+async function ingestInTransaction(services: Services, tx: Store, report: GatewayReport, source: NotificationSource, opts: IngestOptions): Promise<IngestResult> {
+  const now = services.clock.now();
+  const truth = opts.truth ?? report;
+  let created = false;
+  let t = opts.transaction ? await tx.transactions.findById(opts.transaction.id) : await resolveTransaction(tx, report.order_id, truth.transaction_id);
+  if (!t) {
+    t = await tx.transactions.insert(externalTransaction(report));
+    created = true;
+  }
+  await tx.notifications.lockTransaction(t.id);
+  t = (await tx.transactions.findById(t.id)) ?? t;
+  const rec = await tx.notifications.record({
+    dedupeKey: dedupeKey(report),
+    gatewayOrderId: report.order_id,
+    transactionRef: t.id,
+    gatewayTransactionId: truth.transaction_id ?? null,
+    transactionStatus: truth.transaction_status ?? null,
+    statusCode: report.status_code,
+    source,
+    result: 'received',
+    payload: JSON.stringify(report).slice(0, MAX_PAYLOAD),
+  });
+  const nowIso = now.toISOString();
+  if (!rec.inserted && rec.existing.result !== 'unverified') {
+    const touched = await tx.transactions.update(t.id, { lastEventAt: nowIso });
+    return { result: 'duplicate', notificationId: rec.existing.id, transaction: touched, status: touched.status };
+  }
+  const notificationId = rec.inserted ? rec.id : rec.existing.id;
+  const decision = created ? firstDecision(truth) : await decide(tx, t, truth);
+  const { patch, result } = patchFor(decision, t, truth, nowIso, opts.flags);
+  const updated = await tx.transactions.update(t.id, patch);
+  await tx.notifications.setResult(notificationId, result, t.id);
+  if (result !== 'applied') return { result, notificationId, transaction: updated, status: updated.status };
+  const eventId = await enqueueStatusChanged(tx, updated, grossToNumber(truth.gross_amount) ?? updated.nominal, now);
+  return { result, notificationId, transaction: updated, status: updated.status, eventId };
+}
+
+/**
+ * Writes the ERP event for a status change just applied to `updated` (its `statusVersion` already
+ * incremented), inside the caller's database transaction. Returns the event id; wake the outbox
+ * after the commit.
+ */
+export async function enqueueStatusChanged(tx: Store, updated: TransactionRecord, grossAmount: number, now: Date): Promise<string> {
+  const eventId = randomUUID();
+  await tx.outbox.enqueue(
+    {
+      eventId,
+      eventType: STATUS_CHANGED,
+      orderKey: updated.orderId,
+      orderId: updated.orderId,
+      mercantId: updated.mercantId,
+      statusVersion: updated.statusVersion,
+      payload: JSON.stringify(statusChangedEvent(updated, grossAmount, eventId, now)),
+    },
+    now,
+  );
+  return eventId;
+}
+
+/**
+ * By the stored mapping; a purchase on a payment link (`<link gateway id>-<suffix>`) resolves to the
+ * link; some channels report the transaction id in place of the order id, so that is tried last.
+ */
+async function resolveTransaction(tx: Store, gatewayOrderId: string, transactionId: string | undefined): Promise<TransactionRecord | undefined> {
+  const direct = await tx.transactions.findByGatewayOrderId(gatewayOrderId);
+  if (direct) return direct;
+  let i = gatewayOrderId.lastIndexOf('-');
+  for (let tries = 0; i > 0 && tries < 4; tries++) {
+    const base = await tx.transactions.findByGatewayOrderId(gatewayOrderId.slice(0, i));
+    if (base?.kind === 'payment_link') return base;
+    i = gatewayOrderId.lastIndexOf('-', i - 1);
+  }
+  return transactionId ? tx.transactions.findByGatewayTransactionId(transactionId) : undefined;
+}
+
+/** CONTRACT §2: an unknown order is accepted and forwarded, named by what the gateway sent. */
+function externalTransaction(report: GatewayReport) {
+  return {
+    id: randomUUID(),
+    orderId: report.order_id,
+    gatewayOrderId: report.order_id,
+    mercantId: deriveMercantId(report.order_id),
+    kind: 'external' as const,
+    attempt: 1,
+    nominal: grossToNumber(report.gross_amount) ?? 0,
+    status: 'pending' as const,
+    paymentUrl: null,
+    paymentLinkId: null,
+    snapToken: null,
+    requestHash: null,
+    requestJson: null,
+    gatewayJson: null,
+    expireAt: null,
+    flags: 'unknown_order',
+  };
+}
+
+/** The first report of an order we did not know is always forwarded (even `pending`): the ERP learns of it. */
+function firstDecision(truth: GatewayReport): Decision {
+  const status = mapGatewayStatus(truth.transaction_status, truth.fraud_status);
+  return status ? { kind: 'apply', status, newTransaction: true } : { kind: 'unknown_status' };
+}
+
+async function decide(tx: Store, t: TransactionRecord, truth: GatewayReport): Promise<Decision> {
+  const incomingTx = truth.transaction_id ?? null;
+  const superseded = incomingTx !== null && t.gatewayTransactionId !== null && incomingTx !== t.gatewayTransactionId ? await tx.notifications.transactionSeen(t.id, incomingTx) : false;
+  return decideTransition(
+    { status: t.status, transactionStatus: t.transactionStatus, gatewayTransactionId: t.gatewayTransactionId, transactionTime: t.transactionTime },
+    {
+      transactionStatus: truth.transaction_status ?? null,
+      fraudStatus: truth.fraud_status ?? null,
+      transactionId: incomingTx,
+      transactionTime: gatewayTimeToIso(truth.transaction_time),
+      superseded,
+      reversible: isReversibleChannel(truth.payment_type, { permataVa: truth.permata_va_number !== undefined, store: truth.store }),
+    },
+  );
+}
+
+function addFlags(current: string | null, add: string[]): string | null {
+  const all = new Set([...(current ? current.split(',') : []), ...add].filter((f) => f.length > 0));
+  return all.size === 0 ? null : [...all].join(',').slice(0, 1000);
+}
+
+function sanitizeFlag(s: string): string {
+  return s.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
+}
+
+function patchFor(d: Decision, t: TransactionRecord, truth: GatewayReport, nowIso: string, extraFlags: string[] = []): { patch: TransactionPatch; result: NotificationResult } {
+  const flags = [...extraFlags];
+  if (d.kind === 'unknown_status') {
+    flags.push(`unknown_status:${sanitizeFlag(truth.transaction_status ?? '(none)')}/${sanitizeFlag(truth.fraud_status ?? '')}`);
+    return { patch: { lastEventAt: nowIso, flags: addFlags(t.flags, flags) }, result: 'unknown_status' };
+  }
+  if (d.kind === 'stale') return { patch: { lastEventAt: nowIso, flags: addFlags(t.flags, flags) }, result: 'stale' };
+  if (d.kind === 'duplicate') {
+    const patch: TransactionPatch = { lastEventAt: nowIso, flags: addFlags(t.flags, flags) };
+    // The first report of a transaction we created (pending link → pending) changes nothing for the ERP but names the gateway transaction.
+    if ((d.adoptTransaction || t.gatewayTransactionId === null) && truth.transaction_id) {
+      Object.assign(patch, {
+        gatewayTransactionId: truth.transaction_id,
+        transactionStatus: truth.transaction_status ?? t.transactionStatus,
+        paymentType: truth.payment_type ?? t.paymentType,
+        transactionTime: gatewayTimeToIso(truth.transaction_time) ?? t.transactionTime,
+      });
+    }
+    return { patch, result: 'duplicate' };
+  }
+  const gross = grossToNumber(truth.gross_amount);
+  if (d.status === 'paid' && gross !== undefined && gross < t.nominal) flags.push('amount_mismatch');
+  const sameTx = !d.newTransaction;
+  return {
+    patch: {
+      status: d.status,
+      transactionStatus: truth.transaction_status ?? null,
+      fraudStatus: truth.fraud_status ?? (sameTx ? t.fraudStatus : null),
+      paymentType: truth.payment_type ?? (sameTx ? t.paymentType : null),
+      gatewayTransactionId: truth.transaction_id ?? (sameTx ? t.gatewayTransactionId : null),
+      transactionTime: gatewayTimeToIso(truth.transaction_time) ?? (sameTx ? t.transactionTime : null),
+      settlementTime: gatewayTimeToIso(truth.settlement_time) ?? (sameTx ? t.settlementTime : null),
+      statusVersion: t.statusVersion + 1,
+      lastEventAt: nowIso,
+      gatewayJson: JSON.stringify({ ...truth, signature_key: undefined }),
+      flags: addFlags(t.flags, flags),
+    },
+    result: 'applied',
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Identifier rules of CONTRACT §2. The caller's `order_id` is kept verbatim; the gateway only sees
+ * the sanitized form, and the lossy mapping is stored at creation, never reversed.
+ */
+import { randomBytes } from 'node:crypto';
+import { AppError } from '../errors.js';
+
+/** The gateway's order id limit (Payment Link, Snap and Core all accept 50). */
+export const GATEWAY_ORDER_ID_MAX = 50;
+
+const OUTSIDE_GATEWAY_CHARSET = /[^A-Za-z0-9\-_~.]/gu;
+// C0, DEL and C1 controls; also lone surrogates, which cannot be stored or logged faithfully.
+const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
+
+/**
+ * Every character (code point) outside `A-Z a-z 0-9 - _ ~ .` becomes `.`, so the result has as many
+ * characters as the input has code points.
+ */
+export function sanitizeOrderId(orderId: string): string {
+  return orderId.replace(OUTSIDE_GATEWAY_CHARSET, '.');
+}
+
+/** The part of the original order id before the first `:`, or the whole id when it has none. */
+export function deriveMercantId(orderId: string): string {
+  const i = orderId.indexOf(':');
+  return i < 0 ? orderId : orderId.slice(0, i);
+}
+
+/** Validates a caller's order id and returns its gateway form; throws a 400 AppError otherwise. */
+export function gatewayOrderIdFor(orderId: string, field = 'order_id'): string {
+  if (orderId.length === 0 || orderId.trim().length === 0) {
+    throw new AppError('ORDER_ID_INVALID', `${field} must not be empty.`, { errors: [{ path: field, message: 'must not be empty' }] });
+  }
+  if (FORBIDDEN.test(orderId)) {
+    throw new AppError('ORDER_ID_INVALID', `${field} contains control characters.`, { errors: [{ path: field, message: 'contains control characters' }] });
+  }
+  const gatewayOrderId = sanitizeOrderId(orderId);
+  if (gatewayOrderId.length > GATEWAY_ORDER_ID_MAX) {
+    throw new AppError('ORDER_ID_TOO_LONG', `${field} is ${gatewayOrderId.length} characters after sanitizing; the gateway allows ${GATEWAY_ORDER_ID_MAX}.`, {
+      errors: [{ path: field, message: `must be at most ${GATEWAY_ORDER_ID_MAX} characters after sanitizing` }],
+    });
+  }
+  return gatewayOrderId;
+}
+
+/**
+ * A Payment Link id is part of the customer's URL: 128 random bits, so nobody can guess another
+ * customer's link. Lowercase hex with a prefix fits the gateway's `[a-z0-9-]{1,50}`.
+ */
+export function newPaymentLinkId(): string {
+  return `pl-${randomBytes(16).toString('hex')}`;
+}

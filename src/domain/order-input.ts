@@ -1,0 +1,131 @@
+/**
+ * Amounts, items and customer details as the gateway accepts them. Everything here is checked
+ * before any gateway call, so input errors are 400s that never reach the gateway.
+ */
+import { AppError } from '../errors.js';
+
+/** Largest amount we accept: beyond it JSON numbers stop being exact. */
+export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
+/** Our cap on item lines; the gateway's page and dashboard become unusable long before. */
+export const MAX_ITEMS = 100;
+const ITEM_TEXT_MAX = 50;
+
+export interface CustomerInput {
+  first_name?: string;
+  last_name?: string;
+  email?: string;
+  phone?: string;
+}
+
+export interface ItemInput {
+  id?: string | number;
+  name: string;
+  price: number | string;
+  quantity: number | string;
+}
+
+export interface Item {
+  id?: string;
+  name: string;
+  price: number;
+  quantity: number;
+}
+
+export type Customer = CustomerInput;
+
+/** Per-field gateway limits (Payment Link: 50/50/50/20; Snap and Core: 255). */
+export interface CustomerLimits {
+  first_name: number;
+  last_name: number;
+  email: number;
+  phone: number;
+}
+
+export const LINK_CUSTOMER_LIMITS: CustomerLimits = { first_name: 50, last_name: 50, email: 50, phone: 20 };
+export const CORE_CUSTOMER_LIMITS: CustomerLimits = { first_name: 255, last_name: 255, email: 255, phone: 255 };
+
+function fieldError(code: 'VALIDATION_FAILED' | 'AMOUNT_INVALID', path: string, message: string): AppError {
+  return new AppError(code, `${path} ${message}.`, { errors: [{ path, message }] });
+}
+
+/** Cuts to `max` UTF-16 units without leaving half a surrogate pair. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+const INT = /^-?\d{1,16}$/;
+
+function toInt(v: number | string): number | undefined {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : undefined;
+  const t = v.trim();
+  if (!INT.test(t)) return undefined;
+  const n = Number(t);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A positive whole number of rupiah; a string of digits is accepted (CONTRACT §3). */
+export function parseNominal(v: number | string, path = 'nominal'): number {
+  const n = toInt(v);
+  if (n === undefined || (typeof v === 'string' && !/^\d+$/.test(v.trim()))) throw fieldError('AMOUNT_INVALID', path, 'must be a whole number of rupiah');
+  if (n < 1) throw fieldError('AMOUNT_INVALID', path, 'must be at least 1');
+  return n;
+}
+
+/** Items as the gateway wants them: integer prices (negative for discounts), quantity ≥ 1, names ≤ 50. */
+export function normalizeItems(items: ItemInput[], path = 'item'): Item[] {
+  if (items.length === 0) throw fieldError('VALIDATION_FAILED', path, 'must contain at least one item');
+  if (items.length > MAX_ITEMS) throw fieldError('VALIDATION_FAILED', path, `must contain at most ${MAX_ITEMS} items`);
+  return items.map((it, i) => {
+    const name = truncate(it.name.trim(), ITEM_TEXT_MAX);
+    if (name.length === 0) throw fieldError('VALIDATION_FAILED', `${path}[${i}].name`, 'must not be empty');
+    const price = toInt(it.price);
+    if (price === undefined) throw fieldError('AMOUNT_INVALID', `${path}[${i}].price`, 'must be a whole number of rupiah');
+    const quantity = toInt(it.quantity);
+    if (quantity === undefined || quantity < 1) throw fieldError('VALIDATION_FAILED', `${path}[${i}].quantity`, 'must be a whole number of at least 1');
+    const out: Item = { name, price, quantity };
+    const id = it.id === undefined ? undefined : String(it.id).trim();
+    if (id) out.id = truncate(id, ITEM_TEXT_MAX);
+    return out;
+  });
+}
+
+/** Σ price × quantity; must be a positive safe integer (the gateway requires gross = item sum). */
+export function itemsTotal(items: Item[], path = 'item'): number {
+  let sum = 0;
+  for (const it of items) {
+    const line = it.price * it.quantity;
+    sum += line;
+    if (!Number.isSafeInteger(line) || !Number.isSafeInteger(sum)) throw fieldError('AMOUNT_INVALID', path, 'total is too large');
+  }
+  if (sum < 1) throw fieldError('AMOUNT_INVALID', path, 'total (Σ price × quantity) must be at least 1');
+  return sum;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * Trimmed, empty fields dropped, names cut to the gateway's limits. An e-mail or phone number that
+ * does not fit is refused instead: a truncated address would reach the wrong person.
+ */
+export function normalizeCustomer(c: CustomerInput | undefined, limits: CustomerLimits, path = 'customer'): Customer | undefined {
+  if (!c) return undefined;
+  const out: Customer = {};
+  for (const k of ['first_name', 'last_name'] as const) {
+    const v = c[k]?.trim();
+    if (v) out[k] = truncate(v, limits[k]);
+  }
+  const email = c.email?.trim();
+  if (email) {
+    if (!EMAIL.test(email)) throw fieldError('VALIDATION_FAILED', `${path}.email`, 'is not an e-mail address');
+    if (email.length > limits.email) throw fieldError('VALIDATION_FAILED', `${path}.email`, `must be at most ${limits.email} characters`);
+    out.email = email;
+  }
+  const phone = c.phone?.trim();
+  if (phone) {
+    if (phone.length > limits.phone) throw fieldError('VALIDATION_FAILED', `${path}.phone`, `must be at most ${limits.phone} characters`);
+    out.phone = phone;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}

@@ -1,0 +1,158 @@
+/**
+ * The gateway's `transaction_status`/`fraud_status` mapped onto the contract's `status`, and the rule
+ * that decides whether a report changes a transaction. Pure: no I/O, no clock.
+ *
+ * Monotonic by rank: pending < challenge < {failed, cancelled, expired} < paid < partially_refunded
+ * < {refunded, chargeback}. A report of lower or equal rank than the current status is recorded but
+ * never forwarded, so duplicates and out-of-order arrivals (settlement before pending, expire after
+ * settlement) cannot move a status backwards. Two deliberate exceptions:
+ *  - A NEWER gateway transaction on the same order (the gateway lets an expired order id be used
+ *    again, a denied card payment be retried, a payment link be purchased again) replaces an order
+ *    that is not paid: it may move expired → pending → paid. Transactions are ordered by their
+ *    `transaction_time`; a report from an older one is ignored unless it reports money the order
+ *    does not show yet (money is never dropped for arriving late).
+ *  - The documented reversal (Permata VA, Mandiri bill, Indomaret: settlement → deny within minutes,
+ *    "treat as unpaid") moves paid → failed, but only for those channels, only on the same gateway
+ *    transaction and only from settlement. Everything else after paid is refund/chargeback only.
+ */
+import type { PaymentStatus } from '../storage/store.js';
+
+export const PAYMENT_STATUSES: readonly PaymentStatus[] = ['pending', 'paid', 'challenge', 'failed', 'cancelled', 'expired', 'refunded', 'partially_refunded', 'chargeback'];
+
+const RANK: Record<PaymentStatus, number> = {
+  pending: 0,
+  challenge: 1,
+  failed: 2,
+  cancelled: 2,
+  expired: 2,
+  paid: 3,
+  partially_refunded: 4,
+  refunded: 5,
+  chargeback: 5,
+};
+
+export function statusRank(s: PaymentStatus): number {
+  return RANK[s];
+}
+
+/**
+ * The contract status for a gateway report; undefined when the gateway sent something we do not
+ * know (it is then recorded and flagged, never guessed). Case-insensitive: some channels (DANA)
+ * report upper case.
+ */
+export function mapGatewayStatus(transactionStatus: string | null | undefined, fraudStatus?: string | null): PaymentStatus | undefined {
+  const ts = (transactionStatus ?? '').trim().toLowerCase();
+  const fs = (fraudStatus ?? '').trim().toLowerCase();
+  switch (ts) {
+    case 'settlement':
+      return 'paid';
+    case 'capture':
+      if (fs === '' || fs === 'accept') return 'paid';
+      if (fs === 'challenge') return 'challenge';
+      if (fs === 'deny') return 'failed';
+      return undefined;
+    case 'pending':
+    case 'authorize':
+      return 'pending';
+    case 'deny':
+    case 'failure':
+      return 'failed';
+    case 'cancel':
+      return 'cancelled';
+    case 'expire':
+      return 'expired';
+    case 'refund':
+      return 'refunded';
+    case 'partial_refund':
+      return 'partially_refunded';
+    case 'chargeback':
+    case 'partial_chargeback':
+      return 'chargeback';
+    default:
+      return undefined;
+  }
+}
+
+/** Channels whose settlement the gateway may reverse into a deny (CYCLE: Permata VA, Mandiri bill, Indomaret). */
+export function isReversibleChannel(paymentType: string | null | undefined, details: { permataVa?: boolean; store?: string | null } = {}): boolean {
+  const pt = (paymentType ?? '').toLowerCase();
+  if (pt === 'echannel') return true;
+  if (pt === 'cstore') return (details.store ?? '').toLowerCase() === 'indomaret';
+  if (pt === 'bank_transfer') return details.permataVa === true;
+  return false;
+}
+
+export interface CurrentState {
+  status: PaymentStatus;
+  transactionStatus: string | null;
+  gatewayTransactionId: string | null;
+  /** When the current gateway transaction was created (any ISO 8601 form), if known. */
+  transactionTime: string | null;
+}
+
+export interface IncomingReport {
+  transactionStatus: string | null;
+  fraudStatus: string | null;
+  transactionId: string | null;
+  /** When the reporting gateway transaction was created (ISO 8601), if known. */
+  transactionTime: string | null;
+  /** The incoming gateway transaction was current on this order before and has since been replaced (used when times are missing). */
+  superseded: boolean;
+  /** The channel may reverse a settlement (see `isReversibleChannel`). */
+  reversible: boolean;
+}
+
+export type Decision =
+  /** Forward: the status changes and the ERP gets an event. */
+  | { kind: 'apply'; status: PaymentStatus; newTransaction: boolean }
+  /** Same status again; `adoptTransaction` when it came from another gateway transaction that now becomes current. */
+  | { kind: 'duplicate'; status: PaymentStatus; adoptTransaction: boolean }
+  /** Would move backwards (or sideways between terminal statuses): recorded, not forwarded. */
+  | { kind: 'stale'; status: PaymentStatus }
+  | { kind: 'unknown_status' };
+
+const PAID_RANK = RANK.paid;
+
+/** -1: the incoming gateway transaction is older than the current one; 1: newer; 0: unknown. */
+function age(current: CurrentState, incoming: IncomingReport): -1 | 0 | 1 {
+  const a = incoming.transactionTime ? Date.parse(incoming.transactionTime) : NaN;
+  const b = current.transactionTime ? Date.parse(current.transactionTime) : NaN;
+  if (Number.isNaN(a) || Number.isNaN(b) || a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+export function decideTransition(current: CurrentState, incoming: IncomingReport): Decision {
+  const next = mapGatewayStatus(incoming.transactionStatus, incoming.fraudStatus);
+  if (next === undefined) return { kind: 'unknown_status' };
+  const otherTx = current.gatewayTransactionId !== null && incoming.transactionId !== null && incoming.transactionId !== current.gatewayTransactionId;
+  if (otherTx) return decideOtherTransaction(current, incoming, next);
+  if (next === current.status) return { kind: 'duplicate', status: next, adoptTransaction: false };
+  if (isReversal(current, incoming, next)) return { kind: 'apply', status: next, newTransaction: false };
+  if (statusRank(next) > statusRank(current.status)) return { kind: 'apply', status: next, newTransaction: false };
+  return { kind: 'stale', status: next };
+}
+
+/**
+ * A report from another gateway transaction of the same order. An older one is ignored unless it
+ * reports money (paid or beyond) that the order does not show yet; a newer one replaces an order
+ * that is not paid (the gateway only accepts a new transaction once the previous one ended).
+ */
+function decideOtherTransaction(current: CurrentState, incoming: IncomingReport, next: PaymentStatus): Decision {
+  const a = age(current, incoming);
+  const older = a < 0 || (a === 0 && incoming.superseded);
+  const higher = statusRank(next) > statusRank(current.status);
+  if (older) return statusRank(next) >= PAID_RANK && higher ? { kind: 'apply', status: next, newTransaction: true } : { kind: 'stale', status: next };
+  if (next === current.status) return { kind: 'duplicate', status: next, adoptTransaction: true };
+  if (statusRank(current.status) < PAID_RANK || higher) return { kind: 'apply', status: next, newTransaction: true };
+  return { kind: 'stale', status: next };
+}
+
+function isReversal(current: CurrentState, incoming: IncomingReport, next: PaymentStatus): boolean {
+  return (
+    incoming.reversible &&
+    current.status === 'paid' &&
+    (current.transactionStatus ?? '').toLowerCase() === 'settlement' &&
+    next === 'failed' &&
+    (incoming.transactionStatus ?? '').toLowerCase() === 'deny'
+  );
+}

@@ -1,0 +1,154 @@
+/**
+ * Core API charges, Snap tokens and status checks. Like links, the record (with the id mapping) is
+ * stored before the gateway call; a retry of an unconfirmed creation looks before it leaps.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Services } from '../services.js';
+import type { TransactionKind, TransactionRecord } from '../storage/store.js';
+import { AppError } from '../errors.js';
+import { GatewayError } from '../gateway/errors.js';
+import type { CoreResponse } from '../gateway/wire.js';
+import { resolveExpiry, type Expiry } from './expiry.js';
+import { deriveMercantId, gatewayOrderIdFor } from './order-id.js';
+import { CORE_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, type Customer, type CustomerInput, type Item, type ItemInput } from './order-input.js';
+import { conflict, findForCreate, insertOrFind, isUnconfirmed } from './order-records.js';
+import { MAX_CHARGE_EXPIRY_MINUTES, chargeBody, methodObject, type ChargeInput } from './charge-body.js';
+import { requestHash } from './request-hash.js';
+import { mapGatewayStatus } from './payment-status.js';
+import { ingestGatewayReport, refreshFromGateway } from './notifications.js';
+import { reportFromStatus } from './gateway-report.js';
+import { gatewayTimeToIso } from '../erp/time.js';
+import { chargeView, snapView, type ChargeView, type SnapView } from './payment-view.js';
+import { findTransaction } from './payment-links.js';
+
+export interface SnapInput {
+  order_id: string;
+  nominal: number | string;
+  customer?: CustomerInput;
+  items?: ItemInput[];
+  expire_at?: string;
+  enabled_payments?: string[];
+}
+
+const SNAP_MAX_MINUTES = 7 * 24 * 60;
+
+interface Common {
+  orderId: string;
+  gatewayOrderId: string;
+  nominal: number;
+  items?: Item[];
+  customer?: Customer;
+  expiry?: Expiry;
+}
+
+function common(services: Services, input: { order_id: string; nominal: number | string; items?: ItemInput[]; customer?: CustomerInput; expire_at?: string }, maxMinutes: number): Common {
+  const gatewayOrderId = gatewayOrderIdFor(input.order_id);
+  const nominal = parseNominal(input.nominal);
+  const items = input.items === undefined ? undefined : normalizeItems(input.items, 'items');
+  if (items && itemsTotal(items, 'items') !== nominal) throw new AppError('AMOUNT_INVALID', 'nominal must equal Σ price × quantity of items.', { errors: [{ path: 'nominal', message: 'must equal the item sum' }] });
+  const customer = normalizeCustomer(input.customer, CORE_CUSTOMER_LIMITS);
+  const expiry = input.expire_at === undefined ? undefined : resolveExpiry(input.expire_at, services.clock.now(), 1);
+  if (expiry && expiry.durationMinutes > maxMinutes) throw new AppError('EXPIRY_INVALID', `expire_at must lie within ${maxMinutes / 1440} days.`, { errors: [{ path: 'expire_at', message: 'too far in the future' }] });
+  return { orderId: input.order_id, gatewayOrderId, nominal, items, customer, expiry };
+}
+
+/** The stored record for a new order, or the same order's existing record (same request) / 409 (different). */
+async function recordFor(services: Services, c: Common, kind: TransactionKind, hash: string, request: Record<string, unknown>): Promise<{ tx: TransactionRecord; fresh: boolean }> {
+  const existing = await findForCreate(services.store, c.orderId, c.gatewayOrderId);
+  const check = (tx: TransactionRecord) => {
+    if (tx.kind !== kind || tx.requestHash !== hash) throw conflict(tx, `order_id ${tx.orderId} already exists with a different request.`);
+    return { tx, fresh: false };
+  };
+  if (existing) return check(existing);
+  const expireAt = (c.expiry?.expireAt ?? new Date(services.clock.now().getTime() + 24 * 3_600_000)).toISOString();
+  const { created, tx } = await insertOrFind(services.store, {
+    id: randomUUID(),
+    orderId: c.orderId,
+    gatewayOrderId: c.gatewayOrderId,
+    mercantId: deriveMercantId(c.orderId),
+    kind,
+    attempt: 1,
+    nominal: c.nominal,
+    status: 'pending',
+    paymentUrl: null,
+    paymentLinkId: null,
+    snapToken: null,
+    requestHash: hash,
+    requestJson: JSON.stringify({ request, gateway: {} }),
+    gatewayJson: null,
+    expireAt,
+  });
+  return created ? { tx, fresh: true } : check(tx);
+}
+
+async function markRefused(services: Services, tx: TransactionRecord, err: unknown): Promise<never> {
+  if (err instanceof GatewayError && err.kind === 'refused') await services.store.transactions.update(tx.id, { status: 'failed' });
+  throw err;
+}
+
+/** Identifiers from the gateway's answer; a status other than pending goes through the status machine. */
+async function applyCharge(services: Services, tx: TransactionRecord, res: CoreResponse): Promise<TransactionRecord> {
+  const { signature_key: _omit, ...kept } = res;
+  let t = await services.store.transactions.update(tx.id, {
+    gatewayTransactionId: res.transaction_id ?? null,
+    paymentType: res.payment_type ?? null,
+    transactionStatus: tx.transactionStatus ?? res.transaction_status ?? null,
+    gatewayJson: JSON.stringify(kept),
+    expireAt: gatewayTimeToIso(res.expiry_time ?? res.expire_time) ?? tx.expireAt,
+    status: tx.status === 'failed' ? 'pending' : tx.status,
+  });
+  const mapped = mapGatewayStatus(res.transaction_status, res.fraud_status);
+  if (mapped !== undefined && mapped !== 'pending') {
+    const report = reportFromStatus(res, { order_id: tx.gatewayOrderId, gross_amount: `${tx.nominal}.00` });
+    t = (await ingestGatewayReport(services, report, 'status_check', { transaction: t })).transaction;
+  }
+  return t;
+}
+
+export async function createCharge(services: Services, input: ChargeInput): Promise<{ created: boolean; view: ChargeView }> {
+  const c = common(services, input, MAX_CHARGE_EXPIRY_MINUTES);
+  const method = methodObject(input);
+  const hash = requestHash({ shape: 'charge', order_id: input.order_id, nominal: c.nominal, payment_type: input.payment_type, method, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString() });
+  // The card token is a credential for one charge: it is hashed, never stored.
+  const stored = { shape: 'charge', order_id: input.order_id, payment_type: input.payment_type, items: c.items, customer: c.customer };
+  const { tx, fresh } = await recordFor(services, c, 'charge', hash, stored);
+  if (!fresh && !isUnconfirmed(tx)) {
+    const last: unknown = tx.gatewayJson ? JSON.parse(tx.gatewayJson) : {};
+    return { created: false, view: chargeView(tx, { status_code: '200', ...(last as object) }) };
+  }
+  if (!fresh) {
+    // A retry after a timeout: the first call may have charged; adopt what the gateway has.
+    const known = await services.gateway.status(tx.gatewayOrderId);
+    if (known) return { created: true, view: chargeView(await applyCharge(services, tx, known), known) };
+  }
+  const body = chargeBody({ gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, input, method, items: c.items, customer: c.customer, expiry: c.expiry });
+  const res = await services.gateway.charge(body, { idempotencyKey: `charge-${tx.id}` }).catch((err: unknown) => markRefused(services, tx, err));
+  return { created: true, view: chargeView(await applyCharge(services, tx, res), res) };
+}
+
+export async function createSnapToken(services: Services, input: SnapInput): Promise<{ created: boolean; view: SnapView }> {
+  const c = common(services, input, SNAP_MAX_MINUTES);
+  const enabled = input.enabled_payments ?? [];
+  const hash = requestHash({ shape: 'snap', order_id: input.order_id, nominal: c.nominal, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString(), enabled_payments: enabled });
+  const { tx, fresh } = await recordFor(services, c, 'snap', hash, { shape: 'snap', order_id: input.order_id, items: c.items, customer: c.customer, enabled_payments: enabled });
+  if (!fresh && !isUnconfirmed(tx)) return { created: false, view: snapView(tx) };
+  const settings = await services.settings.current();
+  const methods = enabled.length > 0 ? enabled : settings.links.enabled_payments;
+  const body: Record<string, unknown> = { transaction_details: { order_id: c.gatewayOrderId, gross_amount: c.nominal } };
+  if (c.items) body.item_details = c.items.map((it) => ({ ...it }));
+  if (c.customer) body.customer_details = { ...c.customer };
+  if (methods.length > 0) body.enabled_payments = [...methods];
+  if (c.expiry) body.expiry = { start_time: c.expiry.startTime, unit: 'minute', duration: c.expiry.durationMinutes };
+  // Before a method is picked the gateway lets an order id ask again: the new token replaces a lost one.
+  const res = await services.gateway.createSnapTransaction(body, { idempotencyKey: `snap-${tx.id}` }).catch((err: unknown) => markRefused(services, tx, err));
+  const t = await services.store.transactions.update(tx.id, { snapToken: res.token, paymentUrl: res.redirect_url, status: 'pending', gatewayJson: JSON.stringify(res) });
+  return { created: true, view: snapView(t) };
+}
+
+/** Asks the gateway and runs the answer through the status machine; unknown id → 404. */
+export async function paymentStatus(services: Services, id: string): Promise<TransactionRecord> {
+  const tx = await findTransaction(services, id);
+  if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(id)}.`);
+  const { transaction } = await refreshFromGateway(services, tx);
+  return transaction;
+}
