@@ -1,0 +1,116 @@
+/**
+ * One signed HTTP delivery of an ERP event (Standard Webhooks headers). No redirects are followed
+ * (a 3xx is a failed attempt), the answer body is read only up to a small cap and never stored,
+ * and every attempt has a hard timeout.
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import { Webhook } from 'standardwebhooks';
+
+export interface DeliveryRequest {
+  url: string;
+  /** `whsec_<base64>` (Standard Webhooks) or any other string used as raw UTF-8 key bytes. */
+  secret?: string;
+  eventId: string;
+  /** The stored body bytes. */
+  body: string;
+  timeoutMs: number;
+  /** Wall-clock time of sending: the receiver checks it against its own clock (±5 min). */
+  sentAt: Date;
+}
+
+export interface DeliveryResponse {
+  /** HTTP status, null when no answer arrived. */
+  statusCode: number | null;
+  /** The `Retry-After` header as sent, if any. */
+  retryAfter?: string;
+  /** Short, secret-free description of a failure. */
+  error: string | null;
+  latencyMs: number;
+}
+
+const MAX_BODY_READ = 4096;
+const signers = new Map<string, Webhook>();
+
+/** `whsec_…` secrets are base64 per Standard Webhooks; anything else (or undecodable base64) is raw bytes. */
+export function webhookSigner(secret: string): Webhook {
+  const cached = signers.get(secret);
+  if (cached) return cached;
+  let wh: Webhook;
+  try {
+    wh = secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
+  } catch {
+    wh = new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
+  }
+  if (signers.size > 16) signers.clear();
+  signers.set(secret, wh);
+  return wh;
+}
+
+export function deliveryHeaders(eventId: string, sentAt: Date, body: string, secret: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'paylink-webhooks/1',
+    'webhook-id': eventId,
+    'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+  };
+  if (secret) headers['webhook-signature'] = webhookSigner(secret).sign(eventId, sentAt, body);
+  return headers;
+}
+
+let sharedAgent: Dispatcher | undefined;
+function agent(): Dispatcher {
+  sharedAgent ??= new Agent({ connect: { timeout: 5_000 }, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 30_000 });
+  return sharedAgent;
+}
+
+async function drainCapped(body: Dispatcher.ResponseData['body']): Promise<void> {
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_READ) {
+        body.destroy();
+        return;
+      }
+    }
+  } catch {
+    // the answer's body does not matter once the status is known
+  }
+}
+
+function describe(err: unknown): string {
+  const e = err as { name?: string; code?: string; cause?: { code?: string } };
+  const code = e.code ?? e.cause?.code;
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect timeout';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  if (code === 'EPRIVATEADDR') return 'refused: private address';
+  return typeof code === 'string' ? `network error (${code})` : 'network error';
+}
+
+export async function deliver(req: DeliveryRequest, dispatcher: Dispatcher = agent()): Promise<DeliveryResponse> {
+  const headers = deliveryHeaders(req.eventId, req.sentAt, req.body, req.secret);
+  const started = performance.now();
+  try {
+    const res = await request(req.url, {
+      method: 'POST',
+      headers,
+      body: req.body,
+      dispatcher,
+      headersTimeout: req.timeoutMs,
+      bodyTimeout: req.timeoutMs,
+      signal: AbortSignal.timeout(req.timeoutMs),
+    });
+    await drainCapped(res.body);
+    const latencyMs = Math.round(performance.now() - started);
+    const ra = res.headers['retry-after'];
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    const out: DeliveryResponse = { statusCode: res.statusCode, error: ok ? null : `HTTP ${res.statusCode}`, latencyMs };
+    if (typeof ra === 'string') out.retryAfter = ra.slice(0, 64);
+    return out;
+  } catch (err) {
+    return { statusCode: null, error: describe(err), latencyMs: Math.round(performance.now() - started) };
+  }
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffMs, judge, parseRetryAfter } from '../../src/outbox/policy.js';
+
+const now = new Date('2026-11-22T03:00:00.000Z');
+const base = { failures: 1, now, retryFrom: now, retryForHours: 72, random: () => 0.5 };
+
+describe('backoffMs', () => {
+  it('doubles from ~10 s and is capped at 1 h, with jitter inside [d/2, d]', () => {
+    expect(backoffMs(1, () => 0)).toBe(BACKOFF_BASE_MS / 2);
+    expect(backoffMs(1, () => 1)).toBe(BACKOFF_BASE_MS);
+    expect(backoffMs(2, () => 1)).toBe(2 * BACKOFF_BASE_MS);
+    expect(backoffMs(4, () => 1)).toBe(8 * BACKOFF_BASE_MS);
+    expect(backoffMs(50, () => 1)).toBe(BACKOFF_CAP_MS);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 200 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (n, r) => {
+        const d = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(n - 1, 20));
+        const v = backoffMs(n, () => r);
+        return v >= d / 2 && v <= d;
+      }),
+    );
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('seconds, HTTP dates, garbage', () => {
+    expect(parseRetryAfter('120', now)).toBe(120_000);
+    expect(parseRetryAfter(' 0 ', now)).toBe(0);
+    expect(parseRetryAfter(new Date(now.getTime() + 90_000).toUTCString(), now)).toBe(90_000);
+    expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('-5', now)).toBeUndefined();
+    expect(parseRetryAfter('1.5', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('judge', () => {
+  it('2xx delivered', () => {
+    for (const s of [200, 201, 202, 204, 299]) expect(judge({ ...base, statusCode: s })).toEqual({ state: 'delivered' });
+  });
+
+  it('410 and payload refusals are dead at once', () => {
+    for (const s of [400, 410, 413, 415, 422]) expect(judge({ ...base, statusCode: s }).state).toBe('dead');
+  });
+
+  it('other failures are retried with backoff', () => {
+    for (const s of [null, 301, 302, 401, 403, 404, 408, 429, 500, 502, 503, 504]) {
+      const v = judge({ ...base, statusCode: s });
+      expect(v.state, String(s)).toBe('failed');
+      if (v.state === 'failed') expect(v.nextAttemptAt.getTime() - now.getTime()).toBe(7_500);
+    }
+  });
+
+  it('Retry-After replaces the backoff, bounded to [1 s, 6 h]', () => {
+    const at = (ra: string) => {
+      const v = judge({ ...base, statusCode: 503, retryAfter: ra });
+      return v.state === 'failed' ? v.nextAttemptAt.getTime() - now.getTime() : -1;
+    };
+    expect(at('30')).toBe(30_000);
+    expect(at('0')).toBe(1_000);
+    expect(at('999999')).toBe(6 * 3_600_000);
+    expect(at(new Date(now.getTime() + 45_000).toUTCString())).toBe(45_000);
+    expect(at('garbage')).toBe(7_500);
+  });
+
+  it('after the retry window the event is dead; the last attempt is no later than the window end', () => {
+    const end = now.getTime() + 72 * 3_600_000;
+    expect(judge({ ...base, statusCode: 500, now: new Date(end) }).state).toBe('dead');
+    const late = judge({ ...base, statusCode: 500, failures: 30, now: new Date(end - 60_000) });
+    expect(late).toEqual({ state: 'failed', nextAttemptAt: new Date(end) });
+  });
+});
