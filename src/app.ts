@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type RouteOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Services } from './services.js';
+import type { App } from './http/types.js';
+import { authHook } from './http/auth.js';
+import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { healthConfigRoutes } from './http/routes/health-config.js';
+import { paymentLinkRoutes } from './http/routes/payment-links.js';
+import { paymentOpsRoutes } from './http/routes/payment-ops.js';
+import { webhookRoutes } from './http/routes/webhook.js';
+import { deliveryRoutes } from './http/routes/deliveries.js';
+import { logsDocsRoutes } from './http/routes/logs-docs.js';
+import { devTestRoutes } from './http/routes/dev-test.js';
+import { operationsRoutes } from './http/routes/operations.js';
+import { registerOpenApi } from './http/openapi.js';
+import { bindLogContext } from './logging/logger.js';
+import { deriveMercantId } from './domain/order-id.js';
+
+export interface AppOptions {
+  /** Largest request body, bytes. Default 256 KiB. */
+  bodyLimit?: number;
+  /** Called for every route as it is registered (tests enumerate protected routes with it). */
+  onRoute?: (route: RouteOptions) => void;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v.slice(0, 200) : undefined);
+
+/**
+ * The order a request is about, from its path or body. A gateway notification names the gateway's
+ * order id, which is logged as such (the original id is only known once the record is found).
+ */
+function orderContext(params: unknown, body: unknown, fromGateway: boolean): Record<string, string> | undefined {
+  const p = typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {};
+  const b = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  if (fromGateway) {
+    const gatewayOrderId = text(b.order_id);
+    return gatewayOrderId ? { gateway_order_id: gatewayOrderId } : undefined;
+  }
+  // A path may name the gateway's id instead of the original: mercant_id is derived from a body's only.
+  const bodyOrderId = text(b.order_id);
+  const orderId = text(p.order_id) ?? bodyOrderId;
+  const mercantId = text(b.mercant_id) ?? (bodyOrderId === undefined ? undefined : deriveMercantId(bodyOrderId));
+  if (orderId === undefined && mercantId === undefined) return undefined;
+  return { ...(orderId === undefined ? {} : { order_id: orderId }), ...(mercantId === undefined ? {} : { mercant_id: mercantId }) };
+}
+
+/** Builds the HTTP app over already-created services. Listening is the caller's business. */
+export async function buildApp(services: Services, opts: AppOptions = {}): Promise<App> {
+  const app = Fastify({
+    loggerInstance: services.logger as FastifyBaseLogger,
+    bodyLimit: opts.bodyLimit ?? 256 * 1024,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    requestTimeout: 120_000,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Every body is JSON (CONTRACT §3); routes that take raw bytes add their own parser in their scope.
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth === undefined && !route.url.startsWith('/docs/static')) {
+      throw new Error(`route ${route.method} ${route.url} declares no auth (config.auth)`);
+    }
+    opts.onRoute?.(route);
+  });
+  app.addHook('onRequest', authHook(services));
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  app.addHook('onResponse', async (req, reply) => {
+    // Route patterns, not raw URLs, so label cardinality stays bounded.
+    const route = req.routeOptions.url ?? 'unmatched';
+    services.metrics.httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });
+    services.metrics.httpDuration.observe({ route, method: req.method }, reply.elapsedTime / 1000);
+  });
+  app.addHook('preHandler', async (req, reply) => {
+    // Every later line of a request about an order carries it, so /api/logs?order_id=… finds them.
+    const ctx = orderContext(req.params, req.body, req.routeOptions.config.auth === 'sig');
+    if (ctx) bindLogContext(req, reply, ctx);
+  });
+  // Before the route groups: @fastify/swagger collects routes as they are added.
+  await registerOpenApi(app, services);
+
+  await app.register(async (scope) => {
+    const s = scope as App;
+    await healthConfigRoutes(s, services);
+    await paymentLinkRoutes(s, services);
+    await paymentOpsRoutes(s, services);
+    await webhookRoutes(s, services);
+    await deliveryRoutes(s, services);
+    await logsDocsRoutes(s, services);
+    await devTestRoutes(s, services);
+    await operationsRoutes(s, services);
+  });
+  return app;
+}

@@ -1,0 +1,63 @@
+import { Type } from 'typebox';
+import type { App } from '../types.js';
+import { TAGS } from '../types.js';
+import type { Services } from '../../services.js';
+import { redactHeaders } from '../../logging/redact.js';
+
+const ECHO_METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
+const Anything = Type.Unsafe<unknown>({ description: 'Any value' });
+const EchoSchema = Type.Object({
+  method: Type.String(),
+  path: Type.String(),
+  query: Type.Object({}, { additionalProperties: true }),
+  headers: Type.Object({}, { additionalProperties: true, description: 'authorization, x-api-key and cookies are shown as [redacted]' }),
+  body: Anything,
+});
+
+/**
+ * Dev/Test endpoints (CONTRACT §3): registered only with LOG_EXPOSE_API, so with the flag off
+ * they answer exactly like any unknown path. Operator auth still applies when they are on.
+ * (`/test-notify-erp` lives with the ERP delivery code.)
+ */
+export async function devTestRoutes(app: App, services: Services): Promise<void> {
+  if (!services.config.exposeDevApi) return;
+
+  app.route({
+    method: ECHO_METHODS,
+    url: '/echo',
+    config: { auth: 'op' },
+    schema: { tags: [TAGS.dev], summary: 'Echo the request as JSON (credentials redacted)', response: { 200: EchoSchema } },
+    handler: async (req) => {
+      const q = req.url.indexOf('?');
+      return {
+        method: req.method,
+        path: q < 0 ? req.url : req.url.slice(0, q),
+        query: req.query ?? {},
+        headers: redactHeaders(req.headers),
+        body: req.body ?? null,
+      };
+    },
+  });
+
+  await app.register(async (scope) => {
+    // Only here are bodies taken as raw bytes of any type; everywhere else they must be JSON.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    scope.route({
+      method: ECHO_METHODS,
+      url: '/echo2',
+      config: { auth: 'op' },
+      schema: {
+        tags: [TAGS.dev],
+        summary: 'Echo the raw body bytes with the request content type',
+        response: { 200: Type.Unsafe<Buffer | string>({ description: 'The request body, byte for byte', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }) },
+      },
+      handler: async (req, reply) => {
+        const type = req.headers['content-type'] ?? 'application/octet-stream';
+        // Echoed HTML must not run as a page of this origin.
+        reply.header('content-type', type).header('x-content-type-options', 'nosniff').header('content-security-policy', "default-src 'none'; sandbox");
+        return reply.send(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+      },
+    });
+  });
+}

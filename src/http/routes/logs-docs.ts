@@ -1,0 +1,133 @@
+import type { Readable } from 'node:stream';
+import { Type } from 'typebox';
+import type { App } from '../types.js';
+import { TAGS } from '../types.js';
+import type { Services } from '../../services.js';
+import { AppError, ProblemSchema } from '../../errors.js';
+import { LOG_FILE_NAME, TAIL_MAX_LINES, listLogFiles, openLogView, resolveLogFile, tailLogFile } from '../../logging/files.js';
+import { decodeLogCursor, queryLogs } from '../../logging/query.js';
+import { renderDocsPage } from '../docs-page.js';
+import { NoQuery } from '../runtime-config.js';
+
+const Level = Type.Union(
+  ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((l) => Type.Literal(l)),
+  { description: 'Minimum level: `warn` returns warn, error and fatal' },
+);
+const Time = Type.String({ format: 'date-time', maxLength: 40 });
+const Count = (description: string) => Type.String({ pattern: '^[0-9]{1,5}$', maxLength: 5, description });
+
+const LogsQuery = Type.Object(
+  {
+    level: Type.Optional(Level),
+    since: Type.Optional(Time),
+    until: Type.Optional(Time),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive text anywhere in the entry' })),
+    order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    request_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    limit: Type.Optional(Count('1..1000, default 100')),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, pattern: '^[A-Za-z0-9_-]+$' })),
+  },
+  { additionalProperties: false },
+);
+const Entry = Type.Object({}, { additionalProperties: true, description: 'One pino log line as written (level, time, msg, request_id, order_id…)' });
+const FileInfo = Type.Object({ name: Type.String(), size_bytes: Type.Integer(), modified_at: Type.String() });
+const ViewQuery = Type.Object(
+  {
+    file: Type.String({ minLength: 5, maxLength: 132, pattern: LOG_FILE_NAME.source, description: 'A name listed by /api/logs/files' }),
+    tail: Type.Optional(Count(`Last N lines, 1..${TAIL_MAX_LINES}`)),
+  },
+  { additionalProperties: false },
+);
+const Text = (description: string) => Type.Unsafe<string | Buffer | Readable>({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
+
+function int(v: string | undefined, fallback: number, max: number, name: string): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new AppError('VALIDATION_FAILED', `${name} must be 1..${max}`, { errors: [{ path: name, message: `must be 1..${max}` }] });
+  return n;
+}
+
+export async function logsDocsRoutes(app: App, services: Services): Promise<void> {
+  const logDir = services.config.logDir;
+
+  app.get(
+    '/api/logs',
+    {
+      config: { auth: 'op' },
+      schema: {
+        tags: [TAGS.logs],
+        summary: 'Search log entries, newest first, across rotated files',
+        querystring: LogsQuery,
+        response: { 200: Type.Object({ entries: Type.Array(Entry), next_cursor: Type.Optional(Type.String()) }), 400: ProblemSchema },
+      },
+    },
+    async (req) => {
+      const qs = req.query;
+      const cursor = qs.cursor === undefined ? undefined : decodeLogCursor(qs.cursor);
+      if (qs.cursor !== undefined && !cursor) throw new AppError('VALIDATION_FAILED', 'Unknown cursor.', { errors: [{ path: 'cursor', message: 'is not a cursor this endpoint returned' }] });
+      const since = qs.since === undefined ? undefined : new Date(qs.since);
+      const until = qs.until === undefined ? undefined : new Date(qs.until);
+      return queryLogs(logDir, { level: qs.level, since, until, q: qs.q, order_id: qs.order_id, request_id: qs.request_id, limit: int(qs.limit, 100, 1000, 'limit'), cursor });
+    },
+  );
+
+  app.get(
+    '/api/logs/files',
+    {
+      config: { auth: 'op' },
+      schema: { tags: [TAGS.logs], summary: 'Log files in LOG_DIR, newest first', querystring: NoQuery, response: { 200: Type.Object({ files: Type.Array(FileInfo) }) } },
+    },
+    async () => ({ files: (await listLogFiles(logDir)).map(({ name, size_bytes, modified_at }) => ({ name, size_bytes, modified_at })) }),
+  );
+
+  app.get(
+    '/api/logs/view',
+    {
+      config: { auth: 'op' },
+      schema: {
+        tags: [TAGS.logs],
+        summary: 'One log file as text (last 1 MiB, or the last N lines)',
+        querystring: ViewQuery,
+        response: { 200: Text('The file content (JSON lines); `x-log-truncated: true` when cut'), 400: ProblemSchema, 404: ProblemSchema },
+      },
+    },
+    async (req, reply) => {
+      const file = await resolveLogFile(logDir, req.query.file);
+      if (!file) throw new AppError('NOT_FOUND', 'No such log file; see /api/logs/files.');
+      req.log.info({ audit: 'log_view', by: req.operatorUser, file: req.query.file }, 'log file viewed');
+      reply.header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
+      if (req.query.tail !== undefined) {
+        const { text, truncated } = await tailLogFile(file, int(req.query.tail, 100, TAIL_MAX_LINES, 'tail'));
+        return reply.header('x-log-truncated', String(truncated)).send(text);
+      }
+      const { stream, truncated } = await openLogView(file);
+      return reply.header('x-log-truncated', String(truncated)).send(stream);
+    },
+  );
+
+  app.get(
+    '/openapi.json',
+    {
+      config: { auth: 'op' },
+      schema: { tags: [TAGS.logs], summary: 'This OpenAPI 3.1 description', querystring: NoQuery, response: { 200: Type.Object({}, { additionalProperties: true }) } },
+    },
+    async () => app.swagger(),
+  );
+
+  let page: string | undefined;
+  app.get(
+    '/docs',
+    {
+      config: { auth: 'op' },
+      schema: { tags: [TAGS.logs], summary: 'Human-readable reference rendered from /openapi.json', querystring: NoQuery, response: { 200: Type.Unsafe<string>({ description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } }) } },
+    },
+    async (_req, reply) => {
+      page ??= renderDocsPage(app.swagger() as Parameters<typeof renderDocsPage>[0]);
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+        .header('x-content-type-options', 'nosniff')
+        .send(page);
+    },
+  );
+}

@@ -1,0 +1,108 @@
+import { pathToFileURL } from 'node:url';
+import { loadConfig, ConfigError, SIMULATOR_DEV_SERVER_KEY, type Config } from './config.js';
+import { createLogger, registerLogSecrets, closeLogger } from './logging/logger.js';
+import { openStore, MigrationError } from './storage/kysely-store.js';
+import { createServices, type Services } from './services.js';
+import { buildApp } from './app.js';
+import { resolveOperatorCredentials } from './operator-credentials.js';
+import { startSimulator, type RunningSimulator } from '../simulator/index.js';
+import type { App } from './http/types.js';
+
+export interface RunningService {
+  app: App;
+  services: Services;
+  url: string;
+  simulator?: RunningSimulator;
+  stop(): Promise<void>;
+}
+
+/** Starts everything `npm start` starts; also used by end-to-end tests with a prepared config. */
+export async function startService(config: Config, opts: { stdoutLogs?: boolean } = {}): Promise<RunningService> {
+  const logger = await createLogger({
+    level: config.logLevel,
+    logDir: config.logDir,
+    stdout: opts.stdoutLogs ?? true,
+    secrets: [config.gateway.serverKey, config.gateway.clientKey, config.erp.webhookSecret, config.operator.pass, ...config.apiKeys],
+  });
+  const operator = resolveOperatorCredentials(config);
+  registerLogSecrets(logger, [operator.pass]);
+  const store = await openStore(config.database, { logger });
+  let simulator: RunningSimulator | undefined;
+  if (config.gateway.mode === 'simulator') {
+    simulator = await startSimulator({
+      serverKey: config.gateway.serverKey ?? SIMULATOR_DEV_SERVER_KEY,
+      notificationUrl: `${config.publicBaseUrl}/webhook/midtrans`,
+      host: config.host,
+      port: config.simulatorPort,
+      logger: logger.child({ component: 'simulator' }),
+    });
+  }
+  const services = createServices(config, { logger, store, operator }, { simulatorBaseUrl: simulator?.baseUrl });
+  // Secrets set earlier through /api/config live in the database, not the environment.
+  await services.settings.current().then(
+    (s) => registerLogSecrets(logger, [s.gateway.server_key, s.gateway.client_key, s.erp.webhook_secret]),
+    () => undefined,
+  );
+  const app = await buildApp(services);
+  const address = await app.listen({ port: config.port, host: config.host });
+  if (simulator && config.port === 0) simulator.setNotificationUrl(`${address}/webhook/midtrans`);
+  for (const w of services.workers) w.start();
+  if (operator.generated) {
+    // The password goes to the terminal only: the log files must never hold it.
+    logger.warn({ operator_user: operator.user }, `operator credentials generated and kept in ${config.dataDir} (password printed on stderr)`);
+    process.stderr.write(`paylink: operator user "${operator.user}", password: ${operator.pass}\n`);
+  }
+  if (config.exposeDevApi) logger.warn('LOG_EXPOSE_API is on: the Dev/Test endpoints (/echo, /echo2, /test-notify-erp) are served');
+  logger.info({ url: address, database: store.kind, gateway_mode: config.gateway.mode, simulator: simulator?.baseUrl }, 'paylink listening');
+  let stopping: Promise<void> | undefined;
+  return {
+    app,
+    services,
+    url: address,
+    simulator,
+    stop() {
+      stopping ??= (async () => {
+        await app.close();
+        await services.close();
+        await simulator?.close();
+        await closeLogger(logger);
+      })();
+      return stopping;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`paylink: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  let running: RunningService;
+  try {
+    running = await startService(config);
+  } catch (err) {
+    const msg = err instanceof MigrationError ? err.message : `start-up failed: ${err instanceof Error ? err.message : String(err)}`;
+    console.error(`paylink: ${msg}`);
+    process.exit(1);
+  }
+  const shutdown = (signal: string) => {
+    running.services.logger.info({ signal }, 'shutting down: draining requests and stopping workers');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    running.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+const isEntry = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isEntry) void main();

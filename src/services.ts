@@ -1,0 +1,95 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Clock } from './clock.js';
+import { systemClock } from './clock.js';
+import type { Store } from './storage/store.js';
+import { createSettings, defaultSettings, type Settings } from './settings.js';
+import { MidtransClient } from './gateway/client.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { createOutbox, type Outbox, type OutboxOptions } from './outbox/worker.js';
+import { createReconciler, type ReconcilerOptions } from './reconcile/reconciler.js';
+
+/** Something that runs in the background while the service is up (outbox worker, reconciler…). */
+export interface BackgroundWorker {
+  readonly name: string;
+  start(): void;
+  /** Finishes or abandons in-flight work and resolves when nothing of it runs any more. */
+  stop(): Promise<void>;
+}
+
+export interface Services {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  store: Store;
+  settings: Settings;
+  gateway: MidtransClient;
+  metrics: Metrics;
+  /** Operator Basic-Auth credentials in force (configured or generated). */
+  operator: { user: string; pass: string };
+  version: string;
+  startedAt: Date;
+  /** Base URL of the embedded simulator, in simulator mode. */
+  simulatorBaseUrl?: string;
+  workers: BackgroundWorker[];
+  /** The ERP outbox worker: `wake()` after writing an event delivers it at once. */
+  outbox: Outbox;
+  /** Stops the workers, closes the gateway client and the store. */
+  close(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  clock?: Clock;
+  simulatorBaseUrl?: string;
+  gatewayTimeoutMs?: number;
+  /** Cache time of the runtime settings, ms (default 1000). */
+  settingsCacheMs?: number;
+  /** Outbox worker tuning (instance id, lease, poll interval, randomness). */
+  outbox?: OutboxOptions;
+  /** Reconciler tuning (rate limit, sleep). */
+  reconciler?: ReconcilerOptions;
+}
+
+export const VERSION = '0.1.0';
+
+/** The one composition root. Everything the app and the workers use is built here, once. */
+export function createServices(
+  config: Config,
+  deps: { logger: Logger; store: Store; operator: { user: string; pass: string } },
+  o: ServiceOverrides = {},
+): Services {
+  const clock = o.clock ?? systemClock;
+  const settings = createSettings(deps.store, () => defaultSettings(config, o.simulatorBaseUrl), o.settingsCacheMs ?? 1_000);
+  const metrics = createMetrics();
+  const gateway = new MidtransClient({
+    settings: () => settings.current(),
+    logger: deps.logger.child({ component: 'gateway' }),
+    timeoutMs: o.gatewayTimeoutMs,
+    observe: (ob) => metrics.gatewayDuration.observe({ operation: ob.operation, outcome: String(ob.outcome) }, ob.durationMs / 1000),
+  });
+  const workers: BackgroundWorker[] = [];
+  const outbox = createOutbox({ store: deps.store, settings, clock, logger: deps.logger.child({ component: 'outbox' }), metrics }, { blockPrivateAddresses: config.isProduction, ...o.outbox });
+  workers.push(outbox);
+  const services: Services = {
+    config,
+    logger: deps.logger,
+    clock,
+    store: deps.store,
+    settings,
+    gateway,
+    metrics,
+    operator: deps.operator,
+    version: VERSION,
+    startedAt: clock.now(),
+    simulatorBaseUrl: o.simulatorBaseUrl,
+    workers,
+    outbox,
+    async close() {
+      await Promise.allSettled(workers.map((w) => w.stop()));
+      await gateway.close();
+      await deps.store.close();
+    },
+  };
+  workers.push(createReconciler(services, o.reconciler));
+  return services;
+}

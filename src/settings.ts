@@ -1,0 +1,117 @@
+import type { Config, GatewayMode } from './config.js';
+import { SIMULATOR_DEV_SERVER_KEY } from './config.js';
+import type { Store } from './storage/store.js';
+
+/**
+ * The runtime configuration document of CONTRACT §3 (`/api/config`). Environment values are the
+ * defaults; overrides stored in the database win, so a change made on one instance reaches all.
+ */
+export interface RuntimeSettings {
+  gateway: {
+    mode: GatewayMode;
+    server_key?: string;
+    client_key?: string;
+    api_base_url: string;
+    app_base_url: string;
+    /** Ask the gateway's status API before trusting a notification. */
+    confirm_notifications: boolean;
+  };
+  erp: {
+    notify_url?: string;
+    webhook_secret?: string;
+    /** Per delivery attempt. */
+    timeout_ms: number;
+    /** How long a failing event is retried before it is `dead`. */
+    retry_for_hours: number;
+  };
+  links: {
+    default_expiry_minutes: number;
+    /** Empty = every method the gateway account has. */
+    enabled_payments: string[];
+  };
+  reconcile: {
+    interval_s: number;
+    pending_after_minutes: number;
+  };
+}
+
+export const GATEWAY_HOSTS: Record<Exclude<GatewayMode, 'simulator'>, { api: string; app: string }> = {
+  sandbox: { api: 'https://api.sandbox.midtrans.com', app: 'https://app.sandbox.midtrans.com' },
+  production: { api: 'https://api.midtrans.com', app: 'https://app.midtrans.com' },
+};
+
+/** Defaults from the environment. `simulatorBaseUrl` is where the embedded simulator listens, in simulator mode. */
+export function defaultSettings(config: Config, simulatorBaseUrl?: string): RuntimeSettings {
+  const mode = config.gateway.mode;
+  const hosts = mode === 'simulator' ? { api: simulatorBaseUrl ?? `http://127.0.0.1:${config.simulatorPort}`, app: simulatorBaseUrl ?? `http://127.0.0.1:${config.simulatorPort}` } : GATEWAY_HOSTS[mode];
+  return {
+    gateway: {
+      mode,
+      server_key: config.gateway.serverKey ?? (mode === 'simulator' ? SIMULATOR_DEV_SERVER_KEY : undefined),
+      client_key: config.gateway.clientKey,
+      api_base_url: config.gateway.apiBaseUrl ?? hosts.api,
+      app_base_url: config.gateway.appBaseUrl ?? hosts.app,
+      confirm_notifications: mode !== 'simulator',
+    },
+    erp: { notify_url: config.erp.notifyUrl, webhook_secret: config.erp.webhookSecret, timeout_ms: 10_000, retry_for_hours: 72 },
+    links: { default_expiry_minutes: 24 * 60, enabled_payments: [] },
+    reconcile: { interval_s: 300, pending_after_minutes: 60 },
+  };
+}
+
+/** Stored overrides: any subset of each section. Validated by the `/api/config` route before saving. */
+export type RuntimeOverrides = { [S in keyof RuntimeSettings]?: Partial<RuntimeSettings[S]> };
+
+/** Each section merges field by field; an override replaces the default (arrays included). */
+export function applyOverrides(base: RuntimeSettings, o: RuntimeOverrides): RuntimeSettings {
+  return {
+    gateway: { ...base.gateway, ...o.gateway },
+    erp: { ...base.erp, ...o.erp },
+    links: { ...base.links, ...o.links },
+    reconcile: { ...base.reconcile, ...o.reconcile },
+  };
+}
+
+function asOverrides(doc: Record<string, unknown>): RuntimeOverrides {
+  const out: RuntimeOverrides = {};
+  for (const section of ['gateway', 'erp', 'links', 'reconcile'] as const) {
+    const v = doc[section];
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, { [section]: v });
+  }
+  return out;
+}
+
+export interface Settings {
+  /** The effective document; cached for at most `cacheMs` so every instance sees a change within that time. */
+  current(): Promise<RuntimeSettings>;
+  /** The stored overrides and their version (0 = none). */
+  overrides(): Promise<{ document: RuntimeOverrides; version: number }>;
+  /** Persists new overrides if nobody else changed them since `expectedVersion`; false on a lost race. */
+  save(overrides: RuntimeOverrides, expectedVersion: number, updatedBy: string | null): Promise<boolean>;
+  defaults(): RuntimeSettings;
+}
+
+export function createSettings(store: Store, defaults: () => RuntimeSettings, cacheMs = 1_000): Settings {
+  let cached: { at: number; value: RuntimeSettings } | undefined;
+  const overrides = async () => {
+    const row = await store.config.get();
+    return { document: asOverrides(row?.document ?? {}), version: row?.version ?? 0 };
+  };
+  return {
+    defaults,
+    overrides,
+    async current() {
+      const t = Date.now();
+      if (cached && t - cached.at < cacheMs) return cached.value;
+      const { document } = await overrides();
+      const value = applyOverrides(defaults(), document);
+      cached = { at: t, value };
+      return value;
+    },
+    async save(doc, expectedVersion, updatedBy) {
+      const saved = await store.config.put({ ...doc }, expectedVersion, updatedBy);
+      cached = undefined;
+      return saved !== undefined;
+    },
+  };
+}

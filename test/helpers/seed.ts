@@ -1,0 +1,44 @@
+/** Transactions as the payment-link endpoints would create them, for tests that only need the record. */
+import { randomUUID } from 'node:crypto';
+import type { NewTransaction, Store, TransactionRecord } from '../../src/storage/store.js';
+import type { RuntimeOverrides, Settings } from '../../src/settings.js';
+
+export function gatewayIdOf(orderId: string): string {
+  return orderId.replace(/[^A-Za-z0-9\-_~.]/g, '.');
+}
+
+export function newTransaction(over: Partial<NewTransaction> & { orderId: string }): NewTransaction {
+  const orderId = over.orderId;
+  return {
+    id: randomUUID(),
+    gatewayOrderId: gatewayIdOf(orderId),
+    mercantId: orderId.split(':')[0] ?? orderId,
+    kind: 'payment_link',
+    attempt: 1,
+    nominal: 150_000,
+    status: 'pending',
+    paymentUrl: null,
+    paymentLinkId: null,
+    snapToken: null,
+    requestHash: null,
+    requestJson: null,
+    gatewayJson: null,
+    expireAt: '2099-01-01T00:00:00.000Z',
+    ...over,
+  };
+}
+
+export function seedTransaction(store: Store, over: Partial<NewTransaction> & { orderId: string }): Promise<TransactionRecord> {
+  return store.transactions.insert(newTransaction(over));
+}
+
+/** Merges into the stored runtime overrides (section by section), as `POST /api/config` would. */
+export async function patchSettings(settings: Settings, patch: RuntimeOverrides): Promise<void> {
+  const { document, version } = await settings.overrides();
+  const merged: RuntimeOverrides = { ...document };
+  for (const k of ['gateway', 'erp', 'links', 'reconcile'] as const) {
+    const add = patch[k];
+    if (add) Object.assign(merged, { [k]: { ...document[k], ...add } });
+  }
+  if (!(await settings.save(merged, version, 'test'))) throw new Error('settings changed concurrently');
+}

@@ -1,0 +1,40 @@
+import pino from 'pino';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createServices, type ServiceOverrides, type Services } from '../../src/services.js';
+import { buildApp } from '../../src/app.js';
+import type { App } from '../../src/http/types.js';
+import { freshDatabase, type TestDatabase } from './stores.js';
+
+export const OPERATOR = { user: 'ops', pass: 'correct horse battery staple' };
+export const basicAuth = (user = OPERATOR.user, pass = OPERATOR.pass) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+
+export interface TestContext {
+  app: App;
+  services: Services;
+  db: TestDatabase;
+  close(): Promise<void>;
+}
+
+/** The real app over a fresh database; nothing listens (use `app.inject`). */
+export async function makeTestApp(
+  kind: 'sqlite' | 'postgres',
+  env: Record<string, string> = {},
+  overrides: ServiceOverrides = {},
+): Promise<TestContext> {
+  const db = freshDatabase(kind);
+  const config: Config = { ...loadConfig({ PORT: '0', ...env }), database: db.config };
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const store = await db.open({ logger });
+  const services = createServices(config, { logger, store, operator: OPERATOR }, overrides);
+  const app = await buildApp(services);
+  return {
+    app,
+    services,
+    db,
+    async close() {
+      await app.close();
+      await services.close();
+      await db.dispose();
+    },
+  };
+}

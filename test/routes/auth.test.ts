@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HTTPMethods } from 'fastify';
+import { DATABASE_KINDS } from '../helpers/stores.js';
+import { OPERATOR, basicAuth } from '../helpers/services.js';
+import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
+import type { Clock } from '../../src/clock.js';
+
+class ManualClock implements Clock {
+  constructor(public t = Date.parse('2026-11-22T10:00:00Z')) {}
+  now() {
+    return new Date(this.t);
+  }
+}
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const BAD_HEADERS: Array<[string, Record<string, string>]> = [
+  ['no header', {}],
+  ['wrong user', { authorization: basicAuth('intruder', OPERATOR.pass) }],
+  ['wrong password', { authorization: basicAuth(OPERATOR.user, 'nope') }],
+  ['malformed base64', { authorization: 'Basic %%%not-base64%%%' }],
+  ['base64 without a colon', { authorization: `Basic ${b64(`${OPERATOR.user}${OPERATOR.pass}`)}` }],
+  ['empty Basic', { authorization: 'Basic ' }],
+  ['Bearer', { authorization: `Bearer ${OPERATOR.pass}` }],
+  ['credentials in the query string only', {}],
+];
+
+/** Each operator route, as a concrete request (path parameters filled, HEAD and wildcards skipped). */
+function protectedRoutes(ctx: LoggedApp): Array<{ method: HTTPMethods; url: string }> {
+  const out: Array<{ method: HTTPMethods; url: string }> = [];
+  for (const r of ctx.routes) {
+    if (r.config?.auth !== 'op') continue;
+    const methods = (Array.isArray(r.method) ? r.method : [r.method]).filter((m) => m !== 'HEAD');
+    const url = r.url.replace(/:[A-Za-z_]+/g, 'x').replace(/\*$/, 'x');
+    for (const method of methods) out.push({ method, url });
+  }
+  return out;
+}
+
+describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)', (kind) => {
+  let ctx: LoggedApp;
+  const clock = new ManualClock();
+  beforeAll(async () => {
+    ctx = await makeLoggedApp(kind, { LOG_EXPOSE_API: 'true' }, { clock });
+  });
+  afterAll(async () => ctx.close());
+
+  it('enumerates the operator routes of the contract, Dev/Test included', () => {
+    const urls = new Set(protectedRoutes(ctx).map((r) => r.url));
+    for (const u of ['/api/config', '/api/logs', '/api/logs/files', '/api/logs/view', '/openapi.json', '/docs', '/echo', '/echo2', '/api/transactions', '/metrics']) {
+      expect(urls, u).toContain(u);
+    }
+  });
+
+  it('answers 401 with WWW-Authenticate for every bad credential on every operator route', async () => {
+    const routes = protectedRoutes(ctx);
+    let checked = 0;
+    for (const { method, url } of routes) {
+      for (const [name, headers] of BAD_HEADERS) {
+        // Each round from its own address, so the lockout never interferes with this matrix.
+        const remoteAddress = `10.1.${Math.floor(checked / 250)}.${checked % 250}`;
+        const q = name.startsWith('credentials in the query') ? `?user=${OPERATOR.user}&password=${encodeURIComponent(OPERATOR.pass)}` : '';
+        const res = await ctx.app.inject({ method, url: `${url}${q}`, headers: { ...headers, 'content-type': 'application/json' }, payload: method === 'GET' || method === 'OPTIONS' ? undefined : '{}', remoteAddress });
+        expect(res.statusCode, `${method} ${url} with ${name}`).toBe(401);
+        expect(res.headers['www-authenticate'], `${method} ${url} with ${name}`).toMatch(/^Basic realm="paylink"/);
+        expect(res.json()).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(10 * BAD_HEADERS.length);
+  });
+
+  it('lets the right credentials through', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/logs/files', headers: { authorization: basicAuth() }, remoteAddress: '10.9.9.9' });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('locks a client out after 10 failures in 15 minutes, for 30 minutes, and audits it', async () => {
+    const ip = '10.200.0.1';
+    const bad = { authorization: basicAuth(OPERATOR.user, 'wrong') };
+    for (let i = 0; i < 10; i++) {
+      clock.t += 60_000; // ten failures spread over ten minutes, all inside the window
+      const res = await ctx.app.inject({ method: 'GET', url: '/api/config', headers: bad, remoteAddress: ip });
+      expect(res.statusCode, `attempt ${i + 1}`).toBe(401);
+    }
+    const locked = await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: basicAuth() }, remoteAddress: ip });
+    expect(locked.statusCode).toBe(429);
+    expect(locked.json()).toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+    expect(Number(locked.headers['retry-after'])).toBe(30 * 60);
+    // Another client is unaffected, and so is the gateway's webhook from the locked address.
+    expect((await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: basicAuth() }, remoteAddress: '10.200.0.2' })).statusCode).toBe(200);
+    const hook = await ctx.app.inject({ method: 'POST', url: '/webhook/midtrans', headers: { 'content-type': 'application/json' }, payload: '{}', remoteAddress: ip });
+    expect(hook.statusCode).not.toBe(429);
+    clock.t += 29 * 60_000;
+    const still = await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: basicAuth() }, remoteAddress: ip });
+    expect(still.statusCode).toBe(429);
+    expect(Number(still.headers['retry-after'])).toBe(60);
+    clock.t += 60_000;
+    expect((await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: basicAuth() }, remoteAddress: ip })).statusCode).toBe(200);
+
+    const lines = await ctx.lines();
+    const failures = lines.filter((l) => l.audit === 'auth_failed' && l.ip === ip);
+    expect(failures).toHaveLength(10);
+    expect(failures[0]).toMatchObject({ user: OPERATOR.user, route: '/api/config', scheme: 'basic' });
+    expect(lines.filter((l) => l.audit === 'auth_lockout' && l.ip === ip)).toHaveLength(1);
+    expect(lines.some((l) => l.audit === 'auth_locked_out' && l.ip === ip)).toBe(true);
+  });
+
+  it('forgets failures older than 15 minutes', async () => {
+    const ip = '10.200.0.3';
+    const bad = { authorization: basicAuth(OPERATOR.user, 'wrong') };
+    for (let i = 0; i < 9; i++) await ctx.app.inject({ method: 'GET', url: '/metrics', headers: bad, remoteAddress: ip });
+    clock.t += 16 * 60_000;
+    for (let i = 0; i < 9; i++) expect((await ctx.app.inject({ method: 'GET', url: '/metrics', headers: bad, remoteAddress: ip })).statusCode).toBe(401);
+    expect((await ctx.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: basicAuth() }, remoteAddress: ip })).statusCode).toBe(200);
+  });
+
+  it('never logs a user name that is not the operator (it may be a mistyped password)', async () => {
+    await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: basicAuth('my-secret-typed-here', 'x') }, remoteAddress: '10.200.0.9' });
+    expect(await ctx.rawLogs()).not.toContain('my-secret-typed-here');
+  });
+});

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from '../helpers/stores.js';
+import { basicAuth } from '../helpers/services.js';
+import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
+
+const SERVER_KEY = 'SB-Mid-server-cfgtest-0001-abcd';
+const auth = { authorization: basicAuth() };
+
+describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
+  let ctx: LoggedApp;
+  const post = (payload: unknown) => ctx.app.inject({ method: 'POST', url: '/api/config', headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+  const get = () => ctx.app.inject({ method: 'GET', url: '/api/config', headers: auth });
+
+  // One app per database; each test starts from no stored overrides (settings uncached for that).
+  beforeAll(async () => {
+    ctx = await makeLoggedApp(kind, { MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: SERVER_KEY, ERP_WEBHOOK_SECRET: 'whsec_short' }, { settingsCacheMs: 0 });
+  });
+  beforeEach(async () => {
+    await ctx.services.store.db.deleteFrom('runtime_config').execute();
+  });
+  afterAll(async () => ctx.close());
+
+  it('shows the effective document with secrets masked and read-only facts under info', async () => {
+    const res = await get();
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.gateway).toMatchObject({ mode: 'sandbox', server_key: '****abcd', client_key: null, api_base_url: 'https://api.sandbox.midtrans.com', confirm_notifications: true });
+    expect(body.erp).toEqual({ notify_url: null, webhook_secret: '****', timeout_ms: 10_000, retry_for_hours: 72 });
+    expect(body.links).toEqual({ default_expiry_minutes: 1440, enabled_payments: [] });
+    expect(body.reconcile).toEqual({ interval_s: 300, pending_after_minutes: 60 });
+    expect(body.info).toEqual({ version: '0.1.0', database: kind, dev_endpoints: false, production: false, config_version: 0, updated_at: null, updated_by: null });
+    expect(res.body).not.toContain(SERVER_KEY);
+    expect(res.body).not.toContain('whsec_short');
+  });
+
+  it('merges a partial update, persists it, applies it at once and audits field names only', async () => {
+    const res = await post({ erp: { notify_url: 'https://erp.example.com/hook', webhook_secret: 'whsec_new-secret-value-9876', timeout_ms: 5000 }, links: { enabled_payments: ['bca_va', 'gopay'] } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.erp).toEqual({ notify_url: 'https://erp.example.com/hook', webhook_secret: '****9876', timeout_ms: 5000, retry_for_hours: 72 });
+    expect(body.links.enabled_payments).toEqual(['bca_va', 'gopay']);
+    expect(body.info).toMatchObject({ config_version: 1, updated_by: 'ops' });
+    const s = await ctx.services.settings.current();
+    expect(s.erp).toMatchObject({ notify_url: 'https://erp.example.com/hook', webhook_secret: 'whsec_new-secret-value-9876', timeout_ms: 5000 });
+    expect(s.gateway.server_key).toBe(SERVER_KEY);
+
+    const audit = (await ctx.lines()).filter((l) => l.audit === 'config_changed' && l.config_version === 1 && Array.isArray(l.fields) && l.fields.includes('erp.timeout_ms'));
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ by: 'ops', fields: ['erp.notify_url', 'erp.webhook_secret', 'erp.timeout_ms', 'links.enabled_payments'] });
+    const raw = await ctx.rawLogs();
+    expect(raw).not.toContain('whsec_new-secret-value-9876');
+    expect(raw).not.toContain('erp.example.com');
+  });
+
+  it('keeps the real secret when the masked form is sent back', async () => {
+    const masked = (await get()).json().gateway.server_key;
+    const res = await post({ gateway: { server_key: masked, confirm_notifications: false } });
+    expect(res.statusCode).toBe(200);
+    expect((await ctx.services.settings.current()).gateway).toMatchObject({ server_key: SERVER_KEY, confirm_notifications: false });
+    expect(res.json().info.config_version).toBe(1);
+  });
+
+  it('null removes an override, back to the environment value', async () => {
+    await post({ reconcile: { interval_s: 60 } });
+    expect((await ctx.services.settings.current()).reconcile.interval_s).toBe(60);
+    const res = await post({ reconcile: { interval_s: null } });
+    expect(res.json().reconcile.interval_s).toBe(300);
+  });
+
+  it('null on a secret falls back to the environment secret, never to none', async () => {
+    await post({ gateway: { server_key: 'SB-Mid-server-override-00000000' } });
+    expect((await ctx.services.settings.current()).gateway.server_key).toBe('SB-Mid-server-override-00000000');
+    await post({ gateway: { server_key: null } });
+    expect((await ctx.services.settings.current()).gateway.server_key).toBe(SERVER_KEY);
+  });
+
+  it('a mode change brings that mode\'s gateway hosts unless hosts are given', async () => {
+    const res = await post({ gateway: { mode: 'production' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().gateway).toMatchObject({ mode: 'production', api_base_url: 'https://api.midtrans.com', app_base_url: 'https://app.midtrans.com' });
+  });
+
+  const REJECTED: Array<[string, unknown]> = [
+    ['an unknown top-level field', { foo: 1 }],
+    ['an unknown nested field', { gateway: { serverKey: 'x' } }],
+    ['info', { info: { version: '9' } }],
+    ['a read-only flag', { devEndpointsEnabled: true }],
+    ['the log directory', { logDir: '/tmp' }],
+    ['"true" for a boolean', { gateway: { confirm_notifications: 'true' } }],
+    ['a string number', { erp: { timeout_ms: '5000' } }],
+    ['a fraction', { erp: { timeout_ms: 50.5 } }],
+    ['out of range', { erp: { retry_for_hours: 0 } }],
+    ['a section as an array', { erp: [] }],
+    ['a non-http URL', { erp: { notify_url: 'ftp://erp.example.com/' } }],
+    ['a URL with credentials', { erp: { notify_url: 'https://user:pw@erp.example.com/' } }],
+    ['a secret with spaces', { erp: { webhook_secret: 'has spaces' } }],
+    ['too many payment methods', { links: { enabled_payments: Array.from({ length: 41 }, (_, i) => `m${i}`) } }],
+    ['an unknown mode', { gateway: { mode: 'live' } }],
+    ['simulator mode when not started in it', { gateway: { mode: 'simulator' } }],
+    ['a body that is not an object', [1, 2]],
+  ];
+  it.each(REJECTED)('rejects %s with 400 and changes nothing', async (_name, payload) => {
+    const before = (await get()).body;
+    const res = await post(payload);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect((await get()).body).toBe(before);
+  });
+
+  it('rejects prototype pollution attempts with 400', async () => {
+    for (const payload of ['{"__proto__":{"x":1}}', '{"gateway":{"constructor":{"prototype":{"x":1}}}}']) {
+      const res = await ctx.app.inject({ method: 'POST', url: '/api/config', headers: { ...auth, 'content-type': 'application/json' }, payload });
+      expect(res.statusCode).toBe(400);
+    }
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+});
+
+describe.each(DATABASE_KINDS)('POST /api/config in production (%s)', (kind) => {
+  let ctx: LoggedApp;
+  beforeAll(async () => {
+    ctx = await makeLoggedApp(kind, {
+      NODE_ENV: 'production',
+      log_user: 'ops',
+      log_pass: 'a-long-operator-password',
+      API_KEYS: 'k-1234567890',
+      MIDTRANS_MODE: 'sandbox',
+      MIDTRANS_SERVER_KEY: SERVER_KEY,
+      PUBLIC_BASE_URL: 'https://pay.example.com',
+    }, { settingsCacheMs: 0 });
+  });
+  beforeEach(async () => {
+    await ctx.services.store.db.deleteFrom('runtime_config').execute();
+  });
+  afterAll(async () => ctx.close());
+
+  const PRIVATE = [
+    'http://erp.example.com/hook',
+    'https://localhost/hook',
+    'https://LOCALHOST./hook',
+    'https://api.localhost/hook',
+    'https://127.0.0.1/hook',
+    'https://127.1/hook',
+    'https://2130706433/hook',
+    'https://0177.0.0.1/hook',
+    'https://0x7f000001/hook',
+    'https://10.0.0.5/hook',
+    'https://172.16.3.4/hook',
+    'https://192.168.1.1/hook',
+    'https://169.254.169.254/latest/meta-data',
+    'https://0.0.0.0/hook',
+    'https://[::1]/hook',
+    'https://[::]/hook',
+    'https://[::ffff:127.0.0.1]/hook',
+    'https://[::ffff:a00:1]/hook',
+    'https://[fc00::1]/hook',
+    'https://[fd12:3456::1]/hook',
+    'https://[fe80::1]/hook',
+    'https://erp@10.0.0.1/hook',
+  ];
+  it.each(PRIVATE)('refuses the ERP URL %s', async (url) => {
+    const res = await ctx.app.inject({ method: 'POST', url: '/api/config', headers: { authorization: basicAuth(), 'content-type': 'application/json' }, payload: { erp: { notify_url: url } } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors[0].path).toBe('erp.notify_url');
+    expect((await ctx.services.settings.current()).erp.notify_url).toBeUndefined();
+  });
+
+  it('accepts a public https ERP URL', async () => {
+    const res = await ctx.app.inject({ method: 'POST', url: '/api/config', headers: { authorization: basicAuth(), 'content-type': 'application/json' }, payload: { erp: { notify_url: 'https://203.0.113.10/hook' } } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().info.production).toBe(true);
+  });
+});

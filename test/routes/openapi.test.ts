@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validate } from '@readme/openapi-parser';
+import { basicAuth } from '../helpers/services.js';
+import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
+import { ERRORS } from '../../src/errors.js';
+import { TAGS } from '../../src/http/types.js';
+
+type Json = Record<string, unknown>;
+const auth = { authorization: basicAuth() };
+const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head', 'trace'];
+
+/** Every string without maxLength and every array without maxItems in a request schema. */
+function unbounded(schema: unknown, at: string, doc: Json, out: string[], depth = 0): void {
+  if (!schema || typeof schema !== 'object' || depth > 30) return;
+  const s = schema as Json;
+  if (typeof s.$ref === 'string') {
+    const target = s.$ref.replace(/^#\//, '').split('/').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Json)[k] : undefined), doc);
+    unbounded(target, at, doc, out, depth + 1);
+    return;
+  }
+  const types = Array.isArray(s.type) ? s.type : [s.type];
+  const bounded = s.enum !== undefined || s.const !== undefined;
+  if (types.includes('string') && s.maxLength === undefined && !bounded) out.push(`${at}: string without maxLength`);
+  if (types.includes('array') && s.maxItems === undefined) out.push(`${at}: array without maxItems`);
+  for (const [k, v] of Object.entries((s.properties as Json | undefined) ?? {})) unbounded(v, `${at}.${k}`, doc, out, depth + 1);
+  if (s.items) unbounded(s.items, `${at}[]`, doc, out, depth + 1);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object') unbounded(s.additionalProperties, `${at}.*`, doc, out, depth + 1);
+  for (const k of ['anyOf', 'oneOf', 'allOf']) for (const v of (s[k] as unknown[] | undefined) ?? []) unbounded(v, at, doc, out, depth + 1);
+}
+
+describe('GET /openapi.json and /docs', () => {
+  let ctx: LoggedApp;
+  let doc: Json;
+  beforeAll(async () => {
+    ctx = await makeLoggedApp('sqlite', { LOG_EXPOSE_API: 'true', API_KEYS: 'k1' });
+    const res = await ctx.app.inject({ method: 'GET', url: '/openapi.json', headers: auth });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    doc = res.json();
+  });
+  afterAll(async () => ctx.close());
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await validate(structuredClone(doc) as Parameters<typeof validate>[0]);
+    expect(result.valid, JSON.stringify(result.valid ? [] : result.errors).slice(0, 2000)).toBe(true);
+  });
+
+  it('describes every registered route, under one of the contract\'s groups', () => {
+    const paths = doc.paths as Record<string, Record<string, Json>>;
+    const missing: string[] = [];
+    for (const r of ctx.routes) {
+      const url = r.url.replace(/:([A-Za-z_]+)/g, '{$1}');
+      for (const m of Array.isArray(r.method) ? r.method : [r.method]) {
+        if (m === 'HEAD') continue;
+        const op = paths[url]?.[m.toLowerCase()];
+        if (!op) missing.push(`${m} ${url}`);
+        else expect(Object.values(TAGS), `${m} ${url}`).toContain((op.tags as string[] | undefined)?.[0]);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(ctx.routes.length).toBeGreaterThan(15);
+  });
+
+  it('declares security per route and problem+json error responses', () => {
+    const paths = doc.paths as Record<string, Record<string, Json>>;
+    expect(paths['/api/config']?.get?.security).toEqual([{ operatorBasic: [] }]);
+    expect(paths['/api/config']?.post?.responses).toMatchObject({ 401: { $ref: '#/components/responses/Unauthorized' }, 429: { $ref: '#/components/responses/TooManyRequests' } });
+    expect(paths['/api/payment-links']?.post?.security).toEqual([{ apiKeyBearer: [] }, { apiKeyHeader: [] }]);
+    expect(paths['/health']?.get?.security).toEqual([]);
+    const components = doc.components as Json;
+    expect(Object.keys(components.securitySchemes as Json).sort()).toEqual(['apiKeyBearer', 'apiKeyHeader', 'operatorBasic']);
+    const problem = (components.schemas as Record<string, Json>).Problem;
+    expect((problem?.properties as Record<string, Json>).code?.enum).toEqual(Object.keys(ERRORS));
+    for (const item of Object.values(paths)) {
+      for (const m of METHODS) {
+        const op = item[m];
+        if (op) expect(Object.keys(op.responses as Json)).toContain('500');
+      }
+    }
+  });
+
+  it('describes the ERP event under webhooks', () => {
+    const hooks = doc.webhooks as Record<string, { post: Json }>;
+    expect(hooks['payment.status_changed']?.post.requestBody).toBeDefined();
+  });
+
+  it('bounds every string and array a request can carry', () => {
+    const out: string[] = [];
+    const paths = doc.paths as Record<string, Record<string, Json>>;
+    for (const [p, item] of Object.entries(paths)) {
+      for (const m of METHODS) {
+        const op = item[m];
+        if (!op) continue;
+        for (const param of (op.parameters as Json[] | undefined) ?? []) unbounded(param.schema, `${m.toUpperCase()} ${p} ${String(param.in)}:${String(param.name)}`, doc, out);
+        const content = ((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
+        for (const [type, c] of Object.entries(content)) unbounded(c.schema, `${m.toUpperCase()} ${p} body(${type})`, doc, out);
+      }
+    }
+    expect(out).toEqual([]);
+  });
+
+  it('/docs renders every endpoint and the error catalogue with #error-CODE anchors', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/docs', headers: auth });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+    const html = res.body;
+    expect(html).not.toMatch(/<script|https?:\/\/(?!127\.0\.0\.1)[a-z]/i);
+    for (const code of Object.keys(ERRORS)) expect(html).toContain(`id="error-${code}"`);
+    for (const [p, item] of Object.entries(doc.paths as Record<string, Json>)) {
+      for (const m of METHODS) if (item[m]) expect(html, `${m} ${p}`).toContain(`<span class="m">${m.toUpperCase()}</span> <code>${p.replace(/&/g, '&amp;')}</code>`);
+    }
+  });
+
+  it('problem types point at the docs anchors', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: 'Basic Og==' } });
+    expect(res.json().type).toBe('/docs#error-UNAUTHORIZED');
+  });
+});
