@@ -1,0 +1,131 @@
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import { ERRORS, ProblemSchema, type ErrorCode } from '../errors.js';
+import type { Services } from '../services.js';
+import { TAGS, type RouteAuth } from './types.js';
+
+const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
+  op: [{ operatorBasic: [] }],
+  key: [{ apiKeyBearer: [] }, { apiKeyHeader: [] }],
+  // The signature is inside the body (Midtrans `signature_key`), not a header scheme OpenAPI can describe.
+  sig: [],
+  none: [],
+};
+
+const TAG_DOCS: Record<string, string> = {
+  [TAGS.health]: 'Liveness and the runtime configuration (CONTRACT §3).',
+  [TAGS.links]: 'Payment links for the ERP.',
+  [TAGS.ops]: 'Core API charges, Snap tokens and status checks.',
+  [TAGS.webhook]: 'Notifications from the gateway.',
+  [TAGS.logs]: 'Log files, this description and the rendered reference.',
+  [TAGS.dev]: 'Only served with LOG_EXPOSE_API; never in production.',
+  [TAGS.operations]: 'Transactions, ERP deliveries and metrics for operators.',
+};
+
+const RESPONSE_NAMES: Record<number, string> = { 400: 'BadRequest', 401: 'Unauthorized', 404: 'NotFound', 409: 'Conflict', 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType', 422: 'Unprocessable', 429: 'TooManyRequests', 500: 'Internal', 502: 'BadGateway', 503: 'Unavailable', 504: 'GatewayTimeout' };
+
+/** One reusable response per status, listing the catalogue codes it can carry. */
+function problemResponses() {
+  const out: Record<string, unknown> = {};
+  for (const [status, name] of Object.entries(RESPONSE_NAMES)) {
+    const codes = (Object.keys(ERRORS) as ErrorCode[]).filter((c) => String(ERRORS[c].status) === status);
+    out[name] = {
+      description: codes.length > 0 ? `Problem details; \`code\` is one of ${codes.map((c) => `\`${c}\``).join(', ')}` : 'Problem details',
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
+  }
+  return out;
+}
+
+/** The ERP event of CONTRACT §4, described under `webhooks` (we send it; the ERP receives it). */
+const ERP_EVENT = {
+  type: 'object',
+  required: ['type', 'event_id', 'order_id', 'mercant_id', 'status', 'occurred_at'],
+  properties: {
+    type: { type: 'string', enum: ['payment.status_changed', 'payment.test'] },
+    event_id: { type: 'string' },
+    mercant_id: { type: 'string' },
+    order_id: { type: 'string' },
+    gateway_order_id: { type: 'string' },
+    status: { type: 'string', enum: ['pending', 'paid', 'challenge', 'failed', 'cancelled', 'expired', 'refunded', 'partially_refunded', 'chargeback'] },
+    transaction_status: { type: 'string' },
+    fraud_status: { type: ['string', 'null'] },
+    payment_type: { type: ['string', 'null'] },
+    gross_amount: { type: 'integer' },
+    transaction_id: { type: ['string', 'null'] },
+    transaction_time: { type: ['string', 'null'] },
+    settlement_time: { type: ['string', 'null'] },
+    occurred_at: { type: 'string', format: 'date-time' },
+  },
+};
+
+function webhooks() {
+  const header = (name: string, description: string, required = true) => ({ name, in: 'header', required, description, schema: { type: 'string' } });
+  return {
+    'payment.status_changed': {
+      post: {
+        summary: 'Payment event delivered to ERP_NOTIFY_URL',
+        description: 'At least once, in order per order_id; the same event keeps its webhook-id on every retry. Any 2xx is success; failures retry with exponential backoff for about 3 days.',
+        parameters: [
+          header('webhook-id', 'Stable event id (deduplicate on it)'),
+          header('webhook-timestamp', 'Unix seconds'),
+          header('webhook-signature', '`v1,<base64 HMAC-SHA256 of "id.timestamp.body">` when a secret is set', false),
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: ERP_EVENT } } },
+        responses: { '2XX': { description: 'Received' } },
+      },
+    },
+  };
+}
+
+type Operation = { parameters?: unknown[]; requestBody?: unknown; responses?: Record<string, unknown>; 'x-auth'?: RouteAuth };
+
+/** The catalogue's errors each operation can answer with, by its auth and its inputs. */
+function addErrorResponses(op: Operation): void {
+  const statuses = new Set<number>([500]);
+  if ((op.parameters?.length ?? 0) > 0 || op.requestBody) statuses.add(400);
+  if (op.requestBody) [413, 415].forEach((s) => statuses.add(s));
+  if (op['x-auth'] === 'op') [401, 429].forEach((s) => statuses.add(s));
+  if (op['x-auth'] === 'key' || op['x-auth'] === 'sig') statuses.add(401);
+  if (op['x-auth'] !== 'none') statuses.add(503);
+  op.responses ??= {};
+  for (const s of statuses) if (!op.responses[String(s)]) op.responses[String(s)] = { $ref: `#/components/responses/${RESPONSE_NAMES[s]}` };
+}
+
+/** Registers @fastify/swagger; must run before the route groups so it sees every route. */
+export async function registerOpenApi(app: FastifyInstance, services: Services): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'paylink',
+        version: services.version,
+        description: 'Payment links, Core API charges and Snap tokens between an ERP and Midtrans. Every error is `application/problem+json`; its `type` points at the error catalogue on `/docs`.',
+      },
+      tags: Object.values(TAGS).map((name) => ({ name, description: TAG_DOCS[name] })),
+      components: {
+        securitySchemes: {
+          operatorBasic: { type: 'http', scheme: 'basic', description: 'Operator credentials (log_user / log_pass)' },
+          apiKeyBearer: { type: 'http', scheme: 'bearer', description: 'One of API_KEYS' },
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'One of API_KEYS' },
+        },
+      },
+    },
+    transform: ({ schema, url, route }) => {
+      const auth = route.config?.auth ?? 'none';
+      return { schema: { ...schema, security: SECURITY[auth], 'x-auth': auth } as typeof schema, url };
+    },
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
+      const doc = documentObject.openapiObject;
+      doc.components ??= {};
+      doc.components.schemas = { ...doc.components.schemas, Problem: ProblemSchema as object };
+      doc.components.responses = { ...doc.components.responses, ...(problemResponses() as object) };
+      for (const item of Object.values(doc.paths ?? {})) {
+        for (const op of Object.values(item ?? {})) if (op && typeof op === 'object' && 'responses' in op) addErrorResponses(op as Operation);
+      }
+      Object.assign(doc, { webhooks: webhooks(), 'x-error-catalogue': ERRORS });
+      return doc;
+    },
+  });
+}
