@@ -38,11 +38,9 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
     });
   }
   const services = createServices(config, { logger, store, operator }, { simulatorBaseUrl: simulator?.baseUrl });
-  // Secrets set earlier through /api/config live in the database, not the environment.
-  await services.settings.current().then(
-    (s) => registerLogSecrets(logger, [s.gateway.server_key, s.gateway.client_key, s.erp.webhook_secret]),
-    () => undefined,
-  );
+  // Secrets set earlier through /api/config live in the database, not the environment; reading
+  // the document registers them with the log scrubber before anything could log them.
+  await services.settings.current().catch(() => undefined);
   const app = await buildApp(services);
   const address = await app.listen({ port: config.port, host: config.host });
   if (simulator && config.port === 0) simulator.setNotificationUrl(`${address}/webhook/midtrans`);

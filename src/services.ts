@@ -8,6 +8,7 @@ import { MidtransClient } from './gateway/client.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createOutbox, type Outbox, type OutboxOptions } from './outbox/worker.js';
 import { createReconciler, type ReconcilerOptions } from './reconcile/reconciler.js';
+import { registerLogSecrets } from './logging/logger.js';
 
 /** Something that runs in the background while the service is up (outbox worker, reconciler…). */
 export interface BackgroundWorker {
@@ -59,7 +60,9 @@ export function createServices(
   o: ServiceOverrides = {},
 ): Services {
   const clock = o.clock ?? systemClock;
-  const settings = createSettings(deps.store, () => defaultSettings(config, o.simulatorBaseUrl), o.settingsCacheMs ?? 1_000);
+  const settings = createSettings(deps.store, () => defaultSettings(config, o.simulatorBaseUrl), o.settingsCacheMs ?? 1_000, (s) =>
+    registerLogSecrets(deps.logger, [s.gateway.server_key, s.gateway.client_key, s.erp.webhook_secret]),
+  );
   const metrics = createMetrics();
   const gateway = new MidtransClient({
     settings: () => settings.current(),

@@ -91,7 +91,11 @@ export interface Settings {
   defaults(): RuntimeSettings;
 }
 
-export function createSettings(store: Store, defaults: () => RuntimeSettings, cacheMs = 1_000): Settings {
+/**
+ * `onLoad` sees every document read from the database — how each instance learns secrets that
+ * another instance stored (the log scrubber must know them before they could be logged).
+ */
+export function createSettings(store: Store, defaults: () => RuntimeSettings, cacheMs = 1_000, onLoad?: (s: RuntimeSettings) => void): Settings {
   let cached: { at: number; value: RuntimeSettings } | undefined;
   const overrides = async () => {
     const row = await store.config.get();
@@ -105,6 +109,7 @@ export function createSettings(store: Store, defaults: () => RuntimeSettings, ca
       if (cached && t - cached.at < cacheMs) return cached.value;
       const { document } = await overrides();
       const value = applyOverrides(defaults(), document);
+      onLoad?.(value);
       cached = { at: t, value };
       return value;
     },

@@ -92,7 +92,9 @@ function operatorFailure(req: FastifyRequest, reply: FastifyReply, services: Ser
   const creds = parseBasic(req.headers.authorization);
   // The user name is logged only when it is the real one: people type passwords into user fields.
   const user = creds && secretEquals(creds.user, services.operator.user) ? creds.user : undefined;
-  const locked = lockout.fail(req.ip);
+  // Only a presented credential counts as a guess: a browser's first, anonymous request (and
+  // anyone who can reach the port without credentials) must not lock real operators out.
+  const locked = req.headers.authorization === undefined ? false : lockout.fail(req.ip);
   req.log.warn({ audit: 'auth_failed', ip: req.ip, user, scheme: authScheme(req.headers.authorization), route: req.routeOptions.url }, 'operator authentication failed');
   if (locked) {
     req.log.warn({ audit: 'auth_lockout', ip: req.ip, user, locked_for_s: LOCKOUT.lockMs / 1000 }, 'operator login locked for this client after repeated failures');

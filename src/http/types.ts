@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { PAYMENT_STATUSES } from '../domain/payment-status.js';
 import type { PaymentStatus } from '../storage/store.js';
+import { AppError } from '../errors.js';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -36,3 +37,14 @@ export const TAGS = {
 
 /** The contract's payment `status` values, as one schema for every route that takes or returns one. */
 export const PaymentStatusSchema = Type.Unsafe<PaymentStatus>({ type: 'string', enum: [...PAYMENT_STATUSES] });
+
+/**
+ * A `date-time` query parameter as a Date. The schema's format check lets through values no clock
+ * has (second 60, day 31 of a 30-day month), so those are refused here instead of being ignored.
+ */
+export function instantParam(name: string, value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) throw new AppError('VALIDATION_FAILED', `${name} is not a valid time.`, { errors: [{ path: name, message: 'must be an RFC 3339 date-time that exists' }] });
+  return d;
+}

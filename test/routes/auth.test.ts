@@ -74,6 +74,16 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
     expect(res.statusCode).toBe(200);
   });
 
+  it('requests without credentials are refused but never lock the client out', async () => {
+    const ip = '10.200.0.9';
+    for (let i = 0; i < 25; i++) {
+      const res = await ctx.app.inject({ method: 'GET', url: '/docs', remoteAddress: ip });
+      expect(res.statusCode, `anonymous request ${i + 1}`).toBe(401);
+      expect(res.headers['www-authenticate']).toMatch(/^Basic /);
+    }
+    expect((await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: basicAuth() }, remoteAddress: ip })).statusCode).toBe(200);
+  });
+
   it('locks a client out after 10 failures in 15 minutes, for 30 minutes, and audits it', async () => {
     const ip = '10.200.0.1';
     const bad = { authorization: basicAuth(OPERATOR.user, 'wrong') };

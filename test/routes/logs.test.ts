@@ -150,7 +150,7 @@ describe.each(DATABASE_KINDS)('log endpoints (%s)', (kind) => {
     });
 
     it('rejects bad filters with 400', async () => {
-      for (const q of ['limit=0', 'limit=1001', 'limit=abc', 'level=loud', 'since=yesterday', 'cursor=not%20base64', 'cursor=eyJ4IjoxfQ', `q=${'x'.repeat(201)}`, 'unknown=1']) {
+      for (const q of ['limit=0', 'limit=1001', 'limit=abc', 'level=loud', 'since=yesterday', 'since=2026-06-30T23:59:60Z', 'until=2026-02-30T00:00:00Z', 'cursor=not%20base64', 'cursor=eyJ4IjoxfQ', `q=${'x'.repeat(201)}`, 'unknown=1']) {
         expect((await get(`/api/logs?${q}`)).statusCode, q).toBe(400);
       }
     });

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { App } from '../types.js';
-import { TAGS } from '../types.js';
+import { TAGS, instantParam } from '../types.js';
 import type { Services } from '../../services.js';
 import { AppError, ProblemSchema } from '../../errors.js';
 import { LOG_FILE_NAME, TAIL_MAX_LINES, listLogFiles, openLogView, resolveLogFile, tailLogFile } from '../../logging/files.js';
@@ -65,8 +65,8 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
       const qs = req.query;
       const cursor = qs.cursor === undefined ? undefined : decodeLogCursor(qs.cursor);
       if (qs.cursor !== undefined && !cursor) throw new AppError('VALIDATION_FAILED', 'Unknown cursor.', { errors: [{ path: 'cursor', message: 'is not a cursor this endpoint returned' }] });
-      const since = qs.since === undefined ? undefined : new Date(qs.since);
-      const until = qs.until === undefined ? undefined : new Date(qs.until);
+      const since = instantParam('since', qs.since);
+      const until = instantParam('until', qs.until);
       return queryLogs(logDir, { level: qs.level, since, until, q: qs.q, order_id: qs.order_id, request_id: qs.request_id, limit: int(qs.limit, 100, 1000, 'limit'), cursor });
     },
   );

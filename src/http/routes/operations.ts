@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { App } from '../types.js';
-import { PaymentStatusSchema, TAGS } from '../types.js';
+import { PaymentStatusSchema, TAGS, instantParam } from '../types.js';
 import type { Services } from '../../services.js';
 import { AppError, ProblemSchema } from '../../errors.js';
 import { NoQuery } from '../runtime-config.js';
@@ -88,7 +88,7 @@ export async function operationsRoutes(app: App, services: Services): Promise<vo
       const { status, mercant_id, since, cursor } = req.query;
       if (cursor !== undefined && !decodeCursor(cursor)) throw new AppError('VALIDATION_FAILED', 'Unknown cursor.', { errors: [{ path: 'cursor', message: 'is not a cursor this endpoint returned' }] });
       // Stored times are UTC ISO strings compared as text, so the filter must be one too.
-      const sinceIso = since === undefined ? undefined : new Date(since).toISOString();
+      const sinceIso = instantParam('since', since)?.toISOString();
       const page = await services.store.transactions.list({ status, mercantId: mercant_id, since: sinceIso, cursor, limit: limitOf(req.query.limit) });
       return page.nextCursor ? { items: page.items.map(view), next_cursor: page.nextCursor } : { items: page.items.map(view) };
     },
