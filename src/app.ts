@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from './services.js';
 import type { App } from './http/types.js';
 import { authHook } from './http/auth.js';
-import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { errorHandler, notFoundHandler, routingErrorHandler } from './http/error-handler.js';
 import { healthConfigRoutes } from './http/routes/health-config.js';
 import { paymentLinkRoutes } from './http/routes/payment-links.js';
 import { paymentOpsRoutes } from './http/routes/payment-ops.js';
@@ -64,6 +64,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    frameworkErrors: routingErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Every body is JSON (CONTRACT §3); routes that take raw bytes add their own parser in their scope.

@@ -69,3 +69,17 @@ export async function errorHandler(this: unknown, error: FastifyError | Error, r
 export async function notFoundHandler(req: FastifyRequest, reply: FastifyReply): Promise<void> {
   await reply.code(404).type('application/problem+json').send(problem('NOT_FOUND', req.id, `No route ${req.method} ${req.url.split('?')[0] ?? ''}`.slice(0, 300)));
 }
+
+/**
+ * Errors Fastify raises before routing (a malformed percent-encoding, a path segment over the
+ * router's limit): problem+json with a request id like every other answer, never the URL echoed.
+ */
+export function routingErrorHandler(error: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is longer than 512 characters.' : 'The URL is not valid (malformed percent-encoding or characters).';
+  req.log.info({ code: error.code }, 'request refused before routing');
+  void reply
+    .code(400)
+    .header('x-request-id', req.id)
+    .type('application/problem+json')
+    .send(problem('VALIDATION_FAILED', req.id, detail, { errors: [{ path: '(url)', message: detail }] }));
+}

@@ -39,6 +39,17 @@ describe.each(DATABASE_KINDS)('GET /health and HTTP edge behaviour (%s)', (kind)
     expect(res.json()).toMatchObject({ status: 404, code: 'NOT_FOUND', request_id: res.headers['x-request-id'] });
   });
 
+  it('malformed URLs and over-long path segments are problem+json 400s with a request id, the URL not echoed', async () => {
+    for (const url of ['/%', '/api/payment-links/%E0%A4%A', `/api/payment-links/${'A'.repeat(600)}`]) {
+      const res = await ctx.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.headers['x-request-id']).toBeTruthy();
+      expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED', status: 400, request_id: res.headers['x-request-id'] });
+      expect(res.body).not.toContain('AAAAAAAAAA');
+    }
+  });
+
   it('bad JSON is a 400 INVALID_JSON, never a 500', async () => {
     const res = await ctx.app.inject({ method: 'POST', url: '/__probe', headers: { 'content-type': 'application/json' }, payload: '{"a":' });
     expect(res.statusCode).toBe(400);
