@@ -26,6 +26,11 @@ export function deriveMercantId(orderId: string): string {
   return i < 0 ? orderId : orderId.slice(0, i);
 }
 
+/** A caller's identifier that is stored and sent on (a mercant_id): no control characters. */
+export function assertPrintableId(value: string, field: string): void {
+  if (FORBIDDEN.test(value)) throw new AppError('VALIDATION_FAILED', `${field} contains control characters.`, { errors: [{ path: field, message: 'contains control characters' }] });
+}
+
 /** Validates a caller's order id and returns its gateway form; throws a 400 AppError otherwise. */
 export function gatewayOrderIdFor(orderId: string, field = 'order_id'): string {
   if (orderId.length === 0 || orderId.trim().length === 0) {
@@ -34,7 +39,16 @@ export function gatewayOrderIdFor(orderId: string, field = 'order_id'): string {
   if (FORBIDDEN.test(orderId)) {
     throw new AppError('ORDER_ID_INVALID', `${field} contains control characters.`, { errors: [{ path: field, message: 'contains control characters' }] });
   }
+  if (deriveMercantId(orderId).trim().length === 0) {
+    throw new AppError('ORDER_ID_INVALID', `${field} must not start with ':' (the part before the first ':' is the mercant_id).`, { errors: [{ path: field, message: 'must have a mercant_id before the first ":"' }] });
+  }
   const gatewayOrderId = sanitizeOrderId(orderId);
+  // "." and ".." are path segments a URL resolves away: the gateway could never be asked about them.
+  if (/^\.+$/.test(gatewayOrderId)) {
+    throw new AppError('ORDER_ID_INVALID', `${field} has no letter, digit, '-', '_' or '~' after sanitizing ("${gatewayOrderId}").`, {
+      errors: [{ path: field, message: "must contain a letter, digit, '-', '_' or '~'" }],
+    });
+  }
   if (gatewayOrderId.length > GATEWAY_ORDER_ID_MAX) {
     throw new AppError('ORDER_ID_TOO_LONG', `${field} is ${gatewayOrderId.length} characters after sanitizing; the gateway allows ${GATEWAY_ORDER_ID_MAX}.`, {
       errors: [{ path: field, message: `must be at most ${GATEWAY_ORDER_ID_MAX} characters after sanitizing` }],

@@ -6,7 +6,7 @@ import type { Services } from '../services.js';
 import type { TransactionRecord } from '../storage/store.js';
 import { AppError } from '../errors.js';
 import { resolveExpiry } from './expiry.js';
-import { deriveMercantId, gatewayOrderIdFor, newPaymentLinkId } from './order-id.js';
+import { assertPrintableId, deriveMercantId, gatewayOrderIdFor, newPaymentLinkId } from './order-id.js';
 import { LINK_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, truncate, type Customer, type CustomerInput, type Item, type ItemInput } from './order-input.js';
 import { PAID_STATUSES, conflict, findForCreate, insertOrFind, isUnconfirmed, wasRefused } from './order-records.js';
 import { paymentLinkBody, pushPaymentLink } from './link-gateway.js';
@@ -120,6 +120,7 @@ async function erpExisting(services: Services, tx: TransactionRecord, hash: stri
 export async function createErpLink(services: Services, input: ErpLinkInput): Promise<LinkOutcome> {
   const mercantId = input.mercant_id.trim();
   if (mercantId.length === 0) throw new AppError('VALIDATION_FAILED', 'mercant_id must not be empty.', { errors: [{ path: 'mercant_id', message: 'must not be empty' }] });
+  assertPrintableId(mercantId, 'mercant_id');
   if (input.order_id !== undefined) gatewayOrderIdFor(input.order_id);
   else gatewayOrderIdFor(`${mercantId}:1`, 'mercant_id');
   const items = normalizeItems(input.item);

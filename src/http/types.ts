@@ -48,3 +48,12 @@ export function instantParam(name: string, value: string | undefined): Date | un
   if (Number.isNaN(d.getTime())) throw new AppError('VALIDATION_FAILED', `${name} is not a valid time.`, { errors: [{ path: name, message: 'must be an RFC 3339 date-time that exists' }] });
   return d;
 }
+
+/**
+ * `{order_id}` in a path: the caller's id (URL-encoded) or the gateway's. Control characters are
+ * refused here: no stored id has one, and PostgreSQL cannot even compare a NUL.
+ */
+export const OrderIdParams = Type.Object(
+  { order_id: Type.String({ minLength: 1, maxLength: 512, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description: 'The original order_id (URL-encoded) or the gateway_order_id.' }) },
+  { additionalProperties: false },
+);

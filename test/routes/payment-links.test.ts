@@ -173,6 +173,24 @@ describe.each(DATABASE_KINDS)('payment link routes (%s)', (kind) => {
     expect(gw.expiry.duration).toBeLessThanOrEqual(121);
   });
 
+  it('ids the gateway could never be asked about, and control characters anywhere, are 400 before any gateway call', async () => {
+    for (const order_id of ['::', '..', '/', ':7']) {
+      const res = await post('/api/payment-links', { order_id, nominal: 10 });
+      expect(res.statusCode, order_id).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'ORDER_ID_INVALID' });
+    }
+    const erp = await post('/createtransaksi', { mercant_id: 'M\u0000', order_id: 'X-1', item: [{ id: 'i', name: 'n', price: 10, quantity: 1 }] });
+    expect(erp.statusCode).toBe(400);
+    expect(erp.json().errors).toEqual([expect.objectContaining({ path: 'mercant_id' })]);
+    for (const url of ['/api/payment-links/A%00B', '/api/payment-links/A%0AB', '/api/payments/A%00B/status']) {
+      const res = await e.app.inject({ method: 'GET', url, headers: auth });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+    }
+    expect((await e.app.inject({ method: 'DELETE', url: '/api/payment-links/A%00B', headers: auth })).statusCode).toBe(400);
+    expect(await e.sim.requests('/v1/payment-links')).toHaveLength(0);
+  });
+
   it('DELETE of a paid link is 409; of an unknown link 404; of a cancelled one answers it again without a gateway call', async () => {
     await post('/api/payment-links', { order_id: 'D-1', nominal: 10 });
     await post('/api/payment-links', { order_id: 'D-2', nominal: 10 });

@@ -63,19 +63,26 @@ describe('gatewayOrderIdFor', () => {
   it('accepts up to 50 characters after sanitizing and refuses 51 with ORDER_ID_TOO_LONG', () => {
     expect(gatewayOrderIdFor('a'.repeat(GATEWAY_ORDER_ID_MAX))).toHaveLength(50);
     expect(codeOf(() => gatewayOrderIdFor('a'.repeat(51)))).toBe('ORDER_ID_TOO_LONG');
-    // 25 emoji are 50 UTF-16 units but 25 gateway characters
-    expect(gatewayOrderIdFor('💳'.repeat(25))).toBe('.'.repeat(25));
+    // 25 emoji and a letter are 51 UTF-16 units but 26 gateway characters
+    expect(gatewayOrderIdFor(`${'💳'.repeat(25)}A`)).toBe(`${'.'.repeat(25)}A`);
   });
 
   it('refuses empty, blank and control-character ids with ORDER_ID_INVALID', () => {
     for (const bad of ['', '   ', 'A\u0000B', 'A\nB', 'A\u007fB', 'A\u0085B', 'A\ud800B']) expect(codeOf(() => gatewayOrderIdFor(bad)), JSON.stringify(bad)).toBe('ORDER_ID_INVALID');
   });
 
+  it('refuses ids a URL would resolve away ("." and "..") or without a mercant_id before the first ":"', () => {
+    for (const bad of [':', '::', '.', '..', '/', '//', '💳', ':1', ' :2']) expect(codeOf(() => gatewayOrderIdFor(bad)), JSON.stringify(bad)).toBe('ORDER_ID_INVALID');
+    expect(gatewayOrderIdFor('~')).toBe('~');
+    expect(gatewayOrderIdFor('A:')).toBe('A.');
+    expect(gatewayOrderIdFor('./a')).toBe('..a');
+  });
+
   it('property: accepted ids map into the gateway charset with length ≤ 50', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 70 }), (s) => {
         const code = codeOf(() => gatewayOrderIdFor(s));
-        if (code === undefined) expect(gatewayOrderIdFor(s)).toMatch(/^[A-Za-z0-9\-_~.]{1,50}$/);
+        if (code === undefined) expect(gatewayOrderIdFor(s)).toMatch(/^(?!\.+$)[A-Za-z0-9\-_~.]{1,50}$/);
         else expect(['ORDER_ID_INVALID', 'ORDER_ID_TOO_LONG']).toContain(code);
       }),
       { numRuns: 2000 },

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { App } from '../types.js';
-import { TAGS } from '../types.js';
+import { OrderIdParams, TAGS } from '../types.js';
 import type { Services } from '../../services.js';
 import { ProblemSchema } from '../../errors.js';
 import { idempotent } from '../idempotency.js';
@@ -50,7 +50,6 @@ const ErpBody = Type.Object(
   { additionalProperties: false },
 );
 
-const IdParams = Type.Object({ order_id: Text(512, 'The original order_id (URL-encoded) or the gateway_order_id.') });
 const IdemHeaders = Type.Object({ 'idempotency-key': Type.Optional(Text(255, 'Replays the first response for 24 h.')) });
 
 const createResponses = {
@@ -114,7 +113,7 @@ export async function paymentLinkRoutes(app: App, services: Services): Promise<v
       schema: {
         tags: [TAGS.links],
         summary: 'Resolve a payment link',
-        params: IdParams,
+        params: OrderIdParams,
         response: { 200: LinkDetailViewSchema, 401: ProblemSchema, 404: ProblemSchema },
       },
     },
@@ -129,7 +128,7 @@ export async function paymentLinkRoutes(app: App, services: Services): Promise<v
         tags: [TAGS.links],
         summary: 'Deactivate a payment link',
         description: 'Deletes the link at the gateway and marks it cancelled; a paid link → 409. Closed links answer as they are.',
-        params: IdParams,
+        params: OrderIdParams,
         response: { 200: LinkDetailViewSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema },
       },
     },

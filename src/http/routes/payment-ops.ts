@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { App } from '../types.js';
-import { TAGS } from '../types.js';
+import { OrderIdParams, TAGS } from '../types.js';
 import type { Services } from '../../services.js';
 import { ProblemSchema } from '../../errors.js';
 import { idempotent } from '../idempotency.js';
@@ -88,7 +88,7 @@ export async function paymentOpsRoutes(app: App, services: Services): Promise<vo
       schema: {
         tags: [TAGS.ops],
         summary: 'Ask the gateway, update the local record, return the status',
-        params: Type.Object({ order_id: Text(512, 'The original order_id (URL-encoded) or the gateway_order_id.') }),
+        params: OrderIdParams,
         response: { 200: StatusViewSchema, 401: ProblemSchema, 404: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema },
       },
     },
