@@ -100,12 +100,23 @@ export const ProblemSchema = Type.Object(
   { additionalProperties: true, description: 'RFC 9457 problem details (application/problem+json)' },
 );
 
-/** True for errors that mean "the database cannot be reached", as opposed to a bug or a constraint. */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+// PostgreSQL SQLSTATEs: connection exceptions (08), insufficient resources (53: disk full, out of
+// memory, too many connections), operator intervention (57P: shutdown, crash, cannot connect now),
+// a statement timeout (57014), and the transient 40001 / 40P01 a retry resolves.
+const PG_UNAVAILABLE = /^(08...|53...|57P0.|57014|40001|40P01)$/;
+// better-sqlite3 reports extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_WRITE, …).
+const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|NOMEM|READONLY)(_|$)/;
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|database connection is not open|Cannot use a pool after calling end|driver has already been destroyed/i;
+
+/**
+ * True for errors that mean "the database cannot answer now" (down, overloaded, locked, full), as
+ * opposed to a bug or a constraint: those become 503 so the caller (and the gateway) retries.
+ */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string') {
-    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', 'SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_IOERR'].includes(code)) return true;
-  }
-  return /Connection terminated|connection timeout|Client has encountered a connection error|database connection is not open|The database connection is not open|Cannot use a pool after calling end|driver has already been destroyed/i.test(err.message);
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || PG_UNAVAILABLE.test(code) || SQLITE_UNAVAILABLE.test(code))) return true;
+  return UNAVAILABLE_MESSAGES.test(err.message);
 }

@@ -204,6 +204,20 @@ describe.each(DATABASE_KINDS)('POST /webhook/midtrans (%s)', (kind) => {
     expect((await post(ctx, n)).json()).toMatchObject({ result: 'applied' });
   });
 
+  it('fields of unexpected types (null fraud_status, numeric times, objects) never cost a signed notification a 400', async () => {
+    await seedTransaction(ctx.services.store, { orderId: 'SO-7b' });
+    const n = { ...signedNotification({ order_id: 'SO-7b', transaction_status: 'settlement' }), fraud_status: null, settlement_time: 1763884800, transaction_time: { at: 'now' }, payment_type: 7, transaction_id: null };
+    const res = await post(ctx, n);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ result: 'applied' });
+    expect((await ctx.services.store.transactions.findByOrderId('SO-7b'))?.status).toBe('paid');
+    // a non-string signature is no signature: 401 and logged, never a schema 400
+    const odd = { ...signedNotification({ order_id: 'SO-7b', transaction_status: 'settlement' }), signature_key: 12345 };
+    const forged = await post(ctx, odd);
+    expect(forged.statusCode).toBe(401);
+    expect(ctx.logs.some((l) => l.security_event === 'webhook_signature_invalid')).toBe(true);
+  });
+
   it('bodies over 64 KiB → 413', async () => {
     const n = signedNotification({ order_id: 'SO-8', transaction_status: 'settlement', padding: 'x'.repeat(70 * 1024) });
     const res = await post(ctx, n);

@@ -23,23 +23,28 @@ export const ProblemSchema = Type.Object(
   { additionalProperties: true, description: 'RFC 9457 problem details' },
 );
 
-/** The gateway's notification: only the fields we read are described; every other field is accepted and ignored. */
+/**
+ * The gateway's notification, parsed leniently: a field of an unexpected type (a `null`
+ * `fraud_status`, a numeric time) or any unknown field never costs the notification a 400, since
+ * the gateway gives up after two retries of a 400. The handler reads the strings it needs and
+ * ignores the rest; the signature decides what is trusted.
+ */
+const Field = (description: string) => Type.Optional(Type.Unknown({ description }));
 const NotificationBody = Type.Object(
   {
-    order_id: Type.Optional(Str(512, 'gateway order id')),
-    status_code: Type.Optional(Str(16)),
-    gross_amount: Type.Optional(Str(32, 'exactly as signed, e.g. "150000.00"')),
-    signature_key: Type.Optional(Str(512, 'SHA-512 hex of order_id + status_code + gross_amount + server key')),
-    transaction_status: Type.Optional(Str(64)),
-    fraud_status: Type.Optional(Str(64)),
-    transaction_id: Type.Optional(Str(128)),
-    payment_type: Type.Optional(Str(64)),
-    transaction_time: Type.Optional(Str(64)),
-    settlement_time: Type.Optional(Str(64)),
+    order_id: Field('gateway order id (string)'),
+    status_code: Field('string, e.g. "200"'),
+    gross_amount: Field('string, exactly as signed, e.g. "150000.00"'),
+    signature_key: Field('SHA-512 hex of order_id + status_code + gross_amount + server key'),
+    transaction_status: Field('string'),
+    fraud_status: Field('string, or absent/null'),
+    transaction_id: Field('string'),
+    payment_type: Field('string'),
+    transaction_time: Field('string'),
+    settlement_time: Field('string'),
   },
-  { additionalProperties: true, maxProperties: 200 },
+  { additionalProperties: true, maxProperties: 500 },
 );
-
 
 const WebhookAnswer = Type.Object({ status: Type.Literal('ok'), result: Str(32) });
 
