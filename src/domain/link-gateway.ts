@@ -6,7 +6,7 @@ import type { PaymentLinkDetails } from '../gateway/wire.js';
 import { AppError } from '../errors.js';
 import type { Expiry } from './expiry.js';
 import type { Customer, Item } from './order-input.js';
-import { storedRequest } from './order-records.js';
+import { recordCreated, recordRefused, storedRequest } from './order-records.js';
 
 export interface LinkBodyInput {
   gatewayOrderId: string;
@@ -43,7 +43,7 @@ async function adopt(services: Services, tx: TransactionRecord, found: PaymentLi
     });
   }
   services.logger.info({ order_id: tx.orderId, gateway_order_id: tx.gatewayOrderId }, 'payment link adopted from the gateway after an unconfirmed creation');
-  return services.store.transactions.update(tx.id, { paymentUrl: found.payment_link_url, status: 'pending', gatewayJson: JSON.stringify({ order_id: found.order_id, payment_url: found.payment_link_url }) });
+  return recordCreated(services.store, tx, { paymentUrl: found.payment_link_url, gatewayJson: JSON.stringify({ order_id: found.order_id, payment_url: found.payment_link_url }) });
 }
 
 /**
@@ -59,14 +59,14 @@ export async function pushPaymentLink(services: Services, tx: TransactionRecord,
   }
   try {
     const created = await services.gateway.createPaymentLink(gateway, { idempotencyKey: tx.paymentLinkId ?? undefined });
-    return await services.store.transactions.update(tx.id, { paymentUrl: created.payment_url, status: 'pending', gatewayJson: JSON.stringify(created) });
+    return await recordCreated(services.store, tx, { paymentUrl: created.payment_url, gatewayJson: JSON.stringify(created) });
   } catch (err) {
     if (isTaken(err)) {
       const found = await services.gateway.getPaymentLink(tx.gatewayOrderId);
       if (found) return adopt(services, tx, found);
     }
     // A refusal means nothing was created: the record says so, and a retry may try again.
-    if (err instanceof GatewayError && err.kind === 'refused') await services.store.transactions.update(tx.id, { status: 'failed' });
+    if (err instanceof GatewayError && err.kind === 'refused') await recordRefused(services.store, tx);
     throw err;
   }
 }

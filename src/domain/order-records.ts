@@ -3,7 +3,7 @@
  * BEFORE the gateway call, so a timeout after the gateway acted can be recovered instead of repeated.
  */
 import { AppError } from '../errors.js';
-import { UniqueViolationError, type NewTransaction, type PaymentStatus, type Store, type TransactionRecord } from '../storage/store.js';
+import { UniqueViolationError, type NewTransaction, type PaymentStatus, type Store, type TransactionPatch, type TransactionRecord } from '../storage/store.js';
 
 /** Statuses that mean the order was paid at some point; such an order is never re-created. */
 export const PAID_STATUSES: ReadonlySet<PaymentStatus> = new Set(['paid', 'challenge', 'refunded', 'partially_refunded', 'chargeback']);
@@ -19,6 +19,22 @@ export function isUnconfirmed(tx: TransactionRecord): boolean {
 /** The gateway definitely refused the creation (nothing exists there); a retry may try again. */
 export function wasRefused(tx: TransactionRecord): boolean {
   return isUnconfirmed(tx) && tx.status === 'failed';
+}
+
+/**
+ * Records what the gateway answered to a creation: `patch` (identifiers, URLs) always, and the
+ * status back to pending only when the record still says pending or failed — a notification that
+ * arrived during the call (paid, expired…) is never undone by this older view.
+ */
+export async function recordCreated(store: Store, tx: TransactionRecord, patch: TransactionPatch, transactionStatus?: string | null): Promise<TransactionRecord> {
+  await store.transactions.update(tx.id, patch);
+  const revive: TransactionPatch = transactionStatus === undefined ? { status: 'pending' } : { status: 'pending', transactionStatus };
+  return store.transactions.update(tx.id, revive, { ifStatusIn: ['pending', 'failed'] });
+}
+
+/** The gateway refused the creation: failed, unless a notification moved the record meanwhile. */
+export async function recordRefused(store: Store, tx: TransactionRecord): Promise<void> {
+  await store.transactions.update(tx.id, { status: 'failed' }, { ifStatusIn: ['pending'] });
 }
 
 export function collision(orderId: string, other: TransactionRecord): AppError {

@@ -11,7 +11,7 @@ import type { CoreResponse } from '../gateway/wire.js';
 import { resolveExpiry, type Expiry } from './expiry.js';
 import { deriveMercantId, gatewayOrderIdFor } from './order-id.js';
 import { CORE_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, type Customer, type CustomerInput, type Item, type ItemInput } from './order-input.js';
-import { conflict, findForCreate, insertOrFind, isUnconfirmed } from './order-records.js';
+import { conflict, findForCreate, insertOrFind, isUnconfirmed, recordCreated, recordRefused } from './order-records.js';
 import { MAX_CHARGE_EXPIRY_MINUTES, chargeBody, methodObject, type ChargeInput } from './charge-body.js';
 import { requestHash } from './request-hash.js';
 import { mapGatewayStatus } from './payment-status.js';
@@ -82,21 +82,29 @@ async function recordFor(services: Services, c: Common, kind: TransactionKind, h
 }
 
 async function markRefused(services: Services, tx: TransactionRecord, err: unknown): Promise<never> {
-  if (err instanceof GatewayError && err.kind === 'refused') await services.store.transactions.update(tx.id, { status: 'failed' });
+  if (err instanceof GatewayError && err.kind === 'refused') await recordRefused(services.store, tx);
   throw err;
+}
+
+function utcIso(iso: string | null): string | null {
+  return iso === null ? null : new Date(iso).toISOString();
 }
 
 /** Identifiers from the gateway's answer; a status other than pending goes through the status machine. */
 async function applyCharge(services: Services, tx: TransactionRecord, res: CoreResponse): Promise<TransactionRecord> {
   const { signature_key: _omit, ...kept } = res;
-  let t = await services.store.transactions.update(tx.id, {
-    gatewayTransactionId: res.transaction_id ?? null,
-    paymentType: res.payment_type ?? null,
-    transactionStatus: tx.transactionStatus ?? res.transaction_status ?? null,
-    gatewayJson: JSON.stringify(kept),
-    expireAt: gatewayTimeToIso(res.expiry_time ?? res.expire_time) ?? tx.expireAt,
-    status: tx.status === 'failed' ? 'pending' : tx.status,
-  });
+  let t = await recordCreated(
+    services.store,
+    tx,
+    {
+      gatewayTransactionId: res.transaction_id ?? null,
+      paymentType: res.payment_type ?? null,
+      gatewayJson: JSON.stringify(kept),
+      // Stored times are UTC ISO text (compared as text by the sweeps), never the gateway's +07:00.
+      expireAt: utcIso(gatewayTimeToIso(res.expiry_time ?? res.expire_time)) ?? tx.expireAt,
+    },
+    res.transaction_status ?? null,
+  );
   const mapped = mapGatewayStatus(res.transaction_status, res.fraud_status);
   if (mapped !== undefined && mapped !== 'pending') {
     const report = reportFromStatus(res, { order_id: tx.gatewayOrderId, gross_amount: `${tx.nominal}.00` });
@@ -141,7 +149,7 @@ export async function createSnapToken(services: Services, input: SnapInput): Pro
   if (c.expiry) body.expiry = { start_time: c.expiry.startTime, unit: 'minute', duration: c.expiry.durationMinutes };
   // Before a method is picked the gateway lets an order id ask again: the new token replaces a lost one.
   const res = await services.gateway.createSnapTransaction(body, { idempotencyKey: `snap-${tx.id}` }).catch((err: unknown) => markRefused(services, tx, err));
-  const t = await services.store.transactions.update(tx.id, { snapToken: res.token, paymentUrl: res.redirect_url, status: 'pending', gatewayJson: JSON.stringify(res) });
+  const t = await recordCreated(services.store, tx, { snapToken: res.token, paymentUrl: res.redirect_url, gatewayJson: JSON.stringify(res) });
   return { created: true, view: snapView(t) };
 }
 

@@ -85,7 +85,12 @@ export interface TransactionsRepo {
   findByGatewayTransactionId(transactionId: string): Promise<TransactionRecord | undefined>;
   /** The highest attempt for an ERP mercant_id, if any. */
   latestForMercant(mercantId: string): Promise<TransactionRecord | undefined>;
-  update(id: string, patch: TransactionPatch): Promise<TransactionRecord>;
+  /**
+   * Applies `patch` and returns the record as it is afterwards. With `ifStatusIn`, the patch is
+   * applied only while the stored status is one of those (checked in the same statement), so a
+   * write based on an older read never undoes a status a notification applied meanwhile.
+   */
+  update(id: string, patch: TransactionPatch, o?: { ifStatusIn?: readonly PaymentStatus[] }): Promise<TransactionRecord>;
   /** Newest first. */
   list(filter: TransactionFilter): Promise<Page<TransactionRecord>>;
   /** Pending transactions whose expiry passed before `expiredBefore`, or created before `createdBefore` with no event since. Oldest first. */

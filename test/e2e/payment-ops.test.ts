@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
+import { signedNotification } from '../helpers/notifications.js';
 
 const KEY = 'erp-key-0123456789';
 const auth = { authorization: `Bearer ${KEY}` };
@@ -103,7 +104,31 @@ describe.each(DATABASE_KINDS)('charge, Snap and status against the simulator (%s
     expect(after.statusCode).toBe(200);
     expect(after.json()).toMatchObject({ status: 'paid', transaction_status: 'settlement', payment_type: 'bank_transfer', transaction_id: charged.json().transaction_id });
     expect(after.json().settlement_time).toEqual(expect.any(String));
+    // The change found by asking produces the ERP event a notification would have, once.
+    const events = async () => (await e.services.store.outbox.list({ limit: 50 })).items.filter((ev) => ev.orderId === 'ST/1');
+    expect((await events()).map((ev) => JSON.parse(ev.payload).status)).toEqual(['paid']);
+    expect((await status('ST/1')).json()).toMatchObject({ status: 'paid' });
+    expect(await events()).toHaveLength(1);
     expect((await status('nope')).statusCode).toBe(404);
+  });
+
+  it('a notification that lands while the charge call is still running is never undone by the charge answer', async () => {
+    await e.sim.put('/_sim/faults', { latency_ms: 800 });
+    const charging = post('/api/charge', { order_id: 'RACE-1', nominal: 10000, payment_type: 'bank_transfer', bank_transfer: { bank: 'bca' } });
+    await expect.poll(async () => (await e.services.store.transactions.findByOrderId('RACE-1')) !== undefined, { timeout: 5_000, interval: 20 }).toBe(true);
+    const hook = await e.app.inject({
+      method: 'POST',
+      url: '/webhook/midtrans',
+      headers: { 'content-type': 'application/json' },
+      payload: signedNotification({ order_id: 'RACE-1', transaction_status: 'settlement', gross_amount: '10000.00' }, e.serverKey),
+    });
+    expect(hook.json()).toMatchObject({ result: 'applied' });
+    const charged = await charging;
+    expect(charged.statusCode).toBe(201);
+    const tx = await e.services.store.transactions.findByOrderId('RACE-1');
+    expect(tx).toMatchObject({ status: 'paid', transactionStatus: 'settlement', gatewayTransactionId: charged.json().transaction_id });
+    const events = (await e.services.store.outbox.list({ limit: 50 })).items.filter((ev) => ev.orderId === 'RACE-1');
+    expect(events.map((ev) => JSON.parse(ev.payload).status)).toEqual(['paid']);
   });
 
   it('gateway refusal → 502 with the gateway status; timeout → 504 and the retry adopts the charge', async () => {

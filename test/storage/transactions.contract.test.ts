@@ -62,6 +62,16 @@ describe.each(DATABASE_KINDS)('storage contract: transactions and config (%s)', 
     expect(after.updatedAt >= t.updatedAt).toBe(true);
   });
 
+  it('a conditional update applies only while the stored status is one of those given', async () => {
+    const t = await store.transactions.insert(newTx());
+    await store.transactions.update(t.id, { status: 'paid', transactionStatus: 'settlement' });
+    const kept = await store.transactions.update(t.id, { status: 'pending', transactionStatus: 'pending' }, { ifStatusIn: ['pending', 'failed'] });
+    expect(kept).toMatchObject({ status: 'paid', transactionStatus: 'settlement' });
+    const moved = await store.transactions.update(t.id, { status: 'refunded' }, { ifStatusIn: ['paid'] });
+    expect(moved.status).toBe('refunded');
+    expect((await store.transactions.update(t.id, { status: 'pending' }, { ifStatusIn: [] })).status).toBe('refunded');
+  });
+
   it('finds the latest attempt for a mercant id', async () => {
     await store.transactions.insert(newTx({ orderId: 'INV-9:1', mercantId: 'INV-9', attempt: 1 }));
     await store.transactions.insert(newTx({ orderId: 'INV-9:2', mercantId: 'INV-9', attempt: 2 }));

@@ -155,9 +155,11 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     return row ? toRecord(row) : undefined;
   }
 
-  async update(id: string, patch: TransactionPatch): Promise<TransactionRecord> {
+  async update(id: string, patch: TransactionPatch, o: { ifStatusIn?: readonly PaymentStatus[] } = {}): Promise<TransactionRecord> {
     const values = { ...toColumns(patch), updated_at: this.now().toISOString() };
-    await this.db.updateTable('transactions').set(values).where('id', '=', id).execute();
+    let q = this.db.updateTable('transactions').set(values).where('id', '=', id);
+    if (o.ifStatusIn) q = q.where('status', 'in', o.ifStatusIn.length > 0 ? [...o.ifStatusIn] : ['-none-']);
+    await q.execute();
     const after = await this.findById(id);
     if (!after) throw new Error(`transaction ${id} vanished during update`);
     return after;
