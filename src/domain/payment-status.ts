@@ -11,9 +11,11 @@
  *    that is not paid: it may move expired → pending → paid. Transactions are ordered by their
  *    `transaction_time`; a report from an older one is ignored unless it reports money the order
  *    does not show yet (money is never dropped for arriving late).
- *  - The documented reversal (Permata VA, Mandiri bill, Indomaret: settlement → deny within minutes,
- *    "treat as unpaid") moves paid → failed, but only for those channels, only on the same gateway
- *    transaction and only from settlement. Everything else after paid is refund/chargeback only.
+ *  - The documented reversals: Permata VA, Mandiri bill and Indomaret may turn a settlement into a
+ *    deny within minutes ("treat as unpaid"): paid → failed, only for those channels and only from
+ *    settlement; a captured card payment may be cancelled before it settles: paid → cancelled, only
+ *    from capture. Both only on the same gateway transaction; after a cancel nothing of that
+ *    transaction is applied any more. Everything else after paid is refund/chargeback only.
  */
 import type { PaymentStatus } from '../storage/store.js';
 
@@ -128,6 +130,9 @@ export function decideTransition(current: CurrentState, incoming: IncomingReport
   if (otherTx) return decideOtherTransaction(current, incoming, next);
   if (next === current.status) return { kind: 'duplicate', status: next, adoptTransaction: false };
   if (isReversal(current, incoming, next)) return { kind: 'apply', status: next, newTransaction: false };
+  // The gateway cancels only before settlement and nothing follows a cancel: any other report of
+  // the same gateway transaction arriving after it is an older fact that came late.
+  if ((current.transactionStatus ?? '').toLowerCase() === 'cancel') return { kind: 'stale', status: next };
   if (statusRank(next) > statusRank(current.status)) return { kind: 'apply', status: next, newTransaction: false };
   return { kind: 'stale', status: next };
 }
@@ -148,6 +153,10 @@ function decideOtherTransaction(current: CurrentState, incoming: IncomingReport,
 }
 
 function isReversal(current: CurrentState, incoming: IncomingReport, next: PaymentStatus): boolean {
+  const was = (current.transactionStatus ?? '').toLowerCase();
+  const now = (incoming.transactionStatus ?? '').toLowerCase();
+  // A captured card payment is voided by a cancel until it settles: the money was never taken.
+  if (current.status === 'paid' && was === 'capture' && next === 'cancelled' && now === 'cancel') return true;
   return (
     incoming.reversible &&
     current.status === 'paid' &&

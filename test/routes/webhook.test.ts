@@ -111,6 +111,22 @@ describe.each(DATABASE_KINDS)('POST /webhook/midtrans (%s)', (kind) => {
     expect((await ctx.services.store.outbox.list({})).items).toHaveLength(1);
   });
 
+  it('a card capture voided before settlement reaches the ERP as cancelled; a late capture after the void changes nothing', async () => {
+    const tx = await seedTransaction(ctx.services.store, { orderId: 'SO-2c' });
+    const card = { order_id: 'SO-2c', transaction_id: 'tx-2c', payment_type: 'credit_card' };
+    expect((await post(ctx, signedNotification({ ...card, transaction_status: 'capture', fraud_status: 'accept' }))).json()).toMatchObject({ result: 'applied' });
+    expect((await post(ctx, signedNotification({ ...card, transaction_status: 'cancel' }))).json()).toMatchObject({ result: 'applied' });
+    expect((await ctx.services.store.transactions.findById(tx.id))?.status).toBe('cancelled');
+    const statuses = async () => (await ctx.services.store.outbox.list({})).items.map((e) => JSON.parse(e.payload).status).reverse();
+    expect(await statuses()).toEqual(['paid', 'cancelled']);
+
+    const late = await seedTransaction(ctx.services.store, { orderId: 'SO-2d' });
+    const card2 = { order_id: 'SO-2d', transaction_id: 'tx-2d', payment_type: 'credit_card' };
+    expect((await post(ctx, signedNotification({ ...card2, transaction_status: 'cancel' }))).json()).toMatchObject({ result: 'applied' });
+    expect((await post(ctx, signedNotification({ ...card2, transaction_status: 'capture', fraud_status: 'accept' }))).json()).toMatchObject({ result: 'stale' });
+    expect((await ctx.services.store.transactions.findById(late.id))?.status).toBe('cancelled');
+  });
+
   it('an order reused after expiry with a new transaction id moves expired → pending → paid', async () => {
     const tx = await seedTransaction(ctx.services.store, { orderId: 'SO-3', kind: 'charge' });
     for (const [status, id, result] of [
