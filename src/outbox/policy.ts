@@ -2,21 +2,21 @@
  * Retry policy for ERP deliveries. Pure (time and randomness are passed in).
  *
  * - 2xx → delivered.
- * - 410 Gone, and 400/413/415/422 (the receiver refuses these exact bytes, which never change on a
- *   retry) → `dead` at once; logged as an error, listed by `/api/deliveries?status=dead`, and
- *   re-deliverable by hand (`POST /api/deliveries/{id}/retry`).
- * - Everything else (other 4xx such as 401/403/404 — usually configuration an operator can fix —,
- *   408/425/429, 3xx since redirects are not followed, 5xx, timeouts, refused connections) → retried
- *   with exponential backoff and jitter: base 10 s × 2^n, capped at 1 h, "equal jitter" (half fixed,
- *   half random). A `Retry-After` (seconds or HTTP date) replaces the backoff, bounded to [1 s, 6 h].
+ * - Every other answer (4xx included: a receiver that refuses an event is usually a receiver with a
+ *   bug or a configuration being fixed, and an event dropped at once would let the order's later
+ *   events overtake it), 3xx since redirects are not followed, timeouts and refused connections →
+ *   retried with exponential backoff and jitter: base 10 s × 2^n, capped at 1 h, "equal jitter"
+ *   (half fixed, half random). A `Retry-After` (seconds or HTTP date) replaces the backoff, bounded
+ *   to [1 s, 6 h].
  * - After `retry_for_hours` from the start of the retry window → `dead`. The last attempt is
- *   scheduled no later than the window's end, so the window is used to its last minute.
+ *   scheduled no later than the window's end, so the window is used to its last minute. A dead
+ *   event is logged as an error, listed by `/api/deliveries?status=dead`, and re-deliverable by hand
+ *   (`POST /api/deliveries/{id}/retry`).
  */
 export const BACKOFF_BASE_MS = 10_000;
 export const BACKOFF_CAP_MS = 3_600_000;
 const RETRY_AFTER_MIN_MS = 1_000;
 const RETRY_AFTER_MAX_MS = 6 * 3_600_000;
-const PERMANENT = new Set([400, 410, 413, 415, 422]);
 
 /** Delay after the `failures`-th consecutive failure (1-based). */
 export function backoffMs(failures: number, random: () => number): number {
@@ -51,7 +51,6 @@ export interface JudgeInput {
 export function judge(i: JudgeInput): Verdict {
   const s = i.statusCode;
   if (s !== null && s >= 200 && s < 300) return { state: 'delivered' };
-  if (s !== null && PERMANENT.has(s)) return { state: 'dead', reason: s === 410 ? 'receiver answered 410 Gone' : `receiver refused the event (HTTP ${s})` };
   const deadline = i.retryFrom.getTime() + i.retryForHours * 3_600_000;
   if (i.now.getTime() >= deadline) return { state: 'dead', reason: `retry window of ${i.retryForHours} h exhausted` };
   const ra = parseRetryAfter(i.retryAfter, i.now);

@@ -91,7 +91,7 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
     expect(erp.accepted().map((d) => [d.webhookId, d.verified])).toEqual([[id, true]]);
   });
 
-  it('honours Retry-After and treats 410 / payload refusals as dead at once', async () => {
+  it('honours Retry-After; a refusal of the body (410, 422) is retried like any failure, not dropped', async () => {
     erp.setMode({ kind: 'fail', status: 503, retryAfter: '120' });
     const id = await paidEvent('SO:3');
     await ctx.services.outbox.runOnce();
@@ -99,11 +99,17 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
     clock.advance(120_000);
     erp.setMode({ kind: 'fail', status: 410 });
     await ctx.services.outbox.runOnce();
-    expect(await event(id)).toMatchObject({ state: 'dead', lastStatusCode: 410 });
+    expect(await event(id)).toMatchObject({ state: 'failed', lastStatusCode: 410, attempts: 2 });
     const id2 = await paidEvent('SO:4');
     erp.setMode({ kind: 'fail', status: 422 });
     await ctx.services.outbox.runOnce();
-    expect(await event(id2)).toMatchObject({ state: 'dead', lastStatusCode: 422 });
+    expect(await event(id2)).toMatchObject({ state: 'failed', lastStatusCode: 422, attempts: 1 });
+    // once the receiver accepts again, both arrive
+    erp.setMode({ kind: 'ok' });
+    clock.advance(3_600_000);
+    await ctx.services.outbox.drain();
+    expect(await event(id)).toMatchObject({ state: 'delivered' });
+    expect(await event(id2)).toMatchObject({ state: 'delivered' });
   });
 
   it('with no ERP URL events wait in the outbox', async () => {
