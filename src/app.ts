@@ -16,6 +16,7 @@ import { operationsRoutes } from './http/routes/operations.js';
 import { registerOpenApi } from './http/openapi.js';
 import { bindLogContext } from './logging/logger.js';
 import { deriveMercantId } from './domain/order-id.js';
+import { runInLogContext } from './logging/context.js';
 
 export interface AppOptions {
   /** Largest request body, bytes. Default 256 KiB. */
@@ -69,6 +70,10 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
 
   // Every body is JSON (CONTRACT §3); routes that take raw bytes add their own parser in their scope.
   app.removeContentTypeParser('text/plain');
+  // First hook: everything the request does from here on runs inside its log context.
+  app.addHook('onRequest', (req, _reply, done) => {
+    runInLogContext({ request_id: req.id }, done);
+  });
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });

@@ -2,6 +2,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { RuntimeSettings } from '../settings.js';
 import { GatewayError } from './errors.js';
+import { currentLogContext } from '../logging/context.js';
 import {
   parseCoreResponse,
   parseErrorMessages,
@@ -168,14 +169,14 @@ export class MidtransClient {
       const text = await this.readCapped(res.body);
       const durationMs = Math.round(performance.now() - started);
       this.opts.observe?.({ operation: op, outcome: res.statusCode, durationMs });
-      log.info({ gateway: { op, method, path, status: res.statusCode, duration_ms: durationMs } }, 'gateway call');
+      log.info({ ...currentLogContext(), gateway: { op, method, path, status: res.statusCode, duration_ms: durationMs } }, 'gateway call');
       return { status: res.statusCode, body: parseJson(text, res.statusCode) };
     } catch (err) {
       const durationMs = Math.round(performance.now() - started);
       if (err instanceof GatewayError) throw err;
       const kind = classify(err);
       this.opts.observe?.({ operation: op, outcome: kind, durationMs });
-      log.warn({ gateway: { op, method, path, error: kind, duration_ms: durationMs } }, 'gateway call failed');
+      log.warn({ ...currentLogContext(), gateway: { op, method, path, error: kind, duration_ms: durationMs } }, 'gateway call failed');
       throw new GatewayError(kind, `gateway ${kind} on ${op}`);
     }
   }

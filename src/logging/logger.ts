@@ -11,6 +11,7 @@ import roll from 'pino-roll';
 import type { RollStream } from 'pino-roll';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { REDACTED, createSecretScrubber, redactUrl, type SecretScrubber } from './redact.js';
+import { extendLogContext } from './context.js';
 
 export interface LoggerOptions {
   level: string;
@@ -198,6 +199,7 @@ export function bindLogContext(req: FastifyRequest, reply: FastifyReply, context
   const bindings: Record<string, string> = {};
   for (const [k, v] of Object.entries(context)) if (typeof v === 'string') bindings[k] = v;
   if (Object.keys(bindings).length === 0) return;
+  extendLogContext(bindings);
   const log = req.log as unknown as Logger;
   log.setBindings(bindings);
   if ((reply.log as unknown) !== log) (reply.log as unknown as Logger).setBindings(bindings);

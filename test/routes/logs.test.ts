@@ -144,9 +144,14 @@ describe.each(DATABASE_KINDS)('log endpoints (%s)', (kind) => {
       const res = await ctx.app.inject({ method: 'POST', url: '/api/payment-links', headers: { 'x-request-id': 'ctx-order-1' }, payload: { order_id: 'LOGCTX/7:2', nominal: 10000 } });
       expect(res.statusCode).toBeGreaterThanOrEqual(500);
       await ctx.rawLogs();
-      const entries = (await get('/api/logs?order_id=LOGCTX%2F7%3A2')).json().entries as Array<Record<string, unknown>>;
-      expect(entries.map((e) => e.msg)).toContain('request completed');
-      for (const e of entries) expect(e).toMatchObject({ request_id: 'ctx-order-1', order_id: 'LOGCTX/7:2', mercant_id: 'LOGCTX/7' });
+      // Every line of the request — found by its request_id, so lines without the order would show —
+      // carries the order once the body is parsed: the outbound gateway call's line included.
+      const entries = (await get('/api/logs?request_id=ctx-order-1')).json().entries as Array<Record<string, unknown>>;
+      const msgs = entries.map((e) => e.msg);
+      expect(msgs).toEqual(expect.arrayContaining(['incoming request', 'gateway call failed', 'request completed']));
+      for (const e of entries.filter((x) => x.msg !== 'incoming request')) expect(e, String(e.msg)).toMatchObject({ request_id: 'ctx-order-1', order_id: 'LOGCTX/7:2', mercant_id: 'LOGCTX/7' });
+      const byOrder = (await get('/api/logs?order_id=LOGCTX%2F7%3A2')).json().entries as Array<Record<string, unknown>>;
+      expect(byOrder.map((e) => e.msg)).toContain('gateway call failed');
     });
 
     it('rejects bad filters with 400', async () => {
