@@ -3,7 +3,7 @@ import { AppError } from '../errors.js';
 import type { Expiry } from './expiry.js';
 import { truncate, type Customer, type CustomerInput, type Item, type ItemInput } from './order-input.js';
 
-export const PAYMENT_TYPES = ['bank_transfer', 'echannel', 'qris', 'gopay', 'cstore', 'credit_card'] as const;
+export const PAYMENT_TYPES = ['bank_transfer', 'echannel', 'qris', 'gopay', 'shopeepay', 'cstore', 'credit_card'] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];
 
 export interface ChargeInput {
@@ -17,6 +17,7 @@ export interface ChargeInput {
   echannel?: { bill_info1?: string; bill_info2?: string };
   qris?: { acquirer?: 'gopay' | 'airpay shopee' };
   gopay?: { enable_callback?: boolean; callback_url?: string };
+  shopeepay?: { callback_url?: string };
   cstore?: { store: 'alfamart' | 'indomaret'; message?: string };
   credit_card?: { token_id: string; authentication?: boolean };
 }
@@ -48,6 +49,8 @@ export function methodObject(input: ChargeInput): Record<string, unknown> {
       return { ...(input.qris ?? {}) };
     case 'gopay':
       return { ...(input.gopay ?? {}) };
+    case 'shopeepay':
+      return { ...(input.shopeepay ?? {}) };
   }
 }
 

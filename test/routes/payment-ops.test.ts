@@ -35,11 +35,25 @@ describe.each(DATABASE_KINDS)('payment operation routes (%s)', (kind) => {
     expect(await e.sim.requests('/v2/charge')).toHaveLength(1);
   });
 
-  it('charge responses carry the problem shape for gateway validation refusals', async () => {
-    // A card token the gateway cannot use is the gateway's call, not ours: 502 with its status.
-    const res = await post('/api/charge', { order_id: 'CC-1', nominal: 10000, payment_type: 'credit_card', credit_card: { token_id: '' } });
-    expect(res.statusCode).toBe(502);
-    expect(res.json()).toMatchObject({ code: 'GATEWAY_REFUSED', gateway: { status_code: '411' } });
-    expect((await e.services.store.transactions.findByOrderId('CC-1'))?.status).toBe('failed');
+  it('card charges: an empty token is 400 before the gateway; an accepted card is paid at once, a challenged one is challenge', async () => {
+    const empty = await post('/api/charge', { order_id: 'CC-1', nominal: 10000, payment_type: 'credit_card', credit_card: { token_id: '' } });
+    expect(empty.statusCode).toBe(400);
+    expect(await e.sim.requests('/v2/charge')).toHaveLength(0);
+    const ok = await post('/api/charge', { order_id: 'CC-2', nominal: 10000, payment_type: 'credit_card', credit_card: { token_id: '481111-4811111111111114-tok' } });
+    expect(ok.statusCode).toBe(201);
+    expect(ok.json()).toMatchObject({ status: 'paid', transaction_status: 'capture', payment_type: 'credit_card' });
+    const challenged = await post('/api/charge', { order_id: 'CC-3', nominal: 10000, payment_type: 'credit_card', credit_card: { token_id: '491111-4911111111111113-tok' } });
+    expect(challenged.statusCode).toBe(201);
+    expect(challenged.json()).toMatchObject({ status: 'challenge', transaction_status: 'capture' });
+    const events = (await e.services.store.outbox.list({ limit: 10 })).items.map((ev) => [ev.orderId, JSON.parse(ev.payload).status]);
+    expect(events).toEqual(expect.arrayContaining([['CC-2', 'paid'], ['CC-3', 'challenge']]));
+  });
+
+  it('ShopeePay charges return the app deeplink', async () => {
+    const res = await post('/api/charge', { order_id: 'SP-1', nominal: 10000, payment_type: 'shopeepay', shopeepay: { callback_url: 'https://shop.example.com/done' } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ payment_type: 'shopeepay', status: 'pending', actions: [expect.objectContaining({ name: 'deeplink-redirect' })] });
+    const [call] = await e.sim.requests('/v2/charge');
+    expect(call?.body).toMatchObject({ payment_type: 'shopeepay', shopeepay: { callback_url: 'https://shop.example.com/done' } });
   });
 });

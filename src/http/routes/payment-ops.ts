@@ -7,6 +7,7 @@ import { idempotent } from '../idempotency.js';
 import { CustomerSchema, ItemSchema } from './payment-links.js';
 import { ChargeViewSchema, SnapViewSchema, StatusViewSchema, statusView } from '../../domain/payment-view.js';
 import { createCharge, createSnapToken, paymentStatus } from '../../domain/payments.js';
+import { PAYMENT_TYPES } from '../../domain/charge-body.js';
 
 const Text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
 const Lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
@@ -22,13 +23,14 @@ const common = {
 const ChargeBody = Type.Object(
   {
     ...common,
-    payment_type: Lit(['bank_transfer', 'echannel', 'qris', 'gopay', 'cstore', 'credit_card'] as const),
+    payment_type: Lit(PAYMENT_TYPES),
     bank_transfer: Type.Optional(Type.Object({ bank: Lit(['bca', 'bni', 'bri', 'permata', 'cimb'] as const), va_number: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', maxLength: 18 })) }, { additionalProperties: false })),
     echannel: Type.Optional(Type.Object({ bill_info1: Type.Optional(Text(10)), bill_info2: Type.Optional(Text(30)) }, { additionalProperties: false })),
     qris: Type.Optional(Type.Object({ acquirer: Type.Optional(Lit(['gopay', 'airpay shopee'] as const)) }, { additionalProperties: false })),
     gopay: Type.Optional(Type.Object({ enable_callback: Type.Optional(Type.Boolean()), callback_url: Type.Optional(Text(255)) }, { additionalProperties: false })),
     cstore: Type.Optional(Type.Object({ store: Lit(['alfamart', 'indomaret'] as const), message: Type.Optional(Text(40)) }, { additionalProperties: false })),
-    credit_card: Type.Optional(Type.Object({ token_id: Text(255), authentication: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+    shopeepay: Type.Optional(Type.Object({ callback_url: Type.Optional(Text(255)) }, { additionalProperties: false })),
+    credit_card: Type.Optional(Type.Object({ token_id: Type.String({ minLength: 1, maxLength: 255 }), authentication: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
