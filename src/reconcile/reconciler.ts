@@ -65,6 +65,9 @@ export function createReconciler(services: Services, o: ReconcilerOptions = {}):
         const kind = err instanceof GatewayError ? err.kind : 'error';
         log.warn({ order_id: tx.orderId, error: kind, err: err instanceof GatewayError ? undefined : { message: String(err) } }, 'reconcile: status check failed; tried again next sweep');
       }
+      // To the back of the queue, whatever the answer: an order the gateway keeps not knowing must
+      // not hold back the others.
+      await services.store.transactions.markChecked(tx.id, services.clock.now().toISOString()).catch(() => undefined);
       report.checked++;
     }
     for (const n of await services.store.notifications.listByResult('unverified', 50)) {

@@ -121,6 +121,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
       },
     },
     '003_outbox_retry_window': outboxMigration003,
+    '004_reconcile_checked_at': reconcileMigration004,
   };
 }
 
@@ -130,6 +131,13 @@ export const outboxMigration003: Migration = {
     await db.schema.alterTable('outbox_events').addColumn('retry_from', 'text').execute();
     await db.schema.createIndex('notifications_result_idx').on('notifications').columns(['result', 'id']).execute();
     await db.schema.createIndex('notifications_ref_idx').on('notifications').columns(['transaction_ref', 'gateway_transaction_id']).execute();
+  },
+};
+
+/** Transactions: when the reconciler last asked about one, so every overdue order gets its turn. */
+export const reconcileMigration004: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('transactions').addColumn('checked_at', 'text').execute();
   },
 };
 

@@ -32,6 +32,8 @@ export interface TransactionsTable {
   last_event_at: string | null;
   created_at: string;
   updated_at: string;
+  /** When the reconciler last asked the gateway about it (migration 004); oldest first next sweep. */
+  checked_at: string | null;
 }
 
 export interface NotificationsTable {

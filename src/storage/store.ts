@@ -93,8 +93,10 @@ export interface TransactionsRepo {
   update(id: string, patch: TransactionPatch, o?: { ifStatusIn?: readonly PaymentStatus[] }): Promise<TransactionRecord>;
   /** Newest first. */
   list(filter: TransactionFilter): Promise<Page<TransactionRecord>>;
-  /** Pending transactions whose expiry passed before `expiredBefore`, or created before `createdBefore` with no event since. Oldest first. */
+  /** Pending transactions whose expiry passed before `expiredBefore`, or created before `createdBefore` with no event since. Never-checked first, then the least recently checked. */
   listOverduePending(expiredBefore: string, createdBefore: string, limit: number): Promise<TransactionRecord[]>;
+  /** Notes that the reconciler asked about it: `listOverduePending` returns the least recently checked first. */
+  markChecked(id: string, at: string): Promise<void>;
 }
 
 export interface RuntimeConfigRow {

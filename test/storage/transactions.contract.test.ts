@@ -105,6 +105,19 @@ describe.each(DATABASE_KINDS)('storage contract: transactions and config (%s)', 
     expect(old).toHaveLength(2);
   });
 
+  it('overdue transactions take turns: never checked first, then the least recently checked', async () => {
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await store.transactions.insert(newTx({ expireAt: '2020-01-01T00:00:00.000Z' }))).id);
+    const now = new Date().toISOString();
+    const first = (await store.transactions.listOverduePending(now, '2000-01-01T00:00:00.000Z', 2)).map((t) => t.id);
+    expect(first).toHaveLength(2);
+    await store.transactions.markChecked(first[0] ?? '', '2026-11-23T10:00:00.000Z');
+    await store.transactions.markChecked(first[1] ?? '', '2026-11-23T10:00:01.000Z');
+    const second = (await store.transactions.listOverduePending(now, '2000-01-01T00:00:00.000Z', 2)).map((t) => t.id);
+    const never = ids.find((id) => !first.includes(id));
+    expect(second).toEqual([never, first[0]]);
+  });
+
   it('commits a transaction as a whole, or rolls it back as a whole', async () => {
     const a = newTx();
     await expect(

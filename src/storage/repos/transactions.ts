@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
 import {
   UniqueViolationError,
@@ -115,6 +115,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       last_event_at: null,
       created_at: at,
       updated_at: at,
+      checked_at: null,
     };
     try {
       await this.db.insertInto('transactions').values(row).execute();
@@ -192,9 +193,15 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
           eb.and([eb('created_at', '<', createdBefore), eb.or([eb('last_event_at', 'is', null), eb('last_event_at', '<', createdBefore)])]),
         ]),
       )
+      // Never checked first (empty text sorts before any time on both databases), then round-robin.
+      .orderBy(sql`coalesce(checked_at, '')`, 'asc')
       .orderBy('updated_at', 'asc')
       .limit(limit)
       .execute();
     return rows.map(toRecord);
+  }
+
+  async markChecked(id: string, at: string): Promise<void> {
+    await this.db.updateTable('transactions').set({ checked_at: at }).where('id', '=', id).execute();
   }
 }
