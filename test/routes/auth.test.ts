@@ -44,11 +44,41 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
   });
   afterAll(async () => ctx.close());
 
-  it('enumerates the operator routes of the contract, Dev/Test included', () => {
-    const urls = new Set(protectedRoutes(ctx).map((r) => r.url));
-    for (const u of ['/api/config', '/api/logs', '/api/logs/files', '/api/logs/view', '/openapi.json', '/docs', '/echo', '/echo2', '/api/transactions', '/metrics']) {
-      expect(urls, u).toContain(u);
+  it('every route declares the auth the contract gives it: the operator set is exactly the contract\'s', () => {
+    const byAuth = new Map<string, Set<string>>();
+    for (const r of ctx.routes) {
+      const methods = (Array.isArray(r.method) ? r.method : [r.method]).filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
+      const auth = String(r.config?.auth);
+      const set = byAuth.get(auth) ?? new Set<string>();
+      for (const m of methods) set.add(`${m} ${r.url}`);
+      byAuth.set(auth, set);
     }
+    const op = [...(byAuth.get('op') ?? [])].filter((k) => !/^\S+ \/echo2?$/.test(k));
+    expect(op.sort()).toEqual(
+      [
+        'GET /api/config',
+        'POST /api/config',
+        'POST /webhook/midtrans/replay',
+        'GET /api/logs',
+        'GET /api/logs/files',
+        'GET /api/logs/view',
+        'GET /openapi.json',
+        'GET /docs',
+        'POST /test-notify-erp',
+        'GET /api/transactions',
+        'GET /api/deliveries',
+        'POST /api/deliveries/:id/retry',
+        'GET /metrics',
+      ].sort(),
+    );
+    // /echo and /echo2 answer any method, all of them behind operator auth
+    for (const u of ['/echo', '/echo2']) for (const m of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']) expect(byAuth.get('op'), `${m} ${u}`).toContain(`${m} ${u}`);
+    expect([...(byAuth.get('key') ?? [])].sort()).toEqual(
+      ['POST /createtransaksi', 'POST /api/payment-links', 'GET /api/payment-links/:order_id', 'DELETE /api/payment-links/:order_id', 'POST /api/charge', 'POST /api/snap/token', 'GET /api/payments/:order_id/status'].sort(),
+    );
+    expect([...(byAuth.get('sig') ?? [])]).toEqual(['POST /webhook/midtrans']);
+    expect([...(byAuth.get('none') ?? [])]).toEqual(['GET /health']);
+    expect([...byAuth.keys()].sort()).toEqual(['key', 'none', 'op', 'sig']);
   });
 
   it('answers 401 with WWW-Authenticate for every bad credential on every operator route', async () => {
