@@ -70,7 +70,12 @@ interface Line {
 
 /** Lines of bytes [0, upTo) of the file, last first. Stops early when the budget runs out. */
 async function* linesBackwards(path: string, upTo: number, budget: { left: number }): AsyncGenerator<Line> {
-  const fh = await fsp.open(path, 'r');
+  // A file retention removed since the listing simply has no lines left.
+  const fh = await fsp.open(path, 'r').catch((err: unknown) => {
+    if ((err as { code?: unknown }).code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (!fh) return;
   try {
     let pos = upTo;
     let tail = Buffer.alloc(0); // bytes [pos + buf.length, tailEnd) not yet known to be a whole line

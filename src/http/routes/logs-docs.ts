@@ -96,11 +96,17 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
       if (!file) throw new AppError('NOT_FOUND', 'No such log file; see /api/logs/files.');
       req.log.info({ audit: 'log_view', by: req.operatorUser, file: req.query.file }, 'log file viewed');
       reply.header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
+      // Retention may delete the file between the listing and the read: that is a 404, not a 500.
+      const gone = (err: unknown) => {
+        if ((err as { code?: unknown }).code === 'ENOENT') throw new AppError('NOT_FOUND', 'The log file was removed by retention; see /api/logs/files.');
+        throw err;
+      };
       if (req.query.tail !== undefined) {
-        const { text, truncated } = await tailLogFile(file, int(req.query.tail, 100, TAIL_MAX_LINES, 'tail'));
+        const lines = int(req.query.tail, 100, TAIL_MAX_LINES, 'tail');
+        const { text, truncated } = await tailLogFile(file, lines).catch(gone);
         return reply.header('x-log-truncated', String(truncated)).send(text);
       }
-      const { stream, truncated } = await openLogView(file);
+      const { stream, truncated } = await openLogView(file).catch(gone);
       return reply.header('x-log-truncated', String(truncated)).send(stream);
     },
   );
