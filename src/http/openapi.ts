@@ -38,9 +38,10 @@ function problemResponses() {
 }
 
 /** The ERP event of CONTRACT §4, described under `webhooks` (we send it; the ERP receives it). */
-const ERP_EVENT = {
+export const ERP_EVENT = {
   type: 'object',
-  required: ['type', 'event_id', 'order_id', 'mercant_id', 'status', 'occurred_at'],
+  additionalProperties: false,
+  required: ['type', 'event_id', 'order_id', 'mercant_id', 'gateway_order_id', 'status', 'gross_amount', 'occurred_at', 'status_version'],
   properties: {
     type: { type: 'string', enum: ['payment.status_changed', 'payment.test'] },
     event_id: { type: 'string' },
@@ -48,7 +49,7 @@ const ERP_EVENT = {
     order_id: { type: 'string' },
     gateway_order_id: { type: 'string' },
     status: { type: 'string', enum: ['pending', 'paid', 'challenge', 'failed', 'cancelled', 'expired', 'refunded', 'partially_refunded', 'chargeback'] },
-    transaction_status: { type: 'string' },
+    transaction_status: { type: ['string', 'null'] },
     fraud_status: { type: ['string', 'null'] },
     payment_type: { type: ['string', 'null'] },
     gross_amount: { type: 'integer' },
@@ -56,6 +57,8 @@ const ERP_EVENT = {
     transaction_time: { type: ['string', 'null'] },
     settlement_time: { type: ['string', 'null'] },
     occurred_at: { type: 'string', format: 'date-time' },
+    status_version: { type: 'integer', minimum: 0, description: 'Grows with every forwarded status change of the order: an event with a lower version than one already processed is older news' },
+    test: { type: 'boolean', description: 'Present (true) only on the test events of POST /test-notify-erp' },
   },
 };
 

@@ -4,6 +4,8 @@ import { basicAuth } from '../helpers/services.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { ERRORS } from '../../src/errors.js';
 import { TAGS } from '../../src/http/types.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { statusChangedEvent, testEvent } from '../../src/erp/events.js';
 
 type Json = Record<string, unknown>;
 const auth = { authorization: basicAuth() };
@@ -80,9 +82,15 @@ describe('GET /openapi.json and /docs', () => {
     }
   });
 
-  it('describes the ERP event under webhooks', () => {
+  it('describes the ERP event under webhooks, and the events paylink sends match that description', () => {
     const hooks = doc.webhooks as Record<string, { post: Json }>;
-    expect(hooks['payment.status_changed']?.post.requestBody).toBeDefined();
+    const body = hooks['payment.status_changed']?.post.requestBody as { content: { 'application/json': { schema: object } } };
+    const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+    const valid = ajv.compile(body.content['application/json'].schema);
+    const tx = { id: 't', orderId: 'INV/2026/0042:1', gatewayOrderId: 'INV.2026.0042.1', mercantId: 'INV/2026/0042', kind: 'payment_link', attempt: 1, nominal: 150000, status: 'paid', transactionStatus: 'settlement', fraudStatus: 'accept', paymentType: 'bank_transfer', gatewayTransactionId: 'g-1', paymentUrl: null, paymentLinkId: null, snapToken: null, requestHash: null, requestJson: null, gatewayJson: null, expireAt: null, settlementTime: '2026-11-22T10:05:00+07:00', transactionTime: '2026-11-22T10:00:00+07:00', statusVersion: 2, flags: null, lastEventAt: null, createdAt: '', updatedAt: '' } as const;
+    const events = [statusChangedEvent(tx, 150000, 'ev-1', new Date()), statusChangedEvent({ ...tx, status: 'expired', transactionStatus: null, fraudStatus: null, paymentType: null, gatewayTransactionId: null, settlementTime: null, transactionTime: null }, 150000, 'ev-2', new Date()), testEvent({}, 'ev-3', new Date())];
+    for (const ev of events) expect(valid(ev) ? [] : valid.errors, ev.event_id).toEqual([]);
+    expect(valid({ ...events[0], unexpected: 1 })).toBe(false);
   });
 
   it('bounds every string and array a request can carry', () => {
