@@ -78,7 +78,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     reply.header('x-request-id', req.id);
   });
   app.addHook('onRoute', (route) => {
-    if (route.config?.auth === undefined && !route.url.startsWith('/docs/static')) {
+    if (route.config?.auth === undefined) {
       throw new Error(`route ${route.method} ${route.url} declares no auth (config.auth)`);
     }
     opts.onRoute?.(route);
