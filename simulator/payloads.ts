@@ -66,7 +66,9 @@ function tailFields(t: Txn): Json {
   if (t.fraud_status) out.fraud_status = t.fraud_status;
   if (t.settlement_time) out.settlement_time = jakartaTime(t.settlement_time);
   if (t.expiry_time) out.expiry_time = jakartaTime(t.expiry_time);
-  return { ...out, ...t.fields, ...t.extras, ...refundFields(t) };
+  // A copy deep enough that a payload captured now (a pending notification held back by the
+  // reorder fault) never shows what happens to the transaction later (its payment_amounts).
+  return structuredClone({ ...out, ...t.fields, ...t.extras, ...refundFields(t) });
 }
 
 export function statusBody(t: Txn, serverKey: string, message = 'Success, transaction is found'): Json {

@@ -71,6 +71,9 @@ function registerLinkPages(app: FastifyInstance, ctx: SimContext): void {
     const link = ctx.store.links.get(req.params.plid);
     const blocked = linkState(ctx, link);
     if (blocked || !link) return page(reply, blocked ?? gone('Not found', 'Unknown link', 404));
+    // A pending attempt reserves a use: with every use reserved, the customer goes back to it.
+    const current = linkPage(ctx, link);
+    if ('redirect' in current) return page(reply, current);
     const method = chosenMethod(req.body, link.enabled_payments);
     if (!method) return page(reply, gone('Invalid choice', 'Please choose one of the offered payment methods.', 400));
     const t = ctx.engine.createPurchase(link, method);

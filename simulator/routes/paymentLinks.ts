@@ -76,7 +76,8 @@ export function registerPaymentLinks(scope: FastifyInstance, ctx: SimContext): v
     const enabled = parseEnabled(body.enabled_payments, errors);
     const extras = pickExtras(body, errors);
     const expiresAt = new Date(expiry.start.getTime() + expiry.duration * (unitMs(expiry.unit) ?? 86_400_000));
-    if (errors.length === 0 && expiresAt.getTime() <= Date.now()) errors.push('expiry must end in the future');
+    if (errors.length === 0 && !Number.isFinite(expiresAt.getTime())) errors.push('expiry.duration is too large');
+    else if (errors.length === 0 && expiresAt.getTime() <= Date.now()) errors.push('expiry must end in the future');
     if (errors.length > 0 || !order) return reply.code(400).send({ error_messages: errors });
     const existing = ctx.store.linkByOrderId(order.order_id);
     // A deleted or expired link frees its order id (simulator choice, see README).

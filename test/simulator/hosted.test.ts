@@ -82,6 +82,23 @@ describe('hosted payment-link page', () => {
     expect(html).toContain('QR string');
   });
 
+  it('a pending purchase reserves the link\'s only use: choosing again leads back to it, no second purchase', async () => {
+    const { orderId, url } = await newLink({ usage_limit: 1 });
+    const first = await post(url, { method: 'other_qris' });
+    const second = await post(url, { method: 'bca_va' });
+    expect(second.status).toBe(303);
+    expect(second.headers.get('location')).toBe(first.headers.get('location'));
+    const details = await call(sim.baseUrl, 'GET', `/v1/payment-links/${orderId}`);
+    expect(arr(details.body.purchases)).toHaveLength(1);
+  });
+
+  it('an expiry too large for any date is refused with 400, not a link dead at birth', async () => {
+    const r = await call(sim.baseUrl, 'POST', '/v1/payment-links', {
+      body: { transaction_details: { order_id: oid('HL'), gross_amount: 1000 }, usage_limit: 1, expiry: { duration: 999999999999999, unit: 'days' } },
+    });
+    expect(r.status).toBe(400);
+  });
+
   it('unknown link 404, deleted link 410, invalid method 400', async () => {
     expect((await fetch(`${sim.baseUrl}/payment-links/nope`)).status).toBe(404);
     const { orderId, url } = await newLink({ enabled_payments: ['gopay'] });

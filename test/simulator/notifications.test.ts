@@ -237,6 +237,10 @@ describe('notification faults', () => {
     await call(sim.baseUrl, 'POST', `/_sim/transactions/${id}/pay`, { auth: false });
     await waitFor(() => (rcv.received.length >= 2 ? true : undefined));
     expect(rcv.received.map((r) => r.body.transaction_status)).toEqual(['settlement', 'pending']);
+    // the held pending notification is what the gateway said then: no payment in it yet
+    const pending = rcv.received.find((r) => r.body.transaction_status === 'pending');
+    expect(pending?.body.settlement_time).toBeUndefined();
+    expect(arr(pending?.body.payment_amounts ?? [])).toHaveLength(0);
   });
 
   it('clearing reorder releases held notifications', async ({ onTestFinished: fin }) => {
