@@ -169,9 +169,10 @@ async function nextAttempt(services: Services, mercantId: string, first: number)
   throw new AppError('ORDER_CONFLICT', `No free attempt number for mercant_id ${mercantId}.`);
 }
 
-/** By the caller's order_id, else by gateway_order_id. */
+/** By the caller's order_id, else by gateway_order_id, else by the gateway's transaction_id. */
 export async function findTransaction(services: Services, id: string): Promise<TransactionRecord | undefined> {
-  return (await services.store.transactions.findByOrderId(id)) ?? (await services.store.transactions.findByGatewayOrderId(id));
+  const t = services.store.transactions;
+  return (await t.findByOrderId(id)) ?? (await t.findByGatewayOrderId(id)) ?? (await t.findByGatewayTransactionId(id));
 }
 
 export async function resolveLink(services: Services, id: string): Promise<TransactionRecord> {

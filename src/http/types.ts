@@ -54,6 +54,6 @@ export function instantParam(name: string, value: string | undefined): Date | un
  * refused here: no stored id has one, and PostgreSQL cannot even compare a NUL.
  */
 export const OrderIdParams = Type.Object(
-  { order_id: Type.String({ minLength: 1, maxLength: 512, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description: 'The original order_id (URL-encoded) or the gateway_order_id.' }) },
+  { order_id: Type.String({ minLength: 1, maxLength: 512, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description: 'The original order_id (URL-encoded), the gateway_order_id, or the gateway transaction_id.' }) },
   { additionalProperties: false },
 );

@@ -104,6 +104,8 @@ describe.each(DATABASE_KINDS)('charge, Snap and status against the simulator (%s
     expect(after.statusCode).toBe(200);
     expect(after.json()).toMatchObject({ status: 'paid', transaction_status: 'settlement', payment_type: 'bank_transfer', transaction_id: charged.json().transaction_id });
     expect(after.json().settlement_time).toEqual(expect.any(String));
+    // the gateway's transaction id names the same payment
+    expect((await status(charged.json().transaction_id)).json()).toMatchObject({ order_id: 'ST/1', status: 'paid' });
     // The change found by asking produces the ERP event a notification would have, once.
     const events = async () => (await e.services.store.outbox.list({ limit: 50 })).items.filter((ev) => ev.orderId === 'ST/1');
     expect((await events()).map((ev) => JSON.parse(ev.payload).status)).toEqual(['paid']);

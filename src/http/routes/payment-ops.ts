@@ -89,7 +89,7 @@ export async function paymentOpsRoutes(app: App, services: Services): Promise<vo
       config: { auth: 'key' },
       schema: {
         tags: [TAGS.ops],
-        summary: 'Ask the gateway, update the local record, return the status',
+        summary: 'Ask the gateway, update the local record, return the status (by order_id, gateway_order_id or the gateway transaction_id)',
         params: OrderIdParams,
         response: { 200: StatusViewSchema, 401: ProblemSchema, 404: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema },
       },
