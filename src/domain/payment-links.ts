@@ -48,12 +48,18 @@ interface Draft {
   request: Record<string, unknown>;
 }
 
-/** Writes the record first, then asks the gateway; a concurrent twin resumes the same record. */
-async function createFromDraft(services: Services, d: Draft): Promise<LinkOutcome> {
+/** What a draft stores: the request, and the gateway body built from it (expiry fixed now). */
+async function draftFields(services: Services, d: Draft) {
   const settings = await services.settings.current();
   const expiry = resolveExpiry(d.expireAtText, services.clock.now(), settings.links.default_expiry_minutes);
   const paymentLinkId = newPaymentLinkId();
   const gateway = paymentLinkBody({ gatewayOrderId: d.gatewayOrderId, paymentLinkId, nominal: d.nominal, items: d.items, customer: d.customer, expiry, enabledPayments: settings.links.enabled_payments });
+  return { nominal: d.nominal, paymentLinkId, requestHash: d.hash, requestJson: JSON.stringify({ request: d.request, gateway }), expireAt: expiry.expireAt.toISOString() };
+}
+
+/** Writes the record first, then asks the gateway; a concurrent twin resumes the same record. */
+async function createFromDraft(services: Services, d: Draft): Promise<LinkOutcome> {
+  const f = await draftFields(services, d);
   const { created, tx } = await insertOrFind(services.store, {
     id: randomUUID(),
     orderId: d.orderId,
@@ -61,18 +67,25 @@ async function createFromDraft(services: Services, d: Draft): Promise<LinkOutcom
     mercantId: d.mercantId,
     kind: 'payment_link',
     attempt: d.attempt,
-    nominal: d.nominal,
     status: 'pending',
     paymentUrl: null,
-    paymentLinkId,
     snapToken: null,
-    requestHash: d.hash,
-    requestJson: JSON.stringify({ request: d.request, gateway }),
     gatewayJson: null,
-    expireAt: expiry.expireAt.toISOString(),
+    ...f,
   });
   if (!created) return existingOutcome(services, tx, d.hash);
   return { created: true, tx: await pushPaymentLink(services, tx, false) };
+}
+
+/**
+ * The gateway refused this order's creation, so nothing exists there: a corrected request takes
+ * the record over (once — a concurrent correction finds it pending and gets the 409).
+ */
+async function correctRefused(services: Services, tx: TransactionRecord, d: Draft): Promise<LinkOutcome> {
+  const f = await draftFields(services, d);
+  const now = await services.store.transactions.update(tx.id, { ...f, status: 'pending' }, { ifStatusIn: ['failed'] });
+  if (now.requestHash !== d.hash || !isUnconfirmed(now)) throw conflict(now, `order_id ${now.orderId} already exists with a different request.`);
+  return { created: true, tx: await pushPaymentLink(services, now, false) };
 }
 
 /** Same request again: the existing link (200), or finish a creation that was left unconfirmed (201). */
@@ -90,10 +103,11 @@ export async function createDirectLink(services: Services, input: DirectLinkInpu
   const expireAt = input.expire_at === undefined ? undefined : resolveExpiry(input.expire_at, services.clock.now(), 1).expireAt.toISOString();
   const request = { shape: 'direct', order_id: input.order_id, nominal, customer, expire_at: expireAt };
   const hash = requestHash(request);
-  const existing = await findForCreate(services.store, input.order_id, gatewayOrderId);
-  if (existing) return existingOutcome(services, existing, hash);
   const items: Item[] = [{ id: 'nominal', name: truncate(`Payment ${input.order_id}`, 50), price: nominal, quantity: 1 }];
   const draft: Draft = { orderId: input.order_id, gatewayOrderId, mercantId: deriveMercantId(input.order_id), attempt: 1, nominal, items, customer, expireAtText: input.expire_at, hash, request };
+  const existing = await findForCreate(services.store, input.order_id, gatewayOrderId);
+  if (existing && existing.kind === 'payment_link' && existing.requestHash !== hash && existing.orderId === input.order_id && wasRefused(existing)) return correctRefused(services, existing, draft);
+  if (existing) return existingOutcome(services, existing, hash);
   return createFromDraft(services, draft);
 }
 

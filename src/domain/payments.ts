@@ -11,7 +11,7 @@ import type { CoreResponse } from '../gateway/wire.js';
 import { resolveExpiry, type Expiry } from './expiry.js';
 import { deriveMercantId, gatewayOrderIdFor } from './order-id.js';
 import { CORE_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, type Customer, type CustomerInput, type Item, type ItemInput } from './order-input.js';
-import { conflict, findForCreate, insertOrFind, isUnconfirmed, recordCreated, recordRefused } from './order-records.js';
+import { conflict, findForCreate, insertOrFind, isUnconfirmed, recordCreated, recordRefused, wasRefused } from './order-records.js';
 import { MAX_CHARGE_EXPIRY_MINUTES, chargeBody, methodObject, type ChargeInput } from './charge-body.js';
 import { requestHash } from './request-hash.js';
 import { mapGatewayStatus } from './payment-status.js';
@@ -55,12 +55,18 @@ function common(services: Services, input: { order_id: string; nominal: number |
 /** The stored record for a new order, or the same order's existing record (same request) / 409 (different). */
 async function recordFor(services: Services, c: Common, kind: TransactionKind, hash: string, request: Record<string, unknown>): Promise<{ tx: TransactionRecord; fresh: boolean }> {
   const existing = await findForCreate(services.store, c.orderId, c.gatewayOrderId);
+  const expireAt = (c.expiry?.expireAt ?? new Date(services.clock.now().getTime() + 24 * 3_600_000)).toISOString();
+  const requestJson = JSON.stringify({ request, gateway: {} });
   const check = (tx: TransactionRecord) => {
     if (tx.kind !== kind || tx.requestHash !== hash) throw conflict(tx, `order_id ${tx.orderId} already exists with a different request.`);
     return { tx, fresh: false };
   };
+  if (existing && existing.kind === kind && existing.requestHash !== hash && existing.orderId === c.orderId && wasRefused(existing)) {
+    // The gateway refused it, so nothing exists there: a corrected request takes the record over
+    // (once — a concurrent correction finds it pending and gets the 409).
+    return check(await services.store.transactions.update(existing.id, { nominal: c.nominal, requestHash: hash, requestJson, expireAt, status: 'pending' }, { ifStatusIn: ['failed'] }));
+  }
   if (existing) return check(existing);
-  const expireAt = (c.expiry?.expireAt ?? new Date(services.clock.now().getTime() + 24 * 3_600_000)).toISOString();
   const { created, tx } = await insertOrFind(services.store, {
     id: randomUUID(),
     orderId: c.orderId,
@@ -74,7 +80,7 @@ async function recordFor(services: Services, c: Common, kind: TransactionKind, h
     paymentLinkId: null,
     snapToken: null,
     requestHash: hash,
-    requestJson: JSON.stringify({ request, gateway: {} }),
+    requestJson,
     gatewayJson: null,
     expireAt,
   });
@@ -84,6 +90,15 @@ async function recordFor(services: Services, c: Common, kind: TransactionKind, h
 async function markRefused(services: Services, tx: TransactionRecord, err: unknown): Promise<never> {
   if (err instanceof GatewayError && err.kind === 'refused') await recordRefused(services.store, tx);
   throw err;
+}
+
+/**
+ * The gateway's Idempotency-Key (≤ 46 characters) for creating `tx`: the same request retried
+ * after a timeout reuses it; a corrected request after a refusal gets a new one, since the
+ * gateway would answer it with the remembered refusal.
+ */
+function gatewayKey(prefix: 'c' | 's', tx: TransactionRecord): string {
+  return `${prefix}${(tx.requestHash ?? '').slice(0, 8)}${tx.id.replace(/-/g, '')}`;
 }
 
 function utcIso(iso: string | null): string | null {
@@ -130,7 +145,7 @@ export async function createCharge(services: Services, input: ChargeInput): Prom
     if (known) return { created: true, view: chargeView(await applyCharge(services, tx, known), known) };
   }
   const body = chargeBody({ gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, input, method, items: c.items, customer: c.customer, expiry: c.expiry });
-  const res = await services.gateway.charge(body, { idempotencyKey: `charge-${tx.id}` }).catch((err: unknown) => markRefused(services, tx, err));
+  const res = await services.gateway.charge(body, { idempotencyKey: gatewayKey('c', tx) }).catch((err: unknown) => markRefused(services, tx, err));
   return { created: true, view: chargeView(await applyCharge(services, tx, res), res) };
 }
 
@@ -148,7 +163,7 @@ export async function createSnapToken(services: Services, input: SnapInput): Pro
   if (methods.length > 0) body.enabled_payments = [...methods];
   if (c.expiry) body.expiry = { start_time: c.expiry.startTime, unit: 'minute', duration: c.expiry.durationMinutes };
   // Before a method is picked the gateway lets an order id ask again: the new token replaces a lost one.
-  const res = await services.gateway.createSnapTransaction(body, { idempotencyKey: `snap-${tx.id}` }).catch((err: unknown) => markRefused(services, tx, err));
+  const res = await services.gateway.createSnapTransaction(body, { idempotencyKey: gatewayKey('s', tx) }).catch((err: unknown) => markRefused(services, tx, err));
   const t = await recordCreated(services.store, tx, { snapToken: res.token, paymentUrl: res.redirect_url, gatewayJson: JSON.stringify(res) });
   return { created: true, view: snapView(t) };
 }

@@ -151,6 +151,20 @@ describe.each(DATABASE_KINDS)('payment links against the simulator (%s)', (kind)
     const retry = await post('/api/payment-links', { order_id: 'R-1', nominal: 1000 });
     expect(retry.statusCode).toBe(201);
     expect(retry.json().payment_url).toContain('/payment-links/');
+    // Once created, another body for the order is a conflict again.
+    expect((await post('/api/payment-links', { order_id: 'R-1', nominal: 2000 })).statusCode).toBe(409);
+  });
+
+  it('after a refusal nothing exists at the gateway: a corrected body for the same order is accepted', async () => {
+    await e.sim.put('/_sim/faults', { error_rate: 1, status: 400 });
+    expect((await post('/api/payment-links', { order_id: 'R-2', nominal: 1000 })).statusCode).toBe(502);
+    await e.sim.del('/_sim/faults');
+    const corrected = await post('/api/payment-links', { order_id: 'R-2', nominal: 1500, customer: { first_name: 'Ani' } });
+    expect(corrected.statusCode).toBe(201);
+    expect(corrected.json()).toMatchObject({ order_id: 'R-2', nominal: 1500, status: 'pending' });
+    const link = await e.sim.gateway('GET', '/v1/payment-links/R-2');
+    expect(link.body).toMatchObject({ gross_amount: 1500 });
+    expect((await post('/api/payment-links', { order_id: 'R-2', nominal: 1500, customer: { first_name: 'Ani' } })).statusCode).toBe(200);
   });
 
   it('a timeout after the gateway created the link never produces a second link on retry', async () => {

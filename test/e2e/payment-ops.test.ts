@@ -133,6 +133,20 @@ describe.each(DATABASE_KINDS)('charge, Snap and status against the simulator (%s
     expect(events.map((ev) => JSON.parse(ev.payload).status)).toEqual(['paid']);
   });
 
+  it('after a refused charge or Snap token a corrected request for the same order goes through', async () => {
+    await e.sim.put('/_sim/faults', { error_rate: 1, status: 500 });
+    expect((await post('/api/charge', { order_id: 'FX-1', nominal: 1000, payment_type: 'qris' })).statusCode).toBe(502);
+    expect((await post('/api/snap/token', { order_id: 'FX-2', nominal: 1000 })).statusCode).toBe(502);
+    await e.sim.del('/_sim/faults');
+    const charge = await post('/api/charge', { order_id: 'FX-1', nominal: 1200, payment_type: 'bank_transfer', bank_transfer: { bank: 'bni' } });
+    expect(charge.statusCode).toBe(201);
+    expect(charge.json()).toMatchObject({ payment_type: 'bank_transfer', status: 'pending' });
+    const snap = await post('/api/snap/token', { order_id: 'FX-2', nominal: 1300 });
+    expect(snap.statusCode).toBe(201);
+    expect((await e.services.store.transactions.findByOrderId('FX-2'))?.nominal).toBe(1300);
+    expect((await post('/api/charge', { order_id: 'FX-1', nominal: 1, payment_type: 'qris' })).statusCode).toBe(409);
+  });
+
   it('gateway refusal → 502 with the gateway status; timeout → 504 and the retry adopts the charge', async () => {
     await e.sim.put('/_sim/faults', { error_rate: 1, status: 503 });
     const refused = await post('/api/charge', { order_id: 'F-1', nominal: 1000, payment_type: 'qris' });
