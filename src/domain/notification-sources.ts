@@ -35,9 +35,16 @@ export async function handleGatewayNotification(services: Services, raw: Record<
   return { ...(await ingestGatewayReport(services, report, source, { truth: confirmed.truth })), confirmed: true };
 }
 
+/**
+ * How long a webhook waits for the gateway's status API before answering: the notification is
+ * then kept as `unverified` (200) and the reconciler confirms it later, so a slow status API never
+ * makes the gateway's own notification time out.
+ */
+export const CONFIRM_TIMEOUT_MS = 2_000;
+
 async function confirm(services: Services, report: GatewayReport): Promise<{ truth?: GatewayReport; reason: string }> {
   try {
-    const st = await services.gateway.status(report.transaction_id ?? report.order_id);
+    const st = await services.gateway.status(report.transaction_id ?? report.order_id, { timeoutMs: CONFIRM_TIMEOUT_MS });
     if (!st) return { reason: 'the gateway does not know the transaction' };
     return { truth: reportFromStatus(st, report), reason: 'confirmed' };
   } catch (err) {

@@ -20,6 +20,8 @@ export interface GatewayCallOptions {
   idempotencyKey?: string;
   /** Sent as `X-Override-Notification` (≤3 comma-separated URLs). */
   overrideNotification?: string;
+  /** A tighter limit than the client's for this call (e.g. while a webhook waits for it). */
+  timeoutMs?: number;
 }
 
 export interface GatewayCallObservation {
@@ -95,9 +97,9 @@ export class MidtransClient {
   }
 
   /** By order id or transaction id. Undefined when the gateway does not know it (404 "Transaction doesn't exist."). */
-  async status(id: string): Promise<CoreResponse | undefined> {
+  async status(id: string, o: Pick<GatewayCallOptions, 'timeoutMs'> = {}): Promise<CoreResponse | undefined> {
     try {
-      return await this.core('core.status', 'GET', `/v2/${pathId(id)}/status`);
+      return await this.core('core.status', 'GET', `/v2/${pathId(id)}/status`, undefined, o);
     } catch (err) {
       if (err instanceof GatewayError && err.kind === 'refused' && err.statusCode === '404') return undefined;
       throw err;
@@ -156,15 +158,16 @@ export class MidtransClient {
     if (o.overrideNotification) headers['x-override-notification'] = o.overrideNotification;
     const started = performance.now();
     const log = this.opts.logger;
+    const timeoutMs = Math.min(o.timeoutMs ?? this.timeoutMs, this.timeoutMs);
     try {
       const res = await request(`${base}${path}`, {
         method,
         headers,
         body: body ? JSON.stringify(body) : undefined,
         dispatcher: this.dispatcher,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
       });
       const text = await this.readCapped(res.body);
       const durationMs = Math.round(performance.now() - started);

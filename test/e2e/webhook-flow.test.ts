@@ -76,6 +76,30 @@ describe.each(DATABASE_KINDS)('gateway → webhook → outbox → ERP, end to en
     expect(statusCalls.length).toBeGreaterThanOrEqual(1);
   });
 
+  it('with confirmation on and a status API that hangs, the webhook still answers (unverified) and the sweeper confirms later', async () => {
+    // The client's own limit is far beyond this test's timeout: only the webhook's tighter
+    // confirmation budget lets the notification be answered in time.
+    await e.close();
+    e = await startE2E(kind, { listen: true, overrides: { settingsCacheMs: 0, gatewayTimeoutMs: 120_000 }, simulator: { notificationTimeoutMs: 10_000 } });
+    await patchSettings(e.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 }, gateway: { confirm_notifications: true } });
+    e.services.outbox.start();
+    const link = await createLink('CONF-SLOW:1');
+    await e.sim.put('/_sim/faults', { timeout_rate: 1 });
+    await e.sim.post(`/_sim/transactions/${link.gateway_order_id}/pay`, { payment_type: 'bank_transfer' });
+    // the purchase's pending and settlement notifications (a link purchase id: the order id + suffix)
+    await expect.poll(async () => (await e.services.store.notifications.listByResult('unverified', 10)).length, { timeout: 15_000, interval: 100 }).toBe(2);
+    for (const n of await e.services.store.notifications.listByResult('unverified', 10)) expect(n.gatewayOrderId).toMatch(/^CONF-SLOW\.1-/);
+    const sent = await e.sim.get('/_sim/notifications');
+    expect((sent.body as { notifications: Array<{ outcome: string }> }).notifications.map((n) => n.outcome)).toContain('delivered');
+    expect((await e.services.store.transactions.findByOrderId('CONF-SLOW:1'))?.status).toBe('pending');
+    expect(erp.accepted()).toHaveLength(0);
+    await e.sim.del('/_sim/faults');
+    const report = await createReconciler(e.services, { ratePerSecond: 1000 }).sweepOnce();
+    expect(report.outcomes.rechecked).toBe(2);
+    await erp.waitFor((r) => r.accepted().length >= 1);
+    expect(erp.accepted().map((d) => [d.json?.order_id, d.json?.status])).toEqual([['CONF-SLOW:1', 'paid']]);
+  });
+
   it('reconciliation: a lost settlement is found by the sweeper; a never-used order past expiry is expired locally', async () => {
     await e.sim.put('/_sim/faults', { drop_rate: 1 });
     const link = await createLink('LOST-1');
