@@ -115,9 +115,13 @@ export function createOutbox(deps: OutboxDeps, o: OutboxOptions = {}): Outbox {
     const s = await deps.settings.current();
     const url = s.erp.notify_url;
     if (!url) return 0;
-    const leaseMs = o.leaseMs ?? Math.max(5_000, 2 * s.erp.timeout_ms + 2_000);
-    const claimed = await deps.store.outbox.claimDue(instanceId, deps.clock.now(), leaseMs, o.batchSize ?? 16);
-    await forEachLimited(claimed, o.concurrency ?? 8, async (e) => {
+    const batch = o.batchSize ?? 16;
+    const lanes = o.concurrency ?? 8;
+    // Each lane delivers its share of the batch one after another, each attempt up to the ERP
+    // timeout plus the time to record it: the lease outlasts the slowest lane, with room to spare.
+    const leaseMs = o.leaseMs ?? Math.ceil(batch / lanes) * (s.erp.timeout_ms + 1_000) + 5_000;
+    const claimed = await deps.store.outbox.claimDue(instanceId, deps.clock.now(), leaseMs, batch);
+    await forEachLimited(claimed, lanes, async (e) => {
       try {
         await attempt(e, url, s);
       } catch (err) {

@@ -45,6 +45,19 @@ describe.each(DATABASE_KINDS)('storage contract: outbox (%s)', (kind) => {
     expect(await store.outbox.nextDueAt()).toBe(T0.toISOString());
   });
 
+  it('the next due time counts only what can be claimed: not an event behind its predecessor, not before a lease ends', async () => {
+    await store.outbox.enqueue(ev('A'));
+    await store.outbox.enqueue(ev('A'));
+    const [first] = await store.outbox.claimDue('i', T0, 30_000, 1);
+    // the first is leased for 30 s; the second waits behind it although it is "due" now
+    expect(await store.outbox.nextDueAt()).toBe(at(30_000).toISOString());
+    if (!first) throw new Error('claimed nothing');
+    await store.outbox.complete(first.seq, first.leaseToken, 'i', result('failed', at(60_000)));
+    expect(await store.outbox.nextDueAt()).toBe(at(60_000).toISOString());
+    await store.outbox.enqueue(ev('B'));
+    expect(await store.outbox.nextDueAt()).toBe(T0.toISOString());
+  });
+
   it('claims lease events and bump the fencing token; a leased event is not claimed again until the lease expires', async () => {
     const e = await store.outbox.enqueue(ev('A'));
     const [c1] = await store.outbox.claimDue('i1', T0, 30_000, 10);

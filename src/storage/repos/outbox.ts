@@ -295,11 +295,15 @@ export class KyselyOutboxRepo implements OutboxRepo {
   }
 
   async nextDueAt(): Promise<string | undefined> {
-    const row = await this.db
-      .selectFrom('outbox_events')
-      .select((eb) => eb.fn.min('next_attempt_at').as('due'))
-      .where('state', 'in', UNDELIVERED)
-      .executeTakeFirst();
-    return row?.due ?? undefined;
+    // Only the first undelivered event of each order can be claimed, and not before its lease ends:
+    // an event waiting behind its predecessor must not make the worker poll for it.
+    const result = await sql<{ due: string | null }>`
+      select min(case when e.lease_until is not null and e.lease_until > e.next_attempt_at then e.lease_until else e.next_attempt_at end) as due
+      from outbox_events e
+      where e.state in ('pending', 'failed')
+        and not exists (
+          select 1 from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed')
+        )`.execute(this.db);
+    return result.rows[0]?.due ?? undefined;
   }
 }
