@@ -5,7 +5,7 @@
 import type { Services } from '../services.js';
 import type { TransactionRecord } from '../storage/store.js';
 import { AppError } from '../errors.js';
-import { resolveExpiry } from './expiry.js';
+import { parseExpireAtText, resolveExpiry } from './expiry.js';
 import { assertPrintableId, deriveMercantId, gatewayOrderIdFor, newPaymentLinkId } from './order-id.js';
 import { LINK_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, truncate, type Customer, type CustomerInput, type Item, type ItemInput } from './order-input.js';
 import { PAID_STATUSES, conflict, findForCreate, insertOrFind, isUnconfirmed, wasRefused } from './order-records.js';
@@ -99,13 +99,17 @@ export async function createDirectLink(services: Services, input: DirectLinkInpu
   const gatewayOrderId = gatewayOrderIdFor(input.order_id);
   const nominal = parseNominal(input.nominal);
   const customer = normalizeCustomer(input.customer, LINK_CUSTOMER_LIMITS);
-  // Validates expire_at now, so a bad one is a 400 even when the order already exists.
-  const expireAt = input.expire_at === undefined ? undefined : resolveExpiry(input.expire_at, services.clock.now(), 1).expireAt.toISOString();
-  const request = { shape: 'direct', order_id: input.order_id, nominal, customer, expire_at: expireAt };
+  // A malformed expire_at is a 400 even when the order already exists; one that has passed since is
+  // not, when the very same request created the link (it is answered with that link).
+  const parsedExpiry = input.expire_at === undefined ? undefined : parseExpireAtText(input.expire_at.trim());
+  if (input.expire_at !== undefined && !parsedExpiry) resolveExpiry(input.expire_at, services.clock.now(), 1);
+  const request = { shape: 'direct', order_id: input.order_id, nominal, customer, expire_at: parsedExpiry?.toISOString() };
   const hash = requestHash(request);
   const items: Item[] = [{ id: 'nominal', name: truncate(`Payment ${input.order_id}`, 50), price: nominal, quantity: 1 }];
   const draft: Draft = { orderId: input.order_id, gatewayOrderId, mercantId: deriveMercantId(input.order_id), attempt: 1, nominal, items, customer, expireAtText: input.expire_at, hash, request };
   const existing = await findForCreate(services.store, input.order_id, gatewayOrderId);
+  if (existing && existing.kind === 'payment_link' && existing.requestHash === hash && !isUnconfirmed(existing)) return { created: false, tx: existing };
+  if (input.expire_at !== undefined) resolveExpiry(input.expire_at, services.clock.now(), 1);
   if (existing && existing.kind === 'payment_link' && existing.requestHash !== hash && existing.orderId === input.order_id && wasRefused(existing)) return correctRefused(services, existing, draft);
   if (existing) return existingOutcome(services, existing, hash);
   return createFromDraft(services, draft);

@@ -173,6 +173,22 @@ describe.each(DATABASE_KINDS)('payment link routes (%s)', (kind) => {
     expect(gw.expiry.duration).toBeLessThanOrEqual(121);
   });
 
+  it('the same direct request after its expire_at has passed is answered with its link, not refused', async () => {
+    let t = Date.now();
+    await e.close();
+    e = await startE2E(kind, { env: { API_KEYS: KEY }, overrides: { clock: { now: () => new Date(t) } } });
+    const body = { order_id: 'EXP-1', nominal: 10, expire_at: new Date(t + 60 * 60_000).toISOString() };
+    const first = await post('/api/payment-links', body);
+    expect(first.statusCode).toBe(201);
+    t += 2 * 60 * 60_000;
+    const again = await post('/api/payment-links', body);
+    expect(again.statusCode).toBe(200);
+    expect(again.json().payment_url).toBe(first.json().payment_url);
+    // a new order with a past expiry is still refused
+    expect((await post('/api/payment-links', { ...body, order_id: 'EXP-2' })).json()).toMatchObject({ code: 'EXPIRY_INVALID' });
+    expect((await post('/api/payment-links', { ...body, expire_at: 'soon' })).statusCode).toBe(400);
+  });
+
   it('ids the gateway could never be asked about, and control characters anywhere, are 400 before any gateway call', async () => {
     for (const order_id of ['::', '..', '/', ':7']) {
       const res = await post('/api/payment-links', { order_id, nominal: 10 });
