@@ -63,21 +63,25 @@ describe('amounts and items', () => {
     expect(codeOf(() => itemsTotal([{ name: 'a', price: Number.MAX_SAFE_INTEGER, quantity: 2 }]))).toBe('AMOUNT_INVALID');
   });
 
-  it('property: the gateway body always has item sum = gross amount', () => {
+  it('property: the total is Σ price × quantity of what was sent, and the gateway body carries exactly that', () => {
     const item = fc.record({ name: fc.string({ minLength: 1, maxLength: 60 }).filter((s) => s.trim().length > 0), price: fc.integer({ min: -1_000_000, max: 10_000_000 }), quantity: fc.integer({ min: 1, max: 50 }) });
     fc.assert(
       fc.property(fc.array(item, { minLength: 1, maxLength: 100 }), (raw) => {
+        // computed independently of the code under test, from the request as sent
+        const expected = raw.reduce((sum, it) => sum + BigInt(it.price) * BigInt(it.quantity), 0n);
         const items = normalizeItems(raw);
-        let nominal: number;
-        try {
-          nominal = itemsTotal(items);
-        } catch {
+        if (expected <= 0n || expected > BigInt(Number.MAX_SAFE_INTEGER)) {
+          expect(codeOf(() => itemsTotal(items))).toBe('AMOUNT_INVALID');
           return;
         }
+        const nominal = itemsTotal(items);
+        expect(BigInt(nominal)).toBe(expected);
         const expiry = resolveExpiry(undefined, NOW, 60);
         const body = paymentLinkBody({ gatewayOrderId: 'X', paymentLinkId: 'pl-x', nominal, items, expiry, enabledPayments: [] });
         const lines = body.item_details as Array<{ price: number; quantity: number; name: string }>;
-        expect(lines.reduce((s, l) => s + l.price * l.quantity, 0)).toBe((body.transaction_details as { gross_amount: number }).gross_amount);
+        expect(lines).toHaveLength(raw.length);
+        expect(lines.reduce((sum, l) => sum + BigInt(l.price) * BigInt(l.quantity), 0n)).toBe(expected);
+        expect(BigInt((body.transaction_details as { gross_amount: number }).gross_amount)).toBe(expected);
         for (const l of lines) expect(l.name.length).toBeLessThanOrEqual(50);
       }),
       { numRuns: 300 },
