@@ -13,6 +13,7 @@ import { KyselyConfigRepo } from './repos/config.js';
 import { KyselyIdempotencyRepo } from './repos/idempotency.js';
 import { KyselyNotificationsRepo, type NotificationsRepo } from './repos/notifications.js';
 import { KyselyOutboxRepo, type OutboxRepo } from './repos/outbox.js';
+import { isDatabaseUnavailable } from '../errors.js';
 
 // int8 (bigserial ids, bigint amounts) arrive as strings by default; our values stay below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -28,7 +29,9 @@ export interface StoreOptions {
 
 export class MigrationError extends Error {
   constructor(name: string | undefined, cause: unknown) {
-    super(`database migration ${name ?? '(unknown)'} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+    const why = cause instanceof Error ? cause.message : String(cause);
+    // Before any migration ran, the usual cause is a database that cannot be reached at all.
+    super(name === undefined && isDatabaseUnavailable(cause) ? `database unreachable, nothing migrated: ${why}` : `database migration ${name ?? '(unknown)'} failed: ${why}`);
     this.name = 'MigrationError';
   }
 }
