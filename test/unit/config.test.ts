@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { resolveOperatorCredentials } from '../../src/operator-credentials.js';
 
 describe('loadConfig', () => {
   it('embedded defaults: SQLite in ./data, simulator mode, port 3000 and simulator on 3001', () => {
@@ -77,5 +80,27 @@ describe('loadConfig', () => {
     });
     expect(c.isProduction).toBe(true);
     expect(() => loadConfig({ NODE_ENV: 'production', log_user: 'ops', log_pass: 'a-long-operator-password', API_KEYS: 'k', MIDTRANS_SERVER_KEY: 'k', PUBLIC_BASE_URL: 'http://pay.example.com' })).toThrow(/https/);
+  });
+});
+
+describe('operator credentials', () => {
+  it('configured ones win; otherwise generated once into DATA_DIR (0600) and reused', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-op-'));
+    try {
+      expect(resolveOperatorCredentials(loadConfig({ DATA_DIR: dir, log_user: 'ops', log_pass: 'configured-pass' }))).toEqual({ user: 'ops', pass: 'configured-pass', generated: false });
+      expect(fs.existsSync(path.join(dir, 'operator-credentials.json'))).toBe(false);
+      const first = resolveOperatorCredentials(loadConfig({ DATA_DIR: dir }));
+      expect(first).toMatchObject({ user: 'operator', generated: true });
+      expect(first.pass.length).toBeGreaterThanOrEqual(24);
+      expect(fs.statSync(path.join(dir, 'operator-credentials.json')).mode & 0o777).toBe(0o600);
+      expect(resolveOperatorCredentials(loadConfig({ DATA_DIR: dir }))).toEqual(first);
+      // a configured user keeps the generated password
+      expect(resolveOperatorCredentials(loadConfig({ DATA_DIR: dir, log_user: 'alice' }))).toEqual({ user: 'alice', pass: first.pass, generated: true });
+      const other = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-op-'));
+      expect(resolveOperatorCredentials(loadConfig({ DATA_DIR: other })).pass).not.toBe(first.pass);
+      fs.rmSync(other, { recursive: true, force: true });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
