@@ -101,3 +101,15 @@ export function redactHeaders(headers: Record<string, string | string[] | number
   }
   return out;
 }
+
+/**
+ * A copy of a parsed JSON value (a body, a query) with the values of secret-looking fields
+ * (password, token, server_key, signature_key…) replaced, at any depth.
+ */
+export function redactFields<T>(value: T, depth = 0): T {
+  if (depth > 32 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactFields(v, depth + 1)) as T;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = looksSecret(k) ? REDACTED : redactFields(v, depth + 1);
+  return out as T;
+}

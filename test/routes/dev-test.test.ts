@@ -62,6 +62,18 @@ describe.each(DATABASE_KINDS)('Dev/Test endpoints with LOG_EXPOSE_API on (%s)', 
     expect(res.body).not.toContain(auth.authorization.slice(6));
     const get = await ctx.app.inject({ method: 'GET', url: '/echo', headers: auth });
     expect(get.json()).toMatchObject({ method: 'GET', path: '/echo', query: {}, body: null });
+    // secret-looking fields of the query and the body, at any depth
+    const fields = await ctx.app.inject({
+      method: 'POST',
+      url: '/echo?token=q-hush-1&page=2',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: { gateway: { server_key: 'SB-Mid-server-hush-2', mode: 'sandbox' }, items: [{ password: 'hush-3', name: 'n' }], signature_key: 'hush-4' },
+    });
+    expect(fields.json()).toMatchObject({
+      query: { token: '[redacted]', page: '2' },
+      body: { gateway: { server_key: '[redacted]', mode: 'sandbox' }, items: [{ password: '[redacted]', name: 'n' }], signature_key: '[redacted]' },
+    });
+    expect(fields.body).not.toContain('hush');
   });
 
   it('/echo2 answers the raw body bytes with the request content type', async () => {

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { App } from '../types.js';
 import { TAGS } from '../types.js';
 import type { Services } from '../../services.js';
-import { redactHeaders } from '../../logging/redact.js';
+import { redactFields, redactHeaders } from '../../logging/redact.js';
 
 const ECHO_METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 const Anything = Type.Unsafe<unknown>({ description: 'Any value' });
@@ -10,7 +10,7 @@ const EchoSchema = Type.Object({
   method: Type.String(),
   path: Type.String(),
   query: Type.Object({}, { additionalProperties: true }),
-  headers: Type.Object({}, { additionalProperties: true, description: 'authorization, x-api-key and cookies are shown as [redacted]' }),
+  headers: Type.Object({}, { additionalProperties: true, description: 'authorization, x-api-key and cookies are shown as [redacted]; so are secret-looking fields of the query and body' }),
   body: Anything,
 });
 
@@ -32,9 +32,9 @@ export async function devTestRoutes(app: App, services: Services): Promise<void>
       return {
         method: req.method,
         path: q < 0 ? req.url : req.url.slice(0, q),
-        query: req.query ?? {},
+        query: redactFields(req.query ?? {}),
         headers: redactHeaders(req.headers),
-        body: req.body ?? null,
+        body: redactFields(req.body ?? null),
       };
     },
   });
