@@ -4,8 +4,6 @@
  * (at least once; only events that were in flight at the kill may arrive twice).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import fs from 'node:fs';
 import pg from 'pg';
@@ -14,65 +12,12 @@ import { DATABASE_KINDS, TEST_DATABASE_URL, tempDir } from '../helpers/stores.js
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { signedNotification } from '../helpers/notifications.js';
 import { openStore } from '../../src/storage/kysely-store.js';
+import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
 import type { DatabaseConfig } from '../../src/config.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const SECRET = 'crash-test-secret-0123456789abcdef';
 const OP = { user: 'ops', pass: 'crash-test-operator-pass' };
 const EVENTS = 60;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-interface Child {
-  proc: ChildProcess;
-  url: string;
-}
-
-async function startChild(env: Record<string, string>): Promise<Child> {
-  const port = await freePort();
-  const simPort = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), SIMULATOR_PORT: String(simPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', log_user: OP.user, log_pass: OP.pass, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start: ${out.slice(-2000)}`)), 20_000);
-    proc.stdout?.on('data', (c: Buffer) => {
-      out += c.toString('utf8');
-      const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"paylink listening"/.exec(out);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    proc.stderr?.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`service exited (${code}): ${out.slice(-2000)}`));
-    });
-  });
-  proc.removeAllListeners('exit');
-  return { proc, url };
-}
-
-async function kill(c: Child, signal: NodeJS.Signals): Promise<void> {
-  if (c.proc.exitCode !== null || c.proc.signalCode !== null) return;
-  await new Promise<void>((resolve) => {
-    c.proc.once('exit', () => resolve());
-    c.proc.kill(signal);
-  });
-}
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<number> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -100,7 +45,7 @@ describe.each(DATABASE_KINDS)('SIGKILL during deliveries, then restart (%s)', (k
   let dbEnv: Record<string, string>;
   let dbConfig: DatabaseConfig;
   let pgName: string | undefined;
-  const children: Child[] = [];
+  const children: ServiceProcess[] = [];
 
   beforeEach(async () => {
     erp = await startErpReceiver({ secret: SECRET });
@@ -121,7 +66,7 @@ describe.each(DATABASE_KINDS)('SIGKILL during deliveries, then restart (%s)', (k
     }
   });
   afterEach(async () => {
-    for (const c of children.splice(0)) await kill(c, 'SIGKILL');
+    for (const c of children.splice(0)) await stopServiceProcess(c, 'SIGKILL');
     await erp.close();
     fs.rmSync(dir, { recursive: true, force: true });
     if (pgName && TEST_DATABASE_URL) {
@@ -133,10 +78,10 @@ describe.each(DATABASE_KINDS)('SIGKILL during deliveries, then restart (%s)', (k
   });
 
   it('nothing is lost', async () => {
-    const env = { ...dbEnv, DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), ERP_NOTIFY_URL: erp.url, ERP_WEBHOOK_SECRET: SECRET };
+    const env = { ...dbEnv, log_user: OP.user, log_pass: OP.pass, DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), ERP_NOTIFY_URL: erp.url, ERP_WEBHOOK_SECRET: SECRET };
     // slow answers keep several deliveries in flight at the moment of the kill
     erp.setMode({ kind: 'slow', delayMs: 150 });
-    const first = await startChild(env);
+    const first = await startServiceProcess(env);
     children.push(first);
     const auth = { authorization: `Basic ${Buffer.from(`${OP.user}:${OP.pass}`).toString('base64')}` };
     expect(await post(`${first.url}/api/config`, { erp: { timeout_ms: 1_000 } }, auth)).toBe(200);
@@ -144,17 +89,17 @@ describe.each(DATABASE_KINDS)('SIGKILL during deliveries, then restart (%s)', (k
       expect(await post(`${first.url}/webhook/midtrans`, signedNotification({ order_id: `CRASH-${i}`, transaction_status: 'settlement' }))).toBe(200);
     }
     await erp.waitFor((r) => r.deliveries.length >= 10, 15_000);
-    await kill(first, 'SIGKILL');
+    await stopServiceProcess(first, 'SIGKILL');
     const atKill = erp.accepted().length;
     expect(atKill).toBeLessThan(EVENTS);
 
-    const second = await startChild(env);
+    const second = await startServiceProcess(env);
     children.push(second);
     await erp.waitFor((r) => new Set(r.accepted().map((d) => d.webhookId)).size >= EVENTS, 25_000);
     // The ERP can hold every id before the store does: an event the first process sent but never
     // recorded stays leased until its lease runs out, then it is delivered (again) and recorded.
     await untilAllDelivered(second.url, auth, 25_000);
-    await kill(second, 'SIGTERM');
+    expect(await stopServiceProcess(second, 'SIGTERM')).toEqual({ code: 0, signal: null });
 
     const store = await openStore(dbConfig);
     try {

@@ -4,6 +4,7 @@ import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchSettings, seedTransaction } from '../helpers/seed.js';
 import { createReconciler } from '../../src/reconcile/reconciler.js';
+import { basicAuth } from '../helpers/services.js';
 
 const SECRET = 'raw-erp-secret-for-e2e-0123456789';
 
@@ -47,6 +48,12 @@ describe.each(DATABASE_KINDS)('gateway → webhook → outbox → ERP, end to en
     const tx = await e.services.store.transactions.findByOrderId('INV/2026/0042:1');
     expect(tx).toMatchObject({ status: 'paid', statusVersion: 1 });
     expect(tx?.gatewayTransactionId).toEqual(d?.json?.transaction_id);
+    // the same story in /metrics: the gateway call, the notifications, the delivery
+    const metrics = (await e.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: basicAuth() } })).body;
+    expect(metrics).toMatch(/paylink_gateway_call_duration_seconds_count\{operation="payment_link\.create",outcome="200"\} 1\b/);
+    expect(metrics).toMatch(/paylink_notifications_total\{source="webhook",result="applied"\} [1-9]/);
+    expect(metrics).toMatch(/paylink_erp_deliveries_total\{outcome="delivered"\} 1\b/);
+    expect(metrics).toMatch(/paylink_erp_delivery_duration_seconds_count 1\b/);
   });
 
   it('a link paid through the hosted page forms over HTTP: exactly one `paid` event', async () => {
