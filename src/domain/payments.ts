@@ -20,6 +20,7 @@ import { reportFromStatus } from './gateway-report.js';
 import { gatewayTimeToIso } from '../erp/time.js';
 import { chargeView, snapView, type ChargeView, type SnapView } from './payment-view.js';
 import { findTransaction } from './payment-links.js';
+import { enabledPaymentsProblem } from './payment-methods.js';
 
 export interface SnapInput {
   order_id: string;
@@ -152,6 +153,8 @@ export async function createCharge(services: Services, input: ChargeInput): Prom
 export async function createSnapToken(services: Services, input: SnapInput): Promise<{ created: boolean; view: SnapView }> {
   const c = common(services, input, SNAP_MAX_MINUTES);
   const enabled = input.enabled_payments ?? [];
+  const methodsProblem = enabledPaymentsProblem(enabled, 'enabled_payments');
+  if (methodsProblem) throw new AppError('VALIDATION_FAILED', `enabled_payments ${methodsProblem.message}.`, { errors: [methodsProblem] });
   const hash = requestHash({ shape: 'snap', order_id: input.order_id, nominal: c.nominal, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString(), enabled_payments: enabled });
   const { tx, fresh } = await recordFor(services, c, 'snap', hash, { shape: 'snap', order_id: input.order_id, items: c.items, customer: c.customer, enabled_payments: enabled });
   if (!fresh && !isUnconfirmed(tx)) return { created: false, view: snapView(tx) };

@@ -3,6 +3,7 @@ import { SIMULATOR_DEV_SERVER_KEY } from '../config.js';
 import { GATEWAY_HOSTS, type RuntimeOverrides, type RuntimeSettings } from '../settings.js';
 import type { FieldError } from '../errors.js';
 import { outboundUrlProblem } from './url-policy.js';
+import { enabledPaymentsProblem } from '../domain/payment-methods.js';
 
 /** `null` removes an override, so the field falls back to the environment's value. */
 const orNull = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Optional(Type.Union([t, Type.Null()]));
@@ -148,6 +149,8 @@ export function effectiveProblems(s: RuntimeSettings, o: { production: boolean; 
   url('erp.notify_url', s.erp.notify_url);
   url('gateway.api_base_url', s.gateway.api_base_url);
   url('gateway.app_base_url', s.gateway.app_base_url);
+  const methods = enabledPaymentsProblem(s.links.enabled_payments, 'links.enabled_payments');
+  if (methods) out.push(methods);
   if (s.gateway.mode === 'simulator' && (o.production || !o.simulatorAvailable)) {
     out.push({ path: 'gateway.mode', message: o.production ? 'simulator mode is not allowed in production' : 'simulator mode needs the service started in simulator mode' });
   }

@@ -71,8 +71,18 @@ describe.each(DATABASE_KINDS)('charge, Snap and status against the simulator (%s
     const snapBad = await post('/api/snap/token', { order_id: 'S', nominal: 10, expire_at: new Date(Date.now() + 8 * 86_400_000).toISOString() });
     expect(snapBad.statusCode).toBe(400);
     expect(snapBad.json()).toMatchObject({ code: 'EXPIRY_INVALID' });
+    const noMethod = await post('/api/snap/token', { order_id: 'S2', nominal: 10, enabled_payments: ['paypal'] });
+    expect(noMethod.statusCode).toBe(400);
+    expect(noMethod.json().errors).toEqual([expect.objectContaining({ path: 'enabled_payments' })]);
     expect(await e.sim.requests('/v2/')).toHaveLength(0);
     expect(await e.sim.requests('/snap/')).toHaveLength(0);
+  });
+
+  it('Snap token: names the gateway does not offer are passed on beside ones it does (the gateway skips them)', async () => {
+    const res = await post('/api/snap/token', { order_id: 'S3', nominal: 10, enabled_payments: ['future_wallet', 'bca_va'] });
+    expect(res.statusCode).toBe(201);
+    const [call] = await e.sim.requests('/snap/');
+    expect(call?.body).toMatchObject({ enabled_payments: ['future_wallet', 'bca_va'] });
   });
 
   it('Snap token: 201 with a working redirect page; same request → 200 with the same token', async () => {

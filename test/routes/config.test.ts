@@ -95,6 +95,7 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
     ['a URL with credentials', { erp: { notify_url: 'https://user:pw@erp.example.com/' } }],
     ['a secret with spaces', { erp: { webhook_secret: 'has spaces' } }],
     ['too many payment methods', { links: { enabled_payments: Array.from({ length: 41 }, (_, i) => `m${i}`) } }],
+    ['payment methods the gateway does not offer', { links: { enabled_payments: ['paypal', 'bitcoin'] } }],
     ['an unknown mode', { gateway: { mode: 'live' } }],
     ['simulator mode when not started in it', { gateway: { mode: 'simulator' } }],
     ['a body that is not an object', [1, 2]],
