@@ -30,6 +30,8 @@ describe.each(DATABASE_KINDS)('GET /health and HTTP edge behaviour (%s)', (kind)
     const res = await ctx.app.inject({ method: 'GET', url: '/health' });
     expect(res.statusCode).toBe(503);
     expect(res.json()).toMatchObject({ status: 'unavailable', checks: { database: { status: 'unavailable' } } });
+    // the gateway the environment names is still shown
+    expect(res.json().checks.gateway).toMatchObject({ status: 'unknown', mode: 'simulator', base_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
   });
 
   it('unknown paths are problem+json 404s', async () => {

@@ -30,11 +30,10 @@ export async function healthConfigRoutes(app: App, services: Services): Promise<
         dbOk = false;
       }
       const latency = Math.round(performance.now() - started);
-      let gateway = { status: 'unknown', mode: services.config.gateway.mode, base_url: '' };
-      if (dbOk) {
-        const s = await services.settings.current();
-        gateway = { status: 'configured', mode: s.gateway.mode, base_url: s.gateway.api_base_url };
-      }
+      // Without the database the stored overrides are unknown: the environment's gateway is shown.
+      const s = dbOk ? await services.settings.current().catch(() => undefined) : undefined;
+      const g = (s ?? services.settings.defaults()).gateway;
+      const gateway = { status: s ? 'configured' : 'unknown', mode: g.mode, base_url: g.api_base_url };
       const body = {
         status: dbOk ? ('ok' as const) : ('unavailable' as const),
         checks: { database: { status: dbOk ? 'ok' : 'unavailable', kind: services.store.kind, latency_ms: latency }, gateway },
