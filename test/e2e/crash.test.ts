@@ -1,7 +1,8 @@
 /**
  * The service as a real child process (`node --import tsx src/server.ts`), SIGKILLed while ERP
  * deliveries are in flight, then started again on the same database: every event reaches the ERP
- * (at least once; only events that were in flight at the kill may arrive twice).
+ * (at least once; only events that were in flight at the kill may arrive twice); and SIGKILLed
+ * while notifications are being ingested: once the gateway resends, every order has one event.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
@@ -25,14 +26,14 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   return res.status;
 }
 
-async function untilAllDelivered(url: string, auth: Record<string, string>, timeoutMs: number): Promise<void> {
+async function untilAllDelivered(url: string, auth: Record<string, string>, timeoutMs: number, expected = EVENTS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
     const res = await fetch(`${url}/api/deliveries?limit=500`, { headers: auth });
     const body = (await res.json()) as { items?: { status: string }[] };
     const items = body.items ?? [];
-    if (items.length === EVENTS && items.every((d) => d.status === 'delivered')) return;
+    if (items.length === expected && items.every((d) => d.status === 'delivered')) return;
     last = `${res.status}: ${items.filter((d) => d.status === 'delivered').length}/${items.length} delivered`;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -113,6 +114,49 @@ describe.each(DATABASE_KINDS)('SIGKILL during deliveries, then restart (%s)', (k
       expect(duplicates).toBeLessThanOrEqual(16);
       expect(erp.accepted().every((d) => d.verified === true)).toBe(true);
       console.log(`[crash ${kind}] ${atKill} delivered before SIGKILL; ${duplicates} re-delivered after restart; ${EVENTS} events, none lost`);
+    } finally {
+      await store.close();
+    }
+  }, 90_000);
+
+  it('SIGKILL while notifications are being ingested: after the gateway resends, every order has exactly one event', async () => {
+    const ORDERS = 150;
+    const env = { ...dbEnv, log_user: OP.user, log_pass: OP.pass, DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), ERP_NOTIFY_URL: erp.url, ERP_WEBHOOK_SECRET: SECRET };
+    const notifications = Array.from({ length: ORDERS }, (_, i) => signedNotification({ order_id: `INGEST-${i}`, transaction_status: 'settlement', transaction_id: `ingest-tx-${i}` }));
+    const first = await startServiceProcess(env);
+    children.push(first);
+    const answered = new Set<number>();
+    let next = 0;
+    let killed: Promise<unknown> | undefined;
+    const lane = async () => {
+      while (next < ORDERS) {
+        const i = next++;
+        const status = await post(`${first.url}/webhook/midtrans`, notifications[i]).catch(() => 0);
+        if (status === 200) answered.add(i);
+        if (answered.size >= 40) killed ??= stopServiceProcess(first, 'SIGKILL');
+      }
+    };
+    await Promise.all(Array.from({ length: 12 }, lane));
+    await killed;
+    expect(answered.size).toBeLessThan(ORDERS);
+
+    // The gateway resends what was not answered 200 — and, being at least once, some of what was.
+    const second = await startServiceProcess(env);
+    children.push(second);
+    for (const n of notifications) expect(await post(`${second.url}/webhook/midtrans`, n)).toBe(200);
+    const auth = { authorization: `Basic ${Buffer.from(`${OP.user}:${OP.pass}`).toString('base64')}` };
+    await untilAllDelivered(second.url, auth, 30_000, ORDERS);
+    expect(await stopServiceProcess(second, 'SIGTERM')).toEqual({ code: 0, signal: null });
+
+    const store = await openStore(dbConfig);
+    try {
+      const events = (await store.outbox.list({ limit: 500 })).items;
+      const perOrder = new Map<string, number>();
+      for (const ev of events) perOrder.set(String(ev.orderId), (perOrder.get(String(ev.orderId)) ?? 0) + 1);
+      expect(perOrder.size).toBe(ORDERS);
+      expect([...perOrder.values()].every((n) => n === 1)).toBe(true);
+      for (let i = 0; i < ORDERS; i++) expect((await store.transactions.findByGatewayOrderId(`INGEST-${i}`))?.status, `INGEST-${i}`).toBe('paid');
+      console.log(`[crash ${kind}] ingestion: ${answered.size} of ${ORDERS} answered before SIGKILL; after resending, ${events.length} events, one per order`);
     } finally {
       await store.close();
     }
