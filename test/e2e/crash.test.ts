@@ -78,8 +78,11 @@ describe.each(DATABASE_KINDS)('SIGKILL during deliveries, then restart (%s)', (k
     }
   });
 
+  /** Both processes of a test share the database, the data directory and the ERP. */
+  const serviceEnv = () => ({ ...dbEnv, log_user: OP.user, log_pass: OP.pass, DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), ERP_NOTIFY_URL: erp.url, ERP_WEBHOOK_SECRET: SECRET });
+
   it('nothing is lost', async () => {
-    const env = { ...dbEnv, log_user: OP.user, log_pass: OP.pass, DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), ERP_NOTIFY_URL: erp.url, ERP_WEBHOOK_SECRET: SECRET };
+    const env = serviceEnv();
     // slow answers keep several deliveries in flight at the moment of the kill
     erp.setMode({ kind: 'slow', delayMs: 150 });
     const first = await startServiceProcess(env);
@@ -121,7 +124,7 @@ describe.each(DATABASE_KINDS)('SIGKILL during deliveries, then restart (%s)', (k
 
   it('SIGKILL while notifications are being ingested: after the gateway resends, every order has exactly one event', async () => {
     const ORDERS = 150;
-    const env = { ...dbEnv, log_user: OP.user, log_pass: OP.pass, DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), ERP_NOTIFY_URL: erp.url, ERP_WEBHOOK_SECRET: SECRET };
+    const env = serviceEnv();
     const notifications = Array.from({ length: ORDERS }, (_, i) => signedNotification({ order_id: `INGEST-${i}`, transaction_status: 'settlement', transaction_id: `ingest-tx-${i}` }));
     const first = await startServiceProcess(env);
     children.push(first);

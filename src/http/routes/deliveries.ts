@@ -5,7 +5,7 @@ import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
 import { decodeCursor } from '../../storage/repos/cursor.js';
 import type { DeliveryAttempt, OutboxEvent } from '../../storage/store.js';
-import { ProblemSchema } from './webhook.js';
+import { ProblemSchema } from '../../errors.js';
 
 const Str = (maxLength: number) => Type.String({ maxLength });
 const NullableStr = (maxLength: number) => Type.Union([Str(maxLength), Type.Null()]);

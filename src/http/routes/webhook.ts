@@ -4,24 +4,11 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../types.js';
 import { PaymentStatusSchema, TAGS } from '../types.js';
 import type { Services } from '../../services.js';
-import { AppError, isDatabaseUnavailable } from '../../errors.js';
+import { AppError, ProblemSchema, isDatabaseUnavailable } from '../../errors.js';
 import { handleGatewayNotification, type NotificationOutcome } from '../../domain/notification-sources.js';
 import { TEST_EVENT, testEvent } from '../../erp/events.js';
 
 const Str = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
-
-export const ProblemSchema = Type.Object(
-  {
-    type: Str(200),
-    title: Str(200),
-    status: Type.Integer(),
-    detail: Str(2000),
-    code: Str(64),
-    request_id: Str(128),
-    errors: Type.Optional(Type.Array(Type.Object({ path: Str(500), message: Str(500) }), { maxItems: 50 })),
-  },
-  { additionalProperties: true, description: 'RFC 9457 problem details' },
-);
 
 /**
  * The gateway's notification, parsed leniently: a field of an unexpected type (a `null`

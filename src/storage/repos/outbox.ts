@@ -131,6 +131,11 @@ function toAttempt(r: Selectable<DeliveryAttemptsTable>): DeliveryAttempt {
 
 const UNDELIVERED = ['pending', 'failed'] as const;
 
+/** `e` is the first undelivered event of its order: only such an event may be claimed (in order per order). */
+const FIRST_OF_ORDER = sql`not exists (
+  select 1 from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed')
+)`;
+
 export class KyselyOutboxRepo implements OutboxRepo {
   constructor(
     private readonly db: Kysely<Database>,
@@ -178,9 +183,7 @@ export class KyselyOutboxRepo implements OutboxRepo {
         select e.seq from outbox_events e
         where e.state in ('pending', 'failed') and e.next_attempt_at <= ${at}
           and (e.lease_until is null or e.lease_until <= ${at})
-          and not exists (
-            select 1 from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed')
-          )
+          and ${FIRST_OF_ORDER}
         order by e.seq
         limit ${limit}
         ${lock}
@@ -301,9 +304,7 @@ export class KyselyOutboxRepo implements OutboxRepo {
       select min(case when e.lease_until is not null and e.lease_until > e.next_attempt_at then e.lease_until else e.next_attempt_at end) as due
       from outbox_events e
       where e.state in ('pending', 'failed')
-        and not exists (
-          select 1 from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed')
-        )`.execute(this.db);
+        and ${FIRST_OF_ORDER}`.execute(this.db);
     return result.rows[0]?.due ?? undefined;
   }
 }
