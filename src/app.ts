@@ -14,6 +14,9 @@ import { logsDocsRoutes } from './http/routes/logs-docs.js';
 import { devTestRoutes } from './http/routes/dev-test.js';
 import { operationsRoutes } from './http/routes/operations.js';
 import { registerOpenApi } from './http/openapi.js';
+import { clientErrorHandler } from './http/client-error.js';
+import { registerJsonParser } from './http/json-body.js';
+import { refuseNul } from './http/nul-guard.js';
 import { bindLogContext } from './logging/logger.js';
 import { deriveMercantId } from './domain/order-id.js';
 import { runInLogContext } from './logging/context.js';
@@ -66,10 +69,12 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     frameworkErrors: routingErrorHandler,
+    clientErrorHandler: clientErrorHandler(services.logger as FastifyBaseLogger),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Every body is JSON (CONTRACT §3); routes that take raw bytes add their own parser in their scope.
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app);
   // First hook: everything the request does from here on runs inside its log context.
   app.addHook('onRequest', (req, _reply, done) => {
     runInLogContext({ request_id: req.id }, done);
@@ -84,6 +89,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     opts.onRoute?.(route);
   });
   app.addHook('onRequest', authHook(services));
+  app.addHook('preValidation', refuseNul);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   app.addHook('onResponse', async (req, reply) => {

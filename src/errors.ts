@@ -6,7 +6,8 @@ import { Type } from 'typebox';
  */
 export const ERRORS = {
   VALIDATION_FAILED: { status: 400, title: 'Validation failed', doc: 'The request does not match the schema; see errors[].' },
-  INVALID_JSON: { status: 400, title: 'Invalid JSON', doc: 'The body is not valid JSON.' },
+  INVALID_JSON: { status: 400, title: 'Invalid JSON', doc: 'The body is not valid JSON, or nests deeper than 32 levels.' },
+  MALFORMED_REQUEST: { status: 400, title: 'Malformed request', doc: 'The request is not valid HTTP (refused by the HTTP parser); the connection is closed.' },
   ORDER_ID_TOO_LONG: { status: 400, title: 'Order id too long', doc: 'The gateway order id would exceed 50 characters.' },
   ORDER_ID_INVALID: { status: 400, title: 'Order id invalid', doc: 'The order id is empty or contains control characters.' },
   AMOUNT_INVALID: { status: 400, title: 'Amount invalid', doc: 'The amount is not a positive whole number of rupiah, or does not equal the item sum.' },
@@ -19,6 +20,8 @@ export const ERRORS = {
   ORDER_CONFLICT: { status: 409, title: 'Order conflict', doc: 'The order id exists with a different request, or is already paid.' },
   IDEMPOTENCY_IN_FLIGHT: { status: 409, title: 'Request in flight', doc: 'A request with this Idempotency-Key is still being processed.' },
   IDEMPOTENCY_MISMATCH: { status: 422, title: 'Idempotency key reused', doc: 'The Idempotency-Key was used with a different request body.' },
+  REQUEST_TIMEOUT: { status: 408, title: 'Request timeout', doc: 'The request was not received completely in time; the connection is closed.' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large', doc: 'The URL and headers together exceed 16 KiB; the connection is closed.' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', doc: 'The body exceeds the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', doc: 'Bodies must be application/json.' },
   CONFIG_CONFLICT: { status: 409, title: 'Configuration changed concurrently', doc: 'Another operator changed the runtime configuration at the same moment; read it again and retry.' },

@@ -23,21 +23,32 @@ export interface GatewayReport {
 const FIELDS = ['order_id', 'status_code', 'gross_amount', 'transaction_status', 'fraud_status', 'transaction_id', 'payment_type', 'transaction_time', 'settlement_time', 'signature_key', 'permata_va_number', 'store'] as const;
 const MAX_FIELD = 512;
 
-/** Picks the known string fields. Undefined when a field needed to verify the signature is missing. */
-export function parseReport(raw: Record<string, unknown>): { report?: GatewayReport; missing: string[] } {
+/** The fields the gateway's signature covers. */
+export const SIGNED_FIELDS = ['order_id', 'status_code', 'gross_amount'] as const;
+
+/**
+ * Picks the known string fields. Undefined when a field needed to verify the signature is missing.
+ * A NUL (U+0000) — which PostgreSQL text cannot hold and no gateway field has — becomes U+FFFD, so
+ * the record keeps what arrived, visibly marked; `replaced` names those fields. A signed field
+ * changed this way no longer verifies, so callers refuse those before the signature check.
+ */
+export function parseReport(raw: Record<string, unknown>): { report?: GatewayReport; missing: string[]; replaced: string[] } {
   const picked: Record<string, string> = {};
+  const replaced: string[] = [];
   for (const f of FIELDS) {
     const v = raw[f];
-    if (typeof v === 'string' && v.length <= MAX_FIELD) picked[f] = v;
+    if (typeof v !== 'string' || v.length > MAX_FIELD) continue;
+    picked[f] = v.includes('\u0000') ? v.replace(/\u0000/g, '\uFFFD') : v;
+    if (picked[f] !== v) replaced.push(f);
   }
-  const missing = (['order_id', 'status_code', 'gross_amount'] as const).filter((f) => picked[f] === undefined || picked[f] === '');
-  if (missing.length > 0) return { missing };
+  const missing = SIGNED_FIELDS.filter((f) => picked[f] === undefined || picked[f] === '');
+  if (missing.length > 0) return { missing, replaced };
   const report: GatewayReport = { order_id: picked.order_id ?? '', status_code: picked.status_code ?? '', gross_amount: picked.gross_amount ?? '' };
   for (const f of FIELDS) {
     const v = picked[f];
     if (v !== undefined) Object.assign(report, { [f]: v });
   }
-  return { report, missing };
+  return { report, missing, replaced };
 }
 
 /** A status-API answer as a report; `fallback` fills what the answer leaves out. */

@@ -7,7 +7,7 @@ import type { NotificationRecord, NotificationSource, TransactionRecord } from '
 import { AppError } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
 import { verifyMidtransSignature } from '../gateway/signature.js';
-import { dedupeKey, parseReport, reportFromStatus, type GatewayReport } from './gateway-report.js';
+import { SIGNED_FIELDS, dedupeKey, parseReport, reportFromStatus, type GatewayReport } from './gateway-report.js';
 import { ingestGatewayReport, type IngestResult } from './notifications.js';
 
 export type NotificationOutcome = (IngestResult & { confirmed: boolean }) | { result: 'unverified' | 'duplicate'; notificationId: number; confirmed: false; reason: string };
@@ -22,17 +22,25 @@ export type NotificationOutcome = (IngestResult & { confirmed: boolean }) | { re
  */
 export async function handleGatewayNotification(services: Services, raw: Record<string, unknown>, source: 'webhook' | 'replay'): Promise<NotificationOutcome> {
   if (typeof raw.signature_key !== 'string' || raw.signature_key === '') throw new AppError('SIGNATURE_INVALID', 'The notification carries no signature_key.');
-  const { report, missing } = parseReport(raw);
+  const { report, missing, replaced } = parseReport(raw);
   if (!report) throw new AppError('VALIDATION_FAILED', 'The notification lacks required fields.', { errors: missing.map((m) => ({ path: m, message: 'is required (a string)' })) });
+  const signedNul = replaced.filter((f) => (SIGNED_FIELDS as readonly string[]).includes(f));
+  if (signedNul.length > 0) {
+    throw new AppError('VALIDATION_FAILED', 'A signed field contains a NUL character.', { errors: signedNul.map((f) => ({ path: f, message: 'must not contain NUL (U+0000)' })) });
+  }
   const s = await services.settings.current();
   const key = s.gateway.server_key ?? '';
   if (key === '' || !verifyMidtransSignature({ ...report, signature_key: raw.signature_key }, key)) {
     throw new AppError('SIGNATURE_INVALID', 'The notification signature does not verify.');
   }
-  if (!s.gateway.confirm_notifications) return { ...(await ingestGatewayReport(services, report, source)), confirmed: false };
+  // Unsigned fields carried a NUL (replaced by U+FFFD): accepted (a retry would carry the same
+  // bytes), recorded as received, flagged on the order, and never trusted as a lookup key.
+  const flags = replaced.length > 0 ? ['nul_in_notification'] : [];
+  if (flags.length > 0) services.logger.warn({ gateway_order_id: report.order_id, fields: replaced, flag: 'nul_in_notification' }, 'gateway notification carried NUL characters in unsigned fields: replaced by U+FFFD');
+  if (!s.gateway.confirm_notifications) return { ...(await ingestGatewayReport(services, report, source, { flags })), confirmed: false };
   const confirmed = await confirm(services, report);
   if (!confirmed.truth) return recordUnverified(services, report, source, confirmed.reason);
-  return { ...(await ingestGatewayReport(services, report, source, { truth: confirmed.truth })), confirmed: true };
+  return { ...(await ingestGatewayReport(services, report, source, { truth: confirmed.truth, flags })), confirmed: true };
 }
 
 /**
@@ -43,8 +51,10 @@ export async function handleGatewayNotification(services: Services, raw: Record<
 export const CONFIRM_TIMEOUT_MS = 2_000;
 
 async function confirm(services: Services, report: GatewayReport): Promise<{ truth?: GatewayReport; reason: string }> {
+  // A transaction id that arrived with a NUL in it (now U+FFFD) names nothing: ask by order id.
+  const transactionId = report.transaction_id?.includes('\uFFFD') ? undefined : report.transaction_id;
   try {
-    const st = await services.gateway.status(report.transaction_id ?? report.order_id, { timeoutMs: CONFIRM_TIMEOUT_MS });
+    const st = await services.gateway.status(transactionId ?? report.order_id, { timeoutMs: CONFIRM_TIMEOUT_MS });
     if (!st) return { reason: 'the gateway does not know the transaction' };
     return { truth: reportFromStatus(st, report), reason: 'confirmed' };
   } catch (err) {

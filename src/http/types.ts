@@ -17,6 +17,8 @@ export type RouteAuth = 'key' | 'op' | 'sig' | 'none';
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    /** Body strings reach the handler even with a NUL in them (the handler deals with it); see nul-guard.ts. */
+    rawStrings?: boolean;
   }
   interface FastifyRequest {
     /** The operator's user name once Basic Auth succeeded. */

@@ -74,7 +74,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
     '/webhook/midtrans',
     {
       bodyLimit: 64 * 1024,
-      config: { auth: 'sig' },
+      config: { auth: 'sig', rawStrings: true },
       schema: {
         tags: [TAGS.webhook],
         summary: 'Gateway notification (signature-verified; recorded, applied and queued for the ERP in one transaction)',
@@ -92,7 +92,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
     '/webhook/midtrans/replay',
     {
       bodyLimit: 64 * 1024,
-      config: { auth: 'op' },
+      config: { auth: 'op', rawStrings: true },
       schema: {
         tags: [TAGS.webhook],
         summary: 'Re-run a captured notification through the same pipeline (signature still verified)',

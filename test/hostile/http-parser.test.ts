@@ -1,0 +1,89 @@
+import net from 'node:net';
+import { Client } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTestApp, type TestContext } from '../helpers/services.js';
+
+/** Sends raw bytes on a fresh connection and collects everything until the server closes it. */
+function raw(port: number, bytes: string): Promise<{ text: string; closedBy: 'end' | 'error' }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (text += d));
+    socket.on('end', () => {
+      socket.end();
+      resolve({ text, closedBy: 'end' });
+    });
+    socket.on('error', () => resolve({ text, closedBy: 'error' }));
+    socket.write(bytes);
+  });
+}
+
+function parse(text: string): { status: number; headers: Record<string, string>; body: string } {
+  const [head = '', body = ''] = text.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const l of lines) {
+    const i = l.indexOf(':');
+    headers[l.slice(0, i).toLowerCase()] = l.slice(i + 1).trim();
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
+}
+
+describe('answers of the HTTP parser (clientError)', () => {
+  let ctx: TestContext;
+  let port: number;
+  beforeAll(async () => {
+    ctx = await makeTestApp('sqlite');
+    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = ctx.app.server.address();
+    port = typeof addr === 'object' && addr !== null ? addr.port : 0;
+  });
+  afterAll(async () => ctx.close());
+
+  it('headers over 16 KiB: 431 problem+json with a request id; the keep-alive client carries on', async () => {
+    const client = new Client(`http://127.0.0.1:${port}`, { pipelining: 1 });
+    try {
+      const first = await client.request({ method: 'GET', path: '/health' });
+      await first.body.text();
+      expect(first.statusCode).toBe(200);
+      const big = await client.request({ method: 'GET', path: '/health', headers: { 'x-filler': 'a'.repeat(20_000) } });
+      const body = (await big.body.json()) as Record<string, unknown>;
+      expect(big.statusCode).toBe(431);
+      expect(big.headers['content-type']).toBe('application/problem+json');
+      expect(big.headers.connection).toBe('close');
+      expect(body).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE', request_id: big.headers['x-request-id'] });
+      expect(String(body.request_id)).toMatch(/^[0-9a-f-]{36}$/);
+      // The same client's next request succeeds (on a new connection, as Connection: close said).
+      const after = await client.request({ method: 'GET', path: '/health' });
+      await after.body.text();
+      expect(after.statusCode).toBe(200);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a URL over 16 KiB: 431 problem+json, answered in full and closed with a FIN, not a reset', async () => {
+    const res = await raw(port, `GET /health?x=${'b'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n`);
+    expect(res.closedBy).toBe('end');
+    const r = parse(res.text);
+    expect(r.status).toBe(431);
+    expect(r.headers['content-type']).toBe('application/problem+json');
+    expect(r.headers.connection).toBe('close');
+    expect(Number(r.headers['content-length'])).toBe(Buffer.byteLength(r.body));
+    expect(JSON.parse(r.body)).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE', request_id: r.headers['x-request-id'] });
+  });
+
+  it.each([
+    ['a malformed request line', 'GARBAGE\r\n\r\n'],
+    ['a NUL byte in a header value', 'GET /health HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\u0000b\r\n\r\n'],
+    ['a bad Content-Length', 'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'],
+  ])('%s: 400 problem+json with a request id', async (_name, bytes) => {
+    const res = await raw(port, bytes);
+    const r = parse(res.text);
+    expect(r.status).toBe(400);
+    expect(r.headers['content-type']).toBe('application/problem+json');
+    expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(r.body)).toMatchObject({ status: 400, code: 'MALFORMED_REQUEST', request_id: r.headers['x-request-id'] });
+  });
+});
