@@ -24,6 +24,7 @@ export const EnvSchema = Type.Object({
   MIDTRANS_CLIENT_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^\\S+$' })),
   MIDTRANS_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   MIDTRANS_APP_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  MIDTRANS_CONFIRM_NOTIFICATIONS: Type.Optional(Bool),
   SIMULATOR_PORT: Type.Optional(Port),
   ERP_NOTIFY_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   ERP_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
@@ -54,6 +55,8 @@ export interface Config {
     clientKey?: string;
     apiBaseUrl?: string;
     appBaseUrl?: string;
+    /** Confirm every notification with the status API (default true; false only in simulator mode). */
+    confirmNotifications: boolean;
   };
   simulatorPort: number;
   erp: { notifyUrl?: string; webhookSecret?: string };
@@ -127,12 +130,15 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       clientKey: get('MIDTRANS_CLIENT_KEY'),
       apiBaseUrl: get('MIDTRANS_API_BASE_URL')?.replace(/\/+$/, ''),
       appBaseUrl: get('MIDTRANS_APP_BASE_URL')?.replace(/\/+$/, ''),
+      confirmNotifications: get('MIDTRANS_CONFIRM_NOTIFICATIONS') === undefined || truthy(get('MIDTRANS_CONFIRM_NOTIFICATIONS')),
     },
     simulatorPort: portOf(get('SIMULATOR_PORT'), port === 0 ? 0 : port + 1, 'SIMULATOR_PORT', problems),
     erp: { notifyUrl: get('ERP_NOTIFY_URL'), webhookSecret: get('ERP_WEBHOOK_SECRET') },
     isProduction,
   };
   if (mode !== 'simulator' && !serverKey) problems.push(`MIDTRANS_SERVER_KEY is required in ${mode} mode`);
+  // The signature does not cover transaction_status: only the status API can vouch for it.
+  if (mode !== 'simulator' && !config.gateway.confirmNotifications) problems.push(`MIDTRANS_CONFIRM_NOTIFICATIONS can be off only in simulator mode (not ${mode})`);
   if (isProduction) problems.push(...productionProblems(config));
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

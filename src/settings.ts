@@ -13,7 +13,11 @@ export interface RuntimeSettings {
     client_key?: string;
     api_base_url: string;
     app_base_url: string;
-    /** Ask the gateway's status API before trusting a notification. */
+    /**
+     * Ask the gateway's status API before trusting a notification. On by default in every mode; it
+     * can be turned off only in simulator mode, since the signature does not cover
+     * `transaction_status` (a captured settlement edited into a refund still verifies).
+     */
     confirm_notifications: boolean;
   };
   erp: {
@@ -51,7 +55,7 @@ export function defaultSettings(config: Config, simulatorBaseUrl?: string): Runt
       client_key: config.gateway.clientKey,
       api_base_url: config.gateway.apiBaseUrl ?? hosts.api,
       app_base_url: config.gateway.appBaseUrl ?? hosts.app,
-      confirm_notifications: mode !== 'simulator',
+      confirm_notifications: config.gateway.confirmNotifications,
     },
     erp: { notify_url: config.erp.notifyUrl, webhook_secret: config.erp.webhookSecret, timeout_ms: 10_000, retry_for_hours: 72 },
     links: { default_expiry_minutes: 24 * 60, enabled_payments: [] },
@@ -79,6 +83,14 @@ function asOverrides(doc: Record<string, unknown>): RuntimeOverrides {
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, { [section]: v });
   }
   return out;
+}
+
+/**
+ * Whether notifications must be confirmed with the status API: always outside simulator mode,
+ * whatever a stored override says (an override written before this rule cannot weaken it).
+ */
+export function mustConfirmNotifications(s: RuntimeSettings): boolean {
+  return s.gateway.confirm_notifications || s.gateway.mode !== 'simulator';
 }
 
 export interface Settings {

@@ -5,6 +5,7 @@
 import type { Services } from '../services.js';
 import type { NotificationRecord, NotificationSource, TransactionRecord } from '../storage/store.js';
 import { AppError } from '../errors.js';
+import { mustConfirmNotifications } from '../settings.js';
 import { GatewayError } from '../gateway/errors.js';
 import { verifyMidtransSignature } from '../gateway/signature.js';
 import { SIGNED_FIELDS, dedupeKey, parseReport, reportFromStatus, type GatewayReport } from './gateway-report.js';
@@ -37,10 +38,38 @@ export async function handleGatewayNotification(services: Services, raw: Record<
   // bytes), recorded as received, flagged on the order, and never trusted as a lookup key.
   const flags = replaced.length > 0 ? ['nul_in_notification'] : [];
   if (flags.length > 0) services.logger.warn({ gateway_order_id: report.order_id, fields: replaced, flag: 'nul_in_notification' }, 'gateway notification carried NUL characters in unsigned fields: replaced by U+FFFD');
-  if (!s.gateway.confirm_notifications) return { ...(await ingestGatewayReport(services, report, source, { flags })), confirmed: false };
+  if (!mustConfirmNotifications(s) && !(await contradictsSignedTwin(services, report))) {
+    return { ...(await ingestGatewayReport(services, report, source, { flags })), confirmed: false };
+  }
   const confirmed = await confirm(services, report);
   if (!confirmed.truth) return recordUnverified(services, report, source, confirmed.reason);
   return { ...(await ingestGatewayReport(services, report, source, { truth: confirmed.truth, flags })), confirmed: true };
+}
+
+/**
+ * The signature covers only `order_id + status_code + gross_amount`, and a refund carries the same
+ * "200" as a settlement: a captured notification with its `transaction_status` (or `fraud_status`)
+ * edited still verifies. When confirmation is off (simulator mode only), a report whose signed
+ * triple was already seen with another status is therefore never applied on its own word: it goes
+ * through the status API like every notification does with confirmation on.
+ */
+async function contradictsSignedTwin(services: Services, report: GatewayReport): Promise<boolean> {
+  const earlier = await services.store.notifications.listForOrder(report.order_id, 200);
+  return earlier.some((n) => {
+    if (n.statusCode !== report.status_code) return false;
+    const twin = parseStored(n.payload);
+    if (!twin || twin.gross_amount !== report.gross_amount) return false;
+    return (twin.transaction_status ?? '') !== (report.transaction_status ?? '') || (twin.fraud_status ?? '') !== (report.fraud_status ?? '');
+  });
+}
+
+function parseStored(payload: string): GatewayReport | undefined {
+  try {
+    const parsed: unknown = JSON.parse(payload);
+    return parsed !== null && typeof parsed === 'object' ? parseReport(parsed as Record<string, unknown>).report : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -83,13 +112,7 @@ async function recordUnverified(services: Services, report: GatewayReport, sourc
 
 /** Re-asks the gateway about an unverified notification; true when it is settled (confirmed, or known to be unknown). */
 export async function recheckUnverified(services: Services, n: NotificationRecord): Promise<boolean> {
-  let report: GatewayReport | undefined;
-  try {
-    const parsed: unknown = JSON.parse(n.payload);
-    report = parsed !== null && typeof parsed === 'object' ? parseReport(parsed as Record<string, unknown>).report : undefined;
-  } catch {
-    report = undefined;
-  }
+  const report = parseStored(n.payload);
   if (!report || dedupeKey(report) !== n.dedupeKey) {
     await services.store.notifications.setResult(n.id, 'ignored');
     return true;

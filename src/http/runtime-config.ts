@@ -154,6 +154,12 @@ export function effectiveProblems(s: RuntimeSettings, o: { production: boolean; 
   if (s.gateway.mode === 'simulator' && (o.production || !o.simulatorAvailable)) {
     out.push({ path: 'gateway.mode', message: o.production ? 'simulator mode is not allowed in production' : 'simulator mode needs the service started in simulator mode' });
   }
+  if (s.gateway.mode !== 'simulator' && !s.gateway.confirm_notifications) {
+    out.push({
+      path: 'gateway.confirm_notifications',
+      message: `cannot be turned off in ${s.gateway.mode} mode: the gateway's signature does not cover transaction_status, so only the status API can confirm what a notification reports`,
+    });
+  }
   if (s.gateway.mode !== 'simulator' && (!s.gateway.server_key || s.gateway.server_key === SIMULATOR_DEV_SERVER_KEY)) {
     out.push({ path: 'gateway.server_key', message: `a server key is required in ${s.gateway.mode} mode` });
   }

@@ -43,6 +43,12 @@ const LIFECYCLES: Array<{ steps: string[]; final: PaymentStatus }> = [
   { steps: ['deny'], final: 'failed' },
   { steps: ['cancel'], final: 'cancelled' },
 ];
+/**
+ * Hand-signed orders skip the refund: a refund carries its settlement's signed triple, so without
+ * confirmation it is applied only after a status check, which these locally seeded orders cannot
+ * pass. Refunds run through the gateway in the first half of the storm.
+ */
+const DIRECT_LIFECYCLES = LIFECYCLES.filter((l) => !l.steps.includes('refund'));
 const ACTION: Record<string, string> = { settlement: 'pay', expire: 'expire', refund: 'refund', deny: 'deny', cancel: 'cancel' };
 
 async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
@@ -65,7 +71,7 @@ describe.each(DATABASE_KINDS)('storm: 500 orders, duplicates, reordering, ERP do
     erp.setMode({ kind: 'refuse' });
     // Gateway retries (2, 10, 30… minutes) at 1/1000: a notification that timed out on a busy
     // machine is sent again within a second instead of an hour.
-    e = await startE2E(kind, { listen: true, overrides: { settingsCacheMs: 0, clock, outbox: { pollMs: 500 } }, simulator: { notificationTimeoutMs: 5_000, seed: 7, timeScale: 0.001 } });
+    e = await startE2E(kind, { listen: true, env: { MIDTRANS_CONFIRM_NOTIFICATIONS: 'false' }, overrides: { settingsCacheMs: 0, clock, outbox: { pollMs: 500 } }, simulator: { notificationTimeoutMs: 5_000, seed: 7, timeScale: 0.001 } });
     await patchSettings(e.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
     e.services.outbox.start();
   });
@@ -93,7 +99,7 @@ describe.each(DATABASE_KINDS)('storm: 500 orders, duplicates, reordering, ERP do
     // directly driven orders: every step signed, 30 % duplicated, shuffled
     const direct: Array<Record<string, unknown>> = [];
     for (let i = 0; i < DIRECT_ORDERS; i++) {
-      const life = LIFECYCLES[i % LIFECYCLES.length] ?? LIFECYCLES[0];
+      const life = DIRECT_LIFECYCLES[i % DIRECT_LIFECYCLES.length] ?? DIRECT_LIFECYCLES[0];
       if (!life) continue;
       const orderId = `DIR/${i}:2`;
       await seedTransaction(e.services.store, { orderId, kind: 'snap' });

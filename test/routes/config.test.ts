@@ -54,9 +54,9 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
 
   it('keeps the real secret when the masked form is sent back', async () => {
     const masked = (await get()).json().gateway.server_key;
-    const res = await post({ gateway: { server_key: masked, confirm_notifications: false } });
+    const res = await post({ gateway: { server_key: masked, api_base_url: 'https://api.sandbox.midtrans.com/' } });
     expect(res.statusCode).toBe(200);
-    expect((await ctx.services.settings.current()).gateway).toMatchObject({ server_key: SERVER_KEY, confirm_notifications: false });
+    expect((await ctx.services.settings.current()).gateway).toMatchObject({ server_key: SERVER_KEY, api_base_url: 'https://api.sandbox.midtrans.com/' });
     expect(res.json().info.config_version).toBe(1);
   });
 

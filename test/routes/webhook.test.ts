@@ -30,7 +30,8 @@ async function makeApp(kind: 'sqlite' | 'postgres', env: Record<string, string> 
   });
   const logger = pino({ level: 'info' }, sink);
   const store = await db.open({ logger });
-  const config = { ...loadConfig({ PORT: '0', ...env }), database: db.config };
+  // These tests drive the status machine with hand-signed notifications; confirmation has its own tests.
+  const config = { ...loadConfig({ PORT: '0', MIDTRANS_CONFIRM_NOTIFICATIONS: 'false', ...env }), database: db.config };
   const services = createServices(config, { logger, store, operator: OPERATOR }, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
   const app = await buildApp(services);
   return {
