@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import path from 'node:path';
+import { CONTROL_CHARACTER, outboundUrlProblem } from './http/url-policy.js';
 
 /** Raw environment, as strings. Every variable of CONTRACT §1; unknown variables are ignored. */
 const Port = Type.String({ pattern: '^[0-9]{1,5}$' });
@@ -139,9 +140,27 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   if (mode !== 'simulator' && !serverKey) problems.push(`MIDTRANS_SERVER_KEY is required in ${mode} mode`);
   // The signature does not cover transaction_status: only the status API can vouch for it.
   if (mode !== 'simulator' && !config.gateway.confirmNotifications) problems.push(`MIDTRANS_CONFIRM_NOTIFICATIONS can be off only in simulator mode (not ${mode})`);
+  problems.push(...urlProblems(env));
   if (isProduction) problems.push(...productionProblems(config));
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * Every mode: no control character in any URL (the URL parser drops CR, LF and TAB silently, so
+ * what is used would differ from what was configured), and no outbound URL to a link-local or
+ * cloud metadata address. Values are not echoed.
+ */
+function urlProblems(env: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  const publicUrl = env.PUBLIC_BASE_URL;
+  if (publicUrl && CONTROL_CHARACTER.test(publicUrl)) out.push('PUBLIC_BASE_URL must not contain control characters');
+  for (const name of ['MIDTRANS_API_BASE_URL', 'MIDTRANS_APP_BASE_URL', 'ERP_NOTIFY_URL'] as const) {
+    const v = env[name];
+    const p = v ? outboundUrlProblem(v, false) : undefined;
+    if (p) out.push(`${name} ${p}`);
+  }
+  return out;
 }
 
 /** In production every insecure default is a refusal to start (CONTRACT §1). */

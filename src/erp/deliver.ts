@@ -87,6 +87,7 @@ function describe(err: unknown): string {
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect timeout';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
   if (code === 'EPRIVATEADDR') return 'refused: private address';
+  if (code === 'ELINKLOCALADDR') return 'refused: link-local or metadata address';
   return typeof code === 'string' ? `network error (${code})` : 'network error';
 }
 

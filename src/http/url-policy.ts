@@ -47,8 +47,34 @@ export function isPrivateHost(hostname: string): boolean {
   return false;
 }
 
+/**
+ * Never a target in any mode: link-local ranges (where every cloud's instance metadata service
+ * answers, 169.254.169.254 among them) and the other metadata and platform addresses.
+ */
+const linkLocal = new BlockList();
+linkLocal.addSubnet('169.254.0.0', 16, 'ipv4');
+linkLocal.addAddress('100.100.100.200', 'ipv4'); // Alibaba Cloud metadata
+linkLocal.addAddress('168.63.129.16', 'ipv4'); // Azure platform (WireServer)
+linkLocal.addSubnet('fe80::', 10, 'ipv6');
+linkLocal.addAddress('fd00:ec2::254', 'ipv6'); // AWS metadata over IPv6
+const METADATA_NAMES = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'metadata.azure.internal', 'instance-data', 'instance-data.ec2.internal']);
+
+/** True for link-local and cloud metadata addresses and names (literal forms; resolved names are checked at connect time). */
+export function isLinkLocalOrMetadata(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  if (METADATA_NAMES.has(host)) return true;
+  const kind = isIP(host);
+  if (kind === 4) return linkLocal.check(host, 'ipv4');
+  if (kind === 6) return linkLocal.check(host, 'ipv6');
+  return false;
+}
+
+/** C0 and C1 control characters and DEL: the URL parser silently drops some of them (CR, LF, TAB). */
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
 /** Why `raw` is not acceptable as an outbound URL, or undefined when it is. */
 export function outboundUrlProblem(raw: string, production: boolean): string | undefined {
+  if (CONTROL_CHARACTER.test(raw)) return 'must not contain control characters';
   let url: URL;
   try {
     url = new URL(raw);
@@ -57,6 +83,7 @@ export function outboundUrlProblem(raw: string, production: boolean): string | u
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
   if (url.username || url.password) return 'must not carry credentials';
+  if (isLinkLocalOrMetadata(url.hostname)) return 'must not point to a link-local or cloud metadata address';
   if (!production) return undefined;
   if (url.protocol !== 'https:') return 'must use https in production';
   if (isPrivateHost(url.hostname)) return 'must not point to a private, loopback or link-local address in production';

@@ -16,7 +16,7 @@ import type { Settings, RuntimeSettings } from '../settings.js';
 import type { AttemptOutcome, OutboxEvent, Store } from '../storage/store.js';
 import { deliver } from '../erp/deliver.js';
 import { judge } from './policy.js';
-import { guardedLookup, isPrivateLiteral } from '../erp/guard.js';
+import { guardedLookup, literalRefusal } from '../erp/guard.js';
 
 export interface OutboxDeps {
   store: Store;
@@ -38,8 +38,10 @@ export interface OutboxOptions {
   /** Deliveries in parallel (always different orders). Default 8. */
   concurrency?: number;
   random?: () => number;
-  /** Refuse ERP URLs that are or resolve to private addresses (production). Default false. */
+  /** Refuse ERP URLs that are or resolve to private addresses (production). Default false. Link-local and metadata addresses are refused always. */
   blockPrivateAddresses?: boolean;
+  /** Tests: the name resolver behind the connect-time address check (default `dns.lookup`). */
+  resolve?: Parameters<typeof guardedLookup>[1];
   /** Tests: runs between the HTTP answer and recording it (e.g. to stall past the lease). */
   beforeComplete?: (e: OutboxEvent) => Promise<void>;
 }
@@ -84,11 +86,15 @@ export function createOutbox(deps: OutboxDeps, o: OutboxOptions = {}): Outbox {
   let depthAt = 0;
   const log = deps.logger;
 
-  const getDispatcher = () => (dispatcher ??= new Agent({ connect: { timeout: 5_000, ...(o.blockPrivateAddresses ? { lookup: guardedLookup } : {}) }, keepAliveTimeout: 4_000 }));
+  const blockPrivate = o.blockPrivateAddresses ?? false;
+  const getDispatcher = () => (dispatcher ??= new Agent({ connect: { timeout: 5_000, lookup: guardedLookup(blockPrivate, o.resolve) }, keepAliveTimeout: 4_000 }));
 
   async function attempt(e: OutboxEvent, url: string, s: RuntimeSettings): Promise<void> {
     const startedAt = deps.clock.now();
-    const res = o.blockPrivateAddresses && isPrivateLiteral(url) ? { statusCode: null, error: 'refused: private address', latencyMs: 0 } : await deliver({ url, secret: s.erp.webhook_secret, eventId: e.eventId, body: e.payload, timeoutMs: s.erp.timeout_ms, sentAt: new Date() }, getDispatcher());
+    const refused = literalRefusal(url, blockPrivate);
+    const res = refused
+      ? { statusCode: null, error: refused === 'private' ? 'refused: private address' : 'refused: link-local or metadata address', latencyMs: 0 }
+      : await deliver({ url, secret: s.erp.webhook_secret, eventId: e.eventId, body: e.payload, timeoutMs: s.erp.timeout_ms, sentAt: new Date() }, getDispatcher());
     deps.metrics.deliveryDuration.observe(res.latencyMs / 1000);
     const now = deps.clock.now();
     const v = judge({ statusCode: res.statusCode, retryAfter: res.retryAfter, failures: e.attempts + 1, now, retryFrom: new Date(e.retryFrom), retryForHours: s.erp.retry_for_hours, random });
