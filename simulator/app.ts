@@ -10,7 +10,10 @@ import { areaOf, coreError } from './http.js';
 import { IdempotencyStore } from './idempotency.js';
 import { seededRandom } from './lib/rng.js';
 import { Notifier } from './notifier.js';
+import { registerActions } from './routes/actions.js';
+import { registerCardTokens } from './routes/cardTokens.js';
 import { registerCharge } from './routes/charge.js';
+import { registerCompletionPages } from './routes/completion.js';
 import { registerControl } from './routes/control.js';
 import { registerHosted } from './routes/hosted.js';
 import { registerPaymentLinks } from './routes/paymentLinks.js';
@@ -20,6 +23,8 @@ import { Store } from './state.js';
 
 export interface SimulatorOptions {
   serverKey: string;
+  /** The merchant client key the card paths accept as `client_key`; default `SB-Mid-client-simulator`. */
+  clientKey?: string;
   notificationUrl?: string;
   timeScale?: number;
   publicBaseUrl?: string;
@@ -124,6 +129,7 @@ export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
   const engine = new Engine(store, notifier, () => config.baseUrl);
   const ctx: SimContext = {
     serverKey: opts.serverKey,
+    clientKey: opts.clientKey ?? 'SB-Mid-client-simulator',
     store,
     engine,
     notifier,
@@ -142,9 +148,12 @@ export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
     registerPaymentLinks(scope, ctx);
     registerSnap(scope, ctx);
     registerCharge(scope, ctx);
+    registerCardTokens(scope, ctx);
     registerTransactionRoutes(scope, ctx);
   });
   registerHosted(app, ctx);
+  registerCompletionPages(app, ctx);
+  registerActions(app, ctx);
   registerControl(app, ctx);
   app.get('/', async () => ({ name: 'midtrans-simulator', base_url: config.baseUrl }));
   const sweep = setInterval(() => engine.expireDue(Date.now()), EXPIRY_SWEEP_MS);

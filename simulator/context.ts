@@ -12,6 +12,8 @@ export interface SimConfig {
 
 export interface SimContext {
   serverKey: string;
+  /** Accepted as `client_key` on the browser-side card paths (/v2/token, /v2/card/register, /v2/point_inquiry). */
+  clientKey: string;
   store: Store;
   engine: Engine;
   notifier: Notifier;

@@ -1,6 +1,7 @@
 import { jakartaTime, uuid } from './lib/format.js';
 import type { Json, OrderInput } from './lib/validate.js';
-import { METHODS, cardOutcome, methodFields, type MethodSpec } from './methods.js';
+import { settleCard, startCardCharge } from './cardFlow.js';
+import { METHODS, isRedirectType, methodFields, qrPayload, type MethodSpec } from './methods.js';
 import type { Notifier } from './notifier.js';
 import {
   Store,
@@ -24,8 +25,10 @@ export interface CreateTxnInput {
   expiry?: Date;
   vaNumber?: string;
   acquirer?: string;
-  /** Core card charges settle the outcome at once; hosted-page card payments wait for "Pay now". */
+  /** Core card charges settle the outcome at once (or after 3DS); hosted-page card payments wait for "Pay now". */
   cardToken?: string;
+  /** `credit_card.authentication: true`: the charge waits for the 3DS page. */
+  authentication?: boolean;
 }
 
 export interface RefundInput {
@@ -37,7 +40,7 @@ export interface RefundInput {
 export type RefundResult = { ok: true; txn: Txn; refund: Refund; message: string } | { ok: false; code: string; message: string };
 
 /** Online refunds exist only for cards, e-wallets and QRIS; VA/OTC money goes back offline. */
-const REFUNDABLE_TYPES: ReadonlySet<string> = new Set(['credit_card', 'gopay', 'shopeepay', 'qris']);
+const REFUNDABLE_TYPES: ReadonlySet<string> = new Set(['credit_card', 'gopay', 'shopeepay', 'qris', 'akulaku', 'kredivo']);
 
 export type ActionResult = { ok: true; txn: Txn; message: string } | { ok: false; code: string; message: string };
 
@@ -85,19 +88,26 @@ export class Engine {
   }
 
   private applyInitialState(t: Txn, spec: MethodSpec, input: CreateTxnInput, now: Date): void {
-    if (spec.payment_type === 'credit_card') {
-      t.fraud_status = 'accept';
-      if (input.cardToken !== undefined) {
-        const outcome = cardOutcome(input.cardToken);
-        t.status = outcome.status;
-        t.fraud_status = outcome.fraud;
-        this.addCardFields(t, outcome.masked);
-        return;
-      }
-    } else if (spec.payment_type !== 'cstore') {
-      t.fraud_status = 'accept';
+    if (spec.payment_type !== 'cstore') t.fraud_status = 'accept';
+    if (spec.payment_type === 'credit_card' && input.cardToken !== undefined) {
+      const threeDs = input.authentication === true ? `${this.baseUrl()}/v2/token/rba/redirect` : undefined;
+      const outcome = startCardCharge(t, input.cardToken, this.store.cardTokens, threeDs);
+      if (outcome === 'pending') return;
+      t.status = outcome.status;
+      t.fraud_status = outcome.fraud;
+      return;
     }
+    if (spec.payment_type === 'gopay') t.qr = qrPayload();
+    if (isRedirectType(spec.payment_type)) t.redirect_url = `${this.baseUrl()}/v2/${spec.payment_type}/redirect/${t.transaction_id}`;
     t.expiry_time = input.expiry ?? new Date(now.getTime() + spec.expiryMs);
+  }
+
+  /** The customer's answer on the 3DS page: the card's outcome, or a deny when not authenticated. */
+  complete3ds(t: Txn, authenticated: boolean): ActionResult {
+    if (t.status !== 'pending' || t.payment_type !== 'credit_card' || !t.card) return { ok: false, code: '412', message: NOT_MODIFIABLE };
+    const outcome = settleCard(t, authenticated ? 'ok' : 'failed');
+    this.setStatus(t, outcome.status, outcome.fraud);
+    return { ok: true, txn: t, message: outcome.status === 'deny' ? 'Card is not authenticated.' : 'Success, Credit Card transaction is successful' };
   }
 
   private addCardFields(t: Txn, masked: string): void {
@@ -126,6 +136,7 @@ export class Engine {
       return { ok: true, txn: t, message: 'Success, transaction is settled' };
     }
     if (t.status !== 'pending') return { ok: false, code: '412', message: NOT_MODIFIABLE };
+    if (t.payment_type === 'credit_card' && t.card) return this.complete3ds(t, true);
     if (t.payment_type === 'credit_card') {
       this.addCardFields(t, typeof t.fields.masked_card === 'string' ? t.fields.masked_card : '481111-1114');
       delete t.expiry_time;

@@ -21,6 +21,26 @@ function apiOf(req: FastifyRequest): GatewayApi {
   return area === 'payment_link' || area === 'snap' ? area : 'core';
 }
 
+const CARD_PATHS = /^\/v2\/(token|card\/register|point_inquiry\/[^/?]+)(\?|$)/;
+
+/** The card paths are called from the customer's browser with the merchant's client key instead. */
+function clientKeyAccepted(ctx: SimContext, req: FastifyRequest): boolean {
+  if (req.method !== 'GET' || !CARD_PATHS.test(req.url)) return false;
+  const q = req.query;
+  return typeof q === 'object' && q !== null && 'client_key' in q && q.client_key === ctx.clientKey;
+}
+
+const SECRET_QUERY = new Set(['card_number', 'card_cvv', 'card_exp_month', 'card_exp_year', 'token_id', 'client_key']);
+
+/** Card data travels in the /v2/token query string; the request log keeps only its shape. */
+function redactQuery(url: string): string {
+  const i = url.indexOf('?');
+  if (i === -1) return url;
+  const params = new URLSearchParams(url.slice(i + 1));
+  for (const k of [...params.keys()]) if (SECRET_QUERY.has(k)) params.set(k, '****');
+  return `${url.slice(0, i)}?${params.toString()}`;
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -46,7 +66,7 @@ export function registerGatewayHooks(scope: FastifyInstance, ctx: SimContext): v
 
 function logRequest(ctx: SimContext, req: FastifyRequest, api: GatewayApi): RequestLogEntry {
   const key = req.headers['idempotency-key'];
-  const entry: RequestLogEntry = { id: ctx.store.nextRequestId++, at: new Date().toISOString(), method: req.method, path: req.url, api };
+  const entry: RequestLogEntry = { id: ctx.store.nextRequestId++, at: new Date().toISOString(), method: req.method, path: redactQuery(req.url), api };
   if (typeof key === 'string') entry.idempotency_key = key;
   if (req.body !== undefined) entry.body = redact(req.body);
   ctx.store.requests.push(entry);
@@ -58,7 +78,7 @@ async function gatewayGate(ctx: SimContext, req: FastifyRequest, reply: FastifyR
   const api = apiOf(req);
   const st: ReqState = { api, log: logRequest(ctx, req, api) };
   states.set(req, st);
-  if (!checkBasicAuth(req.headers.authorization, ctx.serverKey)) {
+  if (!checkBasicAuth(req.headers.authorization, ctx.serverKey) && !clientKeyAccepted(ctx, req)) {
     await reply.code(401).send(unauthorizedBody(api));
     return;
   }

@@ -28,8 +28,10 @@ export function unauthorizedBody(api: GatewayApi): Json {
   return { status_code: '401', status_message: 'Transaction cannot be authorized with the current client/server key.', id: uuid() };
 }
 
+export const UNEXPECTED_MESSAGE = 'Sorry. Our system is recovering from unexpected issues. Please retry.';
+
 const SERVER_ERRORS: Record<number, string> = {
-  500: 'Sorry. Our system is recovering from unexpected issues. Please retry.',
+  500: UNEXPECTED_MESSAGE,
   502: 'Internal Server Error: Bank connection problem',
   503: 'Sorry, we are experiencing a problem connecting to our partner. Please try again later.',
   504: 'Internal Server Error: Fraud detection service is unavailable',

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { FraudStatus, PaymentType } from './state.js';
+import { REDIRECT_TYPES, type PaymentType, type RedirectType, type Txn } from './state.js';
 import { isObject, type Json } from './lib/validate.js';
 
 export interface MethodSpec {
@@ -32,8 +32,25 @@ const SPECS: MethodSpec[] = [
   { key: 'indomaret', label: 'Indomaret', payment_type: 'cstore', store: 'indomaret', expiryMs: DAY },
 ];
 
-export const METHODS: ReadonlyMap<string, MethodSpec> = new Map(SPECS.map((s) => [s.key, s]));
+const REDIRECT_LABELS: Record<RedirectType, string> = {
+  cimb_clicks: 'CIMB Clicks',
+  bri_epay: 'BRImo (BRI e-Pay)',
+  danamon_online: 'Danamon Online Banking',
+  akulaku: 'Akulaku PayLater',
+  kredivo: 'Kredivo',
+  uob_ezpay: 'UOB EZ Pay',
+};
+
+/** Internet banking and pay-later: pending until the customer finishes on the redirect page (2 h). */
+const REDIRECT_SPECS: MethodSpec[] = REDIRECT_TYPES.map((t) => ({ key: t, label: REDIRECT_LABELS[t], payment_type: t, expiryMs: 120 * MIN }));
+
+export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([...SPECS, ...REDIRECT_SPECS].map((s) => [s.key, s]));
+/** The default offer of Snap and Payment Links (the redirect types only when asked for). */
 export const ALL_METHOD_KEYS: readonly string[] = SPECS.map((s) => s.key);
+
+export function isRedirectType(t: string): t is RedirectType {
+  return (REDIRECT_TYPES as readonly string[]).includes(t);
+}
 
 /** Snap accepts the group aliases `bank_transfer` and `cstore` in enabled_payments. */
 const ALIASES: Record<string, string[]> = {
@@ -67,6 +84,13 @@ export function methodFromCharge(paymentType: string, body: Json): string | { er
       return paymentType;
     case 'qris':
       return 'other_qris';
+    case 'cimb_clicks':
+    case 'bri_epay':
+    case 'danamon_online':
+    case 'akulaku':
+    case 'kredivo':
+    case 'uob_ezpay':
+      return paymentType;
     case 'cstore': {
       const store = typeof obj.store === 'string' ? obj.store.toLowerCase() : '';
       if (store === 'alfamart' || store === 'indomaret') return store;
@@ -91,22 +115,9 @@ function digits(n: number): string {
   return s;
 }
 
-export interface CardOutcome {
-  status: 'capture' | 'deny';
-  fraud: FraudStatus;
-  masked: string;
-}
-
-/**
- * Sandbox card behaviour keyed on the token: the usual sandbox test cards drive the outcome
- * (4811…1114 accept, 4911…1113 challenge, 4411…1118 deny), as do tokens starting `challenge` / `deny`.
- */
-export function cardOutcome(tokenId: string): CardOutcome {
-  const pan = /\d{16}/.exec(tokenId)?.[0] ?? '4811111111111114';
-  const masked = `${pan.slice(0, 6)}-${pan.slice(12)}`;
-  if (tokenId.startsWith('deny') || pan === '4411111111111118') return { status: 'deny', fraud: 'accept', masked };
-  if (tokenId.startsWith('challenge') || pan === '4911111111111113') return { status: 'capture', fraud: 'challenge', masked };
-  return { status: 'capture', fraud: 'accept', masked };
+/** An EMVCo-shaped QR payload (QRIS `qr_string`; what the GoPay QR code encodes). */
+export function qrPayload(): string {
+  return `00020101021226620014COM.GO-JEK.WWW011993600914${digits(10)}0210G1234567890303UMI51440014ID.CO.QRIS.WWW0215ID10200000000010303UMI5204581253033605802ID5910SIMULATOR6007JAKARTA6105123456304${digits(4)}`;
 }
 
 export interface FieldContext {
@@ -131,7 +142,7 @@ export function methodFields(spec: MethodSpec, ctx: FieldContext): Json {
       const acquirer = ctx.acquirer ?? 'gopay';
       return {
         acquirer,
-        qr_string: `00020101021226620014COM.GO-JEK.WWW011993600914${digits(10)}0210G1234567890303UMI51440014ID.CO.QRIS.WWW0215ID10200000000010303UMI5204581253033605802ID5910SIMULATOR6007JAKARTA6105123456304${digits(4)}`,
+        qr_string: qrPayload(),
         actions: [{ name: 'generate-qr-code', method: 'GET', url: `${ctx.baseUrl}/v2/qris/${trx}/qr-code` }],
       };
     }
@@ -148,25 +159,42 @@ export function methodFields(spec: MethodSpec, ctx: FieldContext): Json {
       return { actions: [{ name: 'deeplink-redirect', method: 'GET', url: `${ctx.baseUrl}/v2/shopeepay/${trx}/deeplink` }] };
     case 'credit_card':
       return { bank: 'mandiri', card_type: 'credit', channel_response_code: '00', channel_response_message: 'Approved', eci: '05' };
+    default:
+      return {};
   }
 }
 
-export function chargeMessage(spec: MethodSpec, status: string, fraud: FraudStatus | undefined): string {
-  if (spec.payment_type === 'credit_card') {
-    if (status === 'deny') return 'Deny by Bank [MANDIRI] with code [05] and message [Do not honor]';
-    if (fraud === 'challenge') return 'Challenge by FDS';
-    if (status === 'pending') return 'Success, Credit Card transaction is created';
-    return 'Success, Credit Card transaction is successful';
+const REDIRECT_MESSAGES: Record<RedirectType, string> = {
+  cimb_clicks: 'Success, CIMB Clicks transaction is successful',
+  bri_epay: 'Success, BRI E-Pay transaction is successful',
+  danamon_online: 'Success, Danamon Online transaction is successful',
+  akulaku: 'Success, Akulaku transaction is created',
+  kredivo: 'Success, Kredivo transaction is created',
+  uob_ezpay: 'Success, UOB EZ Pay transaction is created',
+};
+
+function cardMessage(t: Txn): string {
+  const f = t.fields;
+  if (t.status === 'deny') {
+    if (t.fraud_status === 'deny') return 'Deny by FDS';
+    const bank = typeof f.bank === 'string' ? f.bank.toUpperCase() : 'BNI';
+    return `Deny by Bank [${bank}] with code [${String(f.channel_response_code ?? '05')}] and message [${String(f.channel_response_message ?? 'Do not honor')}]`;
   }
+  if (t.fraud_status === 'challenge') return 'Challenge by FDS';
+  return 'Success, Credit Card transaction is successful';
+}
+
+export function chargeMessage(spec: MethodSpec, t: Txn): string {
+  if (spec.payment_type === 'credit_card') return cardMessage(t);
   if (spec.bank === 'permata') return 'Success, PERMATA VA transaction is successful';
-  const byType: Record<PaymentType, string> = {
+  if (isRedirectType(spec.payment_type)) return REDIRECT_MESSAGES[spec.payment_type];
+  const byType: Record<string, string> = {
     bank_transfer: 'Success, Bank Transfer transaction is created',
     echannel: 'OK, Mandiri Bill transaction is successful',
     gopay: 'GO-PAY transaction is created',
     shopeepay: 'ShopeePay transaction is created',
     qris: 'QRIS transaction is created',
     cstore: 'Success, cstore transaction is successful',
-    credit_card: '',
   };
-  return byType[spec.payment_type];
+  return byType[spec.payment_type] ?? 'Success';
 }

@@ -100,6 +100,7 @@ export function chargeBody(t: Txn, message: string): Json {
     status_message: message,
     transaction_id: t.transaction_id,
     order_id: t.order_id,
+    ...(t.redirect_url !== undefined && t.status === 'pending' ? { redirect_url: t.redirect_url } : {}),
     merchant_id: MERCHANT_ID,
     gross_amount: grossString(t.gross_amount),
     currency: 'IDR',

@@ -1,3 +1,4 @@
+import type { CardBehaviour, CardToken } from './cards.js';
 import type { Customer, Item, Json, OrderInput } from './lib/validate.js';
 
 export type TxnStatus =
@@ -10,7 +11,11 @@ export type TxnStatus =
   | 'refund'
   | 'partial_refund';
 
-export type PaymentType = 'bank_transfer' | 'echannel' | 'gopay' | 'shopeepay' | 'qris' | 'cstore' | 'credit_card';
+/** Payment types whose customer finishes on a page the gateway redirects to. */
+export const REDIRECT_TYPES = ['cimb_clicks', 'bri_epay', 'danamon_online', 'akulaku', 'kredivo', 'uob_ezpay'] as const;
+export type RedirectType = (typeof REDIRECT_TYPES)[number];
+
+export type PaymentType = 'bank_transfer' | 'echannel' | 'gopay' | 'shopeepay' | 'qris' | 'cstore' | 'credit_card' | RedirectType;
 export type FraudStatus = 'accept' | 'challenge' | 'deny';
 
 export interface Refund {
@@ -30,6 +35,13 @@ export interface NotifyTargets {
 
 export type TxnSource = { kind: 'core' } | { kind: 'snap'; token: string } | { kind: 'link'; payment_link_id: string };
 
+/** A Core card charge: the card behind its token, and whether 3-D Secure is still to be done. */
+export interface CardState {
+  behaviour: CardBehaviour;
+  cvvOk: boolean;
+  brand: 'visa' | 'mastercard';
+}
+
 export interface Txn {
   transaction_id: string;
   order_id: string;
@@ -48,6 +60,11 @@ export interface Txn {
   refunds: Refund[];
   notify: NotifyTargets;
   source: TxnSource;
+  card?: CardState;
+  /** Only in the charge answer: the 3DS page or the redirect payment page. */
+  redirect_url?: string;
+  /** What the GoPay QR code encodes (QRIS carries its own `qr_string` field). */
+  qr?: string;
 }
 
 export interface SnapSession {
@@ -130,6 +147,7 @@ export class Store {
   snapByOrder = new Map<string, string>();
   links = new Map<string, PaymentLink>();
   linkByOrder = new Map<string, string>();
+  cardTokens = new Map<string, CardToken>();
   requests: RequestLogEntry[] = [];
   nextRequestId = 1;
   nextLinkId = 1;
@@ -171,6 +189,7 @@ export class Store {
     this.snapByOrder.clear();
     this.links.clear();
     this.linkByOrder.clear();
+    this.cardTokens.clear();
     this.requests = [];
   }
 }

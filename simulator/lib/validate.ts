@@ -41,22 +41,41 @@ export interface OrderInput {
   customer?: Customer;
 }
 
+/** Core and Payment Link share the strict order id alphabet; Snap takes any printable text. */
+export type OrderIdRule = 'core' | 'snap';
+
 export interface OrderLimits {
   customer: Record<'first_name' | 'last_name' | 'email' | 'phone', number>;
   grossRequired: boolean;
+  orderIdRule?: OrderIdRule;
 }
 
 export const ORDER_ID_RE = /^[A-Za-z0-9\-_~.]+$/;
+/** Snap: printable ASCII incl. spaces and ':' (the client libraries' own tests use "test-2025-01-01 12:34:56"). */
+export const SNAP_ORDER_ID_RE = /^[\x20-\x7e]+$/;
 export const ORDER_ID_MAX = 50;
 
-export function validateOrderId(v: unknown, errors: string[], field = 'transaction_details.order_id'): string | undefined {
-  if (typeof v !== 'string' || v.length === 0) {
+/** The gateway reads a JSON number order id as the string of its digits. */
+function orderIdText(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return String(v);
+  return undefined;
+}
+
+export function validateOrderId(v: unknown, errors: string[], field = 'transaction_details.order_id', rule: OrderIdRule = 'core'): string | undefined {
+  if (v === undefined || v === null || v === '') {
     errors.push(`${field} is required`);
     return undefined;
   }
-  if (v.length > ORDER_ID_MAX) errors.push(`${field} too long, max ${ORDER_ID_MAX} characters`);
-  if (!ORDER_ID_RE.test(v)) errors.push(`${field} contains invalid characters, allowed: alphanumeric, '-', '_', '~' and '.'`);
-  return v;
+  const text = orderIdText(v);
+  if (text === undefined) {
+    errors.push(`${field} must be a string`);
+    return undefined;
+  }
+  if (text.length > ORDER_ID_MAX) errors.push(`${field} too long, max ${ORDER_ID_MAX} characters`);
+  if (rule === 'core' && !ORDER_ID_RE.test(text)) errors.push(`${field} contains invalid characters, allowed: alphanumeric, '-', '_', '~' and '.'`);
+  if (rule === 'snap' && (!SNAP_ORDER_ID_RE.test(text) || text.trim() === '')) errors.push(`${field} contains invalid characters`);
+  return text;
 }
 
 function validateGross(v: unknown, required: boolean, errors: string[]): number | undefined {
@@ -145,7 +164,7 @@ export function validateOrder(body: Json, limits: OrderLimits, errors: string[])
     errors.push('transaction_details is required');
     return undefined;
   }
-  const orderId = validateOrderId(td.order_id, errors);
+  const orderId = validateOrderId(td.order_id, errors, 'transaction_details.order_id', limits.orderIdRule);
   const gross = validateGross(td.gross_amount, limits.grossRequired, errors);
   const items = validateItems(body.item_details, errors);
   const customer = validateCustomer(body.customer_details, limits.customer, errors);

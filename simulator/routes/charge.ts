@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SimContext } from '../context.js';
 import type { CreateTxnInput } from '../engine.js';
-import { coreError, notifyTargets, sendCore } from '../http.js';
+import { UNEXPECTED_MESSAGE, coreError, notifyTargets, sendCore } from '../http.js';
 import { parseOffsetTime, unitMs } from '../lib/format.js';
 import { asInteger, isObject, pickExtras, validateOrder, type Json } from '../lib/validate.js';
 import { METHODS, chargeMessage, methodFromCharge } from '../methods.js';
@@ -56,11 +56,35 @@ function methodOptions(body: Json, paymentType: string, method: string, errors: 
     if (typeof e.bill_info1 !== 'string') errors.push('echannel.bill_info1 is required');
     if (typeof e.bill_info2 !== 'string') errors.push('echannel.bill_info2 is required');
   }
+  redirectTypeRules(body, paymentType, errors);
   return out;
+}
+
+/** CIMB Clicks needs its description; Akulaku scores the basket, so items and customer are required. */
+function redirectTypeRules(body: Json, paymentType: string, errors: string[]): void {
+  if (paymentType === 'cimb_clicks') {
+    const d = subObject(body, 'cimb_clicks').description;
+    if (typeof d !== 'string' || d.length === 0) errors.push('cimb_clicks.description is required');
+    else if (d.length > 100) errors.push('cimb_clicks.description must be at most 100 characters');
+  }
+  if (paymentType === 'akulaku') {
+    if (!Array.isArray(body.item_details) || body.item_details.length === 0) errors.push('item_details is required');
+    if (!isObject(body.customer_details)) errors.push('customer_details is required');
+  }
+}
+
+/** `credit_card.authentication` as a boolean, or the "true" string some clients send. */
+function wantsAuthentication(body: Json): boolean {
+  const a = subObject(body, 'credit_card').authentication;
+  return a === true || a === 'true';
 }
 
 export function registerCharge(scope: FastifyInstance, ctx: SimContext): void {
   scope.post('/v2/charge', async (req, reply) => {
+    // A JSON null, array or scalar body breaks the gateway's parser: its "unexpected" 500.
+    // (A body that is not JSON at all stays the validation answer.)
+    const json = String(req.headers['content-type'] ?? '').includes('json');
+    if (json && req.body !== undefined && !isObject(req.body)) return sendCore(reply, coreError('500', UNEXPECTED_MESSAGE), ctx.faults);
     const body: Json = isObject(req.body) ? req.body : {};
     const errors: string[] = [];
     const paymentType = typeof body.payment_type === 'string' ? body.payment_type : undefined;
@@ -82,8 +106,9 @@ export function registerCharge(scope: FastifyInstance, ctx: SimContext): void {
     const input: CreateTxnInput = { ...opts, order, method, notify: notifyTargets(req.headers), source: { kind: 'core' }, extras };
     if (expiry) input.expiry = expiry;
     if (typeof token === 'string') input.cardToken = token;
+    if (method === 'credit_card' && wantsAuthentication(body)) input.authentication = true;
     const t = ctx.engine.createTxn(input);
     const spec = METHODS.get(method);
-    return sendCore(reply, chargeBody(t, spec ? chargeMessage(spec, t.status, t.fraud_status) : 'Success'), ctx.faults);
+    return sendCore(reply, chargeBody(t, spec ? chargeMessage(spec, t) : 'Success'), ctx.faults);
   });
 }

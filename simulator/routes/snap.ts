@@ -48,7 +48,7 @@ export function registerSnap(scope: FastifyInstance, ctx: SimContext): void {
     const body: Json = isObject(req.body) ? req.body : {};
     const errors: string[] = [];
     const now = new Date();
-    const order = validateOrder(body, { customer: SNAP_CUSTOMER, grossRequired: true }, errors);
+    const order = validateOrder(body, { customer: SNAP_CUSTOMER, grossRequired: true, orderIdRule: 'snap' }, errors);
     const enabled = parseEnabled(body.enabled_payments, errors);
     const txnExpiry = parseLifetime(body.expiry, 'expiry', errors, now);
     const pageExpiry = parseLifetime(body.page_expiry, 'page_expiry', errors, now);

@@ -31,6 +31,9 @@ declare module 'midtrans-client' {
   export class CoreApi {
     constructor(options: ClientOptions);
     charge(parameter: object): Promise<ApiResponse>;
+    cardToken(parameter: object): Promise<ApiResponse>;
+    cardRegister(parameter: object): Promise<ApiResponse>;
+    cardPointInquiry(tokenId: string): Promise<ApiResponse>;
     transaction: TransactionApi;
     httpClient: HttpClient;
   }

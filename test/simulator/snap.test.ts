@@ -47,7 +47,7 @@ describe('Snap', () => {
     const r1 = await snap(oid(), { item_details: [{ id: 'a', name: 'A', price: 100, quantity: 1 }] });
     expect(r1.status).toBe(400);
     expect(r1.body.error_messages).toEqual(['transaction_details.gross_amount is not equal to the sum of item_details']);
-    const r2 = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', { body: { transaction_details: { order_id: 'a b', gross_amount: 0 } } });
+    const r2 = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', { body: { transaction_details: { order_id: 'a\tb', gross_amount: 0 } } });
     expect(r2.status).toBe(400);
     expect(JSON.stringify(r2.body.error_messages)).toContain('order_id contains invalid characters');
     expect(JSON.stringify(r2.body.error_messages)).toContain('gross_amount must be greater than or equal to 0.01');

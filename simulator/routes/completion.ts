@@ -1,0 +1,65 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { SANDBOX_OTP } from '../cards.js';
+import type { SimContext } from '../context.js';
+import { completionPage, finishedPage, threeDsPage } from '../completionHtml.js';
+import { messagePage } from '../html.js';
+import { isObject } from '../lib/validate.js';
+import { isRedirectType } from '../methods.js';
+import type { Txn } from '../state.js';
+
+type P = { Params: { id: string; ref: string } };
+
+function html(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
+function missing(reply: FastifyReply): FastifyReply {
+  return html(reply, 404, messagePage('Not found', 'This payment does not exist.'));
+}
+
+/** The 3DS URL ends in "<masked card>-<transaction id>"; both must match the charge. */
+function threeDsTxn(ctx: SimContext, ref: string): Txn | undefined {
+  const t = ctx.store.txns.get(ref.slice(-36));
+  return t && t.card && t.redirect_url !== undefined && t.redirect_url.endsWith(`/${ref}`) ? t : undefined;
+}
+
+function registerThreeDs(app: FastifyInstance, ctx: SimContext): void {
+  const path = '/v2/token/rba/redirect/:ref';
+  app.get<P>(path, async (req, reply) => {
+    const t = threeDsTxn(ctx, req.params.ref);
+    if (!t) return missing(reply);
+    return html(reply, 200, t.status === 'pending' ? threeDsPage(t, req.url.split('?')[0] ?? '') : finishedPage(t));
+  });
+  app.post<P>(path, async (req, reply) => {
+    const t = threeDsTxn(ctx, req.params.ref);
+    if (!t) return missing(reply);
+    const otp = isObject(req.body) && typeof req.body.otp === 'string' ? req.body.otp.trim() : '';
+    if (t.status === 'pending') ctx.engine.complete3ds(t, otp === SANDBOX_OTP);
+    return reply.redirect(req.url, 303);
+  });
+}
+
+/** Redirect payment types and e-wallet deeplinks: a page where the customer approves the payment. */
+function registerApprovalPage(app: FastifyInstance, ctx: SimContext, path: string, matches: (t: Txn, kind: string) => boolean): void {
+  const find = (id: string, kind: string): Txn | undefined => {
+    const t = ctx.store.txns.get(id);
+    return t && matches(t, kind) ? t : undefined;
+  };
+  app.get<P & { Params: { kind: string } }>(path, async (req, reply) => {
+    const t = find(req.params.id, req.params.kind);
+    if (!t) return missing(reply);
+    return html(reply, 200, t.status === 'pending' ? completionPage(t, `${req.url.split('?')[0] ?? ''}/pay`) : finishedPage(t));
+  });
+  app.post<P & { Params: { kind: string } }>(`${path}/pay`, async (req, reply) => {
+    const t = find(req.params.id, req.params.kind);
+    if (!t) return missing(reply);
+    if (t.status === 'pending') ctx.engine.pay(t);
+    return reply.redirect(req.url.replace(/\/pay(\?.*)?$/, ''), 303);
+  });
+}
+
+export function registerCompletionPages(app: FastifyInstance, ctx: SimContext): void {
+  registerThreeDs(app, ctx);
+  registerApprovalPage(app, ctx, '/v2/:kind/redirect/:id', (t, kind) => isRedirectType(kind) && t.payment_type === kind);
+  registerApprovalPage(app, ctx, '/v2/:kind/:id/deeplink', (t, kind) => (kind === 'gopay' || kind === 'shopeepay') && t.payment_type === kind);
+}
