@@ -8,6 +8,7 @@ import { errorHandler, notFoundHandler, routingErrorHandler } from './http/error
 import { healthConfigRoutes } from './http/routes/health-config.js';
 import { paymentLinkRoutes } from './http/routes/payment-links.js';
 import { paymentOpsRoutes } from './http/routes/payment-ops.js';
+import { paymentActionRoutes } from './http/routes/payment-actions.js';
 import { webhookRoutes } from './http/routes/webhook.js';
 import { deliveryRoutes } from './http/routes/deliveries.js';
 import { logsDocsRoutes } from './http/routes/logs-docs.js';
@@ -111,6 +112,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     await healthConfigRoutes(s, services);
     await paymentLinkRoutes(s, services);
     await paymentOpsRoutes(s, services);
+    await paymentActionRoutes(s, services);
     await webhookRoutes(s, services);
     await deliveryRoutes(s, services);
     await logsDocsRoutes(s, services);

@@ -18,9 +18,11 @@ export interface GatewayReport {
   signature_key?: string;
   permata_va_number?: string;
   store?: string;
+  /** Cumulative rupiah refunded (`"25000.00"`), on refund reports. */
+  refund_amount?: string;
 }
 
-const FIELDS = ['order_id', 'status_code', 'gross_amount', 'transaction_status', 'fraud_status', 'transaction_id', 'payment_type', 'transaction_time', 'settlement_time', 'signature_key', 'permata_va_number', 'store'] as const;
+const FIELDS = ['order_id', 'status_code', 'gross_amount', 'transaction_status', 'fraud_status', 'transaction_id', 'payment_type', 'transaction_time', 'settlement_time', 'signature_key', 'permata_va_number', 'store', 'refund_amount'] as const;
 const MAX_FIELD = 512;
 
 /** The fields the gateway's signature covers. */
@@ -60,6 +62,8 @@ export function reportFromStatus(st: CoreResponse, fallback: { order_id: string;
 /** Same gateway fact → same key: order, gateway transaction, statuses, code and amount as received. */
 export function dedupeKey(r: GatewayReport): string {
   const parts = [r.order_id, r.transaction_id ?? '', r.transaction_status ?? '', r.fraud_status ?? '', r.status_code, r.gross_amount];
+  // A second partial refund repeats every other field: its new cumulative amount is what makes it news.
+  if (r.refund_amount !== undefined) parts.push(r.refund_amount);
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 

@@ -136,7 +136,7 @@ export interface RefreshOutcome {
 }
 
 /** The newest purchase on a payment link: purchase order ids end in a millisecond timestamp. */
-async function newestPurchaseOrderId(services: Services, tx: TransactionRecord): Promise<string | null | undefined> {
+export async function newestPurchaseOrderId(services: Services, tx: TransactionRecord): Promise<string | null | undefined> {
   const link = await services.gateway.getPaymentLink(tx.gatewayOrderId);
   if (!link) return undefined;
   const ids = (link.purchases ?? []).map((p) => p.order_id).filter((id): id is string => typeof id === 'string' && id.length > 0);

@@ -157,7 +157,24 @@ function firstDecision(truth: GatewayReport): Decision {
   return status ? { kind: 'apply', status, newTransaction: true } : { kind: 'unknown_status' };
 }
 
+const REFUND_STATUSES: ReadonlySet<PaymentStatus> = new Set(['refunded', 'partially_refunded']);
+
+/** The cumulative refunded amount a report states, when it is a refund report that states one. */
+function reportedRefund(truth: GatewayReport): number | undefined {
+  return truth.refund_amount === undefined ? undefined : grossToNumber(truth.refund_amount);
+}
+
 async function decide(tx: Store, t: TransactionRecord, truth: GatewayReport): Promise<Decision> {
+  const d = await decideByStatus(tx, t, truth);
+  // A further partial refund keeps the status but raises the cumulative amount: the ERP must hear of it.
+  const refunded = reportedRefund(truth);
+  if (d.kind === 'duplicate' && !d.adoptTransaction && REFUND_STATUSES.has(d.status) && refunded !== undefined && refunded > t.refundedAmount) {
+    return { kind: 'apply', status: d.status, newTransaction: false };
+  }
+  return d;
+}
+
+async function decideByStatus(tx: Store, t: TransactionRecord, truth: GatewayReport): Promise<Decision> {
   const incomingTx = truth.transaction_id ?? null;
   const superseded = incomingTx !== null && t.gatewayTransactionId !== null && incomingTx !== t.gatewayTransactionId ? await tx.notifications.transactionSeen(t.id, incomingTx) : false;
   return decideTransition(
@@ -215,6 +232,7 @@ function patchFor(d: Decision, t: TransactionRecord, truth: GatewayReport, nowIs
       transactionTime: gatewayTimeToIso(truth.transaction_time) ?? (sameTx ? t.transactionTime : null),
       settlementTime: gatewayTimeToIso(truth.settlement_time) ?? (sameTx ? t.settlementTime : null),
       statusVersion: t.statusVersion + 1,
+      refundedAmount: REFUND_STATUSES.has(d.status) ? Math.max(t.refundedAmount, reportedRefund(truth) ?? (d.status === 'refunded' ? t.nominal : 0)) : t.refundedAmount,
       lastEventAt: nowIso,
       gatewayJson: JSON.stringify({ ...truth, signature_key: undefined }),
       flags: addFlags(t.flags, flags),

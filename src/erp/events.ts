@@ -26,6 +26,8 @@ export interface StatusChangedEvent {
   occurred_at: string;
   /** Incremented on every forwarded change of this order; the ERP may order by it. */
   status_version: number;
+  /** Cumulative rupiah refunded; on `refunded` and `partially_refunded` events only. */
+  refunded_amount?: number;
 }
 
 /** `tx` is the record after the change was applied. */
@@ -46,6 +48,7 @@ export function statusChangedEvent(tx: TransactionRecord, grossAmount: number, e
     settlement_time: tx.settlementTime,
     occurred_at: toJakartaIso(occurredAt),
     status_version: tx.statusVersion,
+    ...(tx.status === 'refunded' || tx.status === 'partially_refunded' ? { refunded_amount: tx.refundedAmount } : {}),
   };
 }
 

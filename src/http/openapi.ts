@@ -58,6 +58,7 @@ export const ERP_EVENT = {
     settlement_time: { type: ['string', 'null'] },
     occurred_at: { type: 'string', format: 'date-time' },
     status_version: { type: 'integer', minimum: 0, description: 'Grows with every forwarded status change of the order: an event with a lower version than one already processed is older news' },
+    refunded_amount: { type: 'integer', minimum: 0, description: 'Cumulative rupiah refunded so far; present on refunded and partially_refunded events' },
     test: { type: 'boolean', description: 'Present (true) only on the test events of POST /test-notify-erp' },
   },
 };

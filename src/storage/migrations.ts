@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { refundsMigration } from './repos/refunds.js';
 
 type Kind = 'sqlite' | 'postgres';
 
@@ -122,6 +123,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     },
     '003_outbox_retry_window': outboxMigration003,
     '004_reconcile_checked_at': reconcileMigration004,
+    '015_refunds': refundsMigration(kind),
   };
 }
 

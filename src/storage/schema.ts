@@ -34,6 +34,8 @@ export interface TransactionsTable {
   updated_at: string;
   /** When the reconciler last asked the gateway about it (migration 004); oldest first next sweep. */
   checked_at: string | null;
+  /** Cumulative rupiah refunded, as the gateway last reported it (migration 015_refunds). */
+  refunded_amount: number;
 }
 
 export interface NotificationsTable {
@@ -114,6 +116,24 @@ export interface RuntimeConfigTable {
   updated_by: string | null;
 }
 
+/** Refund requests sent to the gateway (migration 015_refunds): the kept `refund_key` makes a retry safe. */
+export interface RefundsTable {
+  id: string;
+  transaction_ref: string;
+  /** Sent to the gateway; the same key again is answered with the first refund, never a second one. */
+  refund_key: string;
+  /** Requested rupiah; null = the rest. */
+  amount: number | null;
+  reason: string | null;
+  /** requested (outcome unknown) | approved | refused */
+  state: string;
+  /** Who asked: `api` or `operator:<user>`. */
+  actor: string;
+  gateway_code: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   transactions: TransactionsTable;
   notifications: NotificationsTable;
@@ -121,4 +141,5 @@ export interface Database {
   delivery_attempts: DeliveryAttemptsTable;
   idempotency_records: IdempotencyTable;
   runtime_config: RuntimeConfigTable;
+  refunds: RefundsTable;
 }

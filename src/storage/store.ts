@@ -49,13 +49,15 @@ export interface TransactionRecord {
   settlementTime: string | null;
   transactionTime: string | null;
   statusVersion: number;
+  /** Cumulative rupiah refunded, as the gateway reported it. */
+  refundedAmount: number;
   flags: string | null;
   lastEventAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
-export type NewTransaction = Omit<TransactionRecord, 'createdAt' | 'updatedAt' | 'statusVersion' | 'lastEventAt' | 'flags' | 'settlementTime' | 'transactionTime' | 'transactionStatus' | 'fraudStatus' | 'paymentType' | 'gatewayTransactionId'> &
+export type NewTransaction = Omit<TransactionRecord, 'createdAt' | 'updatedAt' | 'statusVersion' | 'refundedAmount' | 'lastEventAt' | 'flags' | 'settlementTime' | 'transactionTime' | 'transactionStatus' | 'fraudStatus' | 'paymentType' | 'gatewayTransactionId'> &
   Partial<Pick<TransactionRecord, 'statusVersion' | 'flags' | 'settlementTime' | 'transactionTime' | 'transactionStatus' | 'fraudStatus' | 'paymentType' | 'gatewayTransactionId'>>;
 
 export type TransactionPatch = Partial<Omit<TransactionRecord, 'id' | 'orderId' | 'gatewayOrderId' | 'createdAt' | 'updatedAt'>>;

@@ -74,7 +74,7 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
     // /echo and /echo2 answer any method, all of them behind operator auth
     for (const u of ['/echo', '/echo2']) for (const m of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']) expect(byAuth.get('op'), `${m} ${u}`).toContain(`${m} ${u}`);
     expect([...(byAuth.get('key') ?? [])].sort()).toEqual(
-      ['POST /createtransaksi', 'POST /api/payment-links', 'GET /api/payment-links/:order_id', 'DELETE /api/payment-links/:order_id', 'POST /api/charge', 'POST /api/snap/token', 'GET /api/payments/:order_id/status'].sort(),
+      ['POST /createtransaksi', 'POST /api/payment-links', 'GET /api/payment-links/:order_id', 'DELETE /api/payment-links/:order_id', 'POST /api/charge', 'POST /api/snap/token', 'GET /api/payments/:order_id/status', 'POST /api/payments/:order_id/refund', 'POST /api/payments/:order_id/cancel', 'POST /api/payments/:order_id/expire'].sort(),
     );
     expect([...(byAuth.get('sig') ?? [])]).toEqual(['POST /webhook/midtrans']);
     expect([...(byAuth.get('none') ?? [])]).toEqual(['GET /health']);

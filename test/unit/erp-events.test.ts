@@ -33,6 +33,7 @@ describe('ERP event bodies', () => {
       settlementTime: '2026-11-22T10:05:00+07:00',
       transactionTime: '2026-11-22T10:00:00+07:00',
       statusVersion: 3,
+      refundedAmount: 0,
       flags: null,
       lastEventAt: null,
       createdAt: '',

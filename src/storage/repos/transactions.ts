@@ -40,6 +40,7 @@ function toRecord(r: Row): TransactionRecord {
     settlementTime: r.settlement_time,
     transactionTime: r.transaction_time,
     statusVersion: Number(r.status_version),
+    refundedAmount: Number(r.refunded_amount ?? 0),
     flags: r.flags,
     lastEventAt: r.last_event_at,
     createdAt: r.created_at,
@@ -67,6 +68,7 @@ const COLUMNS: Record<keyof TransactionPatch, keyof TransactionsTable> = {
   settlementTime: 'settlement_time',
   transactionTime: 'transaction_time',
   statusVersion: 'status_version',
+  refundedAmount: 'refunded_amount',
   flags: 'flags',
   lastEventAt: 'last_event_at',
 };
@@ -88,7 +90,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
 
   async insert(t: NewTransaction): Promise<TransactionRecord> {
     const at = this.now().toISOString();
-    const row: TransactionsTable = {
+    const row: Selectable<TransactionsTable> = {
       id: t.id,
       order_id: t.orderId,
       gateway_order_id: t.gatewayOrderId,
@@ -116,6 +118,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       created_at: at,
       updated_at: at,
       checked_at: null,
+      refunded_amount: 0,
     };
     try {
       await this.db.insertInto('transactions').values(row).execute();
