@@ -1,11 +1,12 @@
 /**
  * Reading LOG_DIR for operators. Only regular `*.log` files directly inside LOG_DIR are ever
- * listed or opened: names are checked against one strict pattern, symlinks are refused (lstat),
- * and the resolved path must sit in the resolved directory — so no encoding trick reaches a file
- * outside it.
+ * listed or opened: names are checked against one strict pattern, symlinks and files with more
+ * than one link are refused (lstat), the resolved path must sit in the resolved directory, and the
+ * file is opened with O_NOFOLLOW and must be the very file checked (fstat: device and inode) — so
+ * neither an encoding trick nor a link swapped in after the check reaches a file outside it.
  */
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
+import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 
@@ -21,6 +22,8 @@ export interface LogFile {
   size_bytes: number;
   modified_at: string;
   mtime_ms: number;
+  dev: number;
+  ino: number;
 }
 
 /** Newest first: by modification time, then by name (a later rotation number sorts first). */
@@ -42,26 +45,72 @@ export async function listLogFiles(dir: string): Promise<LogFile[]> {
     if (!LOG_FILE_NAME.test(name)) continue;
     const p = path.join(dir, name);
     const st = await fsp.lstat(p).catch(() => undefined);
-    if (!st?.isFile()) continue;
-    files.push({ name, path: p, size_bytes: st.size, modified_at: st.mtime.toISOString(), mtime_ms: st.mtimeMs });
+    if (!servable(st)) continue;
+    files.push({ name, path: p, size_bytes: st.size, modified_at: st.mtime.toISOString(), mtime_ms: st.mtimeMs, dev: st.dev, ino: st.ino });
   }
   return files.sort(compareNewestFirst);
 }
 
-/** The absolute path of a listed file, or undefined for any name that is not one. */
-export async function resolveLogFile(dir: string, name: string): Promise<string | undefined> {
+/** A log file as checked by lstat: what is later opened must be this very file. */
+export interface CheckedLogFile {
+  path: string;
+  dev: number;
+  ino: number;
+}
+
+/** A regular file with a single link (a hard link could be any file of the same file system). */
+const servable = (st: fs.Stats | undefined): st is fs.Stats => st !== undefined && st.isFile() && st.nlink === 1;
+
+async function checkPath(p: string): Promise<CheckedLogFile | undefined> {
+  const st = await fsp.lstat(p).catch(() => undefined);
+  return servable(st) ? { path: p, dev: st.dev, ino: st.ino } : undefined;
+}
+
+/** A listed file, checked, or undefined for any name that is not one. */
+export async function resolveLogFile(dir: string, name: string): Promise<CheckedLogFile | undefined> {
   if (!LOG_FILE_NAME.test(name)) return undefined;
   const realDir = await fsp.realpath(dir).catch(() => undefined);
   if (!realDir) return undefined;
   const p = path.join(realDir, name);
   if (path.dirname(p) !== realDir) return undefined;
-  const st = await fsp.lstat(p).catch(() => undefined);
-  return st?.isFile() ? p : undefined;
+  return checkPath(p);
+}
+
+/** Thrown when the entry changed between the check and the open (a swapped symlink or file, a new hard link). */
+export class LogFileChangedError extends Error {
+  readonly code = 'ENOENT';
+  constructor() {
+    super('the log file changed after it was checked');
+    this.name = 'LogFileChangedError';
+  }
+}
+
+/**
+ * Opens the checked entry without following a symlink (O_NOFOLLOW), then makes sure the handle is
+ * the file that was checked (device and inode) and still has one link. Reading goes through this
+ * handle only, so swapping the name for a link after the check reaches nothing.
+ */
+export async function openChecked(file: string | CheckedLogFile): Promise<FileHandle> {
+  const checked = typeof file === 'string' ? await checkPath(file) : file;
+  if (!checked) throw new LogFileChangedError();
+  let fh: FileHandle;
+  try {
+    fh = await fsp.open(checked.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new LogFileChangedError();
+    throw err;
+  }
+  const st = await fh.stat();
+  if (!servable(st) || st.dev !== checked.dev || st.ino !== checked.ino) {
+    await fh.close();
+    throw new LogFileChangedError();
+  }
+  return fh;
 }
 
 /** The last `lines` lines (each ending in "\n"), never more than VIEW_MAX_BYTES, cut at a line start. */
-export async function tailLogFile(file: string, lines: number): Promise<{ text: Buffer; truncated: boolean }> {
-  const fh = await fsp.open(file, 'r');
+export async function tailLogFile(file: string | CheckedLogFile, lines: number): Promise<{ text: Buffer; truncated: boolean }> {
+  const fh = await openChecked(file);
   try {
     const size = (await fh.stat()).size;
     const chunks: Buffer[] = [];
@@ -117,8 +166,8 @@ export async function tailLogFile(file: string, lines: number): Promise<{ text: 
 }
 
 /** The whole file as a stream when it fits in VIEW_MAX_BYTES, else its last part from a line start. */
-export async function openLogView(file: string): Promise<{ stream: Readable; truncated: boolean }> {
-  const fh = await fsp.open(file, 'r');
+export async function openLogView(file: string | CheckedLogFile): Promise<{ stream: Readable; truncated: boolean }> {
+  const fh = await openChecked(file);
   let start = 0;
   let end: number;
   try {
@@ -139,9 +188,14 @@ export async function openLogView(file: string): Promise<{ stream: Readable; tru
       }
       if (start < 0) start = size;
     }
-  } finally {
+  } catch (err) {
     await fh.close();
+    throw err;
   }
-  if (end < start) return { stream: Readable.from([]), truncated: start > 0 };
-  return { stream: fs.createReadStream(file, { start, end }), truncated: start > 0 };
+  if (end < start) {
+    await fh.close();
+    return { stream: Readable.from([]), truncated: start > 0 };
+  }
+  // The stream reads the checked handle and closes it when done (or destroyed).
+  return { stream: fh.createReadStream({ start, end, autoClose: true }), truncated: start > 0 };
 }

@@ -5,8 +5,7 @@
  * SCAN_BUDGET_BYTES; when a sparse filter exhausts it, the page comes back short with a cursor to
  * continue from.
  */
-import fsp from 'node:fs/promises';
-import { LOG_FILE_NAME, compareNewestFirst, listLogFiles } from './files.js';
+import { LOG_FILE_NAME, compareNewestFirst, listLogFiles, openChecked, type CheckedLogFile } from './files.js';
 
 export const SCAN_BUDGET_BYTES = 64 * 1024 * 1024;
 const CHUNK = 64 * 1024;
@@ -69,9 +68,9 @@ interface Line {
 }
 
 /** Lines of bytes [0, upTo) of the file, last first. Stops early when the budget runs out. */
-async function* linesBackwards(path: string, upTo: number, budget: { left: number }): AsyncGenerator<Line> {
-  // A file retention removed since the listing simply has no lines left.
-  const fh = await fsp.open(path, 'r').catch((err: unknown) => {
+async function* linesBackwards(file: CheckedLogFile, upTo: number, budget: { left: number }): AsyncGenerator<Line> {
+  // A file retention removed since the listing simply has no lines left; nor has one replaced by a link.
+  const fh = await openChecked(file).catch((err: unknown) => {
     if ((err as { code?: unknown }).code === 'ENOENT') return undefined;
     throw err;
   });
@@ -178,7 +177,7 @@ export async function queryLogs(dir: string, query: LogQuery): Promise<LogPage> 
     if (since !== undefined && file.mtime_ms < since) break;
     const upTo = i === start && firstUpTo !== undefined ? Math.min(firstUpTo, file.size_bytes) : file.size_bytes;
     let position = upTo;
-    for await (const line of linesBackwards(file.path, upTo, budget)) {
+    for await (const line of linesBackwards(file, upTo, budget)) {
       const entry = parse(line.text);
       if (entry && matches(line.text, entry)) {
         if (entries.length === query.limit) {

@@ -4,7 +4,7 @@ import type { App } from '../types.js';
 import { TAGS, instantParam } from '../types.js';
 import type { Services } from '../../services.js';
 import { AppError, ProblemSchema } from '../../errors.js';
-import { LOG_FILE_NAME, TAIL_MAX_LINES, listLogFiles, openLogView, resolveLogFile, tailLogFile } from '../../logging/files.js';
+import { LOG_FILE_NAME, LogFileChangedError, TAIL_MAX_LINES, listLogFiles, openLogView, resolveLogFile, tailLogFile } from '../../logging/files.js';
 import { decodeLogCursor, queryLogs } from '../../logging/query.js';
 import { renderDocsPage } from '../docs-page.js';
 import { NoQuery } from '../runtime-config.js';
@@ -98,6 +98,10 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
       reply.header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
       // Retention may delete the file between the listing and the read: that is a 404, not a 500.
       const gone = (err: unknown) => {
+        if (err instanceof LogFileChangedError) {
+          req.log.warn({ security_event: 'log_file_changed', file: req.query.file }, 'log view refused: the file was replaced or linked after it was checked');
+          throw new AppError('NOT_FOUND', 'No such log file; see /api/logs/files.');
+        }
         if ((err as { code?: unknown }).code === 'ENOENT') throw new AppError('NOT_FOUND', 'The log file was removed by retention; see /api/logs/files.');
         throw err;
       };
