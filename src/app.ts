@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Services } from './services.js';
+import type { Services } from './types.js';
 import type { App } from './http/types.js';
 import { authHook } from './http/auth.js';
 import { errorHandler, notFoundHandler, routingErrorHandler } from './http/error-handler.js';

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import path from 'node:path';
-import { CONTROL_CHARACTER, outboundUrlProblem } from './http/url-policy.js';
+import { CONTROL_CHARACTER, outboundUrlProblem } from './url-policy.js';
 
 /** Raw environment, as strings. Every variable of CONTRACT §1; unknown variables are ignored. */
 const Port = Type.String({ pattern: '^[0-9]{1,5}$' });

@@ -3,41 +3,15 @@ import type { Config } from './config.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { Store } from './storage/store.js';
-import { createSettings, defaultSettings, type Settings } from './settings.js';
+import { createSettings, defaultSettings } from './settings.js';
 import { MidtransClient } from './gateway/client.js';
-import { createMetrics, type Metrics } from './metrics.js';
-import { createOutbox, type Outbox, type OutboxOptions } from './outbox/worker.js';
+import { createMetrics } from './metrics.js';
+import { createOutbox, type OutboxOptions } from './outbox/worker.js';
 import { createReconciler, type ReconcilerOptions } from './reconcile/reconciler.js';
 import { registerLogSecrets } from './logging/logger.js';
+import type { BackgroundWorker, Services } from './types.js';
 
-/** Something that runs in the background while the service is up (outbox worker, reconciler…). */
-export interface BackgroundWorker {
-  readonly name: string;
-  start(): void;
-  /** Finishes or abandons in-flight work and resolves when nothing of it runs any more. */
-  stop(): Promise<void>;
-}
-
-export interface Services {
-  config: Config;
-  logger: Logger;
-  clock: Clock;
-  store: Store;
-  settings: Settings;
-  gateway: MidtransClient;
-  metrics: Metrics;
-  /** Operator Basic-Auth credentials in force (configured or generated). */
-  operator: { user: string; pass: string };
-  version: string;
-  startedAt: Date;
-  /** Base URL of the embedded simulator, in simulator mode. */
-  simulatorBaseUrl?: string;
-  workers: BackgroundWorker[];
-  /** The ERP outbox worker: `wake()` after writing an event delivers it at once. */
-  outbox: Outbox;
-  /** Stops the workers, closes the gateway client and the store. */
-  close(): Promise<void>;
-}
+export type { BackgroundWorker, Services } from './types.js';
 
 export interface ServiceOverrides {
   clock?: Clock;

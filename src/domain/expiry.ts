@@ -1,5 +1,6 @@
-/** `expire_at` parsing (CONTRACT §3) and the gateway's Jakarta time format. */
+/** `expire_at` parsing (CONTRACT §3): when an order's payment window closes. */
 import { AppError } from '../errors.js';
+import { gatewayTime } from '../gateway/time.js';
 
 const JAKARTA_OFFSET_MIN = 7 * 60;
 const MINUTE_MS = 60_000;
@@ -69,10 +70,4 @@ export function resolveExpiry(expireAt: string | undefined, now: Date, defaultMi
   if (at.getTime() - now.getTime() > MAX_EXPIRY_DAYS * 24 * 60 * MINUTE_MS) throw invalid(`expire_at must lie within ${MAX_EXPIRY_DAYS} days.`);
   const durationMinutes = Math.max(1, Math.ceil((at.getTime() - start.getTime()) / MINUTE_MS));
   return { expireAt: at, startTime: gatewayTime(start), durationMinutes };
-}
-
-/** The gateway's `yyyy-MM-dd HH:mm:ss Z` in Jakarta time, e.g. `2026-11-22 10:00:00 +0700`. */
-export function gatewayTime(at: Date): string {
-  const local = new Date(at.getTime() + JAKARTA_OFFSET_MIN * MINUTE_MS).toISOString();
-  return `${local.slice(0, 10)} ${local.slice(11, 19)} +0700`;
 }

@@ -1,35 +1,10 @@
 /** Creating a Payment Link at the gateway exactly once, even across timeouts and retries. */
-import type { Services } from '../services.js';
+import type { Services } from '../types.js';
 import type { TransactionRecord } from '../storage/store.js';
 import { GatewayError } from '../gateway/errors.js';
 import type { PaymentLinkDetails } from '../gateway/wire.js';
 import { AppError } from '../errors.js';
-import type { Expiry } from './expiry.js';
-import type { Customer, Item } from './order-input.js';
 import { recordCreated, recordRefused, storedRequest } from './order-records.js';
-
-export interface LinkBodyInput {
-  gatewayOrderId: string;
-  paymentLinkId: string;
-  nominal: number;
-  items: Item[];
-  customer?: Customer;
-  expiry: Expiry;
-  enabledPayments: string[];
-}
-
-/** The Payment Link create body (reference §1.2). One use only: a link pays one order. */
-export function paymentLinkBody(i: LinkBodyInput): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    transaction_details: { order_id: i.gatewayOrderId, gross_amount: i.nominal, payment_link_id: i.paymentLinkId },
-    usage_limit: 1,
-    expiry: { start_time: i.expiry.startTime, duration: i.expiry.durationMinutes, unit: 'minutes' },
-    item_details: i.items.map((it) => ({ ...(it.id !== undefined ? { id: it.id } : {}), name: it.name, price: it.price, quantity: it.quantity })),
-  };
-  if (i.customer) body.customer_details = { ...i.customer };
-  if (i.enabledPayments.length > 0) body.enabled_payments = [...i.enabledPayments];
-  return body;
-}
 
 function isTaken(err: unknown): boolean {
   return err instanceof GatewayError && err.kind === 'refused' && err.info.httpStatus === 409;

@@ -2,13 +2,13 @@
  * Where gateway reports come from: a signed notification (webhook or operator replay), or our own
  * question to the status API (status check, reconciler). Every one ends in `ingestGatewayReport`.
  */
-import type { Services } from '../services.js';
+import type { Services } from '../types.js';
 import type { NotificationRecord, NotificationSource, TransactionRecord } from '../storage/store.js';
 import { AppError } from '../errors.js';
 import { mustConfirmNotifications } from '../settings.js';
 import { GatewayError } from '../gateway/errors.js';
 import { verifyMidtransSignature } from '../gateway/signature.js';
-import { SIGNED_FIELDS, dedupeKey, parseReport, reportFromStatus, type GatewayReport } from './gateway-report.js';
+import { SIGNED_FIELDS, dedupeKey, parseReport, reportFromStatus, type GatewayReport } from '../gateway/report.js';
 import { ingestGatewayReport, type IngestResult } from './notifications.js';
 
 export type NotificationOutcome = (IngestResult & { confirmed: boolean }) | { result: 'unverified' | 'duplicate'; notificationId: number; confirmed: false; reason: string };

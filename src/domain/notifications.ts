@@ -5,16 +5,14 @@
  * outbox worker is woken after the commit. No HTTP call happens inside the transaction.
  */
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../services.js';
+import type { Services } from '../types.js';
 import type { NotificationResult, NotificationSource, PaymentStatus, Store, TransactionPatch, TransactionRecord } from '../storage/store.js';
 import { isUniqueViolation } from '../storage/store.js';
 import { decideTransition, isReversibleChannel, mapGatewayStatus, type Decision } from './payment-status.js';
-import { dedupeKey, grossToNumber, type GatewayReport } from './gateway-report.js';
+import { dedupeKey, grossToNumber, type GatewayReport } from '../gateway/report.js';
 import { deriveMercantId } from './order-id.js';
 import { STATUS_CHANGED, statusChangedEvent } from '../erp/events.js';
-import { gatewayTimeToIso } from '../erp/time.js';
-
-export { refreshFromGateway, handleGatewayNotification, type RefreshOutcome } from './notification-sources.js';
+import { gatewayTimeToIso } from '../gateway/time.js';
 
 export interface IngestOptions {
   /** The status to apply when it differs from what was received (a confirmation from the status API). Default: the report itself. */

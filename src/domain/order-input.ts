@@ -3,6 +3,7 @@
  * before any gateway call, so input errors are 400s that never reach the gateway.
  */
 import { AppError } from '../errors.js';
+import { truncate, type Customer, type Item } from '../gateway/requests.js';
 
 /** Largest amount we accept: beyond it JSON numbers stop being exact. */
 export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
@@ -10,12 +11,8 @@ export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
 export const MAX_ITEMS = 100;
 const ITEM_TEXT_MAX = 50;
 
-export interface CustomerInput {
-  first_name?: string;
-  last_name?: string;
-  email?: string;
-  phone?: string;
-}
+/** The customer as the ERP sends it: the gateway's fields, checked and trimmed by `normalizeCustomer`. */
+export type CustomerInput = Customer;
 
 export interface ItemInput {
   id?: string | number;
@@ -24,14 +21,6 @@ export interface ItemInput {
   quantity: number | string;
 }
 
-export interface Item {
-  id?: string;
-  name: string;
-  price: number;
-  quantity: number;
-}
-
-export type Customer = CustomerInput;
 
 /** Per-field gateway limits (Payment Link: 50/50/50/20; Snap and Core: 255). */
 export interface CustomerLimits {
@@ -46,13 +35,6 @@ export const CORE_CUSTOMER_LIMITS: CustomerLimits = { first_name: 255, last_name
 
 function fieldError(code: 'VALIDATION_FAILED' | 'AMOUNT_INVALID', path: string, message: string): AppError {
   return new AppError(code, `${path} ${message}.`, { errors: [{ path, message }] });
-}
-
-/** Cuts to `max` UTF-16 units without leaving half a surrogate pair. */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max);
-  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
 const INT = /^-?\d{1,16}$/;

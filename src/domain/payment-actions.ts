@@ -5,13 +5,13 @@
  * change once and in order through the outbox.
  */
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../services.js';
+import type { Services } from '../types.js';
 import type { PaymentStatus, TransactionRecord } from '../storage/store.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
 import type { CoreResponse } from '../gateway/wire.js';
 import { RefundsRepo } from '../storage/repos/refunds.js';
-import { reportFromStatus } from './gateway-report.js';
+import { reportFromStatus } from '../gateway/report.js';
 import { ingestGatewayReport, enqueueStatusChanged } from './notifications.js';
 import { newestPurchaseOrderId, refreshFromGateway } from './notification-sources.js';
 import { findTransaction } from './payment-links.js';

@@ -2,14 +2,15 @@
  * Payment links: the direct shape (`POST /api/payment-links`) and the ERP shape (`POST /createtransaksi`),
  * with the re-creation rules of CONTRACT §3, resolving and deactivating.
  */
-import type { Services } from '../services.js';
+import type { Services } from '../types.js';
 import type { TransactionRecord } from '../storage/store.js';
 import { AppError } from '../errors.js';
 import { parseExpireAtText, resolveExpiry } from './expiry.js';
 import { assertPrintableId, deriveMercantId, gatewayOrderIdFor, newPaymentLinkId } from './order-id.js';
-import { LINK_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, truncate, type Customer, type CustomerInput, type Item, type ItemInput } from './order-input.js';
+import { LINK_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, type CustomerInput, type ItemInput } from './order-input.js';
+import { paymentLinkBody, truncate, type Customer, type Item } from '../gateway/requests.js';
 import { PAID_STATUSES, conflict, findForCreate, insertOrFind, isUnconfirmed, wasRefused } from './order-records.js';
-import { paymentLinkBody, pushPaymentLink } from './link-gateway.js';
+import { pushPaymentLink } from './link-gateway.js';
 import { requestHash } from './request-hash.js';
 import { randomUUID } from 'node:crypto';
 import { enqueueStatusChanged } from './notifications.js';

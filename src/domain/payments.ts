@@ -3,24 +3,27 @@
  * stored before the gateway call; a retry of an unconfirmed creation looks before it leaps.
  */
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../services.js';
+import type { Services } from '../types.js';
 import type { TransactionKind, TransactionRecord } from '../storage/store.js';
 import { AppError } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
 import type { CoreResponse } from '../gateway/wire.js';
 import { resolveExpiry, type Expiry } from './expiry.js';
 import { deriveMercantId, gatewayOrderIdFor } from './order-id.js';
-import { CORE_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, type Customer, type CustomerInput, type Item, type ItemInput } from './order-input.js';
+import { CORE_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, type CustomerInput, type ItemInput } from './order-input.js';
+import type { Customer, Item } from '../gateway/requests.js';
 import { conflict, findForCreate, insertOrFind, isUnconfirmed, recordCreated, recordRefused, wasRefused } from './order-records.js';
-import { MAX_CHARGE_EXPIRY_MINUTES, chargeBody, methodObject, type ChargeInput } from './charge-body.js';
+import { MAX_CHARGE_EXPIRY_MINUTES, chargeBody, methodObject, type ChargeMethods, type PaymentType } from '../gateway/charge-body.js';
 import { requestHash } from './request-hash.js';
 import { mapGatewayStatus } from './payment-status.js';
-import { ingestGatewayReport, refreshFromGateway } from './notifications.js';
-import { reportFromStatus } from './gateway-report.js';
-import { gatewayTimeToIso } from '../erp/time.js';
+import { ingestGatewayReport } from './notifications.js';
+import { refreshFromGateway } from './notification-sources.js';
+import { reportFromStatus } from '../gateway/report.js';
+import { gatewayTimeToIso } from '../gateway/time.js';
 import { chargeView, snapView, type ChargeView, type SnapView } from './payment-view.js';
 import { findTransaction } from './payment-links.js';
-import { enabledPaymentsProblem } from './payment-methods.js';
+import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
+import { snapBody } from '../gateway/requests.js';
 
 export interface SnapInput {
   order_id: string;
@@ -29,6 +32,16 @@ export interface SnapInput {
   items?: ItemInput[];
   expire_at?: string;
   enabled_payments?: string[];
+}
+
+/** A Core API charge request: the order, its payment type and that type's method object. */
+export interface ChargeInput extends ChargeMethods {
+  order_id: string;
+  nominal: number | string;
+  payment_type: PaymentType;
+  customer?: CustomerInput;
+  items?: ItemInput[];
+  expire_at?: string;
 }
 
 const SNAP_MAX_MINUTES = 7 * 24 * 60;
@@ -145,7 +158,7 @@ export async function createCharge(services: Services, input: ChargeInput): Prom
     const known = await services.gateway.status(tx.gatewayOrderId);
     if (known) return { created: true, view: chargeView(await applyCharge(services, tx, known), known) };
   }
-  const body = chargeBody({ gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, input, method, items: c.items, customer: c.customer, expiry: c.expiry });
+  const body = chargeBody({ gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, paymentType: input.payment_type, method, items: c.items, customer: c.customer, expiry: c.expiry });
   const res = await services.gateway.charge(body, { idempotencyKey: gatewayKey('c', tx) }).catch((err: unknown) => markRefused(services, tx, err));
   return { created: true, view: chargeView(await applyCharge(services, tx, res), res) };
 }
@@ -160,11 +173,7 @@ export async function createSnapToken(services: Services, input: SnapInput): Pro
   if (!fresh && !isUnconfirmed(tx)) return { created: false, view: snapView(tx) };
   const settings = await services.settings.current();
   const methods = enabled.length > 0 ? enabled : settings.links.enabled_payments;
-  const body: Record<string, unknown> = { transaction_details: { order_id: c.gatewayOrderId, gross_amount: c.nominal } };
-  if (c.items) body.item_details = c.items.map((it) => ({ ...it }));
-  if (c.customer) body.customer_details = { ...c.customer };
-  if (methods.length > 0) body.enabled_payments = [...methods];
-  if (c.expiry) body.expiry = { start_time: c.expiry.startTime, unit: 'minute', duration: c.expiry.durationMinutes };
+  const body = snapBody({ gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, items: c.items, customer: c.customer, expiry: c.expiry, enabledPayments: methods });
   // Before a method is picked the gateway lets an order id ask again: the new token replaces a lost one.
   const res = await services.gateway.createSnapTransaction(body, { idempotencyKey: gatewayKey('s', tx) }).catch((err: unknown) => markRefused(services, tx, err));
   const t = await recordCreated(services.store, tx, { snapToken: res.token, paymentUrl: res.redirect_url, gatewayJson: JSON.stringify(res) });

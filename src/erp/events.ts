@@ -3,7 +3,7 @@
  * are stored in the outbox and sent unchanged on every retry.
  */
 import type { PaymentStatus, TransactionRecord } from '../storage/store.js';
-import { toJakartaIso } from './time.js';
+import { toJakartaIso } from '../gateway/time.js';
 
 export const STATUS_CHANGED = 'payment.status_changed';
 export const TEST_EVENT = 'payment.test';

@@ -6,7 +6,7 @@
  */
 import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { isLinkLocalOrMetadata, isPrivateHost } from '../http/url-policy.js';
+import { isLinkLocalOrMetadata, isPrivateHost } from '../url-policy.js';
 
 export class PrivateAddressError extends Error {
   readonly code: 'EPRIVATEADDR' | 'ELINKLOCALADDR';

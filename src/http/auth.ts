@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { secretEquals } from '../gateway/signature.js';
-import type { Services } from '../services.js';
+import type { Services } from '../types.js';
 import type { Clock } from '../clock.js';
 
 /** `Authorization: Bearer K` or `X-API-Key: K`; every configured key is compared in constant time. */

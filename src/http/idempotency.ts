@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import type { Services } from '../services.js';
+import type { Services } from '../types.js';
 import { stableStringify } from '../domain/request-hash.js';
 
 export interface IdempotencyOptions {

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { ERRORS, ProblemSchema, type ErrorCode } from '../errors.js';
-import type { Services } from '../services.js';
+import type { Services } from '../types.js';
 import { TAGS, type RouteAuth } from './types.js';
 
 const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {

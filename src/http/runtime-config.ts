@@ -2,8 +2,8 @@ import { Type, type Static } from 'typebox';
 import { SIMULATOR_DEV_SERVER_KEY } from '../config.js';
 import { GATEWAY_HOSTS, type RuntimeOverrides, type RuntimeSettings } from '../settings.js';
 import type { FieldError } from '../errors.js';
-import { outboundUrlProblem } from './url-policy.js';
-import { enabledPaymentsProblem } from '../domain/payment-methods.js';
+import { outboundUrlProblem } from '../url-policy.js';
+import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
 
 /** `null` removes an override, so the field falls back to the environment's value. */
 const orNull = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Optional(Type.Union([t, Type.Null()]));

@@ -9,7 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import type { BackgroundWorker } from '../services.js';
+import type { Outbox } from '../types.js';
+
+export type { Outbox } from '../types.js';
 import type { Clock } from '../clock.js';
 import type { Metrics } from '../metrics.js';
 import type { Settings, RuntimeSettings } from '../settings.js';
@@ -46,19 +48,6 @@ export interface OutboxOptions {
   beforeComplete?: (e: OutboxEvent) => Promise<void>;
 }
 
-export interface Outbox extends BackgroundWorker {
-  readonly instanceId: string;
-  /** Deliver what is due now, without waiting for the poll. Cheap; safe to call often. */
-  wake(): void;
-  /** One claim-and-deliver round; resolves with the number of events attempted. */
-  runOnce(): Promise<number>;
-  /** Rounds until a round attempts nothing; resolves with the total attempted. */
-  drain(maxRounds?: number): Promise<number>;
-  /** The outcome of the next attempt recorded for `seq` (by any instance), or undefined after `timeoutMs`. */
-  waitForAttempt(seq: number, afterAttempts: number, timeoutMs: number): Promise<AttemptOutcome | undefined>;
-  /** Refreshes the `paylink_outbox_depth` gauge. */
-  refreshDepth(): Promise<void>;
-}
 
 const MIN_IDLE_MS = 200;
 

@@ -6,9 +6,8 @@
  * `ratePerSecond` (default 5) status calls per second per instance; several instances may sweep at
  * once (the status machine makes a repeated answer a no-op).
  */
-import type { BackgroundWorker, Services } from '../services.js';
-import { refreshFromGateway } from '../domain/notifications.js';
-import { recheckUnverified } from '../domain/notification-sources.js';
+import type { BackgroundWorker, Services } from '../types.js';
+import { recheckUnverified, refreshFromGateway } from '../domain/notification-sources.js';
 import { GatewayError } from '../gateway/errors.js';
 
 export interface ReconcilerOptions {

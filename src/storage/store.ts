@@ -6,8 +6,10 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { NotificationsRepo } from './repos/notifications.js';
 import type { OutboxRepo } from './repos/outbox.js';
+import type { Page } from './repos/cursor.js';
 
 export type { NotificationsRepo, NotificationRecord, NewNotification, NotificationSource, NotificationResult } from './repos/notifications.js';
+export type { Page } from './repos/cursor.js';
 export type { OutboxRepo, OutboxEvent, NewOutboxEvent, OutboxState, DeliveryAttempt, AttemptResult, AttemptOutcome } from './repos/outbox.js';
 
 export type PaymentStatus =
@@ -61,12 +63,6 @@ export type NewTransaction = Omit<TransactionRecord, 'createdAt' | 'updatedAt' |
   Partial<Pick<TransactionRecord, 'statusVersion' | 'flags' | 'settlementTime' | 'transactionTime' | 'transactionStatus' | 'fraudStatus' | 'paymentType' | 'gatewayTransactionId'>>;
 
 export type TransactionPatch = Partial<Omit<TransactionRecord, 'id' | 'orderId' | 'gatewayOrderId' | 'createdAt' | 'updatedAt'>>;
-
-export interface Page<T> {
-  items: T[];
-  /** Opaque; pass back to get the next page. Absent on the last page. */
-  nextCursor?: string;
-}
 
 export interface TransactionFilter {
   status?: PaymentStatus;

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { gatewayTimeToIso, toJakartaIso } from '../../src/erp/time.js';
+import { gatewayTimeToIso, toJakartaIso } from '../../src/gateway/time.js';
 import { deliver, deliveryHeaders } from '../../src/erp/deliver.js';
 import { statusChangedEvent, testEvent } from '../../src/erp/events.js';
 import { newTransaction } from '../helpers/seed.js';

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { AppError } from '../../src/errors.js';
-import { gatewayTime, parseExpireAtText, resolveExpiry } from '../../src/domain/expiry.js';
-import { LINK_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, truncate } from '../../src/domain/order-input.js';
-import { paymentLinkBody } from '../../src/domain/link-gateway.js';
+import { parseExpireAtText, resolveExpiry } from '../../src/domain/expiry.js';
+import { gatewayTime } from '../../src/gateway/time.js';
+import { LINK_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal } from '../../src/domain/order-input.js';
+import { paymentLinkBody, truncate } from '../../src/gateway/requests.js';
 import { requestHash, stableStringify } from '../../src/domain/request-hash.js';
 
 function codeOf(fn: () => unknown): string | undefined {

@@ -1,6 +1,6 @@
 import type { App } from '../types.js';
 import { TAGS } from '../types.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../types.js';
 import { AppError, ProblemSchema } from '../../errors.js';
 import { applyOverrides, type RuntimeSettings } from '../../settings.js';
 import { registerLogSecrets } from '../../logging/logger.js';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../types.js';
 import { TAGS } from '../types.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../types.js';
 import { configRoutes } from './config.js';
 
 const HealthSchema = Type.Object({

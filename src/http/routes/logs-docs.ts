@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { App } from '../types.js';
 import { TAGS, instantParam } from '../types.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../types.js';
 import { AppError, ProblemSchema } from '../../errors.js';
 import { LOG_FILE_NAME, LogFileChangedError, TAIL_MAX_LINES, listLogFiles, openLogView, resolveLogFile, tailLogFile } from '../../logging/files.js';
 import { decodeLogCursor, queryLogs } from '../../logging/query.js';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../types.js';
 import { PaymentStatusSchema, TAGS, instantParam } from '../types.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../types.js';
 import { AppError, ProblemSchema } from '../../errors.js';
 import { NoQuery } from '../runtime-config.js';
 import { decodeCursor } from '../../storage/repos/cursor.js';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../types.js';
 import { OrderIdParams, TAGS } from '../types.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../types.js';
 import { ProblemSchema } from '../../errors.js';
 import { idempotent } from '../idempotency.js';
 import { LinkDetailViewSchema, LinkViewSchema, linkDetailView, linkView } from '../../domain/link-view.js';

@@ -1,13 +1,13 @@
 import { Type } from 'typebox';
 import type { App } from '../types.js';
 import { OrderIdParams, TAGS } from '../types.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../types.js';
 import { ProblemSchema } from '../../errors.js';
 import { idempotent } from '../idempotency.js';
 import { CustomerSchema, ItemSchema } from './payment-links.js';
 import { ChargeViewSchema, SnapViewSchema, StatusViewSchema, statusView } from '../../domain/payment-view.js';
 import { createCharge, createSnapToken, paymentStatus } from '../../domain/payments.js';
-import { PAYMENT_TYPES } from '../../domain/charge-body.js';
+import { PAYMENT_TYPES } from '../../gateway/charge-body.js';
 
 const Text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
 const Lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));

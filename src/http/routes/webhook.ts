@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../types.js';
 import { PaymentStatusSchema, TAGS } from '../types.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../types.js';
 import { AppError, ProblemSchema, isDatabaseUnavailable } from '../../errors.js';
 import { handleGatewayNotification, type NotificationOutcome } from '../../domain/notification-sources.js';
 import { TEST_EVENT, testEvent } from '../../erp/events.js';

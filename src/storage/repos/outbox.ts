@@ -1,7 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, DeliveryAttemptsTable, OutboxEventsTable } from '../schema.js';
-import type { Page } from '../store.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor, type Page } from './cursor.js';
 
 /** CONTRACT §3 delivery states: `failed` = the last attempt failed and another is scheduled. */
 export type OutboxState = 'pending' | 'delivered' | 'failed' | 'dead';

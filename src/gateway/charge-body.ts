@@ -1,18 +1,12 @@
 /** Core API charge requests (reference §3.2): one method object per payment type, checked before the call. */
 import { AppError } from '../errors.js';
-import type { Expiry } from './expiry.js';
-import { truncate, type Customer, type CustomerInput, type Item, type ItemInput } from './order-input.js';
+import { truncate, type Customer, type GatewayExpiry, type Item } from './requests.js';
 
 export const PAYMENT_TYPES = ['bank_transfer', 'echannel', 'qris', 'gopay', 'shopeepay', 'cstore', 'credit_card'] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];
 
-export interface ChargeInput {
-  order_id: string;
-  nominal: number | string;
-  payment_type: PaymentType;
-  customer?: CustomerInput;
-  items?: ItemInput[];
-  expire_at?: string;
+/** The method objects of a charge request, one per payment type; the request carries the one its type needs. */
+export interface ChargeMethods {
   bank_transfer?: { bank: 'bca' | 'bni' | 'bri' | 'permata' | 'cimb'; va_number?: string };
   echannel?: { bill_info1?: string; bill_info2?: string };
   qris?: { acquirer?: 'gopay' | 'airpay shopee' };
@@ -30,7 +24,7 @@ function bad(path: string, message: string): AppError {
 }
 
 /** The method object the payment type needs; objects for other types are refused, not ignored. */
-export function methodObject(input: ChargeInput): Record<string, unknown> {
+export function methodObject(input: ChargeMethods & { order_id: string; payment_type: PaymentType }): Record<string, unknown> {
   for (const t of PAYMENT_TYPES) if (t !== input.payment_type && input[t] !== undefined) throw bad(t, `does not belong to payment_type ${input.payment_type}`);
   switch (input.payment_type) {
     case 'bank_transfer':
@@ -57,18 +51,18 @@ export function methodObject(input: ChargeInput): Record<string, unknown> {
 export interface ChargeBodyInput {
   gatewayOrderId: string;
   nominal: number;
-  input: ChargeInput;
+  paymentType: PaymentType;
   method: Record<string, unknown>;
   items?: Item[];
   customer?: Customer;
-  expiry?: Expiry;
+  expiry?: GatewayExpiry;
 }
 
 export function chargeBody(c: ChargeBodyInput): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    payment_type: c.input.payment_type,
+    payment_type: c.paymentType,
     transaction_details: { order_id: c.gatewayOrderId, gross_amount: c.nominal },
-    [c.input.payment_type]: c.method,
+    [c.paymentType]: c.method,
   };
   if (c.items) body.item_details = c.items.map((it) => ({ ...it }));
   if (c.customer) body.customer_details = { ...c.customer };

@@ -3,7 +3,7 @@
  * pipeline uses. Parsed leniently: unknown fields are ignored, non-string values are dropped.
  */
 import { createHash } from 'node:crypto';
-import type { CoreResponse } from '../gateway/wire.js';
+import type { CoreResponse } from './wire.js';
 
 export interface GatewayReport {
   order_id: string;

@@ -1,4 +1,7 @@
-/** ERP events carry times as ISO 8601 in Jakarta time (+07:00), like the gateway's own clock. */
+/**
+ * The gateway's clock is Jakarta time (WIB, +07:00). ERP events carry times the same way, as ISO 8601
+ * with the offset.
+ */
 const JAKARTA_OFFSET_MS = 7 * 3600_000;
 
 export function toJakartaIso(d: Date): string {
@@ -17,4 +20,10 @@ export function gatewayTimeToIso(s: string | null | undefined): string | null {
   if (!/(Z|[+-]\d{2}:?\d{2})$/.test(s.trim())) return null;
   const t = Date.parse(s);
   return Number.isNaN(t) ? null : toJakartaIso(new Date(t));
+}
+
+/** The gateway's `yyyy-MM-dd HH:mm:ss Z` in Jakarta time, e.g. `2026-11-22 10:00:00 +0700`. */
+export function gatewayTime(at: Date): string {
+  const local = new Date(at.getTime() + JAKARTA_OFFSET_MS).toISOString();
+  return `${local.slice(0, 10)} ${local.slice(11, 19)} +0700`;
 }

@@ -1,0 +1,54 @@
+/**
+ * The types the modules share about the running service, apart from the composition root
+ * (`services.ts`) that builds it: importing them never pulls in the workers or the wiring.
+ */
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Clock } from './clock.js';
+import type { AttemptOutcome, Store } from './storage/store.js';
+import type { Settings } from './settings.js';
+import type { MidtransClient } from './gateway/client.js';
+import type { Metrics } from './metrics.js';
+
+/** Something that runs in the background while the service is up (outbox worker, reconciler…). */
+export interface BackgroundWorker {
+  readonly name: string;
+  start(): void;
+  /** Finishes or abandons in-flight work and resolves when nothing of it runs any more. */
+  stop(): Promise<void>;
+}
+
+export interface Services {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  store: Store;
+  settings: Settings;
+  gateway: MidtransClient;
+  metrics: Metrics;
+  /** Operator Basic-Auth credentials in force (configured or generated). */
+  operator: { user: string; pass: string };
+  version: string;
+  startedAt: Date;
+  /** Base URL of the embedded simulator, in simulator mode. */
+  simulatorBaseUrl?: string;
+  workers: BackgroundWorker[];
+  /** The ERP outbox worker: `wake()` after writing an event delivers it at once. */
+  outbox: Outbox;
+  /** Stops the workers, closes the gateway client and the store. */
+  close(): Promise<void>;
+}
+
+export interface Outbox extends BackgroundWorker {
+  readonly instanceId: string;
+  /** Deliver what is due now, without waiting for the poll. Cheap; safe to call often. */
+  wake(): void;
+  /** One claim-and-deliver round; resolves with the number of events attempted. */
+  runOnce(): Promise<number>;
+  /** Rounds until a round attempts nothing; resolves with the total attempted. */
+  drain(maxRounds?: number): Promise<number>;
+  /** The outcome of the next attempt recorded for `seq` (by any instance), or undefined after `timeoutMs`. */
+  waitForAttempt(seq: number, afterAttempts: number, timeoutMs: number): Promise<AttemptOutcome | undefined>;
+  /** Refreshes the `paylink_outbox_depth` gauge. */
+  refreshDepth(): Promise<void>;
+}
