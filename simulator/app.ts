@@ -6,7 +6,7 @@ import { Engine } from './engine.js';
 import { defaultFaults, type CoreHttpStatus } from './faults.js';
 import { registerGatewayHooks } from './gatewayHooks.js';
 import { messagePage } from './html.js';
-import { areaOf, coreError } from './http.js';
+import { areaOf, coreError, safeRequestSerializer } from './http.js';
 import { IdempotencyStore } from './idempotency.js';
 import { seededRandom } from './lib/rng.js';
 import { Notifier } from './notifier.js';
@@ -47,8 +47,12 @@ const EXPIRY_SWEEP_MS = 250;
 
 function createApp(opts: SimulatorOptions): FastifyInstance {
   const base = { forceCloseConnections: true, bodyLimit: 1_048_576, routerOptions: { ignoreTrailingSlash: true } };
-  if (typeof opts.logger === 'object') return Fastify<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>({ ...base, loggerInstance: opts.logger });
-  return Fastify({ ...base, logger: opts.logger === true });
+  // Card data arrives in the /v2/token query: the request log line masks it.
+  const serializers = { req: safeRequestSerializer };
+  if (typeof opts.logger === 'object') {
+    return Fastify<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>({ ...base, loggerInstance: opts.logger.child({}, { serializers }) });
+  }
+  return Fastify({ ...base, logger: opts.logger === true ? { serializers } : false });
 }
 
 function badJson(): Error {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SimContext } from './context.js';
-import { areaOf, checkBasicAuth, faultBody, redact, unauthorizedBody } from './http.js';
+import { areaOf, checkBasicAuth, faultBody, redact, redactQuery, unauthorizedBody } from './http.js';
 import { IdempotencyStore } from './idempotency.js';
 import type { GatewayApi, RequestLogEntry } from './state.js';
 
@@ -28,17 +28,6 @@ function clientKeyAccepted(ctx: SimContext, req: FastifyRequest): boolean {
   if (req.method !== 'GET' || !CARD_PATHS.test(req.url)) return false;
   const q = req.query;
   return typeof q === 'object' && q !== null && 'client_key' in q && q.client_key === ctx.clientKey;
-}
-
-const SECRET_QUERY = new Set(['card_number', 'card_cvv', 'card_exp_month', 'card_exp_year', 'token_id', 'client_key']);
-
-/** Card data travels in the /v2/token query string; the request log keeps only its shape. */
-function redactQuery(url: string): string {
-  const i = url.indexOf('?');
-  if (i === -1) return url;
-  const params = new URLSearchParams(url.slice(i + 1));
-  for (const k of [...params.keys()]) if (SECRET_QUERY.has(k)) params.set(k, '****');
-  return `${url.slice(0, i)}?${params.toString()}`;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -111,3 +111,19 @@ export function redact(v: unknown): unknown {
   for (const [k, val] of Object.entries(v)) out[k] = SECRET_KEYS.has(k) ? '****' : redact(val);
   return out;
 }
+
+const SECRET_QUERY = new Set(['card_number', 'card_cvv', 'card_exp_month', 'card_exp_year', 'token_id', 'client_key']);
+
+/** Card data travels in the /v2/token query string; logs keep only its shape. */
+export function redactQuery(url: string): string {
+  const i = url.indexOf('?');
+  if (i === -1) return url;
+  const params = new URLSearchParams(url.slice(i + 1));
+  for (const k of [...params.keys()]) if (SECRET_QUERY.has(k)) params.set(k, '****');
+  return `${url.slice(0, i)}?${params.toString()}`;
+}
+
+/** Fastify's request log line, with the query's card data masked. */
+export function safeRequestSerializer(req: { method?: string; url?: string; ip?: string }): Record<string, unknown> {
+  return { method: req.method, url: redactQuery(req.url ?? ''), remoteAddress: req.ip };
+}
