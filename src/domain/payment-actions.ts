@@ -10,7 +10,6 @@ import type { PaymentStatus, TransactionRecord } from '../storage/store.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
 import type { CoreResponse } from '../gateway/wire.js';
-import { RefundsRepo } from '../storage/repos/refunds.js';
 import { reportFromStatus } from '../gateway/report.js';
 import { ingestGatewayReport, enqueueStatusChanged } from './notifications.js';
 import { newestPurchaseOrderId, refreshFromGateway } from './notification-sources.js';
@@ -67,7 +66,7 @@ function refundConflict(tx: TransactionRecord): AppError | undefined {
  */
 export async function refundPayment(services: Services, id: string, input: RefundInput, actor: Actor): Promise<TransactionRecord> {
   const tx = await mustFind(services, id);
-  const refunds = new RefundsRepo(services.store.db, () => services.clock.now());
+  const refunds = services.store.refunds;
   const requested = input.amount ?? null;
   const open = await refunds.findOpen(tx.id, requested);
   if (!open) {

@@ -13,6 +13,7 @@ import { KyselyConfigRepo } from './repos/config.js';
 import { KyselyIdempotencyRepo } from './repos/idempotency.js';
 import { KyselyNotificationsRepo, type NotificationsRepo } from './repos/notifications.js';
 import { KyselyOutboxRepo, type OutboxRepo } from './repos/outbox.js';
+import { RefundsRepo } from './repos/refunds.js';
 import { isDatabaseUnavailable } from '../errors.js';
 
 // int8 (bigserial ids, bigint amounts) arrive as strings by default; our values stay below 2^53.
@@ -42,6 +43,7 @@ class KyselyStore implements Store {
   readonly idempotency: IdempotencyRepo;
   readonly notifications: NotificationsRepo;
   readonly outbox: OutboxRepo;
+  readonly refunds: RefundsRepo;
 
   constructor(
     readonly kind: 'sqlite' | 'postgres',
@@ -55,6 +57,7 @@ class KyselyStore implements Store {
     this.idempotency = new KyselyIdempotencyRepo(db);
     this.notifications = new KyselyNotificationsRepo(db, now, kind);
     this.outbox = new KyselyOutboxRepo(db, now, kind);
+    this.refunds = new RefundsRepo(db, now);
   }
 
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {

@@ -7,9 +7,11 @@ import type { Database } from './schema.js';
 import type { NotificationsRepo } from './repos/notifications.js';
 import type { OutboxRepo } from './repos/outbox.js';
 import type { Page } from './repos/cursor.js';
+import type { RefundsRepo } from './repos/refunds.js';
 
 export type { NotificationsRepo, NotificationRecord, NewNotification, NotificationSource, NotificationResult } from './repos/notifications.js';
-export type { Page } from './repos/cursor.js';
+export { decodeCursor, type Page } from './repos/cursor.js';
+export type { RefundsRepo, RefundRecord, RefundState, NewRefund } from './repos/refunds.js';
 export type { OutboxRepo, OutboxEvent, NewOutboxEvent, OutboxState, DeliveryAttempt, AttemptResult, AttemptOutcome } from './repos/outbox.js';
 
 export type PaymentStatus =
@@ -154,6 +156,8 @@ export interface Store {
   readonly notifications: NotificationsRepo;
   /** ERP events to deliver, and their delivery attempts. */
   readonly outbox: OutboxRepo;
+  /** Refund requests kept with their gateway refund_key. */
+  readonly refunds: RefundsRepo;
   /** The query builder, for repositories added alongside this interface. Domain code must not use it. */
   readonly db: Kysely<Database>;
   /** Runs `fn` in one database transaction; everything `fn` does through `tx` commits or rolls back together. */

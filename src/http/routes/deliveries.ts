@@ -3,7 +3,7 @@ import type { App } from '../types.js';
 import { TAGS } from '../types.js';
 import type { Services } from '../../types.js';
 import { AppError } from '../../errors.js';
-import { decodeCursor } from '../../storage/repos/cursor.js';
+import { decodeCursor } from '../../storage/store.js';
 import type { DeliveryAttempt, OutboxEvent } from '../../storage/store.js';
 import { ProblemSchema } from '../../errors.js';
 

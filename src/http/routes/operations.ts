@@ -4,7 +4,7 @@ import { PaymentStatusSchema, TAGS, instantParam } from '../types.js';
 import type { Services } from '../../types.js';
 import { AppError, ProblemSchema } from '../../errors.js';
 import { NoQuery } from '../runtime-config.js';
-import { decodeCursor } from '../../storage/repos/cursor.js';
+import { decodeCursor } from '../../storage/store.js';
 import type { TransactionRecord } from '../../storage/store.js';
 
 const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);

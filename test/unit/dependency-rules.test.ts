@@ -1,0 +1,28 @@
+/**
+ * The dependency rules of `npm run lint` (.dependency-cruiser.mjs) are real: run on a fixture with a
+ * deliberate type-only import cycle, they report it and name both files.
+ */
+import { describe, expect, it } from 'vitest';
+import { cruise, type IViolation } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+
+describe('dependency rules', () => {
+  it('a cycle fails with a message naming its files', async () => {
+    const options = await extractDepcruiseOptions('./.dependency-cruiser.mjs');
+    const result = await cruise(['test/fixtures/import-cycle'], { ...options, validate: true });
+    if (typeof result.output !== 'object') throw new Error('expected a JSON cruise result');
+    const cycles = result.output.summary.violations.filter((v: IViolation) => v.rule.name === 'no-cycle');
+    expect(cycles.length).toBeGreaterThan(0);
+    const named = cycles.flatMap((v: IViolation) => [v.from, ...(v.cycle ?? []).map((c) => c.name)]);
+    expect(named).toEqual(expect.arrayContaining(['test/fixtures/import-cycle/a.ts', 'test/fixtures/import-cycle/b.ts']));
+    expect(result.output.summary.error).toBeGreaterThan(0);
+  });
+
+  it('the rules hold for the app: no cycle and no dependency against the direction', async () => {
+    const options = await extractDepcruiseOptions('./.dependency-cruiser.mjs');
+    const result = await cruise(['src'], { ...options, validate: true });
+    if (typeof result.output !== 'object') throw new Error('expected a JSON cruise result');
+    expect(result.output.summary.violations.map((v: IViolation) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
+    expect(result.output.modules.length).toBeGreaterThan(50);
+  });
+});
