@@ -18,6 +18,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { registerJsonParser } from './http/json-body.js';
 import { refuseNul } from './http/nul-guard.js';
+import { createMethodTable } from './http/allowed-methods.js';
 import { bindLogContext } from './logging/logger.js';
 import { deriveMercantId } from './domain/order-id.js';
 import { runInLogContext } from './logging/context.js';
@@ -73,6 +74,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     clientErrorHandler: clientErrorHandler(services.logger as FastifyBaseLogger),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const methods = createMethodTable();
   // Every body is JSON (CONTRACT §3); routes that take raw bytes add their own parser in their scope.
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app);
@@ -87,12 +89,13 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     if (route.config?.auth === undefined) {
       throw new Error(`route ${route.method} ${route.url} declares no auth (config.auth)`);
     }
+    methods.add(route.method, route.url);
     opts.onRoute?.(route);
   });
   app.addHook('onRequest', authHook(services));
   app.addHook('preValidation', refuseNul);
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFoundHandler);
+  app.setNotFoundHandler(notFoundHandler(methods));
   app.addHook('onResponse', async (req, reply) => {
     // Route patterns, not raw URLs, so label cardinality stays bounded.
     const route = req.routeOptions.url ?? 'unmatched';

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isDatabaseUnavailable, problem, type ErrorCode, type FieldError } from '../errors.js';
 import { GatewayError, toAppError } from '../gateway/errors.js';
+import type { MethodTable } from './allowed-methods.js';
 
 interface ValidationItem {
   instancePath?: string;
@@ -66,8 +67,21 @@ export async function errorHandler(this: unknown, error: FastifyError | Error, r
   await reply.code(appErr.status).type('application/problem+json').send(problem(appErr.code, req.id, detail, appErr.extras));
 }
 
-export async function notFoundHandler(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-  await reply.code(404).type('application/problem+json').send(problem('NOT_FOUND', req.id, `No route ${req.method} ${req.url.split('?')[0] ?? ''}`.slice(0, 300)));
+/** No route for this method and path: 405 with `Allow` when the path has routes for other methods, else 404. */
+export function notFoundHandler(methods: MethodTable) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const path = req.url.split('?')[0] ?? '';
+    const allowed = methods.allowed(path);
+    if (allowed.length > 0) {
+      await reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .type('application/problem+json')
+        .send(problem('METHOD_NOT_ALLOWED', req.id, `${req.method} is not allowed here; allowed: ${allowed.join(', ')}.`));
+      return;
+    }
+    await reply.code(404).type('application/problem+json').send(problem('NOT_FOUND', req.id, `No route ${req.method} ${path}`.slice(0, 300)));
+  };
 }
 
 /**

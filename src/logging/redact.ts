@@ -113,3 +113,13 @@ export function redactFields<T>(value: T, depth = 0): T {
   for (const [k, v] of Object.entries(value)) out[k] = looksSecret(k) ? REDACTED : redactFields(v, depth + 1);
   return out as T;
 }
+
+/** A copy of a JSON value with every known secret value (in any form the scrubber knows) replaced in its strings and keys. */
+export function scrubValues<T>(value: T, scrubber: SecretScrubber, depth = 0): T {
+  if (typeof value === 'string') return scrubber.scrub(value) as T;
+  if (depth > 64 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v: unknown) => scrubValues(v, scrubber, depth + 1)) as T;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[scrubber.scrub(k)] = scrubValues(v, scrubber, depth + 1);
+  return out as T;
+}

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { App } from '../types.js';
 import { TAGS } from '../types.js';
 import type { Services } from '../../types.js';
-import { redactFields, redactHeaders } from '../../logging/redact.js';
+import { createSecretScrubber, redactFields, redactHeaders, scrubValues } from '../../logging/redact.js';
 
 const ECHO_METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 const Anything = Type.Unsafe<unknown>({ description: 'Any value' });
@@ -29,13 +29,22 @@ export async function devTestRoutes(app: App, services: Services): Promise<void>
     schema: { tags: [TAGS.dev], summary: 'Echo the request as JSON (credentials redacted)', response: { 200: EchoSchema } },
     handler: async (req) => {
       const q = req.url.indexOf('?');
-      return {
-        method: req.method,
-        path: q < 0 ? req.url : req.url.slice(0, q),
-        query: redactFields(req.query ?? {}),
-        headers: redactHeaders(req.headers),
-        body: redactFields(req.body ?? null),
-      };
+      // Secrets are hidden by field name, and also by value wherever they appear (a key pasted
+      // into an unrelated field, a header, the path).
+      const s = await services.settings.current();
+      const secrets = createSecretScrubber();
+      const c = services.config;
+      secrets.add([s.gateway.server_key, s.gateway.client_key, s.erp.webhook_secret, services.operator.pass, c.gateway.serverKey, c.gateway.clientKey, c.erp.webhookSecret, ...c.apiKeys]);
+      return scrubValues(
+        {
+          method: req.method,
+          path: q < 0 ? req.url : req.url.slice(0, q),
+          query: redactFields(req.query ?? {}),
+          headers: redactHeaders(req.headers),
+          body: redactFields(req.body ?? null),
+        },
+        secrets,
+      );
     },
   });
 
