@@ -9,6 +9,7 @@ import { healthConfigRoutes } from './http/routes/health-config.js';
 import { paymentLinkRoutes } from './http/routes/payment-links.js';
 import { paymentOpsRoutes } from './http/routes/payment-ops.js';
 import { paymentActionRoutes } from './http/routes/payment-actions.js';
+import { consoleRoutes } from './http/console/routes.js';
 import { webhookRoutes } from './http/routes/webhook.js';
 import { deliveryRoutes } from './http/routes/deliveries.js';
 import { logsDocsRoutes } from './http/routes/logs-docs.js';
@@ -121,6 +122,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     await logsDocsRoutes(s, services);
     await devTestRoutes(s, services);
     await operationsRoutes(s, services);
+    await consoleRoutes(s, services);
   });
   return app;
 }

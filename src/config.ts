@@ -62,6 +62,8 @@ export interface Config {
   simulatorPort: number;
   erp: { notifyUrl?: string; webhookSecret?: string };
   isProduction: boolean;
+  /** IANA time zone the operator console shows times in (`CONSOLE_TIME_ZONE`, default Asia/Jakarta). */
+  consoleTimeZone: string;
 }
 
 /** The fixed development key the embedded simulator accepts when no server key is configured. */
@@ -71,6 +73,15 @@ export class ConfigError extends Error {
   constructor(public readonly problems: string[]) {
     super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
+  }
+}
+
+function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -136,7 +147,9 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     simulatorPort: portOf(get('SIMULATOR_PORT'), port === 0 ? 0 : port + 1, 'SIMULATOR_PORT', problems),
     erp: { notifyUrl: get('ERP_NOTIFY_URL'), webhookSecret: get('ERP_WEBHOOK_SECRET') },
     isProduction,
+    consoleTimeZone: get('CONSOLE_TIME_ZONE') ?? 'Asia/Jakarta',
   };
+  if (!validTimeZone(config.consoleTimeZone)) problems.push('CONSOLE_TIME_ZONE must be an IANA time zone name such as Asia/Jakarta');
   if (mode !== 'simulator' && !serverKey) problems.push(`MIDTRANS_SERVER_KEY is required in ${mode} mode`);
   // The signature does not cover transaction_status: only the status API can vouch for it.
   if (mode !== 'simulator' && !config.gateway.confirmNotifications) problems.push(`MIDTRANS_CONFIRM_NOTIFICATIONS can be off only in simulator mode (not ${mode})`);

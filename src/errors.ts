@@ -14,6 +14,7 @@ export const ERRORS = {
   EXPIRY_INVALID: { status: 400, title: 'Expiry invalid', doc: 'expire_at is malformed, in the past, or outside the allowed range.' },
   UNAUTHORIZED: { status: 401, title: 'Unauthorized', doc: 'Missing or wrong credentials.' },
   SIGNATURE_INVALID: { status: 401, title: 'Invalid signature', doc: 'The gateway notification signature does not verify.' },
+  CSRF_INVALID: { status: 403, title: 'Form expired', doc: 'A console form was sent without its valid CSRF token (an old page, or another site); reload the page and try again.' },
   NOT_FOUND: { status: 404, title: 'Not found', doc: 'No such resource or route.' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', doc: 'The route exists but not for this method.' },
   ORDER_ID_COLLISION: { status: 409, title: 'Order id collision', doc: 'Another order id sanitizes to the same gateway order id.' },

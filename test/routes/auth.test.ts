@@ -53,7 +53,11 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
       for (const m of methods) set.add(`${m} ${r.url}`);
       byAuth.set(auth, set);
     }
-    const op = [...(byAuth.get('op') ?? [])].filter((k) => !/^\S+ \/echo2?$/.test(k));
+    const op = [...(byAuth.get('op') ?? [])].filter((k) => !/^\S+ \/echo2?$/.test(k) && !/^\S+ \/console(\/|$)/.test(k));
+    // The console (HTML pages, their assets and forms) is wholly behind the operator credentials.
+    const consoleRoutes = [...byAuth.entries()].flatMap(([auth, set]) => [...set].filter((k) => /^\S+ \/console(\/|$)/.test(k)).map((k) => `${auth} ${k}`));
+    expect(consoleRoutes).toContain('op GET /console');
+    expect(consoleRoutes.filter((k) => !k.startsWith('op '))).toEqual([]);
     expect(op.sort()).toEqual(
       [
         'GET /api/config',

@@ -1,0 +1,45 @@
+import type { Services } from '../../services.js';
+import { ConsoleQueries } from '../../storage/repos/console-queries.js';
+import { html, when, type Html } from './html.js';
+import { statusBadge } from './layout.js';
+import { txLink } from './transactions.js';
+
+const PAGE = 50;
+
+export async function deliveriesBody(services: Services, stateParam: string | undefined, pageParam: string | undefined, timeZone: string, token: string): Promise<Html> {
+  const state = stateParam === 'failed' || stateParam === 'dead' ? stateParam : 'both';
+  const page = Math.max(1, Math.min(10_000, Number.parseInt(pageParam ?? '1', 10) || 1));
+  const rows = await new ConsoleQueries(services.store.db).undeliverable(state, PAGE + 1, (page - 1) * PAGE);
+  const more = rows.length > PAGE;
+  const shown = rows.slice(0, PAGE);
+  const tab = (s: string, label: string) => html`<a href="/console/deliveries${s === 'both' ? '' : `?state=${s}`}"${s === state ? html` aria-current="true"` : ''}>${label}</a>`;
+  return html`
+<p>Events the ERP has not accepted yet: <strong>failing</strong> ones are retried with backoff by themselves; <strong>dead</strong> ones (retried for the whole retry window) wait for a hand retry. Later events of the same order wait behind a failing one.</p>
+<nav class="pager" aria-label="Filter">${tab('both', 'Failing and dead')}${tab('failed', 'Failing')}${tab('dead', 'Dead')}</nav>
+<div class="table-wrap"><table>
+<thead><tr><th scope="col">Order</th><th scope="col">Event</th><th scope="col">State</th><th scope="col" class="num">Attempts</th><th scope="col" class="hide-narrow">Last answer</th><th scope="col" class="hide-narrow">Next attempt</th><th scope="col">Retry</th></tr></thead>
+<tbody>${
+    shown.length === 0
+      ? html`<tr><td colspan="7" class="muted">Nothing is failing. Every event was delivered or is on its way.</td></tr>`
+      : shown.map((e) => {
+          const status = (() => {
+            try {
+              const p: unknown = JSON.parse(e.payload);
+              return p !== null && typeof p === 'object' && 'status' in p && typeof p.status === 'string' ? p.status : e.event_type;
+            } catch {
+              return e.event_type;
+            }
+          })();
+          return html`<tr>
+<td>${e.order_id ? html`<a class="mono" href="${txLink(e.order_id)}">${e.order_id}</a>` : html`<span class="mono">${e.order_key}</span>`}</td>
+<td>${statusBadge(status)} <span class="muted">v${e.status_version ?? '—'}</span></td>
+<td>${statusBadge(e.state)}</td>
+<td class="num">${Number(e.attempts)}</td>
+<td class="hide-narrow">${e.last_status_code === null ? '' : html`HTTP ${Number(e.last_status_code)} `}<span class="muted">${e.last_error ?? ''}</span></td>
+<td class="hide-narrow">${e.state === 'dead' ? '—' : when(e.next_attempt_at, timeZone)}</td>
+<td><form method="post" action="/console/deliveries/${e.event_id}/retry"><input type="hidden" name="_csrf" value="${token}"><button type="submit" class="secondary" aria-label="Retry delivery of ${status} for ${e.order_id ?? e.order_key}">Retry now</button></form></td>
+</tr>`;
+        })
+  }</tbody></table></div>
+<nav class="pager" aria-label="Pages">${page > 1 ? html`<a href="/console/deliveries?state=${state}&amp;page=${page - 1}">← Previous</a>` : ''}${more ? html`<a href="/console/deliveries?state=${state}&amp;page=${page + 1}">Next →</a>` : ''}</nav>`;
+}

@@ -1,0 +1,145 @@
+/**
+ * The operator console at `/console`: server-rendered HTML behind the operator's Basic credentials,
+ * plain forms (POST, then a redirect) with a CSRF token, one small script of our own, and a
+ * Content-Security-Policy that allows nothing but this origin.
+ */
+import formbody from '@fastify/formbody';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { App } from '../types.js';
+import type { Services } from '../../services.js';
+import { AppError, isDatabaseUnavailable } from '../../errors.js';
+import { GatewayError, toAppError } from '../../gateway/errors.js';
+import { errorHandler } from '../error-handler.js';
+import { findTransaction } from '../../domain/payment-links.js';
+import { html } from './html.js';
+import { CONSOLE_CSS, CONSOLE_JS, page, type Alert, type Section } from './layout.js';
+import { overviewBody } from './overview.js';
+import { transactionsBody } from './transactions.js';
+import { transactionBody } from './transaction-page.js';
+import { deliveriesBody } from './deliveries.js';
+import { logFileBody, logsBody } from './logs.js';
+import { consoleActionRoutes } from './actions.js';
+import { consoleConfigRoutes } from './config-routes.js';
+
+export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+
+const Str = (max: number) => Type.Optional(Type.String({ maxLength: max }));
+/** Console pages are HTML for people; they are listed in the API description so every route is, without request schemas. */
+const doc = (summary: string, description: string) => ({ tags: ['Operations'], summary, description, produces: ['text/html'] });
+
+export { doc as consoleDoc };
+
+export interface ConsoleContext {
+  services: Services;
+  timeZone: string;
+  render(reply: FastifyReply, req: FastifyRequest, o: { title: string; section: Section; body: ReturnType<typeof html>; alert?: Alert; status?: number }): FastifyReply;
+}
+
+function consoleError(err: unknown, req: FastifyRequest): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof GatewayError) return toAppError(err);
+  const fe = err as FastifyError;
+  if (typeof fe.code === 'string' && fe.code.startsWith('FST_CSRF')) return new AppError('CSRF_INVALID');
+  if (Array.isArray(fe.validation)) return new AppError('VALIDATION_FAILED', 'The request does not match what this page expects.');
+  if (isDatabaseUnavailable(err)) return new AppError('DATABASE_UNAVAILABLE');
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) return new AppError('VALIDATION_FAILED', fe.message.slice(0, 300));
+  req.log.error({ err }, 'console: unhandled error');
+  return new AppError('INTERNAL');
+}
+
+export async function consoleRoutes(app: App, services: Services): Promise<void> {
+  await app.register(async (scope) => {
+    const s = scope as App;
+    await s.register(formbody, { bodyLimit: 16 * 1024 });
+    await s.register(cookie);
+    await s.register(csrf, { sessionPlugin: '@fastify/cookie', cookieKey: '_csrf', cookieOpts: { path: '/console', httpOnly: true, sameSite: 'strict', secure: services.config.publicBaseUrl.startsWith('https:') } });
+    s.addHook('onSend', async (_req, reply, payload) => {
+      reply.header('content-security-policy', CONSOLE_CSP);
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('referrer-policy', 'no-referrer');
+      reply.header('x-frame-options', 'DENY');
+      reply.header('cache-control', 'no-store');
+      return payload;
+    });
+    const timeZone = services.config.consoleTimeZone;
+    const ctx: ConsoleContext = {
+      services,
+      timeZone,
+      render(reply, req, o) {
+        return reply
+          .code(o.status ?? 200)
+          .type('text/html; charset=utf-8')
+          .send(page({ ...o, user: req.operatorUser, timeZone }));
+      },
+    };
+    s.setErrorHandler(async (err, req, reply) => {
+      const e = consoleError(err, req);
+      // Credentials problems answer like every operator route: the browser shows its own sign-in dialog.
+      if (e.status === 401 || e.status === 429) return errorHandler.call(s, e, req, reply);
+      for (const [k, v] of Object.entries(e.extras.headers ?? {})) reply.header(k, v);
+      const items = e.extras.errors?.map((x) => `${x.path}: ${x.message}`);
+      const detail = e.code === 'INTERNAL' ? `Something went wrong; the log has the details under request id ${req.id}.` : e.message;
+      return ctx.render(reply, req, { title: 'Cannot do that', section: 'overview', status: e.status, alert: { kind: 'error', text: `${detail} (${e.code})`, items }, body: html`<p><a href="/console">Back to the overview</a></p>` });
+    });
+
+    s.get('/console', { config: { auth: 'op' }, schema: { tags: ['Operations'], summary: 'Operator console (HTML)', description: 'Overview of payments, ERP deliveries and health; links to transactions, deliveries, logs and configuration. Behind the operator credentials.' } }, async (req, reply) =>
+      ctx.render(reply, req, { title: 'Overview', section: 'overview', body: await overviewBody(services, timeZone) }),
+    );
+    s.get('/console/assets/console.css', { config: { auth: 'op' }, schema: doc('Console stylesheet', 'The console\'s only stylesheet (the CSP allows no inline style).') }, async (_req, reply) => reply.type('text/css; charset=utf-8').send(CONSOLE_CSS));
+    s.get('/console/assets/console.js', { config: { auth: 'op' }, schema: doc('Console script', 'The console\'s only script: the copy-link button (the CSP allows no inline script).') }, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(CONSOLE_JS));
+
+    s.get(
+      '/console/transactions',
+      { config: { auth: 'op' }, schema: { ...doc('Console: transactions', 'Search by order id, mercant_id, status, payment type and creation date; paged, newest first.'), querystring: Type.Object({ q: Str(200), mercant_id: Str(200), status: Str(40), payment_type: Str(40), from: Str(20), to: Str(20), page: Str(6) }) } },
+      async (req, reply) => {
+        const { body, alert } = await transactionsBody(services, req.query, timeZone);
+        return ctx.render(reply, req, { title: 'Transactions', section: 'transactions', body, alert });
+      },
+    );
+
+    s.get(
+      '/console/transactions/:order_id',
+      { config: { auth: 'op' }, schema: { ...doc('Console: one payment', 'Its details, its timeline (gateway calls, notifications, status changes, ERP delivery attempts, refunds) and its actions.'), params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 512 }) }), querystring: Type.Object({ done: Str(40) }) } },
+      async (req, reply) => {
+        const tx = await findTransaction(services, req.params.order_id);
+        if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(req.params.order_id)}.`);
+        const done = DONE_MESSAGES[req.query.done ?? ''];
+        return ctx.render(reply, req, { title: `Payment ${tx.orderId}`, section: 'transactions', body: await transactionBody(services, tx, timeZone, reply.generateCsrf()), alert: done ? { kind: 'ok', text: done } : undefined });
+      },
+    );
+
+    s.get('/console/deliveries', { config: { auth: 'op' }, schema: { ...doc('Console: failing and dead ERP deliveries', 'Events the ERP has not accepted yet, each with a retry button.'), querystring: Type.Object({ state: Str(10), page: Str(6), done: Str(40) }) } }, async (req, reply) => {
+      const done = DONE_MESSAGES[req.query.done ?? ''];
+      return ctx.render(reply, req, { title: 'Deliveries', section: 'deliveries', body: await deliveriesBody(services, req.query.state, req.query.page, timeZone, reply.generateCsrf()), alert: done ? { kind: 'ok', text: done } : undefined });
+    });
+
+    s.get(
+      '/console/logs',
+      { config: { auth: 'op' }, schema: { ...doc('Console: log search', 'The search of GET /api/logs as a page; request ids link to their lines.'), querystring: Type.Object({ q: Str(200), level: Str(10), order_id: Str(512), request_id: Str(64), cursor: Str(400) }) } },
+      async (req, reply) => {
+        const { body, alert } = await logsBody(services, req.query, timeZone);
+        return ctx.render(reply, req, { title: 'Logs', section: 'logs', body, alert });
+      },
+    );
+    s.get('/console/logs/view', { config: { auth: 'op' }, schema: { ...doc('Console: one log file', 'The last 500 lines of one file listed by GET /api/logs/files.'), querystring: Type.Object({ file: Str(200) }) } }, async (req, reply) => {
+      const body = await logFileBody(services, req.query.file);
+      if (!body) throw new AppError('NOT_FOUND', 'No such log file.');
+      return ctx.render(reply, req, { title: `Log ${req.query.file ?? ''}`, section: 'logs', body });
+    });
+
+    await consoleActionRoutes(s, ctx);
+    await consoleConfigRoutes(s, ctx);
+  });
+}
+
+export const DONE_MESSAGES: Record<string, string> = {
+  check: 'Asked the gateway; the status below is its answer.',
+  refund: 'Refund accepted by the gateway.',
+  cancel: 'Cancelled at the gateway.',
+  expire: 'Expired at the gateway.',
+  'retry-deliveries': 'Undelivered events of this order are due again now.',
+  retry: 'The event is due again now.',
+};

@@ -1,0 +1,99 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from '../helpers/stores.js';
+import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
+import { seedTransaction } from '../helpers/seed.js';
+
+const PAGES = ['/console', '/console/transactions', '/console/deliveries', '/console/logs', '/console/config'];
+const HOSTILE = 'INV/<script>alert(1)</script>:1';
+
+/** The form's CSRF token and the cookie that goes with it, as a browser would keep them. */
+function formState(res: { body: string; headers: Record<string, unknown> }): { token: string; cookie: string } {
+  const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1] ?? '';
+  const set = res.headers['set-cookie'];
+  const cookie = (Array.isArray(set) ? set : [String(set)]).map((c: string) => c.split(';')[0]).join('; ');
+  return { token, cookie };
+}
+
+describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
+  let t: TestContext;
+  beforeEach(async () => {
+    t = await makeTestApp(kind, { MIDTRANS_MODE: 'simulator', MIDTRANS_API_BASE_URL: 'http://127.0.0.1:9', CONSOLE_TIME_ZONE: 'Asia/Jakarta' });
+  });
+  afterEach(async () => t.close());
+  const get = (url: string) => t.app.inject({ url, headers: { authorization: basicAuth() } });
+
+  it('every page needs the operator credentials and is sent with a strict CSP and no inline script', async () => {
+    for (const url of [...PAGES, '/console/assets/console.js']) {
+      const anon = await t.app.inject({ url });
+      expect(anon.statusCode, url).toBe(401);
+      expect(anon.headers['www-authenticate'], url).toMatch(/^Basic/);
+      expect((await t.app.inject({ url, headers: { authorization: basicAuth('ops', 'wrong') } })).statusCode, url).toBe(401);
+    }
+    for (const url of PAGES) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['content-security-policy']).toMatch(/^default-src 'self';/);
+      expect(res.headers['content-security-policy']).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
+      // Scripts only by src from this origin; no style attributes or blocks either.
+      expect(res.body.match(/<script(?![^>]*\ssrc="\/console\/assets\/)[^>]*>/g), url).toBeNull();
+      expect(res.body, url).not.toMatch(/\sstyle=|<style/);
+      expect(res.body).toContain('<nav aria-label="Console">');
+    }
+  });
+
+  it('escapes what it shows, formats rupiah and shows times in the operator time zone', async () => {
+    const tx = await seedTransaction(t.services.store, { orderId: HOSTILE, status: 'paid', nominal: 150000, paymentType: 'qris', settlementTime: '2026-11-22T03:05:00.000Z' });
+    const list = await get(`/console/transactions?q=${encodeURIComponent('<script>')}`);
+    expect(list.body).toContain('INV/&lt;script&gt;alert(1)&lt;/script&gt;:1');
+    expect(list.body).not.toContain('<script>alert(1)</script>');
+    expect(list.body).toContain('Rp 150.000');
+    const page = await get(`/console/transactions/${encodeURIComponent(tx.orderId)}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).not.toContain('<script>alert');
+    expect(page.body).toContain('2026-11-22 10:05:00 GMT+7');
+    expect((await get(`/console/transactions?status=paid&q=${encodeURIComponent('alert(1)')}`)).body).toContain('Rp 150.000');
+    expect((await get('/console/transactions?status=expired')).body).toContain('No transactions match.');
+    expect((await get('/console/transactions?from=yesterday')).body).toContain('from: must be a date');
+    expect((await get('/console/transactions/nope')).statusCode).toBe(404);
+  });
+
+  it('refuses a changing form without its CSRF token, and takes it with one', async () => {
+    await seedTransaction(t.services.store, { orderId: 'C-1', status: 'paid', kind: 'charge', gatewayTransactionId: 'gw-c1' });
+    const page = await get('/console/transactions/C-1');
+    const { token, cookie } = formState(page);
+    expect(token).not.toBe('');
+    const send = (payload: string, headers: Record<string, string> = {}) =>
+      t.app.inject({ method: 'POST', url: '/console/transactions/C-1/refund', payload, headers: { authorization: basicAuth(), 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+    const none = await send('amount=100');
+    expect(none.statusCode).toBe(403);
+    expect(none.body).toContain('CSRF_INVALID');
+    expect((await send(`amount=100&_csrf=${encodeURIComponent(token)}`)).statusCode).toBe(403);
+    expect((await send('amount=100&_csrf=forged', { cookie })).statusCode).toBe(403);
+    // With the token and its cookie the form is taken: here the amount is checked and refused on the page itself.
+    const bad = await send(`amount=999999&_csrf=${encodeURIComponent(token)}`, { cookie });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('AMOUNT_INVALID');
+    expect(bad.body).toContain('amount must be between 1 and 150000');
+  });
+
+  it('the configuration form shows the API’s own validation message and masks secrets', async () => {
+    await t.services.settings.save({ erp: { webhook_secret: 'whsec_supersecretvalue1234' } }, 0, 'test');
+    const page = await get('/console/config');
+    expect(page.body).not.toContain('supersecretvalue');
+    expect(page.body).toContain('****1234');
+    const { token, cookie } = formState(page);
+    const api = await t.app.inject({ method: 'POST', url: '/api/config', payload: { erp: { timeout_ms: 5 } }, headers: { authorization: basicAuth() } });
+    expect(api.statusCode).toBe(400);
+    const apiMessage: string = api.json().errors[0].message;
+    const form = `_csrf=${encodeURIComponent(token)}&erp.timeout_ms=5&gateway.confirm_notifications=false`;
+    const res = await t.app.inject({ method: 'POST', url: '/console/config', payload: form, headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain(apiMessage.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+    expect(res.body).toContain('aria-invalid="true"');
+    const ok = `_csrf=${encodeURIComponent(token)}&erp.timeout_ms=4500`;
+    const saved = await t.app.inject({ method: 'POST', url: '/console/config', payload: ok, headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(saved.statusCode).toBe(303);
+    expect((await t.services.settings.current()).erp).toMatchObject({ timeout_ms: 4500, webhook_secret: 'whsec_supersecretvalue1234' });
+  });
+});
