@@ -14,6 +14,7 @@ import { KyselyIdempotencyRepo } from './repos/idempotency.js';
 import { KyselyNotificationsRepo, type NotificationsRepo } from './repos/notifications.js';
 import { KyselyOutboxRepo, type OutboxRepo } from './repos/outbox.js';
 import { RefundsRepo } from './repos/refunds.js';
+import { ConsoleQueries } from './repos/console-queries.js';
 import { isDatabaseUnavailable } from '../errors.js';
 
 // int8 (bigserial ids, bigint amounts) arrive as strings by default; our values stay below 2^53.
@@ -44,6 +45,7 @@ class KyselyStore implements Store {
   readonly notifications: NotificationsRepo;
   readonly outbox: OutboxRepo;
   readonly refunds: RefundsRepo;
+  readonly console: ConsoleQueries;
 
   constructor(
     readonly kind: 'sqlite' | 'postgres',
@@ -58,6 +60,7 @@ class KyselyStore implements Store {
     this.notifications = new KyselyNotificationsRepo(db, now, kind);
     this.outbox = new KyselyOutboxRepo(db, now, kind);
     this.refunds = new RefundsRepo(db, now);
+    this.console = new ConsoleQueries(db);
   }
 
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {

@@ -6,11 +6,10 @@ import { GatewayError, toAppError } from '../../gateway/errors.js';
 import { findTransaction } from '../../domain/payment-links.js';
 import { paymentStatus } from '../../domain/payments.js';
 import { cancelPayment, expirePayment, refundPayment, type Actor } from '../../domain/payment-actions.js';
-import { ConsoleQueries } from '../../storage/repos/console-queries.js';
 import type { TransactionRecord } from '../../storage/store.js';
 import { transactionBody } from './transaction-page.js';
 import { txLink } from './transactions.js';
-import { consoleDoc, type ConsoleContext } from './routes.js';
+import { consoleDoc, type ConsoleContext } from './context.js';
 
 const ACTIONS = ['check', 'refund', 'cancel', 'expire', 'retry-deliveries'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -30,7 +29,7 @@ function refundInput(body: { amount?: string; reason?: string }): { amount?: num
 
 async function retryOrderDeliveries(ctx: ConsoleContext, req: FastifyRequest, tx: TransactionRecord): Promise<void> {
   const { services } = ctx;
-  const events = (await new ConsoleQueries(services.store.db).eventsForOrder(tx.orderId)).filter((e) => e.state === 'failed' || e.state === 'dead');
+  const events = (await services.store.console.eventsForOrder(tx.orderId)).filter((e) => e.state === 'failed' || e.state === 'dead');
   for (const e of events) await services.store.outbox.retryNow(e.event_id, services.clock.now());
   req.log.info({ audit: 'delivery_retry', operator: req.operatorUser, order_id: tx.orderId, events: events.map((e) => e.event_id) }, 'operator re-queued the undelivered ERP events of an order');
   services.outbox.wake();

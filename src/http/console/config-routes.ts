@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../types.js';
 import { configForm, patchFromForm } from './config-page.js';
-import { consoleDoc, type ConsoleContext } from './routes.js';
+import { consoleDoc, type ConsoleContext } from './context.js';
 
 type Doc = Record<string, Record<string, unknown>>;
 

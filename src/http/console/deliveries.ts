@@ -1,5 +1,4 @@
-import type { Services } from '../../services.js';
-import { ConsoleQueries } from '../../storage/repos/console-queries.js';
+import type { Services } from '../../types.js';
 import { html, when, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 import { txLink } from './transactions.js';
@@ -9,7 +8,7 @@ const PAGE = 50;
 export async function deliveriesBody(services: Services, stateParam: string | undefined, pageParam: string | undefined, timeZone: string, token: string): Promise<Html> {
   const state = stateParam === 'failed' || stateParam === 'dead' ? stateParam : 'both';
   const page = Math.max(1, Math.min(10_000, Number.parseInt(pageParam ?? '1', 10) || 1));
-  const rows = await new ConsoleQueries(services.store.db).undeliverable(state, PAGE + 1, (page - 1) * PAGE);
+  const rows = await services.store.console.undeliverable(state, PAGE + 1, (page - 1) * PAGE);
   const more = rows.length > PAGE;
   const shown = rows.slice(0, PAGE);
   const tab = (s: string, label: string) => html`<a href="/console/deliveries${s === 'both' ? '' : `?state=${s}`}"${s === state ? html` aria-current="true"` : ''}>${label}</a>`;

@@ -1,4 +1,4 @@
-import type { Services } from '../../services.js';
+import type { Services } from '../../types.js';
 import { decodeLogCursor, queryLogs } from '../../logging/query.js';
 import { TAIL_MAX_LINES, listLogFiles, resolveLogFile, tailLogFile } from '../../logging/files.js';
 import { html, when, type Html } from './html.js';

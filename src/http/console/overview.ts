@@ -1,7 +1,6 @@
-import type { Services } from '../../services.js';
+import type { Services } from '../../types.js';
 import { PAYMENT_STATUSES } from '../../domain/payment-status.js';
 import { GatewayError } from '../../gateway/errors.js';
-import { ConsoleQueries } from '../../storage/repos/console-queries.js';
 import { html, startOfDay, when, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 
@@ -31,7 +30,7 @@ async function databaseHealth(services: Services): Promise<{ status: string; det
 }
 
 export async function overviewBody(services: Services, timeZone: string): Promise<Html> {
-  const q = new ConsoleQueries(services.store.db);
+  const q = services.store.console;
   const now = services.clock.now();
   const today = startOfDay(now, timeZone);
   const [todayCounts, weekCounts, outbox, oldest, last, db, gateway] = await Promise.all([

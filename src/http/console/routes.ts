@@ -6,38 +6,28 @@
 import formbody from '@fastify/formbody';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../types.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../types.js';
 import { AppError, isDatabaseUnavailable } from '../../errors.js';
 import { GatewayError, toAppError } from '../../gateway/errors.js';
 import { errorHandler } from '../error-handler.js';
 import { findTransaction } from '../../domain/payment-links.js';
 import { html } from './html.js';
-import { CONSOLE_CSS, CONSOLE_JS, page, type Alert, type Section } from './layout.js';
+import { CONSOLE_CSS, CONSOLE_JS, page } from './layout.js';
 import { overviewBody } from './overview.js';
 import { transactionsBody } from './transactions.js';
 import { transactionBody } from './transaction-page.js';
 import { deliveriesBody } from './deliveries.js';
 import { logFileBody, logsBody } from './logs.js';
 import { consoleActionRoutes } from './actions.js';
+import { DONE_MESSAGES, consoleDoc as doc, type ConsoleContext } from './context.js';
 import { consoleConfigRoutes } from './config-routes.js';
 
 export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 
 const Str = (max: number) => Type.Optional(Type.String({ maxLength: max }));
-/** Console pages are HTML for people; they are listed in the API description so every route is, without request schemas. */
-const doc = (summary: string, description: string) => ({ tags: ['Operations'], summary, description, produces: ['text/html'] });
-
-export { doc as consoleDoc };
-
-export interface ConsoleContext {
-  services: Services;
-  timeZone: string;
-  render(reply: FastifyReply, req: FastifyRequest, o: { title: string; section: Section; body: ReturnType<typeof html>; alert?: Alert; status?: number }): FastifyReply;
-}
-
 function consoleError(err: unknown, req: FastifyRequest): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof GatewayError) return toAppError(err);
@@ -135,11 +125,3 @@ export async function consoleRoutes(app: App, services: Services): Promise<void>
   });
 }
 
-export const DONE_MESSAGES: Record<string, string> = {
-  check: 'Asked the gateway; the status below is its answer.',
-  refund: 'Refund accepted by the gateway.',
-  cancel: 'Cancelled at the gateway.',
-  expire: 'Expired at the gateway.',
-  'retry-deliveries': 'Undelivered events of this order are due again now.',
-  retry: 'The event is due again now.',
-};

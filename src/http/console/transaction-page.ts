@@ -1,4 +1,4 @@
-import type { Services } from '../../services.js';
+import type { Services } from '../../types.js';
 import type { TransactionRecord } from '../../storage/store.js';
 import { html, rupiah, when, type Html } from './html.js';
 import { statusBadge } from './layout.js';

@@ -1,8 +1,6 @@
-import type { Services } from '../../services.js';
+import type { Services } from '../../types.js';
 import type { TransactionRecord } from '../../storage/store.js';
-import { ConsoleQueries, type EventRow, type NotificationRow } from '../../storage/repos/console-queries.js';
-import { RefundsRepo, type RefundRecord } from '../../storage/repos/refunds.js';
-import type { DeliveryAttempt } from '../../storage/repos/outbox.js';
+import type { DeliveryAttempt, EventRow, NotificationRow, RefundRecord } from '../../storage/store.js';
 import { queryLogs } from '../../logging/query.js';
 import { html, rupiah, when, type Html } from './html.js';
 import { statusBadge } from './layout.js';
@@ -91,11 +89,11 @@ export interface TimelineData {
 }
 
 export async function timeline(services: Services, tx: TransactionRecord, timeZone: string): Promise<TimelineData> {
-  const q = new ConsoleQueries(services.store.db);
+  const q = services.store.console;
   const [notifications, events, refunds, calls] = await Promise.all([
     q.notificationsFor(tx.id),
     q.eventsForOrder(tx.orderId),
-    new RefundsRepo(services.store.db, () => services.clock.now()).listFor(tx.id),
+    services.store.refunds.listFor(tx.id),
     gatewayCalls(services, tx),
   ]);
   const attempts = await services.store.outbox.attemptsFor(events.map((e) => Number(e.seq)));

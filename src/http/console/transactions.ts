@@ -1,6 +1,5 @@
-import type { Services } from '../../services.js';
+import type { Services } from '../../types.js';
 import { PAYMENT_STATUSES } from '../../domain/payment-status.js';
-import { ConsoleQueries } from '../../storage/repos/console-queries.js';
 import { html, rupiah, when, zonedInput, type Html } from './html.js';
 import { statusBadge, type Alert } from './layout.js';
 
@@ -37,7 +36,7 @@ export async function transactionsBody(services: Services, query: ListQuery, tim
   const toDay = query.to ? zonedInput(query.to, timeZone) : undefined;
   if (query.to && !toDay) problems.push('to: must be a date (YYYY-MM-DD)');
   const page = Math.max(1, Math.min(10_000, Number.parseInt(query.page ?? '1', 10) || 1));
-  const q = new ConsoleQueries(services.store.db);
+  const q = services.store.console;
   const [{ rows, more }, types] = await Promise.all([
     q.searchTransactions({
       q: query.q?.trim() || undefined,
