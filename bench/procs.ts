@@ -1,0 +1,181 @@
+/** Child processes of the bench (servers and the load generator) and the loopback ERP receiver. */
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import type { LoadResult, LoadSpec } from './load.js';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+export const ROOT = path.resolve(here, '..');
+const TSX = ['--import', 'tsx'];
+
+export const epochMs = () => performance.timeOrigin + performance.now();
+
+export async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+export interface Running {
+  pid: number;
+  url: string;
+  /** Spawn to first good answer, ms. */
+  startupMs: number;
+  /** Peak resident set so far (VmHWM), MB. */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+function peakRss(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m?.[1] ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      child.once('exit', () => {
+        clearTimeout(force);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+}
+
+/** Polls `url` until it answers `ok`; rejects when the child exits first or after 30 s. */
+async function waitReady(child: ChildProcess, url: string, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${stderr().slice(-2000)}`);
+    const ok = await fetch(url).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`server not ready at ${url}: ${stderr().slice(-2000)}`);
+}
+
+/** The built service (`node dist/src/server.js`), as an operator would start it. */
+export async function startService(env: Record<string, string>, port: number): Promise<Running> {
+  const started = epochMs();
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/src/server.js')], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-8000)));
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(child, `${url}/health`, () => err);
+  const startupMs = epochMs() - started;
+  return { pid: child.pid ?? 0, url, startupMs, peakRssMb: () => peakRss(child.pid ?? 0), stop: stopper(child) };
+}
+
+/** A floor server of `bench/floors.ts`. */
+export async function startFloor(kind: 'bare' | 'sqlite' | 'pg', target = ''): Promise<Running> {
+  const started = epochMs();
+  const child = spawn(process.execPath, [...TSX, path.join(here, 'floors.ts'), kind, target], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line) resolve(line.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`floor ${kind} exited (${code}): ${err}`)));
+  });
+  return { pid: child.pid ?? 0, url, startupMs: epochMs() - started, peakRssMb: () => peakRss(child.pid ?? 0), stop: stopper(child) };
+}
+
+/** Runs autocannon in its own process with `spec`. */
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-load-'));
+  const file = path.join(dir, 'spec.json');
+  fs.writeFileSync(file, JSON.stringify(spec));
+  try {
+    const child = spawn(process.execPath, [...TSX, path.join(here, 'load.ts'), file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    if (code !== 0) throw new Error(`load generator exited (${code}): ${err}`);
+    return JSON.parse(out) as LoadResult;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Writes `bodies` where the load generator reads them; returns the file. */
+export function bodiesFile(dir: string, name: string, bodies: unknown[]): string {
+  const file = path.join(dir, `${name}.json`);
+  fs.writeFileSync(file, JSON.stringify(bodies.map((b) => JSON.stringify(b))));
+  return file;
+}
+
+export interface Receiver {
+  url: string;
+  received(): number;
+  /** Arrival time (epoch ms) of the first event of each order id. */
+  arrivals: Map<string, number>;
+  firstAt(): number;
+  lastAt(): number;
+  close(): Promise<void>;
+}
+
+/** A fast loopback ERP: answers 204 at once and notes when each order's event arrived. */
+export async function startReceiver(): Promise<Receiver> {
+  let count = 0;
+  let first = 0;
+  let last = 0;
+  const arrivals = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = epochMs();
+      count++;
+      if (first === 0) first = at;
+      last = at;
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { order_id?: unknown };
+        if (typeof body.order_id === 'string' && !arrivals.has(body.order_id)) arrivals.set(body.order_id, at);
+      } catch {
+        // not ours to judge
+      }
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/erp`,
+    received: () => count,
+    arrivals,
+    firstAt: () => first,
+    lastAt: () => last,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+export async function waitFor(cond: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return true;
+}

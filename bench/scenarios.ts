@@ -1,0 +1,209 @@
+/** The service's scenarios on one database; every figure comes with the baseline it is judged against. */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { midtransSignature } from '../src/gateway/signature.js';
+import { openStore } from '../src/storage/kysely-store.js';
+import { bodiesFile, epochMs, freePort, runLoad, startReceiver, startService, waitFor, type Receiver, type Running } from './procs.js';
+import { freshDatabase, seedHistory, seedOrders, seedWaiting, type BenchDatabase, type KnownOrder } from './seed.js';
+import type { LoadResult } from './load.js';
+
+export const SERVER_KEY = 'SB-Mid-server-bench-key';
+const API_KEY = `bench-${randomBytes(8).toString('hex')}`;
+const OP = { user: 'bench', pass: randomBytes(12).toString('hex') };
+const OP_AUTH = `Basic ${Buffer.from(`${OP.user}:${OP.pass}`).toString('base64')}`;
+
+export interface Options {
+  /** Notifications per webhook run (and per steady-rate run). */
+  notifications: number;
+  links: number;
+  /** Steady notification rate, per second. */
+  rate: number;
+  connections: number;
+  tmp: string;
+}
+
+export interface Figures {
+  [row: string]: number | string | undefined;
+}
+
+function notification(orderId: string, nominal: number) {
+  const gross = `${nominal}.00`;
+  return {
+    transaction_time: '2026-11-22 10:00:00',
+    transaction_status: 'settlement',
+    settlement_time: '2026-11-22 10:01:00',
+    transaction_id: randomUUID(),
+    status_message: 'midtrans payment notification',
+    status_code: '200',
+    signature_key: midtransSignature(orderId, '200', gross, SERVER_KEY),
+    payment_type: 'bank_transfer',
+    order_id: orderId,
+    merchant_id: 'G000000000',
+    gross_amount: gross,
+    fraud_status: 'accept',
+    currency: 'IDR',
+    va_numbers: [{ bank: 'bca', va_number: '12345678901' }],
+  };
+}
+
+const orders = (tag: string, n: number): KnownOrder[] => Array.from({ length: n }, (_, i) => ({ orderId: `M${i % 50}-${tag}-${i}`, nominal: 10_000 + i }));
+
+function serviceEnv(db: BenchDatabase, simPort: number, tmp: string, erpUrl?: string): Record<string, string> {
+  return {
+    ...db.env,
+    HOST: '127.0.0.1',
+    LOG_DIR: `${db.env.DATA_DIR}/logs`,
+    LOG_LEVEL: 'info',
+    MIDTRANS_MODE: 'simulator',
+    MIDTRANS_SERVER_KEY: SERVER_KEY,
+    SIMULATOR_PORT: String(simPort),
+    API_KEYS: API_KEY,
+    ERP_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64')}`,
+    LOG_USER: OP.user,
+    LOG_PASS: OP.pass,
+    TMPDIR: tmp,
+    ...(erpUrl ? { ERP_NOTIFY_URL: erpUrl } : {}),
+  };
+}
+
+async function launch(db: BenchDatabase, tmp: string, erpUrl?: string): Promise<{ svc: Running; sim: string }> {
+  const [port, simPort] = [await freePort(), await freePort()];
+  const svc = await startService(serviceEnv(db, simPort, tmp, erpUrl), port);
+  return { svc, sim: `http://127.0.0.1:${simPort}` };
+}
+
+function check(name: string, r: LoadResult, expected: number): LoadResult {
+  if (r.failures > 0 || r.requests < expected) throw new Error(`${name}: ${r.failures} failed of ${r.requests} (expected ${expected}): ${JSON.stringify(r.statusCodes)}`);
+  return r;
+}
+
+async function setErp(svcUrl: string, url: string | null): Promise<void> {
+  const res = await fetch(`${svcUrl}/api/config`, { method: 'POST', headers: { authorization: OP_AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ erp: { notify_url: url } }) });
+  if (!res.ok) throw new Error(`config change refused: ${res.status} ${await res.text()}`);
+}
+
+/** Link creation through the service, then the same load on the simulator directly. */
+async function links(svc: Running, sim: string, o: Options, tag: string, f: Figures, dir: string): Promise<void> {
+  const body = (i: number) => ({ order_id: `L${i % 50}-${tag}-${i}`, nominal: 150_000 + i });
+  const warm = bodiesFile(dir, `links-warm-${tag}`, Array.from({ length: 100 }, (_, i) => body(1_000_000 + i)));
+  await runLoad({ url: svc.url, method: 'POST', path: '/api/payment-links', headers: { authorization: `Bearer ${API_KEY}` }, bodiesFile: warm, connections: 16, amount: 100 });
+  const file = bodiesFile(dir, `links-${tag}`, Array.from({ length: o.links }, (_, i) => body(i)));
+  const r = check('link', await runLoad({ url: svc.url, method: 'POST', path: '/api/payment-links', headers: { authorization: `Bearer ${API_KEY}` }, bodiesFile: file, connections: 16, amount: o.links }), o.links);
+  const direct = Array.from({ length: o.links }, (_, i) => ({
+    transaction_details: { order_id: `D-${tag}-${i}`, gross_amount: 150_000 + i, payment_link_id: `d-${tag}-${i}` },
+    usage_limit: 1,
+    expiry: { duration: 60, unit: 'minutes' },
+    item_details: [{ name: 'Order', price: 150_000 + i, quantity: 1 }],
+  }));
+  const sr = check('simulator', await runLoad({ url: sim, method: 'POST', path: '/v1/payment-links', headers: { authorization: `Basic ${Buffer.from(`${SERVER_KEY}:`).toString('base64')}` }, bodiesFile: bodiesFile(dir, `direct-${tag}`, direct), connections: 16, amount: o.links }), o.links);
+  Object.assign(f, { link_rps: r.perSecond, link_p99_ms: r.p99ms, simulator_rps: sr.perSecond, link_ratio: r.perSecond / sr.perSecond });
+}
+
+async function webhooks(svc: Running, o: Options, file: string, n: number): Promise<LoadResult> {
+  return runLoad({ url: svc.url, method: 'POST', path: '/webhook/midtrans', bodiesFile: file, connections: o.connections, amount: n });
+}
+
+/** Notifications at a steady rate for known orders; latency from sending to the ERP receiving the event. */
+async function steady(svc: Running, o: Options, rx: Receiver, known: KnownOrder[], dir: string, f: Figures): Promise<void> {
+  const file = bodiesFile(dir, 'steady', known.map((k) => notification(k.orderId, k.nominal)));
+  const r = check('steady', await runLoad({ url: svc.url, method: 'POST', path: '/webhook/midtrans', bodiesFile: file, connections: o.connections, amount: known.length, overallRate: o.rate, sendTimes: true }), known.length);
+  const sent = r.sendTimes ?? [];
+  await waitFor(() => known.every((k) => rx.arrivals.has(k.orderId)), 60_000);
+  const lat = known.map((k, i) => (rx.arrivals.get(k.orderId) ?? Number.POSITIVE_INFINITY) - (sent[i] ?? 0)).sort((a, b) => a - b);
+  const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))] ?? 0;
+  Object.assign(f, { steady_rate: r.perSecond, steady_webhook_p99_ms: r.p99ms, steady_e2e_p50_ms: pct(50), steady_e2e_p99_ms: pct(99), steady_missing: lat.filter((x) => !Number.isFinite(x)).length });
+}
+
+export async function benchService(kind: 'sqlite' | 'postgres', o: Options, adminUrl?: string): Promise<Figures> {
+  const f: Figures = {};
+  // Start-up on an empty database: migrations included.
+  const empty = await freshDatabase(kind, o.tmp, adminUrl);
+  try {
+    const { svc } = await launch(empty, o.tmp);
+    f.startup_ms = svc.startupMs;
+    await svc.stop();
+  } finally {
+    await empty.drop();
+  }
+  const db = await freshDatabase(kind, o.tmp, adminUrl);
+  const rx = await startReceiver();
+  try {
+    const tag = randomBytes(3).toString('hex');
+    const [a, b, w] = [orders(`A${tag}`, o.notifications), orders(`B${tag}`, o.notifications), orders(`W${tag}`, 300)];
+    await seedOrders(db.config, [...a, ...b, ...w]);
+    const { svc, sim } = await launch(db, o.tmp);
+    try {
+      await links(svc, sim, o, tag, f, o.tmp);
+      // The ERP is unset while notifications come in: the events wait, then the drain is timed alone.
+      await webhooks(svc, o, bodiesFile(o.tmp, 'warm', w.map((k) => notification(k.orderId, k.nominal))), w.length);
+      const fileA = bodiesFile(o.tmp, 'new', a.map((k) => notification(k.orderId, k.nominal)));
+      const fresh = check('webhook', await webhooks(svc, o, fileA, a.length), a.length);
+      const dup = check('duplicate', await webhooks(svc, o, fileA, a.length), a.length);
+      Object.assign(f, { webhook_rps: fresh.perSecond, webhook_p50_ms: fresh.p50ms, webhook_p99_ms: fresh.p99ms, duplicate_rps: dup.perSecond, duplicate_p99_ms: dup.p99ms });
+      const expected = a.length + w.length;
+      const t0 = epochMs();
+      await setErp(svc.url, rx.url);
+      if (!(await waitFor(() => rx.received() >= expected, 120_000))) throw new Error(`drain: ${rx.received()} of ${expected} delivered`);
+      f.drain_eps = expected / ((rx.lastAt() - t0) / 1000);
+      await steady(svc, o, rx, b, o.tmp, f);
+      f.peak_rss_mb = svc.peakRssMb();
+    } finally {
+      await svc.stop();
+    }
+  } finally {
+    await rx.close();
+    await db.drop();
+  }
+  return f;
+}
+
+/** Average ms per call of `fn` over `n` calls. */
+async function timeEach(n: number, fn: () => Promise<unknown>): Promise<number> {
+  const t0 = epochMs();
+  for (let i = 0; i < n; i++) await fn();
+  return (epochMs() - t0) / n;
+}
+
+/** Claiming due events and finding the next due time, with `waiting` events held back by a down ERP. */
+async function claimCost(db: BenchDatabase, waiting: number, tag: string): Promise<{ claimMs: number; nextDueMs: number }> {
+  await seedWaiting(db.config, waiting, tag);
+  const store = await openStore(db.config);
+  try {
+    const now = new Date();
+    await timeEach(20, () => store.outbox.claimDue('bench', now, 30_000, 16));
+    return { claimMs: await timeEach(200, () => store.outbox.claimDue('bench', now, 30_000, 16)), nextDueMs: await timeEach(200, () => store.outbox.nextDueAt()) };
+  } finally {
+    await store.close();
+  }
+}
+
+/** The growth scenario: the same paths over a million stored transactions and delivered events. */
+export async function benchGrowth(kind: 'sqlite' | 'postgres', o: Options, history: number, adminUrl?: string): Promise<Figures> {
+  const f: Figures = {};
+  const db = await freshDatabase(kind, o.tmp, adminUrl);
+  try {
+    const tag = randomBytes(3).toString('hex');
+    const t0 = epochMs();
+    await seedHistory(db.config, history);
+    f.seed_s = (epochMs() - t0) / 1000;
+    const a = orders(`G${tag}`, o.notifications);
+    await seedOrders(db.config, a);
+    const small = await claimCost(db, 10, `s${tag}`);
+    const { svc, sim } = await launch(db, o.tmp);
+    try {
+      await links(svc, sim, o, tag, f, o.tmp);
+      const r = check('webhook', await webhooks(svc, o, bodiesFile(o.tmp, 'grow', a.map((k) => notification(k.orderId, k.nominal))), a.length), a.length);
+      Object.assign(f, { webhook_rps: r.perSecond, webhook_p99_ms: r.p99ms });
+      const page = async (p: string) => check(p, await runLoad({ url: svc.url, method: 'GET', path: p, headers: { authorization: OP_AUTH }, connections: 4, amount: 400 }), 400);
+      f.transactions_page_p99_ms = (await page('/api/transactions?status=pending&mercant_id=SEED7&limit=50')).p99ms;
+      f.transactions_status_page_p99_ms = (await page('/api/transactions?status=paid&limit=50')).p99ms;
+      f.deliveries_page_p99_ms = (await page('/api/deliveries?status=delivered&limit=50')).p99ms;
+    } finally {
+      await svc.stop();
+    }
+    const big = await claimCost(db, 100_000, `b${tag}`);
+    Object.assign(f, { claim_10_ms: small.claimMs, claim_100k_ms: big.claimMs, next_due_10_ms: small.nextDueMs, next_due_100k_ms: big.nextDueMs });
+  } finally {
+    await db.drop();
+  }
+  return f;
+}
