@@ -1,0 +1,87 @@
+/**
+ * Group commit for SQLite: the transactions that arrive while one commit is on its way to disk run
+ * together in the next database transaction, each inside a savepoint of its own, and share its one
+ * commit (one fsync with synchronous=FULL). Nothing is weakened: each caller's promise settles only
+ * after the commit that holds its writes returned, so an answer sent after `transaction()` resolved
+ * always describes durable data. A caller that throws is rolled back to its savepoint alone; a
+ * failed commit rejects every caller of the group.
+ *
+ * Callers run one after another (one SQLite connection), so each sees the writes of those before
+ * it, exactly as with separate transactions in that order.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from './schema.js';
+
+interface Member {
+  fn: (trx: Transaction<Database>) => Promise<unknown>;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** Enough to share one fsync among every request of a busy moment, small enough to keep a group's latency low. */
+const MAX_GROUP = 128;
+
+export class GroupCommit {
+  private queue: Member[] = [];
+  private running = false;
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  run<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: (v) => resolve(v as T), reject });
+      if (this.running) return;
+      this.running = true;
+      // Let the requests that arrived in the same turn of the event loop join this group.
+      setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const group = this.queue.splice(0, MAX_GROUP);
+        await this.commitGroup(group);
+      }
+    } finally {
+      this.running = false;
+      if (this.queue.length > 0) {
+        this.running = true;
+        setImmediate(() => void this.flush());
+      }
+    }
+  }
+
+  private async commitGroup(group: Member[]): Promise<void> {
+    const outcomes: Outcome[] = [];
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (const m of group) outcomes.push(await this.runMember(trx, m));
+      });
+    } catch (err) {
+      // The commit (or a rollback to a savepoint) failed: nothing of this group is kept.
+      for (const m of group) m.reject(err);
+      return;
+    }
+    group.forEach((m, i) => {
+      const o = outcomes[i];
+      if (o?.ok) m.resolve(o.value);
+      else m.reject(o ? o.error : new Error('group commit: no outcome'));
+    });
+  }
+
+  private async runMember(trx: Transaction<Database>, m: Member): Promise<Outcome> {
+    await sql`savepoint member`.execute(trx);
+    try {
+      const value = await m.fn(trx);
+      await sql`release member`.execute(trx);
+      return { ok: true, value };
+    } catch (error) {
+      await sql`rollback to member`.execute(trx);
+      await sql`release member`.execute(trx);
+      return { ok: false, error };
+    }
+  }
+}

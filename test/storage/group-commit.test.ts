@@ -1,0 +1,95 @@
+/**
+ * SQLite group commit: concurrent transactions share commits, yet each caller learns of its
+ * transaction only once it is committed, and a failing transaction takes nothing else with it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import SqliteDatabase from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { freshDatabase, type TestDatabase } from '../helpers/stores.js';
+import type { Store } from '../../src/storage/store.js';
+
+function charge(orderId: string) {
+  return {
+    id: randomUUID(),
+    orderId,
+    gatewayOrderId: orderId,
+    mercantId: 'M1',
+    kind: 'charge' as const,
+    attempt: 1,
+    nominal: 10_000,
+    status: 'pending' as const,
+    paymentUrl: null,
+    paymentLinkId: null,
+    snapToken: null,
+    requestHash: null,
+    requestJson: null,
+    gatewayJson: null,
+    expireAt: null,
+  };
+}
+
+describe('SQLite group commit', () => {
+  let db: TestDatabase | undefined;
+  let store: Store | undefined;
+  afterEach(async () => {
+    await store?.close();
+    await db?.dispose();
+    store = undefined;
+    db = undefined;
+  });
+
+  it('each of many concurrent transactions resolves only when another connection already sees its writes', async () => {
+    db = freshDatabase('sqlite');
+    const s = (store = await db.open());
+    if (db.config.kind !== 'sqlite') throw new Error('sqlite expected');
+    const reader = new SqliteDatabase(db.config.path, { readonly: true });
+    try {
+      const seen = reader.prepare('select count(*) as n from transactions where order_id = ?');
+      const visibleOnResolve = await Promise.all(
+        Array.from({ length: 60 }, async (_, i) => {
+          await s.transaction(async (tx) => {
+            await tx.transactions.insert(charge(`GC-${i}`));
+          });
+          // Synchronously, before anything else runs: committed means visible to a separate connection.
+          return (seen.get(`GC-${i}`) as { n: number }).n;
+        }),
+      );
+      expect(visibleOnResolve).toEqual(Array.from({ length: 60 }, () => 1));
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('a transaction that throws is undone alone; the others of its group are kept and see their own writes', async () => {
+    db = freshDatabase('sqlite');
+    const s = (store = await db.open());
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) =>
+        s.transaction(async (tx) => {
+          await tx.transactions.insert(charge(`GF-${i}`));
+          const mine = await tx.transactions.findByOrderId(`GF-${i}`);
+          if (i % 3 === 0) throw new Error(`refused ${i}`);
+          return mine?.orderId;
+        }),
+      ),
+    );
+    outcomes.forEach((o, i) => {
+      if (i % 3 === 0) expect(o).toEqual({ status: 'rejected', reason: new Error(`refused ${i}`) });
+      else expect(o).toEqual({ status: 'fulfilled', value: `GF-${i}` });
+    });
+    for (let i = 0; i < 30; i++) expect((await s.transactions.findByOrderId(`GF-${i}`)) !== undefined).toBe(i % 3 !== 0);
+  });
+
+  it('a unique violation in one transaction does not affect the others, and a retry succeeds in a later group', async () => {
+    db = freshDatabase('sqlite');
+    const s = (store = await db.open());
+    const results = await Promise.allSettled([
+      s.transaction((tx) => tx.transactions.insert(charge('DUP-1'))),
+      s.transaction((tx) => tx.transactions.insert(charge('DUP-1'))),
+      s.transaction((tx) => tx.transactions.insert(charge('DUP-2'))),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const page = await s.transactions.list({ limit: 10 });
+    expect(page.items.map((t) => t.orderId).sort()).toEqual(['DUP-1', 'DUP-2']);
+  });
+});
