@@ -44,7 +44,6 @@ class CachedConnection implements DatabaseConnection {
     }
   }
 
-  // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not used with SQLite');
   }
