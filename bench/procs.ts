@@ -66,10 +66,13 @@ async function waitReady(child: ChildProcess, url: string, stderr: () => string)
   throw new Error(`server not ready at ${url}: ${stderr().slice(-2000)}`);
 }
 
+/** Extra node options for the service (`--cpu-prof …`), from BENCH_SERVICE_NODE_ARGS. */
+const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0);
+
 /** The built service (`node dist/src/server.js`), as an operator would start it. */
 export async function startService(env: Record<string, string>, port: number): Promise<Running> {
   const started = epochMs();
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist/src/server.js')], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist/src/server.js')], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-8000)));
   const url = `http://127.0.0.1:${port}`;

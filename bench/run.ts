@@ -6,7 +6,7 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench   # + PostgreSQL
  *   npm run bench -- --scale                          # + growth: 1,000,000 stored transactions and events
  *   npm run bench -- --quick                          # fewer requests (a quick look)
- *   BENCH_SERVICE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- --quick   # profile the service
+ *   BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- --quick   # profile the service
  *
  * The service runs as built (`node dist/src/server.js`, `npm run build` first), the floors and the
  * load generator (autocannon) each in a process of their own. Writes bench/results/latest.json.
