@@ -89,9 +89,14 @@ export function createOutbox(deps: OutboxDeps, o: OutboxOptions = {}): Outbox {
     const v = judge({ statusCode: res.statusCode, retryAfter: res.retryAfter, failures: e.attempts + 1, now, retryFrom: new Date(e.retryFrom), retryForHours: s.erp.retry_for_hours, random });
     await o.beforeComplete?.(e);
     const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
-    const result = { state: v.state, nextAttemptAt: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined, startedAt: startedAt.toISOString(), statusCode: res.statusCode, latencyMs: res.latencyMs, error };
-    // Through `transaction`: on SQLite the lanes' results then share one commit.
-    const kept = await deps.store.transaction((tx) => tx.outbox.complete(e.seq, e.leaseToken, instanceId, result));
+    const kept = await deps.store.outbox.complete(e.seq, e.leaseToken, instanceId, {
+      state: v.state,
+      nextAttemptAt: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined,
+      startedAt: startedAt.toISOString(),
+      statusCode: res.statusCode,
+      latencyMs: res.latencyMs,
+      error,
+    });
     const outcome: AttemptOutcome = kept ? v.state : 'rejected_stale_lease';
     deps.metrics.deliveries.inc({ outcome });
     events.emit(`attempt:${e.seq}`, outcome);

@@ -58,12 +58,20 @@ class KyselyStore implements Store {
     /** SQLite: concurrent transactions share one commit. */
     private readonly group?: GroupCommit,
   ) {
-    this.transactions = new KyselyTransactionsRepo(db, now);
-    this.config = new KyselyConfigRepo(db, now);
-    this.idempotency = new KyselyIdempotencyRepo(db);
-    this.notifications = new KyselyNotificationsRepo(db, now, kind);
-    this.outbox = new KyselyOutboxRepo(db, now, kind);
-    this.refunds = new RefundsRepo(db, now);
+    const transactions = new KyselyTransactionsRepo(db, now);
+    const config = new KyselyConfigRepo(db, now);
+    const idempotency = new KyselyIdempotencyRepo(db);
+    const notifications = new KyselyNotificationsRepo(db, now, kind);
+    const outbox = new KyselyOutboxRepo(db, now, kind);
+    // SQLite outside a transaction: every write joins a group commit too (alone, each would cost
+    // an fsync of its own on the event loop); reads go straight to the connection.
+    const inGroup = <R extends object>(repo: R, inTx: (tx: Store) => R): R => (group ? groupedWrites(repo, (fn) => this.transaction((tx) => fn(inTx(tx)))) : repo);
+    this.transactions = inGroup<TransactionsRepo>(transactions, (tx) => tx.transactions);
+    this.config = inGroup<ConfigRepo>(config, (tx) => tx.config);
+    this.idempotency = inGroup<IdempotencyRepo>(idempotency, (tx) => tx.idempotency);
+    this.notifications = inGroup<NotificationsRepo>(notifications, (tx) => tx.notifications);
+    this.outbox = inGroup<OutboxRepo>(outbox, (tx) => tx.outbox);
+    this.refunds = inGroup<RefundsRepo>(new RefundsRepo(db, now), (tx) => tx.refunds);
     this.console = new ConsoleQueries(db);
   }
 
@@ -80,6 +88,25 @@ class KyselyStore implements Store {
   async close(): Promise<void> {
     await this.onClose();
   }
+}
+
+/** Repository methods that only read: called directly, never through a group commit. */
+const READS = /^(find|get|list|latest|count|attempts|transactionSeen|nextDueAt)/;
+
+/** `repo`, with each write method run through `run` (in a transaction of the group commit, on the transaction's own repo). */
+function groupedWrites<R extends object>(repo: R, run: <T>(fn: (r: R) => Promise<T>) => Promise<T>): R {
+  return new Proxy(repo, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof prop !== 'string' || typeof value !== 'function' || READS.test(prop)) return value;
+      return (...args: unknown[]) =>
+        run((r) => {
+          const method: unknown = Reflect.get(r, prop);
+          if (typeof method !== 'function') throw new Error(`no method ${prop}`);
+          return Promise.resolve(method.apply(r, args));
+        });
+    },
+  });
 }
 
 function sqliteKysely(file: string): Kysely<Database> {
