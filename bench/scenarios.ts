@@ -25,13 +25,13 @@ export interface Figures {
   [row: string]: number | string | undefined;
 }
 
-function notification(orderId: string, nominal: number) {
+function notification(orderId: string, nominal: number, transactionId: string = randomUUID()) {
   const gross = `${nominal}.00`;
   return {
     transaction_time: '2026-11-22 10:00:00',
     transaction_status: 'settlement',
     settlement_time: '2026-11-22 10:01:00',
-    transaction_id: randomUUID(),
+    transaction_id: transactionId,
     status_message: 'midtrans payment notification',
     status_code: '200',
     signature_key: midtransSignature(orderId, '200', gross, SERVER_KEY),
@@ -43,6 +43,39 @@ function notification(orderId: string, nominal: number) {
     currency: 'IDR',
     va_numbers: [{ bank: 'bca', va_number: '12345678901' }],
   };
+}
+
+const SIM_AUTH = `Basic ${Buffer.from(`${SERVER_KEY}:`).toString('base64')}`;
+
+async function simCall(url: string, body: unknown, auth = true): Promise<Record<string, unknown>> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: SIM_AUTH } : {}) }, body: JSON.stringify(body) });
+  const out = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`simulator ${url}: ${res.status} ${JSON.stringify(out)}`);
+  return out;
+}
+
+/**
+ * The gateway side of known orders: each charged and settled at the simulator (which must not
+ * notify by itself), so the status API confirms the bench's notifications as it would a real one.
+ * Returns the gateway transaction id of each order.
+ */
+async function settleAtGateway(sim: string, known: KnownOrder[]): Promise<Map<string, string>> {
+  const res = await fetch(`${sim}/_sim/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ notification_url: null }) });
+  if (!res.ok) throw new Error(`simulator config: ${res.status}`);
+  const ids = new Map<string, string>();
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < known.length; i = next++) {
+      const k = known[i];
+      if (!k) continue;
+      const charged = await simCall(`${sim}/v2/charge`, { payment_type: 'bank_transfer', transaction_details: { order_id: k.orderId, gross_amount: k.nominal }, bank_transfer: { bank: 'bca' } });
+      const id = String(charged.transaction_id);
+      await simCall(`${sim}/_sim/transactions/${id}/pay`, {}, false);
+      ids.set(k.orderId, id);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, lane));
+  return ids;
 }
 
 const orders = (tag: string, n: number): KnownOrder[] => Array.from({ length: n }, (_, i) => ({ orderId: `M${i % 50}-${tag}-${i}`, nominal: 10_000 + i }));
@@ -103,8 +136,8 @@ async function webhooks(svc: Running, o: Options, file: string, n: number): Prom
 }
 
 /** Notifications at a steady rate for known orders; latency from sending to the ERP receiving the event. */
-async function steady(svc: Running, o: Options, rx: Receiver, known: KnownOrder[], dir: string, f: Figures): Promise<void> {
-  const file = bodiesFile(dir, 'steady', known.map((k) => notification(k.orderId, k.nominal)));
+async function steady(svc: Running, o: Options, rx: Receiver, known: KnownOrder[], ids: Map<string, string>, dir: string, f: Figures): Promise<void> {
+  const file = bodiesFile(dir, 'steady', known.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId))));
   const r = check('steady', await runLoad({ url: svc.url, method: 'POST', path: '/webhook/midtrans', bodiesFile: file, connections: o.connections, amount: known.length, overallRate: o.rate, sendTimes: true }), known.length);
   const sent = r.sendTimes ?? [];
   await waitFor(() => known.every((k) => rx.arrivals.has(k.orderId)), 60_000);
@@ -133,9 +166,10 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
     const { svc, sim } = await launch(db, o.tmp);
     try {
       await links(svc, sim, o, tag, f, o.tmp);
+      const ids = await settleAtGateway(sim, [...a, ...b, ...w]);
       // The ERP is unset while notifications come in: the events wait, then the drain is timed alone.
-      await webhooks(svc, o, bodiesFile(o.tmp, 'warm', w.map((k) => notification(k.orderId, k.nominal))), w.length);
-      const fileA = bodiesFile(o.tmp, 'new', a.map((k) => notification(k.orderId, k.nominal)));
+      await webhooks(svc, o, bodiesFile(o.tmp, 'warm', w.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId)))), w.length);
+      const fileA = bodiesFile(o.tmp, 'new', a.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId))));
       const fresh = check('webhook', await webhooks(svc, o, fileA, a.length), a.length);
       const dup = check('duplicate', await webhooks(svc, o, fileA, a.length), a.length);
       Object.assign(f, { webhook_rps: fresh.perSecond, webhook_p50_ms: fresh.p50ms, webhook_p99_ms: fresh.p99ms, duplicate_rps: dup.perSecond, duplicate_p99_ms: dup.p99ms });
@@ -144,7 +178,7 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
       await setErp(svc.url, rx.url);
       if (!(await waitFor(() => rx.received() >= expected, 120_000))) throw new Error(`drain: ${rx.received()} of ${expected} delivered`);
       f.drain_eps = expected / ((rx.lastAt() - t0) / 1000);
-      await steady(svc, o, rx, b, o.tmp, f);
+      await steady(svc, o, rx, b, ids, o.tmp, f);
       f.peak_rss_mb = svc.peakRssMb();
     } finally {
       await svc.stop();
@@ -191,7 +225,8 @@ export async function benchGrowth(kind: 'sqlite' | 'postgres', o: Options, histo
     const { svc, sim } = await launch(db, o.tmp);
     try {
       await links(svc, sim, o, tag, f, o.tmp);
-      const r = check('webhook', await webhooks(svc, o, bodiesFile(o.tmp, 'grow', a.map((k) => notification(k.orderId, k.nominal))), a.length), a.length);
+      const ids = await settleAtGateway(sim, a);
+      const r = check('webhook', await webhooks(svc, o, bodiesFile(o.tmp, 'grow', a.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId)))), a.length), a.length);
       Object.assign(f, { webhook_rps: r.perSecond, webhook_p99_ms: r.p99ms });
       const page = async (p: string) => check(p, await runLoad({ url: svc.url, method: 'GET', path: p, headers: { authorization: OP_AUTH }, connections: 4, amount: 400 }), 400);
       f.transactions_page_p99_ms = (await page('/api/transactions?status=pending&mercant_id=SEED7&limit=50')).p99ms;
