@@ -41,6 +41,11 @@ export async function handleGatewayNotification(services: Services, raw: Record<
   if (!mustConfirmNotifications(s) && !(await contradictsSignedTwin(services, report))) {
     return { ...(await ingestGatewayReport(services, report, source, { flags })), confirmed: false };
   }
+  // A resend of a notification already processed is a duplicate whatever the gateway says now
+  // (the ingest only notes its arrival): no status API call for it.
+  const seen = await services.store.notifications.findByDedupeKey(dedupeKey(report));
+  const known = seen?.transactionRef && seen.result !== 'unverified' && seen.result !== 'received' ? await services.store.transactions.findById(seen.transactionRef) : undefined;
+  if (known) return { ...(await ingestGatewayReport(services, report, source, { transaction: known, flags })), confirmed: false };
   const confirmed = await confirm(services, report);
   if (!confirmed.truth) return recordUnverified(services, report, source, confirmed.reason);
   return { ...(await ingestGatewayReport(services, report, source, { truth: confirmed.truth, flags })), confirmed: true };

@@ -31,6 +31,7 @@ export interface NotificationsRepo {
   record(n: NewNotification): Promise<{ inserted: true; id: number } | { inserted: false; existing: NotificationRecord }>;
   setResult(id: number, result: NotificationResult, transactionRef?: string | null): Promise<void>;
   findById(id: number): Promise<NotificationRecord | undefined>;
+  findByDedupeKey(dedupeKey: string): Promise<NotificationRecord | undefined>;
   /** Oldest first. */
   listByResult(result: NotificationResult, limit: number): Promise<NotificationRecord[]>;
   /** Oldest first. */
@@ -102,6 +103,11 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
 
   async findById(id: number): Promise<NotificationRecord | undefined> {
     const row = await this.db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async findByDedupeKey(dedupeKey: string): Promise<NotificationRecord | undefined> {
+    const row = await this.db.selectFrom('notifications').selectAll().where('dedupe_key', '=', dedupeKey).executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }
 
