@@ -54,6 +54,12 @@ function orderContext(params: unknown, body: unknown, fromGateway: boolean): Rec
   return { ...(orderId === undefined ? {} : { order_id: orderId }), ...(mercantId === undefined ? {} : { mercant_id: mercantId }) };
 }
 
+/** A hop count trusts that many proxies in front of the service, whatever their addresses. */
+function trustProxyOption(v: string[] | number | undefined): string[] | boolean | ((address: string, hop: number) => boolean) {
+  if (v === undefined) return false;
+  return typeof v === 'number' ? (_address, hop) => hop < v : v;
+}
+
 /** Builds the HTTP app over already-created services. Listening is the caller's business. */
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<App> {
   const app = Fastify({
@@ -65,6 +71,8 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
+    // Only the configured proxies' X-Forwarded-For is believed; req.ip is then the client's address.
+    trustProxy: trustProxyOption(services.config.trustProxy),
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     requestTimeout: 120_000,

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import path from 'node:path';
+import { isIP } from 'node:net';
 import { CONTROL_CHARACTER, outboundUrlProblem } from './url-policy.js';
 
 /** Raw environment, as strings. Every variable of CONTRACT §1; unknown variables are ignored. */
@@ -29,6 +30,7 @@ export const EnvSchema = Type.Object({
   SIMULATOR_PORT: Type.Optional(Port),
   ERP_NOTIFY_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   ERP_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+  TRUST_PROXY: Type.Optional(Type.String({ maxLength: 2000 })),
   NODE_ENV: Type.Optional(Type.String()),
 });
 export type Env = Static<typeof EnvSchema>;
@@ -61,6 +63,11 @@ export interface Config {
   };
   simulatorPort: number;
   erp: { notifyUrl?: string; webhookSecret?: string };
+  /**
+   * Fastify's `trustProxy`: the reverse proxies whose `X-Forwarded-For` names the client (addresses,
+   * CIDR ranges, or `loopback`/`linklocal`/`uniquelocal`), or how many hops to trust. Unset: none.
+   */
+  trustProxy?: string[] | number;
   isProduction: boolean;
   /** IANA time zone the operator console shows times in (`CONSOLE_TIME_ZONE`, default Asia/Jakarta). */
   consoleTimeZone: string;
@@ -154,6 +161,9 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   // The signature does not cover transaction_status: only the status API can vouch for it.
   if (mode !== 'simulator' && !config.gateway.confirmNotifications) problems.push(`MIDTRANS_CONFIRM_NOTIFICATIONS can be off only in simulator mode (not ${mode})`);
   problems.push(...urlProblems(env));
+  const proxy = trustProxyOf(get('TRUST_PROXY'));
+  if (typeof proxy === 'string') problems.push(proxy);
+  else if (proxy !== undefined) config.trustProxy = proxy;
   if (isProduction) problems.push(...productionProblems(config));
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -174,6 +184,32 @@ function urlProblems(env: Record<string, string | undefined>): string[] {
     if (p) out.push(`${name} ${p}`);
   }
   return out;
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: a hop count (1–10), or a comma-separated list of proxy addresses / CIDR ranges /
+ * `loopback`, `linklocal`, `uniquelocal`. `true` (trust anyone's X-Forwarded-For) is refused: it
+ * would let every client choose the address its failed logins are counted under. A string result
+ * is the problem.
+ */
+function trustProxyOf(v: string | undefined): string[] | number | string | undefined {
+  if (v === undefined) return undefined;
+  if (/^[0-9]{1,2}$/.test(v)) {
+    const n = Number(v);
+    return n >= 1 && n <= 10 ? n : 'TRUST_PROXY as a hop count must be 1-10';
+  }
+  const items = v.split(',').map((x) => x.trim()).filter((x) => x.length > 0);
+  const valid = (x: string) => {
+    if (PROXY_NAMES.has(x)) return true;
+    const [addr = '', bits, ...rest] = x.split('/');
+    const kind = isIP(addr);
+    if (kind === 0 || rest.length > 0) return false;
+    return bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (kind === 4 ? 32 : 128));
+  };
+  if (items.length === 0 || !items.every(valid)) return 'TRUST_PROXY must list proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal), comma-separated, or be a hop count 1-10';
+  return items;
 }
 
 /** In production every insecure default is a refusal to start (CONTRACT §1). */

@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
+import type { Logger } from 'pino';
+import { AppError, isDatabaseUnavailable } from '../errors.js';
 import { secretEquals } from '../gateway/signature.js';
 import type { Services } from '../types.js';
 import type { Clock } from '../clock.js';
+import type { AuthFailurePolicy, Store } from '../storage/store.js';
 
 /** `Authorization: Bearer K` or `X-API-Key: K`; every configured key is compared in constant time. */
 export function checkApiKey(req: FastifyRequest, keys: string[]): boolean {
@@ -37,70 +39,83 @@ export function checkOperator(req: FastifyRequest, operator: { user: string; pas
 }
 
 /** PCI DSS 8.3.4: at most 10 failed attempts, then locked for at least 30 minutes. */
-export const LOCKOUT = { maxFailures: 10, windowMs: 15 * 60_000, lockMs: 30 * 60_000, maxTrackedClients: 10_000 };
+export const LOCKOUT: AuthFailurePolicy = { maxFailures: 10, windowMs: 15 * 60_000, lockMs: 30 * 60_000 };
+/**
+ * Wrong API keys: counted like operator logins, per client address, with more room (an ERP being
+ * set up with a stale key sends a burst of them) and a shorter lock. API keys are long random
+ * strings: this stops scans and floods, where guessing was never feasible anyway.
+ */
+export const API_KEY_THROTTLE: AuthFailurePolicy = { maxFailures: 50, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
 
+/**
+ * Failed attempts per client address for one scope, counted in the database (every instance sees
+ * the same counts and locks). `req.ip` is the client address: the socket's, or with TRUST_PROXY the
+ * one the trusted proxies forwarded.
+ */
 export interface Lockout {
-  /** Seconds left when `ip` is locked out, else 0. */
-  lockedFor(ip: string): number;
-  /** Records a failure; true when it locked the client out. */
-  fail(ip: string): boolean;
-  succeed(ip: string): void;
+  /** Seconds left when `ip` is locked out (0 when not), and whether failures are on record. */
+  state(ip: string): Promise<{ lockedFor: number; failures: number }>;
+  /** Records a failure; the seconds left when the client is (now) locked out, else 0. */
+  fail(ip: string): Promise<number>;
+  succeed(ip: string): Promise<void>;
 }
 
 /**
- * Failed operator logins per client IP, in memory: each instance counts on its own, so with N
- * instances behind a balancer a client gets at most N × 10 tries per window. Good enough for the
- * bar (each instance still locks after 10) and it needs no database write on every failure.
+ * While the database cannot answer, counting is skipped (logged) rather than refusing everyone:
+ * credentials are still checked, and the operator endpoints stay usable to diagnose the outage.
  */
-export function createLockout(clock: Clock, o = LOCKOUT): Lockout {
-  const clients = new Map<string, { failures: number[]; lockedUntil: number }>();
-  const prune = (now: number) => {
-    if (clients.size < o.maxTrackedClients) return;
-    for (const [ip, c] of clients) if (c.lockedUntil <= now && (c.failures.at(-1) ?? 0) <= now - o.windowMs) clients.delete(ip);
-    // Still full of live entries: forget the oldest rather than grow without bound.
-    while (clients.size >= o.maxTrackedClients) {
-      const first = clients.keys().next();
-      if (first.done) break;
-      clients.delete(first.value);
-    }
+export function createLockout(store: Store, clock: Clock, scope: string, policy: AuthFailurePolicy, logger?: Logger): Lockout {
+  const secondsLeft = (until: string | null, now: Date) => (until === null ? 0 : Math.max(0, Math.ceil((Date.parse(until) - now.getTime()) / 1000)));
+  const unavailable = <T>(fallback: T) => (err: unknown): T => {
+    if (!isDatabaseUnavailable(err)) throw err;
+    logger?.warn({ scope, err: { message: err instanceof Error ? err.message : String(err) } }, 'failed-login counts unavailable: database down');
+    return fallback;
   };
   return {
-    lockedFor(ip) {
-      const c = clients.get(ip);
-      const now = clock.now().getTime();
-      return c && c.lockedUntil > now ? Math.ceil((c.lockedUntil - now) / 1000) : 0;
+    async state(ip) {
+      const s = await store.authFailures.get(scope, ip).catch(unavailable(undefined));
+      return { lockedFor: s ? secondsLeft(s.lockedUntil, clock.now()) : 0, failures: s?.failures ?? 0 };
     },
-    fail(ip) {
-      const now = clock.now().getTime();
-      prune(now);
-      const c = clients.get(ip) ?? { failures: [], lockedUntil: 0 };
-      c.failures = c.failures.filter((t) => t > now - o.windowMs);
-      c.failures.push(now);
-      clients.set(ip, c);
-      if (c.failures.length < o.maxFailures) return false;
-      c.lockedUntil = now + o.lockMs;
-      c.failures = [];
-      return true;
+    async fail(ip) {
+      const now = clock.now();
+      const s = await store.authFailures.fail(scope, ip, now, policy).catch(unavailable(undefined));
+      return s ? secondsLeft(s.lockedUntil, now) : 0;
     },
-    succeed(ip) {
-      clients.delete(ip);
-    },
+    succeed: (ip) => store.authFailures.clear(scope, ip).catch(unavailable(undefined)),
   };
 }
 
-function operatorFailure(req: FastifyRequest, reply: FastifyReply, services: Services, lockout: Lockout): never {
+async function operatorFailure(req: FastifyRequest, reply: FastifyReply, services: Services, lockout: Lockout): Promise<never> {
   const creds = parseBasic(req.headers.authorization);
   // The user name is logged only when it is the real one: people type passwords into user fields.
   const user = creds && secretEquals(creds.user, services.operator.user) ? creds.user : undefined;
   // Only a presented credential counts as a guess: a browser's first, anonymous request (and
   // anyone who can reach the port without credentials) must not lock real operators out.
-  const locked = req.headers.authorization === undefined ? false : lockout.fail(req.ip);
+  const locked = req.headers.authorization === undefined ? false : (await lockout.fail(req.ip)) > 0;
   req.log.warn({ audit: 'auth_failed', ip: req.ip, user, scheme: authScheme(req.headers.authorization), route: req.routeOptions.url }, 'operator authentication failed');
   if (locked) {
     req.log.warn({ audit: 'auth_lockout', ip: req.ip, user, locked_for_s: LOCKOUT.lockMs / 1000 }, 'operator login locked for this client after repeated failures');
   }
   reply.header('www-authenticate', 'Basic realm="paylink", charset="UTF-8"');
   throw new AppError('UNAUTHORIZED', 'Operator credentials are required (HTTP Basic).');
+}
+
+/**
+ * A wrong or missing API key: counted per client; once locked, 429 with Retry-After instead of
+ * 401. A right key is never counted, looked up or slowed (an ERP sharing an address with a
+ * guesser keeps working); keys are long random strings, so the throttle's job is to stop scans
+ * and floods, not to make a guess feasible.
+ */
+async function apiKeyFailure(req: FastifyRequest, throttle: Lockout): Promise<never> {
+  // No key at all is not a guess: 401 without touching the database.
+  const presented = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
+  const lockedFor = presented ? await throttle.fail(req.ip) : 0;
+  if (lockedFor > 0) {
+    req.log.warn({ audit: 'api_key_throttled', ip: req.ip, retry_after_s: lockedFor, route: req.routeOptions.url }, 'API request refused: too many wrong keys from this client');
+    throw new AppError('TOO_MANY_REQUESTS', 'Too many wrong API keys from this address; try again later.', { headers: { 'retry-after': String(lockedFor) } });
+  }
+  if (presented) req.log.warn({ audit: 'api_key_failed', ip: req.ip, route: req.routeOptions.url }, 'API key authentication failed');
+  throw new AppError('UNAUTHORIZED', 'A valid API key is required (Authorization: Bearer <key> or X-API-Key).');
 }
 
 function authScheme(header: string | undefined): string {
@@ -110,20 +125,22 @@ function authScheme(header: string | undefined): string {
 }
 
 export function authHook(services: Services) {
-  const lockout = createLockout(services.clock);
+  const lockout = createLockout(services.store, services.clock, 'operator', LOCKOUT, services.logger);
+  const keyThrottle = createLockout(services.store, services.clock, 'api_key', API_KEY_THROTTLE, services.logger);
   return async function enforceAuth(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const auth = req.routeOptions.config.auth;
     if (auth === 'key') {
-      if (!checkApiKey(req, services.config.apiKeys)) throw new AppError('UNAUTHORIZED', 'A valid API key is required (Authorization: Bearer <key> or X-API-Key).');
+      if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(req, keyThrottle);
     } else if (auth === 'op') {
-      const lockedFor = lockout.lockedFor(req.ip);
+      const { lockedFor, failures } = await lockout.state(req.ip);
       if (lockedFor > 0) {
         req.log.warn({ audit: 'auth_locked_out', ip: req.ip, retry_after_s: lockedFor }, 'operator request refused: client locked out');
         throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins from this address; try again later.', { headers: { 'retry-after': String(lockedFor) } });
       }
       const user = checkOperator(req, services.operator);
-      if (!user) operatorFailure(req, reply, services, lockout);
-      lockout.succeed(req.ip);
+      if (!user) await operatorFailure(req, reply, services, lockout);
+      // A success forgets earlier failures; nothing is written when there were none.
+      else if (failures > 0) await lockout.succeed(req.ip);
       req.operatorUser = user;
     }
   };

@@ -15,6 +15,7 @@ import { KyselyNotificationsRepo, type NotificationsRepo } from './repos/notific
 import { KyselyOutboxRepo, type OutboxRepo } from './repos/outbox.js';
 import { RefundsRepo } from './repos/refunds.js';
 import { ConsoleQueries } from './repos/console-queries.js';
+import { AuthFailuresRepo } from './repos/auth-failures.js';
 import { isDatabaseUnavailable } from '../errors.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
 import { GroupCommit } from './group-commit.js';
@@ -48,6 +49,7 @@ class KyselyStore implements Store {
   readonly outbox: OutboxRepo;
   readonly refunds: RefundsRepo;
   readonly console: ConsoleQueries;
+  readonly authFailures: AuthFailuresRepo;
 
   constructor(
     readonly kind: 'sqlite' | 'postgres',
@@ -73,6 +75,7 @@ class KyselyStore implements Store {
     this.outbox = inGroup<OutboxRepo>(outbox, (tx) => tx.outbox);
     this.refunds = inGroup<RefundsRepo>(new RefundsRepo(db, now), (tx) => tx.refunds);
     this.console = new ConsoleQueries(db);
+    this.authFailures = new AuthFailuresRepo(db);
   }
 
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {

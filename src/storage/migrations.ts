@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { refundsMigration } from './repos/refunds.js';
+import { authFailuresMigration } from './repos/auth-failures.js';
 
 type Kind = 'sqlite' | 'postgres';
 
@@ -123,6 +124,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     },
     '003_outbox_retry_window': outboxMigration003,
     '004_reconcile_checked_at': reconcileMigration004,
+    '010_auth_failures': authFailuresMigration,
     '015_refunds': refundsMigration(kind),
   };
 }

@@ -142,4 +142,14 @@ export interface Database {
   idempotency_records: IdempotencyTable;
   runtime_config: RuntimeConfigTable;
   refunds: RefundsTable;
+  auth_failures: AuthFailuresTable;
+}
+
+/** Failed authentication attempts per scope (`operator`, `api_key`) and client address (migration 010_auth_failures). */
+export interface AuthFailuresTable {
+  scope: string;
+  client: string;
+  failures: number;
+  window_start: string;
+  locked_until: string | null;
 }

@@ -9,11 +9,13 @@ import type { OutboxRepo } from './repos/outbox.js';
 import type { Page } from './repos/cursor.js';
 import type { RefundsRepo } from './repos/refunds.js';
 import type { ConsoleQueries } from './repos/console-queries.js';
+import type { AuthFailuresRepo } from './repos/auth-failures.js';
 
 export type { NotificationsRepo, NotificationRecord, NewNotification, NotificationSource, NotificationResult } from './repos/notifications.js';
 export { decodeCursor, type Page } from './repos/cursor.js';
 export type { RefundsRepo, RefundRecord, RefundState, NewRefund } from './repos/refunds.js';
 export type { ConsoleQueries, ConsoleSearch, EventRow, NotificationRow, TransactionRow } from './repos/console-queries.js';
+export type { AuthFailuresRepo, AuthFailurePolicy, AuthFailureState } from './repos/auth-failures.js';
 export type { OutboxRepo, OutboxEvent, NewOutboxEvent, OutboxState, DeliveryAttempt, AttemptResult, AttemptOutcome } from './repos/outbox.js';
 
 export type PaymentStatus =
@@ -162,6 +164,8 @@ export interface Store {
   readonly refunds: RefundsRepo;
   /** Read-only searches and counts for the operator console. */
   readonly console: ConsoleQueries;
+  /** Failed authentication attempts per client, shared by every instance. */
+  readonly authFailures: AuthFailuresRepo;
   /** The query builder, for repositories added alongside this interface. Domain code must not use it. */
   readonly db: Kysely<Database>;
   /** Runs `fn` in one database transaction; everything `fn` does through `tx` commits or rolls back together. */
