@@ -172,7 +172,9 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
 async function migrate(db: Kysely<Database>, kind: 'sqlite' | 'postgres', schema?: string): Promise<void> {
   // Without an explicit schema, Kysely counts a migration table in ANY schema as present, so a
   // fresh schema beside another one (parallel test suites) would fail to migrate.
-  const migrator = new Migrator({ db, provider: migrationProvider(kind), ...(schema ? { migrationTableSchema: schema } : {}) });
+  // Migrations are added in parallel under reserved number ranges, so a database may already have a
+  // higher-numbered one when a lower-numbered one arrives: each runs once, whatever the order.
+  const migrator = new Migrator({ db, provider: migrationProvider(kind), allowUnorderedMigrations: true, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
