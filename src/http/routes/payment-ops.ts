@@ -30,7 +30,17 @@ const ChargeBody = Type.Object(
     gopay: Type.Optional(Type.Object({ enable_callback: Type.Optional(Type.Boolean()), callback_url: Type.Optional(Text(255)) }, { additionalProperties: false })),
     cstore: Type.Optional(Type.Object({ store: Lit(['alfamart', 'indomaret'] as const), message: Type.Optional(Text(40)) }, { additionalProperties: false })),
     shopeepay: Type.Optional(Type.Object({ callback_url: Type.Optional(Text(255)) }, { additionalProperties: false })),
-    credit_card: Type.Optional(Type.Object({ token_id: Type.String({ minLength: 1, maxLength: 255 }), authentication: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+    credit_card: Type.Optional(
+      Type.Object(
+        {
+          token_id: Type.String({ minLength: 1, maxLength: 255, description: 'From the gateway\'s GET /v2/token (browser side).' }),
+          authentication: Type.Optional(Type.Boolean({ description: '3-D Secure: the answer is pending with the redirect_url of the 3DS page.' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    cimb_clicks: Type.Optional(Type.Object({ description: Type.Optional(Text(100)) }, { additionalProperties: false })),
+    uob_ezpay: Type.Optional(Type.Object({ callback_url: Type.Optional(Text(255)) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
