@@ -4,6 +4,10 @@ import path from 'node:path';
 import { isIP } from 'node:net';
 import { CONTROL_CHARACTER, outboundUrlProblem } from './url-policy.js';
 
+export const GatewayModeSchema = Type.Union([Type.Literal('simulator'), Type.Literal('sandbox'), Type.Literal('production')]);
+export type GatewayMode = Static<typeof GatewayModeSchema>;
+const isGatewayMode = (v: string | undefined): v is GatewayMode => v !== undefined && Value.Check(GatewayModeSchema, v);
+
 /** Raw environment, as strings. Every variable of CONTRACT §1; unknown variables are ignored. */
 const Port = Type.String({ pattern: '^[0-9]{1,5}$' });
 const Bool = Type.String({ pattern: '^(true|false|1|0|yes|no|on|off|TRUE|FALSE|True|False|YES|NO|Yes|No|ON|OFF)$' });
@@ -21,7 +25,7 @@ export const EnvSchema = Type.Object({
   LOG_PASS: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   LOG_EXPOSE_API: Type.Optional(Bool),
   API_KEYS: Type.Optional(Type.String()),
-  MIDTRANS_MODE: Type.Optional(Type.Union([Type.Literal('simulator'), Type.Literal('sandbox'), Type.Literal('production')])),
+  MIDTRANS_MODE: Type.Optional(GatewayModeSchema),
   MIDTRANS_SERVER_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^\\S+$' })),
   MIDTRANS_CLIENT_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^\\S+$' })),
   MIDTRANS_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -33,45 +37,45 @@ export const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Optional(Type.String({ maxLength: 2000 })),
   NODE_ENV: Type.Optional(Type.String()),
 });
-export type Env = Static<typeof EnvSchema>;
+const Str = Type.String();
+const DatabaseConfigSchema = Type.Union([Type.Object({ kind: Type.Literal('sqlite'), path: Str }), Type.Object({ kind: Type.Literal('postgres'), url: Str })]);
+export type DatabaseConfig = Static<typeof DatabaseConfigSchema>;
 
-export type GatewayMode = 'simulator' | 'sandbox' | 'production';
-
-export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
-
-export interface Config {
-  port: number;
-  host: string;
+/** The configuration the service runs with, read from the environment once by `loadConfig`. */
+export const ConfigSchema = Type.Object({
+  port: Type.Integer(),
+  host: Str,
   /** How the outside world reaches the service; the gateway's notification URL is derived from it. */
-  publicBaseUrl: string;
-  database: DatabaseConfig;
-  dataDir: string;
-  logDir: string;
-  logLevel: string;
+  publicBaseUrl: Str,
+  database: DatabaseConfigSchema,
+  dataDir: Str,
+  logDir: Str,
+  logLevel: Str,
   /** Operator Basic-Auth credentials as configured; unset outside production → generated at start-up. */
-  operator: { user?: string; pass?: string };
-  exposeDevApi: boolean;
-  apiKeys: string[];
-  gateway: {
-    mode: GatewayMode;
-    serverKey?: string;
-    clientKey?: string;
-    apiBaseUrl?: string;
-    appBaseUrl?: string;
+  operator: Type.Object({ user: Type.Optional(Str), pass: Type.Optional(Str) }),
+  exposeDevApi: Type.Boolean(),
+  apiKeys: Type.Array(Str),
+  gateway: Type.Object({
+    mode: GatewayModeSchema,
+    serverKey: Type.Optional(Str),
+    clientKey: Type.Optional(Str),
+    apiBaseUrl: Type.Optional(Str),
+    appBaseUrl: Type.Optional(Str),
     /** Confirm every notification with the status API (default true; false only in simulator mode). */
-    confirmNotifications: boolean;
-  };
-  simulatorPort: number;
-  erp: { notifyUrl?: string; webhookSecret?: string };
+    confirmNotifications: Type.Boolean(),
+  }),
+  simulatorPort: Type.Integer(),
+  erp: Type.Object({ notifyUrl: Type.Optional(Str), webhookSecret: Type.Optional(Str) }),
   /**
    * Fastify's `trustProxy`: the reverse proxies whose `X-Forwarded-For` names the client (addresses,
    * CIDR ranges, or `loopback`/`linklocal`/`uniquelocal`), or how many hops to trust. Unset: none.
    */
-  trustProxy?: string[] | number;
-  isProduction: boolean;
+  trustProxy: Type.Optional(Type.Union([Type.Array(Str), Type.Integer()])),
+  isProduction: Type.Boolean(),
   /** IANA time zone the operator console shows times in (`CONSOLE_TIME_ZONE`, default Asia/Jakarta). */
-  consoleTimeZone: string;
-}
+  consoleTimeZone: Str,
+});
+export type Config = Static<typeof ConfigSchema>;
 
 /** The fixed development key the embedded simulator accepts when no server key is configured. */
 export const SIMULATOR_DEV_SERVER_KEY = 'SB-Mid-server-simulator';
@@ -129,7 +133,9 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   const logDir = path.resolve(cwd, get('LOG_DIR') ?? './logs');
   const databaseUrl = get('DATABASE_URL');
   const serverKey = get('MIDTRANS_SERVER_KEY');
-  const mode: GatewayMode = (get('MIDTRANS_MODE') as GatewayMode | undefined) ?? (serverKey ? 'sandbox' : 'simulator');
+  const modeText = get('MIDTRANS_MODE');
+  // An unknown mode is already a problem (the schema's); it is checked further as a gateway mode, not as the simulator.
+  const mode: GatewayMode = isGatewayMode(modeText) ? modeText : modeText !== undefined || serverKey ? 'sandbox' : 'simulator';
   const isProduction = get('NODE_ENV') === 'production';
   const apiKeys = (get('API_KEYS') ?? '').split(',').map((k) => k.trim()).filter((k) => k.length > 0);
   const config: Config = {

@@ -3,7 +3,7 @@ import type { Config } from './config.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { Store } from './storage/store.js';
-import { createSettings, defaultSettings } from './settings.js';
+import { createSettings, defaultSettings, secretValues } from './settings.js';
 import { MidtransClient } from './gateway/client.js';
 import { createMetrics } from './metrics.js';
 import { createOutbox, type OutboxOptions } from './outbox/worker.js';
@@ -35,7 +35,7 @@ export function createServices(
 ): Services {
   const clock = o.clock ?? systemClock;
   const settings = createSettings(deps.store, () => defaultSettings(config, o.simulatorBaseUrl), o.settingsCacheMs ?? 1_000, (s) =>
-    registerLogSecrets(deps.logger, [s.gateway.server_key, s.gateway.client_key, s.erp.webhook_secret]),
+    registerLogSecrets(deps.logger, secretValues(s)),
   );
   const metrics = createMetrics();
   const gateway = new MidtransClient({

@@ -1,42 +1,59 @@
-import type { Config, GatewayMode } from './config.js';
-import { SIMULATOR_DEV_SERVER_KEY } from './config.js';
+import { Type, type Static } from 'typebox';
+import { GatewayModeSchema, SIMULATOR_DEV_SERVER_KEY, type Config, type GatewayMode } from './config.js';
 import type { Store } from './storage/store.js';
 
+const Url = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
+const Secret = Type.String({ minLength: 1, maxLength: 512, pattern: '^\\S+$' });
+const Int = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum });
+
 /**
- * The runtime configuration document of CONTRACT §3 (`/api/config`). Environment values are the
- * defaults; overrides stored in the database win, so a change made on one instance reaches all.
+ * The runtime configuration document of CONTRACT §3 (`/api/config`), the one source of its fields:
+ * the stored overrides, the `POST` patch and the answer are derived from it. Environment values are
+ * the defaults; overrides stored in the database win, so a change made on one instance reaches all.
  */
-export interface RuntimeSettings {
-  gateway: {
-    mode: GatewayMode;
-    server_key?: string;
-    client_key?: string;
-    api_base_url: string;
-    app_base_url: string;
+export const RuntimeSettingsSchema = Type.Object({
+  gateway: Type.Object({
+    mode: GatewayModeSchema,
+    server_key: Type.Optional(Secret),
+    client_key: Type.Optional(Secret),
+    api_base_url: Url,
+    app_base_url: Url,
     /**
      * Ask the gateway's status API before trusting a notification. On by default in every mode; it
      * can be turned off only in simulator mode, since the signature does not cover
      * `transaction_status` (a captured settlement edited into a refund still verifies).
      */
-    confirm_notifications: boolean;
-  };
-  erp: {
-    notify_url?: string;
-    webhook_secret?: string;
+    confirm_notifications: Type.Boolean(),
+  }),
+  erp: Type.Object({
+    notify_url: Type.Optional(Url),
+    webhook_secret: Type.Optional(Secret),
     /** Per delivery attempt. */
-    timeout_ms: number;
+    timeout_ms: Int(100, 120_000),
     /** How long a failing event is retried before it is `dead`. */
-    retry_for_hours: number;
-  };
-  links: {
-    default_expiry_minutes: number;
+    retry_for_hours: Int(1, 720),
+  }),
+  links: Type.Object({
+    default_expiry_minutes: Int(5, 60 * 24 * 30),
     /** Empty = every method the gateway account has. */
-    enabled_payments: string[];
-  };
-  reconcile: {
-    interval_s: number;
-    pending_after_minutes: number;
-  };
+    enabled_payments: Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[a-z0-9_]+$' }), { maxItems: 40, uniqueItems: true }),
+  }),
+  reconcile: Type.Object({ interval_s: Int(5, 86_400), pending_after_minutes: Int(1, 60 * 24 * 7) }),
+});
+export type RuntimeSettings = Static<typeof RuntimeSettingsSchema>;
+
+/**
+ * The secret fields, named once: shown masked in answers, left unchanged when a masked value is sent
+ * back, and taught to the log scrubber whenever settings are read.
+ */
+export const SECRET_FIELDS = { gateway: ['server_key', 'client_key'], erp: ['webhook_secret'] } as const;
+
+export function secretValues(s: RuntimeSettings): (string | undefined)[] {
+  return [...SECRET_FIELDS.gateway.map((f) => s.gateway[f]), ...SECRET_FIELDS.erp.map((f) => s.erp[f])];
+}
+
+export function isSecretField(section: string, field: string): boolean {
+  return (section === 'gateway' && SECRET_FIELDS.gateway.some((f) => f === field)) || (section === 'erp' && SECRET_FIELDS.erp.some((f) => f === field));
 }
 
 export const GATEWAY_HOSTS: Record<Exclude<GatewayMode, 'simulator'>, { api: string; app: string }> = {

@@ -1,83 +1,48 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TObject } from 'typebox';
 import { SIMULATOR_DEV_SERVER_KEY } from '../config.js';
-import { GATEWAY_HOSTS, type RuntimeOverrides, type RuntimeSettings } from '../settings.js';
+import { GATEWAY_HOSTS, RuntimeSettingsSchema, isSecretField, type RuntimeOverrides, type RuntimeSettings } from '../settings.js';
 import type { FieldError } from '../errors.js';
 import { outboundUrlProblem } from '../url-policy.js';
 import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
 
-/** `null` removes an override, so the field falls back to the environment's value. */
-const orNull = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Optional(Type.Union([t, Type.Null()]));
-const Url = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
-const Secret = Type.String({ minLength: 1, maxLength: 512, pattern: '^\\S+$' });
-const Mode = Type.Union([Type.Literal('simulator'), Type.Literal('sandbox'), Type.Literal('production')]);
-const Int = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum });
-
 /** Operator GETs take no query string: a stray `?password=` is refused rather than ignored (and logged). */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
+const S = RuntimeSettingsSchema.properties;
+/** A section of the patch: any of its fields; `null` removes an override, so the field falls back to the environment's value. */
+function patchOf<T extends TObject>(section: T) {
+  const patch = Type.Script({ S: section }, '{ [F in keyof S]?: S[F] | null }', { additionalProperties: false });
+  // The mapping rebuilds arrays without their bounds (maxItems, uniqueItems): each field keeps its own schema.
+  const fields: unknown = Reflect.get(patch, 'properties');
+  if (fields === null || typeof fields !== 'object') throw new Error('a patch section must be an object schema');
+  for (const [field, schema] of Object.entries(section.properties)) Object.assign(fields, { [field]: Type.Optional(Type.Union([schema, Type.Null()])) });
+  return Type.Optional(patch);
+}
+
 export const ConfigPatchSchema = Type.Object(
-  {
-    gateway: Type.Optional(
-      Type.Object(
-        {
-          mode: orNull(Mode),
-          server_key: orNull(Secret),
-          client_key: orNull(Secret),
-          api_base_url: orNull(Url),
-          app_base_url: orNull(Url),
-          confirm_notifications: orNull(Type.Boolean()),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    erp: Type.Optional(
-      Type.Object(
-        { notify_url: orNull(Url), webhook_secret: orNull(Secret), timeout_ms: orNull(Int(100, 120_000)), retry_for_hours: orNull(Int(1, 720)) },
-        { additionalProperties: false },
-      ),
-    ),
-    links: Type.Optional(
-      Type.Object(
-        {
-          default_expiry_minutes: orNull(Int(5, 60 * 24 * 30)),
-          enabled_payments: orNull(Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[a-z0-9_]+$' }), { maxItems: 40, uniqueItems: true })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    reconcile: Type.Optional(
-      Type.Object({ interval_s: orNull(Int(5, 86_400)), pending_after_minutes: orNull(Int(1, 60 * 24 * 7)) }, { additionalProperties: false }),
-    ),
-  },
+  { gateway: patchOf(S.gateway), erp: patchOf(S.erp), links: patchOf(S.links), reconcile: patchOf(S.reconcile) },
   { additionalProperties: false },
 );
 export type ConfigPatch = Static<typeof ConfigPatchSchema>;
 
 const Masked = Type.Union([Type.String({ maxLength: 16 }), Type.Null()], { description: 'Write-only secret: `****` + last 4 characters, or null when unset' });
+const OrNull = Type.Union([Type.String(), Type.Null()]);
+/** The answer: the effective settings with secrets masked and unset URLs as null, and facts about this instance. */
 export const ConfigDocumentSchema = Type.Object({
-  gateway: Type.Object({
-    mode: Mode,
-    server_key: Masked,
-    client_key: Masked,
-    api_base_url: Type.String(),
-    app_base_url: Type.String(),
-    confirm_notifications: Type.Boolean(),
-  }),
-  erp: Type.Object({ notify_url: Type.Union([Type.String(), Type.Null()]), webhook_secret: Masked, timeout_ms: Type.Integer(), retry_for_hours: Type.Integer() }),
-  links: Type.Object({ default_expiry_minutes: Type.Integer(), enabled_payments: Type.Array(Type.String()) }),
-  reconcile: Type.Object({ interval_s: Type.Integer(), pending_after_minutes: Type.Integer() }),
+  gateway: Type.Evaluate(Type.Script({ G: S.gateway, M: Masked }, 'Omit<G, "server_key" | "client_key"> & { server_key: M; client_key: M }')),
+  erp: Type.Evaluate(Type.Script({ E: S.erp, M: Masked, N: OrNull }, 'Omit<E, "notify_url" | "webhook_secret"> & { notify_url: N; webhook_secret: M }')),
+  links: S.links,
+  reconcile: S.reconcile,
   info: Type.Object({
     version: Type.String(),
     database: Type.String(),
     dev_endpoints: Type.Boolean(),
     production: Type.Boolean(),
     config_version: Type.Integer(),
-    updated_at: Type.Union([Type.String(), Type.Null()]),
-    updated_by: Type.Union([Type.String(), Type.Null()]),
+    updated_at: OrNull,
+    updated_by: OrNull,
   }),
 });
-
-export const SECRET_FIELDS = new Set(['gateway.server_key', 'gateway.client_key', 'erp.webhook_secret']);
 
 /** `****` + last 4; short secrets show nothing, since 4 of 8 characters is half the secret. */
 export function mask(secret: string | undefined): string | null {
@@ -87,7 +52,7 @@ export function mask(secret: string | undefined): string | null {
 
 const isMasked = (v: unknown) => typeof v === 'string' && v.startsWith('****');
 
-export function maskedDocument(s: RuntimeSettings) {
+export function maskedDocument(s: RuntimeSettings): Omit<Static<typeof ConfigDocumentSchema>, 'info'> {
   return {
     gateway: { ...s.gateway, server_key: mask(s.gateway.server_key), client_key: mask(s.gateway.client_key) },
     erp: { ...s.erp, notify_url: s.erp.notify_url ?? null, webhook_secret: mask(s.erp.webhook_secret) },
@@ -112,7 +77,7 @@ export function mergePatch(current: RuntimeOverrides, patch: ConfigPatch): { nex
     const target = next[section] ?? {};
     for (const [field, value] of Object.entries(fields)) {
       const name = `${section}.${field}`;
-      if (SECRET_FIELDS.has(name) && isMasked(value)) continue;
+      if (isSecretField(section, field) && isMasked(value)) continue;
       if (value === null) {
         if (field in target) changed.push(name);
         delete target[field];

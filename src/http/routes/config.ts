@@ -2,14 +2,14 @@ import type { App } from '../types.js';
 import { TAGS } from '../types.js';
 import type { Services } from '../../types.js';
 import { AppError, ProblemSchema } from '../../errors.js';
-import { applyOverrides, type RuntimeSettings } from '../../settings.js';
+import { applyOverrides, secretValues, type RuntimeSettings } from '../../settings.js';
 import { registerLogSecrets } from '../../logging/logger.js';
 import { ConfigDocumentSchema, ConfigPatchSchema, NoQuery, effectiveProblems, maskedDocument, mergePatch } from '../runtime-config.js';
 
 const SAVE_ATTEMPTS = 3;
 
 async function document(services: Services, effective: RuntimeSettings) {
-  registerLogSecrets(services.logger, [effective.gateway.server_key, effective.gateway.client_key, effective.erp.webhook_secret]);
+  registerLogSecrets(services.logger, secretValues(effective));
   const row = await services.store.config.get();
   return {
     ...maskedDocument(effective),
