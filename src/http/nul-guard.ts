@@ -33,5 +33,9 @@ export function nulPath(value: unknown, at: string): string | undefined {
 export async function refuseNul(req: FastifyRequest): Promise<void> {
   const body = req.routeOptions.config.rawStrings ? undefined : nulPath(req.body, 'body')?.replace(/^body\.?/, '');
   const where = nulPath(req.params, 'params') ?? nulPath(req.query, 'querystring') ?? (body === '' ? '(body)' : body);
-  if (where) throw new AppError('VALIDATION_FAILED', 'The request contains a NUL character (U+0000).', { errors: [{ path: where, message: 'must not contain NUL (U+0000)' }] });
+  if (!where) return;
+  const errors = [{ path: where, message: 'must not contain NUL (U+0000)' }];
+  // A new order's id with a control character has its own code (as domain/order-id.ts gives it).
+  if (where === 'order_id' || where === 'mercant_id') throw new AppError('ORDER_ID_INVALID', `${where} contains a NUL character (U+0000).`, { errors });
+  throw new AppError('VALIDATION_FAILED', 'The request contains a NUL character (U+0000).', { errors });
 }
