@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, Migrator, sql, type Transaction } from 'kysely';
+import { CurrentSchemaPostgresDialect } from './pg-introspection.js';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
@@ -137,7 +138,7 @@ function postgresKysely(url: string, opts: StoreOptions): Kysely<Database> {
   });
   // Without a listener, an idle client's backend dying would crash the process.
   pool.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'postgres pool: idle client error'));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
 }
 
 /** Opens the database and runs pending migrations. A failed migration rejects with `MigrationError`. */
