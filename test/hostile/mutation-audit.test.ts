@@ -72,7 +72,7 @@ describe.each(DATABASE_KINDS)('gateway round trips (%s)', (kind) => {
   const K2 = 'erp-key-two-0123456789';
   let e: E2EContext;
   beforeEach(async () => {
-    e = await startE2E(kind, { env: { API_KEYS: `${K1},${K2}` }, overrides: { gatewayTimeoutMs: 300 } });
+    e = await startE2E(kind, { env: { API_KEYS: `${K1},${K2}` } });
   });
   afterEach(async () => e.close());
   const post = (key: string, payload: object, headers: Record<string, string> = {}) =>
@@ -91,6 +91,8 @@ describe.each(DATABASE_KINDS)('gateway round trips (%s)', (kind) => {
   });
 
   it('after a timeout, a gateway link with another payment_link_id is not adopted: 409', async () => {
+    await e.close();
+    e = await startE2E(kind, { env: { API_KEYS: `${K1},${K2}` }, overrides: { gatewayTimeoutMs: 300 } });
     await e.sim.put('/_sim/faults', { timeout_rate: 1 });
     expect((await post(K1, { order_id: 'AD-1', nominal: 7000 })).statusCode).toBe(504);
     await e.sim.del('/_sim/faults');
