@@ -2,36 +2,46 @@
  * The ERP event bodies of CONTRACT §4. Built once when the event is written; the serialized bytes
  * are stored in the outbox and sent unchanged on every retry.
  */
-import type { PaymentStatus, TransactionRecord } from '../storage/store.js';
+import { Type, type Static } from 'typebox';
+import { PAYMENT_STATUSES, type PaymentStatus, type TransactionRecord } from '../storage/store.js';
 import { toJakartaIso } from '../gateway/time.js';
 
-export const STATUS_CHANGED = 'payment.status_changed';
-export const TEST_EVENT = 'payment.test';
+export const STATUS_CHANGED = 'payment.status_changed' as const;
+export const TEST_EVENT = 'payment.test' as const;
 
-export interface StatusChangedEvent {
-  type: typeof STATUS_CHANGED;
-  event_id: string;
-  /** Stored at creation, derived from the ORIGINAL order id (never the sanitized gateway id). */
-  mercant_id: string;
-  order_id: string;
-  gateway_order_id: string;
-  status: PaymentStatus;
-  transaction_status: string | null;
-  fraud_status: string | null;
-  payment_type: string | null;
-  gross_amount: number;
-  transaction_id: string | null;
-  transaction_time: string | null;
-  settlement_time: string | null;
-  occurred_at: string;
-  /** Incremented on every forwarded change of this order; the ERP may order by it. */
-  status_version: number;
-  /** Cumulative rupiah refunded; on `refunded` and `partially_refunded` events only. */
-  refunded_amount?: number;
-}
+const OrNull = Type.Union([Type.String(), Type.Null()]);
+
+/**
+ * The ERP event of CONTRACT §4, the one source of its TypeScript type, of the schema in the OpenAPI
+ * document (under `webhooks`) and of the check the tests run on the events we send.
+ */
+export const ErpEventSchema = Type.Object(
+  {
+    type: Type.Enum([STATUS_CHANGED, TEST_EVENT]),
+    event_id: Type.String(),
+    /** Stored at creation, derived from the ORIGINAL order id (never the sanitized gateway id). */
+    mercant_id: Type.String(),
+    order_id: Type.String(),
+    gateway_order_id: Type.String(),
+    status: Type.Enum(PAYMENT_STATUSES),
+    transaction_status: OrNull,
+    fraud_status: OrNull,
+    payment_type: OrNull,
+    gross_amount: Type.Integer(),
+    transaction_id: OrNull,
+    transaction_time: OrNull,
+    settlement_time: OrNull,
+    occurred_at: Type.String({ format: 'date-time' }),
+    status_version: Type.Integer({ minimum: 0, description: 'Grows with every forwarded status change of the order: an event with a lower version than one already processed is older news' }),
+    refunded_amount: Type.Optional(Type.Integer({ minimum: 0, description: 'Cumulative rupiah refunded so far; present on refunded and partially_refunded events' })),
+    test: Type.Optional(Type.Boolean({ description: 'Present (true) only on the test events of POST /test-notify-erp' })),
+  },
+  { additionalProperties: false },
+);
+export type ErpEvent = Static<typeof ErpEventSchema>;
 
 /** `tx` is the record after the change was applied. */
-export function statusChangedEvent(tx: TransactionRecord, grossAmount: number, eventId: string, occurredAt: Date): StatusChangedEvent {
+export function statusChangedEvent(tx: TransactionRecord, grossAmount: number, eventId: string, occurredAt: Date): ErpEvent {
   return {
     type: STATUS_CHANGED,
     event_id: eventId,
@@ -59,7 +69,7 @@ export interface TestEventInput {
 }
 
 /** A clearly marked test event (`type: payment.test`, `test: true`), same shape as a real one. */
-export function testEvent(input: TestEventInput, eventId: string, occurredAt: Date) {
+export function testEvent(input: TestEventInput, eventId: string, occurredAt: Date): ErpEvent {
   const orderId = input.order_id ?? `TEST:${eventId.slice(0, 8)}`;
   const mercantId = input.mercant_id ?? orderId.split(':')[0] ?? orderId;
   return {

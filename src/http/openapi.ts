@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ERRORS, ProblemSchema, type ErrorCode } from '../errors.js';
 import type { Services } from '../types.js';
 import { TAGS, type RouteAuth } from './types.js';
+import { ErpEventSchema } from '../erp/events.js';
 
 const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
   op: [{ operatorBasic: [] }],
@@ -37,32 +38,6 @@ function problemResponses() {
   return out;
 }
 
-/** The ERP event of CONTRACT §4, described under `webhooks` (we send it; the ERP receives it). */
-export const ERP_EVENT = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['type', 'event_id', 'order_id', 'mercant_id', 'gateway_order_id', 'status', 'gross_amount', 'occurred_at', 'status_version'],
-  properties: {
-    type: { type: 'string', enum: ['payment.status_changed', 'payment.test'] },
-    event_id: { type: 'string' },
-    mercant_id: { type: 'string' },
-    order_id: { type: 'string' },
-    gateway_order_id: { type: 'string' },
-    status: { type: 'string', enum: ['pending', 'paid', 'challenge', 'failed', 'cancelled', 'expired', 'refunded', 'partially_refunded', 'chargeback'] },
-    transaction_status: { type: ['string', 'null'] },
-    fraud_status: { type: ['string', 'null'] },
-    payment_type: { type: ['string', 'null'] },
-    gross_amount: { type: 'integer' },
-    transaction_id: { type: ['string', 'null'] },
-    transaction_time: { type: ['string', 'null'] },
-    settlement_time: { type: ['string', 'null'] },
-    occurred_at: { type: 'string', format: 'date-time' },
-    status_version: { type: 'integer', minimum: 0, description: 'Grows with every forwarded status change of the order: an event with a lower version than one already processed is older news' },
-    refunded_amount: { type: 'integer', minimum: 0, description: 'Cumulative rupiah refunded so far; present on refunded and partially_refunded events' },
-    test: { type: 'boolean', description: 'Present (true) only on the test events of POST /test-notify-erp' },
-  },
-};
-
 function webhooks() {
   const header = (name: string, description: string, required = true) => ({ name, in: 'header', required, description, schema: { type: 'string' } });
   return {
@@ -75,7 +50,7 @@ function webhooks() {
           header('webhook-timestamp', 'Unix seconds'),
           header('webhook-signature', '`v1,<base64 HMAC-SHA256 of "id.timestamp.body">` when a secret is set', false),
         ],
-        requestBody: { required: true, content: { 'application/json': { schema: ERP_EVENT } } },
+        requestBody: { required: true, content: { 'application/json': { schema: ErpEventSchema } } },
         responses: { '2XX': { description: 'Received' } },
       },
     },

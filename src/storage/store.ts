@@ -18,18 +18,11 @@ export type { ConsoleQueries, ConsoleSearch, EventRow, NotificationRow, Transact
 export type { AuthFailuresRepo, AuthFailurePolicy, AuthFailureState } from './repos/auth-failures.js';
 export type { OutboxRepo, OutboxEvent, NewOutboxEvent, OutboxState, DeliveryAttempt, AttemptResult, AttemptOutcome } from './repos/outbox.js';
 
-export type PaymentStatus =
-  | 'pending'
-  | 'paid'
-  | 'challenge'
-  | 'failed'
-  | 'cancelled'
-  | 'expired'
-  | 'refunded'
-  | 'partially_refunded'
-  | 'chargeback';
+export const PAYMENT_STATUSES = ['pending', 'paid', 'challenge', 'failed', 'cancelled', 'expired', 'refunded', 'partially_refunded', 'chargeback'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-export type TransactionKind = 'payment_link' | 'snap' | 'charge' | 'external';
+export const TRANSACTION_KINDS = ['payment_link', 'snap', 'charge', 'external'] as const;
+export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
 export interface TransactionRecord {
   id: string;

@@ -1,9 +1,12 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, NotificationsTable } from '../schema.js';
+import { oneOf } from './literal.js';
 
-export type NotificationSource = 'webhook' | 'replay' | 'status_check' | 'reconcile';
+export const NOTIFICATION_SOURCES = ['webhook', 'replay', 'status_check', 'reconcile'] as const;
+export type NotificationSource = (typeof NOTIFICATION_SOURCES)[number];
 /** `received` only while the ingesting transaction runs; `rechecked` = an unverified one the reconciler has since resolved. */
-export type NotificationResult = 'received' | 'applied' | 'duplicate' | 'stale' | 'unknown_status' | 'unverified' | 'ignored' | 'rechecked';
+export const NOTIFICATION_RESULTS = ['received', 'applied', 'duplicate', 'stale', 'unknown_status', 'unverified', 'ignored', 'rechecked'] as const;
+export type NotificationResult = (typeof NOTIFICATION_RESULTS)[number];
 
 export interface NotificationRecord {
   id: number;
@@ -56,8 +59,8 @@ function toRecord(r: Row): NotificationRecord {
     gatewayTransactionId: r.gateway_transaction_id,
     transactionStatus: r.transaction_status,
     statusCode: r.status_code,
-    source: r.source as NotificationSource,
-    result: r.result as NotificationResult,
+    source: oneOf(NOTIFICATION_SOURCES, r.source, 'notifications.source'),
+    result: oneOf(NOTIFICATION_RESULTS, r.result, 'notifications.result'),
     payload: r.payload,
     receivedAt: r.received_at,
   };

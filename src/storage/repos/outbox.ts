@@ -1,11 +1,13 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, DeliveryAttemptsTable, OutboxEventsTable } from '../schema.js';
 import { decodeCursor, encodeCursor, type Page } from './cursor.js';
+import { asOneOf, oneOf } from './literal.js';
 
 /** CONTRACT §3 delivery states: `failed` = the last attempt failed and another is scheduled. */
-export type OutboxState = 'pending' | 'delivered' | 'failed' | 'dead';
-export const OUTBOX_STATES: readonly OutboxState[] = ['pending', 'delivered', 'failed', 'dead'];
-export type AttemptOutcome = 'delivered' | 'failed' | 'dead' | 'rejected_stale_lease';
+export const OUTBOX_STATES = ['pending', 'delivered', 'failed', 'dead'] as const;
+export type OutboxState = (typeof OUTBOX_STATES)[number];
+export const ATTEMPT_OUTCOMES = ['delivered', 'failed', 'dead', 'rejected_stale_lease'] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 export interface OutboxEvent {
   seq: number;
@@ -99,7 +101,7 @@ function toEvent(r: Row): OutboxEvent {
     mercantId: r.mercant_id,
     statusVersion: r.status_version === null ? null : Number(r.status_version),
     payload: r.payload,
-    state: r.state as OutboxState,
+    state: oneOf(OUTBOX_STATES, r.state, 'outbox_events.state'),
     attempts: Number(r.attempts),
     nextAttemptAt: r.next_attempt_at,
     leaseOwner: r.lease_owner,
@@ -123,7 +125,7 @@ function toAttempt(r: Selectable<DeliveryAttemptsTable>): DeliveryAttempt {
     statusCode: r.status_code === null ? null : Number(r.status_code),
     latencyMs: r.latency_ms === null ? null : Number(r.latency_ms),
     error: r.error,
-    outcome: r.outcome as AttemptOutcome,
+    outcome: oneOf(ATTEMPT_OUTCOMES, r.outcome, 'delivery_attempts.outcome'),
     instance: r.instance,
   };
 }
@@ -282,7 +284,10 @@ export class KyselyOutboxRepo implements OutboxRepo {
   async countByState(): Promise<Record<OutboxState, number>> {
     const rows = await this.db.selectFrom('outbox_events').select((eb) => ['state', eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
     const out: Record<OutboxState, number> = { pending: 0, delivered: 0, failed: 0, dead: 0 };
-    for (const r of rows) if ((OUTBOX_STATES as readonly string[]).includes(r.state)) out[r.state as OutboxState] = Number(r.n);
+    for (const r of rows) {
+      const state = asOneOf(OUTBOX_STATES, r.state);
+      if (state) out[state] = Number(r.n);
+    }
     return out;
   }
 

@@ -5,8 +5,10 @@
  */
 import { sql, type Kysely, type Migration, type Selectable } from 'kysely';
 import type { Database, RefundsTable } from '../schema.js';
+import { oneOf } from './literal.js';
 
-export type RefundState = 'requested' | 'approved' | 'refused';
+export const REFUND_STATES = ['requested', 'approved', 'refused'] as const;
+export type RefundState = (typeof REFUND_STATES)[number];
 
 export interface RefundRecord {
   id: string;
@@ -31,7 +33,7 @@ function toRecord(r: Selectable<RefundsTable>): RefundRecord {
     refundKey: r.refund_key,
     amount: r.amount === null ? null : Number(r.amount),
     reason: r.reason,
-    state: r.state as RefundState,
+    state: oneOf(REFUND_STATES, r.state, 'refunds.state'),
     actor: r.actor,
     gatewayCode: r.gateway_code,
     createdAt: r.created_at,

@@ -1,18 +1,20 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
 import {
+  PAYMENT_STATUSES,
+  TRANSACTION_KINDS,
   UniqueViolationError,
   isUniqueViolation,
   type NewTransaction,
   type Page,
   type PaymentStatus,
   type TransactionFilter,
-  type TransactionKind,
   type TransactionPatch,
   type TransactionRecord,
   type TransactionsRepo,
 } from '../store.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { oneOf } from './literal.js';
 
 type Row = Selectable<TransactionsTable>;
 
@@ -22,10 +24,10 @@ function toRecord(r: Row): TransactionRecord {
     orderId: r.order_id,
     gatewayOrderId: r.gateway_order_id,
     mercantId: r.mercant_id,
-    kind: r.kind as TransactionKind,
+    kind: oneOf(TRANSACTION_KINDS, r.kind, 'transactions.kind'),
     attempt: Number(r.attempt),
     nominal: Number(r.nominal),
-    status: r.status as PaymentStatus,
+    status: oneOf(PAYMENT_STATUSES, r.status, 'transactions.status'),
     transactionStatus: r.transaction_status,
     fraudStatus: r.fraud_status,
     paymentType: r.payment_type,
