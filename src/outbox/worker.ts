@@ -17,7 +17,7 @@ import type { Metrics } from '../metrics.js';
 import type { Settings, RuntimeSettings } from '../settings.js';
 import type { AttemptOutcome, OutboxEvent, Store } from '../storage/store.js';
 import { deliver } from '../erp/deliver.js';
-import { judge } from './policy.js';
+import { judge, type Verdict } from './policy.js';
 import { guardedLookup, literalRefusal } from '../erp/guard.js';
 
 export interface OutboxDeps {
@@ -78,7 +78,12 @@ export function createOutbox(deps: OutboxDeps, o: OutboxOptions = {}): Outbox {
   const blockPrivate = o.blockPrivateAddresses ?? false;
   const getDispatcher = () => (dispatcher ??= new Agent({ connect: { timeout: 5_000, lookup: guardedLookup(blockPrivate, o.resolve) }, keepAliveTimeout: 4_000 }));
 
-  async function attempt(e: OutboxEvent, url: string, s: RuntimeSettings): Promise<void> {
+  /**
+   * Delivers `e` and starts recording the result; resolves once the HTTP answer is judged, with the
+   * recording still under way, so the lane moves on to its next event while the result waits for
+   * its commit (on SQLite the lanes' results then share one).
+   */
+  async function attempt(e: OutboxEvent, url: string, s: RuntimeSettings): Promise<{ recorded: Promise<void> }> {
     const startedAt = deps.clock.now();
     const refused = literalRefusal(url, blockPrivate);
     const res = refused
@@ -89,6 +94,10 @@ export function createOutbox(deps: OutboxDeps, o: OutboxOptions = {}): Outbox {
     const v = judge({ statusCode: res.statusCode, retryAfter: res.retryAfter, failures: e.attempts + 1, now, retryFrom: new Date(e.retryFrom), retryForHours: s.erp.retry_for_hours, random });
     await o.beforeComplete?.(e);
     const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
+    return { recorded: record(e, v, res, startedAt, error) };
+  }
+
+  async function record(e: OutboxEvent, v: Verdict, res: { statusCode: number | null; latencyMs: number }, startedAt: Date, error: string | null): Promise<void> {
     const kept = await deps.store.outbox.complete(e.seq, e.leaseToken, instanceId, {
       state: v.state,
       nextAttemptAt: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined,
@@ -116,14 +125,17 @@ export function createOutbox(deps: OutboxDeps, o: OutboxOptions = {}): Outbox {
     // timeout plus the time to record it: the lease outlasts the slowest lane, with room to spare.
     const leaseMs = o.leaseMs ?? Math.ceil(batch / lanes) * (s.erp.timeout_ms + 1_000) + 5_000;
     const claimed = await deps.store.outbox.claimDue(instanceId, deps.clock.now(), leaseMs, batch);
+    const recorded: Promise<void>[] = [];
+    // The lease runs out and the event is claimed again: at least once, never lost.
+    const unrecorded = (e: OutboxEvent) => (err: unknown) => log.error({ err: { message: err instanceof Error ? err.message : String(err) }, event_id: e.eventId }, 'ERP delivery could not be recorded');
     await forEachLimited(claimed, lanes, async (e) => {
       try {
-        await attempt(e, url, s);
+        recorded.push((await attempt(e, url, s)).recorded.catch(unrecorded(e)));
       } catch (err) {
-        // The lease runs out and the event is claimed again: at least once, never lost.
-        log.error({ err: { message: err instanceof Error ? err.message : String(err) }, event_id: e.eventId }, 'ERP delivery could not be recorded');
+        unrecorded(e)(err);
       }
     });
+    await Promise.all(recorded);
     return claimed.length;
   }
 
