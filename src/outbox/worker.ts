@@ -110,7 +110,7 @@ export function createOutbox(deps: OutboxDeps, o: OutboxOptions = {}): Outbox {
     deps.metrics.deliveries.inc({ outcome });
     events.emit(`attempt:${e.seq}`, outcome);
     const fields = { event_id: e.eventId, order_id: e.orderId, mercant_id: e.mercantId, attempt: e.attempts + 1, outcome, http_status: res.statusCode, latency_ms: res.latencyMs, error, next_attempt_at: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined };
-    if (outcome === 'dead') log.error(fields, 'ERP event dead: not retried any more (retry it by hand)');
+    if (outcome === 'dead') log.error(fields, "ERP event dead: not retried any more; the order's later events wait behind it until it is retried by hand (POST /api/deliveries/{id}/retry) and delivered");
     else if (outcome === 'rejected_stale_lease') log.warn(fields, 'ERP delivery result rejected: this instance lost the lease');
     else log.info(fields, outcome === 'delivered' ? 'ERP event delivered' : 'ERP delivery failed; retry scheduled');
   }

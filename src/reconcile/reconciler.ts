@@ -69,12 +69,15 @@ export function createReconciler(services: Services, o: ReconcilerOptions = {}):
       await services.store.transactions.markChecked(tx.id, services.clock.now().toISOString()).catch(() => undefined);
       report.checked++;
     }
-    for (const n of await services.store.notifications.listByResult('unverified', 50)) {
+    for (const n of await services.store.notifications.listUnverifiedForRecheck(50)) {
+      if (stopped) break;
       try {
         if (await paced(() => recheckUnverified(services, n))) report.outcomes.rechecked = (report.outcomes.rechecked ?? 0) + 1;
       } catch {
         report.errors++;
       }
+      // To the back of the queue as well: fifty whose check keeps failing must not starve newer ones.
+      await services.store.notifications.markChecked(n.id, services.clock.now().toISOString()).catch(() => undefined);
     }
     if (report.checked > 0 || report.errors > 0) log.info({ reconcile: report }, 'reconcile sweep done');
     return report;

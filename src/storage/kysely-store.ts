@@ -138,6 +138,10 @@ function postgresKysely(url: string, opts: StoreOptions): Kysely<Database> {
   });
   // Without a listener, an idle client's backend dying would crash the process.
   pool.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'postgres pool: idle client error'));
+  // The same for a client that is checked out but between queries (inside a transaction, say)
+  // when its connection drops: pg emits 'error' on the client itself, which would crash the
+  // process. The client is unusable afterwards; its next query fails (→ 503) and the pool drops it.
+  pool.on('connect', (client) => client.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'postgres connection lost')));
   return new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
 }
 

@@ -126,6 +126,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '004_reconcile_checked_at': reconcileMigration004,
     '010_auth_failures': authFailuresMigration,
     '015_refunds': refundsMigration(kind),
+    '020_notifications_checked_at': notificationsMigration020,
   };
 }
 
@@ -142,6 +143,13 @@ export const outboxMigration003: Migration = {
 export const reconcileMigration004: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema.alterTable('transactions').addColumn('checked_at', 'text').execute();
+  },
+};
+
+/** Unverified notifications are rechecked least recently checked first, so failing ones cannot starve newer ones. */
+export const notificationsMigration020: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('notifications').addColumn('checked_at', 'text').execute();
   },
 };
 

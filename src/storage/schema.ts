@@ -52,6 +52,8 @@ export interface NotificationsTable {
   result: string;
   payload: string;
   received_at: string;
+  /** When the reconciler last re-asked the gateway about it (unverified ones only). */
+  checked_at: string | null;
 }
 
 export interface OutboxEventsTable {

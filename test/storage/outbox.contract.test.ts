@@ -102,13 +102,26 @@ describe.each(DATABASE_KINDS)('storage contract: outbox (%s)', (kind) => {
     expect((await store.outbox.claimDue('i', at(10_000), 30_000, 10)).map((e) => e.seq)).toEqual([a2.seq]);
   });
 
-  it('a dead event does not hold later events of its order back', async () => {
-    await store.outbox.enqueue(ev('A'));
+  it('a dead event holds its order: later events wait (other orders go on) until it is retried by hand and delivered, then follow with a fresh retry window', async () => {
+    const a1 = await store.outbox.enqueue(ev('A'));
     const a2 = await store.outbox.enqueue(ev('A'));
-    const [c] = await store.outbox.claimDue('i', T0, 30_000, 10);
+    const b1 = await store.outbox.enqueue(ev('B'));
+    const [c] = await store.outbox.claimDue('i', T0, 30_000, 1);
     if (!c) throw new Error('claim expected');
     await store.outbox.complete(c.seq, c.leaseToken, 'i', result('dead'));
-    expect((await store.outbox.claimDue('i', T0, 30_000, 10)).map((e) => e.seq)).toEqual([a2.seq]);
+    expect((await store.outbox.claimDue('i', T0, 30_000, 10)).map((e) => e.seq)).toEqual([b1.seq]);
+    // the held event does not make the worker poll for it: only B's lease end is due
+    expect(await store.outbox.nextDueAt()).toBe(at(30_000).toISOString());
+    // Days later, by hand: the dead event goes first; the one behind it gets a new window.
+    clock = at(4 * 24 * 3_600_000);
+    await store.outbox.retryNow(a1.eventId, clock);
+    const [again] = await store.outbox.claimDue('i', clock, 30_000, 10);
+    expect(again?.seq).toBe(a1.seq);
+    if (!again) throw new Error('claim expected');
+    await store.outbox.complete(again.seq, again.leaseToken, 'i', result('delivered'));
+    const next = await store.outbox.claimDue('i', clock, 30_000, 10);
+    expect(next.map((e) => e.seq)).toEqual([a2.seq]);
+    expect(next[0]?.retryFrom).toBe(clock.toISOString());
   });
 
   it('retryNow re-opens a dead or delivered event with the same id and fences an in-flight attempt', async () => {

@@ -37,6 +37,13 @@ export interface NotificationsRepo {
   findByDedupeKey(dedupeKey: string): Promise<NotificationRecord | undefined>;
   /** Oldest first. */
   listByResult(result: NotificationResult, limit: number): Promise<NotificationRecord[]>;
+  /**
+   * Unverified notifications to re-ask the gateway about: never rechecked first (oldest first),
+   * then the least recently rechecked, so ones whose check keeps failing go to the back.
+   */
+  listUnverifiedForRecheck(limit: number): Promise<NotificationRecord[]>;
+  /** Notes a recheck (whatever its outcome): `listUnverifiedForRecheck` returns it after the others. */
+  markChecked(id: number, at: string): Promise<void>;
   /** Oldest first. */
   listForOrder(gatewayOrderId: string, limit?: number): Promise<NotificationRecord[]>;
   /** True when a report of this gateway transaction was applied to the transaction before. */
@@ -117,6 +124,23 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
   async listByResult(result: NotificationResult, limit: number): Promise<NotificationRecord[]> {
     const rows = await this.db.selectFrom('notifications').selectAll().where('result', '=', result).orderBy('id', 'asc').limit(limit).execute();
     return rows.map(toRecord);
+  }
+
+  async listUnverifiedForRecheck(limit: number): Promise<NotificationRecord[]> {
+    const rows = await this.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where('result', '=', 'unverified')
+      // Empty text sorts before any time on both databases.
+      .orderBy(sql`coalesce(checked_at, '')`, 'asc')
+      .orderBy('id', 'asc')
+      .limit(limit)
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  async markChecked(id: number, at: string): Promise<void> {
+    await this.db.updateTable('notifications').set({ checked_at: at }).where('id', '=', id).execute();
   }
 
   async listForOrder(gatewayOrderId: string, limit = 1000): Promise<NotificationRecord[]> {

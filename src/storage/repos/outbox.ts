@@ -64,7 +64,7 @@ export interface OutboxRepo {
   enqueue(e: NewOutboxEvent, now?: Date): Promise<OutboxEvent>;
   /**
    * Leases up to `limit` due events to `owner` until `now + leaseMs`, bumping each one's fencing
-   * token. Never an event while an earlier one of the same order key is pending or failed.
+   * token. Never an event while an earlier one of the same order key is pending, failed or dead.
    * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances never claim the same row.
    */
   claimDue(owner: string, now: Date, leaseMs: number, limit: number): Promise<OutboxEvent[]>;
@@ -77,7 +77,10 @@ export interface OutboxRepo {
   /** Newest first. */
   list(filter: { state?: OutboxState; limit?: number; cursor?: string }): Promise<Page<OutboxEvent>>;
   attemptsFor(seqs: number[]): Promise<DeliveryAttempt[]>;
-  /** Due now, same event id, a fresh retry window; in-flight attempts are fenced off. */
+  /**
+   * Due now, same event id, a fresh retry window; in-flight attempts are fenced off. The order's
+   * later events held behind it get a fresh window too: they waited, they did not fail.
+   */
   retryNow(eventId: string, now: Date): Promise<OutboxEvent | undefined>;
   countByState(): Promise<Record<OutboxState, number>>;
   /**
@@ -132,9 +135,13 @@ function toAttempt(r: Selectable<DeliveryAttemptsTable>): DeliveryAttempt {
 
 const UNDELIVERED = ['pending', 'failed'] as const;
 
-/** `e` is the first undelivered event of its order: only such an event may be claimed (in order per order). */
+/**
+ * `e` is the first undelivered event of its order: only such an event may be claimed (in order per
+ * order). A dead event holds its order's lane: later events wait until it is retried by hand and
+ * delivered, so the ERP never gets a later status while an earlier one is missing.
+ */
 const FIRST_OF_ORDER = sql`not exists (
-  select 1 from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed')
+  select 1 from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed', 'dead')
 )`;
 
 export class KyselyOutboxRepo implements OutboxRepo {
@@ -278,7 +285,15 @@ export class KyselyOutboxRepo implements OutboxRepo {
       .where('event_id', '=', eventId)
       .returningAll()
       .executeTakeFirst();
-    return row ? toEvent(row) : undefined;
+    if (!row) return undefined;
+    await this.db
+      .updateTable('outbox_events')
+      .set({ retry_from: at })
+      .where('order_key', '=', row.order_key)
+      .where('seq', '>', row.seq)
+      .where('state', 'in', UNDELIVERED)
+      .execute();
+    return toEvent(row);
   }
 
   async countByState(): Promise<Record<OutboxState, number>> {
