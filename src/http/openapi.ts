@@ -59,16 +59,28 @@ function webhooks() {
 
 type Operation = { parameters?: unknown[]; requestBody?: unknown; responses?: Record<string, unknown>; 'x-auth'?: RouteAuth };
 
+/** A response a route declared with the Problem schema: @fastify/swagger lists it as `application/json`. */
+function isProblemResponse(r: unknown): boolean {
+  const schema = (r as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)?.content?.['application/json']?.schema;
+  const props = schema?.properties;
+  return props !== undefined && ['type', 'title', 'status', 'code'].every((k) => k in props);
+}
+
 /** The catalogue's errors each operation can answer with, by its auth and its inputs. */
-function addErrorResponses(op: Operation): void {
-  const statuses = new Set<number>([500]);
-  if ((op.parameters?.length ?? 0) > 0 || op.requestBody) statuses.add(400);
-  if (op.requestBody) [413, 415].forEach((s) => statuses.add(s));
+function addErrorResponses(method: string, op: Operation): void {
+  // 400 for every operation: any request can be refused at the edge (an unknown or malformed
+  // query parameter, a NUL character, a malformed URL), whatever the operation declares.
+  const statuses = new Set<number>([400, 500]);
+  // A body is parsed on every method but GET and HEAD, declared or not: too large or of an
+  // unsupported type, it is refused before the handler.
+  if (op.requestBody || method !== 'get') [413, 415].forEach((s) => statuses.add(s));
   if (op['x-auth'] === 'op') [401, 429].forEach((s) => statuses.add(s));
   if (op['x-auth'] === 'key' || op['x-auth'] === 'sig') statuses.add(401);
   if (op['x-auth'] !== 'none') statuses.add(503);
   op.responses ??= {};
-  for (const s of statuses) if (!op.responses[String(s)]) op.responses[String(s)] = { $ref: `#/components/responses/${RESPONSE_NAMES[s]}` };
+  // Every error is sent as application/problem+json: declared ones point at the shared responses too.
+  for (const [status, r] of Object.entries(op.responses)) if (RESPONSE_NAMES[Number(status)] && isProblemResponse(r)) statuses.add(Number(status));
+  for (const s of statuses) if (!op.responses[String(s)] || isProblemResponse(op.responses[String(s)])) op.responses[String(s)] = { $ref: `#/components/responses/${RESPONSE_NAMES[s]}` };
 }
 
 /** Registers @fastify/swagger; must run before the route groups so it sees every route. */
@@ -101,7 +113,7 @@ export async function registerOpenApi(app: FastifyInstance, services: Services):
       doc.components.schemas = { ...doc.components.schemas, Problem: ProblemSchema as object };
       doc.components.responses = { ...doc.components.responses, ...(problemResponses() as object) };
       for (const item of Object.values(doc.paths ?? {})) {
-        for (const op of Object.values(item ?? {})) if (op && typeof op === 'object' && 'responses' in op) addErrorResponses(op as Operation);
+        for (const [method, op] of Object.entries(item ?? {})) if (op && typeof op === 'object' && 'responses' in op) addErrorResponses(method, op as Operation);
       }
       Object.assign(doc, { webhooks: webhooks(), 'x-error-catalogue': ERRORS });
       return doc;
