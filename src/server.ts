@@ -1,12 +1,13 @@
 import { pathToFileURL } from 'node:url';
 import { loadConfig, ConfigError, SIMULATOR_DEV_SERVER_KEY, type Config } from './config.js';
 import { createLogger, registerLogSecrets, closeLogger } from './logging/logger.js';
-import { openStore, MigrationError } from './storage/kysely-store.js';
+import { openStore, MigrationError, lockSqliteFile, type SqliteLock } from './storage/kysely-store.js';
 import { createServices, type Services } from './services.js';
 import { buildApp } from './app.js';
 import { resolveOperatorCredentials } from './operator-credentials.js';
 import { startSimulator, type RunningSimulator } from '../simulator/index.js';
 import type { App } from './http/types.js';
+import type { Store } from './storage/store.js';
 
 export interface RunningService {
   app: App;
@@ -26,7 +27,15 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
   });
   const operator = resolveOperatorCredentials(config);
   registerLogSecrets(logger, [operator.pass]);
-  const store = await openStore(config.database, { logger });
+  // Before anything touches the file: a second process on it must not start (see sqlite-lock.ts).
+  const fileLock: SqliteLock | undefined = config.database.kind === 'sqlite' ? lockSqliteFile(config.database.path) : undefined;
+  let store: Store;
+  try {
+    store = await openStore(config.database, { logger });
+  } catch (err) {
+    fileLock?.release();
+    throw err;
+  }
   let simulator: RunningSimulator | undefined;
   if (config.gateway.mode === 'simulator') {
     simulator = await startSimulator({
@@ -63,6 +72,7 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
         await app.close();
         await services.close();
         await simulator?.close();
+        fileLock?.release();
         await closeLogger(logger);
       })();
       return stopping;

@@ -21,6 +21,9 @@ import { isDatabaseUnavailable } from '../errors.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
 import { GroupCommit } from './group-commit.js';
 
+/** One process per SQLite file (the service takes this lock before it opens the store). */
+export { lockSqliteFile, SqliteInUseError, type SqliteLock } from './sqlite-lock.js';
+
 // int8 (bigserial ids, bigint amounts) arrive as strings by default; our values stay below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
