@@ -73,9 +73,10 @@ describe.skipIf(!HAVE_CHROMIUM)('in a real browser', () => {
     const page = await context.newPage();
     const res = await page.goto(`${service.url}/docs`);
     expect(res?.status()).toBe(200);
-    await expect.poll(() => page.locator('h1').textContent()).toContain('paylink');
-    expect(await page.locator('section.op').count()).toBeGreaterThan(15);
-    expect(await page.locator('h3', { hasText: '/api/payment-links' }).count()).toBeGreaterThan(0);
+    // The reference renderer draws the description it fetched from /openapi.json (same credentials).
+    await expect.poll(() => page.locator('h1').first().textContent(), { timeout: 20_000 }).toContain('paylink');
+    await page.getByText('Payment Links', { exact: true }).first().click();
+    await expect.poll(() => page.getByText('/api/payment-links').count(), { timeout: 20_000 }).toBeGreaterThan(0);
     await page.goto(`${service.url}/docs#error-NOT_FOUND`);
     expect(await page.locator('#error-NOT_FOUND').textContent()).toContain('404');
     await context.close();

@@ -50,7 +50,8 @@ export async function consoleConfigRoutes(app: App, ctx: ConsoleContext): Promis
       if (res.status === 200) return reply.redirect('/console/config?done=saved', 303);
       const errors = new Map<string, string>();
       const list = Array.isArray(res.body.errors) ? (res.body.errors as Array<{ path?: unknown; message?: unknown }>) : [];
-      for (const e of list) if (typeof e.path === 'string' && typeof e.message === 'string') errors.set(e.path.replace(/^body\./, ''), e.message);
+      // The first message of a field is the one that names the rule it broke (later ones repeat the schema's alternatives).
+      for (const e of list) if (typeof e.path === 'string' && typeof e.message === 'string' && !errors.has(e.path.replace(/^body\./, ''))) errors.set(e.path.replace(/^body\./, ''), e.message);
       const detail = typeof res.body.detail === 'string' ? res.body.detail : 'The configuration was not saved.';
       return ctx.render(reply, req, {
         title: 'Configuration',

@@ -6,7 +6,7 @@ import type { Services } from '../../types.js';
 import { AppError, ProblemSchema } from '../../errors.js';
 import { LOG_FILE_NAME, LogFileChangedError, TAIL_MAX_LINES, listLogFiles, openLogView, resolveLogFile, tailLogFile } from '../../logging/files.js';
 import { decodeLogCursor, queryLogs } from '../../logging/query.js';
-import { renderDocsPage } from '../docs-page.js';
+import { docsRoutes } from '../docs/routes.js';
 import { NoQuery } from '../runtime-config.js';
 
 const Level = Type.Union(
@@ -124,20 +124,5 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
     async () => app.swagger(),
   );
 
-  let page: string | undefined;
-  app.get(
-    '/docs',
-    {
-      config: { auth: 'op' },
-      schema: { tags: [TAGS.logs], summary: 'Human-readable reference rendered from /openapi.json', querystring: NoQuery, response: { 200: Type.Unsafe<string>({ description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } }) } },
-    },
-    async (_req, reply) => {
-      page ??= renderDocsPage(app.swagger() as Parameters<typeof renderDocsPage>[0]);
-      return reply
-        .type('text/html; charset=utf-8')
-        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-        .header('x-content-type-options', 'nosniff')
-        .send(page);
-    },
-  );
+  await docsRoutes(app);
 }

@@ -1,0 +1,18 @@
+/** The page's own start-up script (served from this origin; the CSP allows no inline script). */
+export const DOCS_INIT_JS = `
+(function () {
+  if (!window.Scalar) return;
+  window.Scalar.createApiReference('#api-reference', {
+    url: '/openapi.json',
+    withDefaultFonts: false,
+    telemetry: false,
+    hideClientButton: true,
+    showDeveloperTools: 'never',
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    documentDownloadType: 'json',
+    // System fonts: the bundled theme names web fonts on another host, which would never be fetched.
+    customCss: ':root,body,.scalar-app,.light-mode,.dark-mode{--scalar-font:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif !important;--scalar-font-code:ui-monospace,SFMono-Regular,Menlo,monospace !important}'
+  });
+})();
+`;
