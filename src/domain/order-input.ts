@@ -4,23 +4,13 @@
  */
 import { AppError } from '../errors.js';
 import { truncate, type Customer, type Item } from '../gateway/requests.js';
+import type { CustomerInput, ItemInput } from './inputs.js';
 
 /** Largest amount we accept: beyond it JSON numbers stop being exact. */
 export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
 /** Our cap on item lines; the gateway's page and dashboard become unusable long before. */
 export const MAX_ITEMS = 100;
 const ITEM_TEXT_MAX = 50;
-
-/** The customer as the ERP sends it: the gateway's fields, checked and trimmed by `normalizeCustomer`. */
-export type CustomerInput = Customer;
-
-export interface ItemInput {
-  id?: string | number;
-  name: string;
-  price: number | string;
-  quantity: number | string;
-}
-
 
 /** Per-field gateway limits (Payment Link: 50/50/50/20; Snap and Core: 255). */
 export interface CustomerLimits {

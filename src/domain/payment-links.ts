@@ -7,28 +7,14 @@ import type { TransactionRecord } from '../storage/store.js';
 import { AppError } from '../errors.js';
 import { parseExpireAtText, resolveExpiry } from './expiry.js';
 import { assertPrintableId, deriveMercantId, gatewayOrderIdFor, newPaymentLinkId } from './order-id.js';
-import { LINK_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, type CustomerInput, type ItemInput } from './order-input.js';
+import { LINK_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, } from './order-input.js';
+import type { DirectLinkInput, ErpLinkInput } from './inputs.js';
 import { paymentLinkBody, truncate, type Customer, type Item } from '../gateway/requests.js';
 import { PAID_STATUSES, conflict, findForCreate, insertOrFind, isUnconfirmed, wasRefused } from './order-records.js';
 import { pushPaymentLink } from './link-gateway.js';
 import { requestHash } from './request-hash.js';
 import { randomUUID } from 'node:crypto';
 import { enqueueStatusChanged } from './notifications.js';
-
-export interface DirectLinkInput {
-  order_id: string;
-  nominal: number | string;
-  customer?: CustomerInput;
-  expire_at?: string;
-}
-
-export interface ErpLinkInput {
-  mercant_id: string;
-  item: ItemInput[];
-  customer?: CustomerInput;
-  expire_at?: string;
-  order_id?: string;
-}
 
 /** 201 = created by this request; 200 = the link already existed. */
 export interface LinkOutcome {

@@ -10,10 +10,11 @@ import { GatewayError } from '../gateway/errors.js';
 import type { CoreResponse } from '../gateway/wire.js';
 import { resolveExpiry, type Expiry } from './expiry.js';
 import { deriveMercantId, gatewayOrderIdFor } from './order-id.js';
-import { CORE_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, type CustomerInput, type ItemInput } from './order-input.js';
+import { CORE_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, } from './order-input.js';
+import type { ChargeInput, CustomerInput, ItemInput, SnapInput } from './inputs.js';
 import type { Customer, Item } from '../gateway/requests.js';
 import { conflict, findForCreate, insertOrFind, isUnconfirmed, recordCreated, recordRefused, wasRefused } from './order-records.js';
-import { MAX_CHARGE_EXPIRY_MINUTES, chargeBody, methodObject, type ChargeMethods, type PaymentType } from '../gateway/charge-body.js';
+import { MAX_CHARGE_EXPIRY_MINUTES, chargeBody, methodObject } from '../gateway/charge-body.js';
 import { requestHash } from './request-hash.js';
 import { mapGatewayStatus } from './payment-status.js';
 import { ingestGatewayReport } from './notifications.js';
@@ -24,25 +25,6 @@ import { chargeView, snapView, type ChargeView, type SnapView } from './payment-
 import { findTransaction } from './payment-links.js';
 import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
 import { snapBody } from '../gateway/requests.js';
-
-export interface SnapInput {
-  order_id: string;
-  nominal: number | string;
-  customer?: CustomerInput;
-  items?: ItemInput[];
-  expire_at?: string;
-  enabled_payments?: string[];
-}
-
-/** A Core API charge request: the order, its payment type and that type's method object. */
-export interface ChargeInput extends ChargeMethods {
-  order_id: string;
-  nominal: number | string;
-  payment_type: PaymentType;
-  customer?: CustomerInput;
-  items?: ItemInput[];
-  expire_at?: string;
-}
 
 const SNAP_MAX_MINUTES = 7 * 24 * 60;
 

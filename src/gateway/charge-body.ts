@@ -1,4 +1,5 @@
 /** Core API charge requests (reference §3.2): one method object per payment type, checked before the call. */
+import { Type, type Static, type TProperties } from 'typebox';
 import { AppError } from '../errors.js';
 import { truncate, type Customer, type GatewayExpiry, type Item } from './requests.js';
 
@@ -6,21 +7,34 @@ import { truncate, type Customer, type GatewayExpiry, type Item } from './reques
 export const REDIRECT_PAYMENT_TYPES = ['cimb_clicks', 'bri_epay', 'danamon_online', 'akulaku', 'kredivo', 'uob_ezpay'] as const;
 export const PAYMENT_TYPES = ['bank_transfer', 'echannel', 'qris', 'gopay', 'shopeepay', 'cstore', 'credit_card', ...REDIRECT_PAYMENT_TYPES] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];
-/** The payment types that take a method object of their own in the request. */
-const METHOD_OBJECT_TYPES = ['bank_transfer', 'echannel', 'qris', 'gopay', 'shopeepay', 'cstore', 'credit_card', 'cimb_clicks', 'uob_ezpay'] as const;
+const Text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
+const Lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
+const method = <P extends TProperties>(properties: P) => Type.Optional(Type.Object(properties, { additionalProperties: false }));
 
-/** The method objects of a charge request, one per payment type; the request carries the one its type needs. */
-export interface ChargeMethods {
-  bank_transfer?: { bank: 'bca' | 'bni' | 'bri' | 'permata' | 'cimb'; va_number?: string };
-  echannel?: { bill_info1?: string; bill_info2?: string };
-  qris?: { acquirer?: 'gopay' | 'airpay shopee' };
-  gopay?: { enable_callback?: boolean; callback_url?: string };
-  shopeepay?: { callback_url?: string };
-  cstore?: { store: 'alfamart' | 'indomaret'; message?: string };
-  credit_card?: { token_id: string; authentication?: boolean };
-  cimb_clicks?: { description?: string };
-  uob_ezpay?: { callback_url?: string };
-}
+export const PaymentTypeSchema = Lit(PAYMENT_TYPES);
+
+/**
+ * The method objects of a charge request, one per payment type that takes one (reference §3.2);
+ * the request carries the one its type needs. The route validates requests against this schema.
+ */
+export const ChargeMethodsSchema = Type.Object({
+  bank_transfer: method({ bank: Lit(['bca', 'bni', 'bri', 'permata', 'cimb'] as const), va_number: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', maxLength: 18 })) }),
+  echannel: method({ bill_info1: Type.Optional(Text(10)), bill_info2: Type.Optional(Text(30)) }),
+  qris: method({ acquirer: Type.Optional(Lit(['gopay', 'airpay shopee'] as const)) }),
+  gopay: method({ enable_callback: Type.Optional(Type.Boolean()), callback_url: Type.Optional(Text(255)) }),
+  cstore: method({ store: Lit(['alfamart', 'indomaret'] as const), message: Type.Optional(Text(40)) }),
+  shopeepay: method({ callback_url: Type.Optional(Text(255)) }),
+  credit_card: method({
+    token_id: Type.String({ minLength: 1, maxLength: 255, description: 'From the gateway\'s GET /v2/token (browser side).' }),
+    authentication: Type.Optional(Type.Boolean({ description: '3-D Secure: the answer is pending with the redirect_url of the 3DS page.' })),
+  }),
+  cimb_clicks: method({ description: Type.Optional(Text(100)) }),
+  uob_ezpay: method({ callback_url: Type.Optional(Text(255)) }),
+});
+export type ChargeMethods = Static<typeof ChargeMethodsSchema>;
+
+/** The payment types that take a method object of their own in the request. */
+const METHOD_OBJECT_TYPES = Object.keys(ChargeMethodsSchema.properties).filter((k): k is keyof ChargeMethods => k in ChargeMethodsSchema.properties);
 
 /** Core API custom expiry limit (bank pages: up to 180 days). */
 export const MAX_CHARGE_EXPIRY_MINUTES = 180 * 24 * 60;
@@ -84,7 +98,7 @@ export function chargeBody(c: ChargeBodyInput): Record<string, unknown> {
     transaction_details: { order_id: c.gatewayOrderId, gross_amount: c.nominal },
   };
   // Types without a method object of their own send none.
-  if (Object.keys(c.method).length > 0 || (METHOD_OBJECT_TYPES as readonly string[]).includes(c.paymentType)) body[c.paymentType] = c.method;
+  if (Object.keys(c.method).length > 0 || METHOD_OBJECT_TYPES.some((t) => t === c.paymentType)) body[c.paymentType] = c.method;
   if (c.items) body.item_details = c.items.map((it) => ({ ...it }));
   if (c.customer) body.customer_details = { ...c.customer };
   if (c.expiry) body.custom_expiry = { order_time: c.expiry.startTime, expiry_duration: c.expiry.durationMinutes, unit: 'minute' };

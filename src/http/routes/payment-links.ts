@@ -6,50 +6,9 @@ import { ProblemSchema } from '../../errors.js';
 import { idempotent } from '../idempotency.js';
 import { LinkDetailViewSchema, LinkViewSchema, linkDetailView, linkView } from '../../domain/link-view.js';
 import { cancelLink, createDirectLink, createErpLink, resolveLink } from '../../domain/payment-links.js';
+import { DirectLinkInputSchema, ErpLinkInputSchema } from '../../domain/inputs.js';
 
 const Text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
-/** Integers may come as digit strings (CONTRACT §3); the domain parses and judges them (AMOUNT_INVALID). */
-const Amount = (description: string) => Type.Union([Type.Number(), Text(32)], { description });
-
-export const CustomerSchema = Type.Object(
-  { first_name: Type.Optional(Text(255)), last_name: Type.Optional(Text(255)), email: Type.Optional(Text(255)), phone: Type.Optional(Text(64)) },
-  { additionalProperties: false, description: 'Trimmed; names cut to the gateway limits (50/50), e-mail ≤ 50 and phone ≤ 20 or 400.' },
-);
-
-const ExpireAt = Text(64, 'ISO 8601 with offset, or "YYYY-MM-DD HH:mm:ss" in Jakarta time (UTC+7); must lie in the future. Default from config (24 h).');
-const OrderId = Text(255, 'The caller\'s id; may contain ":" and "/". At most 50 characters after sanitizing.');
-
-const DirectBody = Type.Object(
-  {
-    order_id: OrderId,
-    nominal: Amount('Positive whole rupiah; a string of digits is accepted.'),
-    customer: Type.Optional(CustomerSchema),
-    expire_at: Type.Optional(ExpireAt),
-  },
-  { additionalProperties: false },
-);
-
-export const ItemSchema = Type.Object(
-  {
-    id: Type.Optional(Type.Union([Text(255), Type.Integer()])),
-    name: Text(255, 'Cut to 50 characters for the gateway.'),
-    price: Amount('Whole rupiah; negative for a discount line.'),
-    quantity: Amount('Whole number ≥ 1.'),
-  },
-  { additionalProperties: false },
-);
-
-const ErpBody = Type.Object(
-  {
-    mercant_id: Text(255, 'The ERP document id; without order_id the link order id is "mercant_id:N".'),
-    item: Type.Array(ItemSchema, { minItems: 1, maxItems: 100 }),
-    customer: Type.Optional(CustomerSchema),
-    expire_at: Type.Optional(ExpireAt),
-    order_id: Type.Optional(OrderId),
-  },
-  { additionalProperties: false },
-);
-
 const IdemHeaders = Type.Object({ 'idempotency-key': Type.Optional(Text(255, 'Replays the first response for 24 h.')) });
 
 const createResponses = {
@@ -75,7 +34,7 @@ export async function paymentLinkRoutes(app: App, services: Services): Promise<v
         summary: 'Create a payment link (direct shape)',
         description: 'Same order_id and body again → 200 with the same link; a different body → 409 ORDER_CONFLICT.',
         headers: IdemHeaders,
-        body: DirectBody,
+        body: DirectLinkInputSchema,
         response: createResponses,
       },
     },
@@ -96,7 +55,7 @@ export async function paymentLinkRoutes(app: App, services: Services): Promise<v
         description:
           'nominal = Σ price × quantity. An active link for the same mercant_id and items → 200 with it; already paid → 409 ORDER_CONFLICT (current_status); expired, cancelled or failed → a new attempt mercant_id:N+1, 201.',
         headers: IdemHeaders,
-        body: ErpBody,
+        body: ErpLinkInputSchema,
         response: createResponses,
       },
     },
