@@ -57,11 +57,6 @@ export function deliveryHeaders(eventId: string, sentAt: Date, body: string, sec
   return headers;
 }
 
-let sharedAgent: Dispatcher | undefined;
-function agent(): Dispatcher {
-  sharedAgent ??= new Agent({ connect: { timeout: 5_000 }, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 30_000 });
-  return sharedAgent;
-}
 
 async function drainCapped(body: Dispatcher.ResponseData['body']): Promise<void> {
   let size = 0;
@@ -91,7 +86,21 @@ function describe(err: unknown): string {
   return typeof code === 'string' ? `network error (${code})` : 'network error';
 }
 
-export async function deliver(req: DeliveryRequest, dispatcher: Dispatcher = agent()): Promise<DeliveryResponse> {
+/**
+ * Sends one delivery through `dispatcher` (the owner's agent, e.g. the outbox worker's, which it
+ * closes on stop). Without one, the call gets an agent of its own, closed when it returns.
+ */
+export async function deliver(req: DeliveryRequest, dispatcher?: Dispatcher): Promise<DeliveryResponse> {
+  if (dispatcher) return send(req, dispatcher);
+  const own = new Agent({ connect: { timeout: 5_000 }, keepAliveTimeout: 4_000 });
+  try {
+    return await send(req, own);
+  } finally {
+    await own.close().catch(() => undefined);
+  }
+}
+
+async function send(req: DeliveryRequest, dispatcher: Dispatcher): Promise<DeliveryResponse> {
   const headers = deliveryHeaders(req.eventId, req.sentAt, req.body, req.secret);
   const started = performance.now();
   try {

@@ -10,9 +10,7 @@ import { EventEmitter } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { Outbox } from '../types.js';
-
-export type { Outbox } from '../types.js';
-import type { Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { Metrics } from '../metrics.js';
 import type { Settings, RuntimeSettings } from '../settings.js';
 import type { AttemptOutcome, OutboxEvent, Store } from '../storage/store.js';
@@ -20,10 +18,14 @@ import { deliver } from '../erp/deliver.js';
 import { judge, type Verdict } from './policy.js';
 import { guardedLookup, literalRefusal } from '../erp/guard.js';
 
+export type { Outbox } from '../types.js';
+
 export interface OutboxDeps {
   store: Store;
   settings: Settings;
   clock: Clock;
+  /** Wall-clock time for the signature timestamp the ERP checks against its own clock. Default: the system clock. */
+  wallClock?: Clock;
   logger: Logger;
   metrics: Metrics;
 }
@@ -48,7 +50,6 @@ export interface OutboxOptions {
   beforeComplete?: (e: OutboxEvent) => Promise<void>;
 }
 
-
 const MIN_IDLE_MS = 200;
 
 async function forEachLimited<T>(items: T[], limit: number, fn: (t: T) => Promise<void>): Promise<void> {
@@ -62,75 +63,90 @@ async function forEachLimited<T>(items: T[], limit: number, fn: (t: T) => Promis
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
-export function createOutbox(deps: OutboxDeps, o: OutboxOptions = {}): Outbox {
-  const instanceId = o.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  const random = o.random ?? Math.random;
-  const events = new EventEmitter();
-  events.setMaxListeners(0);
-  let dispatcher: Dispatcher | undefined;
-  let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let ticking: Promise<void> | undefined;
-  let again = false;
-  let depthAt = 0;
-  const log = deps.logger;
+/** What an attempt's HTTP exchange came to, before it is recorded. */
+interface Exchange {
+  statusCode: number | null;
+  latencyMs: number;
+}
 
-  const blockPrivate = o.blockPrivateAddresses ?? false;
-  const getDispatcher = () => (dispatcher ??= new Agent({ connect: { timeout: 5_000, lookup: guardedLookup(blockPrivate, o.resolve) }, keepAliveTimeout: 4_000 }));
+/**
+ * The worker: `runOnce` is one claim-and-deliver round; `tick` runs rounds while there is work and
+ * then sleeps until the next event is due (or the poll interval). Times come from the injected
+ * clocks only: `clock` for leases and retry times, `wallClock` for what another machine checks
+ * against its own clock (the signature timestamp) and for pacing the depth gauge.
+ */
+export class OutboxWorker implements Outbox {
+  readonly name = 'outbox';
+  readonly instanceId: string;
+  private readonly random: () => number;
+  private readonly wallClock: Clock;
+  private readonly blockPrivate: boolean;
+  private readonly log: Logger;
+  private readonly events = new EventEmitter();
+  /** One HTTP agent for this worker's deliveries (with the connect-time address check), closed on stop. */
+  private dispatcher: Dispatcher | undefined;
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private again = false;
+  private depthAt = 0;
 
-  /**
-   * Delivers `e` and starts recording the result; resolves once the HTTP answer is judged, with the
-   * recording still under way, so the lane moves on to its next event while the result waits for
-   * its commit (on SQLite the lanes' results then share one).
-   */
-  async function attempt(e: OutboxEvent, url: string, s: RuntimeSettings): Promise<{ recorded: Promise<void> }> {
-    const startedAt = deps.clock.now();
-    const refused = literalRefusal(url, blockPrivate);
-    const res = refused
-      ? { statusCode: null, error: refused === 'private' ? 'refused: private address' : 'refused: link-local or metadata address', latencyMs: 0 }
-      : await deliver({ url, secret: s.erp.webhook_secret, eventId: e.eventId, body: e.payload, timeoutMs: s.erp.timeout_ms, sentAt: new Date() }, getDispatcher());
-    deps.metrics.deliveryDuration.observe(res.latencyMs / 1000);
-    const now = deps.clock.now();
-    const v = judge({ statusCode: res.statusCode, retryAfter: res.retryAfter, failures: e.attempts + 1, now, retryFrom: new Date(e.retryFrom), retryForHours: s.erp.retry_for_hours, random });
-    await o.beforeComplete?.(e);
-    const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
-    return { recorded: record(e, v, res, startedAt, error) };
+  constructor(
+    private readonly deps: OutboxDeps,
+    private readonly o: OutboxOptions = {},
+  ) {
+    this.instanceId = o.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.random = o.random ?? Math.random;
+    this.wallClock = deps.wallClock ?? systemClock;
+    this.blockPrivate = o.blockPrivateAddresses ?? false;
+    this.log = deps.logger;
+    this.events.setMaxListeners(0);
   }
 
-  async function record(e: OutboxEvent, v: Verdict, res: { statusCode: number | null; latencyMs: number }, startedAt: Date, error: string | null): Promise<void> {
-    const kept = await deps.store.outbox.complete(e.seq, e.leaseToken, instanceId, {
-      state: v.state,
-      nextAttemptAt: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined,
-      startedAt: startedAt.toISOString(),
-      statusCode: res.statusCode,
-      latencyMs: res.latencyMs,
-      error,
-    });
-    const outcome: AttemptOutcome = kept ? v.state : 'rejected_stale_lease';
-    deps.metrics.deliveries.inc({ outcome });
-    events.emit(`attempt:${e.seq}`, outcome);
-    const fields = { event_id: e.eventId, order_id: e.orderId, mercant_id: e.mercantId, attempt: e.attempts + 1, outcome, http_status: res.statusCode, latency_ms: res.latencyMs, error, next_attempt_at: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined };
-    if (outcome === 'dead') log.error(fields, "ERP event dead: not retried any more; the order's later events wait behind it until it is retried by hand (POST /api/deliveries/{id}/retry) and delivered");
-    else if (outcome === 'rejected_stale_lease') log.warn(fields, 'ERP delivery result rejected: this instance lost the lease');
-    else log.info(fields, outcome === 'delivered' ? 'ERP event delivered' : 'ERP delivery failed; retry scheduled');
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    if (this.deps.store.kind !== 'sqlite') return this.schedule(0);
+    this.deps.store.outbox.releaseAllLeases().then(
+      (n) => {
+        if (n > 0) this.log.warn({ released: n }, 'outbox: leases left by a previous run released (SQLite: this process owns the file)');
+        this.schedule(0);
+      },
+      () => this.schedule(0),
+    );
   }
 
-  async function runOnce(): Promise<number> {
-    const s = await deps.settings.current();
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.ticking?.catch(() => undefined);
+    await this.dispatcher?.close().catch(() => undefined);
+    this.dispatcher = undefined;
+  }
+
+  wake(): void {
+    if (!this.running) return;
+    if (this.ticking) this.again = true;
+    else this.schedule(0);
+  }
+
+  async runOnce(): Promise<number> {
+    const s = await this.deps.settings.current();
     const url = s.erp.notify_url;
     if (!url) return 0;
-    const batch = o.batchSize ?? 16;
-    const lanes = o.concurrency ?? 8;
+    const batch = this.o.batchSize ?? 16;
+    const lanes = this.o.concurrency ?? 8;
     // Each lane delivers its share of the batch one after another, each attempt up to the ERP
     // timeout plus the time to record it: the lease outlasts the slowest lane, with room to spare.
-    const leaseMs = o.leaseMs ?? Math.ceil(batch / lanes) * (s.erp.timeout_ms + 1_000) + 5_000;
-    const claimed = await deps.store.outbox.claimDue(instanceId, deps.clock.now(), leaseMs, batch);
+    const leaseMs = this.o.leaseMs ?? Math.ceil(batch / lanes) * (s.erp.timeout_ms + 1_000) + 5_000;
+    const claimed = await this.deps.store.outbox.claimDue(this.instanceId, this.deps.clock.now(), leaseMs, batch);
     const recorded: Promise<void>[] = [];
     // The lease runs out and the event is claimed again: at least once, never lost.
-    const unrecorded = (e: OutboxEvent) => (err: unknown) => log.error({ err: { message: err instanceof Error ? err.message : String(err) }, event_id: e.eventId }, 'ERP delivery could not be recorded');
+    const unrecorded = (e: OutboxEvent) => (err: unknown) => this.log.error({ err: { message: err instanceof Error ? err.message : String(err) }, event_id: e.eventId }, 'ERP delivery could not be recorded');
     await forEachLimited(claimed, lanes, async (e) => {
       try {
-        recorded.push((await attempt(e, url, s)).recorded.catch(unrecorded(e)));
+        recorded.push((await this.attempt(e, url, s)).recorded.catch(unrecorded(e)));
       } catch (err) {
         unrecorded(e)(err);
       }
@@ -139,101 +155,118 @@ export function createOutbox(deps: OutboxDeps, o: OutboxOptions = {}): Outbox {
     return claimed.length;
   }
 
-  async function refreshDepth(): Promise<void> {
-    const counts = await deps.store.outbox.countByState();
-    for (const [state, n] of Object.entries(counts)) deps.metrics.outboxDepth.set({ state }, n);
+  async drain(maxRounds = 1000): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < maxRounds; i++) {
+      const n = await this.runOnce();
+      if (n === 0) break;
+      total += n;
+    }
+    return total;
   }
 
-  async function idleDelay(pollMs: number): Promise<number> {
-    const due = await deps.store.outbox.nextDueAt();
+  waitForAttempt(seq: number, afterAttempts: number, timeoutMs: number): Promise<AttemptOutcome | undefined> {
+    return waitForAttempt(this.deps.store, this.events, seq, afterAttempts, timeoutMs);
+  }
+
+  async refreshDepth(): Promise<void> {
+    const counts = await this.deps.store.outbox.countByState();
+    for (const [state, n] of Object.entries(counts)) this.deps.metrics.outboxDepth.set({ state }, n);
+  }
+
+  private agent(): Dispatcher {
+    this.dispatcher ??= new Agent({ connect: { timeout: 5_000, lookup: guardedLookup(this.blockPrivate, this.o.resolve) }, keepAliveTimeout: 4_000 });
+    return this.dispatcher;
+  }
+
+  /**
+   * Delivers `e` and starts recording the result; resolves once the HTTP answer is judged, with the
+   * recording still under way, so the lane moves on to its next event while the result waits for
+   * its commit (on SQLite the lanes' results then share one).
+   */
+  private async attempt(e: OutboxEvent, url: string, s: RuntimeSettings): Promise<{ recorded: Promise<void> }> {
+    const startedAt = this.deps.clock.now();
+    const refused = literalRefusal(url, this.blockPrivate);
+    const res = refused
+      ? { statusCode: null, error: refused === 'private' ? 'refused: private address' : 'refused: link-local or metadata address', latencyMs: 0 }
+      : await deliver({ url, secret: s.erp.webhook_secret, eventId: e.eventId, body: e.payload, timeoutMs: s.erp.timeout_ms, sentAt: this.wallClock.now() }, this.agent());
+    this.deps.metrics.deliveryDuration.observe(res.latencyMs / 1000);
+    const now = this.deps.clock.now();
+    const v = judge({ statusCode: res.statusCode, retryAfter: res.retryAfter, failures: e.attempts + 1, now, retryFrom: new Date(e.retryFrom), retryForHours: s.erp.retry_for_hours, random: this.random });
+    await this.o.beforeComplete?.(e);
+    const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
+    return { recorded: this.record(e, v, res, startedAt, error) };
+  }
+
+  private async record(e: OutboxEvent, v: Verdict, res: Exchange, startedAt: Date, error: string | null): Promise<void> {
+    const kept = await this.deps.store.outbox.complete(e.seq, e.leaseToken, this.instanceId, {
+      state: v.state,
+      nextAttemptAt: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined,
+      startedAt: startedAt.toISOString(),
+      statusCode: res.statusCode,
+      latencyMs: res.latencyMs,
+      error,
+    });
+    const outcome: AttemptOutcome = kept ? v.state : 'rejected_stale_lease';
+    this.deps.metrics.deliveries.inc({ outcome });
+    this.events.emit(`attempt:${e.seq}`, outcome);
+    const fields = { event_id: e.eventId, order_id: e.orderId, mercant_id: e.mercantId, attempt: e.attempts + 1, outcome, http_status: res.statusCode, latency_ms: res.latencyMs, error, next_attempt_at: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined };
+    if (outcome === 'dead') this.log.error(fields, "ERP event dead: not retried any more; the order's later events wait behind it until it is retried by hand (POST /api/deliveries/{id}/retry) and delivered");
+    else if (outcome === 'rejected_stale_lease') this.log.warn(fields, 'ERP delivery result rejected: this instance lost the lease');
+    else this.log.info(fields, outcome === 'delivered' ? 'ERP event delivered' : 'ERP delivery failed; retry scheduled');
+  }
+
+  private async idleDelay(pollMs: number): Promise<number> {
+    const due = await this.deps.store.outbox.nextDueAt();
     if (due === undefined) return pollMs;
-    return Math.min(pollMs, Math.max(MIN_IDLE_MS, Date.parse(due) - deps.clock.now().getTime()));
+    return Math.min(pollMs, Math.max(MIN_IDLE_MS, Date.parse(due) - this.deps.clock.now().getTime()));
   }
 
-  function schedule(ms: number): void {
-    if (!running) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => void tick(), ms);
-    timer.unref();
+  private schedule(ms: number): void {
+    if (!this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer.unref();
   }
 
-  async function round(): Promise<number> {
+  private async round(): Promise<number> {
     try {
-      const n = await runOnce();
-      if (Date.now() - depthAt > 5_000) {
-        depthAt = Date.now();
-        await refreshDepth();
+      const n = await this.runOnce();
+      const t = this.wallClock.now().getTime();
+      if (t - this.depthAt > 5_000) {
+        this.depthAt = t;
+        await this.refreshDepth();
       }
       return n;
     } catch (err) {
-      log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'outbox round failed; retrying after the poll interval');
+      this.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'outbox round failed; retrying after the poll interval');
       return 0;
     }
   }
 
-  async function tick(): Promise<void> {
-    if (ticking) {
-      again = true;
+  private async tick(): Promise<void> {
+    if (this.ticking) {
+      this.again = true;
       return;
     }
-    const pollMs = o.pollMs ?? 5_000;
-    ticking = (async () => {
-      again = false;
-      const n = await round();
-      if (!running) return;
-      if (again || n > 0) schedule(0);
-      else schedule(await idleDelay(pollMs).catch(() => pollMs));
+    const pollMs = this.o.pollMs ?? 5_000;
+    this.ticking = (async () => {
+      this.again = false;
+      const n = await this.round();
+      if (!this.running) return;
+      if (this.again || n > 0) this.schedule(0);
+      else this.schedule(await this.idleDelay(pollMs).catch(() => pollMs));
     })();
     try {
-      await ticking;
+      await this.ticking;
     } finally {
-      ticking = undefined;
+      this.ticking = undefined;
     }
   }
+}
 
-  return {
-    name: 'outbox',
-    instanceId,
-    start() {
-      if (running) return;
-      running = true;
-      if (deps.store.kind !== 'sqlite') return schedule(0);
-      deps.store.outbox.releaseAllLeases().then(
-        (n) => {
-          if (n > 0) log.warn({ released: n }, 'outbox: leases left by a previous run released (SQLite: this process owns the file)');
-          schedule(0);
-        },
-        () => schedule(0),
-      );
-    },
-    async stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await ticking?.catch(() => undefined);
-      await dispatcher?.close().catch(() => undefined);
-      dispatcher = undefined;
-    },
-    wake() {
-      if (!running) return;
-      if (ticking) again = true;
-      else schedule(0);
-    },
-    runOnce,
-    async drain(maxRounds = 1000) {
-      let total = 0;
-      for (let i = 0; i < maxRounds; i++) {
-        const n = await runOnce();
-        if (n === 0) break;
-        total += n;
-      }
-      return total;
-    },
-    waitForAttempt(seq, afterAttempts, timeoutMs) {
-      return waitForAttempt(deps.store, events, seq, afterAttempts, timeoutMs);
-    },
-    refreshDepth,
-  };
+export function createOutbox(deps: OutboxDeps, o: OutboxOptions = {}): Outbox {
+  return new OutboxWorker(deps, o);
 }
 
 /** In-process attempts resolve at once; attempts by another instance are seen by polling the table. */
