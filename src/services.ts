@@ -8,6 +8,7 @@ import { MidtransClient } from './gateway/client.js';
 import { createMetrics } from './metrics.js';
 import { createOutbox, type OutboxOptions } from './outbox/worker.js';
 import { createReconciler, type ReconcilerOptions } from './reconcile/reconciler.js';
+import { createPruner, type PrunerOptions } from './retention/pruner.js';
 import { registerLogSecrets } from './logging/logger.js';
 import type { BackgroundWorker, Services } from './types.js';
 
@@ -23,6 +24,8 @@ export interface ServiceOverrides {
   outbox?: OutboxOptions;
   /** Reconciler tuning (rate limit, sleep). */
   reconciler?: ReconcilerOptions;
+  /** Retention tuning (interval, batch size). */
+  retention?: PrunerOptions;
 }
 
 export const VERSION = '0.1.0';
@@ -68,5 +71,6 @@ export function createServices(
     },
   };
   workers.push(createReconciler(services, o.reconciler));
+  workers.push(createPruner({ store: deps.store, settings, clock, logger: deps.logger.child({ component: 'retention' }) }, o.retention));
   return services;
 }

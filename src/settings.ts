@@ -39,6 +39,13 @@ export const RuntimeSettingsSchema = Type.Object({
     enabled_payments: Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[a-z0-9_]+$' }), { maxItems: 40, uniqueItems: true }),
   }),
   reconcile: Type.Object({ interval_s: Int(5, 86_400), pending_after_minutes: Int(1, 60 * 24 * 7) }),
+  /**
+   * What is kept how long. Delivered ERP events (with their delivery attempts) and processed gateway
+   * notifications older than `days` are deleted in small batches; transactions are never deleted,
+   * undelivered events and unverified notifications stay until they are settled. Idempotency
+   * records go when they expire (24 h).
+   */
+  retention: Type.Object({ days: Int(1, 3650) }),
 });
 export type RuntimeSettings = Static<typeof RuntimeSettingsSchema>;
 
@@ -77,6 +84,7 @@ export function defaultSettings(config: Config, simulatorBaseUrl?: string): Runt
     erp: { notify_url: config.erp.notifyUrl, webhook_secret: config.erp.webhookSecret, timeout_ms: 10_000, retry_for_hours: 72 },
     links: { default_expiry_minutes: 24 * 60, enabled_payments: [] },
     reconcile: { interval_s: 300, pending_after_minutes: 60 },
+    retention: { days: 30 },
   };
 }
 
@@ -90,12 +98,13 @@ export function applyOverrides(base: RuntimeSettings, o: RuntimeOverrides): Runt
     erp: { ...base.erp, ...o.erp },
     links: { ...base.links, ...o.links },
     reconcile: { ...base.reconcile, ...o.reconcile },
+    retention: { ...base.retention, ...o.retention },
   };
 }
 
 function asOverrides(doc: Record<string, unknown>): RuntimeOverrides {
   const out: RuntimeOverrides = {};
-  for (const section of ['gateway', 'erp', 'links', 'reconcile'] as const) {
+  for (const section of ['gateway', 'erp', 'links', 'reconcile', 'retention'] as const) {
     const v = doc[section];
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, { [section]: v });
   }

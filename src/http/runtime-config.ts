@@ -20,7 +20,7 @@ function patchOf<T extends TObject>(section: T) {
 }
 
 export const ConfigPatchSchema = Type.Object(
-  { gateway: patchOf(S.gateway), erp: patchOf(S.erp), links: patchOf(S.links), reconcile: patchOf(S.reconcile) },
+  { gateway: patchOf(S.gateway), erp: patchOf(S.erp), links: patchOf(S.links), reconcile: patchOf(S.reconcile), retention: patchOf(S.retention) },
   { additionalProperties: false },
 );
 export type ConfigPatch = Static<typeof ConfigPatchSchema>;
@@ -33,6 +33,7 @@ export const ConfigDocumentSchema = Type.Object({
   erp: Type.Evaluate(Type.Script({ E: S.erp, M: Masked, N: OrNull }, 'Omit<E, "notify_url" | "webhook_secret"> & { notify_url: N; webhook_secret: M }')),
   links: S.links,
   reconcile: S.reconcile,
+  retention: S.retention,
   info: Type.Object({
     version: Type.String(),
     database: Type.String(),
@@ -58,11 +59,12 @@ export function maskedDocument(s: RuntimeSettings): Omit<Static<typeof ConfigDoc
     erp: { ...s.erp, notify_url: s.erp.notify_url ?? null, webhook_secret: mask(s.erp.webhook_secret) },
     links: s.links,
     reconcile: s.reconcile,
+    retention: s.retention,
   };
 }
 
 type Section = keyof RuntimeOverrides;
-const SECTIONS: Section[] = ['gateway', 'erp', 'links', 'reconcile'];
+const SECTIONS: Section[] = ['gateway', 'erp', 'links', 'reconcile', 'retention'];
 
 /**
  * The stored overrides with `patch` merged in: `null` deletes a field's override, a masked secret

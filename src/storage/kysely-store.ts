@@ -16,6 +16,7 @@ import { KyselyNotificationsRepo, type NotificationsRepo } from './repos/notific
 import { KyselyOutboxRepo, type OutboxRepo } from './repos/outbox.js';
 import { RefundsRepo } from './repos/refunds.js';
 import { ConsoleQueries } from './repos/console-queries.js';
+import { RetentionRepo } from './repos/retention.js';
 import { AuthFailuresRepo } from './repos/auth-failures.js';
 import { isDatabaseUnavailable } from '../errors.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
@@ -53,6 +54,7 @@ class KyselyStore implements Store {
   readonly outbox: OutboxRepo;
   readonly refunds: RefundsRepo;
   readonly console: ConsoleQueries;
+  readonly retention: RetentionRepo;
   readonly authFailures: AuthFailuresRepo;
 
   constructor(
@@ -79,6 +81,7 @@ class KyselyStore implements Store {
     this.outbox = inGroup<OutboxRepo>(outbox, (tx) => tx.outbox);
     this.refunds = inGroup<RefundsRepo>(new RefundsRepo(db, now), (tx) => tx.refunds);
     this.console = new ConsoleQueries(db);
+    this.retention = inGroup<RetentionRepo>(new RetentionRepo(db), (tx) => tx.retention);
     this.authFailures = new AuthFailuresRepo(db);
   }
 

@@ -124,6 +124,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     },
     '003_outbox_retry_window': outboxMigration003,
     '004_reconcile_checked_at': reconcileMigration004,
+    '005_list_and_retention_indexes': listAndRetentionMigration005,
     '010_auth_failures': authFailuresMigration,
     '015_refunds': refundsMigration(kind),
     '020_notifications_checked_at': notificationsMigration020,
@@ -150,6 +151,20 @@ export const reconcileMigration004: Migration = {
 export const notificationsMigration020: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema.alterTable('notifications').addColumn('checked_at', 'text').execute();
+  },
+};
+
+/**
+ * Filtered pages stay as cheap with a million rows as with ten (newest first within a status, a
+ * mercant id or a delivery state), and retention finds what is old without a scan.
+ */
+export const listAndRetentionMigration005: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.createIndex('transactions_status_created_idx').on('transactions').columns(['status', 'created_at', 'id']).execute();
+    await db.schema.createIndex('transactions_mercant_created_idx').on('transactions').columns(['mercant_id', 'created_at', 'id']).execute();
+    await db.schema.createIndex('outbox_state_seq_idx').on('outbox_events').columns(['state', 'seq']).execute();
+    await db.schema.createIndex('outbox_delivered_idx').on('outbox_events').columns(['state', 'delivered_at']).execute();
+    await db.schema.createIndex('notifications_received_idx').on('notifications').column('received_at').execute();
   },
 };
 

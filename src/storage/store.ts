@@ -9,6 +9,7 @@ import type { OutboxRepo } from './repos/outbox.js';
 import type { Page } from './repos/cursor.js';
 import type { RefundsRepo } from './repos/refunds.js';
 import type { ConsoleQueries } from './repos/console-queries.js';
+import type { RetentionRepo } from './repos/retention.js';
 import type { AuthFailuresRepo } from './repos/auth-failures.js';
 
 export type { NotificationsRepo, NotificationRecord, NewNotification, NotificationSource, NotificationResult } from './repos/notifications.js';
@@ -157,6 +158,8 @@ export interface Store {
   readonly refunds: RefundsRepo;
   /** Read-only searches and counts for the operator console. */
   readonly console: ConsoleQueries;
+  /** Deleting what is older than the retention age, batch by batch. */
+  readonly retention: RetentionRepo;
   /** Failed authentication attempts per client, shared by every instance. */
   readonly authFailures: AuthFailuresRepo;
   /** The query builder, for repositories added alongside this interface. Domain code must not use it. */

@@ -1,0 +1,86 @@
+/**
+ * Retention: what is older than `retention.days` goes (delivered events with their attempts,
+ * processed notifications, expired idempotency records), batch by batch; transactions, undelivered
+ * events, unverified notifications and anything recent stay.
+ */
+import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { DATABASE_KINDS, freshStoreEachTest } from '../helpers/stores.js';
+import type { Store } from '../../src/storage/store.js';
+import { loadConfig } from '../../src/config.js';
+import { createSettings, defaultSettings } from '../../src/settings.js';
+import { createPruner } from '../../src/retention/pruner.js';
+
+const DAY = 86_400_000;
+const NOW = new Date('2026-11-22T03:00:00.000Z');
+
+function charge(orderId: string) {
+  return { id: randomUUID(), orderId, gatewayOrderId: orderId, mercantId: 'M', kind: 'charge' as const, attempt: 1, nominal: 10_000, status: 'pending' as const, paymentUrl: null, paymentLinkId: null, snapToken: null, requestHash: null, requestJson: null, gatewayJson: null, expireAt: null };
+}
+
+describe.each(DATABASE_KINDS)('retention (%s)', (kind) => {
+  let store: Store;
+  let clock = NOW;
+  freshStoreEachTest(
+    kind,
+    (_d, s) => {
+      store = s;
+    },
+    { open: () => ({ now: () => clock }) },
+  );
+
+  /** At `when`: a transaction, its applied notification and an ERP event, delivered or left failing. */
+  async function history(tag: string, when: Date, delivered: boolean, result: 'applied' | 'unverified' = 'applied'): Promise<number> {
+    clock = when;
+    await store.transactions.insert(charge(tag));
+    await store.notifications.record({ dedupeKey: `k-${tag}`, gatewayOrderId: tag, transactionRef: null, gatewayTransactionId: null, transactionStatus: 'settlement', statusCode: '200', source: 'webhook', result, payload: '{}' });
+    const ev = await store.outbox.enqueue({ eventId: randomUUID(), eventType: 'payment.status_changed', orderKey: tag, orderId: tag, mercantId: 'M', statusVersion: 1, payload: '{}' }, when);
+    const [claimed] = await store.outbox.claimDue('w', when, 60_000, 1);
+    if (!claimed) throw new Error('not claimed');
+    const outcome = delivered ? { state: 'delivered' as const } : { state: 'failed' as const, nextAttemptAt: new Date(NOW.getTime() + DAY).toISOString() };
+    await store.outbox.complete(claimed.seq, claimed.leaseToken, 'w', { ...outcome, startedAt: when.toISOString(), statusCode: delivered ? 204 : 500, latencyMs: 1, error: delivered ? null : 'HTTP 500' });
+    return ev.seq;
+  }
+
+  it('deletes only what is old and done, in batches, and keeps every transaction', async () => {
+    const old = new Date(NOW.getTime() - 40 * DAY);
+    const oldSeqs: number[] = [];
+    for (let i = 0; i < 7; i++) oldSeqs.push(await history(`OLD-${i}`, old, true));
+    const failing = await history('OLD-FAILING', old, false);
+    await history('OLD-UNVERIFIED', old, true, 'unverified');
+    const recent = await history('RECENT', new Date(NOW.getTime() - 2 * DAY), true);
+    await store.idempotency.claim('s', 'expired', 'h', { now: old, retentionMs: DAY, lockMs: 1000 });
+    await store.idempotency.claim('s', 'live', 'h', { now: NOW, retentionMs: DAY, lockMs: 1000 });
+    clock = NOW;
+
+    const settings = createSettings(store, () => defaultSettings(loadConfig({ PORT: '0' })));
+    const pruner = createPruner({ store, settings, clock: { now: () => NOW }, logger: pino({ level: 'silent' }) }, { batchSize: 3, pauseMs: 0 });
+    // Default 30 days: 40-day-old records go.
+    const report = await pruner.runOnce();
+    expect(report).toEqual({ events: 8, notifications: 8, idempotency: 1 });
+
+    const left = await store.outbox.list({ limit: 100 });
+    expect(left.items.map((e) => e.orderKey).sort()).toEqual(['OLD-FAILING', 'RECENT']);
+    expect((await store.outbox.attemptsFor([...oldSeqs, failing, recent])).map((a) => a.eventSeq).sort((x, y) => x - y)).toEqual([failing, recent].sort((x, y) => x - y));
+    expect((await store.notifications.listByResult('unverified', 10)).map((n) => n.gatewayOrderId)).toEqual(['OLD-UNVERIFIED']);
+    expect(await store.notifications.findByDedupeKey('k-RECENT')).toBeDefined();
+    expect(await store.notifications.findByDedupeKey('k-OLD-0')).toBeUndefined();
+    expect((await store.transactions.list({ limit: 100 })).items).toHaveLength(10);
+    expect(await store.idempotency.get('s', 'expired')).toBeUndefined();
+    expect(await store.idempotency.get('s', 'live')).toBeDefined();
+
+    // Nothing old left: a second run deletes nothing.
+    expect(await pruner.runOnce()).toEqual({ events: 0, notifications: 0, idempotency: 0 });
+  });
+
+  it('follows retention.days from the runtime config', async () => {
+    await history('TEN-DAYS', new Date(NOW.getTime() - 10 * DAY), true);
+    clock = NOW;
+    const settings = createSettings(store, () => defaultSettings(loadConfig({ PORT: '0' })), 0);
+    const pruner = createPruner({ store, settings, clock: { now: () => NOW }, logger: pino({ level: 'silent' }) }, { pauseMs: 0 });
+    expect((await pruner.runOnce()).events).toBe(0);
+    expect(await settings.save({ retention: { days: 7 } }, 0, 'ops')).toBe(true);
+    expect((await pruner.runOnce()).events).toBe(1);
+  });
+});
