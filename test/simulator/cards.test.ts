@@ -154,6 +154,15 @@ describe('3-D Secure (credit_card.authentication: true)', () => {
     expect(await (await fetch(s(wrong.redirect_url))).text()).toContain('Payment failed');
   });
 
+  it('the control API\'s pay passes the 3DS and follows the card', async () => {
+    const ok = await cardCharge(s((await token('4811111111111114')).body.token_id), true);
+    const paid = await call(sim.baseUrl, 'POST', `/_sim/transactions/${s(ok.order_id)}/pay`, { auth: false });
+    expect(paid.body).toMatchObject({ transaction_status: 'capture', fraud_status: 'accept', eci: '05' });
+    const challenged = await cardCharge(s((await token('5510111111111115')).body.token_id), true);
+    const r = await call(sim.baseUrl, 'POST', `/_sim/transactions/${s(challenged.order_id)}/pay`, { auth: false });
+    expect(r.body).toMatchObject({ transaction_status: 'capture', fraud_status: 'challenge', status_code: '201', eci: '02' });
+  });
+
   it('a 3DS page for another card or an unknown transaction is 404', async () => {
     const c = await cardCharge(s((await token('4811111111111114')).body.token_id), true);
     const forged = s(c.redirect_url).replace('481111-1114', '521111-1117');
