@@ -68,6 +68,13 @@ export default {
       from: { path: '^src/', pathNot: '^src/storage/' },
       to: { path: '^src/storage/', pathNot: '^src/storage/(store|kysely-store)\\.ts$' },
     },
+    {
+      name: 'store-opened-by-server-only',
+      severity: 'error',
+      comment: 'Only server.ts opens the database (kysely-store.ts, with its query builder); everything else gets the Store interface.',
+      from: { path: '^src/', pathNot: '^src/(storage/|server\\.ts$)' },
+      to: { path: '^src/storage/kysely-store\\.ts$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

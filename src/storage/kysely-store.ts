@@ -46,7 +46,16 @@ export class MigrationError extends Error {
   }
 }
 
-class KyselyStore implements Store {
+/**
+ * The store as opened: the `Store` interface plus its query builder, for the composition root's
+ * callers that seed or inspect the database directly (the bench, tests). Services see `Store` only.
+ */
+export interface KyselyBackedStore extends Store {
+  readonly db: Kysely<Database>;
+  transaction<T>(fn: (tx: KyselyBackedStore) => Promise<T>): Promise<T>;
+}
+
+class KyselyStore implements KyselyBackedStore {
   readonly transactions: TransactionsRepo;
   readonly config: ConfigRepo;
   readonly idempotency: IdempotencyRepo;
@@ -85,7 +94,7 @@ class KyselyStore implements Store {
     this.authFailures = new AuthFailuresRepo(db);
   }
 
-  async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: KyselyBackedStore) => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn(this);
     const inner = (trx: Transaction<Database>) => fn(new KyselyStore(this.kind, trx, this.now, async () => undefined, true));
     return this.group ? this.group.run(inner) : this.db.transaction().execute(inner);
@@ -152,7 +161,7 @@ function postgresKysely(url: string, opts: StoreOptions): Kysely<Database> {
 }
 
 /** Opens the database and runs pending migrations. A failed migration rejects with `MigrationError`. */
-export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): Promise<Store> {
+export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): Promise<KyselyBackedStore> {
   const now = opts.now ?? (() => new Date());
   if (cfg.kind === 'postgres' && opts.schema) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error('invalid schema name');

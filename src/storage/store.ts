@@ -2,8 +2,6 @@
  * The one storage interface, in domain terms. Implemented once with Kysely for SQLite and
  * PostgreSQL (`kysely-store.ts`); domain code depends on this file only.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
 import type { NotificationsRepo } from './repos/notifications.js';
 import type { OutboxRepo } from './repos/outbox.js';
 import type { Page } from './repos/cursor.js';
@@ -162,8 +160,6 @@ export interface Store {
   readonly retention: RetentionRepo;
   /** Failed authentication attempts per client, shared by every instance. */
   readonly authFailures: AuthFailuresRepo;
-  /** The query builder, for repositories added alongside this interface. Domain code must not use it. */
-  readonly db: Kysely<Database>;
   /** Runs `fn` in one database transaction; everything `fn` does through `tx` commits or rolls back together. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** Resolves when the database answers a trivial query. */

@@ -11,12 +11,15 @@ import { buildApp } from '../../src/app.js';
 import { closeLogger, createLogger, flushLogger } from '../../src/logging/logger.js';
 import type { App } from '../../src/http/types.js';
 import { freshDatabase, tempDir, type TestDatabase } from './stores.js';
+import type { KyselyBackedStore } from '../../src/storage/kysely-store.js';
 import { OPERATOR } from './services.js';
 
 export interface LoggedApp {
   app: App;
   services: Services;
   db: TestDatabase;
+  /** The store the services use, with its query builder (to seed or inspect rows directly). */
+  store: KyselyBackedStore;
   logDir: string;
   /** Every registered route (HEAD included), in registration order. */
   routes: RouteOptions[];
@@ -64,6 +67,7 @@ export async function makeLoggedApp(
     app,
     services,
     db,
+    store,
     logDir,
     routes,
     rawLogs,

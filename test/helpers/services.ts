@@ -4,6 +4,7 @@ import { createServices, type ServiceOverrides, type Services } from '../../src/
 import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/http/types.js';
 import { freshDatabase, type TestDatabase } from './stores.js';
+import type { KyselyBackedStore } from '../../src/storage/kysely-store.js';
 
 export const OPERATOR = { user: 'ops', pass: 'correct horse battery staple' };
 export const basicAuth = (user = OPERATOR.user, pass = OPERATOR.pass) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
@@ -12,6 +13,8 @@ export interface TestContext {
   app: App;
   services: Services;
   db: TestDatabase;
+  /** The store the services use, with its query builder (to seed or inspect rows directly). */
+  store: KyselyBackedStore;
   close(): Promise<void>;
 }
 
@@ -31,6 +34,7 @@ export async function makeTestApp(
     app,
     services,
     db,
+    store,
     async close() {
       await app.close();
       await services.close();

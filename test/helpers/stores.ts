@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, beforeEach } from 'vitest';
-import { openStore, type StoreOptions } from '../../src/storage/kysely-store.js';
+import { openStore, type KyselyBackedStore, type StoreOptions } from '../../src/storage/kysely-store.js';
 import type { Store } from '../../src/storage/store.js';
 import type { DatabaseConfig } from '../../src/config.js';
 
@@ -15,7 +15,7 @@ export interface TestDatabase {
   /** Where a service process would point DATABASE_URL / DATA_DIR. */
   config: DatabaseConfig;
   schema?: string;
-  open(opts?: StoreOptions): Promise<Store>;
+  open(opts?: StoreOptions): Promise<KyselyBackedStore>;
   /** Removes the file or schema. */
   dispose(): Promise<void>;
 }

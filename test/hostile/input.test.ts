@@ -79,7 +79,7 @@ describe.each(DATABASE_KINDS)('NUL characters never reach the database (%s)', (k
     expect(res.json().errors).toContainEqual({ path, message: 'must not contain NUL (U+0000)' });
   });
 
-  const notificationRows = () => ctx.services.store.db.selectFrom('notifications').selectAll().orderBy('id').execute();
+  const notificationRows = () => ctx.store.db.selectFrom('notifications').selectAll().orderBy('id').execute();
 
   it('a signed notification with a NUL in transaction_status: 200, recorded with U+FFFD, flagged, nothing applied', async () => {
     const tx = await seedTransaction(ctx.services.store, { orderId: 'NUL-1', nominal: 150_000 });

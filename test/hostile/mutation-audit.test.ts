@@ -30,7 +30,7 @@ describe('signature: over the exact gross_amount string', () => {
       const n = signedNotification({ order_id: 'SO-1', transaction_status: 'settlement', gross_amount: '162500.00' });
       const res = await ctx.app.inject({ method: 'POST', url: '/webhook/midtrans', payload: { ...n, gross_amount: '162500' } });
       expect(res.statusCode).toBe(401);
-      expect(await ctx.services.store.db.selectFrom('notifications').selectAll().execute()).toHaveLength(0);
+      expect(await ctx.store.db.selectFrom('notifications').selectAll().execute()).toHaveLength(0);
     } finally {
       await ctx.close();
     }
@@ -97,7 +97,7 @@ describe.each(DATABASE_KINDS)('gateway round trips (%s)', (kind) => {
     expect((await post(K1, { order_id: 'AD-1', nominal: 7000 })).statusCode).toBe(504);
     await e.sim.del('/_sim/faults');
     // The link the gateway holds for AD-1 is not the one this record asked for.
-    await e.services.store.db.updateTable('transactions').set({ payment_link_id: 'pl-someone-else-0001' }).where('order_id', '=', 'AD-1').execute();
+    await e.store.db.updateTable('transactions').set({ payment_link_id: 'pl-someone-else-0001' }).where('order_id', '=', 'AD-1').execute();
     const retry = await post(K1, { order_id: 'AD-1', nominal: 7000 });
     expect(retry.statusCode).toBe(409);
     expect(retry.json()).toMatchObject({ code: 'ORDER_CONFLICT' });

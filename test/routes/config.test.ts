@@ -16,7 +16,7 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
     ctx = await makeLoggedApp(kind, { MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: SERVER_KEY, ERP_WEBHOOK_SECRET: 'whsec_short' }, { settingsCacheMs: 0 });
   });
   beforeEach(async () => {
-    await ctx.services.store.db.deleteFrom('runtime_config').execute();
+    await ctx.store.db.deleteFrom('runtime_config').execute();
   });
   afterAll(async () => ctx.close());
 
@@ -131,7 +131,7 @@ describe.each(DATABASE_KINDS)('POST /api/config in production (%s)', (kind) => {
     }, { settingsCacheMs: 0 });
   });
   beforeEach(async () => {
-    await ctx.services.store.db.deleteFrom('runtime_config').execute();
+    await ctx.store.db.deleteFrom('runtime_config').execute();
   });
   afterAll(async () => ctx.close());
 

@@ -28,7 +28,7 @@ describe.each(DATABASE_KINDS)('operations endpoints (%s)', (kind) => {
       gatewayJson: null,
       expireAt: null,
     });
-    await ctx.services.store.db.updateTable('transactions').set({ created_at: createdAt }).where('id', '=', t.id).execute();
+    await ctx.store.db.updateTable('transactions').set({ created_at: createdAt }).where('id', '=', t.id).execute();
   }
 
   beforeAll(async () => {
