@@ -39,6 +39,9 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/** The part of `Services` a function uses: domain functions name theirs, so a unit test builds only those. */
+export type Deps<K extends keyof Services> = Pick<Services, K>;
+
 export interface Outbox extends BackgroundWorker {
   readonly instanceId: string;
   /** Deliver what is due now, without waiting for the poll. Cheap; safe to call often. */

@@ -1,5 +1,5 @@
 /** Creating a Payment Link at the gateway exactly once, even across timeouts and retries. */
-import type { Services } from '../types.js';
+import type { Deps } from '../types.js';
 import type { TransactionRecord } from '../storage/store.js';
 import { GatewayError } from '../gateway/errors.js';
 import type { PaymentLinkDetails } from '../gateway/wire.js';
@@ -11,7 +11,7 @@ function isTaken(err: unknown): boolean {
 }
 
 /** A link found at the gateway is ours only when it carries the payment_link_id we generated. */
-async function adopt(services: Services, tx: TransactionRecord, found: PaymentLinkDetails): Promise<TransactionRecord> {
+async function adopt(services: Deps<'logger' | 'store'>, tx: TransactionRecord, found: PaymentLinkDetails): Promise<TransactionRecord> {
   if (found.payment_link_id !== tx.paymentLinkId || !found.payment_link_url) {
     throw new AppError('ORDER_CONFLICT', `The gateway already holds a different payment link for order id ${tx.gatewayOrderId}.`, {
       data: { order_id: tx.orderId, gateway_order_id: tx.gatewayOrderId, mercant_id: tx.mercantId, current_status: tx.status },
@@ -26,7 +26,7 @@ async function adopt(services: Services, tx: TransactionRecord, found: PaymentLi
  * retry: an earlier call may have created the link and timed out, so its result is adopted instead
  * of creating a second, different one.
  */
-export async function pushPaymentLink(services: Services, tx: TransactionRecord, askFirst: boolean): Promise<TransactionRecord> {
+export async function pushPaymentLink(services: Deps<'gateway' | 'logger' | 'store'>, tx: TransactionRecord, askFirst: boolean): Promise<TransactionRecord> {
   const { gateway } = storedRequest(tx);
   if (askFirst) {
     const found = await services.gateway.getPaymentLink(tx.gatewayOrderId);

@@ -2,14 +2,20 @@
  * Where gateway reports come from: a signed notification (webhook or operator replay), or our own
  * question to the status API (status check, reconciler). Every one ends in `ingestGatewayReport`.
  */
-import type { Services } from '../types.js';
+import type { Deps } from '../types.js';
 import type { NotificationRecord, NotificationSource, TransactionRecord } from '../storage/store.js';
 import { AppError } from '../errors.js';
 import { mustConfirmNotifications } from '../settings.js';
 import { GatewayError } from '../gateway/errors.js';
 import { verifyMidtransSignature } from '../gateway/signature.js';
 import { SIGNED_FIELDS, dedupeKey, parseReport, reportFromStatus, type GatewayReport } from '../gateway/report.js';
-import { ingestGatewayReport, type IngestResult } from './notifications.js';
+import { ingestGatewayReport, type IngestDeps, type IngestResult } from './notifications.js';
+
+/** A signed notification: verified with the configured server key, confirmed, recorded. */
+export type NotificationDeps = RefreshDeps & Deps<'settings'>;
+
+/** Asking the gateway, then recording what it says. */
+export type RefreshDeps = IngestDeps & Deps<'gateway'>;
 
 export type NotificationOutcome = (IngestResult & { confirmed: boolean }) | { result: 'unverified' | 'duplicate'; notificationId: number; confirmed: false; reason: string };
 
@@ -21,7 +27,7 @@ export type NotificationOutcome = (IngestResult & { confirmed: boolean }) | { re
  * still 200: a 5xx would make the gateway retry a notification we already hold, and the reconciler
  * re-checks unverified notifications with the status API until it gets an answer.
  */
-export async function handleGatewayNotification(services: Services, raw: Record<string, unknown>, source: 'webhook' | 'replay'): Promise<NotificationOutcome> {
+export async function handleGatewayNotification(services: NotificationDeps, raw: Record<string, unknown>, source: 'webhook' | 'replay'): Promise<NotificationOutcome> {
   if (typeof raw.signature_key !== 'string' || raw.signature_key === '') throw new AppError('SIGNATURE_INVALID', 'The notification carries no signature_key.');
   const { report, missing, replaced } = parseReport(raw);
   if (!report) throw new AppError('VALIDATION_FAILED', 'The notification lacks required fields.', { errors: missing.map((m) => ({ path: m, message: 'is required (a string)' })) });
@@ -58,7 +64,7 @@ export async function handleGatewayNotification(services: Services, raw: Record<
  * triple was already seen with another status is therefore never applied on its own word: it goes
  * through the status API like every notification does with confirmation on.
  */
-async function contradictsSignedTwin(services: Services, report: GatewayReport): Promise<boolean> {
+async function contradictsSignedTwin(services: Deps<'store'>, report: GatewayReport): Promise<boolean> {
   const earlier = await services.store.notifications.listForOrder(report.order_id, 200);
   return earlier.some((n) => {
     if (n.statusCode !== report.status_code) return false;
@@ -84,7 +90,7 @@ function parseStored(payload: string): GatewayReport | undefined {
  */
 export const CONFIRM_TIMEOUT_MS = 2_000;
 
-async function confirm(services: Services, report: GatewayReport): Promise<{ truth?: GatewayReport; reason: string }> {
+async function confirm(services: RefreshDeps, report: GatewayReport): Promise<{ truth?: GatewayReport; reason: string }> {
   // A transaction id that arrived with a NUL in it (now U+FFFD) names nothing: ask by order id.
   const transactionId = report.transaction_id?.includes('\uFFFD') ? undefined : report.transaction_id;
   try {
@@ -97,7 +103,7 @@ async function confirm(services: Services, report: GatewayReport): Promise<{ tru
   }
 }
 
-async function recordUnverified(services: Services, report: GatewayReport, source: NotificationSource, reason: string): Promise<NotificationOutcome> {
+async function recordUnverified(services: Deps<'logger' | 'metrics' | 'store'>, report: GatewayReport, source: NotificationSource, reason: string): Promise<NotificationOutcome> {
   const rec = await services.store.notifications.record({
     dedupeKey: dedupeKey(report),
     gatewayOrderId: report.order_id,
@@ -116,7 +122,7 @@ async function recordUnverified(services: Services, report: GatewayReport, sourc
 }
 
 /** Re-asks the gateway about an unverified notification; true when it is settled (confirmed, or known to be unknown). */
-export async function recheckUnverified(services: Services, n: NotificationRecord): Promise<boolean> {
+export async function recheckUnverified(services: RefreshDeps, n: NotificationRecord): Promise<boolean> {
   const report = parseStored(n.payload);
   if (!report || dedupeKey(report) !== n.dedupeKey) {
     await services.store.notifications.setResult(n.id, 'ignored');
@@ -141,7 +147,7 @@ export interface RefreshOutcome {
 }
 
 /** The newest purchase on a payment link: purchase order ids end in a millisecond timestamp. */
-export async function newestPurchaseOrderId(services: Services, tx: TransactionRecord): Promise<string | null | undefined> {
+export async function newestPurchaseOrderId(services: Deps<'gateway'>, tx: TransactionRecord): Promise<string | null | undefined> {
   const link = await services.gateway.getPaymentLink(tx.gatewayOrderId);
   if (!link) return undefined;
   const ids = (link.purchases ?? []).map((p) => p.order_id).filter((id): id is string => typeof id === 'string' && id.length > 0);
@@ -157,7 +163,7 @@ export async function newestPurchaseOrderId(services: Services, tx: TransactionR
  * or link never used: the status API answers 404) is expired locally, so the ERP still gets
  * `expired`. Gateway failures reject with `GatewayError` (callers map it: 502/504, or retry later).
  */
-export async function refreshFromGateway(services: Services, tx: TransactionRecord, source: 'status_check' | 'reconcile' = 'status_check'): Promise<RefreshOutcome> {
+export async function refreshFromGateway(services: RefreshDeps, tx: TransactionRecord, source: 'status_check' | 'reconcile' = 'status_check'): Promise<RefreshOutcome> {
   let lookup: string | null = tx.gatewayTransactionId ?? tx.gatewayOrderId;
   if (tx.kind === 'payment_link') {
     const newest = await newestPurchaseOrderId(services, tx);

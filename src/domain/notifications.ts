@@ -5,7 +5,7 @@
  * outbox worker is woken after the commit. No HTTP call happens inside the transaction.
  */
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../types.js';
+import type { Deps } from '../types.js';
 import type { NotificationResult, NotificationSource, PaymentStatus, Store, TransactionPatch, TransactionRecord } from '../storage/store.js';
 import { isUniqueViolation } from '../storage/store.js';
 import { decideTransition, isReversibleChannel, mapGatewayStatus, type Decision } from './payment-status.js';
@@ -13,6 +13,9 @@ import { dedupeKey, grossToNumber, type GatewayReport } from '../gateway/report.
 import { deriveMercantId } from './order-id.js';
 import { STATUS_CHANGED, statusChangedEvent } from '../erp/events.js';
 import { gatewayTimeToIso } from '../gateway/time.js';
+
+/** What recording a gateway report needs: the database, the clock, the outbox to wake, metrics and logs. */
+export type IngestDeps = Deps<'clock' | 'logger' | 'metrics' | 'outbox' | 'store'>;
 
 export interface IngestOptions {
   /** The status to apply when it differs from what was received (a confirmation from the status API). Default: the report itself. */
@@ -34,7 +37,7 @@ export interface IngestResult {
 
 const MAX_PAYLOAD = 64 * 1024;
 
-export async function ingestGatewayReport(services: Services, report: GatewayReport, source: NotificationSource, opts: IngestOptions = {}): Promise<IngestResult> {
+export async function ingestGatewayReport(services: IngestDeps, report: GatewayReport, source: NotificationSource, opts: IngestOptions = {}): Promise<IngestResult> {
   const run = () => services.store.transaction((tx) => ingestInTransaction(services, tx, report, source, opts));
   let out: IngestResult;
   try {
@@ -52,7 +55,7 @@ export async function ingestGatewayReport(services: Services, report: GatewayRep
   return out;
 }
 
-async function ingestInTransaction(services: Services, tx: Store, report: GatewayReport, source: NotificationSource, opts: IngestOptions): Promise<IngestResult> {
+async function ingestInTransaction(services: Deps<'clock'>, tx: Store, report: GatewayReport, source: NotificationSource, opts: IngestOptions): Promise<IngestResult> {
   const now = services.clock.now();
   const truth = opts.truth ?? report;
   let created = false;

@@ -5,7 +5,7 @@
  * change once and in order through the outbox.
  */
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../types.js';
+import type { Deps } from '../types.js';
 import type { PaymentStatus, TransactionRecord } from '../storage/store.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
@@ -14,6 +14,7 @@ import { reportFromStatus } from '../gateway/report.js';
 import { ingestGatewayReport, enqueueStatusChanged } from './notifications.js';
 import { newestPurchaseOrderId, refreshFromGateway } from './notification-sources.js';
 import { findTransaction } from './payment-links.js';
+import type { RefreshDeps } from './notification-sources.js';
 
 /** Who asked: the ERP through an API key, or an operator by name. Written to the audit log and kept with refunds. */
 export type Actor = { kind: 'api' } | { kind: 'operator'; user: string };
@@ -26,7 +27,7 @@ export interface RefundInput {
 
 const actorName = (a: Actor) => (a.kind === 'api' ? 'api' : `operator:${a.user}`);
 
-function audit(services: Services, actor: Actor, action: string, tx: TransactionRecord, extra: Record<string, unknown> = {}): void {
+function audit(services: Deps<'logger'>, actor: Actor, action: string, tx: TransactionRecord, extra: Record<string, unknown> = {}): void {
   const who = actor.kind === 'operator' ? { operator: actor.user } : { actor: 'api' };
   services.logger.info({ audit: `payment_${action}`, ...who, order_id: tx.orderId, mercant_id: tx.mercantId, status: tx.status, ...extra }, `${actorName(actor)} asked to ${action} ${tx.orderId}`);
 }
@@ -35,14 +36,14 @@ function stateConflict(code: ErrorCode, tx: TransactionRecord, action: string): 
   return new AppError(code, `${tx.orderId} is ${tx.status}: it cannot be ${action}.`, { data: { payment_status: tx.status } });
 }
 
-async function mustFind(services: Services, id: string): Promise<TransactionRecord> {
+async function mustFind(services: Deps<'store'>, id: string): Promise<TransactionRecord> {
   const tx = await findTransaction(services, id);
   if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(id)}.`);
   return tx;
 }
 
 /** The gateway id to act on: a payment link's newest purchase, else the current gateway transaction, else the order id. */
-async function gatewayTarget(services: Services, tx: TransactionRecord): Promise<string | null> {
+async function gatewayTarget(services: Deps<'gateway'>, tx: TransactionRecord): Promise<string | null> {
   if (tx.kind === 'payment_link') {
     const newest = await newestPurchaseOrderId(services, tx);
     if (newest !== undefined) return newest;
@@ -64,7 +65,7 @@ function refundConflict(tx: TransactionRecord): AppError | undefined {
  * gateway is called; while its outcome is unknown (timeout, crash), a refund of the same amount
  * sends the same key again, and the gateway answers with that first refund instead of a second one.
  */
-export async function refundPayment(services: Services, id: string, input: RefundInput, actor: Actor): Promise<TransactionRecord> {
+export async function refundPayment(services: RefreshDeps, id: string, input: RefundInput, actor: Actor): Promise<TransactionRecord> {
   const tx = await mustFind(services, id);
   const refunds = services.store.refunds;
   const requested = input.amount ?? null;
@@ -92,7 +93,7 @@ export async function refundPayment(services: Services, id: string, input: Refun
 }
 
 /** The refund answer names this refund's amount only: the status API's cumulative one is what the ERP gets. */
-async function confirm(services: Services, tx: TransactionRecord): Promise<TransactionRecord> {
+async function confirm(services: RefreshDeps, tx: TransactionRecord): Promise<TransactionRecord> {
   try {
     return (await refreshFromGateway(services, tx)).transaction;
   } catch (err) {
@@ -113,16 +114,16 @@ function closeConflict(tx: TransactionRecord, action: 'cancelled' | 'expired'): 
 }
 
 /** Cancels a pending, challenged or captured (not yet settled) payment at the gateway. */
-export function cancelPayment(services: Services, id: string, actor: Actor): Promise<TransactionRecord> {
+export function cancelPayment(services: RefreshDeps, id: string, actor: Actor): Promise<TransactionRecord> {
   return closePayment(services, id, actor, 'cancelled');
 }
 
 /** Expires a pending payment at the gateway now. */
-export function expirePayment(services: Services, id: string, actor: Actor): Promise<TransactionRecord> {
+export function expirePayment(services: RefreshDeps, id: string, actor: Actor): Promise<TransactionRecord> {
   return closePayment(services, id, actor, 'expired');
 }
 
-async function closePayment(services: Services, id: string, actor: Actor, action: 'cancelled' | 'expired'): Promise<TransactionRecord> {
+async function closePayment(services: RefreshDeps, id: string, actor: Actor, action: 'cancelled' | 'expired'): Promise<TransactionRecord> {
   const tx = await mustFind(services, id);
   // Asking again for what already happened answers with the payment as it is (a retry is harmless).
   if (tx.status === action) return tx;
@@ -145,7 +146,7 @@ async function closePayment(services: Services, id: string, actor: Actor, action
 }
 
 /** A payment link without a purchase: deactivated at the gateway, then closed here with an ERP event. */
-async function closeUnusedLink(services: Services, tx: TransactionRecord, status: 'cancelled' | 'expired'): Promise<TransactionRecord> {
+async function closeUnusedLink(services: Deps<'clock' | 'gateway' | 'outbox' | 'store'>, tx: TransactionRecord, status: 'cancelled' | 'expired'): Promise<TransactionRecord> {
   await services.gateway.deletePaymentLink(tx.gatewayOrderId);
   const result = await services.store.transaction(async (db) => {
     await db.notifications.lockTransaction(tx.id);

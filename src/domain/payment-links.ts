@@ -2,7 +2,7 @@
  * Payment links: the direct shape (`POST /api/payment-links`) and the ERP shape (`POST /createtransaksi`),
  * with the re-creation rules of CONTRACT §3, resolving and deactivating.
  */
-import type { Services } from '../types.js';
+import type { Deps } from '../types.js';
 import type { TransactionRecord } from '../storage/store.js';
 import { AppError } from '../errors.js';
 import { parseExpireAtText, resolveExpiry } from './expiry.js';
@@ -15,6 +15,9 @@ import { pushPaymentLink } from './link-gateway.js';
 import { requestHash } from './request-hash.js';
 import { randomUUID } from 'node:crypto';
 import { enqueueStatusChanged } from './notifications.js';
+
+/** Creating and looking up payment links. */
+export type LinkDeps = Deps<'clock' | 'gateway' | 'logger' | 'settings' | 'store'>;
 
 /** 201 = created by this request; 200 = the link already existed. */
 export interface LinkOutcome {
@@ -36,7 +39,7 @@ interface Draft {
 }
 
 /** What a draft stores: the request, and the gateway body built from it (expiry fixed now). */
-async function draftFields(services: Services, d: Draft) {
+async function draftFields(services: Deps<'clock' | 'settings'>, d: Draft) {
   const settings = await services.settings.current();
   const expiry = resolveExpiry(d.expireAtText, services.clock.now(), settings.links.default_expiry_minutes);
   const paymentLinkId = newPaymentLinkId();
@@ -45,7 +48,7 @@ async function draftFields(services: Services, d: Draft) {
 }
 
 /** Writes the record first, then asks the gateway; a concurrent twin resumes the same record. */
-async function createFromDraft(services: Services, d: Draft): Promise<LinkOutcome> {
+async function createFromDraft(services: LinkDeps, d: Draft): Promise<LinkOutcome> {
   const f = await draftFields(services, d);
   const { created, tx } = await insertOrFind(services.store, {
     id: randomUUID(),
@@ -68,7 +71,7 @@ async function createFromDraft(services: Services, d: Draft): Promise<LinkOutcom
  * The gateway refused this order's creation, so nothing exists there: a corrected request takes
  * the record over (once — a concurrent correction finds it pending and gets the 409).
  */
-async function correctRefused(services: Services, tx: TransactionRecord, d: Draft): Promise<LinkOutcome> {
+async function correctRefused(services: LinkDeps, tx: TransactionRecord, d: Draft): Promise<LinkOutcome> {
   const f = await draftFields(services, d);
   const now = await services.store.transactions.update(tx.id, { ...f, status: 'pending' }, { ifStatusIn: ['failed'] });
   if (now.requestHash !== d.hash || !isUnconfirmed(now)) throw conflict(now, `order_id ${now.orderId} already exists with a different request.`);
@@ -76,13 +79,13 @@ async function correctRefused(services: Services, tx: TransactionRecord, d: Draf
 }
 
 /** Same request again: the existing link (200), or finish a creation that was left unconfirmed (201). */
-async function existingOutcome(services: Services, tx: TransactionRecord, hash: string): Promise<LinkOutcome> {
+async function existingOutcome(services: Deps<'gateway' | 'logger' | 'store'>, tx: TransactionRecord, hash: string): Promise<LinkOutcome> {
   if (tx.kind !== 'payment_link' || tx.requestHash !== hash) throw conflict(tx, `order_id ${tx.orderId} already exists with a different request.`);
   if (isUnconfirmed(tx)) return { created: true, tx: await pushPaymentLink(services, tx, true) };
   return { created: false, tx };
 }
 
-export async function createDirectLink(services: Services, input: DirectLinkInput): Promise<LinkOutcome> {
+export async function createDirectLink(services: LinkDeps, input: DirectLinkInput): Promise<LinkOutcome> {
   const gatewayOrderId = gatewayOrderIdFor(input.order_id);
   const nominal = parseNominal(input.nominal);
   const customer = normalizeCustomer(input.customer, LINK_CUSTOMER_LIMITS);
@@ -102,12 +105,12 @@ export async function createDirectLink(services: Services, input: DirectLinkInpu
   return createFromDraft(services, draft);
 }
 
-function isActive(services: Services, tx: TransactionRecord): boolean {
+function isActive(services: Deps<'clock'>, tx: TransactionRecord): boolean {
   return tx.status === 'pending' && (tx.expireAt === null || tx.expireAt > services.clock.now().toISOString());
 }
 
 /** The ERP-shape rules for an order that already has a record. Undefined → make a new attempt. */
-async function erpExisting(services: Services, tx: TransactionRecord, hash: string, explicit: boolean): Promise<LinkOutcome | undefined> {
+async function erpExisting(services: Deps<'clock' | 'gateway' | 'logger' | 'store'>, tx: TransactionRecord, hash: string, explicit: boolean): Promise<LinkOutcome | undefined> {
   if (PAID_STATUSES.has(tx.status)) throw conflict(tx, `${tx.orderId} is already ${tx.status}.`);
   const same = tx.kind === 'payment_link' && tx.requestHash === hash;
   if (isUnconfirmed(tx) && (same || !wasRefused(tx))) {
@@ -122,7 +125,7 @@ async function erpExisting(services: Services, tx: TransactionRecord, hash: stri
   return undefined;
 }
 
-export async function createErpLink(services: Services, input: ErpLinkInput): Promise<LinkOutcome> {
+export async function createErpLink(services: LinkDeps, input: ErpLinkInput): Promise<LinkOutcome> {
   const mercantId = input.mercant_id.trim();
   if (mercantId.length === 0) throw new AppError('VALIDATION_FAILED', 'mercant_id must not be empty.', { errors: [{ path: 'mercant_id', message: 'must not be empty' }] });
   assertPrintableId(mercantId, 'mercant_id');
@@ -164,7 +167,7 @@ export async function createErpLink(services: Services, input: ErpLinkInput): Pr
 }
 
 /** `mercant_id:N`, skipping numbers whose id (or its sanitized form) is already taken. */
-async function nextAttempt(services: Services, mercantId: string, first: number): Promise<{ orderId: string; gatewayOrderId: string; attempt: number }> {
+async function nextAttempt(services: Deps<'store'>, mercantId: string, first: number): Promise<{ orderId: string; gatewayOrderId: string; attempt: number }> {
   for (let n = first; n < first + 50; n++) {
     const orderId = `${mercantId}:${n}`;
     const gatewayOrderId = gatewayOrderIdFor(orderId, 'mercant_id');
@@ -175,19 +178,19 @@ async function nextAttempt(services: Services, mercantId: string, first: number)
 }
 
 /** By the caller's order_id, else by gateway_order_id, else by the gateway's transaction_id. */
-export async function findTransaction(services: Services, id: string): Promise<TransactionRecord | undefined> {
+export async function findTransaction(services: Deps<'store'>, id: string): Promise<TransactionRecord | undefined> {
   const t = services.store.transactions;
   return (await t.findByOrderId(id)) ?? (await t.findByGatewayOrderId(id)) ?? (await t.findByGatewayTransactionId(id));
 }
 
-export async function resolveLink(services: Services, id: string): Promise<TransactionRecord> {
+export async function resolveLink(services: Deps<'store'>, id: string): Promise<TransactionRecord> {
   const tx = await findTransaction(services, id);
   if (!tx || tx.kind !== 'payment_link') throw new AppError('NOT_FOUND', `No payment link ${JSON.stringify(id)}.`);
   return tx;
 }
 
 /** Deactivates a pending link at the gateway and marks it cancelled; already closed links answer as they are. */
-export async function cancelLink(services: Services, id: string): Promise<TransactionRecord> {
+export async function cancelLink(services: Deps<'clock' | 'gateway' | 'outbox' | 'store'>, id: string): Promise<TransactionRecord> {
   const tx = await resolveLink(services, id);
   if (PAID_STATUSES.has(tx.status)) throw conflict(tx, `${tx.orderId} is already ${tx.status} and cannot be deactivated.`);
   if (tx.status !== 'pending') return tx;

@@ -3,7 +3,7 @@
  * stored before the gateway call; a retry of an unconfirmed creation looks before it leaps.
  */
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../types.js';
+import type { Deps } from '../types.js';
 import type { TransactionKind, TransactionRecord } from '../storage/store.js';
 import { AppError } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
@@ -25,6 +25,8 @@ import { chargeView, snapView, type ChargeView, type SnapView } from './payment-
 import { findTransaction } from './payment-links.js';
 import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
 import { snapBody } from '../gateway/requests.js';
+import type { IngestDeps } from './notifications.js';
+import type { RefreshDeps } from './notification-sources.js';
 
 const SNAP_MAX_MINUTES = 7 * 24 * 60;
 
@@ -37,7 +39,7 @@ interface Common {
   expiry?: Expiry;
 }
 
-function common(services: Services, input: { order_id: string; nominal: number | string; items?: ItemInput[]; customer?: CustomerInput; expire_at?: string }, maxMinutes: number): Common {
+function common(services: Deps<'clock'>, input: { order_id: string; nominal: number | string; items?: ItemInput[]; customer?: CustomerInput; expire_at?: string }, maxMinutes: number): Common {
   const gatewayOrderId = gatewayOrderIdFor(input.order_id);
   const nominal = parseNominal(input.nominal);
   const items = input.items === undefined ? undefined : normalizeItems(input.items, 'items');
@@ -49,7 +51,7 @@ function common(services: Services, input: { order_id: string; nominal: number |
 }
 
 /** The stored record for a new order, or the same order's existing record (same request) / 409 (different). */
-async function recordFor(services: Services, c: Common, kind: TransactionKind, hash: string, request: Record<string, unknown>): Promise<{ tx: TransactionRecord; fresh: boolean }> {
+async function recordFor(services: Deps<'clock' | 'store'>, c: Common, kind: TransactionKind, hash: string, request: Record<string, unknown>): Promise<{ tx: TransactionRecord; fresh: boolean }> {
   const existing = await findForCreate(services.store, c.orderId, c.gatewayOrderId);
   const expireAt = (c.expiry?.expireAt ?? new Date(services.clock.now().getTime() + 24 * 3_600_000)).toISOString();
   const requestJson = JSON.stringify({ request, gateway: {} });
@@ -83,7 +85,7 @@ async function recordFor(services: Services, c: Common, kind: TransactionKind, h
   return created ? { tx, fresh: true } : check(tx);
 }
 
-async function markRefused(services: Services, tx: TransactionRecord, err: unknown): Promise<never> {
+async function markRefused(services: Deps<'store'>, tx: TransactionRecord, err: unknown): Promise<never> {
   if (err instanceof GatewayError && err.kind === 'refused') await recordRefused(services.store, tx);
   throw err;
 }
@@ -102,7 +104,7 @@ function utcIso(iso: string | null): string | null {
 }
 
 /** Identifiers from the gateway's answer; a status other than pending goes through the status machine. */
-async function applyCharge(services: Services, tx: TransactionRecord, res: CoreResponse): Promise<TransactionRecord> {
+async function applyCharge(services: IngestDeps, tx: TransactionRecord, res: CoreResponse): Promise<TransactionRecord> {
   const { signature_key: _omit, ...kept } = res;
   let t = await recordCreated(
     services.store,
@@ -124,7 +126,7 @@ async function applyCharge(services: Services, tx: TransactionRecord, res: CoreR
   return t;
 }
 
-export async function createCharge(services: Services, input: ChargeInput): Promise<{ created: boolean; view: ChargeView }> {
+export async function createCharge(services: RefreshDeps, input: ChargeInput): Promise<{ created: boolean; view: ChargeView }> {
   const c = common(services, input, MAX_CHARGE_EXPIRY_MINUTES);
   const method = methodObject(input);
   const hash = requestHash({ shape: 'charge', order_id: input.order_id, nominal: c.nominal, payment_type: input.payment_type, method, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString() });
@@ -145,7 +147,7 @@ export async function createCharge(services: Services, input: ChargeInput): Prom
   return { created: true, view: chargeView(await applyCharge(services, tx, res), res) };
 }
 
-export async function createSnapToken(services: Services, input: SnapInput): Promise<{ created: boolean; view: SnapView }> {
+export async function createSnapToken(services: Deps<'clock' | 'gateway' | 'settings' | 'store'>, input: SnapInput): Promise<{ created: boolean; view: SnapView }> {
   const c = common(services, input, SNAP_MAX_MINUTES);
   const enabled = input.enabled_payments ?? [];
   const methodsProblem = enabledPaymentsProblem(enabled, 'enabled_payments');
@@ -163,7 +165,7 @@ export async function createSnapToken(services: Services, input: SnapInput): Pro
 }
 
 /** Asks the gateway and runs the answer through the status machine; unknown id → 404. */
-export async function paymentStatus(services: Services, id: string): Promise<TransactionRecord> {
+export async function paymentStatus(services: RefreshDeps, id: string): Promise<TransactionRecord> {
   const tx = await findTransaction(services, id);
   if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(id)}.`);
   const { transaction } = await refreshFromGateway(services, tx);
