@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import path from 'node:path';
 import { isIP } from 'node:net';
+import { parseEncryptionKey } from './secret-box.js';
 import { CONTROL_CHARACTER, outboundUrlProblem } from './url-policy.js';
 
 export const GatewayModeSchema = Type.Union([Type.Literal('simulator'), Type.Literal('sandbox'), Type.Literal('production')]);
@@ -35,6 +36,8 @@ export const EnvSchema = Type.Object({
   ERP_NOTIFY_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   ERP_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
   TRUST_PROXY: Type.Optional(Type.String({ maxLength: 2000 })),
+  CONFIG_ENCRYPTION_KEY: Type.Optional(Type.String({ maxLength: 200 })),
+  CONFIG_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ maxLength: 2000 })),
   NODE_ENV: Type.Optional(Type.String()),
 });
 const Str = Type.String();
@@ -71,6 +74,8 @@ export const ConfigSchema = Type.Object({
    * CIDR ranges, or `loopback`/`linklocal`/`uniquelocal`), or how many hops to trust. Unset: none.
    */
   trustProxy: Type.Optional(Type.Union([Type.Array(Str), Type.Integer()])),
+  /** Keys for runtime-config secrets at rest, as 64 hex characters (see secret-box.ts); no key outside production → generated into DATA_DIR. */
+  configEncryption: Type.Object({ key: Type.Optional(Str), previous: Type.Array(Str) }),
   isProduction: Type.Boolean(),
   /** IANA time zone the operator console shows times in (`CONSOLE_TIME_ZONE`, default Asia/Jakarta). */
   consoleTimeZone: Str,
@@ -159,6 +164,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     },
     simulatorPort: portOf(get('SIMULATOR_PORT'), port === 0 ? 0 : port + 1, 'SIMULATOR_PORT', problems),
     erp: { notifyUrl: get('ERP_NOTIFY_URL'), webhookSecret: get('ERP_WEBHOOK_SECRET') },
+    configEncryption: { previous: [] },
     isProduction,
     consoleTimeZone: get('CONSOLE_TIME_ZONE') ?? 'Asia/Jakarta',
   };
@@ -167,6 +173,14 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   // The signature does not cover transaction_status: only the status API can vouch for it.
   if (mode !== 'simulator' && !config.gateway.confirmNotifications) problems.push(`MIDTRANS_CONFIRM_NOTIFICATIONS can be off only in simulator mode (not ${mode})`);
   problems.push(...urlProblems(env));
+  const encKey = get('CONFIG_ENCRYPTION_KEY');
+  config.configEncryption.key = encKey === undefined ? undefined : parseEncryptionKey(encKey)?.toString('hex');
+  if (encKey !== undefined && !config.configEncryption.key) problems.push('CONFIG_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64 (e.g. `openssl rand -hex 32`)');
+  for (const raw of (get('CONFIG_ENCRYPTION_KEY_PREVIOUS') ?? '').split(',').filter((k) => k.trim() !== '')) {
+    const k = parseEncryptionKey(raw);
+    if (k) config.configEncryption.previous.push(k.toString('hex'));
+    else problems.push('CONFIG_ENCRYPTION_KEY_PREVIOUS must list 32-byte keys (64 hex characters or base64), comma-separated');
+  }
   const proxy = trustProxyOf(get('TRUST_PROXY'));
   if (typeof proxy === 'string') problems.push(proxy);
   else if (proxy !== undefined) config.trustProxy = proxy;
@@ -233,6 +247,7 @@ function productionProblems(c: Config): string[] {
   ] as const) {
     if (url && !url.startsWith('https://')) out.push(`${name} must use https in production`);
   }
+  if (!c.configEncryption.key) out.push('CONFIG_ENCRYPTION_KEY is required in production (32 bytes, e.g. `openssl rand -hex 32`)');
   if (c.operator.pass && c.operator.pass.length < 12) out.push('log_pass must be at least 12 characters in production');
   return out;
 }

@@ -5,6 +5,7 @@ import { openStore, MigrationError, lockSqliteFile, type SqliteLock } from './st
 import { createServices, type Services } from './services.js';
 import { buildApp } from './app.js';
 import { resolveOperatorCredentials } from './operator-credentials.js';
+import { ConfigKeyError, resolveEncryptionKeys } from './secret-box.js';
 import { startSimulator, type RunningSimulator } from '../simulator/index.js';
 import type { App } from './http/types.js';
 import type { Store } from './storage/store.js';
@@ -26,6 +27,7 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
     secrets: [config.gateway.serverKey, config.gateway.clientKey, config.erp.webhookSecret, config.operator.pass, ...config.apiKeys],
   });
   const operator = resolveOperatorCredentials(config);
+  const configKeys = resolveEncryptionKeys(config);
   registerLogSecrets(logger, [operator.pass]);
   // Before anything touches the file: a second process on it must not start (see sqlite-lock.ts).
   const fileLock: SqliteLock | undefined = config.database.kind === 'sqlite' ? lockSqliteFile(config.database.path) : undefined;
@@ -46,10 +48,24 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
       logger: logger.child({ component: 'simulator' }),
     });
   }
-  const services = createServices(config, { logger, store, operator }, { simulatorBaseUrl: simulator?.baseUrl });
-  // Secrets set earlier through /api/config live in the database, not the environment; reading
-  // the document registers them with the log scrubber before anything could log them.
-  await services.settings.current().catch(() => undefined);
+  const services = createServices(config, { logger, store, operator, configKeys }, { simulatorBaseUrl: simulator?.baseUrl });
+  // Secrets set earlier through /api/config live in the database, encrypted, not in the
+  // environment. Reading them now makes a wrong CONFIG_ENCRYPTION_KEY a start-up error, rewrites
+  // those stored in plain text or under a previous key, and registers them with the log scrubber
+  // before anything could log them.
+  try {
+    if (await services.settings.reencrypt()) logger.info('runtime-config secrets re-encrypted with the current CONFIG_ENCRYPTION_KEY');
+    await services.settings.current();
+  } catch (err) {
+    if (err instanceof ConfigKeyError) {
+      await services.close();
+      await simulator?.close();
+      await closeLogger(logger);
+      throw err;
+    }
+    // Database trouble at this moment is the requests' and workers' business, as it is later.
+  }
+  if (configKeys.generated) logger.info(`runtime-config secrets are encrypted with a key kept in ${config.dataDir} (set CONFIG_ENCRYPTION_KEY to choose it; required in production)`);
   const app = await buildApp(services);
   const address = await app.listen({ port: config.port, host: config.host });
   if (simulator && config.port === 0) simulator.setNotificationUrl(`${address}/webhook/midtrans`);

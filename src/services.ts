@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { Store } from './storage/store.js';
+import { createSecretBox } from './secret-box.js';
 import { createSettings, defaultSettings, secretValues } from './settings.js';
 import { MidtransClient } from './gateway/client.js';
 import { createMetrics } from './metrics.js';
@@ -30,14 +32,22 @@ export interface ServiceOverrides {
 
 export const VERSION = '0.1.0';
 
+let ephemeralKey: Buffer | undefined;
+const processKey = (): Buffer => (ephemeralKey ??= randomBytes(32));
+
 /** The one composition root. Everything the app and the workers use is built here, once. */
 export function createServices(
   config: Config,
-  deps: { logger: Logger; store: Store; operator: { user: string; pass: string } },
+  deps: { logger: Logger; store: Store; operator: { user: string; pass: string }; configKeys?: { current: Buffer; previous: Buffer[] } },
   o: ServiceOverrides = {},
 ): Services {
   const clock = o.clock ?? systemClock;
-  const settings = createSettings(deps.store, () => defaultSettings(config, o.simulatorBaseUrl), o.settingsCacheMs ?? 1_000, (s) =>
+  // `startService` passes the keys resolved from the environment or DATA_DIR; an app built in
+  // process without them (tests, embedding) seals with one key for the whole process, so its
+  // instances sharing a database read each other's secrets.
+  const keys = deps.configKeys ?? { current: processKey(), previous: [] };
+  const box = createSecretBox(keys.current, keys.previous);
+  const settings = createSettings(deps.store, () => defaultSettings(config, o.simulatorBaseUrl), box, o.settingsCacheMs ?? 1_000, (s) =>
     registerLogSecrets(deps.logger, secretValues(s)),
   );
   const metrics = createMetrics();

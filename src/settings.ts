@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { GatewayModeSchema, SIMULATOR_DEV_SERVER_KEY, type Config, type GatewayMode } from './config.js';
 import type { Store } from './storage/store.js';
+import type { SecretBox } from './secret-box.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
 const Secret = Type.String({ minLength: 1, maxLength: 512, pattern: '^\\S+$' });
@@ -122,26 +123,56 @@ export function mustConfirmNotifications(s: RuntimeSettings): boolean {
 export interface Settings {
   /** The effective document; cached for at most `cacheMs` so every instance sees a change within that time. */
   current(): Promise<RuntimeSettings>;
-  /** The stored overrides and their version (0 = none). */
+  /** The stored overrides (secrets decrypted) and their version (0 = none). */
   overrides(): Promise<{ document: RuntimeOverrides; version: number }>;
-  /** Persists new overrides if nobody else changed them since `expectedVersion`; false on a lost race. */
+  /** Persists new overrides (secrets encrypted) if nobody else changed them since `expectedVersion`; false on a lost race. */
   save(overrides: RuntimeOverrides, expectedVersion: number, updatedBy: string | null): Promise<boolean>;
+  /**
+   * Start-up: reads every stored secret (a wrong key is a ConfigKeyError here, not later) and
+   * re-encrypts the ones stored in plain text or under a previous key. True when it rewrote them.
+   */
+  reencrypt(): Promise<boolean>;
   defaults(): RuntimeSettings;
+}
+
+type Sealing = (v: string) => string;
+
+/** A copy of the stored document with each secret field passed through `f` (encrypt or decrypt). */
+function mapSecrets(doc: Record<string, unknown>, f: Sealing): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...doc };
+  for (const [section, fields] of Object.entries(SECRET_FIELDS)) {
+    const v = doc[section];
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) continue;
+    const copy: Record<string, unknown> = { ...v };
+    for (const field of fields) {
+      const secret = copy[field];
+      if (typeof secret === 'string') copy[field] = f(secret);
+    }
+    out[section] = copy;
+  }
+  return out;
 }
 
 /**
  * `onLoad` sees every document read from the database — how each instance learns secrets that
- * another instance stored (the log scrubber must know them before they could be logged).
+ * another instance stored (the log scrubber must know them before they could be logged). `box`
+ * encrypts the secret fields at rest (AES-256-GCM, see secret-box.ts).
  */
-export function createSettings(store: Store, defaults: () => RuntimeSettings, cacheMs = 1_000, onLoad?: (s: RuntimeSettings) => void): Settings {
+export function createSettings(store: Store, defaults: () => RuntimeSettings, box: SecretBox, cacheMs = 1_000, onLoad?: (s: RuntimeSettings) => void): Settings {
   let cached: { at: number; value: RuntimeSettings } | undefined;
   const overrides = async () => {
     const row = await store.config.get();
-    return { document: asOverrides(row?.document ?? {}), version: row?.version ?? 0 };
+    return { document: asOverrides(mapSecrets(row?.document ?? {}, (v) => box.decrypt(v))), version: row?.version ?? 0 };
+  };
+  const save = async (doc: RuntimeOverrides, expectedVersion: number, updatedBy: string | null) => {
+    const saved = await store.config.put(mapSecrets({ ...doc }, (v) => box.encrypt(v)), expectedVersion, updatedBy);
+    cached = undefined;
+    return saved !== undefined;
   };
   return {
     defaults,
     overrides,
+    save,
     async current() {
       const t = Date.now();
       if (cached && t - cached.at < cacheMs) return cached.value;
@@ -151,10 +182,18 @@ export function createSettings(store: Store, defaults: () => RuntimeSettings, ca
       cached = { at: t, value };
       return value;
     },
-    async save(doc, expectedVersion, updatedBy) {
-      const saved = await store.config.put({ ...doc }, expectedVersion, updatedBy);
-      cached = undefined;
-      return saved !== undefined;
+    async reencrypt() {
+      const row = await store.config.get();
+      if (!row) return false;
+      let stale = false;
+      mapSecrets(row.document, (v) => {
+        if (!box.isCurrent(v)) stale = true;
+        return v;
+      });
+      const { document, version } = await overrides();
+      if (!stale) return false;
+      // Another instance may do the same at the same moment: losing that race is fine.
+      return save(document, version, row.updatedBy);
     },
   };
 }

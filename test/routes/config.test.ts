@@ -128,6 +128,7 @@ describe.each(DATABASE_KINDS)('POST /api/config in production (%s)', (kind) => {
       MIDTRANS_MODE: 'sandbox',
       MIDTRANS_SERVER_KEY: SERVER_KEY,
       PUBLIC_BASE_URL: 'https://pay.example.com',
+      CONFIG_ENCRYPTION_KEY: 'c'.repeat(64),
     }, { settingsCacheMs: 0 });
   });
   beforeEach(async () => {

@@ -73,6 +73,7 @@ describe('loadConfig', () => {
       MIDTRANS_SERVER_KEY: 'Mid-server-abc',
       PUBLIC_BASE_URL: 'https://pay.example.com',
       ERP_NOTIFY_URL: 'https://erp.example.com/hook',
+      CONFIG_ENCRYPTION_KEY: 'a'.repeat(64),
     });
     expect(c.isProduction).toBe(true);
     expect(() => loadConfig({ NODE_ENV: 'production', log_user: 'ops', log_pass: 'a-long-operator-password', API_KEYS: 'k', MIDTRANS_SERVER_KEY: 'k', PUBLIC_BASE_URL: 'http://pay.example.com' })).toThrow(/https/);
