@@ -60,6 +60,7 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
     if (err instanceof ConfigKeyError) {
       await services.close();
       await simulator?.close();
+      fileLock?.release();
       await closeLogger(logger);
       throw err;
     }
