@@ -97,3 +97,10 @@ export function resolveEncryptionKeys(config: { configEncryption: { key?: string
   fs.writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600 });
   return { current: key, previous, generated: true };
 }
+
+let processBox: SecretBox | undefined;
+/** One random key for the whole process: apps built in process without configured keys (tests, embedding) share it, so they read each other's secrets. */
+export function processSecretBox(): SecretBox {
+  processBox ??= createSecretBox(randomBytes(32));
+  return processBox;
+}

@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { Store } from './storage/store.js';
-import { createSecretBox } from './secret-box.js';
+import { createSecretBox, processSecretBox } from './secret-box.js';
 import { createSettings, defaultSettings, secretValues } from './settings.js';
 import { MidtransClient } from './gateway/client.js';
 import { createMetrics } from './metrics.js';
@@ -32,9 +31,6 @@ export interface ServiceOverrides {
 
 export const VERSION = '0.1.0';
 
-let ephemeralKey: Buffer | undefined;
-const processKey = (): Buffer => (ephemeralKey ??= randomBytes(32));
-
 /** The one composition root. Everything the app and the workers use is built here, once. */
 export function createServices(
   config: Config,
@@ -42,13 +38,14 @@ export function createServices(
   o: ServiceOverrides = {},
 ): Services {
   const clock = o.clock ?? systemClock;
-  // `startService` passes the keys resolved from the environment or DATA_DIR; an app built in
-  // process without them (tests, embedding) seals with one key for the whole process, so its
-  // instances sharing a database read each other's secrets.
-  const keys = deps.configKeys ?? { current: processKey(), previous: [] };
-  const box = createSecretBox(keys.current, keys.previous);
-  const settings = createSettings(deps.store, () => defaultSettings(config, o.simulatorBaseUrl), box, o.settingsCacheMs ?? 1_000, (s) =>
-    registerLogSecrets(deps.logger, secretValues(s)),
+  // `startService` passes the keys resolved from the environment or DATA_DIR; see processSecretBox otherwise.
+  const box = deps.configKeys ? createSecretBox(deps.configKeys.current, deps.configKeys.previous) : processSecretBox();
+  const settings = createSettings(
+    deps.store,
+    () => defaultSettings(config, o.simulatorBaseUrl),
+    o.settingsCacheMs ?? 1_000,
+    (s) => registerLogSecrets(deps.logger, secretValues(s)),
+    box,
   );
   const metrics = createMetrics();
   const gateway = new MidtransClient({

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { GatewayModeSchema, SIMULATOR_DEV_SERVER_KEY, type Config, type GatewayMode } from './config.js';
 import type { Store } from './storage/store.js';
-import type { SecretBox } from './secret-box.js';
+import { processSecretBox, type SecretBox } from './secret-box.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
 const Secret = Type.String({ minLength: 1, maxLength: 512, pattern: '^\\S+$' });
@@ -156,9 +156,10 @@ function mapSecrets(doc: Record<string, unknown>, f: Sealing): Record<string, un
 /**
  * `onLoad` sees every document read from the database — how each instance learns secrets that
  * another instance stored (the log scrubber must know them before they could be logged). `box`
- * encrypts the secret fields at rest (AES-256-GCM, see secret-box.ts).
+ * encrypts the secret fields at rest (AES-256-GCM, see secret-box.ts); `startService` passes the
+ * configured key's, an app built in process without one seals with a key for the whole process.
  */
-export function createSettings(store: Store, defaults: () => RuntimeSettings, box: SecretBox, cacheMs = 1_000, onLoad?: (s: RuntimeSettings) => void): Settings {
+export function createSettings(store: Store, defaults: () => RuntimeSettings, cacheMs = 1_000, onLoad?: (s: RuntimeSettings) => void, box: SecretBox = processSecretBox()): Settings {
   let cached: { at: number; value: RuntimeSettings } | undefined;
   const overrides = async () => {
     const row = await store.config.get();
