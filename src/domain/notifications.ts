@@ -64,8 +64,8 @@ async function ingestInTransaction(services: Deps<'clock'>, tx: Store, report: G
     t = await tx.transactions.insert(externalTransaction(report));
     created = true;
   }
-  await tx.notifications.lockTransaction(t.id);
-  t = (await tx.transactions.findById(t.id)) ?? t;
+  // Serializes ingestion per transaction (PostgreSQL row lock) and reads what the lock protects.
+  t = (await tx.transactions.findForUpdate(t.id)) ?? t;
   const rec = await tx.notifications.record({
     dedupeKey: dedupeKey(report),
     gatewayOrderId: report.order_id,

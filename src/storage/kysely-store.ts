@@ -75,7 +75,7 @@ class KyselyStore implements KyselyBackedStore {
     /** SQLite: concurrent transactions share one commit. */
     private readonly group?: GroupCommit,
   ) {
-    const transactions = new KyselyTransactionsRepo(db, now);
+    const transactions = new KyselyTransactionsRepo(db, now, kind);
     const config = new KyselyConfigRepo(db, now);
     const idempotency = new KyselyIdempotencyRepo(db);
     const notifications = new KyselyNotificationsRepo(db, now, kind);

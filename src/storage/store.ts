@@ -76,6 +76,11 @@ export interface TransactionsRepo {
   /** Throws `UniqueViolationError` when order_id or gateway_order_id exists. */
   insert(t: NewTransaction): Promise<TransactionRecord>;
   findById(id: string): Promise<TransactionRecord | undefined>;
+  /**
+   * Inside a transaction: the record, locked until the transaction ends (PostgreSQL row lock; one
+   * round trip for what `notifications.lockTransaction` and `findById` do in two).
+   */
+  findForUpdate(id: string): Promise<TransactionRecord | undefined>;
   findByOrderId(orderId: string): Promise<TransactionRecord | undefined>;
   findByGatewayOrderId(gatewayOrderId: string): Promise<TransactionRecord | undefined>;
   findByGatewayTransactionId(transactionId: string): Promise<TransactionRecord | undefined>;

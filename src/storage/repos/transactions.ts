@@ -88,6 +88,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
+    private readonly kind: 'sqlite' | 'postgres' = 'sqlite',
   ) {}
 
   async insert(t: NewTransaction): Promise<TransactionRecord> {
@@ -138,6 +139,12 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
 
   findById(id: string) {
     return this.findBy('id', id);
+  }
+  async findForUpdate(id: string): Promise<TransactionRecord | undefined> {
+    // SQLite has one writer at a time: a plain read is already what no one else changes.
+    if (this.kind !== 'postgres') return this.findBy('id', id);
+    const row = await this.db.selectFrom('transactions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+    return row ? toRecord(row) : undefined;
   }
   findByOrderId(orderId: string) {
     return this.findBy('order_id', orderId);
