@@ -91,6 +91,38 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
     expect(erp.accepted().map((d) => [d.webhookId, d.verified])).toEqual([[id, true]]);
   });
 
+  it('a dead event holds its order: the later event waits (other orders go on) until the dead one is retried by hand and delivered, then follows with a fresh retry window', async () => {
+    const first = await paidEvent('SO:H');
+    const tx = await ctx.services.store.transactions.findByOrderId('SO:H');
+    if (!tx) throw new Error('transaction expected');
+    const later = (await ingestGatewayReport(ctx.services, { order_id: tx.gatewayOrderId, status_code: '200', gross_amount: '150000.00', transaction_status: 'refund', transaction_id: 'tx-SO:H' }, 'webhook')).eventId;
+    if (!later) throw new Error('refund event expected');
+    const other = await paidEvent('SO:O');
+    // The ERP refuses the first event of SO:H only.
+    erp.setScript((d) => (d.webhookId === first ? { kind: 'fail', status: 500 } : undefined));
+    let e = await event(first);
+    while (e.state !== 'dead') {
+      clock.set(e.nextAttemptAt);
+      await ctx.services.outbox.runOnce();
+      e = await event(first);
+    }
+    expect(erp.accepted().map((d) => d.webhookId)).toEqual([other]);
+    expect(await event(later)).toMatchObject({ state: 'pending', attempts: 0 });
+    clock.advance(24 * 3_600_000);
+    expect(await ctx.services.outbox.runOnce()).toBe(0);
+    // By hand, days later: the dead event goes first, the held one follows; the ERP fails it once
+    // and it is retried (its window starts now, not when it was written four days ago).
+    erp.setScript((d, i) => (d.webhookId === later && erp.deliveries.slice(0, i).every((x) => x.webhookId !== later) ? { kind: 'fail', status: 503 } : undefined));
+    await ctx.services.store.outbox.retryNow(first, clock.now());
+    expect(await ctx.services.outbox.runOnce()).toBe(1);
+    expect(await ctx.services.outbox.runOnce()).toBe(1);
+    expect(await event(later)).toMatchObject({ state: 'failed', attempts: 1 });
+    clock.set((await event(later)).nextAttemptAt);
+    await ctx.services.outbox.runOnce();
+    expect(await event(later)).toMatchObject({ state: 'delivered' });
+    expect(erp.accepted().map((d) => d.webhookId)).toEqual([other, first, later]);
+  });
+
   it('honours Retry-After; a refusal of the body (410, 422) is retried like any failure, not dropped', async () => {
     erp.setMode({ kind: 'fail', status: 503, retryAfter: '120' });
     const id = await paidEvent('SO:3');
