@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { ERRORS, ProblemSchema, type ErrorCode } from '../errors.js';
 import type { Services } from '../types.js';
 import { TAGS, type RouteAuth } from './types.js';
+import { ANSWER_DESCRIPTIONS, ERP_EVENT_EXAMPLE, OPERATION_DOCS } from './docs/operation-docs.js';
+import { introduction } from './docs/guide.js';
 import { ErpEventSchema } from '../erp/events.js';
 
 const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
@@ -14,7 +16,7 @@ const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
 };
 
 const TAG_DOCS: Record<string, string> = {
-  [TAGS.health]: 'Liveness and the runtime configuration (CONTRACT §3).',
+  [TAGS.health]: 'Liveness and the runtime configuration.',
   [TAGS.links]: 'Payment links for the ERP.',
   [TAGS.ops]: 'Core API charges, Snap tokens and status checks.',
   [TAGS.webhook]: 'Notifications from the gateway.',
@@ -44,17 +46,39 @@ function webhooks() {
     'payment.status_changed': {
       post: {
         summary: 'Payment event delivered to ERP_NOTIFY_URL',
-        description: 'At least once, in order per order_id; the same event keeps its webhook-id on every retry. Any 2xx is success; failures retry with exponential backoff for about 3 days.',
+        description:
+          'At least once, in order per order_id; the same event keeps its webhook-id (= event_id) on every retry. Any 2xx is success; failures retry with exponential backoff for about 3 days. Verify `webhook-signature` with a Standard Webhooks library and the shared secret (see the introduction), deduplicate on `event_id`, and ignore an event whose `status_version` is not higher than the last one applied for its order.',
         parameters: [
           header('webhook-id', 'Stable event id (deduplicate on it)'),
           header('webhook-timestamp', 'Unix seconds'),
           header('webhook-signature', '`v1,<base64 HMAC-SHA256 of "id.timestamp.body">` when a secret is set', false),
         ],
-        requestBody: { required: true, content: { 'application/json': { schema: ErpEventSchema } } },
+        requestBody: { required: true, content: { 'application/json': { schema: ErpEventSchema, example: ERP_EVENT_EXAMPLE } } },
         responses: { '2XX': { description: 'Received' } },
       },
     },
   };
+}
+
+type Doc = Record<string, unknown>;
+
+/** Descriptions for operations declared with a summary only, examples, and plain answer descriptions. */
+function applyOperationDocs(paths: Record<string, unknown>): void {
+  for (const [p, item] of Object.entries(paths)) {
+    if (!item || typeof item !== 'object') continue;
+    for (const [m, op] of Object.entries(item as Record<string, Doc>)) {
+      const d = OPERATION_DOCS[`${m.toUpperCase()} ${p}`];
+      if (d?.description && !op.description) op.description = d.description;
+      if (!op.description && typeof op.summary === 'string') op.description = `${op.summary}.`;
+      const body = (op.requestBody as Doc | undefined)?.content as Record<string, Doc> | undefined;
+      if (d?.request !== undefined && body?.['application/json']) body['application/json'].example = d.request;
+      for (const [status, r] of Object.entries((op.responses ?? {}) as Record<string, Doc>)) {
+        if (r.description === 'Default Response') r.description = ANSWER_DESCRIPTIONS[status] ?? 'Answer';
+        const content = r.content as Record<string, Doc> | undefined;
+        if (d?.answer && d.answer.status === status && content?.['application/json']) content['application/json'].example = d.answer.example;
+      }
+    }
+  }
 }
 
 type Operation = { parameters?: unknown[]; requestBody?: unknown; responses?: Record<string, unknown>; 'x-auth'?: RouteAuth };
@@ -91,7 +115,7 @@ export async function registerOpenApi(app: FastifyInstance, services: Services):
       info: {
         title: 'paylink',
         version: services.version,
-        description: 'Payment links, Core API charges and Snap tokens between an ERP and Midtrans. Every error is `application/problem+json`; its `type` points at the error catalogue on `/docs`.',
+        description: introduction(),
       },
       tags: Object.values(TAGS).map((name) => ({ name, description: TAG_DOCS[name] })),
       components: {
@@ -115,6 +139,7 @@ export async function registerOpenApi(app: FastifyInstance, services: Services):
       for (const item of Object.values(doc.paths ?? {})) {
         for (const [method, op] of Object.entries(item ?? {})) if (op && typeof op === 'object' && 'responses' in op) addErrorResponses(method, op as Operation);
       }
+      applyOperationDocs(doc.paths ?? {});
       Object.assign(doc, { webhooks: webhooks(), 'x-error-catalogue': ERRORS });
       return doc;
     },

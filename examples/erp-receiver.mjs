@@ -1,0 +1,40 @@
+// A minimal ERP endpoint for paylink's events (Node 20, `npm install standardwebhooks`).
+import http from 'node:http';
+import { Webhook } from 'standardwebhooks';
+
+/** Verifies a delivery and returns its event; throws when the signature, id or timestamp is wrong. */
+export function verifyPaylinkEvent(secret, rawBody, headers) {
+  // The same secret as paylink's ERP_WEBHOOK_SECRET: `whsec_<base64>`, or any other text used as is.
+  const wh = secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
+  return wh.verify(rawBody, { 'webhook-id': headers['webhook-id'], 'webhook-timestamp': headers['webhook-timestamp'], 'webhook-signature': headers['webhook-signature'] });
+}
+
+const seen = new Map(); // order_id → highest status_version applied (keep it in your database)
+
+export function createReceiver(secret, apply) {
+  return http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      let event;
+      try {
+        event = verifyPaylinkEvent(secret, Buffer.concat(chunks).toString('utf8'), req.headers);
+      } catch {
+        res.writeHead(401).end();
+        return;
+      }
+      // At least once: the same event_id may come again. Older news (a lower status_version) is ignored.
+      const last = seen.get(event.order_id) ?? -1;
+      if (event.status_version > last) {
+        apply(event);
+        seen.set(event.order_id, event.status_version);
+      }
+      res.writeHead(204).end();
+    });
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const secret = process.env.ERP_WEBHOOK_SECRET ?? '';
+  createReceiver(secret, (e) => console.log(e.order_id, e.status, e.refunded_amount ?? '')).listen(8080);
+}

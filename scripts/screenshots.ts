@@ -1,0 +1,79 @@
+/**
+ * `npm run screenshots`: starts the service with the embedded simulator and a small ERP receiver,
+ * makes a few payments (one partly refunded, one whose ERP delivery fails), and writes a PNG of
+ * every console page and of /docs into docs/images/ with Debian's Chromium.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { loadConfig } from '../src/config.js';
+import { startService } from '../src/server.js';
+import { startErpReceiver } from '../test/helpers/erp-receiver.js';
+
+const OUT = path.resolve('docs/images');
+const OPERATOR = { user: 'operator', pass: 'screenshots-operator-pass' };
+const API_KEY = 'screenshots-api-key-123456';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-screens-'));
+const erp = await startErpReceiver({});
+const service = await startService(
+  loadConfig({ PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_DIR: path.join(dir, 'logs'), MIDTRANS_MODE: 'simulator', API_KEYS: API_KEY, ERP_NOTIFY_URL: erp.url, log_user: OPERATOR.user, log_pass: OPERATOR.pass }),
+  { stdoutLogs: false },
+);
+const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+const api = (p: string, body: unknown) => fetch(`${service.url}${p}`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+async function pay(context: BrowserContext, orderId: string, nominal: number, method = 'other_qris'): Promise<void> {
+  const link = (await (await api('/api/payment-links', { order_id: orderId, nominal })).json()) as { payment_url: string };
+  const page = await context.newPage();
+  await page.goto(link.payment_url);
+  await page.click(`button[data-method="${method}"]`);
+  await page.click('#pay');
+  await page.locator('#result', { hasText: 'Payment successful' }).waitFor({ timeout: 15_000 });
+  await page.close();
+}
+
+try {
+  fs.mkdirSync(OUT, { recursive: true });
+  const context = await browser.newContext({ httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass }, viewport: { width: 1280, height: 860 } });
+  await pay(context, 'INV/2026/0042:1', 150000);
+  await pay(context, 'INV/2026/0043:1', 275000, 'bca_va');
+  await api('/api/payment-links', { order_id: 'INV/2026/0044:1', nominal: 99000 });
+  await new Promise((r) => setTimeout(r, 500));
+  await api(`/api/payments/${encodeURIComponent('INV/2026/0042:1')}/refund`, { amount: 50000, reason: 'one item returned' });
+  erp.setMode({ kind: 'fail', status: 503 });
+  await pay(context, 'INV/2026/0045:1', 42000);
+  await new Promise((r) => setTimeout(r, 1500));
+  const shots: Array<[string, string]> = [
+    ['console-overview', '/console'],
+    ['console-transactions', '/console/transactions'],
+    ['console-transaction', `/console/transactions/${encodeURIComponent('INV/2026/0042:1')}`],
+    ['console-deliveries', '/console/deliveries'],
+    ['console-logs', '/console/logs?q=gateway'],
+    ['console-config', '/console/config'],
+  ];
+  const page = await context.newPage();
+  for (const [name, url] of shots) {
+    await page.goto(`${service.url}${url}`);
+    await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: name !== 'console-logs' });
+  }
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto(`${service.url}/console/transactions/${encodeURIComponent('INV/2026/0042:1')}`);
+  await page.screenshot({ path: path.join(OUT, 'console-transaction-375px.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.goto(`${service.url}/docs`);
+  await page.getByText('Payment Operations', { exact: true }).first().click();
+  await page.getByText('Refund a paid payment, all of it or a part').first().waitFor({ timeout: 20_000 });
+  await page.getByText('Refund a paid payment, all of it or a part').first().click();
+  await page.waitForTimeout(1500);
+  await page.screenshot({ path: path.join(OUT, 'docs.png') });
+  await context.close();
+  console.log(`wrote ${shots.length + 2} screenshots to ${OUT}`);
+} finally {
+  await browser.close();
+  await service.stop();
+  await erp.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { deliveryHeaders } from '../../src/erp/deliver.js';
+// The guide's Node example, exactly as the README shows it.
+import { createReceiver, verifyPaylinkEvent } from '../../examples/erp-receiver.mjs';
+
+const SECRET = 'whsec_ZXJwLWd1aWRlLXRlc3Qtc2VjcmV0LTAxMjM0NTY3ODk=';
+
+describe('the ERP integration guide (Node)', () => {
+  it('verifies what paylink signs, and refuses a changed body or another secret', () => {
+    const body = JSON.stringify({ type: 'payment.status_changed', event_id: 'e-1', order_id: 'INV/1:1', status: 'paid', status_version: 1 });
+    const headers = deliveryHeaders('e-1', new Date(), body, SECRET);
+    expect(verifyPaylinkEvent(SECRET, body, headers)).toMatchObject({ event_id: 'e-1', status: 'paid' });
+    expect(() => verifyPaylinkEvent(SECRET, body.replace('paid', 'refunded'), headers)).toThrow();
+    expect(() => verifyPaylinkEvent('whsec_b3RoZXItc2VjcmV0LW90aGVyLXNlY3JldA==', body, headers)).toThrow();
+    const raw = 'a raw secret, not whsec';
+    expect(verifyPaylinkEvent(raw, body, deliveryHeaders('e-1', new Date(), body, raw))).toMatchObject({ event_id: 'e-1' });
+  });
+
+  it('the example receiver answers 204, applies each status_version once and ignores older news', async () => {
+    const applied: Array<{ status: string; status_version: number }> = [];
+    const server = createReceiver(SECRET, (e: { status: string; status_version: number }) => applied.push(e));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const send = async (id: string, event: object, secret = SECRET) => {
+      const body = JSON.stringify(event);
+      return (await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...deliveryHeaders(id, new Date(), body, secret) } })).status;
+    };
+    expect(await send('e-1', { event_id: 'e-1', order_id: 'X:1', status: 'paid', status_version: 1 })).toBe(204);
+    expect(await send('e-2', { event_id: 'e-2', order_id: 'X:1', status: 'partially_refunded', refunded_amount: 10, status_version: 2 })).toBe(204);
+    expect(await send('e-1', { event_id: 'e-1', order_id: 'X:1', status: 'paid', status_version: 1 })).toBe(204);
+    expect(await send('e-3', { event_id: 'e-3', order_id: 'X:1', status: 'refunded', status_version: 3 }, 'whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldA==')).toBe(401);
+    expect(applied.map((e) => [e.status, e.status_version])).toEqual([['paid', 1], ['partially_refunded', 2]]);
+    await new Promise((r) => server.close(r));
+  });
+
+  it('the README shows the example file as it is', () => {
+    const readme = fs.readFileSync('README.md', 'utf8');
+    expect(readme).toContain(fs.readFileSync('examples/erp-receiver.mjs', 'utf8').trim());
+  });
+});
