@@ -133,3 +133,38 @@ describe('GET /openapi.json and /docs', () => {
     expect(res.json().type).toBe('/docs#error-UNAUTHORIZED');
   });
 });
+
+describe('the examples of the reference', () => {
+  it('every JSON example matches the schema it illustrates', async () => {
+    const ctx = await makeLoggedApp('sqlite', { LOG_EXPOSE_API: 'true', API_KEYS: 'k1' });
+    try {
+      const doc: Json = (await ctx.app.inject({ method: 'GET', url: '/openapi.json', headers: auth })).json();
+      const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+      ajv.addSchema({ $id: 'doc', ...doc } as object);
+      const ptr = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+      const problems: string[] = [];
+      let checked = 0;
+      for (const [p, item] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+        for (const [m, op] of Object.entries(item)) {
+          const where = `doc#/paths/${ptr(p)}/${m}`;
+          const check = (example: unknown, schemaPath: string, what: string) => {
+            if (example === undefined) return;
+            checked++;
+            const validate = ajv.getSchema(schemaPath) ?? ajv.compile({ $ref: schemaPath });
+            if (!validate(example)) problems.push(`${m.toUpperCase()} ${p} ${what}: ${ajv.errorsText(validate.errors)}`);
+          };
+          const body = (op.requestBody as Json | undefined)?.content as Record<string, Json> | undefined;
+          check(body?.['application/json']?.example, `${where}/requestBody/content/application~1json/schema`, 'request');
+          for (const [status, r] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
+            const content = r.content as Record<string, Json> | undefined;
+            check(content?.['application/json']?.example, `${where}/responses/${status}/content/application~1json/schema`, `answer ${status}`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+      expect(checked).toBeGreaterThan(20);
+    } finally {
+      await ctx.close();
+    }
+  });
+});

@@ -30,6 +30,8 @@ const LINK_VIEW = {
   created_at: '2026-11-22T10:00:00+07:00',
 };
 
+const LINK_DETAIL = { transaction_status: 'settlement', payment_type: 'qris', transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b', settlement_time: '2026-11-22T10:05:00+07:00', updated_at: '2026-11-22T03:05:00.000Z' };
+
 export const ERP_EVENT_EXAMPLE = {
   type: 'payment.status_changed',
   event_id: '550321d5-d1a2-495e-a8ab-716356a7def2',
@@ -49,6 +51,33 @@ export const ERP_EVENT_EXAMPLE = {
   status_version: 2,
 };
 
+const DELIVERY = {
+  id: '550321d5-d1a2-495e-a8ab-716356a7def2',
+  event_id: '550321d5-d1a2-495e-a8ab-716356a7def2',
+  type: 'payment.status_changed',
+  status: 'failed',
+  order_id: 'INV/2026/0042:1',
+  mercant_id: 'INV/2026/0042',
+  status_version: 2,
+  attempts_count: 3,
+  next_attempt_at: '2026-11-22T03:21:20.000Z',
+  last_status_code: 503,
+  last_error: 'HTTP 503',
+  created_at: '2026-11-22T03:20:00.000Z',
+  delivered_at: null,
+  payload: ERP_EVENT_EXAMPLE,
+  attempts: [{ attempt_no: 1, started_at: '2026-11-22T03:20:00.010Z', status_code: 503, latency_ms: 41, error: 'HTTP 503', outcome: 'failed', instance: 'paylink-1' }],
+};
+
+const CONFIG_DOCUMENT = {
+  gateway: { mode: 'sandbox', server_key: '****8f2a', client_key: '****c91d', api_base_url: 'https://api.sandbox.midtrans.com', app_base_url: 'https://app.sandbox.midtrans.com', confirm_notifications: true },
+  erp: { notify_url: 'https://erp.example.com/paylink/events', webhook_secret: '****Qx4=', timeout_ms: 10000, retry_for_hours: 72 },
+  links: { default_expiry_minutes: 1440, enabled_payments: [] },
+  reconcile: { interval_s: 60, pending_after_minutes: 30 },
+  retention: { days: 30 },
+  info: { version: '0.1.0', database: 'postgres', dev_endpoints: false, production: true, config_version: 4, updated_at: '2026-11-22T02:00:00.000Z', updated_by: 'operator' },
+};
+
 export interface OperationDoc {
   description?: string;
   request?: unknown;
@@ -56,26 +85,71 @@ export interface OperationDoc {
 }
 
 export const OPERATION_DOCS: Record<string, OperationDoc> = {
+  'GET /api/config': { answer: { status: '200', example: CONFIG_DOCUMENT } },
+  'POST /api/config': { request: { erp: { notify_url: 'https://erp.example.com/paylink/events', timeout_ms: 10000 }, links: { default_expiry_minutes: 1440 } }, answer: { status: '200', example: CONFIG_DOCUMENT } },
+  'POST /webhook/midtrans/replay': {
+    description: 'For operators: runs a captured notification body (from the log or the gateway dashboard) through exactly the same pipeline as the webhook. Duplicates are recognised, so replaying is always safe.',
+    request: { transaction_status: 'settlement', transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b', status_code: '200', signature_key: '…as received…', order_id: 'INV.2026.0042.1-1795460839321', gross_amount: '150000.00', payment_type: 'qris' },
+    answer: { status: '200', example: { result: 'duplicate', confirmed: false, order_id: 'INV/2026/0042:1', status: 'paid' } },
+  },
+  'GET /api/deliveries': {
+    description: 'The ERP outbox: every event with its state (`pending`, `delivered`, `failed`, `dead`), the exact body delivered and each attempt with its status code and latency. Filter by `status`; page with `cursor`.',
+    answer: { status: '200', example: { items: [DELIVERY], next_cursor: 'eyJzIjoxMjN9' } },
+  },
+  'POST /api/deliveries/{id}/retry': {
+    description: "Makes one event due now with the same event id and body (the ERP deduplicates on `webhook-id`). A dead event gets a new retry window. Written to the audit log with the operator's name.",
+    answer: { status: '200', example: { ...DELIVERY, status: 'pending', next_attempt_at: '2026-11-22T04:00:00.000Z' } },
+  },
+  'GET /api/logs': {
+    description: "Searches the JSON log files newest first: `q` (text), `level` (minimum), `order_id`, `request_id`, `since`/`until`. Every request's lines carry its `request_id` (also in the `X-Request-Id` answer header), and lines about an order its `order_id`. Page with `cursor`.",
+    answer: { status: '200', example: { entries: [{ level: 30, time: '2026-11-22T03:20:00.012Z', request_id: '123d61e7-6c1e-4f6a-9a53-5f3b1f6b0a11', order_id: 'INV/2026/0042:1', gateway: { op: 'core.refund', method: 'POST', path: '/v2/INV.2026.0042.1-1795460839321/refund', status: 200, duration_ms: 84 }, msg: 'gateway call' }], next_cursor: 'eyJmIjoicGF5bGluay4yMDI2LTExLTIyLjEubG9nIn0' } },
+  },
+  'GET /api/transactions': {
+    description: "Stored payments newest first, filtered by `status`, `mercant_id` and `since`, paged with `cursor`. Reads only this service's records; it does not ask the gateway.",
+    answer: {
+      status: '200',
+      example: {
+        items: [
+          {
+            order_id: 'INV/2026/0042:1',
+            gateway_order_id: 'INV.2026.0042.1',
+            mercant_id: 'INV/2026/0042',
+            kind: 'payment_link',
+            attempt: 1,
+            nominal: 150000,
+            status: 'paid',
+            transaction_status: 'settlement',
+            fraud_status: 'accept',
+            payment_type: 'qris',
+            transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b',
+            payment_url: 'https://app.midtrans.com/payment-links/pl-d8c4687194071ce6ba',
+            expire_at: '2026-11-23T03:00:00.000Z',
+            transaction_time: '2026-11-22T10:00:00+07:00',
+            settlement_time: '2026-11-22T10:05:00+07:00',
+            status_version: 1,
+            created_at: '2026-11-22T03:00:00.000Z',
+            updated_at: '2026-11-22T03:05:00.000Z',
+          },
+        ],
+        next_cursor: 'eyJjIjoiMjAyNi0xMS0yMlQwMzowMDowMC4wMDBaIn0',
+      },
+    },
+  },
   'GET /health': { description: 'Public. 200 while the database answers (with its latency) and the configured gateway; 503 when the database is unreachable, so a load balancer takes the instance out.', answer: { status: '200', example: { status: 'ok', checks: { database: { status: 'ok', kind: 'postgres', latency_ms: 2 }, gateway: { status: 'configured', mode: 'sandbox', base_url: 'https://api.sandbox.midtrans.com' } }, version: '0.1.0', uptime_s: 3600 } } },
   'POST /api/payment-links': { request: { order_id: 'SO-77:3', nominal: 150000, customer: { first_name: 'Rina', last_name: 'Wijaya', email: 'rina@example.com', phone: '+628123456789' }, expire_at: '2026-12-01T10:00:00+07:00' }, answer: { status: '201', example: { ...LINK_VIEW, order_id: 'SO-77:3', gateway_order_id: 'SO-77.3', mercant_id: 'SO-77' } } },
   'POST /createtransaksi': { request: { mercant_id: 'INV/2026/0042', item: [{ id: 'SKU-1', name: 'Kopi Gayo 250 g', price: 75000, quantity: 2 }], customer: { first_name: 'Rina', email: 'rina@example.com' } }, answer: { status: '201', example: LINK_VIEW } },
-  'GET /api/payment-links/{order_id}': { description: 'By the original order_id (URL-encoded, e.g. `INV%2F2026%2F0042%3A1`), the gateway_order_id or the gateway transaction_id. Answers the link as stored, with its current status; 404 when unknown.', answer: { status: '200', example: { ...LINK_VIEW, status: 'paid' } } },
-  'DELETE /api/payment-links/{order_id}': { answer: { status: '200', example: { ...LINK_VIEW, status: 'cancelled' } } },
+  'GET /api/payment-links/{order_id}': { description: 'By the original order_id (URL-encoded, e.g. `INV%2F2026%2F0042%3A1`), the gateway_order_id or the gateway transaction_id. Answers the link as stored, with its current status; 404 when unknown.', answer: { status: '200', example: { ...LINK_VIEW, status: 'paid', ...LINK_DETAIL } } },
+  'DELETE /api/payment-links/{order_id}': { answer: { status: '200', example: { ...LINK_VIEW, status: 'cancelled', ...LINK_DETAIL, transaction_status: null, payment_type: null, transaction_id: null, settlement_time: null } } },
   'POST /api/charge': { request: { order_id: 'PO/5:1', nominal: 125000, payment_type: 'bank_transfer', bank_transfer: { bank: 'bca' }, customer: { first_name: 'Rina', email: 'rina@example.com' } }, answer: { status: '201', example: { order_id: 'PO/5:1', gateway_order_id: 'PO.5.1', transaction_id: 'be4f3e44-d6ee-4355-8c64-c1d1dc7f4590', status: 'pending', transaction_status: 'pending', payment_type: 'bank_transfer', va_numbers: [{ bank: 'bca', va_number: '12345678901' }], expiry_time: '2026-11-23 10:00:00' } } },
   'POST /api/snap/token': { description: 'A token for the gateway\'s payment page (Snap), where the customer picks a method. Same order_id and body again → 200 with the same token; a different body → 409. Input errors are 400 before the gateway is asked.', request: { order_id: 'SNAP-1', nominal: 99000, enabled_payments: ['other_qris', 'bca_va'] }, answer: { status: '201', example: { order_id: 'SNAP-1', gateway_order_id: 'SNAP-1', token: '66e4fa55-fdac-4ef9-91b5-733b97d1b862', redirect_url: 'https://app.midtrans.com/snap/v4/redirection/66e4fa55-fdac-4ef9-91b5-733b97d1b862' } } },
   'GET /api/payments/{order_id}/status': { description: 'Asks the gateway now (a payment link through its newest purchase), feeds the answer through the same status machine as notifications — so a change found this way reaches the ERP too, once — and answers the stored payment.', answer: { status: '200', example: { ...STATUS_VIEW, status: 'paid', transaction_status: 'settlement', refunded_amount: 0 } } },
   'POST /api/payments/{order_id}/refund': { request: { amount: 50000, reason: 'One item returned' }, answer: { status: '200', example: STATUS_VIEW } },
   'POST /api/payments/{order_id}/cancel': { answer: { status: '200', example: { ...STATUS_VIEW, status: 'cancelled', transaction_status: 'cancel', refunded_amount: 0, settlement_time: null } } },
   'POST /api/payments/{order_id}/expire': { answer: { status: '200', example: { ...STATUS_VIEW, status: 'expired', transaction_status: 'expire', refunded_amount: 0, settlement_time: null } } },
-  'POST /webhook/midtrans': { description: 'Where the gateway sends its HTTP notifications (configure `PUBLIC_BASE_URL/webhook/midtrans` in the gateway dashboard). The SHA-512 `signature_key` is verified, the status is confirmed with the gateway\'s status API, and the report is recorded, applied and turned into an ERP event in one database transaction before the 200. A bad signature is 401; a database outage 503 (the gateway retries).', request: { transaction_time: '2026-11-22 10:00:00', transaction_status: 'settlement', transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b', status_code: '200', signature_key: '…sha512(order_id + status_code + gross_amount + server_key)…', payment_type: 'qris', order_id: 'INV.2026.0042.1-1795460839321', gross_amount: '150000.00', fraud_status: 'accept', currency: 'IDR' }, answer: { status: '200', example: { result: 'applied', confirmed: true, order_id: 'INV/2026/0042:1', status: 'paid', event_id: '889f3a63-c73f-4af9-9b47-2710ea6e5ddc' } } },
-  'POST /webhook/midtrans/replay': { description: 'For operators: runs a captured notification body (from the log or the gateway dashboard) through exactly the same pipeline as the webhook. Duplicates are recognised, so replaying is always safe.' },
-  'GET /api/deliveries': { description: 'The ERP outbox: every event with its state (`pending`, `delivered`, `failed`, `dead`), the exact body delivered and each attempt with its status code and latency. Filter by `status`; page with `cursor`.' },
-  'POST /api/deliveries/{id}/retry': { description: 'Makes one event due now with the same event id and body (the ERP deduplicates on `webhook-id`). A dead event gets a new retry window. Written to the audit log with the operator\'s name.' },
-  'GET /api/logs': { description: 'Searches the JSON log files newest first: `q` (text), `level` (minimum), `order_id`, `request_id`, `since`/`until`. Every request\'s lines carry its `request_id` (also in the `X-Request-Id` answer header), and lines about an order its `order_id`. Page with `cursor`.' },
+  'POST /webhook/midtrans': { description: 'Where the gateway sends its HTTP notifications (configure `PUBLIC_BASE_URL/webhook/midtrans` in the gateway dashboard). The SHA-512 `signature_key` is verified, the status is confirmed with the gateway\'s status API, and the report is recorded, applied and turned into an ERP event in one database transaction before the 200. A bad signature is 401; a database outage 503 (the gateway retries).', request: { transaction_time: '2026-11-22 10:00:00', transaction_status: 'settlement', transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b', status_code: '200', signature_key: '…sha512(order_id + status_code + gross_amount + server_key)…', payment_type: 'qris', order_id: 'INV.2026.0042.1-1795460839321', gross_amount: '150000.00', fraud_status: 'accept', currency: 'IDR' }, answer: { status: '200', example: { status: 'ok', result: 'applied' } } },
   'GET /api/logs/files': { description: 'The log files in LOG_DIR (rotated daily and at 20 MB), newest first, with size and modification time.', answer: { status: '200', example: { files: [{ name: 'paylink.2026-11-22.1.log', size_bytes: 482113, modified_at: '2026-11-22T10:20:00.000Z' }] } } },
   'GET /api/logs/view': { description: 'One file listed by /api/logs/files, as text: the last 1 MiB, or its last `tail` lines. Only plain files directly in LOG_DIR are served.' },
   'GET /openapi.json': { description: 'This document (OpenAPI 3.1). The ERP event is described under `webhooks`; the error catalogue under `x-error-catalogue`.' },
-  'GET /api/transactions': { description: 'Stored payments newest first, filtered by `status`, `mercant_id` and `since`, paged with `cursor`. Reads only this service\'s records; it does not ask the gateway.' },
   'GET /metrics': { description: 'Prometheus text format: HTTP requests and latency per route, gateway calls per operation and outcome, notifications per source and result, outbox states and delivery latency.' },
 };
 
