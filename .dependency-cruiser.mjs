@@ -3,9 +3,9 @@
  * imports count: a cycle through types is still a cycle for a reader.
  *
  *   server.ts → services.ts (composition root) → app.ts → http/ → domain/ → gateway/ · storage/ · erp/
- *   workers: reconcile/ → domain/;  outbox/ → erp/ · storage/
+ *   workers: reconcile/ → domain/;  outbox/ → erp/ · storage/;  retention/ → storage/
  *   shared leaves used by all: types.ts, errors.ts, clock.ts, config.ts, settings.ts, metrics.ts,
- *   url-policy.ts, logging/
+ *   url-policy.ts, secret-box.ts, logging/
  */
 const adapters = '^src/(gateway|storage|erp)/';
 
@@ -24,27 +24,27 @@ export default {
       severity: 'error',
       comment: 'gateway/, storage/ and erp/ are below domain/: they never import domain/, http/, the workers or the service types.',
       from: { path: adapters },
-      to: { path: '^src/(domain|http|outbox|reconcile)/|^src/(app|services|server|types)\\.ts$' },
+      to: { path: '^src/(domain|http|outbox|reconcile|retention)/|^src/(app|services|server|types)\\.ts$' },
     },
     {
       name: 'domain-below-http',
       severity: 'error',
       comment: 'domain/ is called by http/ and the workers, never the other way round.',
       from: { path: '^src/domain/' },
-      to: { path: '^src/(http|outbox|reconcile)/|^src/(app|services|server)\\.ts$' },
+      to: { path: '^src/(http|outbox|reconcile|retention)/|^src/(app|services|server)\\.ts$' },
     },
     {
       name: 'workers-below-http',
       severity: 'error',
       comment: 'The outbox worker and the reconciler do not know about HTTP routes or the app.',
-      from: { path: '^src/(outbox|reconcile)/' },
+      from: { path: '^src/(outbox|reconcile|retention)/' },
       to: { path: '^src/http/|^src/(app|services|server)\\.ts$' },
     },
     {
       name: 'leaves-import-no-layer',
       severity: 'error',
       comment: 'Shared leaf modules are imported by every layer, so they import none above the adapters.',
-      from: { path: '^src/(errors|clock|config|metrics|url-policy|operator-credentials)\\.ts$|^src/logging/' },
+      from: { path: '^src/(errors|clock|config|metrics|url-policy|operator-credentials|secret-box)\\.ts$|^src/logging/' },
       to: { path: '^src/(domain|http|gateway|storage|erp|outbox|reconcile)/|^src/(app|services|server|types|settings)\\.ts$' },
     },
     {
