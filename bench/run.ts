@@ -79,17 +79,23 @@ async function main(): Promise<void> {
   results.floor_bare = await floor('bare', '', quick ? 10_000 : 30_000);
   results.floor_sqlite = await floor('sqlite', path.join(opts.tmp, 'floor', 'floor.db'), quick ? 2_000 : 6_000);
   if (pgUrl) results.floor_pg = await pgFloor(pgUrl, quick ? 2_000 : 6_000);
+  // Written after every phase: a failure later still leaves what was measured.
+  const out = path.join(ROOT, 'bench', 'results');
+  fs.mkdirSync(out, { recursive: true });
+  const save = (r: Record<string, Figures>, extra: object = {}) => fs.writeFileSync(path.join(out, 'latest.json'), `${JSON.stringify({ meta: { at: new Date().toISOString(), partial: true, ...extra }, results: r }, null, 2)}\n`);
+  save(results);
   results.sqlite = await benchService('sqlite', opts);
+  save(results);
   if (pgUrl) results.postgres = await benchService('postgres', opts, pgUrl);
+  save(results);
   if (args.has('--scale')) {
     const history = Number(process.env.BENCH_HISTORY ?? '1000000');
     results.sqlite_growth = await benchGrowth('sqlite', opts, history);
+    save(results);
     if (pgUrl) results.postgres_growth = await benchGrowth('postgres', opts, history, pgUrl);
   }
   const meta = { at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, loadavg_before: load, loadavg_after: os.loadavg()[0] ?? 0, seconds: (Date.now() - started) / 1000, options: { ...opts, tmp: undefined }, quick, scale: args.has('--scale') };
   printReport(results, meta);
-  const out = path.join(ROOT, 'bench', 'results');
-  fs.mkdirSync(out, { recursive: true });
   fs.writeFileSync(path.join(out, 'latest.json'), `${JSON.stringify({ meta, results }, null, 2)}\n`);
   console.log(`\nwritten: bench/results/latest.json (${meta.seconds.toFixed(0)} s)`);
 }

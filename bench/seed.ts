@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { sql } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from '../src/storage/schema.js';
 import type { DatabaseConfig } from '../src/config.js';
 import { openStore } from '../src/storage/kysely-store.js';
 
@@ -100,19 +101,27 @@ export async function seedHistory(db: DatabaseConfig, n: number): Promise<void> 
     } else {
       const at = sql.raw(`to_char((now() at time zone 'utc') - (i % 90) * interval '1 day' - (i % 86400) * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
       const from = sql.raw(`from generate_series(1, ${n}) as i`);
-      await sql`insert into transactions (id, order_id, gateway_order_id, mercant_id, kind, attempt, nominal, status, transaction_status, gateway_transaction_id, status_version, created_at, updated_at, last_event_at)
-        select 'seed-' || i, 'SEED-' || i, 'SEED-' || i, 'SEED' || (i % 1000), 'charge', 1, 10000 + i, case when i % 10 = 0 then 'pending' else 'paid' end, 'settlement', 'seed-tx-' || i, 1, ${at}, ${at}, ${at} ${from}`.execute(store.db);
-      await sql`insert into notifications (dedupe_key, gateway_order_id, transaction_ref, gateway_transaction_id, transaction_status, status_code, source, result, payload, received_at)
-        select 'seed-' || i, 'SEED-' || i, 'seed-' || i, 'seed-tx-' || i, 'settlement', '200', 'webhook', 'applied', '{}', ${at} ${from}`.execute(store.db);
-      await sql`insert into outbox_events (event_id, event_type, order_key, order_id, mercant_id, status_version, payload, state, attempts, next_attempt_at, lease_token, last_status_code, created_at, updated_at, delivered_at, retry_from)
-        select 'seed-ev-' || i, 'payment.status_changed', 'SEED-' || i, 'SEED-' || i, 'SEED' || (i % 1000), 1, '{}', 'delivered', 1, ${at}, 1, 204, ${at}, ${at}, ${at}, ${at} ${from}`.execute(store.db);
-      await sql`insert into delivery_attempts (event_seq, attempt_no, started_at, status_code, latency_ms, outcome, instance)
-        select i, 1, ${at}, 204, 3, 'delivered', 'seed' ${from}`.execute(store.db);
-      await sql`analyze`.execute(store.db);
+      await store.transaction(async (tx) => {
+        // A million rows take longer than the service's statement timeout.
+        await sql`set local statement_timeout = 0`.execute(tx.db);
+        await seedPostgres(tx.db, at, from);
+      });
     }
   } finally {
     await store.close();
   }
+}
+
+async function seedPostgres(db: Kysely<Database>, at: RawBuilder<unknown>, from: RawBuilder<unknown>): Promise<void> {
+  await sql`insert into transactions (id, order_id, gateway_order_id, mercant_id, kind, attempt, nominal, status, transaction_status, gateway_transaction_id, status_version, created_at, updated_at, last_event_at)
+    select 'seed-' || i, 'SEED-' || i, 'SEED-' || i, 'SEED' || (i % 1000), 'charge', 1, 10000 + i, case when i % 10 = 0 then 'pending' else 'paid' end, 'settlement', 'seed-tx-' || i, 1, ${at}, ${at}, ${at} ${from}`.execute(db);
+  await sql`insert into notifications (dedupe_key, gateway_order_id, transaction_ref, gateway_transaction_id, transaction_status, status_code, source, result, payload, received_at)
+    select 'seed-' || i, 'SEED-' || i, 'seed-' || i, 'seed-tx-' || i, 'settlement', '200', 'webhook', 'applied', '{}', ${at} ${from}`.execute(db);
+  await sql`insert into outbox_events (event_id, event_type, order_key, order_id, mercant_id, status_version, payload, state, attempts, next_attempt_at, lease_token, last_status_code, created_at, updated_at, delivered_at, retry_from)
+    select 'seed-ev-' || i, 'payment.status_changed', 'SEED-' || i, 'SEED-' || i, 'SEED' || (i % 1000), 1, '{}', 'delivered', 1, ${at}, 1, 204, ${at}, ${at}, ${at}, ${at} ${from}`.execute(db);
+  await sql`insert into delivery_attempts (event_seq, attempt_no, started_at, status_code, latency_ms, outcome, instance)
+    select i, 1, ${at}, 204, 3, 'delivered', 'seed' ${from}`.execute(db);
+  await sql`analyze`.execute(db);
 }
 
 /** Events waiting for an ERP that is down: failed once, next attempt in an hour, each its own order. */
