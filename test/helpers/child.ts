@@ -23,8 +23,11 @@ export interface ServiceProcess {
   output(): string;
 }
 
-/** Starts the service with only PATH, HOME, ports and `env`; resolves once it logs that it listens. */
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+/**
+ * Starts the service with only PATH, HOME, ports and `env`; resolves once it logs that it listens.
+ * `startTimeoutMs` (default 20 s): the chaos tests allow more, on a machine loaded by their own processes.
+ */
+export async function startServiceProcess(env: Record<string, string>, startTimeoutMs = 20_000): Promise<ServiceProcess> {
   const port = await freePort();
   const simPort = await freePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
@@ -36,7 +39,10 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   proc.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
   proc.stderr?.on('data', (c: Buffer) => (out += c.toString('utf8')));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start: ${out.slice(-2000)}`)), 20_000);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`service did not start within ${startTimeoutMs} ms: ${out.slice(-2000)}`));
+    }, startTimeoutMs);
     const look = () => {
       const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"paylink listening"/.exec(out);
       if (!m?.[1]) return;
