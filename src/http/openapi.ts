@@ -81,7 +81,13 @@ function applyOperationDocs(paths: Record<string, unknown>): void {
   }
 }
 
-type Operation = { parameters?: unknown[]; requestBody?: unknown; responses?: Record<string, unknown>; 'x-auth'?: RouteAuth };
+type Operation = { parameters?: unknown[]; requestBody?: unknown; responses?: Record<string, unknown>; 'x-auth'?: RouteAuth; 'x-html'?: boolean };
+
+/** An HTML page's errors: the page itself, or problem details for a client that asks for JSON. */
+const htmlError = (status: number) => ({
+  description: `An HTML page, or problem details (${RESPONSE_NAMES[status] ?? status})`,
+  content: { 'text/html': { schema: { type: 'string' } }, 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
 
 /** A response a route declared with the Problem schema: @fastify/swagger lists it as `application/json`. */
 function isProblemResponse(r: unknown): boolean {
@@ -105,6 +111,12 @@ function addErrorResponses(method: string, op: Operation): void {
   // Every error is sent as application/problem+json: declared ones point at the shared responses too.
   for (const [status, r] of Object.entries(op.responses)) if (RESPONSE_NAMES[Number(status)] && isProblemResponse(r)) statuses.add(Number(status));
   for (const s of statuses) if (!op.responses[String(s)] || isProblemResponse(op.responses[String(s)])) op.responses[String(s)] = { $ref: `#/components/responses/${RESPONSE_NAMES[s]}` };
+  if (!op['x-html']) return;
+  // Operator console pages answer HTML, their errors too (an unknown payment or log file: 404; a
+  // form posted without its CSRF token: 403).
+  statuses.add(404);
+  if (method !== 'get') statuses.add(403);
+  for (const s of statuses) op.responses[String(s)] = htmlError(s);
 }
 
 /** Registers @fastify/swagger; must run before the route groups so it sees every route. */
@@ -128,7 +140,9 @@ export async function registerOpenApi(app: FastifyInstance, services: Services):
     },
     transform: ({ schema, url, route }) => {
       const auth = route.config?.auth ?? 'none';
-      return { schema: { ...schema, security: SECURITY[auth], 'x-auth': auth } as typeof schema, url };
+      // The operator console (every route under /console) answers HTML, its errors included.
+      const html = url === '/console' || url.startsWith('/console/') || (Array.isArray(schema.produces) && schema.produces.includes('text/html'));
+      return { schema: { ...schema, security: SECURITY[auth], 'x-auth': auth, ...(html ? { 'x-html': true } : {}) } as typeof schema, url };
     },
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
