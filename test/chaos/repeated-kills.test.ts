@@ -239,5 +239,5 @@ describe.each(DATABASE_KINDS)('repeated SIGKILL under load (%s)', (kind) => {
     expect(kills).toBeGreaterThanOrEqual(KILLS);
     expect(notes).toHaveLength(ORDERS * 2);
     expect(m.problems).toEqual({ lostAfter200: [], notPaid: [], lostEvents: [], unknownIds: [], changesUnderTwoIds: [], outOfOrder: [], http500: [], unverified: [] });
-  }, 420_000);
+  }, 900_000);
 });
