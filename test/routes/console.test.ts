@@ -58,6 +58,21 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     expect((await get('/console/transactions/nope')).statusCode).toBe(404);
   });
 
+  it('the timeline shows notifications not matched yet (unverified) beside the applied ones, and no other order\'s', async () => {
+    const tx = await seedTransaction(t.services.store, { orderId: 'LINK_1', kind: 'payment_link' });
+    const note = (gatewayOrderId: string, result: 'unverified' | 'applied', ref: string | null, status: string) =>
+      t.services.store.notifications.record({ dedupeKey: `${gatewayOrderId}-${status}`, gatewayOrderId, transactionRef: ref, gatewayTransactionId: 'gw', transactionStatus: status, statusCode: '200', source: 'webhook', result, payload: '{}' });
+    await note('LINK_1-1795460839321', 'unverified', null, 'settlement');
+    await note('LINK_1-1795460839000', 'applied', tx.id, 'pending');
+    await note('LINKX1-1795460839321', 'unverified', null, 'expire');
+    const page = await get('/console/transactions/LINK_1');
+    const timeline = page.body.slice(page.body.indexOf('<ol class="timeline">'));
+    expect(timeline).toMatch(/Notification <code>settlement<\/code> <span class="badge s-unverified">unverified/);
+    expect(timeline).toMatch(/Notification <code>pending<\/code> <span class="badge s-applied">applied/);
+    // "_" is a LIKE wildcard: escaped, so LINKX1's notification is not taken for LINK_1's.
+    expect(timeline).not.toContain('<code>expire</code>');
+  });
+
   it('refuses a changing form without its CSRF token, and takes it with one', async () => {
     await seedTransaction(t.services.store, { orderId: 'C-1', status: 'paid', kind: 'charge', gatewayTransactionId: 'gw-c1' });
     const page = await get('/console/transactions/C-1');

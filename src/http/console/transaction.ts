@@ -91,7 +91,7 @@ export interface TimelineData {
 export async function timeline(services: Services, tx: TransactionRecord, timeZone: string): Promise<TimelineData> {
   const q = services.store.console;
   const [notifications, events, refunds, calls] = await Promise.all([
-    q.notificationsFor(tx.id),
+    q.notificationsFor(tx.id, tx.gatewayOrderId),
     q.eventsForOrder(tx.orderId),
     services.store.refunds.listFor(tx.id),
     gatewayCalls(services, tx),

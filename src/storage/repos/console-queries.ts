@@ -70,9 +70,25 @@ export class ConsoleQueries {
     return this.db.selectFrom('notifications').selectAll().where('source', 'in', ['webhook', 'replay']).orderBy('id', 'desc').limit(1).executeTakeFirst();
   }
 
-  /** Everything the gateway told us about one transaction, oldest first. */
-  async notificationsFor(transactionRef: string): Promise<NotificationRow[]> {
-    return this.db.selectFrom('notifications').selectAll().where('transaction_ref', '=', transactionRef).orderBy('id', 'asc').limit(500).execute();
+  /**
+   * Everything the gateway told us about one transaction, oldest first: what was matched to it, and
+   * what could not be yet (an unverified notification has no transaction) under its gateway order
+   * id or one of its link purchases (`<id>-<suffix>`).
+   */
+  async notificationsFor(transactionRef: string, gatewayOrderId: string): Promise<NotificationRow[]> {
+    const purchases = `${gatewayOrderId.replace(/[\\%_]/g, (c) => `\\${c}`)}-%`;
+    return this.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where((eb) =>
+        eb.or([
+          eb('transaction_ref', '=', transactionRef),
+          eb.and([eb('transaction_ref', 'is', null), eb.or([eb('gateway_order_id', '=', gatewayOrderId), sql<boolean>`${sql.ref('gateway_order_id')} like ${purchases} escape '\\'`])]),
+        ]),
+      )
+      .orderBy('id', 'asc')
+      .limit(500)
+      .execute();
   }
 
   /** The ERP events of one order, in the order they are delivered. */
