@@ -144,6 +144,15 @@ const FIRST_OF_ORDER = sql`not exists (
   select 1 from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed', 'dead')
 )`;
 
+/**
+ * SQLite's planner, without statistics, prefers the `(state, …)` indexes and then sorts or scans
+ * every waiting event; the claim must walk the partial index in due order and stop early.
+ * PostgreSQL picks the partial index from its statistics.
+ */
+function indexedBy(kind: 'sqlite' | 'postgres', index: 'outbox_claimable_idx' | 'outbox_leased_idx') {
+  return kind === 'sqlite' ? sql.raw(`indexed by ${index}`) : sql``;
+}
+
 export class KyselyOutboxRepo implements OutboxRepo {
   constructor(
     private readonly db: Kysely<Database>,
@@ -188,11 +197,11 @@ export class KyselyOutboxRepo implements OutboxRepo {
     const result = await sql<Row>`
       update outbox_events set lease_owner = ${owner}, lease_until = ${until}, lease_token = lease_token + 1, updated_at = ${at}
       where seq in (
-        select e.seq from outbox_events e
+        select e.seq from outbox_events e ${indexedBy(this.kind, 'outbox_claimable_idx')}
         where e.state in ('pending', 'failed') and e.next_attempt_at <= ${at}
           and (e.lease_until is null or e.lease_until <= ${at})
           and ${FIRST_OF_ORDER}
-        order by e.seq
+        order by e.next_attempt_at, e.seq
         limit ${limit}
         ${lock}
       )
@@ -318,12 +327,17 @@ export class KyselyOutboxRepo implements OutboxRepo {
 
   async nextDueAt(): Promise<string | undefined> {
     // Only the first undelivered event of each order can be claimed, and not before its lease ends:
-    // an event waiting behind its predecessor must not make the worker poll for it.
-    const result = await sql<{ due: string | null }>`
-      select min(case when e.lease_until is not null and e.lease_until > e.next_attempt_at then e.lease_until else e.next_attempt_at end) as due
-      from outbox_events e
-      where e.state in ('pending', 'failed')
-        and ${FIRST_OF_ORDER}`.execute(this.db);
-    return result.rows[0]?.due ?? undefined;
+    // an event waiting behind its predecessor must not make the worker poll for it. Two index walks
+    // that stop early (outbox_claimable_idx in due order, outbox_leased_idx over the few leased
+    // events) instead of a minimum over every waiting event.
+    const free = await sql<{ due: string }>`
+      select e.next_attempt_at as due from outbox_events e ${indexedBy(this.kind, 'outbox_claimable_idx')}
+      where e.state in ('pending', 'failed') and (e.lease_until is null or e.lease_until <= e.next_attempt_at) and ${FIRST_OF_ORDER}
+      order by e.next_attempt_at limit 1`.execute(this.db);
+    const leased = await sql<{ due: string | null }>`
+      select min(e.lease_until) as due from outbox_events e ${indexedBy(this.kind, 'outbox_leased_idx')}
+      where e.lease_until is not null and e.state in ('pending', 'failed') and e.lease_until > e.next_attempt_at and ${FIRST_OF_ORDER}`.execute(this.db);
+    const dues = [free.rows[0]?.due, leased.rows[0]?.due].filter((d): d is string => typeof d === 'string');
+    return dues.length === 0 ? undefined : dues.reduce((a, b) => (a <= b ? a : b));
   }
 }
