@@ -65,7 +65,7 @@ async function ingestInTransaction(services: Deps<'clock'>, tx: Store, report: G
     created = true;
   }
   // Serializes ingestion per transaction (PostgreSQL row lock) and reads what the lock protects.
-  t = (await tx.transactions.findForUpdate(t.id)) ?? t;
+  t = await tx.transactions.lockForUpdate(t);
   const rec = await tx.notifications.record({
     dedupeKey: dedupeKey(report),
     gatewayOrderId: report.order_id,

@@ -81,6 +81,12 @@ export interface TransactionsRepo {
    * round trip for what `notifications.lockTransaction` and `findById` do in two).
    */
   findForUpdate(id: string): Promise<TransactionRecord | undefined>;
+  /**
+   * `t`, read earlier in the same database transaction, as it stands under that transaction's lock:
+   * PostgreSQL re-reads it `FOR UPDATE`; SQLite returns it as is (the transaction has held the one
+   * write lock since it began, so nothing changed it since).
+   */
+  lockForUpdate(t: TransactionRecord): Promise<TransactionRecord>;
   findByOrderId(orderId: string): Promise<TransactionRecord | undefined>;
   findByGatewayOrderId(gatewayOrderId: string): Promise<TransactionRecord | undefined>;
   findByGatewayTransactionId(transactionId: string): Promise<TransactionRecord | undefined>;

@@ -132,8 +132,9 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     return toRecord(row);
   }
 
-  private async findBy(col: 'id' | 'order_id' | 'gateway_order_id' | 'gateway_transaction_id', value: string): Promise<TransactionRecord | undefined> {
-    const row = await this.db.selectFrom('transactions').selectAll().where(col, '=', value).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  /** By a unique column: no ordering (on SQLite an `order by … limit` here costs 2.5× the lookup). */
+  private async findBy(col: 'id' | 'order_id' | 'gateway_order_id', value: string): Promise<TransactionRecord | undefined> {
+    const row = await this.db.selectFrom('transactions').selectAll().where(col, '=', value).executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }
 
@@ -146,14 +147,20 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     const row = await this.db.selectFrom('transactions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }
+  async lockForUpdate(t: TransactionRecord): Promise<TransactionRecord> {
+    // SQLite: the transaction holds the write lock since its `begin immediate`, so what it read is current.
+    if (this.kind !== 'postgres') return t;
+    return (await this.findForUpdate(t.id)) ?? t;
+  }
   findByOrderId(orderId: string) {
     return this.findBy('order_id', orderId);
   }
   findByGatewayOrderId(gatewayOrderId: string) {
     return this.findBy('gateway_order_id', gatewayOrderId);
   }
-  findByGatewayTransactionId(transactionId: string) {
-    return this.findBy('gateway_transaction_id', transactionId);
+  async findByGatewayTransactionId(transactionId: string): Promise<TransactionRecord | undefined> {
+    const row = await this.db.selectFrom('transactions').selectAll().where('gateway_transaction_id', '=', transactionId).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
   }
 
   async latestForMercant(mercantId: string): Promise<TransactionRecord | undefined> {
@@ -172,8 +179,10 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     const values = { ...toColumns(patch), updated_at: this.now().toISOString() };
     let q = this.db.updateTable('transactions').set(values).where('id', '=', id);
     if (o.ifStatusIn) q = q.where('status', 'in', o.ifStatusIn.length > 0 ? [...o.ifStatusIn] : ['-none-']);
-    await q.execute();
-    const after = await this.findById(id);
+    // The changed row comes back with the update (one statement); an update whose condition did not
+    // hold changes nothing and the row is read as it stands.
+    const changed = await q.returningAll().executeTakeFirst();
+    const after = changed ? toRecord(changed) : await this.findById(id);
     if (!after) throw new Error(`transaction ${id} vanished during update`);
     return after;
   }
