@@ -65,7 +65,9 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   const app = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // One line per request, written when it completes (onResponse below), instead of Fastify's two:
+    // a log line costs about as much as a database statement on the webhook's path.
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -106,6 +108,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler(methods));
   app.addHook('onResponse', async (req, reply) => {
+    req.log.info({ req, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     // Route patterns, not raw URLs, so label cardinality stays bounded.
     const route = req.routeOptions.url ?? 'unmatched';
     services.metrics.httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });

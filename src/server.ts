@@ -45,7 +45,8 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
       notificationUrl: `${config.publicBaseUrl}/webhook/midtrans`,
       host: config.host,
       port: config.simulatorPort,
-      logger: logger.child({ component: 'simulator' }),
+      // Embedded, the simulator's request lines would double every gateway call's own line: warnings only.
+      logger: logger.child({ component: 'simulator' }, { level: 'warn' }),
     });
   }
   const services = createServices(config, { logger, store, operator, configKeys }, { simulatorBaseUrl: simulator?.baseUrl });
