@@ -29,6 +29,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Called for every route as it is registered (tests enumerate protected routes with it). */
   onRoute?: (route: RouteOptions) => void;
+  /** How long a request may take to arrive in full before it is answered 408, ms. Default 120 s. */
+  requestTimeout?: number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -62,6 +64,7 @@ function trustProxyOption(v: string[] | number | undefined): string[] | boolean 
 
 /** Builds the HTTP app over already-created services. Listening is the caller's business. */
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<App> {
+  const requestTimeout = opts.requestTimeout ?? 120_000;
   const app = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
@@ -75,7 +78,10 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     trustProxy: trustProxyOption(services.config.trustProxy),
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    requestTimeout: 120_000,
+    requestTimeout,
+    // Node looks for requests over their time at this interval (its default, 30 s, for the default
+    // timeout), and enforces the request timeout only when the headers' own (60 s) is not longer.
+    http: { headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(30_000, Math.ceil(requestTimeout / 4)) },
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },

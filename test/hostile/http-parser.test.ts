@@ -30,14 +30,19 @@ function parse(text: string): { status: number; headers: Record<string, string>;
   return { status: Number(statusLine.split(' ')[1]), headers, body };
 }
 
+/** Listens on a loopback port; returns it. */
+async function listen(ctx: TestContext): Promise<number> {
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = ctx.app.server.address();
+  return typeof addr === 'object' && addr !== null ? addr.port : 0;
+}
+
 describe('answers of the HTTP parser (clientError)', () => {
   let ctx: TestContext;
   let port: number;
   beforeAll(async () => {
     ctx = await makeTestApp('sqlite');
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    const addr = ctx.app.server.address();
-    port = typeof addr === 'object' && addr !== null ? addr.port : 0;
+    port = await listen(ctx);
   });
   afterAll(async () => ctx.close());
 
@@ -85,5 +90,31 @@ describe('answers of the HTTP parser (clientError)', () => {
     expect(r.headers['content-type']).toBe('application/problem+json');
     expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.parse(r.body)).toMatchObject({ status: 400, code: 'MALFORMED_REQUEST', request_id: r.headers['x-request-id'] });
+  });
+});
+
+describe('a request that does not arrive in full in time', () => {
+  let ctx: TestContext;
+  let port: number;
+  beforeAll(async () => {
+    ctx = await makeTestApp('sqlite', {}, {}, { requestTimeout: 400 });
+    port = await listen(ctx);
+  });
+  afterAll(async () => ctx.close());
+
+  it.each([
+    ['headers never finished', 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n'],
+    ['a body shorter than its Content-Length', 'POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"order_id"'],
+  ])('%s: 408 problem+json with a request id, Connection: close, closed with a FIN', async (_name, bytes) => {
+    const started = Date.now();
+    const res = await raw(port, bytes);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+    expect(res.closedBy).toBe('end');
+    const r = parse(res.text);
+    expect(r.status).toBe(408);
+    expect(r.headers['content-type']).toBe('application/problem+json');
+    expect(r.headers.connection).toBe('close');
+    expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(r.body)).toMatchObject({ status: 408, code: 'REQUEST_TIMEOUT', request_id: r.headers['x-request-id'] });
   });
 });
