@@ -19,6 +19,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { registerJsonParser } from './http/json-body.js';
 import { refuseNul } from './http/nul-guard.js';
+import { refuseWhileClosing } from './http/shutting-down.js';
 import { createMethodTable } from './http/allowed-methods.js';
 import { bindLogContext } from './logging/logger.js';
 import { deriveMercantId } from './domain/order-id.js';
@@ -82,7 +83,8 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     // Node looks for requests over their time at this interval (its default, 30 s, for the default
     // timeout), and enforces the request timeout only when the headers' own (60 s) is not longer.
     http: { headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(30_000, Math.ceil(requestTimeout / 4)) },
-    return503OnClosing: true,
+    // Requests during shutdown get problem+json instead (refuseWhileClosing).
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     frameworkErrors: routingErrorHandler,
@@ -100,6 +102,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
+  refuseWhileClosing(app);
   app.addHook('onRoute', (route) => {
     if (route.config?.auth === undefined) {
       throw new Error(`route ${route.method} ${route.url} declares no auth (config.auth)`);
