@@ -19,6 +19,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { registerJsonParser } from './http/json-body.js';
 import { refuseNul } from './http/nul-guard.js';
+import { refuseWhileClosing } from './http/shutting-down.js';
 import { createMethodTable } from './http/allowed-methods.js';
 import { bindLogContext } from './logging/logger.js';
 import { deriveMercantId } from './domain/order-id.js';
@@ -29,6 +30,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Called for every route as it is registered (tests enumerate protected routes with it). */
   onRoute?: (route: RouteOptions) => void;
+  /** How long a request may take to arrive in full before it is answered 408, ms. Default 120 s. */
+  requestTimeout?: number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -62,6 +65,7 @@ function trustProxyOption(v: string[] | number | undefined): string[] | boolean 
 
 /** Builds the HTTP app over already-created services. Listening is the caller's business. */
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<App> {
+  const requestTimeout = opts.requestTimeout ?? 120_000;
   const app = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
@@ -77,8 +81,12 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     trustProxy: trustProxyOption(services.config.trustProxy),
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    requestTimeout: 120_000,
-    return503OnClosing: true,
+    requestTimeout,
+    // Node looks for requests over their time at this interval (its default, 30 s, for the default
+    // timeout), and enforces the request timeout only when the headers' own (60 s) is not longer.
+    http: { headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(30_000, Math.ceil(requestTimeout / 4)) },
+    // Requests during shutdown get problem+json instead (refuseWhileClosing).
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     frameworkErrors: routingErrorHandler,
@@ -96,6 +104,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
+  refuseWhileClosing(app);
   app.addHook('onRoute', (route) => {
     if (route.config?.auth === undefined) {
       throw new Error(`route ${route.method} ${route.url} declares no auth (config.auth)`);

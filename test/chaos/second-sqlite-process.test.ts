@@ -40,6 +40,7 @@ describe('a second process on the same SQLite file', () => {
     expect(await postJson(`${first.url}/api/config`, { gateway: { confirm_notifications: false } })).toBe(200);
     expect(await webhook(first.url, 'SECOND-1')).toBe(200);
 
+    const attempt = Date.now();
     const refused = await startServiceProcess({ ...env, LOG_DIR: path.join(db.dir, 'logs2') }, START_MS).then(
       (c) => {
         children.push(c);
@@ -47,24 +48,44 @@ describe('a second process on the same SQLite file', () => {
       },
       (err: unknown) => String(err),
     );
+    const refusedMs = Date.now() - attempt;
+    const exitCode = /service exited \((-?\d+|null)\)/.exec(refused ?? '')?.[1] ?? 'none';
+    const namesFileAndPid = refused?.includes(`${path.join(db.dir, 'paylink.db')} is in use by another paylink process (pid ${first.proc.pid})`) ?? false;
+    const saysWhatToDo = refused?.includes('use PostgreSQL (DATABASE_URL) to run several instances') ?? false;
     expect(refused).toBeDefined();
-    expect(refused).toContain('service exited (1)');
-    expect(refused).toContain(`${path.join(db.dir, 'paylink.db')} is in use by another paylink process (pid ${first.proc.pid})`);
-    expect(refused).toContain('use PostgreSQL (DATABASE_URL) to run several instances');
+    expect(exitCode).toBe('1');
+    expect(namesFileAndPid).toBe(true);
+    expect(saysWhatToDo).toBe(true);
 
     // The first one was not disturbed by the attempt.
-    expect(await webhook(first.url, 'SECOND-2')).toBe(200);
+    const firstAfterAttempt = await webhook(first.url, 'SECOND-2');
+    expect(firstAfterAttempt).toBe(200);
     await erp.waitFor((r) => new Set(r.accepted().map((d) => d.json?.order_id)).size === 2, 30_000);
 
     await stopServiceProcess(first, 'SIGKILL');
+    const killed = Date.now();
     const next = await startServiceProcess(env, START_MS);
+    const startAfterKillMs = Date.now() - killed;
     children.push(next);
     expect(await webhook(next.url, 'SECOND-3')).toBe(200);
     await erp.waitFor((r) => new Set(r.accepted().map((d) => d.json?.order_id)).size === 3, 30_000);
-    expect(await stopServiceProcess(next, 'SIGTERM')).toEqual({ code: 0, signal: null });
+    const stopped = await stopServiceProcess(next, 'SIGTERM');
+    expect(stopped).toEqual({ code: 0, signal: null });
     // A clean stop frees the lock as well.
+    const cleanStop = Date.now();
     const after = await startServiceProcess(env, START_MS);
+    const startAfterStopMs = Date.now() - cleanStop;
     children.push(after);
-    reportFigures('second-sqlite-process', 'sqlite', { second_started: false, refused_with_message: true, restarted_after_sigkill: true });
+    reportFigures('second-sqlite-process', 'sqlite', {
+      second_started: refused === undefined,
+      second_refused_ms: refusedMs,
+      second_exit_code: exitCode,
+      message_names_file_and_pid: namesFileAndPid,
+      message_says_use_postgres: saysWhatToDo,
+      first_answered_after_attempt: firstAfterAttempt,
+      start_after_sigkill_ms: startAfterKillMs,
+      sigterm_exit_code: stopped.code ?? `signal ${stopped.signal}`,
+      start_after_sigterm_ms: startAfterStopMs,
+    });
   }, 120_000);
 });

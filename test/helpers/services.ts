@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createServices, type ServiceOverrides, type Services } from '../../src/services.js';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppOptions } from '../../src/app.js';
 import type { App } from '../../src/http/types.js';
 import { freshDatabase, type TestDatabase } from './stores.js';
 import type { KyselyBackedStore } from '../../src/storage/kysely-store.js';
@@ -23,13 +23,14 @@ export async function makeTestApp(
   kind: 'sqlite' | 'postgres',
   env: Record<string, string> = {},
   overrides: ServiceOverrides = {},
+  appOptions: AppOptions = {},
 ): Promise<TestContext> {
   const db = freshDatabase(kind);
   const config: Config = { ...loadConfig({ PORT: '0', ...env }), database: db.config };
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const store = await db.open({ logger });
   const services = createServices(config, { logger, store, operator: OPERATOR }, overrides);
-  const app = await buildApp(services);
+  const app = await buildApp(services, appOptions);
   return {
     app,
     services,

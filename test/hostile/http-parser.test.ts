@@ -30,14 +30,19 @@ function parse(text: string): { status: number; headers: Record<string, string>;
   return { status: Number(statusLine.split(' ')[1]), headers, body };
 }
 
+/** Listens on a loopback port; returns it. */
+async function listen(ctx: TestContext): Promise<number> {
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = ctx.app.server.address();
+  return typeof addr === 'object' && addr !== null ? addr.port : 0;
+}
+
 describe('answers of the HTTP parser (clientError)', () => {
   let ctx: TestContext;
   let port: number;
   beforeAll(async () => {
     ctx = await makeTestApp('sqlite');
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    const addr = ctx.app.server.address();
-    port = typeof addr === 'object' && addr !== null ? addr.port : 0;
+    port = await listen(ctx);
   });
   afterAll(async () => ctx.close());
 
@@ -85,5 +90,74 @@ describe('answers of the HTTP parser (clientError)', () => {
     expect(r.headers['content-type']).toBe('application/problem+json');
     expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.parse(r.body)).toMatchObject({ status: 400, code: 'MALFORMED_REQUEST', request_id: r.headers['x-request-id'] });
+  });
+});
+
+describe('a request that does not arrive in full in time', () => {
+  let ctx: TestContext;
+  let port: number;
+  beforeAll(async () => {
+    ctx = await makeTestApp('sqlite', {}, {}, { requestTimeout: 400 });
+    port = await listen(ctx);
+  });
+  afterAll(async () => ctx.close());
+
+  it.each([
+    ['headers never finished', 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n'],
+    ['a body shorter than its Content-Length', 'POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"order_id"'],
+  ])('%s: 408 problem+json with a request id, Connection: close, closed with a FIN', async (_name, bytes) => {
+    const started = Date.now();
+    const res = await raw(port, bytes);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+    expect(res.closedBy).toBe('end');
+    const r = parse(res.text);
+    expect(r.status).toBe(408);
+    expect(r.headers['content-type']).toBe('application/problem+json');
+    expect(r.headers.connection).toBe('close');
+    expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(r.body)).toMatchObject({ status: 408, code: 'REQUEST_TIMEOUT', request_id: r.headers['x-request-id'] });
+  });
+});
+
+describe('a request that arrives while the service shuts down', () => {
+  it('503 problem+json SHUTTING_DOWN with a request id and Connection: close; the request in flight completes', async () => {
+    const ctx = await makeTestApp('sqlite');
+    let entered!: () => void;
+    const inFlight = new Promise<void>((r) => (entered = r));
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    ctx.app.get('/slow', { config: { auth: 'none' } }, async () => {
+      entered();
+      await released;
+      return { done: true };
+    });
+    let closingStarted!: () => void;
+    const closing = new Promise<void>((r) => (closingStarted = r));
+    ctx.app.addHook('preClose', async () => closingStarted());
+    const port = await listen(ctx);
+    // One keep-alive connection: a slow request in flight, then a second one once closing began.
+    const socket = net.connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (text += d));
+    const ended = new Promise<void>((r) => socket.on('end', r));
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    await inFlight;
+    const closed = ctx.close();
+    await closing;
+    socket.write('GET /health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nX-Request-Id: during-shutdown-1\r\n\r\n');
+    await new Promise((r) => setTimeout(r, 100));
+    release();
+    await ended;
+    socket.end();
+    await closed;
+    const second = text.indexOf('HTTP/1.1', 1);
+    expect(parse(text.slice(0, second)).status).toBe(200);
+    const r = parse(text.slice(second));
+    expect(r.status).toBe(503);
+    expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(r.headers.connection).toBe('close');
+    expect(r.headers['x-request-id']).toBe('during-shutdown-1');
+    expect(JSON.parse(r.body)).toMatchObject({ status: 503, code: 'SHUTTING_DOWN', request_id: 'during-shutdown-1' });
   });
 });

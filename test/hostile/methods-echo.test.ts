@@ -7,6 +7,12 @@ const op = { authorization: basicAuth() };
 const API_KEY = 'erp-key-echo-0123456789';
 const ERP_SECRET = 'whsec_ZWNoby1lcnAtc2VjcmV0LXZhbHVlLTAx';
 const RUNTIME_CLIENT_KEY = 'SB-Mid-client-runtime-9f8e7d';
+const SERVER_KEY = 'SB-Mid-server-echo-env-4c3b2a';
+const CLIENT_KEY = 'SB-Mid-client-echo-env-1a2b3c';
+const RUNTIME_SERVER_KEY = 'SB-Mid-server-runtime-7e6d5c';
+const RUNTIME_ERP_SECRET = 'whsec_cnVudGltZS1lcnAtc2VjcmV0LTAy';
+/** The form the gateway's server key travels in: `Authorization: Basic base64(key:)`. */
+const basicForm = (key: string) => Buffer.from(`${key}:`).toString('base64');
 
 describe.each(DATABASE_KINDS)('a wrong method on an existing path (%s)', (kind) => {
   let ctx: TestContext;
@@ -44,26 +50,42 @@ describe.each(DATABASE_KINDS)('a wrong method on an existing path (%s)', (kind) 
 describe('/echo hides configured secrets by value, wherever they appear', () => {
   let ctx: TestContext;
   beforeAll(async () => {
-    ctx = await makeTestApp('sqlite', { LOG_EXPOSE_API: 'true', API_KEYS: API_KEY, ERP_WEBHOOK_SECRET: ERP_SECRET }, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
-    await patchSettings(ctx.services.settings, { gateway: { client_key: RUNTIME_CLIENT_KEY } });
+    const env = {
+      LOG_EXPOSE_API: 'true',
+      API_KEYS: API_KEY,
+      ERP_WEBHOOK_SECRET: ERP_SECRET,
+      MIDTRANS_MODE: 'simulator',
+      MIDTRANS_SERVER_KEY: SERVER_KEY,
+      MIDTRANS_CLIENT_KEY: CLIENT_KEY,
+    };
+    ctx = await makeTestApp('sqlite', env, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
+    await patchSettings(ctx.services.settings, {
+      gateway: { client_key: RUNTIME_CLIENT_KEY, server_key: RUNTIME_SERVER_KEY },
+      erp: { webhook_secret: RUNTIME_ERP_SECRET },
+    });
   });
   afterAll(async () => ctx.close());
 
   it('in the body, the query, headers and the path: none of the values comes back', async () => {
-    const all = [API_KEY, ERP_SECRET, RUNTIME_CLIENT_KEY, OPERATOR.pass];
+    const all = [API_KEY, ERP_SECRET, RUNTIME_CLIENT_KEY, OPERATOR.pass, SERVER_KEY, basicForm(SERVER_KEY), CLIENT_KEY, RUNTIME_SERVER_KEY, RUNTIME_ERP_SECRET];
     const res = await ctx.app.inject({
       method: 'POST',
-      url: `/echo?note=${encodeURIComponent(`key ${API_KEY}`)}&${encodeURIComponent(RUNTIME_CLIENT_KEY)}=1`,
-      headers: { ...op, 'x-note': `secret ${ERP_SECRET}`, 'content-type': 'application/json' },
-      payload: { comment: `pasted ${RUNTIME_CLIENT_KEY} here`, nested: [{ text: OPERATOR.pass }], [OPERATOR.pass]: 'as a key' },
+      url: `/echo?note=${encodeURIComponent(`key ${API_KEY}`)}&${encodeURIComponent(RUNTIME_CLIENT_KEY)}=1&gw=${SERVER_KEY}`,
+      headers: { ...op, 'x-note': `secret ${ERP_SECRET}`, 'x-gateway': `Basic ${basicForm(SERVER_KEY)}`, 'content-type': 'application/json' },
+      payload: {
+        comment: `pasted ${RUNTIME_CLIENT_KEY} here`,
+        nested: [{ text: OPERATOR.pass }, { text: CLIENT_KEY }, { text: `${RUNTIME_SERVER_KEY} / ${RUNTIME_ERP_SECRET}` }],
+        [OPERATOR.pass]: 'as a key',
+      },
     });
     expect(res.statusCode).toBe(200);
     for (const secret of all) expect(res.body).not.toContain(secret);
     const body = res.json();
     expect(body.body.comment).toBe('pasted [redacted] here');
-    expect(body.body.nested[0].text).toBe('[redacted]');
-    expect(body.query.note).toBe('key [redacted]');
+    expect(body.body.nested).toEqual([{ text: '[redacted]' }, { text: '[redacted]' }, { text: '[redacted] / [redacted]' }]);
+    expect(body.query).toMatchObject({ note: 'key [redacted]', gw: '[redacted]' });
     expect(body.headers['x-note']).toBe('secret [redacted]');
+    expect(body.headers['x-gateway']).toBe('Basic [redacted]');
     expect(body.body['[redacted]']).toBe('as a key');
   });
 });
