@@ -34,6 +34,12 @@ describe('numeric order_id: the gateway reads a JSON number as the string of its
     const snap = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', { body: { transaction_details: { order_id: snapId, gross_amount: 10000 } } });
     expect(snap.status).toBe(201);
     expect(s(snap.body.token)).toMatch(/^[0-9a-f-]{36}$/);
+    const paid = await call(sim.baseUrl, 'POST', `/_sim/transactions/${s(snap.body.token)}/pay`, { auth: false, body: { payment_type: 'gopay' } });
+    expect(paid.body).toMatchObject({ order_id: String(snapId), transaction_status: 'settlement' });
+    const st = await call(sim.baseUrl, 'GET', `/v2/${snapId}/status`);
+    expect(st.status).toBe(200);
+    expect(st.body).toMatchObject({ order_id: String(snapId), transaction_status: 'settlement' });
+    expect(typeof st.body.order_id).toBe('string');
     const linkId = numericId();
     const link = await call(sim.baseUrl, 'POST', '/v1/payment-links', { body: { transaction_details: { order_id: linkId, gross_amount: 10000 } } });
     expect(link.status).toBe(200);
