@@ -98,6 +98,24 @@ describe('a charge body that is not a JSON object', () => {
     }
   });
 
+  it('the body is read as JSON whatever its content type: a null sent as text/plain is the same 500', async () => {
+    for (const type of ['text/plain', 'application/octet-stream']) {
+      for (const raw of ['null', '[]', '7']) {
+        const r = await call(sim.baseUrl, 'POST', '/v2/charge', { raw, headers: { 'content-type': type } });
+        expect(r.status).toBe(500);
+        expect(r.body).toMatchObject({ status_code: '500', status_message: expect.stringContaining('unexpected') });
+      }
+    }
+  });
+
+  it('text that is not JSON is malformed JSON whatever its content type (HTTP 400, body code "413")', async () => {
+    for (const type of ['application/json', 'text/plain']) {
+      const r = await call(sim.baseUrl, 'POST', '/v2/charge', { raw: 'plain text', headers: { 'content-type': type } });
+      expect(r.status).toBe(400);
+      expect(r.body.status_code).toBe('413');
+    }
+  });
+
   it('an empty body stays a validation answer (400), as the Node client expects for charge(null)', async () => {
     const r = await call(sim.baseUrl, 'POST', '/v2/charge', { raw: '', headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(400);

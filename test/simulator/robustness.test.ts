@@ -60,6 +60,7 @@ describe('robustness', () => {
   it('odd content types and methods do not crash', async () => {
     const r1 = await call(sim.baseUrl, 'POST', '/v2/charge', { raw: 'plain text', headers: { 'content-type': 'text/plain' } });
     expect(r1.status).toBe(400);
+    expect(r1.body.status_code).toBe('413');
     const r2 = await call(sim.baseUrl, 'PATCH', '/v2/charge');
     expect(r2.status).toBe(404);
     const r3 = await call(sim.baseUrl, 'POST', '/v1/payment-links', { raw: 'x'.repeat(2_000_000) });
