@@ -119,6 +119,25 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     expect(await audits('delivery_retry')).toEqual([expect.objectContaining({ operator: OPERATOR.user, order_id: 'RD-1', events: [eventId] })]);
   });
 
+  it('the deliveries page retries all of an order\'s events with one CSRF-protected form', async () => {
+    const eventId = await undelivered('RD/2');
+    const page = await get('/console/deliveries');
+    expect(page.body).toContain('action="/console/transactions/RD%2F2/retry-deliveries"');
+    expect(page.body).toContain('<input type="hidden" name="from" value="deliveries">');
+    expect(page.body).toContain('Retry all</button>');
+    const action = '/console/transactions/RD%2F2/retry-deliveries';
+    const forged = await submit('/console/deliveries', action, { from: 'deliveries' }, false);
+    expect(forged.statusCode).toBe(403);
+    expect((await t.services.store.outbox.list({ state: 'failed' })).items.map((e) => e.eventId)).toEqual([eventId]);
+    const res = await submit('/console/deliveries', action, { from: 'deliveries' });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/console/deliveries?done=retry-deliveries');
+    expect((await t.services.store.outbox.list({ state: 'failed' })).items).toEqual([]);
+    const after = await get(String(res.headers.location));
+    expect(after.body).toContain('Undelivered events of this order are due again now.');
+    expect(after.body).not.toContain('Retry all</button>');
+  });
+
   it('the copy-link control carries the payment link', async () => {
     const link = (await t.app.inject({ method: 'POST', url: '/api/payment-links', payload: { order_id: 'PL-1', nominal: 80000 }, headers: api })).json() as { payment_url: string };
     expect(link.payment_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/payment-links\//);
