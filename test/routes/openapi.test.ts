@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validate } from '@readme/openapi-parser';
 import { basicAuth } from '../helpers/services.js';
@@ -126,6 +127,17 @@ describe('GET /openapi.json and /docs', () => {
     const init = await ctx.app.inject({ method: 'GET', url: '/docs/init.js', headers: auth });
     expect(init.body).toContain("url: '/openapi.json'");
     for (const url of ['/docs', '/docs/scalar.js', '/docs/init.js', '/docs/docs.css']) expect((await ctx.app.inject({ method: 'GET', url })).statusCode, url).toBe(401);
+  });
+
+  it('refers to nothing the reader does not have, and leaves no answer undescribed', async () => {
+    const texts = [
+      ['/openapi.json', JSON.stringify(doc)],
+      ['/docs', (await ctx.app.inject({ method: 'GET', url: '/docs', headers: auth })).body],
+      ['README.md', fs.readFileSync('README.md', 'utf8')],
+    ] as const;
+    for (const [where, text] of texts) {
+      for (const word of ['CONTRACT', '§', 'DESIGN', 'shared/', 'Default Response']) expect(text.includes(word), `${where} contains ${word}`).toBe(false);
+    }
   });
 
   it('problem types point at the docs anchors', async () => {
