@@ -140,6 +140,29 @@ describe('GET /openapi.json and /docs', () => {
     }
   });
 
+  it('every operation has a summary, a description that says more, and an example of each JSON success answer', () => {
+    const problems: string[] = [];
+    for (const [p, item] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+      for (const m of METHODS) {
+        const op = item[m];
+        if (!op) continue;
+        const at = `${m.toUpperCase()} ${p}`;
+        // Compared without case and closing punctuation: "Summary." is not a description.
+        const plain = (v: unknown) => (typeof v === 'string' ? v.trim().replace(/[.!:\s]+$/, '').toLowerCase() : '');
+        const summary = plain(op.summary);
+        const description = plain(op.description);
+        if (summary === '') problems.push(`${at}: no summary`);
+        if (description.length <= summary.length) problems.push(`${at}: the description says no more than the summary`);
+        for (const [status, answer] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
+          if (!/^2/.test(status)) continue;
+          const json = (answer.content as Record<string, Json> | undefined)?.['application/json'];
+          if (json && json.example === undefined && json.examples === undefined) problems.push(`${at}: no example for ${status}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('problem types point at the docs anchors', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: 'Basic Og==' } });
     expect(res.json().type).toBe('/docs#error-UNAUTHORIZED');
