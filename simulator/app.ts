@@ -59,29 +59,26 @@ function badJson(): Error {
   return Object.assign(new Error('Invalid JSON data provided.'), { statusCode: 400, code: 'SIM_BAD_JSON' });
 }
 
+/** The gateway reads every API body as JSON, whatever its content type. */
+function parseJsonBody(_req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  // Clients such as midtrans-client send an empty or "null" body on cancel/expire.
+  if (text.trim() === '') return done(null, undefined);
+  try {
+    done(null, JSON.parse(text));
+  } catch {
+    done(badJson(), undefined);
+  }
+}
+
 function registerParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    // Clients such as midtrans-client send an empty or "null" body on cancel/expire.
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(badJson(), undefined);
-    }
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+  // The hosted, 3DS and redirect pages post forms.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
   });
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    try {
-      done(null, text.trim() === '' ? undefined : JSON.parse(text));
-    } catch {
-      done(null, text);
-    }
-  });
+  app.addContentTypeParser('*', { parseAs: 'string' }, parseJsonBody);
 }
 
 function errorBody(req: FastifyRequest, status: number, message: string): { status: number; body: unknown; html?: boolean } {

@@ -81,10 +81,9 @@ function wantsAuthentication(body: Json): boolean {
 
 export function registerCharge(scope: FastifyInstance, ctx: SimContext): void {
   scope.post('/v2/charge', async (req, reply) => {
-    // A JSON null, array or scalar body breaks the gateway's parser: its "unexpected" 500.
-    // (A body that is not JSON at all stays the validation answer.)
-    const json = String(req.headers['content-type'] ?? '').includes('json');
-    if (json && req.body !== undefined && !isObject(req.body)) return sendCore(reply, coreError('500', UNEXPECTED_MESSAGE), ctx.faults);
+    // A JSON null, array or scalar body (whatever its content type: the gateway reads every body as JSON)
+    // breaks the gateway's parser: its "unexpected" 500. Text that is not JSON never gets here (400, "413").
+    if (req.body !== undefined && !isObject(req.body)) return sendCore(reply, coreError('500', UNEXPECTED_MESSAGE), ctx.faults);
     const body: Json = isObject(req.body) ? req.body : {};
     const errors: string[] = [];
     const paymentType = typeof body.payment_type === 'string' ? body.payment_type : undefined;

@@ -4,6 +4,7 @@ import { ERRORS, ProblemSchema, type ErrorCode } from '../errors.js';
 import type { Services } from '../types.js';
 import { TAGS, type RouteAuth } from './types.js';
 import { ANSWER_DESCRIPTIONS, ERP_EVENT_EXAMPLE, OPERATION_DOCS } from './docs/operation-docs.js';
+import { DEV_DOCS } from './docs/dev-docs.js';
 import { introduction } from './docs/guide.js';
 import { ErpEventSchema } from '../erp/events.js';
 
@@ -67,15 +68,21 @@ function applyOperationDocs(paths: Record<string, unknown>): void {
   for (const [p, item] of Object.entries(paths)) {
     if (!item || typeof item !== 'object') continue;
     for (const [m, op] of Object.entries(item as Record<string, Doc>)) {
-      const d = OPERATION_DOCS[`${m.toUpperCase()} ${p}`];
+      const d = OPERATION_DOCS[`${m.toUpperCase()} ${p}`] ?? DEV_DOCS[`${m.toUpperCase()} ${p}`];
       if (d?.description && !op.description) op.description = d.description;
       if (!op.description && typeof op.summary === 'string') op.description = `${op.summary}.`;
       const body = (op.requestBody as Doc | undefined)?.content as Record<string, Doc> | undefined;
       if (d?.request !== undefined && body?.['application/json']) body['application/json'].example = d.request;
-      for (const [status, r] of Object.entries((op.responses ?? {}) as Record<string, Doc>)) {
+      const responses = (op.responses ?? {}) as Record<string, Doc>;
+      const json = (status: string) => (responses[status]?.content as Record<string, Doc> | undefined)?.['application/json'];
+      const documented = d?.answer ? json(d.answer.status) : undefined;
+      for (const [status, r] of Object.entries(responses)) {
         if (r.description === 'Default Response') r.description = ANSWER_DESCRIPTIONS[status] ?? 'Answer';
-        const content = r.content as Record<string, Doc> | undefined;
-        if (d?.answer && d.answer.status === status && content?.['application/json']) content['application/json'].example = d.answer.example;
+        const content = json(status);
+        if (!d?.answer || !content || !documented) continue;
+        // A body declared under several success statuses (201 created, 200 the same request again) shows the one example under each.
+        const same = status === d.answer.status || (/^2/.test(status) && JSON.stringify(content.schema) === JSON.stringify(documented.schema));
+        if (same) content.example = d.answer.example;
       }
     }
   }

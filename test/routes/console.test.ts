@@ -2,17 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
 import { seedTransaction } from '../helpers/seed.js';
+import { formState } from '../helpers/console-forms.js';
 
 const PAGES = ['/console', '/console/transactions', '/console/deliveries', '/console/logs', '/console/config'];
 const HOSTILE = 'INV/<script>alert(1)</script>:1';
-
-/** The form's CSRF token and the cookie that goes with it, as a browser would keep them. */
-function formState(res: { body: string; headers: Record<string, unknown> }): { token: string; cookie: string } {
-  const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1] ?? '';
-  const set = res.headers['set-cookie'];
-  const cookie = (Array.isArray(set) ? set : [String(set)]).map((c: string) => c.split(';')[0]).join('; ');
-  return { token, cookie };
-}
 
 describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
   let t: TestContext;
@@ -110,5 +103,23 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     const saved = await t.app.inject({ method: 'POST', url: '/console/config', payload: ok, headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
     expect(saved.statusCode).toBe(303);
     expect((await t.services.settings.current()).erp).toMatchObject({ timeout_ms: 4500, webhook_secret: 'whsec_supersecretvalue1234' });
+  });
+
+  it('the configuration form has the retention age, checked by the API', async () => {
+    const page = await get('/console/config');
+    expect(page.body).toContain('<legend>Retention</legend>');
+    expect(page.body).toMatch(/<input id="cfg-retention-days" name="retention\.days" inputmode="numeric" value="30"/);
+    const { token, cookie } = formState(page);
+    const post = (form: string) => t.app.inject({ method: 'POST', url: '/console/config', payload: `_csrf=${encodeURIComponent(token)}&${form}`, headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    const api = await t.app.inject({ method: 'POST', url: '/api/config', payload: { retention: { days: 0 } }, headers: { authorization: basicAuth() } });
+    expect(api.statusCode).toBe(400);
+    const apiMessage: string = api.json().errors[0].message;
+    const bad = await post('retention.days=0');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain(`<span id="cfg-retention-days-help" class="field-error">${apiMessage.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</span>`);
+    expect((await t.services.settings.current()).retention.days).toBe(30);
+    expect((await post('retention.days=90')).statusCode).toBe(303);
+    expect((await t.services.settings.current()).retention.days).toBe(90);
+    expect((await get('/console/config')).body).toContain('name="retention.days" inputmode="numeric" value="90"');
   });
 });

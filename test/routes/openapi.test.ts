@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validate } from '@readme/openapi-parser';
 import { basicAuth } from '../helpers/services.js';
@@ -126,6 +127,40 @@ describe('GET /openapi.json and /docs', () => {
     const init = await ctx.app.inject({ method: 'GET', url: '/docs/init.js', headers: auth });
     expect(init.body).toContain("url: '/openapi.json'");
     for (const url of ['/docs', '/docs/scalar.js', '/docs/init.js', '/docs/docs.css']) expect((await ctx.app.inject({ method: 'GET', url })).statusCode, url).toBe(401);
+  });
+
+  it('refers to nothing the reader does not have, and leaves no answer undescribed', async () => {
+    const texts = [
+      ['/openapi.json', JSON.stringify(doc)],
+      ['/docs', (await ctx.app.inject({ method: 'GET', url: '/docs', headers: auth })).body],
+      ['README.md', fs.readFileSync('README.md', 'utf8')],
+    ] as const;
+    for (const [where, text] of texts) {
+      for (const word of ['CONTRACT', '§', 'DESIGN', 'shared/', 'Default Response']) expect(text.includes(word), `${where} contains ${word}`).toBe(false);
+    }
+  });
+
+  it('every operation has a summary, a description that says more, and an example of each JSON success answer', () => {
+    const problems: string[] = [];
+    for (const [p, item] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+      for (const m of METHODS) {
+        const op = item[m];
+        if (!op) continue;
+        const at = `${m.toUpperCase()} ${p}`;
+        // Compared without case and closing punctuation: "Summary." is not a description.
+        const plain = (v: unknown) => (typeof v === 'string' ? v.trim().replace(/[.!:\s]+$/, '').toLowerCase() : '');
+        const summary = plain(op.summary);
+        const description = plain(op.description);
+        if (summary === '') problems.push(`${at}: no summary`);
+        if (description.length <= summary.length) problems.push(`${at}: the description says no more than the summary`);
+        for (const [status, answer] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
+          if (!/^2/.test(status)) continue;
+          const json = (answer.content as Record<string, Json> | undefined)?.['application/json'];
+          if (json && json.example === undefined && json.examples === undefined) problems.push(`${at}: no example for ${status}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('problem types point at the docs anchors', async () => {

@@ -34,6 +34,12 @@ describe('numeric order_id: the gateway reads a JSON number as the string of its
     const snap = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', { body: { transaction_details: { order_id: snapId, gross_amount: 10000 } } });
     expect(snap.status).toBe(201);
     expect(s(snap.body.token)).toMatch(/^[0-9a-f-]{36}$/);
+    const paid = await call(sim.baseUrl, 'POST', `/_sim/transactions/${s(snap.body.token)}/pay`, { auth: false, body: { payment_type: 'gopay' } });
+    expect(paid.body).toMatchObject({ order_id: String(snapId), transaction_status: 'settlement' });
+    const st = await call(sim.baseUrl, 'GET', `/v2/${snapId}/status`);
+    expect(st.status).toBe(200);
+    expect(st.body).toMatchObject({ order_id: String(snapId), transaction_status: 'settlement' });
+    expect(typeof st.body.order_id).toBe('string');
     const linkId = numericId();
     const link = await call(sim.baseUrl, 'POST', '/v1/payment-links', { body: { transaction_details: { order_id: linkId, gross_amount: 10000 } } });
     expect(link.status).toBe(200);
@@ -89,6 +95,24 @@ describe('a charge body that is not a JSON object', () => {
       expect(r.status).toBe(500);
       expect(r.body).toMatchObject({ status_code: '500', status_message: 'Sorry. Our system is recovering from unexpected issues. Please retry.' });
       expect(typeof r.body.id).toBe('string');
+    }
+  });
+
+  it('the body is read as JSON whatever its content type: a null sent as text/plain is the same 500', async () => {
+    for (const type of ['text/plain', 'application/octet-stream']) {
+      for (const raw of ['null', '[]', '7']) {
+        const r = await call(sim.baseUrl, 'POST', '/v2/charge', { raw, headers: { 'content-type': type } });
+        expect(r.status).toBe(500);
+        expect(r.body).toMatchObject({ status_code: '500', status_message: expect.stringContaining('unexpected') });
+      }
+    }
+  });
+
+  it('text that is not JSON is malformed JSON whatever its content type (HTTP 400, body code "413")', async () => {
+    for (const type of ['application/json', 'text/plain']) {
+      const r = await call(sim.baseUrl, 'POST', '/v2/charge', { raw: 'plain text', headers: { 'content-type': type } });
+      expect(r.status).toBe(400);
+      expect(r.body.status_code).toBe('413');
     }
   });
 

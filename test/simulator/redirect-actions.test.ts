@@ -135,7 +135,7 @@ describe('actions[] of GoPay, ShopeePay and QRIS are served', () => {
 
 describe('out of scope paths answer the gateway\'s 404 shape', () => {
   it('Iris, subscriptions and GoPay account linking', async () => {
-    for (const [method, path] of [['POST', '/v1/subscriptions'], ['GET', '/v1/subscriptions/abc'], ['POST', '/v2/pay/account'], ['GET', '/v2/pay/account/abc'], ['POST', '/api/v1/payouts']] as const) {
+    for (const [method, path] of [['POST', '/v1/subscriptions'], ['GET', '/v1/subscriptions/abc'], ['POST', '/v2/pay/account'], ['GET', '/v2/pay/account/abc'], ['POST', '/iris/api/v1/payouts'], ['GET', '/iris/api/v1/balance'], ['POST', '/api/v1/payouts']] as const) {
       const r = await call(sim.baseUrl, method, path, { body: method === 'POST' ? {} : undefined });
       expect(r.status).toBe(404);
       expect(r.body).toMatchObject({ status: 404, error: 'Not Found', path });

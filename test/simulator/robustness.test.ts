@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../simulator/index.js';
-import { call, start } from './helpers.js';
+import { basic, call, start } from './helpers.js';
 
 let sim: RunningSimulator;
 beforeAll(async () => {
@@ -60,11 +60,26 @@ describe('robustness', () => {
   it('odd content types and methods do not crash', async () => {
     const r1 = await call(sim.baseUrl, 'POST', '/v2/charge', { raw: 'plain text', headers: { 'content-type': 'text/plain' } });
     expect(r1.status).toBe(400);
+    expect(r1.body.status_code).toBe('413');
     const r2 = await call(sim.baseUrl, 'PATCH', '/v2/charge');
     expect(r2.status).toBe(404);
     const r3 = await call(sim.baseUrl, 'POST', '/v1/payment-links', { raw: 'x'.repeat(2_000_000) });
     expect(r3.status).toBe(413);
     expect(Array.isArray(r3.body.error_messages)).toBe(true);
+  });
+});
+
+describe('GET / and HEAD', () => {
+  it('GET / names the simulator without a key; every GET path answers HEAD with its status and no body', async () => {
+    const root = await call(sim.baseUrl, 'GET', '/', { auth: false });
+    expect(root.status).toBe(200);
+    expect(root.body).toEqual({ name: 'midtrans-simulator', base_url: sim.baseUrl });
+    for (const [path, status] of [['/', 200], ['/v2/no-such-order/status', 404], ['/_sim/transactions', 200]] as const) {
+      const head = await fetch(sim.baseUrl + path, { method: 'HEAD', headers: { authorization: basic() } });
+      expect(head.status).toBe(status);
+      expect(head.headers.get('content-type')).toContain('application/json');
+      expect(await head.text()).toBe('');
+    }
   });
 });
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { deliveryHeaders } from '../../src/erp/deliver.js';
+import { introduction } from '../../src/http/docs/guide.js';
 // The guide's Node example, exactly as the README shows it.
 import { createReceiver, verifyPaylinkEvent } from '../../examples/erp-receiver.mjs';
 
@@ -38,5 +39,12 @@ describe('the ERP integration guide (Node)', () => {
   it('the README shows the example file as it is', () => {
     const readme = fs.readFileSync('README.md', 'utf8');
     expect(readme).toContain(fs.readFileSync('examples/erp-receiver.mjs', 'utf8').trim());
+  });
+
+  it('the PHP snippets hand verify() the header names in lower case (getallheaders() keeps the sender\'s case)', () => {
+    for (const [where, text] of [['README', fs.readFileSync('README.md', 'utf8')], ['/docs', introduction()]] as const) {
+      expect(text, where).toContain('array_change_key_case(getallheaders(), CASE_LOWER)');
+      expect(text, where).not.toMatch(/verify\([^)]*, getallheaders\(\)\)/);
+    }
   });
 });

@@ -15,7 +15,13 @@ const ACTIONS = ['check', 'refund', 'cancel', 'expire', 'retry-deliveries'] as c
 type Action = (typeof ACTIONS)[number];
 
 const ActionBody = Type.Object(
-  { _csrf: Type.Optional(Type.String({ maxLength: 200 })), amount: Type.Optional(Type.String({ maxLength: 32 })), reason: Type.Optional(Type.String({ maxLength: 1000 })) },
+  {
+    _csrf: Type.Optional(Type.String({ maxLength: 200 })),
+    amount: Type.Optional(Type.String({ maxLength: 32 })),
+    reason: Type.Optional(Type.String({ maxLength: 1000 })),
+    // The deliveries page's "Retry all" form: back there afterwards.
+    from: Type.Optional(Type.Literal('deliveries')),
+  },
   { additionalProperties: false },
 );
 
@@ -86,7 +92,8 @@ export async function consoleActionRoutes(app: App, ctx: ConsoleContext): Promis
           body: await transactionBody(services, fresh, ctx.timeZone, reply.generateCsrf()),
         });
       }
-      return reply.redirect(`${txLink(tx.orderId)}?done=${req.params.action}`, 303);
+      const back = req.body.from === 'deliveries' ? '/console/deliveries' : txLink(tx.orderId);
+      return reply.redirect(`${back}?done=${req.params.action}`, 303);
     },
   );
 

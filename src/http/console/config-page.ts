@@ -29,9 +29,10 @@ export const FIELDS: Field[] = [
   { section: 'links', name: 'enabled_payments', label: 'Enabled payment methods', kind: 'list', hint: 'comma-separated; empty = every method' },
   { section: 'reconcile', name: 'interval_s', label: 'Reconcile every (seconds)', kind: 'int' },
   { section: 'reconcile', name: 'pending_after_minutes', label: 'Ask about pending payments after (minutes)', kind: 'int' },
+  { section: 'retention', name: 'days', label: 'Keep delivered ERP events and processed notifications for (days)', kind: 'int', hint: '1 to 3650; transactions are never deleted' },
 ];
 
-const SECTION_TITLES: Record<string, string> = { gateway: 'Gateway', erp: 'ERP delivery', links: 'Payment links', reconcile: 'Reconciliation' };
+const SECTION_TITLES: Record<string, string> = { gateway: 'Gateway', erp: 'ERP delivery', links: 'Payment links', reconcile: 'Reconciliation', retention: 'Retention' };
 
 const fieldId = (f: Field) => `cfg-${f.section}-${f.name}`;
 const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : Array.isArray(v) ? v.join(', ') : '');

@@ -1,9 +1,21 @@
 import type { Services } from '../../types.js';
+import type { EventRow } from '../../storage/store.js';
 import { html, when, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 import { txLink } from './transactions.js';
 
 const PAGE = 50;
+
+/** One "Retry all" form per order on this page: the transaction page's retry-deliveries action. */
+function orderRetryForms(rows: EventRow[], token: string): Html {
+  const counts = new Map<string, number>();
+  for (const e of rows) if (e.order_id) counts.set(e.order_id, (counts.get(e.order_id) ?? 0) + 1);
+  if (counts.size === 0) return html``;
+  return html`<section aria-labelledby="h-by-order"><h2 id="h-by-order">By order</h2><ul class="by-order">${[...counts].map(
+    ([orderId, n]) =>
+      html`<li><a class="mono" href="${txLink(orderId)}">${orderId}</a> <span class="muted">${n} undelivered here</span> <form method="post" action="${txLink(orderId)}/retry-deliveries" class="inline-form"><input type="hidden" name="_csrf" value="${token}"><input type="hidden" name="from" value="deliveries"><button type="submit" class="secondary" aria-label="Retry all undelivered events of ${orderId}">Retry all</button></form></li>`,
+  )}</ul></section>`;
+}
 
 export async function deliveriesBody(services: Services, stateParam: string | undefined, pageParam: string | undefined, timeZone: string, token: string): Promise<Html> {
   const state = stateParam === 'failed' || stateParam === 'dead' ? stateParam : 'both';
@@ -15,6 +27,7 @@ export async function deliveriesBody(services: Services, stateParam: string | un
   return html`
 <p>Events the ERP has not accepted yet: <strong>failing</strong> ones are retried with backoff by themselves; <strong>dead</strong> ones (retried for the whole retry window) wait for a hand retry. Later events of the same order wait behind a failing one.</p>
 <nav class="pager" aria-label="Filter">${tab('both', 'Failing and dead')}${tab('failed', 'Failing')}${tab('dead', 'Dead')}</nav>
+${orderRetryForms(shown, token)}
 <div class="table-wrap"><table>
 <thead><tr><th scope="col">Order</th><th scope="col">Event</th><th scope="col">State</th><th scope="col" class="num">Attempts</th><th scope="col" class="hide-narrow">Last answer</th><th scope="col" class="hide-narrow">Next attempt</th><th scope="col">Retry</th></tr></thead>
 <tbody>${

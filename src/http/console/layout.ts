@@ -80,6 +80,7 @@ button{background:var(--accent);color:#fff;border-color:var(--accent);cursor:poi
 ol.timeline li{position:relative;padding:6px 0 8px 14px}ol.timeline li::before{content:"";position:absolute;left:-8px;top:11px;width:12px;height:12px;border-radius:50%;background:var(--accent)}
 ol.timeline .t{font-size:13px;color:var(--muted);display:block}pre.log{white-space:pre-wrap;overflow-wrap:anywhere;background:#0f1722;color:#dde6f0;padding:10px;border-radius:6px;font-size:12px;max-height:70vh;overflow:auto}
 .copy-row{display:flex;gap:6px;flex-wrap:wrap}.copy-row input{flex:1 1 200px}
+ul.by-order{list-style:none;padding:0;margin:0 0 12px;display:grid;gap:6px}ul.by-order li{display:flex;flex-wrap:wrap;align-items:center;gap:6px 10px}form.inline-form{display:inline;margin:0}
 @media (max-width:600px){main{padding:10px}th,td{padding:5px}.hide-narrow{display:none}}
 `;
 

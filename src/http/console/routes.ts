@@ -40,20 +40,38 @@ function consoleError(err: unknown, req: FastifyRequest): AppError {
   return new AppError('INTERNAL');
 }
 
+/** Form bodies, the CSRF token's cookie, and the security headers of every console answer. */
+async function consoleSecurity(s: App, services: Services): Promise<void> {
+  await s.register(formbody, { bodyLimit: 16 * 1024 });
+  await s.register(cookie);
+  await s.register(csrf, { sessionPlugin: '@fastify/cookie', cookieKey: '_csrf', cookieOpts: { path: '/console', httpOnly: true, sameSite: 'strict', secure: services.config.publicBaseUrl.startsWith('https:') } });
+  s.addHook('onSend', async (_req, reply, payload) => {
+    reply.header('content-security-policy', CONSOLE_CSP);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('cache-control', 'no-store');
+    return payload;
+  });
+}
+
+/** What went wrong, shown as a console page. */
+function consoleErrorPages(s: App, ctx: ConsoleContext): void {
+  s.setErrorHandler(async (err, req, reply) => {
+    const e = consoleError(err, req);
+    // Credentials problems answer like every operator route: the browser shows its own sign-in dialog.
+    if (e.status === 401 || e.status === 429) return errorHandler.call(s, e, req, reply);
+    for (const [k, v] of Object.entries(e.extras.headers ?? {})) reply.header(k, v);
+    const items = e.extras.errors?.map((x) => `${x.path}: ${x.message}`);
+    const detail = e.code === 'INTERNAL' ? `Something went wrong; the log has the details under request id ${req.id}.` : e.message;
+    return ctx.render(reply, req, { title: 'Cannot do that', section: 'overview', status: e.status, alert: { kind: 'error', text: `${detail} (${e.code})`, items }, body: html`<p><a href="/console">Back to the overview</a></p>` });
+  });
+}
+
 export async function consoleRoutes(app: App, services: Services): Promise<void> {
   await app.register(async (scope) => {
     const s = scope as App;
-    await s.register(formbody, { bodyLimit: 16 * 1024 });
-    await s.register(cookie);
-    await s.register(csrf, { sessionPlugin: '@fastify/cookie', cookieKey: '_csrf', cookieOpts: { path: '/console', httpOnly: true, sameSite: 'strict', secure: services.config.publicBaseUrl.startsWith('https:') } });
-    s.addHook('onSend', async (_req, reply, payload) => {
-      reply.header('content-security-policy', CONSOLE_CSP);
-      reply.header('x-content-type-options', 'nosniff');
-      reply.header('referrer-policy', 'no-referrer');
-      reply.header('x-frame-options', 'DENY');
-      reply.header('cache-control', 'no-store');
-      return payload;
-    });
+    await consoleSecurity(s, services);
     const timeZone = services.config.consoleTimeZone;
     const ctx: ConsoleContext = {
       services,
@@ -65,15 +83,7 @@ export async function consoleRoutes(app: App, services: Services): Promise<void>
           .send(page({ ...o, user: req.operatorUser, timeZone }));
       },
     };
-    s.setErrorHandler(async (err, req, reply) => {
-      const e = consoleError(err, req);
-      // Credentials problems answer like every operator route: the browser shows its own sign-in dialog.
-      if (e.status === 401 || e.status === 429) return errorHandler.call(s, e, req, reply);
-      for (const [k, v] of Object.entries(e.extras.headers ?? {})) reply.header(k, v);
-      const items = e.extras.errors?.map((x) => `${x.path}: ${x.message}`);
-      const detail = e.code === 'INTERNAL' ? `Something went wrong; the log has the details under request id ${req.id}.` : e.message;
-      return ctx.render(reply, req, { title: 'Cannot do that', section: 'overview', status: e.status, alert: { kind: 'error', text: `${detail} (${e.code})`, items }, body: html`<p><a href="/console">Back to the overview</a></p>` });
-    });
+    consoleErrorPages(s, ctx);
 
     s.get('/console', { config: { auth: 'op' }, schema: { tags: ['Operations'], summary: 'Operator console (HTML)', description: 'Overview of payments, ERP deliveries and health; links to transactions, deliveries, logs and configuration. Behind the operator credentials.' } }, async (req, reply) =>
       ctx.render(reply, req, { title: 'Overview', section: 'overview', body: await overviewBody(services, timeZone) }),

@@ -53,7 +53,8 @@ event = Webhook(secret).verify(raw_body, request.headers)
 PHP (\`composer require standard-webhooks/standard-webhooks\`):
 
 \`\`\`php
-$event = (new \\StandardWebhooks\\Webhook($secret))->verify($rawBody, getallheaders());
+// verify() looks the webhook-* headers up by lower-case name; getallheaders() keeps the sender's case.
+$event = (new \\StandardWebhooks\\Webhook($secret))->verify($rawBody, array_change_key_case(getallheaders(), CASE_LOWER));
 \`\`\`
 
 ## Errors

@@ -149,7 +149,19 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'POST /webhook/midtrans': { description: 'Where the gateway sends its HTTP notifications (configure `PUBLIC_BASE_URL/webhook/midtrans` in the gateway dashboard). The SHA-512 `signature_key` is verified, the status is confirmed with the gateway\'s status API, and the report is recorded, applied and turned into an ERP event in one database transaction before the 200. A bad signature is 401; a database outage 503 (the gateway retries).', request: { transaction_time: '2026-11-22 10:00:00', transaction_status: 'settlement', transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b', status_code: '200', signature_key: '…sha512(order_id + status_code + gross_amount + server_key)…', payment_type: 'qris', order_id: 'INV.2026.0042.1-1795460839321', gross_amount: '150000.00', fraud_status: 'accept', currency: 'IDR' }, answer: { status: '200', example: { status: 'ok', result: 'applied' } } },
   'GET /api/logs/files': { description: 'The log files in LOG_DIR (rotated daily and at 20 MB), newest first, with size and modification time.', answer: { status: '200', example: { files: [{ name: 'paylink.2026-11-22.1.log', size_bytes: 482113, modified_at: '2026-11-22T10:20:00.000Z' }] } } },
   'GET /api/logs/view': { description: 'One file listed by /api/logs/files, as text: the last 1 MiB, or its last `tail` lines. Only plain files directly in LOG_DIR are served.' },
-  'GET /openapi.json': { description: 'This document (OpenAPI 3.1). The ERP event is described under `webhooks`; the error catalogue under `x-error-catalogue`.' },
+  'GET /openapi.json': {
+    description: 'This document (OpenAPI 3.1), which /docs renders. The ERP event is described under `webhooks`; the error catalogue under `x-error-catalogue` (also a section of /docs, anchors `#error-CODE`).',
+    answer: {
+      status: '200',
+      example: {
+        openapi: '3.1.0',
+        info: { title: 'paylink', version: '0.1.0' },
+        paths: { '/api/payment-links': { post: { summary: 'Create a payment link (direct shape)' } } },
+        webhooks: { 'payment.status_changed': { post: { summary: 'Payment event delivered to ERP_NOTIFY_URL' } } },
+        'x-error-catalogue': { VALIDATION_FAILED: { status: 400, title: 'Validation failed', doc: 'The request does not match the schema; see errors[].' } },
+      },
+    },
+  },
   'GET /metrics': { description: 'Prometheus text format: HTTP requests and latency per route, gateway calls per operation and outcome, notifications per source and result, outbox states and delivery latency.' },
 };
 
