@@ -57,15 +57,14 @@ export async function ingestGatewayReport(services: IngestDeps, report: GatewayR
 
 async function ingestInTransaction(services: Deps<'clock'>, tx: Store, report: GatewayReport, source: NotificationSource, opts: IngestOptions): Promise<IngestResult> {
   const now = services.clock.now();
+  const nowIso = now.toISOString();
   const truth = opts.truth ?? report;
-  let created = false;
-  let t = opts.transaction ? await tx.transactions.findById(opts.transaction.id) : await resolveTransaction(tx, report.order_id, truth.transaction_id);
-  if (!t) {
-    t = await tx.transactions.insert(externalTransaction(report));
-    created = true;
-  }
-  // Serializes ingestion per transaction (PostgreSQL row lock) and reads what the lock protects.
-  t = await tx.transactions.lockForUpdate(t);
+  // Serializes ingestion per transaction (PostgreSQL row lock, taken by the lookup itself where it can be).
+  const { t, created } = await lockedTransaction(tx, report, truth, opts);
+  // Decided before the notification is recorded, so it is written once with its result; a
+  // duplicate (its dedupe key exists) changes nothing of the decision's.
+  const decision = created ? firstDecision(truth) : await decide(tx, t, truth);
+  const { patch, result } = patchFor(decision, t, truth, nowIso, opts.flags);
   const rec = await tx.notifications.record({
     dedupeKey: dedupeKey(report),
     gatewayOrderId: report.order_id,
@@ -74,22 +73,36 @@ async function ingestInTransaction(services: Deps<'clock'>, tx: Store, report: G
     transactionStatus: truth.transaction_status ?? null,
     statusCode: report.status_code,
     source,
-    result: 'received',
+    result,
     payload: JSON.stringify(report).slice(0, MAX_PAYLOAD),
   });
-  const nowIso = now.toISOString();
   if (!rec.inserted && rec.existing.result !== 'unverified') {
     const touched = await tx.transactions.update(t.id, { lastEventAt: nowIso });
     return { result: 'duplicate', notificationId: rec.existing.id, transaction: touched, status: touched.status };
   }
+  // An unverified notification confirmed now takes its result.
+  if (!rec.inserted) await tx.notifications.setResult(rec.existing.id, result, t.id);
   const notificationId = rec.inserted ? rec.id : rec.existing.id;
-  const decision = created ? firstDecision(truth) : await decide(tx, t, truth);
-  const { patch, result } = patchFor(decision, t, truth, nowIso, opts.flags);
   const updated = await tx.transactions.update(t.id, patch);
-  await tx.notifications.setResult(notificationId, result, t.id);
   if (result !== 'applied') return { result, notificationId, transaction: updated, status: updated.status };
   const eventId = await enqueueStatusChanged(tx, updated, grossToNumber(truth.gross_amount) ?? updated.nominal, now);
   return { result, notificationId, transaction: updated, status: updated.status, eventId };
+}
+
+/** The report's transaction (created when unknown), locked for the rest of the database transaction. */
+async function lockedTransaction(tx: Store, report: GatewayReport, truth: GatewayReport, opts: IngestOptions): Promise<{ t: TransactionRecord; created: boolean }> {
+  if (opts.transaction) {
+    const t = await tx.transactions.findForUpdate(opts.transaction.id);
+    if (t) return { t, created: false };
+  } else {
+    // The usual case, the stored mapping, reads and locks in one statement.
+    const direct = await tx.transactions.findByGatewayOrderId(report.order_id, { forUpdate: true });
+    if (direct) return { t: direct, created: false };
+    const other = await resolveTransaction(tx, report.order_id, truth.transaction_id);
+    if (other) return { t: await tx.transactions.lockForUpdate(other), created: false };
+  }
+  // A new row is locked by its own insert.
+  return { t: await tx.transactions.insert(externalTransaction(report)), created: true };
 }
 
 /**
@@ -119,8 +132,6 @@ export async function enqueueStatusChanged(tx: Store, updated: TransactionRecord
  * link; some channels report the transaction id in place of the order id, so that is tried last.
  */
 async function resolveTransaction(tx: Store, gatewayOrderId: string, transactionId: string | undefined): Promise<TransactionRecord | undefined> {
-  const direct = await tx.transactions.findByGatewayOrderId(gatewayOrderId);
-  if (direct) return direct;
   let i = gatewayOrderId.lastIndexOf('-');
   for (let tries = 0; i > 0 && tries < 4; tries++) {
     const base = await tx.transactions.findByGatewayOrderId(gatewayOrderId.slice(0, i));

@@ -88,7 +88,8 @@ export interface TransactionsRepo {
    */
   lockForUpdate(t: TransactionRecord): Promise<TransactionRecord>;
   findByOrderId(orderId: string): Promise<TransactionRecord | undefined>;
-  findByGatewayOrderId(gatewayOrderId: string): Promise<TransactionRecord | undefined>;
+  /** `forUpdate`: inside a transaction, also lock it until the transaction ends (PostgreSQL; SQLite has one writer). */
+  findByGatewayOrderId(gatewayOrderId: string, o?: { forUpdate?: boolean }): Promise<TransactionRecord | undefined>;
   findByGatewayTransactionId(transactionId: string): Promise<TransactionRecord | undefined>;
   /** The highest attempt for an ERP mercant_id, if any. */
   latestForMercant(mercantId: string): Promise<TransactionRecord | undefined>;

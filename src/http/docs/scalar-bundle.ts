@@ -4,11 +4,13 @@
  * asked once. Our own authenticated routes serve the bytes, so nothing is ever loaded from a CDN.
  */
 import Fastify from 'fastify';
-import scalar from '@scalar/fastify-api-reference';
 
 let bundle: Promise<string> | undefined;
 
 async function load(): Promise<string> {
+  // Imported on the first request for /docs, not at start: the package holds the whole renderer
+  // (about 30 MB of heap once loaded), which a service that never shows /docs should not carry.
+  const { default: scalar } = await import('@scalar/fastify-api-reference');
   const inner = Fastify({ logger: false });
   try {
     await inner.register(scalar, { routePrefix: '/reference', configuration: { content: { openapi: '3.1.0', info: { title: 'x', version: '0' }, paths: {} } } });

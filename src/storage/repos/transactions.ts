@@ -155,8 +155,10 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
   findByOrderId(orderId: string) {
     return this.findBy('order_id', orderId);
   }
-  findByGatewayOrderId(gatewayOrderId: string) {
-    return this.findBy('gateway_order_id', gatewayOrderId);
+  async findByGatewayOrderId(gatewayOrderId: string, o: { forUpdate?: boolean } = {}): Promise<TransactionRecord | undefined> {
+    if (!o.forUpdate || this.kind !== 'postgres') return this.findBy('gateway_order_id', gatewayOrderId);
+    const row = await this.db.selectFrom('transactions').selectAll().where('gateway_order_id', '=', gatewayOrderId).forUpdate().executeTakeFirst();
+    return row ? toRecord(row) : undefined;
   }
   async findByGatewayTransactionId(transactionId: string): Promise<TransactionRecord | undefined> {
     const row = await this.db.selectFrom('transactions').selectAll().where('gateway_transaction_id', '=', transactionId).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
