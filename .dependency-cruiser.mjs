@@ -5,7 +5,7 @@
  *   server.ts → services.ts (composition root) → app.ts → http/ → domain/ → gateway/ · storage/ · erp/
  *   workers: reconcile/ → domain/;  outbox/ → erp/ · storage/;  retention/ → storage/
  *   shared leaves used by all: types.ts, errors.ts, clock.ts, config.ts, settings.ts, metrics.ts,
- *   url-policy.ts, secret-box.ts, logging/
+ *   url-policy.ts, secret-box.ts, secrets.ts, logging/
  */
 const adapters = '^src/(gateway|storage|erp)/';
 
@@ -44,7 +44,7 @@ export default {
       name: 'leaves-import-no-layer',
       severity: 'error',
       comment: 'Shared leaf modules are imported by every layer, so they import none above the adapters.',
-      from: { path: '^src/(errors|clock|config|metrics|url-policy|operator-credentials|secret-box)\\.ts$|^src/logging/' },
+      from: { path: '^src/(errors|clock|config|metrics|url-policy|operator-credentials|secret-box|secrets)\\.ts$|^src/logging/' },
       to: { path: '^src/(domain|http|gateway|storage|erp|outbox|reconcile)/|^src/(app|services|server|types|settings)\\.ts$' },
     },
     {
