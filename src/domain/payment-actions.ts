@@ -11,6 +11,7 @@ import { AppError, type ErrorCode } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
 import type { CoreResponse } from '../gateway/wire.js';
 import { reportFromStatus } from '../gateway/report.js';
+import { gatewayPhase } from '../gateway/status.js';
 import { ingestGatewayReport, enqueueStatusChanged } from './notifications.js';
 import { newestPurchaseOrderId, refreshFromGateway } from './notification-sources.js';
 import { findTransaction } from './payment-links.js';
@@ -108,7 +109,7 @@ function closeConflict(tx: TransactionRecord, action: 'cancelled' | 'expired'): 
   // A challenged payment is the gateway's to judge: it answers with its own refusal where it must.
   if (tx.status === 'pending' || tx.status === 'challenge') return undefined;
   // A captured card payment can still be voided until it settles.
-  if (action === 'cancelled' && tx.status === 'paid' && (tx.transactionStatus ?? '').toLowerCase() === 'capture') return undefined;
+  if (action === 'cancelled' && tx.status === 'paid' && gatewayPhase(tx.transactionStatus) === 'captured') return undefined;
   if (MONEY_MOVED.has(tx.status)) return stateConflict('PAYMENT_SETTLED', tx, action);
   return stateConflict('PAYMENT_CLOSED', tx, action);
 }

@@ -16,7 +16,7 @@ import type { Customer, Item } from '../gateway/requests.js';
 import { conflict, findForCreate, insertOrFind, isUnconfirmed, recordCreated, recordRefused, wasRefused } from './order-records.js';
 import { MAX_CHARGE_EXPIRY_MINUTES, chargeBody, methodObject } from '../gateway/charge-body.js';
 import { requestHash } from './request-hash.js';
-import { mapGatewayStatus } from './payment-status.js';
+import { mapGatewayStatus } from '../gateway/status.js';
 import { ingestGatewayReport } from './notifications.js';
 import { refreshFromGateway } from './notification-sources.js';
 import { reportFromStatus } from '../gateway/report.js';
