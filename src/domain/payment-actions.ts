@@ -10,7 +10,7 @@ import type { PaymentStatus, TransactionRecord } from '../storage/store.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
 import type { CoreResponse } from '../gateway/wire.js';
-import { reportFromStatus } from '../gateway/report.js';
+import { reportFromStatus, wireAmount } from '../gateway/report.js';
 import { gatewayPhase } from '../gateway/status.js';
 import { ingestGatewayReport, enqueueStatusChanged } from './notifications.js';
 import { newestPurchaseOrderId, refreshFromGateway } from './notification-sources.js';
@@ -142,7 +142,7 @@ async function closePayment(services: RefreshDeps, id: string, actor: Actor, act
     throw err;
   }
   // The gateway's own answer to the action is as good as its status API: it goes through the status machine.
-  const report = reportFromStatus(res, { order_id: target, gross_amount: `${tx.nominal}.00` });
+  const report = reportFromStatus(res, { order_id: target, gross_amount: wireAmount(tx.nominal) });
   return (await ingestGatewayReport(services, report, 'status_check', { transaction: tx })).transaction;
 }
 
