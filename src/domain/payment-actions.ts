@@ -16,15 +16,10 @@ import { ingestGatewayReport, enqueueStatusChanged } from './notifications.js';
 import { newestPurchaseOrderId, refreshFromGateway } from './notification-sources.js';
 import { findTransaction } from './payment-links.js';
 import type { RefreshDeps } from './notification-sources.js';
+import type { RefundInput } from './inputs.js';
 
 /** Who asked: the ERP through an API key, or an operator by name. Written to the audit log and kept with refunds. */
 export type Actor = { kind: 'api' } | { kind: 'operator'; user: string };
-
-export interface RefundInput {
-  /** Whole rupiah; absent = what is left. */
-  amount?: number;
-  reason?: string;
-}
 
 const actorName = (a: Actor) => (a.kind === 'api' ? 'api' : `operator:${a.user}`);
 

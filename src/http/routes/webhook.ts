@@ -6,7 +6,7 @@ import { PaymentStatusSchema, TAGS } from '../types.js';
 import type { Services } from '../../types.js';
 import { AppError, ProblemSchema, isDatabaseUnavailable } from '../../errors.js';
 import { handleGatewayNotification, type NotificationOutcome } from '../../domain/notification-sources.js';
-import { TEST_EVENT, testEvent } from '../../erp/events.js';
+import { TEST_EVENT, TestEventInputSchema, testEvent } from '../../erp/events.js';
 import { NotificationBodySchema } from '../../gateway/report.js';
 
 const Str = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
@@ -22,7 +22,6 @@ const ReplayAnswer = Type.Object({
   reason: Type.Optional(Str(200)),
 });
 
-const TestNotifyBody = Type.Object({ mercant_id: Type.Optional(Str(100)), order_id: Type.Optional(Str(100)), status: Type.Optional(PaymentStatusSchema) }, { additionalProperties: false });
 const TestNotifyAnswer = Type.Object({
   event_id: Str(64),
   outcome: Str(32, 'first attempt: delivered, failed, dead, rejected_stale_lease; pending = no attempt yet (no ERP URL, or none within the timeout)'),
@@ -99,7 +98,7 @@ async function testNotifyRoute(app: App, services: Services): Promise<void> {
       schema: {
         tags: [TAGS.dev],
         summary: 'Send a test ERP event (type payment.test) through the outbox and report its first delivery attempt',
-        body: TestNotifyBody,
+        body: TestEventInputSchema,
         response: { 200: TestNotifyAnswer, 400: ProblemSchema, 401: ProblemSchema },
       },
       // The body is optional: no body at all means all defaults (Fastify would validate `undefined`).
