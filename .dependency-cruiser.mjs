@@ -1,6 +1,7 @@
 /**
- * The direction of dependencies in src/, checked by `npm run lint` (dependency-cruiser). Type-only
- * imports count: a cycle through types is still a cycle for a reader.
+ * The direction of dependencies in src/, checked by `npm run lint` (dependency-cruiser, over src/,
+ * bench/, scripts/ and test/ but its fixtures). Type-only imports count: a cycle through types is
+ * still a cycle for a reader.
  *
  *   server.ts → services.ts (composition root) → app.ts → http/ → domain/ → gateway/ · storage/ · erp/
  *   workers: reconcile/ → domain/;  outbox/ → erp/ · storage/;  retention/ → storage/
@@ -52,6 +53,13 @@ export default {
       severity: 'error',
       comment: 'services.ts wires everything; only server.ts, the bench and the tests build services. Import types from types.ts.',
       from: { path: '^src/', pathNot: '^src/server\\.ts$' },
+      to: { path: '^src/services\\.ts$' },
+    },
+    {
+      name: 'tests-build-services-in-helpers',
+      severity: 'error',
+      comment: 'Tests build services through test/helpers/ (appOver, makeTestApp, …), so a change to the wiring lands in one place.',
+      from: { path: '^test/', pathNot: '^test/helpers/' },
       to: { path: '^src/services\\.ts$' },
     },
     {
