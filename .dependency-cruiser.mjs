@@ -1,11 +1,12 @@
 /**
- * The direction of dependencies in src/, checked by `npm run lint` (dependency-cruiser). Type-only
- * imports count: a cycle through types is still a cycle for a reader.
+ * The direction of dependencies in src/, checked by `npm run lint` (dependency-cruiser, over src/,
+ * bench/, scripts/ and test/ but its fixtures). Type-only imports count: a cycle through types is
+ * still a cycle for a reader.
  *
  *   server.ts → services.ts (composition root) → app.ts → http/ → domain/ → gateway/ · storage/ · erp/
  *   workers: reconcile/ → domain/;  outbox/ → erp/ · storage/;  retention/ → storage/
  *   shared leaves used by all: types.ts, errors.ts, clock.ts, config.ts, settings.ts, metrics.ts,
- *   url-policy.ts, secret-box.ts, logging/
+ *   url-policy.ts, secret-box.ts, secrets.ts, logging/
  */
 const adapters = '^src/(gateway|storage|erp)/';
 
@@ -44,7 +45,7 @@ export default {
       name: 'leaves-import-no-layer',
       severity: 'error',
       comment: 'Shared leaf modules are imported by every layer, so they import none above the adapters.',
-      from: { path: '^src/(errors|clock|config|metrics|url-policy|operator-credentials|secret-box)\\.ts$|^src/logging/' },
+      from: { path: '^src/(errors|clock|config|metrics|url-policy|operator-credentials|secret-box|secrets)\\.ts$|^src/logging/' },
       to: { path: '^src/(domain|http|gateway|storage|erp|outbox|reconcile)/|^src/(app|services|server|types|settings)\\.ts$' },
     },
     {
@@ -52,6 +53,13 @@ export default {
       severity: 'error',
       comment: 'services.ts wires everything; only server.ts, the bench and the tests build services. Import types from types.ts.',
       from: { path: '^src/', pathNot: '^src/server\\.ts$' },
+      to: { path: '^src/services\\.ts$' },
+    },
+    {
+      name: 'tests-build-services-in-helpers',
+      severity: 'error',
+      comment: 'Tests build services through test/helpers/ (appOver, makeTestApp, …), so a change to the wiring lands in one place.',
+      from: { path: '^test/', pathNot: '^test/helpers/' },
       to: { path: '^src/services\\.ts$' },
     },
     {

@@ -232,6 +232,11 @@ function trustProxyOf(v: string | undefined): string[] | number | string | undef
   return items;
 }
 
+/** The secrets of the environment's configuration (gateway keys, ERP signing secret, API keys), for the log scrubber; the operator password is added by whoever resolved it. */
+export function configSecretValues(c: Config): (string | undefined)[] {
+  return [c.gateway.serverKey, c.gateway.clientKey, c.erp.webhookSecret, ...c.apiKeys];
+}
+
 /** In production every insecure default is a refusal to start (CONTRACT §1). */
 function productionProblems(c: Config): string[] {
   const out: string[] = [];

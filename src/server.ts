@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import { loadConfig, ConfigError, SIMULATOR_DEV_SERVER_KEY, type Config } from './config.js';
+import { loadConfig, configSecretValues, ConfigError, SIMULATOR_DEV_SERVER_KEY, type Config } from './config.js';
 import { createLogger, registerLogSecrets, closeLogger } from './logging/logger.js';
 import { openStore, MigrationError, lockSqliteFile, type SqliteLock } from './storage/kysely-store.js';
 import { createServices, type Services } from './services.js';
@@ -24,7 +24,7 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
     level: config.logLevel,
     logDir: config.logDir,
     stdout: opts.stdoutLogs ?? true,
-    secrets: [config.gateway.serverKey, config.gateway.clientKey, config.erp.webhookSecret, config.operator.pass, ...config.apiKeys],
+    secrets: [...configSecretValues(config), config.operator.pass],
   });
   const operator = resolveOperatorCredentials(config);
   const configKeys = resolveEncryptionKeys(config);

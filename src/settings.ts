@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { GatewayModeSchema, SIMULATOR_DEV_SERVER_KEY, type Config, type GatewayMode } from './config.js';
 import type { Store } from './storage/store.js';
 import { processSecretBox, type SecretBox } from './secret-box.js';
+import { SECRET_FIELDS } from './secrets.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
 const Secret = Type.String({ minLength: 1, maxLength: 512, pattern: '^\\S+$' });
@@ -50,12 +51,7 @@ export const RuntimeSettingsSchema = Type.Object({
 });
 export type RuntimeSettings = Static<typeof RuntimeSettingsSchema>;
 
-/**
- * The secret fields, named once: shown masked in answers, left unchanged when a masked value is sent
- * back, and taught to the log scrubber whenever settings are read.
- */
-export const SECRET_FIELDS = { gateway: ['server_key', 'client_key'], erp: ['webhook_secret'] } as const;
-
+/** The values of the secret fields (`SECRET_FIELDS`, secrets.ts), for the log scrubber. */
 export function secretValues(s: RuntimeSettings): (string | undefined)[] {
   return [...SECRET_FIELDS.gateway.map((f) => s.gateway[f]), ...SECRET_FIELDS.erp.map((f) => s.erp[f])];
 }

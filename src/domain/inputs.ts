@@ -31,6 +31,16 @@ export type ItemInput = Static<typeof ItemInputSchema>;
 const ExpireAt = Text(64, 'ISO 8601 with offset, or "YYYY-MM-DD HH:mm:ss" in Jakarta time (UTC+7); must lie in the future. Default from config (24 h).');
 const LinkOrderId = Text(255, 'The caller\'s id; may contain ":" and "/". At most 50 characters after sanitizing.');
 
+/** `POST /api/payments/:order_id/refund`: all of what is left, or a part. */
+export const RefundInputSchema = Type.Object(
+  {
+    amount: Type.Optional(Type.Integer({ description: 'Whole rupiah to refund; absent = everything not refunded yet.', examples: [25000] })),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Shown at the gateway with the refund.', examples: ['Item out of stock'] })),
+  },
+  closed,
+);
+export type RefundInput = Static<typeof RefundInputSchema>;
+
 /** `POST /api/payment-links`: one link for an amount. */
 export const DirectLinkInputSchema = Type.Object(
   {

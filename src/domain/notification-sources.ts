@@ -8,7 +8,8 @@ import { AppError } from '../errors.js';
 import { mustConfirmNotifications } from '../settings.js';
 import { GatewayError } from '../gateway/errors.js';
 import { verifyMidtransSignature } from '../gateway/signature.js';
-import { SIGNED_FIELDS, dedupeKey, parseReport, reportFromStatus, type GatewayReport } from '../gateway/report.js';
+import { SIGNED_FIELDS, dedupeKey, localExpiryReport, parseReport, reportFromStatus, wireAmount, type GatewayReport } from '../gateway/report.js';
+import { newestPurchase } from '../gateway/wire.js';
 import { ingestGatewayReport, type IngestDeps, type IngestResult } from './notifications.js';
 
 /** A signed notification: verified with the configured server key, confirmed, recorded. */
@@ -146,14 +147,10 @@ export interface RefreshOutcome {
   outcome: string;
 }
 
-/** The newest purchase on a payment link: purchase order ids end in a millisecond timestamp. */
+/** The newest purchase on a payment link; undefined when the gateway does not know the link. */
 export async function newestPurchaseOrderId(services: Deps<'gateway'>, tx: TransactionRecord): Promise<string | null | undefined> {
   const link = await services.gateway.getPaymentLink(tx.gatewayOrderId);
-  if (!link) return undefined;
-  const ids = (link.purchases ?? []).map((p) => p.order_id).filter((id): id is string => typeof id === 'string' && id.length > 0);
-  if (ids.length === 0) return null;
-  const suffix = (id: string) => Number(/-(\d+)$/.exec(id)?.[1] ?? '0');
-  return ids.reduce((best, id) => (suffix(id) >= suffix(best) ? id : best));
+  return link ? newestPurchase(link) : undefined;
 }
 
 /**
@@ -171,14 +168,13 @@ export async function refreshFromGateway(services: RefreshDeps, tx: TransactionR
   }
   const st = lookup === null ? undefined : await services.gateway.status(lookup);
   if (st) {
-    const report = reportFromStatus(st, { order_id: lookup ?? tx.gatewayOrderId, gross_amount: `${tx.nominal}.00` });
+    const report = reportFromStatus(st, { order_id: lookup ?? tx.gatewayOrderId, gross_amount: wireAmount(tx.nominal) });
     const r = await ingestGatewayReport(services, report, source, { transaction: tx });
     return { transaction: r.transaction, outcome: r.result };
   }
   const expired = tx.expireAt !== null && Date.parse(tx.expireAt) <= services.clock.now().getTime();
   if (tx.status === 'pending' && expired) {
-    const report: GatewayReport = { order_id: tx.gatewayOrderId, status_code: '407', gross_amount: `${tx.nominal}.00`, transaction_status: 'expire' };
-    if (tx.gatewayTransactionId) report.transaction_id = tx.gatewayTransactionId;
+    const report = localExpiryReport(tx.gatewayOrderId, tx.nominal, tx.gatewayTransactionId);
     const r = await ingestGatewayReport(services, report, source, { transaction: tx, flags: ['local_expiry'] });
     return { transaction: r.transaction, outcome: r.result === 'applied' ? 'expired_locally' : r.result };
   }

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../types.js';
 import type { NotificationResult, NotificationSource, PaymentStatus, Store, TransactionPatch, TransactionRecord } from '../storage/store.js';
 import { isUniqueViolation } from '../storage/store.js';
-import { decideTransition, isReversibleChannel, mapGatewayStatus, type Decision } from './payment-status.js';
+import { decideTransition, type Decision } from './payment-status.js';
+import { mapGatewayStatus, reportIsReversible } from '../gateway/status.js';
 import { dedupeKey, grossToNumber, type GatewayReport } from '../gateway/report.js';
 import { deriveMercantId } from './order-id.js';
 import { STATUS_CHANGED, statusChangedEvent } from '../erp/events.js';
@@ -197,7 +198,7 @@ async function decideByStatus(tx: Store, t: TransactionRecord, truth: GatewayRep
       transactionId: incomingTx,
       transactionTime: gatewayTimeToIso(truth.transaction_time),
       superseded,
-      reversible: isReversibleChannel(truth.payment_type, { permataVa: truth.permata_va_number !== undefined, store: truth.store }),
+      reversible: reportIsReversible(truth),
     },
   );
 }

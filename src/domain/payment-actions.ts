@@ -10,20 +10,16 @@ import type { PaymentStatus, TransactionRecord } from '../storage/store.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
 import type { CoreResponse } from '../gateway/wire.js';
-import { reportFromStatus } from '../gateway/report.js';
+import { reportFromStatus, wireAmount } from '../gateway/report.js';
+import { gatewayPhase } from '../gateway/status.js';
 import { ingestGatewayReport, enqueueStatusChanged } from './notifications.js';
 import { newestPurchaseOrderId, refreshFromGateway } from './notification-sources.js';
 import { findTransaction } from './payment-links.js';
 import type { RefreshDeps } from './notification-sources.js';
+import type { RefundInput } from './inputs.js';
 
 /** Who asked: the ERP through an API key, or an operator by name. Written to the audit log and kept with refunds. */
 export type Actor = { kind: 'api' } | { kind: 'operator'; user: string };
-
-export interface RefundInput {
-  /** Whole rupiah; absent = what is left. */
-  amount?: number;
-  reason?: string;
-}
 
 const actorName = (a: Actor) => (a.kind === 'api' ? 'api' : `operator:${a.user}`);
 
@@ -108,7 +104,7 @@ function closeConflict(tx: TransactionRecord, action: 'cancelled' | 'expired'): 
   // A challenged payment is the gateway's to judge: it answers with its own refusal where it must.
   if (tx.status === 'pending' || tx.status === 'challenge') return undefined;
   // A captured card payment can still be voided until it settles.
-  if (action === 'cancelled' && tx.status === 'paid' && (tx.transactionStatus ?? '').toLowerCase() === 'capture') return undefined;
+  if (action === 'cancelled' && tx.status === 'paid' && gatewayPhase(tx.transactionStatus) === 'captured') return undefined;
   if (MONEY_MOVED.has(tx.status)) return stateConflict('PAYMENT_SETTLED', tx, action);
   return stateConflict('PAYMENT_CLOSED', tx, action);
 }
@@ -141,7 +137,7 @@ async function closePayment(services: RefreshDeps, id: string, actor: Actor, act
     throw err;
   }
   // The gateway's own answer to the action is as good as its status API: it goes through the status machine.
-  const report = reportFromStatus(res, { order_id: target, gross_amount: `${tx.nominal}.00` });
+  const report = reportFromStatus(res, { order_id: target, gross_amount: wireAmount(tx.nominal) });
   return (await ingestGatewayReport(services, report, 'status_check', { transaction: tx })).transaction;
 }
 

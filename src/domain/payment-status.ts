@@ -1,6 +1,7 @@
 /**
- * The gateway's `transaction_status`/`fraud_status` mapped onto the contract's `status`, and the rule
- * that decides whether a report changes a transaction. Pure: no I/O, no clock.
+ * The status machine: the rule that decides whether a gateway report changes a transaction. The
+ * gateway's words (`transaction_status`, `fraud_status`, channels) are read by `gateway/status.ts`;
+ * this module sees only contract statuses and phases. Pure: no I/O, no clock.
  *
  * Monotonic by rank: pending < challenge < {failed, cancelled, expired} < paid < partially_refunded
  * < {refunded, chargeback}. A report of lower or equal rank than the current status is recorded but
@@ -11,15 +12,17 @@
  *    that is not paid: it may move expired → pending → paid. Transactions are ordered by their
  *    `transaction_time`; a report from an older one is ignored unless it reports money the order
  *    does not show yet (money is never dropped for arriving late).
- *  - The documented reversals: Permata VA, Mandiri bill and Indomaret may turn a settlement into a
+ *  - The documented reversals: some channels (`isReversibleChannel` in gateway/status.ts) may turn a settlement into a
  *    deny within minutes ("treat as unpaid"): paid → failed, only for those channels and only from
- *    settlement; a captured card payment may be cancelled before it settles: paid → cancelled, only
- *    from capture. Both only on the same gateway transaction; after a cancel nothing of that
+ *    settled; a captured card payment may be voided before it settles: paid → cancelled, only
+ *    from captured. Both only on the same gateway transaction; after a cancel nothing of that
  *    transaction is applied any more. Everything else after paid is refund/chargeback only.
  */
 import type { PaymentStatus } from '../storage/store.js';
+import { gatewayPhase, statusVerdict, type GatewayPhase } from '../gateway/status.js';
 
-export const PAYMENT_STATUSES: readonly PaymentStatus[] = ['pending', 'paid', 'challenge', 'failed', 'cancelled', 'expired', 'refunded', 'partially_refunded', 'chargeback'];
+/** The contract statuses, as the store checks them when read. */
+export { PAYMENT_STATUSES } from '../storage/store.js';
 
 const RANK: Record<PaymentStatus, number> = {
   pending: 0,
@@ -37,55 +40,9 @@ export function statusRank(s: PaymentStatus): number {
   return RANK[s];
 }
 
-/**
- * The contract status for a gateway report; undefined when the gateway sent something we do not
- * know (it is then recorded and flagged, never guessed). Case-insensitive: some channels (DANA)
- * report upper case.
- */
-export function mapGatewayStatus(transactionStatus: string | null | undefined, fraudStatus?: string | null): PaymentStatus | undefined {
-  const ts = (transactionStatus ?? '').trim().toLowerCase();
-  const fs = (fraudStatus ?? '').trim().toLowerCase();
-  switch (ts) {
-    case 'settlement':
-      return 'paid';
-    case 'capture':
-      if (fs === '' || fs === 'accept') return 'paid';
-      if (fs === 'challenge') return 'challenge';
-      if (fs === 'deny') return 'failed';
-      return undefined;
-    case 'pending':
-    case 'authorize':
-      return 'pending';
-    case 'deny':
-    case 'failure':
-      return 'failed';
-    case 'cancel':
-      return 'cancelled';
-    case 'expire':
-      return 'expired';
-    case 'refund':
-      return 'refunded';
-    case 'partial_refund':
-      return 'partially_refunded';
-    case 'chargeback':
-    case 'partial_chargeback':
-      return 'chargeback';
-    default:
-      return undefined;
-  }
-}
-
-/** Channels whose settlement the gateway may reverse into a deny (CYCLE: Permata VA, Mandiri bill, Indomaret). */
-export function isReversibleChannel(paymentType: string | null | undefined, details: { permataVa?: boolean; store?: string | null } = {}): boolean {
-  const pt = (paymentType ?? '').toLowerCase();
-  if (pt === 'echannel') return true;
-  if (pt === 'cstore') return (details.store ?? '').toLowerCase() === 'indomaret';
-  if (pt === 'bank_transfer') return details.permataVa === true;
-  return false;
-}
-
 export interface CurrentState {
   status: PaymentStatus;
+  /** The gateway's `transaction_status` last applied (its phase is read by `gatewayPhase`). */
   transactionStatus: string | null;
   gatewayTransactionId: string | null;
   /** When the current gateway transaction was created (any ISO 8601 form), if known. */
@@ -124,15 +81,16 @@ function age(current: CurrentState, incoming: IncomingReport): -1 | 0 | 1 {
 }
 
 export function decideTransition(current: CurrentState, incoming: IncomingReport): Decision {
-  const next = mapGatewayStatus(incoming.transactionStatus, incoming.fraudStatus);
+  const verdict = statusVerdict(incoming.transactionStatus, incoming.fraudStatus);
+  const next = verdict.status;
   if (next === undefined) return { kind: 'unknown_status' };
   const otherTx = current.gatewayTransactionId !== null && incoming.transactionId !== null && incoming.transactionId !== current.gatewayTransactionId;
   if (otherTx) return decideOtherTransaction(current, incoming, next);
   if (next === current.status) return { kind: 'duplicate', status: next, adoptTransaction: false };
-  if (isReversal(current, incoming, next)) return { kind: 'apply', status: next, newTransaction: false };
-  // The gateway cancels only before settlement and nothing follows a cancel: any other report of
-  // the same gateway transaction arriving after it is an older fact that came late.
-  if ((current.transactionStatus ?? '').toLowerCase() === 'cancel') return { kind: 'stale', status: next };
+  if (isReversal(current, incoming, { status: next, phase: verdict.phase })) return { kind: 'apply', status: next, newTransaction: false };
+  // The gateway voids only before settlement and nothing follows a void: any other report of the
+  // same gateway transaction arriving after it is an older fact that came late.
+  if (gatewayPhase(current.transactionStatus) === 'voided') return { kind: 'stale', status: next };
   if (statusRank(next) > statusRank(current.status)) return { kind: 'apply', status: next, newTransaction: false };
   return { kind: 'stale', status: next };
 }
@@ -152,16 +110,10 @@ function decideOtherTransaction(current: CurrentState, incoming: IncomingReport,
   return { kind: 'stale', status: next };
 }
 
-function isReversal(current: CurrentState, incoming: IncomingReport, next: PaymentStatus): boolean {
-  const was = (current.transactionStatus ?? '').toLowerCase();
-  const now = (incoming.transactionStatus ?? '').toLowerCase();
-  // A captured card payment is voided by a cancel until it settles: the money was never taken.
-  if (current.status === 'paid' && was === 'capture' && next === 'cancelled' && now === 'cancel') return true;
-  return (
-    incoming.reversible &&
-    current.status === 'paid' &&
-    (current.transactionStatus ?? '').toLowerCase() === 'settlement' &&
-    next === 'failed' &&
-    (incoming.transactionStatus ?? '').toLowerCase() === 'deny'
-  );
+function isReversal(current: CurrentState, incoming: IncomingReport, next: { status: PaymentStatus; phase: GatewayPhase }): boolean {
+  if (current.status !== 'paid') return false;
+  const was = gatewayPhase(current.transactionStatus);
+  // A captured card payment is voided until it settles: the money was never taken.
+  if (was === 'captured' && next.status === 'cancelled' && next.phase === 'voided') return true;
+  return incoming.reversible && was === 'settled' && next.status === 'failed' && next.phase === 'denied';
 }

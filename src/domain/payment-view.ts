@@ -1,7 +1,7 @@
 /** What the ERP sees of charges, Snap tokens and payment status (CONTRACT §3, Payment operations). */
 import { Type, type Static } from 'typebox';
 import type { TransactionRecord } from '../storage/store.js';
-import type { CoreResponse } from '../gateway/wire.js';
+import { expiryTime, type CoreResponse } from '../gateway/wire.js';
 
 const Str = (maxLength = 255) => Type.String({ maxLength });
 const NullableStr = (maxLength = 255) => Type.Union([Type.String({ maxLength }), Type.Null()]);
@@ -42,8 +42,7 @@ export function chargeView(tx: TransactionRecord, res: CoreResponse): ChargeView
   }
   if (res.va_numbers) view.va_numbers = res.va_numbers;
   if (res.actions) view.actions = res.actions;
-  // The charge answer spells it expire_time, the status API expiry_time (a real gateway inconsistency).
-  const expiry = res.expiry_time ?? res.expire_time;
+  const expiry = expiryTime(res);
   if (expiry !== undefined) view.expiry_time = expiry;
   return view;
 }

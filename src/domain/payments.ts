@@ -7,7 +7,7 @@ import type { Deps } from '../types.js';
 import type { TransactionKind, TransactionRecord } from '../storage/store.js';
 import { AppError } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
-import type { CoreResponse } from '../gateway/wire.js';
+import { expiryTime, type CoreResponse } from '../gateway/wire.js';
 import { resolveExpiry, type Expiry } from './expiry.js';
 import { deriveMercantId, gatewayOrderIdFor } from './order-id.js';
 import { CORE_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, } from './order-input.js';
@@ -16,10 +16,10 @@ import type { Customer, Item } from '../gateway/requests.js';
 import { conflict, findForCreate, insertOrFind, isUnconfirmed, recordCreated, recordRefused, wasRefused } from './order-records.js';
 import { MAX_CHARGE_EXPIRY_MINUTES, chargeBody, methodObject } from '../gateway/charge-body.js';
 import { requestHash } from './request-hash.js';
-import { mapGatewayStatus } from './payment-status.js';
+import { mapGatewayStatus } from '../gateway/status.js';
 import { ingestGatewayReport } from './notifications.js';
 import { refreshFromGateway } from './notification-sources.js';
-import { reportFromStatus } from '../gateway/report.js';
+import { reportFromStatus, wireAmount } from '../gateway/report.js';
 import { gatewayTimeToIso } from '../gateway/time.js';
 import { chargeView, snapView, type ChargeView, type SnapView } from './payment-view.js';
 import { findTransaction } from './payment-links.js';
@@ -114,13 +114,13 @@ async function applyCharge(services: IngestDeps, tx: TransactionRecord, res: Cor
       paymentType: res.payment_type ?? null,
       gatewayJson: JSON.stringify(kept),
       // Stored times are UTC ISO text (compared as text by the sweeps), never the gateway's +07:00.
-      expireAt: utcIso(gatewayTimeToIso(res.expiry_time ?? res.expire_time)) ?? tx.expireAt,
+      expireAt: utcIso(gatewayTimeToIso(expiryTime(res))) ?? tx.expireAt,
     },
     res.transaction_status ?? null,
   );
   const mapped = mapGatewayStatus(res.transaction_status, res.fraud_status);
   if (mapped !== undefined && mapped !== 'pending') {
-    const report = reportFromStatus(res, { order_id: tx.gatewayOrderId, gross_amount: `${tx.nominal}.00` });
+    const report = reportFromStatus(res, { order_id: tx.gatewayOrderId, gross_amount: wireAmount(tx.nominal) });
     t = (await ingestGatewayReport(services, report, 'status_check', { transaction: t })).transaction;
   }
   return t;

@@ -3,7 +3,7 @@
  * are stored in the outbox and sent unchanged on every retry.
  */
 import { Type, type Static } from 'typebox';
-import { PAYMENT_STATUSES, type PaymentStatus, type TransactionRecord } from '../storage/store.js';
+import { PAYMENT_STATUSES, type TransactionRecord } from '../storage/store.js';
 import { toJakartaIso } from '../gateway/time.js';
 
 export const STATUS_CHANGED = 'payment.status_changed' as const;
@@ -62,11 +62,12 @@ export function statusChangedEvent(tx: TransactionRecord, grossAmount: number, e
   };
 }
 
-export interface TestEventInput {
-  mercant_id?: string;
-  order_id?: string;
-  status?: PaymentStatus;
-}
+/** What `POST /test-notify-erp` may set on a test event; everything else is fixed or derived. */
+export const TestEventInputSchema = Type.Object(
+  { mercant_id: Type.Optional(Type.String({ maxLength: 100 })), order_id: Type.Optional(Type.String({ maxLength: 100 })), status: Type.Optional(Type.Enum(PAYMENT_STATUSES)) },
+  { additionalProperties: false },
+);
+export type TestEventInput = Static<typeof TestEventInputSchema>;
 
 /** A clearly marked test event (`type: payment.test`, `test: true`), same shape as a real one. */
 export function testEvent(input: TestEventInput, eventId: string, occurredAt: Date): ErpEvent {

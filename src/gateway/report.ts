@@ -3,30 +3,49 @@
  * pipeline uses. Parsed leniently: unknown fields are ignored, non-string values are dropped.
  */
 import { createHash } from 'node:crypto';
+import { Type, type TOptional, type TUnknown } from 'typebox';
 import type { CoreResponse } from './wire.js';
 
-export interface GatewayReport {
-  order_id: string;
-  status_code: string;
-  gross_amount: string;
-  transaction_status?: string;
-  fraud_status?: string;
-  transaction_id?: string;
-  payment_type?: string;
-  transaction_time?: string;
-  settlement_time?: string;
-  signature_key?: string;
-  permata_va_number?: string;
-  store?: string;
-  /** Cumulative rupiah refunded (`"25000.00"`), on refund reports. */
-  refund_amount?: string;
-}
-
-const FIELDS = ['order_id', 'status_code', 'gross_amount', 'transaction_status', 'fraud_status', 'transaction_id', 'payment_type', 'transaction_time', 'settlement_time', 'signature_key', 'permata_va_number', 'store', 'refund_amount'] as const;
-const MAX_FIELD = 512;
+/**
+ * The fields of a report the pipeline reads, each with what the gateway sends in it: the one list
+ * behind `GatewayReport`, the parsing and the webhook body schema. In the order they are stored.
+ */
+const REPORT_FIELDS = {
+  order_id: 'gateway order id (string)',
+  status_code: 'string, e.g. "200"',
+  gross_amount: 'string, exactly as signed, e.g. "150000.00"',
+  transaction_status: 'string',
+  fraud_status: 'string, or absent/null',
+  transaction_id: 'string',
+  payment_type: 'string',
+  transaction_time: 'string',
+  settlement_time: 'string',
+  signature_key: 'SHA-512 hex of order_id + status_code + gross_amount + server key',
+  permata_va_number: 'string, on Permata virtual-account payments',
+  store: 'string, on convenience-store payments (indomaret, alfamart)',
+  refund_amount: 'cumulative rupiah refunded, e.g. "25000.00", on refund reports',
+} as const;
+type ReportField = keyof typeof REPORT_FIELDS;
 
 /** The fields the gateway's signature covers. */
-export const SIGNED_FIELDS = ['order_id', 'status_code', 'gross_amount'] as const;
+export const SIGNED_FIELDS = ['order_id', 'status_code', 'gross_amount'] as const satisfies readonly ReportField[];
+
+/** The signed fields always, the others when the gateway sent them as strings. */
+export type GatewayReport = Record<(typeof SIGNED_FIELDS)[number], string> & Partial<Record<ReportField, string>>;
+
+const FIELDS = Object.keys(REPORT_FIELDS) as ReportField[];
+const MAX_FIELD = 512;
+
+/**
+ * The gateway's notification as the webhook accepts it, parsed leniently: a field of an unexpected
+ * type (a `null` `fraud_status`, a numeric time) or any unknown field never costs the notification
+ * a 400, since the gateway gives up after two retries of a 400. `parseReport` reads the strings it
+ * needs and ignores the rest; the signature decides what is trusted.
+ */
+export const NotificationBodySchema = Type.Object(
+  Object.fromEntries(FIELDS.map((f) => [f, Type.Optional(Type.Unknown({ description: REPORT_FIELDS[f] }))])) as Record<ReportField, TOptional<TUnknown>>,
+  { additionalProperties: true, maxProperties: 500 },
+);
 
 /**
  * Picks the known string fields. Undefined when a field needed to verify the signature is missing.
@@ -65,6 +84,21 @@ export function dedupeKey(r: GatewayReport): string {
   // A second partial refund repeats every other field: its new cumulative amount is what makes it news.
   if (r.refund_amount !== undefined) parts.push(r.refund_amount);
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+/** The gateway's spelling of whole rupiah in reports and signatures: `150000` → `"150000.00"`. */
+export function wireAmount(nominal: number): string {
+  return `${nominal}.00`;
+}
+
+/**
+ * The report we write ourselves for a pending transaction past its expiry that the gateway does not
+ * know (never used): an `expire` with status code 407, as the gateway reports an expiry.
+ */
+export function localExpiryReport(gatewayOrderId: string, nominal: number, transactionId: string | null): GatewayReport {
+  const report: GatewayReport = { order_id: gatewayOrderId, status_code: '407', gross_amount: wireAmount(nominal), transaction_status: 'expire' };
+  if (transactionId) report.transaction_id = transactionId;
+  return report;
 }
 
 /** Whole rupiah from the gateway's `"150000.00"`; undefined when it is not a plain non-negative decimal. */

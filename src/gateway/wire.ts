@@ -29,6 +29,14 @@ export const PaymentLinkDetailsSchema = Type.Object({
 });
 export type PaymentLinkDetails = Static<typeof PaymentLinkDetailsSchema>;
 
+/** The order id of the newest purchase on a payment link (purchase order ids end in a millisecond timestamp); null when it has none. */
+export function newestPurchase(link: PaymentLinkDetails): string | null {
+  const ids = (link.purchases ?? []).map((p) => p.order_id).filter((id): id is string => typeof id === 'string' && id.length > 0);
+  if (ids.length === 0) return null;
+  const suffix = (id: string) => Number(/-(\d+)$/.exec(id)?.[1] ?? '0');
+  return ids.reduce((best, id) => (suffix(id) >= suffix(best) ? id : best));
+}
+
 export const SnapCreatedSchema = Type.Object({ token: Str, redirect_url: Str });
 export type SnapCreated = Static<typeof SnapCreatedSchema>;
 
@@ -59,6 +67,11 @@ export const CoreResponseSchema = Type.Object({
   refund_amount: Type.Optional(Str),
 });
 export type CoreResponse = Static<typeof CoreResponseSchema>;
+
+/** When a Core transaction expires: the charge answer spells it `expire_time`, the status API `expiry_time` (a real gateway inconsistency). */
+export function expiryTime(res: CoreResponse): string | undefined {
+  return res.expiry_time ?? res.expire_time;
+}
 
 function parse<S extends TSchema>(schema: S, body: unknown, what: string): Static<S> {
   if (!Value.Check(schema, body)) throw new GatewayError('bad_response', `unexpected ${what} from gateway`);

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, isDatabaseUnavailable } from '../errors.js';
-import { secretEquals } from '../gateway/signature.js';
+import { secretEquals } from '../secrets.js';
 import type { Services } from '../types.js';
 import type { Clock } from '../clock.js';
 import type { AuthFailurePolicy, Store } from '../storage/store.js';

@@ -2,6 +2,7 @@ import { Type, type Static, type TObject } from 'typebox';
 import { SIMULATOR_DEV_SERVER_KEY } from '../config.js';
 import { GATEWAY_HOSTS, RuntimeSettingsSchema, isSecretField, type RuntimeOverrides, type RuntimeSettings } from '../settings.js';
 import type { FieldError } from '../errors.js';
+import { SECRET_FIELDS } from '../secrets.js';
 import { outboundUrlProblem } from '../url-policy.js';
 import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
 
@@ -29,8 +30,8 @@ const Masked = Type.Union([Type.String({ maxLength: 16 }), Type.Null()], { descr
 const OrNull = Type.Union([Type.String(), Type.Null()]);
 /** The answer: the effective settings with secrets masked and unset URLs as null, and facts about this instance. */
 export const ConfigDocumentSchema = Type.Object({
-  gateway: Type.Evaluate(Type.Script({ G: S.gateway, M: Masked }, 'Omit<G, "server_key" | "client_key"> & { server_key: M; client_key: M }')),
-  erp: Type.Evaluate(Type.Script({ E: S.erp, M: Masked, N: OrNull }, 'Omit<E, "notify_url" | "webhook_secret"> & { notify_url: N; webhook_secret: M }')),
+  gateway: Type.Evaluate(Type.Script({ G: S.gateway, K: Type.Enum(SECRET_FIELDS.gateway), M: Masked }, 'Omit<G, K> & { [F in K]: M }')),
+  erp: Type.Evaluate(Type.Script({ E: S.erp, K: Type.Enum(SECRET_FIELDS.erp), M: Masked, N: OrNull }, 'Omit<E, K | "notify_url"> & { notify_url: N } & { [F in K]: M }')),
   links: S.links,
   reconcile: S.reconcile,
   retention: S.retention,
@@ -53,10 +54,15 @@ export function mask(secret: string | undefined): string | null {
 
 const isMasked = (v: unknown) => typeof v === 'string' && v.startsWith('****');
 
+/** The secret `fields` of a section, masked. */
+function masked<T extends Partial<Record<K, string>>, K extends string>(section: T, fields: readonly K[]): Record<K, string | null> {
+  return Object.fromEntries(fields.map((f) => [f, mask(section[f])])) as Record<K, string | null>;
+}
+
 export function maskedDocument(s: RuntimeSettings): Omit<Static<typeof ConfigDocumentSchema>, 'info'> {
   return {
-    gateway: { ...s.gateway, server_key: mask(s.gateway.server_key), client_key: mask(s.gateway.client_key) },
-    erp: { ...s.erp, notify_url: s.erp.notify_url ?? null, webhook_secret: mask(s.erp.webhook_secret) },
+    gateway: { ...s.gateway, ...masked(s.gateway, SECRET_FIELDS.gateway) },
+    erp: { ...s.erp, notify_url: s.erp.notify_url ?? null, ...masked(s.erp, SECRET_FIELDS.erp) },
     links: s.links,
     reconcile: s.reconcile,
     retention: s.retention,

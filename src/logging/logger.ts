@@ -12,6 +12,7 @@ import type { RollStream } from 'pino-roll';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { REDACTED, createSecretScrubber, redactUrl, type SecretScrubber } from './redact.js';
 import { extendLogContext } from './context.js';
+import { SECRET_FIELD_NAMES } from '../secrets.js';
 
 export interface LoggerOptions {
   level: string;
@@ -29,6 +30,8 @@ export interface LoggerOptions {
   keepFiles?: number;
 }
 
+const camelCase = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
 /** Field paths whose values are replaced whatever they hold. */
 const REDACT_PATHS = [
   'headers.authorization',
@@ -41,21 +44,14 @@ const REDACT_PATHS = [
   '*.headers["x-api-key"]',
   '*.headers["proxy-authorization"]',
   'password',
-  'server_key',
-  'client_key',
-  'webhook_secret',
   'api_keys',
   '*.password',
   '*.pass',
   '*.log_pass',
-  '*.server_key',
-  '*.client_key',
-  '*.serverKey',
-  '*.clientKey',
-  '*.webhook_secret',
-  '*.webhookSecret',
   '*.api_keys',
   '*.apiKeys',
+  // The runtime-config secrets, also as the environment's Config names them (`serverKey`…).
+  ...SECRET_FIELD_NAMES.flatMap((f) => [f, `*.${f}`, `*.${camelCase(f)}`]),
 ];
 
 /** What every logger created here writes through; kept per stream so child loggers find it. */

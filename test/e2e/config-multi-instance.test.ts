@@ -3,33 +3,18 @@ import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createServices, type Services } from '../../src/services.js';
-import { buildApp } from '../../src/app.js';
-import type { App } from '../../src/http/types.js';
+import type { Services } from '../../src/types.js';
 import { DATABASE_KINDS, freshDatabase, tempDir, type TestDatabase } from '../helpers/stores.js';
 import { closeLogger, createLogger, flushLogger } from '../../src/logging/logger.js';
-import { OPERATOR, basicAuth } from '../helpers/services.js';
+import { OPERATOR, appOver, basicAuth, type AppInstance } from '../helpers/services.js';
 
-interface Instance {
-  app: App;
-  services: Services;
-  close(): Promise<void>;
-}
+type Instance = AppInstance;
 
 /** One service instance over an existing database, the way a second process or a restart would see it. */
 async function instance(db: TestDatabase, logger: Logger = pino({ level: 'silent' })): Promise<Instance> {
   const config: Config = { ...loadConfig({ PORT: '0', MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: 'SB-Mid-server-env-key-000000' }), database: db.config };
   const store = await db.open({ logger });
-  const services = createServices(config, { logger, store, operator: OPERATOR });
-  const app = await buildApp(services);
-  return {
-    app,
-    services,
-    async close() {
-      await app.close();
-      await services.close();
-    },
-  };
+  return appOver(config, { logger, store });
 }
 
 const CHANGE = { erp: { notify_url: 'https://erp.example.com/paylink', webhook_secret: 'whsec_shared-by-all-instances', retry_for_hours: 48 }, reconcile: { interval_s: 30 } };

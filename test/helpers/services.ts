@@ -1,10 +1,11 @@
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createServices, type ServiceOverrides, type Services } from '../../src/services.js';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import type { App } from '../../src/http/types.js';
 import { freshDatabase, type TestDatabase } from './stores.js';
 import type { KyselyBackedStore } from '../../src/storage/kysely-store.js';
+import type { Store } from '../../src/storage/store.js';
 
 export const OPERATOR = { user: 'ops', pass: 'correct horse battery staple' };
 export const basicAuth = (user = OPERATOR.user, pass = OPERATOR.pass) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
@@ -18,6 +19,30 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
+/** One service instance: its app and services; `close` closes both (and with them the store), never the database. */
+export interface AppInstance {
+  app: App;
+  services: Services;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app and services over a store already open (a second instance, a restart, a logger of
+ * the test's own); the operator is `OPERATOR`. The one place tests build services.
+ */
+export async function appOver(config: Config, deps: { logger: Logger; store: Store }, overrides: ServiceOverrides = {}, appOptions: AppOptions = {}): Promise<AppInstance> {
+  const services = createServices(config, { ...deps, operator: OPERATOR }, overrides);
+  const app = await buildApp(services, appOptions);
+  return {
+    app,
+    services,
+    async close() {
+      await app.close();
+      await services.close();
+    },
+  };
+}
+
 /** The real app over a fresh database; nothing listens (use `app.inject`). */
 export async function makeTestApp(
   kind: 'sqlite' | 'postgres',
@@ -29,16 +54,14 @@ export async function makeTestApp(
   const config: Config = { ...loadConfig({ PORT: '0', ...env }), database: db.config };
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const store = await db.open({ logger });
-  const services = createServices(config, { logger, store, operator: OPERATOR }, overrides);
-  const app = await buildApp(services, appOptions);
+  const instance = await appOver(config, { logger, store }, overrides, appOptions);
   return {
-    app,
-    services,
+    app: instance.app,
+    services: instance.services,
     db,
     store,
     async close() {
-      await app.close();
-      await services.close();
+      await instance.close();
       await db.dispose();
     },
   };

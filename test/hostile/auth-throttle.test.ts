@@ -1,10 +1,8 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
-import { basicAuth, makeTestApp, OPERATOR, type TestContext } from '../helpers/services.js';
+import { appOver, basicAuth, makeTestApp, OPERATOR, type TestContext } from '../helpers/services.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { createServices } from '../../src/services.js';
-import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/http/types.js';
 import type { Store } from '../../src/storage/store.js';
 
@@ -46,16 +44,8 @@ describe.each(DATABASE_KINDS)('wrong API keys are throttled per client (%s)', (k
 async function secondInstance(ctx: TestContext): Promise<{ app: App; store: Store; close(): Promise<void> }> {
   const logger = pino({ level: 'silent' });
   const store = await ctx.db.open({ logger });
-  const services = createServices(ctx.services.config, { logger, store, operator: OPERATOR }, { simulatorBaseUrl: 'http://127.0.0.1:9' });
-  const app = await buildApp(services);
-  return {
-    app,
-    store,
-    async close() {
-      await app.close();
-      await services.close();
-    },
-  };
+  const { app, close } = await appOver(ctx.services.config, { logger, store }, { simulatorBaseUrl: 'http://127.0.0.1:9' });
+  return { app, store, close };
 }
 
 describe.each(DATABASE_KINDS)('operator lockout: counted in the database, by the client address TRUST_PROXY yields (%s)', (kind) => {

@@ -2,12 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { DATABASE_KINDS, freshDatabase, type TestDatabase } from '../helpers/stores.js';
-import { basicAuth, OPERATOR } from '../helpers/services.js';
+import { appOver, basicAuth } from '../helpers/services.js';
 import { signedNotification } from '../helpers/notifications.js';
 import { seedTransaction } from '../helpers/seed.js';
 import { loadConfig } from '../../src/config.js';
-import { createServices, type Services } from '../../src/services.js';
-import { buildApp } from '../../src/app.js';
+import type { Services } from '../../src/types.js';
 import type { App } from '../../src/http/types.js';
 
 interface Ctx {
@@ -32,16 +31,14 @@ async function makeApp(kind: 'sqlite' | 'postgres', env: Record<string, string> 
   const store = await db.open({ logger });
   // These tests drive the status machine with hand-signed notifications; confirmation has its own tests.
   const config = { ...loadConfig({ PORT: '0', MIDTRANS_CONFIRM_NOTIFICATIONS: 'false', ...env }), database: db.config };
-  const services = createServices(config, { logger, store, operator: OPERATOR }, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
-  const app = await buildApp(services);
+  const instance = await appOver(config, { logger, store }, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
   return {
-    app,
-    services,
+    app: instance.app,
+    services: instance.services,
     db,
     logs,
     async close() {
-      await app.close();
-      await services.close();
+      await instance.close();
       await db.dispose();
     },
   };

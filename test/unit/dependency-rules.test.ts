@@ -1,6 +1,7 @@
 /**
  * The dependency rules of `npm run lint` (.dependency-cruiser.mjs) are real: run on a fixture with a
- * deliberate type-only import cycle, they report it and name both files.
+ * deliberate type-only import cycle, they report it and name both files; run on a test module that
+ * builds services without test/helpers, they name it.
  */
 import { describe, expect, it } from 'vitest';
 import { cruise, type IViolation } from 'dependency-cruiser';
@@ -16,6 +17,14 @@ describe('dependency rules', () => {
     const named = cycles.flatMap((v: IViolation) => [v.from, ...(v.cycle ?? []).map((c) => c.name)]);
     expect(named).toEqual(expect.arrayContaining(['test/fixtures/import-cycle/a.ts', 'test/fixtures/import-cycle/b.ts']));
     expect(result.output.summary.error).toBeGreaterThan(0);
+  });
+
+  it('a test module outside test/helpers that imports the composition root fails, naming it', async () => {
+    const options = await extractDepcruiseOptions('./.dependency-cruiser.mjs');
+    const result = await cruise(['test/fixtures/composition-root'], { ...options, validate: true });
+    if (typeof result.output !== 'object') throw new Error('expected a JSON cruise result');
+    const found = result.output.summary.violations.filter((v: IViolation) => v.rule.name === 'tests-build-services-in-helpers');
+    expect(found.map((v: IViolation) => `${v.from} → ${v.to}`)).toEqual(['test/fixtures/composition-root/builds-services.ts → src/services.ts']);
   });
 
   it('the rules hold for the app: no cycle and no dependency against the direction', async () => {

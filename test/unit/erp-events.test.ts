@@ -5,7 +5,9 @@ import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { gatewayTimeToIso, toJakartaIso } from '../../src/gateway/time.js';
 import { deliver, deliveryHeaders } from '../../src/erp/deliver.js';
-import { statusChangedEvent, testEvent } from '../../src/erp/events.js';
+import { Value } from 'typebox/value';
+import { ErpEventSchema, statusChangedEvent, testEvent } from '../../src/erp/events.js';
+import { ERP_EVENT_EXAMPLE } from '../../src/http/docs/operation-docs.js';
 import { newTransaction } from '../helpers/seed.js';
 import type { TransactionRecord } from '../../src/storage/store.js';
 
@@ -116,5 +118,12 @@ describe('deliver()', () => {
   it('connection refused is an error, not a throw', async () => {
     const r = await deliver({ url: 'http://127.0.0.1:9/x', eventId: 'e', body: '{}', timeoutMs: 1_000, sentAt: new Date() });
     expect(r).toMatchObject({ statusCode: null, error: 'connection refused' });
+  });
+});
+
+describe('the ERP event example of the reference (OpenAPI webhooks)', () => {
+  it('is an event as ErpEventSchema describes it, so it cannot fall behind the schema', () => {
+    expect(Value.Errors(ErpEventSchema, ERP_EVENT_EXAMPLE).map((e) => `${e.instancePath} ${e.message}`)).toEqual([]);
+    expect(Value.Check(ErpEventSchema, { ...ERP_EVENT_EXAMPLE, unexpected: 1 })).toBe(false);
   });
 });

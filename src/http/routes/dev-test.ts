@@ -2,6 +2,8 @@ import { Type } from 'typebox';
 import type { App } from '../types.js';
 import { TAGS } from '../types.js';
 import type { Services } from '../../types.js';
+import { configSecretValues } from '../../config.js';
+import { secretValues } from '../../settings.js';
 import { createSecretScrubber, redactFields, redactHeaders, scrubValues } from '../../logging/redact.js';
 
 const ECHO_METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
@@ -33,8 +35,7 @@ export async function devTestRoutes(app: App, services: Services): Promise<void>
       // into an unrelated field, a header, the path).
       const s = await services.settings.current();
       const secrets = createSecretScrubber();
-      const c = services.config;
-      secrets.add([s.gateway.server_key, s.gateway.client_key, s.erp.webhook_secret, services.operator.pass, c.gateway.serverKey, c.gateway.clientKey, c.erp.webhookSecret, ...c.apiKeys]);
+      secrets.add([...secretValues(s), ...configSecretValues(services.config), services.operator.pass]);
       return scrubValues(
         {
           method: req.method,

@@ -6,14 +6,7 @@ import { ProblemSchema } from '../../errors.js';
 import { idempotent } from '../idempotency.js';
 import { StatusViewSchema, statusView } from '../../domain/payment-view.js';
 import { cancelPayment, expirePayment, refundPayment } from '../../domain/payment-actions.js';
-
-const RefundBody = Type.Object(
-  {
-    amount: Type.Optional(Type.Integer({ description: 'Whole rupiah to refund; absent = everything not refunded yet.', examples: [25000] })),
-    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Shown at the gateway with the refund.', examples: ['Item out of stock'] })),
-  },
-  { additionalProperties: false },
-);
+import { RefundInputSchema } from '../../domain/inputs.js';
 
 const IdemHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255, description: 'Replays the first answer for 24 h.' })) });
 const errors = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 422: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema };
@@ -42,7 +35,7 @@ export async function paymentActionRoutes(app: App, services: Services): Promise
           STATE_RULES,
         params: OrderIdParams,
         headers: IdemHeaders,
-        body: RefundBody,
+        body: RefundInputSchema,
         response: { 200: StatusViewSchema, ...errors },
       },
     },

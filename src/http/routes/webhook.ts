@@ -6,32 +6,10 @@ import { PaymentStatusSchema, TAGS } from '../types.js';
 import type { Services } from '../../types.js';
 import { AppError, ProblemSchema, isDatabaseUnavailable } from '../../errors.js';
 import { handleGatewayNotification, type NotificationOutcome } from '../../domain/notification-sources.js';
-import { TEST_EVENT, testEvent } from '../../erp/events.js';
+import { TEST_EVENT, TestEventInputSchema, testEvent } from '../../erp/events.js';
+import { NotificationBodySchema } from '../../gateway/report.js';
 
 const Str = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
-
-/**
- * The gateway's notification, parsed leniently: a field of an unexpected type (a `null`
- * `fraud_status`, a numeric time) or any unknown field never costs the notification a 400, since
- * the gateway gives up after two retries of a 400. The handler reads the strings it needs and
- * ignores the rest; the signature decides what is trusted.
- */
-const Field = (description: string) => Type.Optional(Type.Unknown({ description }));
-const NotificationBody = Type.Object(
-  {
-    order_id: Field('gateway order id (string)'),
-    status_code: Field('string, e.g. "200"'),
-    gross_amount: Field('string, exactly as signed, e.g. "150000.00"'),
-    signature_key: Field('SHA-512 hex of order_id + status_code + gross_amount + server key'),
-    transaction_status: Field('string'),
-    fraud_status: Field('string, or absent/null'),
-    transaction_id: Field('string'),
-    payment_type: Field('string'),
-    transaction_time: Field('string'),
-    settlement_time: Field('string'),
-  },
-  { additionalProperties: true, maxProperties: 500 },
-);
 
 const WebhookAnswer = Type.Object({ status: Type.Literal('ok'), result: Str(32) });
 
@@ -44,7 +22,6 @@ const ReplayAnswer = Type.Object({
   reason: Type.Optional(Str(200)),
 });
 
-const TestNotifyBody = Type.Object({ mercant_id: Type.Optional(Str(100)), order_id: Type.Optional(Str(100)), status: Type.Optional(PaymentStatusSchema) }, { additionalProperties: false });
 const TestNotifyAnswer = Type.Object({
   event_id: Str(64),
   outcome: Str(32, 'first attempt: delivered, failed, dead, rejected_stale_lease; pending = no attempt yet (no ERP URL, or none within the timeout)'),
@@ -78,7 +55,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
       schema: {
         tags: [TAGS.webhook],
         summary: 'Gateway notification (signature-verified; recorded, applied and queued for the ERP in one transaction)',
-        body: NotificationBody,
+        body: NotificationBodySchema,
         response: { 200: WebhookAnswer, 400: ProblemSchema, 401: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 503: ProblemSchema },
       },
     },
@@ -96,7 +73,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
       schema: {
         tags: [TAGS.webhook],
         summary: 'Re-run a captured notification through the same pipeline (signature still verified)',
-        body: NotificationBody,
+        body: NotificationBodySchema,
         response: { 200: ReplayAnswer, 400: ProblemSchema, 401: ProblemSchema, 413: ProblemSchema, 503: ProblemSchema },
       },
     },
@@ -121,7 +98,7 @@ async function testNotifyRoute(app: App, services: Services): Promise<void> {
       schema: {
         tags: [TAGS.dev],
         summary: 'Send a test ERP event (type payment.test) through the outbox and report its first delivery attempt',
-        body: TestNotifyBody,
+        body: TestEventInputSchema,
         response: { 200: TestNotifyAnswer, 400: ProblemSchema, 401: ProblemSchema },
       },
       // The body is optional: no body at all means all defaults (Fastify would validate `undefined`).

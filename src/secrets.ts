@@ -1,0 +1,23 @@
+/**
+ * Secrets every layer handles: the runtime-configuration fields that hold one (named once here and
+ * used by the settings, the `/api/config` answer and the log redaction) and the constant-time
+ * comparison of two secrets. A leaf: imports nothing of the service.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The secret fields of the runtime configuration, by section: shown masked in answers, left
+ * unchanged when a masked value is sent back, redacted from logs by name, and taught to the log
+ * scrubber by value whenever settings are read.
+ */
+export const SECRET_FIELDS = { gateway: ['server_key', 'client_key'], erp: ['webhook_secret'] } as const;
+
+/** Every secret field name, whatever its section. */
+export const SECRET_FIELD_NAMES: readonly string[] = Object.values(SECRET_FIELDS).flat();
+
+/** Constant-time equality of two secrets of any length: both sides are digested first, so lengths never leak or throw. */
+export function secretEquals(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a, 'utf8').digest();
+  const hb = createHash('sha256').update(b, 'utf8').digest();
+  return timingSafeEqual(ha, hb);
+}
