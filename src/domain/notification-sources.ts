@@ -52,10 +52,21 @@ export async function handleGatewayNotification(services: NotificationDeps, raw:
   // (the ingest only notes its arrival): no status API call for it.
   const seen = await services.store.notifications.findByDedupeKey(dedupeKey(report));
   const known = seen?.transactionRef && seen.result !== 'unverified' && seen.result !== 'received' ? await services.store.transactions.findById(seen.transactionRef) : undefined;
-  if (known) return { ...(await ingestGatewayReport(services, report, source, { transaction: known, flags })), confirmed: false };
+  if (known && seen) {
+    // Nothing to write: its record and effects are durable already (a flagged one notes the flag).
+    if (flags.length === 0) return answerDuplicate(services, report, source, seen.id, known);
+    return { ...(await ingestGatewayReport(services, report, source, { transaction: known, flags })), confirmed: false };
+  }
   const confirmed = await confirm(services, report);
   if (!confirmed.truth) return recordUnverified(services, report, source, confirmed.reason);
   return { ...(await ingestGatewayReport(services, report, source, { truth: confirmed.truth, flags })), confirmed: true };
+}
+
+/** A resend of a notification already processed: answered from what is stored, with no write. */
+function answerDuplicate(services: Deps<'logger' | 'metrics'>, report: GatewayReport, source: NotificationSource, notificationId: number, t: TransactionRecord): NotificationOutcome {
+  services.metrics.notifications.inc({ source, result: 'duplicate' });
+  services.logger.info({ order_id: t.orderId, gateway_order_id: report.order_id, source, result: 'duplicate', status: t.status, transaction_status: report.transaction_status }, 'gateway report processed');
+  return { result: 'duplicate', notificationId, transaction: t, status: t.status, confirmed: false };
 }
 
 /**
