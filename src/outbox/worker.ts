@@ -37,9 +37,14 @@ export interface OutboxOptions {
   leaseMs?: number;
   /** Safety-net poll, ms. Default 5000. */
   pollMs?: number;
-  /** Events claimed per round. Default 16. */
+  /**
+   * Events claimed per round. Default 32, two per lane as before: a round's claim and its results
+   * each cost a commit (an fsync on SQLite), so fuller rounds drain a backlog faster, while the
+   * lease (and so how long a crashed instance's claimed events wait on PostgreSQL) stays as long
+   * as with 16 events over 8 lanes.
+   */
   batchSize?: number;
-  /** Deliveries in parallel (always different orders). Default 8. */
+  /** Deliveries in parallel (always different orders). Default 16. */
   concurrency?: number;
   random?: () => number;
   /** Refuse ERP URLs that are or resolve to private addresses (production). Default false. Link-local and metadata addresses are refused always. */
@@ -135,8 +140,8 @@ export class OutboxWorker implements Outbox {
     const s = await this.deps.settings.current();
     const url = s.erp.notify_url;
     if (!url) return 0;
-    const batch = this.o.batchSize ?? 16;
-    const lanes = this.o.concurrency ?? 8;
+    const batch = this.o.batchSize ?? 32;
+    const lanes = this.o.concurrency ?? 16;
     // Each lane delivers its share of the batch one after another, each attempt up to the ERP
     // timeout plus the time to record it: the lease outlasts the slowest lane, with room to spare.
     const leaseMs = this.o.leaseMs ?? Math.ceil(batch / lanes) * (s.erp.timeout_ms + 1_000) + 5_000;
