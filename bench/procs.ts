@@ -29,6 +29,8 @@ export interface Running {
   startupMs: number;
   /** Peak resident set so far (VmHWM), MB. */
   peakRssMb(): number;
+  /** CPU time the process has used so far (user + system), ms: a cost that other work on the machine does not inflate as much as a rate. */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -36,6 +38,16 @@ function peakRss(pid: number): number {
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m?.[1] ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function cpuTime(pid: number): number {
+  try {
+    // Fields 14 and 15 of /proc/PID/stat (after the command name): utime and stime, in clock ticks (100 per second).
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(f[11]) + Number(f[12])) * 10;
   } catch {
     return 0;
   }
@@ -78,7 +90,7 @@ export async function startService(env: Record<string, string>, port: number): P
   const url = `http://127.0.0.1:${port}`;
   await waitReady(child, `${url}/health`, () => err);
   const startupMs = epochMs() - started;
-  return { pid: child.pid ?? 0, url, startupMs, peakRssMb: () => peakRss(child.pid ?? 0), stop: stopper(child) };
+  return { pid: child.pid ?? 0, url, startupMs, peakRssMb: () => peakRss(child.pid ?? 0), cpuMs: () => cpuTime(child.pid ?? 0), stop: stopper(child) };
 }
 
 /** A floor server of `bench/floors.ts`. */
@@ -96,7 +108,7 @@ export async function startFloor(kind: 'bare' | 'sqlite' | 'pg', target = ''): P
     });
     child.once('exit', (code) => reject(new Error(`floor ${kind} exited (${code}): ${err}`)));
   });
-  return { pid: child.pid ?? 0, url, startupMs: epochMs() - started, peakRssMb: () => peakRss(child.pid ?? 0), stop: stopper(child) };
+  return { pid: child.pid ?? 0, url, startupMs: epochMs() - started, peakRssMb: () => peakRss(child.pid ?? 0), cpuMs: () => cpuTime(child.pid ?? 0), stop: stopper(child) };
 }
 
 /** Runs autocannon in its own process with `spec`. */

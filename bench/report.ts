@@ -4,15 +4,17 @@ import type { Figures } from './scenarios.js';
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const rps = (v: unknown) => (num(v) === undefined ? '—' : `${Math.round(num(v) ?? 0).toLocaleString('en-US')}/s`);
 const ms = (v: unknown) => (num(v) === undefined ? '—' : `${(num(v) ?? 0) < 10 ? (num(v) ?? 0).toFixed(1) : Math.round(num(v) ?? 0)} ms`);
+const cpu = (v: unknown) => (num(v) === undefined ? '' : `, ${Math.round(num(v) ?? 0).toLocaleString('en-US')} µs CPU each`);
 const ratio = (a: unknown, b: unknown) => (num(a) !== undefined && num(b) ? `${((num(a) ?? 0) / (num(b) ?? 1)).toFixed(2)}×` : '—');
 
 type Cell = (f: Figures, floor: Figures | undefined) => string;
 
 const ROWS: [string, Cell, string][] = [
-  ['webhook, new settlement', (f, fl) => `${rps(f.webhook_rps)} = ${ratio(f.webhook_rps, fl?.rps)} floor, p99 ${ms(f.webhook_p99_ms)}${num(f.webhook_unconfirmed) ? ` (${f.webhook_unconfirmed} left unverified: status API over 2 s)` : ''}`, 'Fastify + one durable INSERT (goal ≥ 1.0×, p99 ≤ 50 ms)'],
-  ['webhook, duplicate', (f, fl) => `${rps(f.duplicate_rps)} = ${ratio(f.duplicate_rps, fl?.rps)} floor, p99 ${ms(f.duplicate_p99_ms)}`, 'same floor (goal ≥ 2×)'],
+  ['webhook, new settlement', (f, fl) => `${rps(f.webhook_rps)} = ${ratio(f.webhook_rps, fl?.rps)} floor, p99 ${ms(f.webhook_p99_ms)}${cpu(f.webhook_cpu_us)}${num(f.webhook_unconfirmed) ? ` (${f.webhook_unconfirmed} left unverified: status API over 2 s)` : ''}`, 'Fastify + one durable INSERT (goal ≥ 1.0×, p99 ≤ 50 ms)'],
+  ['webhook, new settlement, confirmation off', (f, fl) => `${rps(f.unconfirmed_rps)} = ${ratio(f.unconfirmed_rps, fl?.rps)} floor, p99 ${ms(f.unconfirmed_p99_ms)}${cpu(f.unconfirmed_cpu_us)}`, 'same floor: what the status API call to the in-process simulator costs (simulator mode only; on by default)'],
+  ['webhook, duplicate', (f, fl) => `${rps(f.duplicate_rps)} = ${ratio(f.duplicate_rps, fl?.rps)} floor, p99 ${ms(f.duplicate_p99_ms)}${cpu(f.duplicate_cpu_us)}`, 'same floor (goal ≥ 2×)'],
   ['link creation (16 conn.)', (f) => `${rps(f.link_rps)} = ${ratio(f.link_rps, f.simulator_rps)} simulator (${rps(f.simulator_rps)}), p99 ${ms(f.link_p99_ms)}`, 'the simulator hit directly (goal ≥ 0.5×)'],
-  ['outbox drain, fast receiver', (f) => `${rps(f.drain_eps)} events`, 'goal ≥ 3,000/s SQLite, ≥ 2,000/s PostgreSQL'],
+  ['outbox drain, fast receiver', (f) => `${rps(f.drain_eps)} events${cpu(f.drain_cpu_us)}`, 'goal ≥ 3,000/s SQLite, ≥ 2,000/s PostgreSQL'],
   ['notification → ERP, steady', (f) => `${rps(f.steady_rate)}: p50 ${ms(f.steady_e2e_p50_ms)}, p99 ${ms(f.steady_e2e_p99_ms)} (webhook p99 ${ms(f.steady_webhook_p99_ms)})${num(f.steady_missing) ? `, ${f.steady_missing} missing` : ''}`, 'goal p50 ≤ 10 ms, p99 ≤ 50 ms (PG ≤ 100 ms)'],
   ['peak RSS / start-up', (f) => `${Math.round(num(f.peak_rss_mb) ?? 0)} MB / ${ms(f.startup_ms)}`, 'goal ≤ 150 MB / ≤ 1 s'],
 ];

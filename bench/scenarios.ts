@@ -80,7 +80,7 @@ async function settleAtGateway(sim: string, known: KnownOrder[]): Promise<Map<st
 
 const orders = (tag: string, n: number): KnownOrder[] => Array.from({ length: n }, (_, i) => ({ orderId: `M${i % 50}-${tag}-${i}`, nominal: 10_000 + i }));
 
-function serviceEnv(db: BenchDatabase, simPort: number, tmp: string, erpUrl?: string): Record<string, string> {
+function serviceEnv(db: BenchDatabase, simPort: number, tmp: string, erpUrl?: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     ...db.env,
     HOST: '127.0.0.1',
@@ -95,16 +95,17 @@ function serviceEnv(db: BenchDatabase, simPort: number, tmp: string, erpUrl?: st
     LOG_PASS: OP.pass,
     TMPDIR: tmp,
     ...(erpUrl ? { ERP_NOTIFY_URL: erpUrl } : {}),
+    ...extra,
   };
 }
 
-async function launch(db: BenchDatabase, tmp: string, erpUrl?: string): Promise<{ svc: Running; sim: string }> {
+async function launch(db: BenchDatabase, tmp: string, erpUrl?: string, extra: Record<string, string> = {}): Promise<{ svc: Running; sim: string }> {
   const [port, simPort] = [await freePort(), await freePort()];
-  const svc = await startService(serviceEnv(db, simPort, tmp, erpUrl), port);
+  const svc = await startService(serviceEnv(db, simPort, tmp, erpUrl, extra), port);
   return { svc, sim: `http://127.0.0.1:${simPort}` };
 }
 
-function check(name: string, r: LoadResult, expected: number): LoadResult {
+function check<R extends LoadResult>(name: string, r: R, expected: number): R {
   if (r.failures > 0 || r.requests < expected) throw new Error(`${name}: ${r.failures} failed of ${r.requests} (expected ${expected}): ${JSON.stringify(r.statusCodes)}`);
   return r;
 }
@@ -131,8 +132,26 @@ async function links(svc: Running, sim: string, o: Options, tag: string, f: Figu
   Object.assign(f, { link_rps: r.perSecond, link_p99_ms: r.p99ms, simulator_rps: sr.perSecond, link_ratio: r.perSecond / sr.perSecond });
 }
 
-async function webhooks(svc: Running, o: Options, file: string, n: number): Promise<LoadResult> {
-  return runLoad({ url: svc.url, method: 'POST', path: '/webhook/midtrans', bodiesFile: file, connections: o.connections, amount: n });
+async function webhooks(svc: Running, o: Options, file: string, n: number): Promise<LoadResult & { cpuUs: number }> {
+  const c0 = svc.cpuMs();
+  const r = await runLoad({ url: svc.url, method: 'POST', path: '/webhook/midtrans', bodiesFile: file, connections: o.connections, amount: n });
+  return { ...r, cpuUs: ((svc.cpuMs() - c0) * 1000) / Math.max(1, r.requests) };
+}
+
+/**
+ * The same new settlements with confirmation off (simulator mode only): what the status API call
+ * — to the simulator in the same process — adds to each notification.
+ */
+async function unconfirmed(db: BenchDatabase, o: Options, tag: string, f: Figures): Promise<void> {
+  const known = orders(`U${tag}`, o.notifications);
+  await seedOrders(db.config, known);
+  const { svc } = await launch(db, o.tmp, undefined, { MIDTRANS_CONFIRM_NOTIFICATIONS: 'false' });
+  try {
+    const r = check('webhook unconfirmed', await webhooks(svc, o, bodiesFile(o.tmp, 'unconfirmed', known.map((k) => notification(k.orderId, k.nominal))), known.length), known.length);
+    Object.assign(f, { unconfirmed_rps: r.perSecond, unconfirmed_p99_ms: r.p99ms, unconfirmed_cpu_us: r.cpuUs });
+  } finally {
+    await svc.stop();
+  }
 }
 
 /** Notifications at a steady rate for known orders; latency from sending to the ERP receiving the event. */
@@ -172,20 +191,23 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
       const fileA = bodiesFile(o.tmp, 'new', a.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId))));
       const fresh = check('webhook', await webhooks(svc, o, fileA, a.length), a.length);
       const dup = check('duplicate', await webhooks(svc, o, fileA, a.length), a.length);
-      Object.assign(f, { webhook_rps: fresh.perSecond, webhook_p50_ms: fresh.p50ms, webhook_p99_ms: fresh.p99ms, duplicate_rps: dup.perSecond, duplicate_p99_ms: dup.p99ms });
+      Object.assign(f, { webhook_rps: fresh.perSecond, webhook_p50_ms: fresh.p50ms, webhook_p99_ms: fresh.p99ms, webhook_cpu_us: fresh.cpuUs, duplicate_rps: dup.perSecond, duplicate_p99_ms: dup.p99ms, duplicate_cpu_us: dup.cpuUs });
       // Under load a confirmation can miss its 2 s budget: that notification is kept unverified
       // (200, no event yet, the sweeper confirms it later). The drain counts the events written.
       const expected = await eventsWritten(db);
       f.webhook_unconfirmed = a.length + w.length - expected;
       const t0 = epochMs();
+      const c0 = svc.cpuMs();
       await setErp(svc.url, rx.url);
       if (!(await waitFor(() => rx.received() >= expected, 120_000))) throw new Error(`drain: ${rx.received()} of ${expected} delivered`);
       f.drain_eps = expected / ((rx.lastAt() - t0) / 1000);
+      f.drain_cpu_us = ((svc.cpuMs() - c0) * 1000) / expected;
       await steady(svc, o, rx, b, ids, o.tmp, f);
       f.peak_rss_mb = svc.peakRssMb();
     } finally {
       await svc.stop();
     }
+    await unconfirmed(db, o, tag, f);
   } finally {
     await rx.close();
     await db.drop();

@@ -259,8 +259,10 @@ export class OutboxWorker implements Outbox {
       this.again = false;
       const n = await this.round();
       if (!this.running) return;
-      if (this.again || n > 0) this.schedule(0);
-      else this.schedule(await this.idleDelay(pollMs).catch(() => pollMs));
+      if (this.again || n > 0) return this.schedule(0);
+      const delay = await this.idleDelay(pollMs).catch(() => pollMs);
+      // An event committed while the next due time was being read wakes the worker at once.
+      this.schedule(this.again ? 0 : delay);
     })();
     try {
       await this.ticking;
