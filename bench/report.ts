@@ -11,7 +11,6 @@ type Cell = (f: Figures, floor: Figures | undefined) => string;
 
 const ROWS: [string, Cell, string][] = [
   ['webhook, new settlement', (f, fl) => `${rps(f.webhook_rps)} = ${ratio(f.webhook_rps, fl?.rps)} floor, p99 ${ms(f.webhook_p99_ms)}${cpu(f.webhook_cpu_us)}${num(f.webhook_unconfirmed) ? ` (${f.webhook_unconfirmed} left unverified: status API over 2 s)` : ''}`, 'Fastify + one durable INSERT (goal ≥ 1.0×, p99 ≤ 50 ms)'],
-  ['webhook, new settlement, confirmation off', (f, fl) => `${rps(f.unconfirmed_rps)} = ${ratio(f.unconfirmed_rps, fl?.rps)} floor, p99 ${ms(f.unconfirmed_p99_ms)}${cpu(f.unconfirmed_cpu_us)}`, 'same floor: what the status API call to the in-process simulator costs (simulator mode only; on by default)'],
   ['webhook, duplicate', (f, fl) => `${rps(f.duplicate_rps)} = ${ratio(f.duplicate_rps, fl?.rps)} floor, p99 ${ms(f.duplicate_p99_ms)}${cpu(f.duplicate_cpu_us)}`, 'same floor (goal ≥ 2×)'],
   ['link creation (16 conn.)', (f) => `${rps(f.link_rps)} = ${ratio(f.link_rps, f.simulator_rps)} simulator (${rps(f.simulator_rps)}), p99 ${ms(f.link_p99_ms)}`, 'the simulator hit directly (goal ≥ 0.5×)'],
   ['outbox drain, fast receiver', (f) => `${rps(f.drain_eps)} events${cpu(f.drain_cpu_us)}`, 'goal ≥ 3,000/s SQLite, ≥ 2,000/s PostgreSQL'],

@@ -80,7 +80,7 @@ async function settleAtGateway(sim: string, known: KnownOrder[]): Promise<Map<st
 
 const orders = (tag: string, n: number): KnownOrder[] => Array.from({ length: n }, (_, i) => ({ orderId: `M${i % 50}-${tag}-${i}`, nominal: 10_000 + i }));
 
-function serviceEnv(db: BenchDatabase, simPort: number, tmp: string, erpUrl?: string, extra: Record<string, string> = {}): Record<string, string> {
+function serviceEnv(db: BenchDatabase, simPort: number, tmp: string, erpUrl?: string): Record<string, string> {
   return {
     ...db.env,
     HOST: '127.0.0.1',
@@ -95,13 +95,12 @@ function serviceEnv(db: BenchDatabase, simPort: number, tmp: string, erpUrl?: st
     LOG_PASS: OP.pass,
     TMPDIR: tmp,
     ...(erpUrl ? { ERP_NOTIFY_URL: erpUrl } : {}),
-    ...extra,
   };
 }
 
-async function launch(db: BenchDatabase, tmp: string, erpUrl?: string, extra: Record<string, string> = {}): Promise<{ svc: Running; sim: string }> {
+async function launch(db: BenchDatabase, tmp: string, erpUrl?: string): Promise<{ svc: Running; sim: string }> {
   const [port, simPort] = [await freePort(), await freePort()];
-  const svc = await startService(serviceEnv(db, simPort, tmp, erpUrl, extra), port);
+  const svc = await startService(serviceEnv(db, simPort, tmp, erpUrl), port);
   return { svc, sim: `http://127.0.0.1:${simPort}` };
 }
 
@@ -136,22 +135,6 @@ async function webhooks(svc: Running, o: Options, file: string, n: number): Prom
   const c0 = svc.cpuMs();
   const r = await runLoad({ url: svc.url, method: 'POST', path: '/webhook/midtrans', bodiesFile: file, connections: o.connections, amount: n });
   return { ...r, cpuUs: ((svc.cpuMs() - c0) * 1000) / Math.max(1, r.requests) };
-}
-
-/**
- * The same new settlements with confirmation off (simulator mode only): what the status API call
- * — to the simulator in the same process — adds to each notification.
- */
-async function unconfirmed(db: BenchDatabase, o: Options, tag: string, f: Figures): Promise<void> {
-  const known = orders(`U${tag}`, o.notifications);
-  await seedOrders(db.config, known);
-  const { svc } = await launch(db, o.tmp, undefined, { MIDTRANS_CONFIRM_NOTIFICATIONS: 'false' });
-  try {
-    const r = check('webhook unconfirmed', await webhooks(svc, o, bodiesFile(o.tmp, 'unconfirmed', known.map((k) => notification(k.orderId, k.nominal))), known.length), known.length);
-    Object.assign(f, { unconfirmed_rps: r.perSecond, unconfirmed_p99_ms: r.p99ms, unconfirmed_cpu_us: r.cpuUs });
-  } finally {
-    await svc.stop();
-  }
 }
 
 /** Notifications at a steady rate for known orders; latency from sending to the ERP receiving the event. */
@@ -207,7 +190,6 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
     } finally {
       await svc.stop();
     }
-    await unconfirmed(db, o, tag, f);
   } finally {
     await rx.close();
     await db.drop();
