@@ -1,63 +1,10 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database, DeliveryAttemptsTable, OutboxEventsTable } from '../schema.js';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { OUTBOX_STATES, toAttempt, toEvent, type AttemptResult, type DeliveryAttempt, type NewOutboxEvent, type OutboxEvent, type OutboxRow, type OutboxState } from './outbox-model.js';
 import { decodeCursor, encodeCursor, type Page } from './cursor.js';
-import { asOneOf, oneOf } from './literal.js';
+import { asOneOf } from './literal.js';
 
-/** CONTRACT §3 delivery states: `failed` = the last attempt failed and another is scheduled. */
-export const OUTBOX_STATES = ['pending', 'delivered', 'failed', 'dead'] as const;
-export type OutboxState = (typeof OUTBOX_STATES)[number];
-export const ATTEMPT_OUTCOMES = ['delivered', 'failed', 'dead', 'rejected_stale_lease'] as const;
-export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
-
-export interface OutboxEvent {
-  seq: number;
-  eventId: string;
-  eventType: string;
-  /** Events with the same key are delivered strictly one after another, in the order written. */
-  orderKey: string;
-  orderId: string | null;
-  mercantId: string | null;
-  statusVersion: number | null;
-  /** The exact bytes delivered, identical on every retry. */
-  payload: string;
-  state: OutboxState;
-  attempts: number;
-  nextAttemptAt: string;
-  leaseOwner: string | null;
-  leaseUntil: string | null;
-  leaseToken: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  updatedAt: string;
-  deliveredAt: string | null;
-  retryFrom: string;
-}
-
-/** What a caller writes; the rest of an OutboxEvent is the outbox's own bookkeeping. */
-export type NewOutboxEvent = Pick<OutboxEvent, 'eventId' | 'eventType' | 'orderKey' | 'orderId' | 'mercantId' | 'statusVersion' | 'payload'>;
-
-export interface DeliveryAttempt {
-  id: number;
-  eventSeq: number;
-  attemptNo: number;
-  startedAt: string;
-  statusCode: number | null;
-  latencyMs: number | null;
-  error: string | null;
-  outcome: AttemptOutcome;
-  instance: string | null;
-}
-
-export interface AttemptResult {
-  state: 'delivered' | 'failed' | 'dead';
-  /** Required for `failed`. */
-  nextAttemptAt?: string;
-  startedAt: string;
-  statusCode: number | null;
-  latencyMs: number;
-  error: string | null;
-}
+export { OUTBOX_STATES, ATTEMPT_OUTCOMES, type OutboxState, type AttemptOutcome, type OutboxEvent, type NewOutboxEvent, type DeliveryAttempt, type AttemptResult } from './outbox-model.js';
 
 export interface OutboxRepo {
   /** `now`: the domain clock's time (due at once, retry window starts); default the store's clock. */
@@ -92,47 +39,6 @@ export interface OutboxRepo {
   nextDueAt(): Promise<string | undefined>;
 }
 
-type Row = Selectable<OutboxEventsTable>;
-
-function toEvent(r: Row): OutboxEvent {
-  return {
-    seq: Number(r.seq),
-    eventId: r.event_id,
-    eventType: r.event_type,
-    orderKey: r.order_key,
-    orderId: r.order_id,
-    mercantId: r.mercant_id,
-    statusVersion: r.status_version === null ? null : Number(r.status_version),
-    payload: r.payload,
-    state: oneOf(OUTBOX_STATES, r.state, 'outbox_events.state'),
-    attempts: Number(r.attempts),
-    nextAttemptAt: r.next_attempt_at,
-    leaseOwner: r.lease_owner,
-    leaseUntil: r.lease_until,
-    leaseToken: Number(r.lease_token),
-    lastStatusCode: r.last_status_code === null ? null : Number(r.last_status_code),
-    lastError: r.last_error,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    deliveredAt: r.delivered_at,
-    retryFrom: r.retry_from ?? r.created_at,
-  };
-}
-
-function toAttempt(r: Selectable<DeliveryAttemptsTable>): DeliveryAttempt {
-  return {
-    id: Number(r.id),
-    eventSeq: Number(r.event_seq),
-    attemptNo: Number(r.attempt_no),
-    startedAt: r.started_at,
-    statusCode: r.status_code === null ? null : Number(r.status_code),
-    latencyMs: r.latency_ms === null ? null : Number(r.latency_ms),
-    error: r.error,
-    outcome: oneOf(ATTEMPT_OUTCOMES, r.outcome, 'delivery_attempts.outcome'),
-    instance: r.instance,
-  };
-}
-
 const UNDELIVERED = ['pending', 'failed'] as const;
 
 /**
@@ -140,9 +46,12 @@ const UNDELIVERED = ['pending', 'failed'] as const;
  * order). A dead event holds its order's lane: later events wait until it is retried by hand and
  * delivered, so the ERP never gets a later status while an earlier one is missing.
  */
-const FIRST_OF_ORDER = sql`not exists (
-  select 1 from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed', 'dead')
-)`;
+// A subquery with LIMIT, not NOT EXISTS: PostgreSQL turns NOT EXISTS into an anti-join whose plan,
+// with statistics older than a burst of waiting events, scanned every undelivered event for each
+// candidate (15 s with 100,000 waiting); a limited subquery runs per candidate on outbox_order_idx.
+const FIRST_OF_ORDER = sql`(
+  select p.seq from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed', 'dead') limit 1
+) is null`;
 
 /**
  * SQLite's planner, without statistics, prefers the `(state, …)` indexes and then sorts or scans
@@ -194,7 +103,7 @@ export class KyselyOutboxRepo implements OutboxRepo {
     const at = now.toISOString();
     const until = new Date(now.getTime() + leaseMs).toISOString();
     const lock = this.kind === 'postgres' ? sql`for update skip locked` : sql``;
-    const result = await sql<Row>`
+    const result = await sql<OutboxRow>`
       update outbox_events set lease_owner = ${owner}, lease_until = ${until}, lease_token = lease_token + 1, updated_at = ${at}
       where seq in (
         select e.seq from outbox_events e ${indexedBy(this.kind, 'outbox_claimable_idx')}
@@ -210,6 +119,7 @@ export class KyselyOutboxRepo implements OutboxRepo {
   }
 
   async complete(seq: number, leaseToken: number, instance: string, r: AttemptResult): Promise<boolean> {
+    if (this.kind === 'postgres') return this.completeInOneStatement(seq, leaseToken, instance, r);
     const run = async (db: Kysely<Database>): Promise<boolean> => {
       const at = this.now().toISOString();
       const res = await db
@@ -247,6 +157,31 @@ export class KyselyOutboxRepo implements OutboxRepo {
       return res !== undefined;
     };
     return this.db.isTransaction ? run(this.db) : this.db.transaction().execute((trx) => run(trx));
+  }
+
+  /**
+   * PostgreSQL: the fenced update and the attempt record in one statement — one round trip where a
+   * transaction of two statements takes four (begin, update, insert, commit). Every part of a
+   * statement sees the same snapshot, so a lost lease records `attempts + 1` of the row as it was.
+   */
+  private async completeInOneStatement(seq: number, leaseToken: number, instance: string, r: AttemptResult): Promise<boolean> {
+    const at = this.now().toISOString();
+    const result = await sql<{ kept: boolean }>`
+      with u as (
+        update outbox_events set state = ${r.state}, attempts = attempts + 1, next_attempt_at = ${r.nextAttemptAt ?? at},
+          lease_owner = null, lease_until = null, last_status_code = ${r.statusCode}::integer, last_error = ${r.error},
+          updated_at = ${at}, delivered_at = ${r.state === 'delivered' ? at : null}
+        where seq = ${seq} and lease_token = ${leaseToken} and state in ('pending', 'failed')
+        returning attempts
+      ), a as (
+        insert into delivery_attempts (event_seq, attempt_no, started_at, status_code, latency_ms, error, outcome, instance)
+        select ${seq}::bigint, coalesce((select attempts from u), (select attempts + 1 from outbox_events where seq = ${seq}), 1),
+          ${r.startedAt}, ${r.statusCode}::integer, ${r.latencyMs}::integer, ${r.error}::text,
+          case when exists (select 1 from u) then ${r.state}::text else 'rejected_stale_lease' end, ${instance}::text
+        returning id
+      )
+      select exists (select 1 from u) as kept, (select count(*) from a) as recorded`.execute(this.db);
+    return result.rows[0]?.kept === true;
   }
 
   private async attemptCount(db: Kysely<Database>, seq: number): Promise<number> {
