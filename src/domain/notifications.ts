@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../types.js';
-import type { NotificationResult, NotificationSource, PaymentStatus, Store, TransactionPatch, TransactionRecord } from '../storage/store.js';
+import type { NewOutboxEvent, NotificationResult, NotificationSource, PaymentStatus, Store, TransactionPatch, TransactionRecord } from '../storage/store.js';
 import { isUniqueViolation } from '../storage/store.js';
 import { decideTransition, type Decision } from './payment-status.js';
 import { mapGatewayStatus, reportIsReversible } from '../gateway/status.js';
@@ -66,7 +66,7 @@ async function ingestInTransaction(services: Deps<'clock'>, tx: Store, report: G
   // duplicate (its dedupe key exists) changes nothing of the decision's.
   const decision = created ? firstDecision(truth) : await decide(tx, t, truth);
   const { patch, result } = patchFor(decision, t, truth, nowIso, opts.flags);
-  const rec = await tx.notifications.record({
+  const notification = {
     dedupeKey: dedupeKey(report),
     gatewayOrderId: report.order_id,
     transactionRef: t.id,
@@ -76,18 +76,26 @@ async function ingestInTransaction(services: Deps<'clock'>, tx: Store, report: G
     source,
     result,
     payload: JSON.stringify(report).slice(0, MAX_PAYLOAD),
-  });
-  if (!rec.inserted && rec.existing.result !== 'unverified') {
+  };
+  const gross = (after: TransactionRecord) => grossToNumber(truth.gross_amount) ?? after.nominal;
+  // The event's payload is built from the transaction as the patch leaves it, so the notification,
+  // the change and the event are written in one step (one statement on PostgreSQL).
+  const eventId = result === 'applied' ? randomUUID() : undefined;
+  const after: TransactionRecord = { ...t, ...definedOnly(patch) };
+  const event = eventId ? statusChangedOutboxEvent(after, gross(after), eventId, now) : undefined;
+  const written = await tx.reports.recordNew({ notification, transactionId: t.id, patch, event, now });
+  if (written.inserted) return { result, notificationId: written.notificationId, transaction: written.transaction, status: written.transaction.status, eventId };
+  // The dedupe key exists: a duplicate, or an unverified notification confirmed now (it takes its result).
+  const existing = await tx.notifications.findByDedupeKey(notification.dedupeKey);
+  if (!existing) throw new Error('notification dedupe conflict without a row');
+  if (existing.result !== 'unverified') {
     const touched = await tx.transactions.update(t.id, { lastEventAt: nowIso });
-    return { result: 'duplicate', notificationId: rec.existing.id, transaction: touched, status: touched.status };
+    return { result: 'duplicate', notificationId: existing.id, transaction: touched, status: touched.status };
   }
-  // An unverified notification confirmed now takes its result.
-  if (!rec.inserted) await tx.notifications.setResult(rec.existing.id, result, t.id);
-  const notificationId = rec.inserted ? rec.id : rec.existing.id;
+  await tx.notifications.setResult(existing.id, result, t.id);
   const updated = await tx.transactions.update(t.id, patch);
-  if (result !== 'applied') return { result, notificationId, transaction: updated, status: updated.status };
-  const eventId = await enqueueStatusChanged(tx, updated, grossToNumber(truth.gross_amount) ?? updated.nominal, now);
-  return { result, notificationId, transaction: updated, status: updated.status, eventId };
+  if (result !== 'applied') return { result, notificationId: existing.id, transaction: updated, status: updated.status };
+  return { result, notificationId: existing.id, transaction: updated, status: updated.status, eventId: await enqueueStatusChanged(tx, updated, gross(updated), now) };
 }
 
 /** The report's transaction (created when unknown), locked for the rest of the database transaction. */
@@ -113,19 +121,26 @@ async function lockedTransaction(tx: Store, report: GatewayReport, truth: Gatewa
  */
 export async function enqueueStatusChanged(tx: Store, updated: TransactionRecord, grossAmount: number, now: Date): Promise<string> {
   const eventId = randomUUID();
-  await tx.outbox.enqueue(
-    {
-      eventId,
-      eventType: STATUS_CHANGED,
-      orderKey: updated.orderId,
-      orderId: updated.orderId,
-      mercantId: updated.mercantId,
-      statusVersion: updated.statusVersion,
-      payload: JSON.stringify(statusChangedEvent(updated, grossAmount, eventId, now)),
-    },
-    now,
-  );
+  await tx.outbox.enqueue(statusChangedOutboxEvent(updated, grossAmount, eventId, now), now);
   return eventId;
+}
+
+/** The fields a patch sets (an undefined one leaves the column as it is). */
+function definedOnly(patch: TransactionPatch): TransactionPatch {
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+}
+
+/** The outbox record of a status change of `updated`. */
+function statusChangedOutboxEvent(updated: TransactionRecord, grossAmount: number, eventId: string, now: Date): NewOutboxEvent {
+  return {
+    eventId,
+    eventType: STATUS_CHANGED,
+    orderKey: updated.orderId,
+    orderId: updated.orderId,
+    mercantId: updated.mercantId,
+    statusVersion: updated.statusVersion,
+    payload: JSON.stringify(statusChangedEvent(updated, grossAmount, eventId, now)),
+  };
 }
 
 /**

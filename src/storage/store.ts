@@ -2,8 +2,8 @@
  * The one storage interface, in domain terms. Implemented once with Kysely for SQLite and
  * PostgreSQL (`kysely-store.ts`); domain code depends on this file only.
  */
-import type { NotificationsRepo } from './repos/notifications.js';
-import type { OutboxRepo } from './repos/outbox.js';
+import type { NewNotification, NotificationsRepo } from './repos/notifications.js';
+import type { NewOutboxEvent, OutboxRepo } from './repos/outbox.js';
 import type { Page } from './repos/cursor.js';
 import type { RefundsRepo } from './repos/refunds.js';
 import type { ConsoleQueries } from './repos/console-queries.js';
@@ -155,6 +155,28 @@ export interface IdempotencyRepo {
   pruneExpired(now: Date): Promise<number>;
 }
 
+export interface ReportWrite {
+  /** Written with its final result. */
+  notification: NewNotification;
+  transactionId: string;
+  patch: TransactionPatch;
+  /** The ERP event of an applied change, its payload built from the transaction as `patch` leaves it. */
+  event?: NewOutboxEvent;
+  /** The domain clock's time: the event is due at once. */
+  now: Date;
+}
+
+export type ReportWritten = { inserted: true; notificationId: number; transaction: TransactionRecord } | { inserted: false };
+
+export interface ReportWritesRepo {
+  /**
+   * Inside a transaction that holds the transaction's lock: records a new notification, applies
+   * `patch` and writes `event` — all of it, or, when the notification's dedupe key exists already,
+   * nothing (`inserted: false`; the caller reads the earlier record).
+   */
+  recordNew(w: ReportWrite): Promise<ReportWritten>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   readonly transactions: TransactionsRepo;
@@ -164,6 +186,8 @@ export interface Store {
   readonly notifications: NotificationsRepo;
   /** ERP events to deliver, and their delivery attempts. */
   readonly outbox: OutboxRepo;
+  /** A gateway report's notification, transaction change and ERP event, written as one step. */
+  readonly reports: ReportWritesRepo;
   /** Refund requests kept with their gateway refund_key. */
   readonly refunds: RefundsRepo;
   /** Read-only searches and counts for the operator console. */

@@ -81,6 +81,15 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
   ) {}
 
   async record(n: NewNotification): Promise<{ inserted: true; id: number } | { inserted: false; existing: NotificationRecord }> {
+    const id = await this.insertNew(n);
+    if (id !== undefined) return { inserted: true, id };
+    const existing = await this.db.selectFrom('notifications').selectAll().where('dedupe_key', '=', n.dedupeKey).executeTakeFirst();
+    if (!existing) throw new Error('notification dedupe conflict without a row');
+    return { inserted: false, existing: toRecord(existing) };
+  }
+
+  /** The new record's id, or undefined when the dedupe key exists (nothing written). */
+  async insertNew(n: NewNotification): Promise<number | undefined> {
     // ON CONFLICT DO NOTHING: a unique violation would abort a PostgreSQL transaction.
     const row = await this.db
       .insertInto('notifications')
@@ -99,10 +108,7 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
       .onConflict((oc) => oc.column('dedupe_key').doNothing())
       .returning('id')
       .executeTakeFirst();
-    if (row) return { inserted: true, id: Number(row.id) };
-    const existing = await this.db.selectFrom('notifications').selectAll().where('dedupe_key', '=', n.dedupeKey).executeTakeFirst();
-    if (!existing) throw new Error('notification dedupe conflict without a row');
-    return { inserted: false, existing: toRecord(existing) };
+    return row ? Number(row.id) : undefined;
   }
 
   async setResult(id: number, result: NotificationResult, transactionRef?: string | null): Promise<void> {

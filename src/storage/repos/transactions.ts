@@ -18,7 +18,7 @@ import { oneOf } from './literal.js';
 
 type Row = Selectable<TransactionsTable>;
 
-function toRecord(r: Row): TransactionRecord {
+export function toRecord(r: Row): TransactionRecord {
   return {
     id: r.id,
     orderId: r.order_id,
@@ -75,7 +75,7 @@ const COLUMNS: Record<keyof TransactionPatch, keyof TransactionsTable> = {
   lastEventAt: 'last_event_at',
 };
 
-function toColumns(patch: TransactionPatch): Partial<TransactionsTable> {
+export function toColumns(patch: TransactionPatch): Partial<TransactionsTable> {
   const out: Partial<Record<keyof TransactionsTable, unknown>> = {};
   for (const [k, v] of Object.entries(patch)) {
     const col = COLUMNS[k as keyof TransactionPatch];
