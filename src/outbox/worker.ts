@@ -17,6 +17,7 @@ import type { AttemptOutcome, OutboxEvent, Store } from '../storage/store.js';
 import { deliver } from '../erp/deliver.js';
 import { judge, type Verdict } from './policy.js';
 import { guardedLookup, literalRefusal } from '../erp/guard.js';
+import { forEachLimited, waitForAttempt } from './lanes.js';
 
 export type { Outbox } from '../types.js';
 
@@ -56,17 +57,6 @@ export interface OutboxOptions {
 }
 
 const MIN_IDLE_MS = 200;
-
-async function forEachLimited<T>(items: T[], limit: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const item = items[next++];
-      if (item !== undefined) await fn(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-}
 
 /** What an attempt's HTTP exchange came to, before it is recorded. */
 interface Exchange {
@@ -274,30 +264,4 @@ export class OutboxWorker implements Outbox {
 
 export function createOutbox(deps: OutboxDeps, o: OutboxOptions = {}): Outbox {
   return new OutboxWorker(deps, o);
-}
-
-/** In-process attempts resolve at once; attempts by another instance are seen by polling the table. */
-function waitForAttempt(store: Store, events: EventEmitter, seq: number, afterAttempts: number, timeoutMs: number): Promise<AttemptOutcome | undefined> {
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = (v: AttemptOutcome | undefined) => {
-      if (done) return;
-      done = true;
-      clearTimeout(deadline);
-      clearInterval(poll);
-      events.off(`attempt:${seq}`, finish);
-      resolve(v);
-    };
-    events.on(`attempt:${seq}`, finish);
-    const deadline = setTimeout(() => finish(undefined), timeoutMs);
-    const poll = setInterval(() => {
-      store.outbox.attemptsFor([seq]).then(
-        (list) => {
-          const next = list[afterAttempts];
-          if (next) finish(next.outcome);
-        },
-        () => undefined,
-      );
-    }, 250);
-  });
 }
