@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type RouteOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type RouteOptions } from 'fastify';
+import type { Server } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from './types.js';
 import type { App } from './http/types.js';
@@ -63,10 +64,10 @@ function trustProxyOption(v: string[] | number | undefined): string[] | boolean 
   return typeof v === 'number' ? (_address, hop) => hop < v : v;
 }
 
-/** Builds the HTTP app over already-created services. Listening is the caller's business. */
-export async function buildApp(services: Services, opts: AppOptions = {}): Promise<App> {
+/** The server's options: logging, request ids, proxies, limits and the answers of its own errors. */
+function serverOptions(services: Services, opts: AppOptions) {
   const requestTimeout = opts.requestTimeout ?? 120_000;
-  const app = Fastify({
+  return {
     loggerInstance: services.logger as FastifyBaseLogger,
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
     // One line per request, written when it completes (onResponse below), instead of Fastify's two:
@@ -91,7 +92,12 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     frameworkErrors: routingErrorHandler,
     clientErrorHandler: clientErrorHandler(services.logger as FastifyBaseLogger),
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  } satisfies FastifyHttpOptions<Server>;
+}
+
+/** Builds the HTTP app over already-created services. Listening is the caller's business. */
+export async function buildApp(services: Services, opts: AppOptions = {}): Promise<App> {
+  const app = Fastify(serverOptions(services, opts)).withTypeProvider<TypeBoxTypeProvider>();
 
   const methods = createMethodTable();
   // Every body is JSON (CONTRACT §3); routes that take raw bytes add their own parser in their scope.
