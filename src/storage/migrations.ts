@@ -203,6 +203,8 @@ export const outboxClaimMigration021: Migration = {
   async up(db: Kysely<unknown>) {
     await sql`create index outbox_claimable_idx on outbox_events (next_attempt_at, seq) where state in ('pending', 'failed')`.execute(db);
     await sql`create index outbox_leased_idx on outbox_events (lease_until) where lease_until is not null`.execute(db);
+    // Replaced by the partial index: one index fewer to maintain on every event written or moved on.
+    await db.schema.dropIndex('outbox_due_idx').execute();
   },
 };
 
