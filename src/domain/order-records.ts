@@ -27,9 +27,9 @@ export function wasRefused(tx: TransactionRecord): boolean {
  * arrived during the call (paid, expired…) is never undone by this older view.
  */
 export async function recordCreated(store: Store, tx: TransactionRecord, patch: TransactionPatch, transactionStatus?: string | null): Promise<TransactionRecord> {
-  await store.transactions.update(tx.id, patch);
   const revive: TransactionPatch = transactionStatus === undefined ? { status: 'pending' } : { status: 'pending', transactionStatus };
-  return store.transactions.update(tx.id, revive, { ifStatusIn: ['pending', 'failed'] });
+  // One statement: on SQLite one write fewer through the group commit, on PostgreSQL one round trip.
+  return store.transactions.update(tx.id, patch, { whileStatusIn: { statuses: ['pending', 'failed'], patch: revive } });
 }
 
 /** The gateway refused the creation: failed, unless a notification moved the record meanwhile. */

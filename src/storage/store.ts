@@ -98,7 +98,15 @@ export interface TransactionsRepo {
    * applied only while the stored status is one of those (checked in the same statement), so a
    * write based on an older read never undoes a status a notification applied meanwhile.
    */
-  update(id: string, patch: TransactionPatch, o?: { ifStatusIn?: readonly PaymentStatus[] }): Promise<TransactionRecord>;
+  update(
+    id: string,
+    patch: TransactionPatch,
+    o?: {
+      ifStatusIn?: readonly PaymentStatus[];
+      /** Also applied, in the same statement, only while the stored status is one of `statuses`. */
+      whileStatusIn?: { statuses: readonly PaymentStatus[]; patch: TransactionPatch };
+    },
+  ): Promise<TransactionRecord>;
   /** Newest first. */
   list(filter: TransactionFilter): Promise<Page<TransactionRecord>>;
   /** Pending transactions whose expiry passed before `expiredBefore`, or created before `createdBefore` with no event since. Never-checked first, then the least recently checked. */

@@ -72,6 +72,21 @@ describe.each(DATABASE_KINDS)('storage contract: transactions and config (%s)', 
     expect((await store.transactions.update(t.id, { status: 'pending' }, { ifStatusIn: [] })).status).toBe('refunded');
   });
 
+  it('an update can carry a part applied only while the stored status is one of those given, in the same statement', async () => {
+    const t = await store.transactions.insert(newTx());
+    const revive = { statuses: ['pending', 'failed'] as const, patch: { status: 'pending' as const, transactionStatus: 'pending' } };
+    // Still pending: both parts apply.
+    const first = await store.transactions.update(t.id, { paymentUrl: 'https://pay.example/1', gatewayJson: '{"a":1}' }, { whileStatusIn: revive });
+    expect(first).toMatchObject({ paymentUrl: 'https://pay.example/1', gatewayJson: '{"a":1}', status: 'pending', transactionStatus: 'pending' });
+    // Paid meanwhile: the unconditional part applies, the status is left as it is.
+    await store.transactions.update(t.id, { status: 'paid', transactionStatus: 'settlement' });
+    const later = await store.transactions.update(t.id, { paymentUrl: 'https://pay.example/2' }, { whileStatusIn: revive });
+    expect(later).toMatchObject({ paymentUrl: 'https://pay.example/2', status: 'paid', transactionStatus: 'settlement' });
+    // A column in both parts: the conditional value while the status matches, else the unconditional one.
+    const both = await store.transactions.update(t.id, { transactionStatus: 'capture' }, { whileStatusIn: revive });
+    expect(both).toMatchObject({ status: 'paid', transactionStatus: 'capture' });
+  });
+
   it('finds the latest attempt for a mercant id', async () => {
     await store.transactions.insert(newTx({ orderId: 'INV-9:1', mercantId: 'INV-9', attempt: 1 }));
     await store.transactions.insert(newTx({ orderId: 'INV-9:2', mercantId: 'INV-9', attempt: 2 }));

@@ -7,7 +7,6 @@ import {
   isUniqueViolation,
   type NewTransaction,
   type Page,
-  type PaymentStatus,
   type TransactionFilter,
   type TransactionPatch,
   type TransactionRecord,
@@ -83,6 +82,8 @@ export function toColumns(patch: TransactionPatch): Partial<TransactionsTable> {
   }
   return out as Partial<TransactionsTable>;
 }
+
+type UpdateOptions = Parameters<TransactionsRepo['update']>[2] & object;
 
 export class KyselyTransactionsRepo implements TransactionsRepo {
   constructor(
@@ -177,8 +178,17 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     return row ? toRecord(row) : undefined;
   }
 
-  async update(id: string, patch: TransactionPatch, o: { ifStatusIn?: readonly PaymentStatus[] } = {}): Promise<TransactionRecord> {
-    const values = { ...toColumns(patch), updated_at: this.now().toISOString() };
+  async update(id: string, patch: TransactionPatch, o: UpdateOptions = {}): Promise<TransactionRecord> {
+    const values: Record<string, unknown> = { ...toColumns(patch), updated_at: this.now().toISOString() };
+    if (o.whileStatusIn) {
+      // Every expression of an UPDATE reads the row as it was, so each column tests the old status.
+      const when = sql.join(o.whileStatusIn.statuses.length > 0 ? [...o.whileStatusIn.statuses] : ['-none-']);
+      const always = toColumns(patch) as Record<string, unknown>;
+      for (const [col, v] of Object.entries(toColumns(o.whileStatusIn.patch))) {
+        const otherwise = col in always ? sql`${always[col]}` : sql.ref(col);
+        values[col] = sql`case when ${sql.ref('status')} in (${when}) then ${v} else ${otherwise} end`;
+      }
+    }
     let q = this.db.updateTable('transactions').set(values).where('id', '=', id);
     if (o.ifStatusIn) q = q.where('status', 'in', o.ifStatusIn.length > 0 ? [...o.ifStatusIn] : ['-none-']);
     // The changed row comes back with the update (one statement); an update whose condition did not
