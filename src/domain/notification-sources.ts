@@ -10,7 +10,7 @@ import { GatewayError } from '../gateway/errors.js';
 import { verifyMidtransSignature } from '../gateway/signature.js';
 import { SIGNED_FIELDS, dedupeKey, localExpiryReport, parseReport, reportFromStatus, wireAmount, type GatewayReport } from '../gateway/report.js';
 import { newestPurchase } from '../gateway/wire.js';
-import { ingestGatewayReport, type IngestDeps, type IngestResult } from './notifications.js';
+import { ingestGatewayReport, noteReport, type IngestDeps, type IngestResult } from './notifications.js';
 
 /** A signed notification: verified with the configured server key, confirmed, recorded. */
 export type NotificationDeps = RefreshDeps & Deps<'settings'>;
@@ -64,9 +64,9 @@ export async function handleGatewayNotification(services: NotificationDeps, raw:
 
 /** A resend of a notification already processed: answered from what is stored, with no write. */
 function answerDuplicate(services: Deps<'logger' | 'metrics'>, report: GatewayReport, source: NotificationSource, notificationId: number, t: TransactionRecord): NotificationOutcome {
-  services.metrics.notifications.inc({ source, result: 'duplicate' });
-  services.logger.info({ order_id: t.orderId, gateway_order_id: report.order_id, source, result: 'duplicate', status: t.status, transaction_status: report.transaction_status }, 'gateway report processed');
-  return { result: 'duplicate', notificationId, transaction: t, status: t.status, confirmed: false };
+  const out = { result: 'duplicate' as const, notificationId, transaction: t, status: t.status };
+  noteReport(services, report, source, out, report.transaction_status);
+  return { ...out, confirmed: false };
 }
 
 /**

@@ -48,12 +48,17 @@ export async function ingestGatewayReport(services: IngestDeps, report: GatewayR
     if (!isUniqueViolation(err)) throw err;
     out = await run();
   }
-  services.metrics.notifications.inc({ source, result: out.result });
   if (out.eventId) services.outbox.wake();
-  const log = { order_id: out.transaction.orderId, gateway_order_id: report.order_id, source, result: out.result, status: out.status, transaction_status: (opts.truth ?? report).transaction_status, event_id: out.eventId };
+  noteReport(services, report, source, out, (opts.truth ?? report).transaction_status);
+  return out;
+}
+
+/** The metric and log line of a processed gateway report (also for a duplicate answered without a write). */
+export function noteReport(services: Deps<'logger' | 'metrics'>, report: GatewayReport, source: NotificationSource, out: Pick<IngestResult, 'result' | 'transaction' | 'status' | 'eventId'>, transactionStatus: string | undefined): void {
+  services.metrics.notifications.inc({ source, result: out.result });
+  const log = { order_id: out.transaction.orderId, gateway_order_id: report.order_id, source, result: out.result, status: out.status, transaction_status: transactionStatus, event_id: out.eventId };
   if (out.result === 'unknown_status') services.logger.warn({ ...log, flag: 'unknown_gateway_status' }, 'gateway status not recognised: recorded, not forwarded');
   else services.logger.info(log, 'gateway report processed');
-  return out;
 }
 
 async function ingestInTransaction(services: Deps<'clock'>, tx: Store, report: GatewayReport, source: NotificationSource, opts: IngestOptions): Promise<IngestResult> {

@@ -163,6 +163,7 @@ export class KyselyOutboxRepo implements OutboxRepo {
    * PostgreSQL: the fenced update and the attempt record in one statement — one round trip where a
    * transaction of two statements takes four (begin, update, insert, commit). Every part of a
    * statement sees the same snapshot, so a lost lease records `attempts + 1` of the row as it was.
+   * (A data-modifying part of a WITH runs whether or not anything reads it.)
    */
   private async completeInOneStatement(seq: number, leaseToken: number, instance: string, r: AttemptResult): Promise<boolean> {
     const at = this.now().toISOString();
@@ -178,9 +179,8 @@ export class KyselyOutboxRepo implements OutboxRepo {
         select ${seq}::bigint, coalesce((select attempts from u), (select attempts + 1 from outbox_events where seq = ${seq}), 1),
           ${r.startedAt}, ${r.statusCode}::integer, ${r.latencyMs}::integer, ${r.error}::text,
           case when exists (select 1 from u) then ${r.state}::text else 'rejected_stale_lease' end, ${instance}::text
-        returning id
       )
-      select exists (select 1 from u) as kept, (select count(*) from a) as recorded`.execute(this.db);
+      select exists (select 1 from u) as kept`.execute(this.db);
     return result.rows[0]?.kept === true;
   }
 

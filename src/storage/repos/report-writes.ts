@@ -11,18 +11,26 @@ import { KyselyTransactionsRepo, toColumns, toRecord } from './transactions.js';
 import type { ReportWrite, ReportWritesRepo, ReportWritten } from '../store.js';
 
 export class KyselyReportWritesRepo implements ReportWritesRepo {
+  private readonly notifications: KyselyNotificationsRepo;
+  private readonly transactions: KyselyTransactionsRepo;
+  private readonly outbox: KyselyOutboxRepo;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
     private readonly kind: 'sqlite' | 'postgres',
-  ) {}
+  ) {
+    this.notifications = new KyselyNotificationsRepo(db, now, kind);
+    this.transactions = new KyselyTransactionsRepo(db, now, kind);
+    this.outbox = new KyselyOutboxRepo(db, now, kind);
+  }
 
   async recordNew(w: ReportWrite): Promise<ReportWritten> {
     if (this.kind === 'postgres') return this.inOneStatement(w);
-    const rec = await new KyselyNotificationsRepo(this.db, this.now, this.kind).insertNew(w.notification);
+    const rec = await this.notifications.insertNew(w.notification);
     if (rec === undefined) return { inserted: false };
-    const transaction = await new KyselyTransactionsRepo(this.db, this.now, this.kind).update(w.transactionId, w.patch);
-    if (w.event) await new KyselyOutboxRepo(this.db, this.now, this.kind).enqueue(w.event, w.now);
+    const transaction = await this.transactions.update(w.transactionId, w.patch);
+    if (w.event) await this.outbox.enqueue(w.event, w.now);
     return { inserted: true, notificationId: rec, transaction };
   }
 
@@ -37,7 +45,6 @@ export class KyselyReportWritesRepo implements ReportWritesRepo {
           insert into outbox_events (event_id, event_type, order_key, order_id, mercant_id, status_version, payload, state, attempts, next_attempt_at, lease_token, created_at, updated_at, retry_from)
           select ${w.event.eventId}, ${w.event.eventType}, ${w.event.orderKey}, ${w.event.orderId}::text, ${w.event.mercantId}::text, ${w.event.statusVersion}::integer, ${w.event.payload}, 'pending', 0, ${due}, 0, ${due}, ${due}, ${due}
           where exists (select 1 from u)
-          returning seq
         )`
       : sql``;
     const result = await sql<Record<string, unknown> & { notification_id: number }>`

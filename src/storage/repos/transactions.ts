@@ -133,20 +133,22 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     return toRecord(row);
   }
 
-  /** By a unique column: no ordering (on SQLite an `order by … limit` here costs 2.5× the lookup). */
-  private async findBy(col: 'id' | 'order_id' | 'gateway_order_id', value: string): Promise<TransactionRecord | undefined> {
-    const row = await this.db.selectFrom('transactions').selectAll().where(col, '=', value).executeTakeFirst();
+  /**
+   * By a unique column: no ordering (on SQLite an `order by … limit` here costs 2.5× the lookup).
+   * `forUpdate` locks the row on PostgreSQL; SQLite has one writer, so a plain read is already what
+   * no one else changes.
+   */
+  private async findBy(col: 'id' | 'order_id' | 'gateway_order_id', value: string, forUpdate = false): Promise<TransactionRecord | undefined> {
+    const q = this.db.selectFrom('transactions').selectAll().where(col, '=', value);
+    const row = await (forUpdate && this.kind === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }
 
   findById(id: string) {
     return this.findBy('id', id);
   }
-  async findForUpdate(id: string): Promise<TransactionRecord | undefined> {
-    // SQLite has one writer at a time: a plain read is already what no one else changes.
-    if (this.kind !== 'postgres') return this.findBy('id', id);
-    const row = await this.db.selectFrom('transactions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+  findForUpdate(id: string) {
+    return this.findBy('id', id, true);
   }
   async lockForUpdate(t: TransactionRecord): Promise<TransactionRecord> {
     // SQLite: the transaction holds the write lock since its `begin immediate`, so what it read is current.
@@ -156,10 +158,8 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
   findByOrderId(orderId: string) {
     return this.findBy('order_id', orderId);
   }
-  async findByGatewayOrderId(gatewayOrderId: string, o: { forUpdate?: boolean } = {}): Promise<TransactionRecord | undefined> {
-    if (!o.forUpdate || this.kind !== 'postgres') return this.findBy('gateway_order_id', gatewayOrderId);
-    const row = await this.db.selectFrom('transactions').selectAll().where('gateway_order_id', '=', gatewayOrderId).forUpdate().executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+  findByGatewayOrderId(gatewayOrderId: string, o: { forUpdate?: boolean } = {}) {
+    return this.findBy('gateway_order_id', gatewayOrderId, o.forUpdate);
   }
   async findByGatewayTransactionId(transactionId: string): Promise<TransactionRecord | undefined> {
     const row = await this.db.selectFrom('transactions').selectAll().where('gateway_transaction_id', '=', transactionId).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
@@ -179,11 +179,11 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
   }
 
   async update(id: string, patch: TransactionPatch, o: UpdateOptions = {}): Promise<TransactionRecord> {
-    const values: Record<string, unknown> = { ...toColumns(patch), updated_at: this.now().toISOString() };
+    const always: Record<string, unknown> = toColumns(patch);
+    const values: Record<string, unknown> = { ...always, updated_at: this.now().toISOString() };
     if (o.whileStatusIn) {
       // Every expression of an UPDATE reads the row as it was, so each column tests the old status.
       const when = sql.join(o.whileStatusIn.statuses.length > 0 ? [...o.whileStatusIn.statuses] : ['-none-']);
-      const always = toColumns(patch) as Record<string, unknown>;
       for (const [col, v] of Object.entries(toColumns(o.whileStatusIn.patch))) {
         const otherwise = col in always ? sql`${always[col]}` : sql.ref(col);
         values[col] = sql`case when ${sql.ref('status')} in (${when}) then ${v} else ${otherwise} end`;
