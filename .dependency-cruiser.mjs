@@ -3,12 +3,16 @@
  * bench/, scripts/ and test/ but its fixtures). Type-only imports count: a cycle through types is
  * still a cycle for a reader.
  *
- *   server.ts → services.ts (composition root) → app.ts → http/ → domain/ → gateway/ · storage/ · erp/
+ *   cli.ts (the paylink command) → server.ts → services.ts (composition root) → app.ts → http/ → domain/ → gateway/ · storage/ · erp/
+ *   cli/ (migrate, backup, check-config) → storage/kysely-store.ts · config.ts
  *   workers: reconcile/ → domain/;  outbox/ → erp/ · storage/;  retention/ → storage/
- *   shared leaves used by all: types.ts, errors.ts, clock.ts, config.ts, settings.ts, metrics.ts,
- *   url-policy.ts, secret-box.ts, secrets.ts, logging/
+ *   model/: the plain types every layer shares; it imports nothing else of src/.
+ *   shared leaves used by all: errors.ts, clock.ts, config.ts, metrics.ts, time.ts, version.ts,
+ *   url-policy.ts, connect-guard.ts, private-files.ts, secret-box.ts, secrets.ts, logging/context.ts
+ *   (settings.ts and types.ts know the store: above the adapters, beside domain/)
  */
 const adapters = '^src/(gateway|storage|erp)/';
+const leaves = '^src/(errors|clock|config|metrics|time|version|url-policy|connect-guard|private-files|operator-credentials|secret-box|secrets)\\.ts$|^src/logging/context\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
@@ -28,11 +32,32 @@ export default {
       to: { path: '^src/(domain|http|outbox|reconcile|retention)/|^src/(app|services|server|types)\\.ts$' },
     },
     {
+      name: 'model-is-the-bottom',
+      severity: 'error',
+      comment: 'model/ holds the plain types every layer shares: it imports nothing else of src/.',
+      from: { path: '^src/model/' },
+      to: { path: '^src/', pathNot: '^src/model/' },
+    },
+    {
+      name: 'adapters-only-model-and-leaves',
+      severity: 'error',
+      comment: 'gateway/, storage/ and erp/ each import, from the rest of src/, only model/ and the shared leaves: never each other, settings.ts or the service types.',
+      from: { path: adapters },
+      to: { path: '^src/', pathNot: `^src/($1|model)/|${leaves}` },
+    },
+    {
       name: 'domain-below-http',
       severity: 'error',
       comment: 'domain/ is called by http/ and the workers, never the other way round.',
       from: { path: '^src/domain/' },
       to: { path: '^src/(http|outbox|reconcile|retention)/|^src/(app|services|server)\\.ts$' },
+    },
+    {
+      name: 'http-through-domain',
+      severity: 'error',
+      comment: 'http/ parses, calls a domain function and renders: what it reads or writes goes through domain/, never storage/.',
+      from: { path: '^src/http/' },
+      to: { path: '^src/storage/' },
     },
     {
       name: 'workers-below-http',
@@ -45,8 +70,8 @@ export default {
       name: 'leaves-import-no-layer',
       severity: 'error',
       comment: 'Shared leaf modules are imported by every layer, so they import none above the adapters.',
-      from: { path: '^src/(errors|clock|config|metrics|url-policy|operator-credentials|secret-box|secrets)\\.ts$|^src/logging/' },
-      to: { path: '^src/(domain|http|gateway|storage|erp|outbox|reconcile)/|^src/(app|services|server|types|settings)\\.ts$' },
+      from: { path: leaves },
+      to: { path: '^src/', pathNot: `${leaves}|^src/model/` },
     },
     {
       name: 'composition-root-only-from-server',
@@ -79,8 +104,8 @@ export default {
     {
       name: 'store-opened-by-server-only',
       severity: 'error',
-      comment: 'Only server.ts opens the database (kysely-store.ts, with its query builder); everything else gets the Store interface.',
-      from: { path: '^src/', pathNot: '^src/(storage/|server\\.ts$)' },
+      comment: 'Only the entry points open the database (server.ts, and cli/ for migrate and backup); everything else gets the Store interface.',
+      from: { path: '^src/', pathNot: '^src/(storage/|cli/|server\\.ts$)' },
       to: { path: '^src/storage/kysely-store\\.ts$' },
     },
   ],

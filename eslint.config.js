@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'logs/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'logs/**', 'coverage/**', 'vendor/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -4,22 +4,22 @@ import type { Logger } from 'pino';
 import type { SimContext } from './context.js';
 import { Engine } from './engine.js';
 import { defaultFaults, type CoreHttpStatus } from './faults.js';
-import { registerGatewayHooks } from './gatewayHooks.js';
+import { registerGatewayHooks } from './gateway-hooks.js';
 import { messagePage } from './html.js';
 import { areaOf, coreError, safeRequestSerializer } from './http.js';
 import { IdempotencyStore } from './idempotency.js';
 import { seededRandom } from './lib/rng.js';
 import { Notifier } from './notifier.js';
 import { registerActions } from './routes/actions.js';
-import { registerCardTokens } from './routes/cardTokens.js';
+import { registerCardTokens } from './routes/card-tokens.js';
 import { registerCharge } from './routes/charge.js';
 import { registerCompletionPages } from './routes/completion.js';
 import { registerControl } from './routes/control.js';
 import { registerHosted } from './routes/hosted.js';
-import { registerPaymentLinks } from './routes/paymentLinks.js';
+import { registerPaymentLinks } from './routes/payment-links.js';
 import { registerSnap } from './routes/snap.js';
 import { registerTransactionRoutes } from './routes/transactions.js';
-import { Store } from './state.js';
+import { Ledger } from './state.js';
 
 export interface SimulatorOptions {
   serverKey: string;
@@ -113,7 +113,7 @@ function registerFallbacks(app: FastifyInstance): void {
 
 export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
   const app = createApp(opts);
-  const store = new Store();
+  const ledger = new Ledger();
   const random = seededRandom(opts.seed ?? Date.now());
   const faultsDefault = (): ReturnType<typeof defaultFaults> => defaultFaults(opts.coreHttpStatus ?? 'mirror');
   const config = { notificationUrl: opts.notificationUrl, timeScale: opts.timeScale ?? 1, baseUrl: (opts.publicBaseUrl ?? 'http://127.0.0.1').replace(/\/+$/, '') };
@@ -127,11 +127,11 @@ export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
     timeoutMs: opts.notificationTimeoutMs ?? 15_000,
     logger: app.log,
   });
-  const engine = new Engine(store, notifier, () => config.baseUrl);
+  const engine = new Engine(ledger, notifier, () => config.baseUrl);
   const ctx: SimContext = {
     serverKey: opts.serverKey,
     clientKey: opts.clientKey ?? 'SB-Mid-client-simulator',
-    store,
+    ledger,
     engine,
     notifier,
     idempotency: new IdempotencyStore(),

@@ -2,7 +2,7 @@ import type { Engine } from './engine.js';
 import type { Faults } from './faults.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { Notifier } from './notifier.js';
-import type { Store } from './state.js';
+import type { Ledger } from './state.js';
 
 export interface SimConfig {
   notificationUrl: string | undefined;
@@ -14,7 +14,7 @@ export interface SimContext {
   serverKey: string;
   /** Accepted as `client_key` on the browser-side card paths (/v2/token, /v2/card/register, /v2/point_inquiry). */
   clientKey: string;
-  store: Store;
+  ledger: Ledger;
   engine: Engine;
   notifier: Notifier;
   idempotency: IdempotencyStore;

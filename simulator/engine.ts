@@ -1,10 +1,10 @@
 import { jakartaTime, uuid } from './lib/format.js';
 import type { Json, OrderInput } from './lib/validate.js';
-import { settleCard, startCardCharge } from './cardFlow.js';
+import { settleCard, startCardCharge } from './card-flow.js';
 import { METHODS, isRedirectType, methodFields, qrPayload, type MethodSpec } from './methods.js';
 import type { Notifier } from './notifier.js';
 import {
-  Store,
+  Ledger,
   blocksOrderId,
   type FraudStatus,
   type NotifyTargets,
@@ -48,14 +48,14 @@ const NOT_MODIFIABLE = 'Merchant cannot modify the status of the transaction';
 
 export class Engine {
   constructor(
-    readonly store: Store,
+    readonly ledger: Ledger,
     readonly notifier: Notifier,
     private readonly baseUrl: () => string,
   ) {}
 
   /** Whether a Core charge / Snap pick may use this order id now. */
   orderIdTaken(orderId: string): boolean {
-    const t = this.store.findTxn(orderId);
+    const t = this.ledger.findTxn(orderId);
     return t !== undefined && t.order_id === orderId && blocksOrderId(t);
   }
 
@@ -82,7 +82,7 @@ export class Engine {
     if (input.order.customer) t.customer = input.order.customer;
     this.applyInitialState(t, spec, input, now);
     this.supersedeSnap(t);
-    this.store.addTxn(t);
+    this.ledger.addTxn(t);
     this.notifier.notify(t);
     return t;
   }
@@ -91,7 +91,7 @@ export class Engine {
     if (spec.payment_type !== 'cstore') t.fraud_status = 'accept';
     if (spec.payment_type === 'credit_card' && input.cardToken !== undefined) {
       const threeDs = input.authentication === true ? `${this.baseUrl()}/v2/token/rba/redirect` : undefined;
-      const outcome = startCardCharge(t, input.cardToken, this.store.cardTokens, threeDs);
+      const outcome = startCardCharge(t, input.cardToken, this.ledger.cardTokens, threeDs);
       if (outcome === 'pending') return;
       t.status = outcome.status;
       t.fraud_status = outcome.fraud;
@@ -118,7 +118,7 @@ export class Engine {
   /** Charging an order id that still has an untouched Snap token invalidates that token. */
   private supersedeSnap(t: Txn): void {
     if (t.source.kind === 'snap') return;
-    const s = this.store.openSnapByOrder(t.order_id);
+    const s = this.ledger.openSnapByOrder(t.order_id);
     if (s) s.state = 'superseded';
   }
 
@@ -207,7 +207,7 @@ export class Engine {
     if (!Number.isInteger(amount) || amount <= 0 || amount > remaining) {
       return { ok: false, code: '414', message: 'Refund request is rejected due to invalid amount' };
     }
-    const refund: Refund = { refund_chargeback_id: this.store.nextPurchaseId++, refund_amount: amount, created_at: new Date() };
+    const refund: Refund = { refund_chargeback_id: this.ledger.nextPurchaseId++, refund_amount: amount, created_at: new Date() };
     if (input.reason !== undefined) refund.reason = input.reason;
     if (input.refund_key !== undefined) refund.refund_key = input.refund_key;
     t.refunds.push(refund);
@@ -219,13 +219,13 @@ export class Engine {
   }
 
   private refundKeyUsedElsewhere(key: string): boolean {
-    for (const t of this.store.txns.values()) if (t.refunds.some((r) => r.refund_key === key)) return true;
+    for (const t of this.ledger.txns.values()) if (t.refunds.some((r) => r.refund_key === key)) return true;
     return false;
   }
 
   /** Purchases on a link are separate transactions: link order id + "-" + 13-digit ms timestamp. */
   createPurchase(link: PaymentLink, method: string): Txn {
-    const orderId = `${link.order_id}-${this.store.purchaseSuffix(Date.now())}`;
+    const orderId = `${link.order_id}-${this.ledger.purchaseSuffix(Date.now())}`;
     const spec = METHODS.get(method);
     const methodExpiry = Date.now() + (spec?.expiryMs ?? 86_400_000);
     const t = this.createTxn({
@@ -236,7 +236,7 @@ export class Engine {
       extras: link.extras,
       expiry: new Date(Math.min(methodExpiry, link.expires_at.getTime())),
     });
-    link.purchases.push({ id: this.store.nextPurchaseId++, snap_token: uuid(), order_id: orderId, transaction_id: t.transaction_id, created_at: new Date() });
+    link.purchases.push({ id: this.ledger.nextPurchaseId++, snap_token: uuid(), order_id: orderId, transaction_id: t.transaction_id, created_at: new Date() });
     return t;
   }
 
@@ -249,7 +249,7 @@ export class Engine {
   }
 
   expireDue(now: number): void {
-    for (const t of this.store.txns.values()) {
+    for (const t of this.ledger.txns.values()) {
       if (t.status === 'pending' && t.expiry_time && t.expiry_time.getTime() <= now) this.setStatus(t, 'expire');
     }
   }
@@ -259,7 +259,7 @@ export class Engine {
     let paid = 0;
     let reserved = 0;
     for (const p of link.purchases) {
-      const t = this.store.txns.get(p.transaction_id);
+      const t = this.ledger.txns.get(p.transaction_id);
       if (!t) continue;
       if (['capture', 'settlement', 'refund', 'partial_refund'].includes(t.status)) paid++;
       else if (t.status === 'pending') reserved++;

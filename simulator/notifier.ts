@@ -4,7 +4,7 @@ import type { Json } from './lib/validate.js';
 import { notificationPayload, statusCodeOf } from './payloads.js';
 import type { NotifyTargets, Txn } from './state.js';
 
-/** Retry gaps after each failed attempt, in minutes (NOTIF §5.6). */
+/** Retry gaps after each failed attempt, in minutes: the gateway's documented schedule for a notification it could not deliver. */
 export const RETRY_INTERVALS_MIN = [2, 10, 30, 90, 210] as const;
 const MAX_REDIRECTS = 5;
 

@@ -140,7 +140,8 @@ export function blocksOrderId(t: Txn): boolean {
   return !REUSABLE.has(t.status);
 }
 
-export class Store {
+/** Everything the simulated gateway holds: transactions, Snap sessions, payment links, card tokens. */
+export class Ledger {
   txns = new Map<string, Txn>();
   txnByOrder = new Map<string, string>();
   snaps = new Map<string, SnapSession>();

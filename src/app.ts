@@ -16,6 +16,9 @@ import { deliveryRoutes } from './http/routes/deliveries.js';
 import { logsDocsRoutes } from './http/routes/logs-docs.js';
 import { devTestRoutes } from './http/routes/dev-test.js';
 import { operationsRoutes } from './http/routes/operations.js';
+import { erpFeedRoutes } from './http/routes/erp-feed.js';
+import { reconciliationRoutes } from './http/routes/reconciliation.js';
+import { reportRoutes } from './http/routes/reports.js';
 import { registerOpenApi } from './http/openapi.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { registerJsonParser } from './http/json-body.js';
@@ -100,7 +103,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   const app = Fastify(serverOptions(services, opts)).withTypeProvider<TypeBoxTypeProvider>();
 
   const methods = createMethodTable();
-  // Every body is JSON (CONTRACT §3); routes that take raw bytes add their own parser in their scope.
+  // Every body is JSON; routes that take raw bytes add their own parser in their scope.
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app);
   // First hook: everything the request does from here on runs inside its log context.
@@ -109,6 +112,13 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   });
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+  });
+  // Every answer is about one caller's orders, configuration or logs (errors included): no
+  // browser, proxy or CDN may keep a copy. A route that serves something shared (a static
+  // script) states its own Cache-Control.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
   });
   refuseWhileClosing(app);
   app.addHook('onRoute', (route) => {
@@ -148,6 +158,9 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     await logsDocsRoutes(s, services);
     await devTestRoutes(s, services);
     await operationsRoutes(s, services);
+    await erpFeedRoutes(s, services);
+    await reconciliationRoutes(s, services);
+    await reportRoutes(s, services);
     await consoleRoutes(s, services);
   });
   return app;

@@ -4,12 +4,11 @@ import path from 'node:path';
 import { isIP } from 'node:net';
 import { parseEncryptionKey } from './secret-box.js';
 import { CONTROL_CHARACTER, outboundUrlProblem } from './url-policy.js';
+import { GatewayModeSchema, type GatewayMode } from './model/settings.js';
 
-export const GatewayModeSchema = Type.Union([Type.Literal('simulator'), Type.Literal('sandbox'), Type.Literal('production')]);
-export type GatewayMode = Static<typeof GatewayModeSchema>;
 const isGatewayMode = (v: string | undefined): v is GatewayMode => v !== undefined && Value.Check(GatewayModeSchema, v);
 
-/** Raw environment, as strings. Every variable of CONTRACT §1; unknown variables are ignored. */
+/** Raw environment, as strings: every variable the service reads; unknown variables are ignored. */
 const Port = Type.String({ pattern: '^[0-9]{1,5}$' });
 const Bool = Type.String({ pattern: '^(true|false|1|0|yes|no|on|off|TRUE|FALSE|True|False|YES|NO|Yes|No|ON|OFF)$' });
 export const EnvSchema = Type.Object({
@@ -38,6 +37,7 @@ export const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Optional(Type.String({ maxLength: 2000 })),
   CONFIG_ENCRYPTION_KEY: Type.Optional(Type.String({ maxLength: 200 })),
   CONFIG_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ maxLength: 2000 })),
+  CONSOLE_TIME_ZONE: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   NODE_ENV: Type.Optional(Type.String()),
 });
 const Str = Type.String();
@@ -84,6 +84,19 @@ export type Config = Static<typeof ConfigSchema>;
 
 /** The fixed development key the embedded simulator accepts when no server key is configured. */
 export const SIMULATOR_DEV_SERVER_KEY = 'SB-Mid-server-simulator';
+
+/**
+ * The one rule for the gateway server key, used at start-up (environment) and at run time
+ * (`/api/config`): simulator mode needs none; sandbox and production need one, and not the
+ * simulator's published development key, which no Midtrans account has (every call would fail,
+ * and anyone could sign notifications with it). Undefined when the key is acceptable.
+ */
+export function serverKeyProblem(mode: GatewayMode, key: string | undefined): string | undefined {
+  if (mode === 'simulator') return undefined;
+  if (!key) return `a server key is required in ${mode} mode`;
+  if (key === SIMULATOR_DEV_SERVER_KEY) return `the simulator's development key cannot be used in ${mode} mode: set the server key of your Midtrans account`;
+  return undefined;
+}
 
 export class ConfigError extends Error {
   constructor(public readonly problems: string[]) {
@@ -169,10 +182,11 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     consoleTimeZone: get('CONSOLE_TIME_ZONE') ?? 'Asia/Jakarta',
   };
   if (!validTimeZone(config.consoleTimeZone)) problems.push('CONSOLE_TIME_ZONE must be an IANA time zone name such as Asia/Jakarta');
-  if (mode !== 'simulator' && !serverKey) problems.push(`MIDTRANS_SERVER_KEY is required in ${mode} mode`);
+  const keyProblem = serverKeyProblem(mode, serverKey);
+  if (keyProblem) problems.push(`MIDTRANS_SERVER_KEY: ${keyProblem}`);
   // The signature does not cover transaction_status: only the status API can vouch for it.
   if (mode !== 'simulator' && !config.gateway.confirmNotifications) problems.push(`MIDTRANS_CONFIRM_NOTIFICATIONS can be off only in simulator mode (not ${mode})`);
-  problems.push(...urlProblems(env));
+  problems.push(...urlProblems(env, isProduction));
   const encKey = get('CONFIG_ENCRYPTION_KEY');
   config.configEncryption.key = encKey === undefined ? undefined : parseEncryptionKey(encKey)?.toString('hex');
   if (encKey !== undefined && !config.configEncryption.key) problems.push('CONFIG_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64 (e.g. `openssl rand -hex 32`)');
@@ -191,16 +205,17 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
 
 /**
  * Every mode: no control character in any URL (the URL parser drops CR, LF and TAB silently, so
- * what is used would differ from what was configured), and no outbound URL to a link-local or
- * cloud metadata address. Values are not echoed.
+ * what is used would differ from what was configured), and the outbound URLs under the same
+ * address policy as `/api/config` (never link-local or metadata; in production https only, and
+ * never a loopback or private address). Values are not echoed.
  */
-function urlProblems(env: Record<string, string | undefined>): string[] {
+function urlProblems(env: Record<string, string | undefined>, production: boolean): string[] {
   const out: string[] = [];
   const publicUrl = env.PUBLIC_BASE_URL;
   if (publicUrl && CONTROL_CHARACTER.test(publicUrl)) out.push('PUBLIC_BASE_URL must not contain control characters');
   for (const name of ['MIDTRANS_API_BASE_URL', 'MIDTRANS_APP_BASE_URL', 'ERP_NOTIFY_URL'] as const) {
     const v = env[name];
-    const p = v ? outboundUrlProblem(v, false) : undefined;
+    const p = v ? outboundUrlProblem(v, production) : undefined;
     if (p) out.push(`${name} ${p}`);
   }
   return out;
@@ -237,21 +252,15 @@ export function configSecretValues(c: Config): (string | undefined)[] {
   return [c.gateway.serverKey, c.gateway.clientKey, c.erp.webhookSecret, ...c.apiKeys];
 }
 
-/** In production every insecure default is a refusal to start (CONTRACT §1). */
+/** In production every insecure default is a refusal to start. */
 function productionProblems(c: Config): string[] {
   const out: string[] = [];
   if (!c.operator.user || !c.operator.pass) out.push('log_user and log_pass are required in production');
   if (c.apiKeys.length === 0) out.push('API_KEYS is required in production');
   if (c.gateway.mode === 'simulator') out.push('MIDTRANS_MODE=simulator is not allowed in production');
   if (c.exposeDevApi) out.push('LOG_EXPOSE_API must be off in production');
-  for (const [name, url] of [
-    ['PUBLIC_BASE_URL', c.publicBaseUrl],
-    ['MIDTRANS_API_BASE_URL', c.gateway.apiBaseUrl],
-    ['MIDTRANS_APP_BASE_URL', c.gateway.appBaseUrl],
-    ['ERP_NOTIFY_URL', c.erp.notifyUrl],
-  ] as const) {
-    if (url && !url.startsWith('https://')) out.push(`${name} must use https in production`);
-  }
+  // The outbound URLs are judged by urlProblems, under the address policy.
+  if (!c.publicBaseUrl.startsWith('https://')) out.push('PUBLIC_BASE_URL must use https in production');
   if (!c.configEncryption.key) out.push('CONFIG_ENCRYPTION_KEY is required in production (32 bytes, e.g. `openssl rand -hex 32`)');
   if (c.operator.pass && c.operator.pass.length < 12) out.push('log_pass must be at least 12 characters in production');
   return out;

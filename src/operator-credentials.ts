@@ -2,18 +2,21 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
+import { privateDir, privateFile, writePrivateFile } from './private-files.js';
 
 const FILE = 'operator-credentials.json';
 
 /**
  * Operator credentials in force. Configured ones win. Outside production, missing ones are
- * generated once, kept in DATA_DIR (mode 0600) and reused on every start, so they survive restarts.
+ * generated once, kept in DATA_DIR (owner-only, see private-files.ts) and reused on every start, so they survive restarts.
  */
 export function resolveOperatorCredentials(config: Config): { user: string; pass: string; generated: boolean } {
   const { user, pass } = config.operator;
   if (user && pass) return { user, pass, generated: false };
   if (config.isProduction) throw new Error('log_user and log_pass are required in production');
   const file = path.join(config.dataDir, FILE);
+  privateDir(config.dataDir);
+  privateFile(file);
   try {
     const saved: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
     if (saved && typeof saved === 'object' && 'user' in saved && 'pass' in saved && typeof saved.user === 'string' && typeof saved.pass === 'string') {
@@ -22,8 +25,7 @@ export function resolveOperatorCredentials(config: Config): { user: string; pass
   } catch {
     // not there yet (or unreadable): generate below
   }
-  fs.mkdirSync(config.dataDir, { recursive: true });
   const generated = { user: user ?? 'operator', pass: pass ?? randomBytes(18).toString('base64url') };
-  fs.writeFileSync(file, JSON.stringify(generated), { mode: 0o600 });
+  writePrivateFile(file, JSON.stringify(generated));
   return { ...generated, generated: true };
 }

@@ -4,9 +4,10 @@
  * key id (a hash prefix of the key, not the key) tells a wrong key from damaged data, and lets
  * `CONFIG_ENCRYPTION_KEY_PREVIOUS` keys decrypt during a rotation.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { privateDir, privateFile, writePrivateFile } from './private-files.js';
 
 const PREFIX = 'enc:v1:';
 const IV_BYTES = 12;
@@ -40,6 +41,12 @@ export interface SecretBox {
   decrypt(stored: string): string;
   /** True when `stored` is encrypted with the current key. */
   isCurrent(stored: string): boolean;
+  /**
+   * A 32-byte key for another purpose (HKDF-SHA256 of the current key with `purpose` as info):
+   * every instance configured with the same key derives the same one, and it reveals nothing of
+   * the key it comes from or of keys derived for other purposes.
+   */
+  derive(purpose: string): Buffer;
 }
 
 export function createSecretBox(current: Buffer, previous: Buffer[] = []): SecretBox {
@@ -74,6 +81,7 @@ export function createSecretBox(current: Buffer, previous: Buffer[] = []): Secre
       }
     },
     isCurrent: (stored) => stored.startsWith(`${PREFIX}${id}:`),
+    derive: (purpose) => Buffer.from(hkdfSync('sha256', current, Buffer.alloc(0), `paylink:${purpose}`, 32)),
   };
 }
 
@@ -81,7 +89,7 @@ const FILE = 'config-encryption.key';
 
 /**
  * The keys in force. Configured ones win. Outside production a missing key is generated once and
- * kept in DATA_DIR (mode 0600), like the operator credentials, so `npm start` needs no setup;
+ * kept in DATA_DIR (owner-only), like the operator credentials, so `npm start` needs no setup;
  * production requires CONFIG_ENCRYPTION_KEY (loadConfig refuses to start without it).
  */
 export function resolveEncryptionKeys(config: { configEncryption: { key?: string; previous: string[] }; dataDir: string; isProduction: boolean }): { current: Buffer; previous: Buffer[]; generated: boolean } {
@@ -89,12 +97,13 @@ export function resolveEncryptionKeys(config: { configEncryption: { key?: string
   if (config.configEncryption.key) return { current: Buffer.from(config.configEncryption.key, 'hex'), previous, generated: false };
   if (config.isProduction) throw new ConfigKeyError('CONFIG_ENCRYPTION_KEY is required in production');
   const file = path.join(config.dataDir, FILE);
+  privateDir(config.dataDir);
+  privateFile(file);
   const saved = fs.existsSync(file) ? parseEncryptionKey(fs.readFileSync(file, 'utf8')) : undefined;
   if (saved) return { current: saved, previous, generated: true };
   if (fs.existsSync(file)) throw new ConfigKeyError(`${file} does not hold a 32-byte key (64 hex characters)`);
-  fs.mkdirSync(config.dataDir, { recursive: true });
   const key = randomBytes(32);
-  fs.writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600 });
+  writePrivateFile(file, `${key.toString('hex')}\n`);
   return { current: key, previous, generated: true };
 }
 

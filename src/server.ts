@@ -98,10 +98,14 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
   };
 }
 
-async function main(): Promise<void> {
+/**
+ * `paylink serve`: reads the configuration, starts the service and stops it on SIGTERM or SIGINT.
+ * A configuration or start-up problem prints its message and exits 1.
+ */
+export async function serve(env: Record<string, string | undefined> = process.env): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`paylink: ${err.message}`);
@@ -131,4 +135,4 @@ async function main(): Promise<void> {
 }
 
 const isEntry = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (isEntry) void main();
+if (isEntry) void serve();

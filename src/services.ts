@@ -11,7 +11,9 @@ import { createOutbox, type OutboxOptions } from './outbox/worker.js';
 import { createReconciler, type ReconcilerOptions } from './reconcile/reconciler.js';
 import { createPruner, type PrunerOptions } from './retention/pruner.js';
 import { registerLogSecrets } from './logging/logger.js';
+import type { Resolve } from './connect-guard.js';
 import type { BackgroundWorker, Services } from './types.js';
+import { VERSION } from './version.js';
 
 export type { BackgroundWorker, Services } from './types.js';
 
@@ -21,6 +23,8 @@ export interface ServiceOverrides {
   gatewayTimeoutMs?: number;
   /** Cache time of the runtime settings, ms (default 1000). */
   settingsCacheMs?: number;
+  /** Tests: the name resolver behind the gateway client's connect-time address check (default `dns.lookup`). */
+  gatewayResolve?: Resolve;
   /** Outbox worker tuning (instance id, lease, poll interval, randomness). */
   outbox?: OutboxOptions;
   /** Reconciler tuning (rate limit, sleep). */
@@ -29,7 +33,6 @@ export interface ServiceOverrides {
   retention?: PrunerOptions;
 }
 
-export const VERSION = '0.1.0';
 
 /** The one composition root. Everything the app and the workers use is built here, once. */
 export function createServices(
@@ -52,6 +55,8 @@ export function createServices(
     settings: () => settings.current(),
     logger: deps.logger.child({ component: 'gateway' }),
     timeoutMs: o.gatewayTimeoutMs,
+    blockPrivateAddresses: config.isProduction,
+    resolve: o.gatewayResolve,
     observe: (ob) => metrics.gatewayDuration.observe({ operation: ob.operation, outcome: String(ob.outcome) }, ob.durationMs / 1000),
   });
   const workers: BackgroundWorker[] = [];
@@ -66,6 +71,7 @@ export function createServices(
     gateway,
     metrics,
     operator: deps.operator,
+    csrfKey: box.derive('console-csrf'),
     version: VERSION,
     startedAt: clock.now(),
     simulatorBaseUrl: o.simulatorBaseUrl,

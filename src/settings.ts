@@ -1,55 +1,10 @@
-import { Type, type Static } from 'typebox';
-import { GatewayModeSchema, SIMULATOR_DEV_SERVER_KEY, type Config, type GatewayMode } from './config.js';
+import { SIMULATOR_DEV_SERVER_KEY, type Config } from './config.js';
+import type { GatewayMode, RuntimeSettings } from './model/settings.js';
 import type { Store } from './storage/store.js';
 import { processSecretBox, type SecretBox } from './secret-box.js';
 import { SECRET_FIELDS } from './secrets.js';
 
-const Url = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
-const Secret = Type.String({ minLength: 1, maxLength: 512, pattern: '^\\S+$' });
-const Int = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum });
 
-/**
- * The runtime configuration document of CONTRACT §3 (`/api/config`), the one source of its fields:
- * the stored overrides, the `POST` patch and the answer are derived from it. Environment values are
- * the defaults; overrides stored in the database win, so a change made on one instance reaches all.
- */
-export const RuntimeSettingsSchema = Type.Object({
-  gateway: Type.Object({
-    mode: GatewayModeSchema,
-    server_key: Type.Optional(Secret),
-    client_key: Type.Optional(Secret),
-    api_base_url: Url,
-    app_base_url: Url,
-    /**
-     * Ask the gateway's status API before trusting a notification. On by default in every mode; it
-     * can be turned off only in simulator mode, since the signature does not cover
-     * `transaction_status` (a captured settlement edited into a refund still verifies).
-     */
-    confirm_notifications: Type.Boolean(),
-  }),
-  erp: Type.Object({
-    notify_url: Type.Optional(Url),
-    webhook_secret: Type.Optional(Secret),
-    /** Per delivery attempt. */
-    timeout_ms: Int(100, 120_000),
-    /** How long a failing event is retried before it is `dead`. */
-    retry_for_hours: Int(1, 720),
-  }),
-  links: Type.Object({
-    default_expiry_minutes: Int(5, 60 * 24 * 30),
-    /** Empty = every method the gateway account has. */
-    enabled_payments: Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[a-z0-9_]+$' }), { maxItems: 40, uniqueItems: true }),
-  }),
-  reconcile: Type.Object({ interval_s: Int(5, 86_400), pending_after_minutes: Int(1, 60 * 24 * 7) }),
-  /**
-   * What is kept how long. Delivered ERP events (with their delivery attempts) and processed gateway
-   * notifications older than `days` are deleted in small batches; transactions are never deleted,
-   * undelivered events and unverified notifications stay until they are settled. Idempotency
-   * records go when they expire (24 h).
-   */
-  retention: Type.Object({ days: Int(1, 3650) }),
-});
-export type RuntimeSettings = Static<typeof RuntimeSettingsSchema>;
 
 /** The values of the secret fields (`SECRET_FIELDS`, secrets.ts), for the log scrubber. */
 export function secretValues(s: RuntimeSettings): (string | undefined)[] {

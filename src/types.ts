@@ -5,12 +5,13 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Clock } from './clock.js';
-import type { AttemptOutcome, Store } from './storage/store.js';
+import type { Store } from './storage/store.js';
+import type { AttemptOutcome } from './model/delivery.js';
 import type { Settings } from './settings.js';
 import type { MidtransClient } from './gateway/client.js';
 import type { Metrics } from './metrics.js';
 
-/** Something that runs in the background while the service is up (outbox worker, reconciler…). */
+/** Something that runs in the background while the service is up: the outbox worker, the reconciler and the retention pruner, each on a `Periodic` (periodic.ts). */
 export interface BackgroundWorker {
   readonly name: string;
   start(): void;
@@ -28,6 +29,11 @@ export interface Services {
   metrics: Metrics;
   /** Operator Basic-Auth credentials in force (configured or generated). */
   operator: { user: string; pass: string };
+  /**
+   * HMAC key of the console's CSRF tokens, derived from the config encryption key: every instance
+   * sharing that key accepts the others' forms, and nobody without it can mint a token.
+   */
+  csrfKey: Buffer;
   version: string;
   startedAt: Date;
   /** Base URL of the embedded simulator, in simulator mode. */

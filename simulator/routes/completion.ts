@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { SANDBOX_OTP } from '../cards.js';
 import type { SimContext } from '../context.js';
-import { completionPage, finishedPage, threeDsPage } from '../completionHtml.js';
+import { completionPage, finishedPage, threeDsPage } from '../completion-html.js';
 import { messagePage } from '../html.js';
 import { isObject } from '../lib/validate.js';
 import { isRedirectType } from '../methods.js';
@@ -19,7 +19,7 @@ function missing(reply: FastifyReply): FastifyReply {
 
 /** The 3DS URL ends in "<masked card>-<transaction id>"; both must match the charge. */
 function threeDsTxn(ctx: SimContext, ref: string): Txn | undefined {
-  const t = ctx.store.txns.get(ref.slice(-36));
+  const t = ctx.ledger.txns.get(ref.slice(-36));
   return t && t.card && t.redirect_url !== undefined && t.redirect_url.endsWith(`/${ref}`) ? t : undefined;
 }
 
@@ -42,7 +42,7 @@ function registerThreeDs(app: FastifyInstance, ctx: SimContext): void {
 /** Redirect payment types and e-wallet deeplinks: a page where the customer approves the payment. */
 function registerApprovalPage(app: FastifyInstance, ctx: SimContext, path: string, matches: (t: Txn, kind: string) => boolean): void {
   const find = (id: string, kind: string): Txn | undefined => {
-    const t = ctx.store.txns.get(id);
+    const t = ctx.ledger.txns.get(id);
     return t && matches(t, kind) ? t : undefined;
   };
   app.get<P & { Params: { kind: string } }>(path, async (req, reply) => {

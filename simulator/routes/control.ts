@@ -6,7 +6,7 @@ import { asInteger, isObject, optString } from '../lib/validate.js';
 import { methodFromLoose } from '../methods.js';
 import { statusBody } from '../payloads.js';
 import type { Txn } from '../state.js';
-import { linkIsLive } from './paymentLinks.js';
+import { linkIsLive } from './payment-links.js';
 
 type Found = { txn: Txn } | { status: number; error: string; message: string };
 
@@ -16,29 +16,29 @@ function fail(reply: FastifyReply, status: number, error: string, message: strin
 
 /** A link's order id stands for its newest purchase. */
 function findForAction(ctx: SimContext, id: string): Txn | undefined {
-  const t = ctx.store.findTxn(id);
+  const t = ctx.ledger.findTxn(id);
   if (t) return t;
-  const link = ctx.store.linkByOrderId(id);
+  const link = ctx.ledger.linkByOrderId(id);
   const last = link?.purchases[link.purchases.length - 1];
-  return last ? ctx.store.txns.get(last.transaction_id) : undefined;
+  return last ? ctx.ledger.txns.get(last.transaction_id) : undefined;
 }
 
 /** `pay` on a link or an untouched Snap order first makes the purchase, as a customer would. */
 function findOrCreateForPay(ctx: SimContext, id: string, body: unknown): Found {
   const method = methodFromLoose(isObject(body) ? optString(body, 'payment_type') : undefined);
   if (!method) return { status: 400, error: 'bad_request', message: 'unknown payment_type' };
-  const snap = ctx.store.openSnapByOrder(id) ?? ctx.store.snaps.get(id);
-  const t = ctx.store.findTxn(id);
+  const snap = ctx.ledger.openSnapByOrder(id) ?? ctx.ledger.snaps.get(id);
+  const t = ctx.ledger.findTxn(id);
   if (t && (t.status === 'pending' || !snap || snap.state !== 'open')) return { txn: t };
   if (snap && snap.state === 'open' && snap.transaction_id === undefined) {
     if (snap.expires_at.getTime() <= Date.now()) return { status: 410, error: 'gone', message: 'Snap token expired' };
     return { txn: ctx.engine.pickSnapMethod(snap, method) };
   }
   if (t) return { txn: t };
-  const link = ctx.store.linkByOrderId(id);
+  const link = ctx.ledger.linkByOrderId(id);
   if (!link) return { status: 404, error: 'not_found', message: `no transaction, link or Snap order '${id}'` };
   if (!linkIsLive(link)) return { status: 410, error: 'gone', message: 'payment link expired or deleted' };
-  const pending = link.purchases.map((p) => ctx.store.txns.get(p.transaction_id)).find((x) => x?.status === 'pending');
+  const pending = link.purchases.map((p) => ctx.ledger.txns.get(p.transaction_id)).find((x) => x?.status === 'pending');
   if (pending) return { txn: pending };
   if (ctx.engine.linkUsage(link).paid >= link.usage_limit) return { status: 409, error: 'conflict', message: 'payment link fully used' };
   return { txn: ctx.engine.createPurchase(link, method) };
@@ -88,14 +88,14 @@ function wrap(t: Txn | undefined, id: string): Found {
 
 function registerInspection(app: FastifyInstance, ctx: SimContext): void {
   const view = (t: Txn): object => ({ ...statusBody(t, ctx.serverKey), _sim: { method: t.method, source: t.source, notify: t.notify } });
-  app.get('/_sim/transactions', async () => ({ transactions: [...ctx.store.txns.values()].map(view) }));
+  app.get('/_sim/transactions', async () => ({ transactions: [...ctx.ledger.txns.values()].map(view) }));
   app.get<{ Params: { id: string } }>('/_sim/transactions/:id', async (req, reply) => {
-    const t = ctx.store.findTxn(req.params.id);
+    const t = ctx.ledger.findTxn(req.params.id);
     return t ? view(t) : fail(reply, 404, 'not_found', `no transaction '${req.params.id}'`);
   });
   app.get<{ Querystring: { order_id?: string; transaction_id?: string } }>('/_sim/notifications', async (req) => {
     const { order_id: orderId, transaction_id: trx } = req.query;
-    const isLink = orderId !== undefined && ctx.store.linkByOrderId(orderId) !== undefined;
+    const isLink = orderId !== undefined && ctx.ledger.linkByOrderId(orderId) !== undefined;
     const list = ctx.notifier.records.filter(
       (r) =>
         (orderId === undefined || r.order_id === orderId || (isLink && r.order_id.startsWith(`${orderId}-`))) &&
@@ -105,7 +105,7 @@ function registerInspection(app: FastifyInstance, ctx: SimContext): void {
   });
   app.get<{ Querystring: { path?: string; api?: string } }>('/_sim/requests', async (req) => {
     const { path, api } = req.query;
-    return { requests: ctx.store.requests.filter((r) => (path === undefined || r.path.includes(path)) && (api === undefined || r.api === api)) };
+    return { requests: ctx.ledger.requests.filter((r) => (path === undefined || r.path.includes(path)) && (api === undefined || r.api === api)) };
   });
 }
 
@@ -133,7 +133,7 @@ function registerSettings(app: FastifyInstance, ctx: SimContext): void {
     return configView(ctx);
   });
   app.post('/_sim/reset', async () => {
-    ctx.store.clear();
+    ctx.ledger.clear();
     ctx.notifier.clear();
     ctx.idempotency.clear();
     ctx.faults = ctx.defaultFaults();

@@ -3,7 +3,7 @@ import type { SimContext } from '../context.js';
 import { instructionsPage, messagePage, methodsPage, resultPage } from '../html.js';
 import { isObject } from '../lib/validate.js';
 import type { PaymentLink, SnapSession, Txn } from '../state.js';
-import { linkIsLive } from './paymentLinks.js';
+import { linkIsLive } from './payment-links.js';
 
 type Html = { status: number; html: string } | { redirect: string };
 
@@ -42,7 +42,7 @@ function linkPage(ctx: SimContext, link: PaymentLink): Html {
   const usage = ctx.engine.linkUsage(link);
   const base = `/payment-links/${link.payment_link_id}`;
   if (usage.paid + usage.reserved >= link.usage_limit) {
-    const pending = link.purchases.filter((p) => ctx.store.txns.get(p.transaction_id)?.status === 'pending');
+    const pending = link.purchases.filter((p) => ctx.ledger.txns.get(p.transaction_id)?.status === 'pending');
     const last = pending[pending.length - 1];
     if (last) return { redirect: `${base}/t/${last.transaction_id}` };
   }
@@ -62,13 +62,13 @@ function snapState(s: SnapSession | undefined): Html | undefined {
 function registerLinkPages(app: FastifyInstance, ctx: SimContext): void {
   type P = { Params: { plid: string; txid: string } };
   const linkTxn = (link: PaymentLink, txid: string): Txn | undefined =>
-    link.purchases.some((p) => p.transaction_id === txid) ? ctx.store.txns.get(txid) : undefined;
+    link.purchases.some((p) => p.transaction_id === txid) ? ctx.ledger.txns.get(txid) : undefined;
   app.get<P>('/payment-links/:plid', async (req, reply) => {
-    const link = ctx.store.links.get(req.params.plid);
+    const link = ctx.ledger.links.get(req.params.plid);
     return page(reply, linkState(ctx, link) ?? (link ? linkPage(ctx, link) : gone('Not found', 'Unknown link', 404)));
   });
   app.post<P>('/payment-links/:plid', async (req, reply) => {
-    const link = ctx.store.links.get(req.params.plid);
+    const link = ctx.ledger.links.get(req.params.plid);
     const blocked = linkState(ctx, link);
     if (blocked || !link) return page(reply, blocked ?? gone('Not found', 'Unknown link', 404));
     // A pending attempt reserves a use: with every use reserved, the customer goes back to it.
@@ -80,12 +80,12 @@ function registerLinkPages(app: FastifyInstance, ctx: SimContext): void {
     return page(reply, { redirect: `/payment-links/${link.payment_link_id}/t/${t.transaction_id}` });
   });
   app.get<P>('/payment-links/:plid/t/:txid', async (req, reply) => {
-    const link = ctx.store.links.get(req.params.plid);
+    const link = ctx.ledger.links.get(req.params.plid);
     const t = link ? linkTxn(link, req.params.txid) : undefined;
     return page(reply, txnPage(t, `/payment-links/${req.params.plid}/t/${req.params.txid}/pay`));
   });
   app.post<P>('/payment-links/:plid/t/:txid/pay', async (req, reply) => {
-    const link = ctx.store.links.get(req.params.plid);
+    const link = ctx.ledger.links.get(req.params.plid);
     const t = link ? linkTxn(link, req.params.txid) : undefined;
     if (!t) return page(reply, gone('Not found', 'This payment does not exist.', 404));
     if (t.status === 'pending') ctx.engine.pay(t);
@@ -97,19 +97,19 @@ function registerSnapPages(app: FastifyInstance, ctx: SimContext): void {
   type P = { Params: { token: string; txid: string } };
   const base = (token: string): string => `/snap/v3/redirection/${token}`;
   const snapTxn = (s: SnapSession | undefined, txid: string): Txn | undefined =>
-    s && s.transaction_id === txid ? ctx.store.txns.get(txid) : undefined;
+    s && s.transaction_id === txid ? ctx.ledger.txns.get(txid) : undefined;
   app.get<P>('/snap/v3/redirection/:token', async (req, reply) => {
-    const s = ctx.store.snaps.get(req.params.token);
+    const s = ctx.ledger.snaps.get(req.params.token);
     const blocked = snapState(s);
     if (blocked || !s) return page(reply, blocked ?? gone('Not found', 'Unknown page', 404));
-    const t = s.transaction_id === undefined ? undefined : ctx.store.txns.get(s.transaction_id);
+    const t = s.transaction_id === undefined ? undefined : ctx.ledger.txns.get(s.transaction_id);
     if (t && t.status === 'pending') return page(reply, { redirect: `${base(s.token)}/t/${t.transaction_id}` });
     if (t) return page(reply, gone('Payment page used', 'This payment page has already been used.'));
     const o = s.order;
     return page(reply, { status: 200, html: methodsPage({ title: 'Payment', orderId: o.order_id, amount: o.gross_amount, items: o.items, methods: s.enabled_payments, action: base(s.token) }) });
   });
   app.post<P>('/snap/v3/redirection/:token', async (req, reply) => {
-    const s = ctx.store.snaps.get(req.params.token);
+    const s = ctx.ledger.snaps.get(req.params.token);
     const blocked = snapState(s);
     if (blocked || !s) return page(reply, blocked ?? gone('Not found', 'Unknown page', 404));
     if (s.transaction_id !== undefined) return page(reply, { redirect: `${base(s.token)}/t/${s.transaction_id}` });
@@ -120,11 +120,11 @@ function registerSnapPages(app: FastifyInstance, ctx: SimContext): void {
     return page(reply, { redirect: `${base(s.token)}/t/${t.transaction_id}` });
   });
   app.get<P>('/snap/v3/redirection/:token/t/:txid', async (req, reply) => {
-    const t = snapTxn(ctx.store.snaps.get(req.params.token), req.params.txid);
+    const t = snapTxn(ctx.ledger.snaps.get(req.params.token), req.params.txid);
     return page(reply, txnPage(t, `${base(req.params.token)}/t/${req.params.txid}/pay`));
   });
   app.post<P>('/snap/v3/redirection/:token/t/:txid/pay', async (req, reply) => {
-    const t = snapTxn(ctx.store.snaps.get(req.params.token), req.params.txid);
+    const t = snapTxn(ctx.ledger.snaps.get(req.params.token), req.params.txid);
     if (!t) return page(reply, gone('Not found', 'This payment does not exist.', 404));
     if (t.status === 'pending') ctx.engine.pay(t);
     return page(reply, { redirect: `${base(req.params.token)}/t/${req.params.txid}` });

@@ -58,7 +58,7 @@ export function registerSnap(scope: FastifyInstance, ctx: SimContext): void {
       return reply.code(400).send({ error_messages: ['transaction_details.order_id sudah digunakan'] });
     }
     // Before a method is picked the order id may be reused: the new token replaces the old one.
-    const previous = ctx.store.openSnapByOrder(order.order_id);
+    const previous = ctx.ledger.openSnapByOrder(order.order_id);
     if (previous) previous.state = 'superseded';
     const session: SnapSession = {
       token: uuid(),
@@ -71,8 +71,8 @@ export function registerSnap(scope: FastifyInstance, ctx: SimContext): void {
       extras,
     };
     if (txnExpiry) session.txn_expiry = txnExpiry;
-    ctx.store.snaps.set(session.token, session);
-    ctx.store.snapByOrder.set(order.order_id, session.token);
+    ctx.ledger.snaps.set(session.token, session);
+    ctx.ledger.snapByOrder.set(order.order_id, session.token);
     return reply.code(201).send({ token: session.token, redirect_url: `${ctx.config.baseUrl}/snap/v3/redirection/${session.token}` });
   });
 }

@@ -57,7 +57,7 @@ function parseRefund(body: unknown, errors: string[]): RefundInput {
 
 export function registerTransactionRoutes(scope: FastifyInstance, ctx: SimContext): void {
   const status = async (req: { params: { id: string } }, reply: FastifyReply): Promise<FastifyReply> => {
-    const t = ctx.store.findTxn(req.params.id);
+    const t = ctx.ledger.findTxn(req.params.id);
     if (!t) return notFound(reply, ctx);
     return sendCore(reply, statusBody(t, ctx.serverKey), ctx.faults);
   };
@@ -66,7 +66,7 @@ export function registerTransactionRoutes(scope: FastifyInstance, ctx: SimContex
 
   for (const action of ACTIONS) {
     scope.post<{ Params: { id: string } }>(`/v2/:id/${action}`, async (req, reply) => {
-      const t = ctx.store.findTxn(req.params.id);
+      const t = ctx.ledger.findTxn(req.params.id);
       if (!t) return notFound(reply, ctx);
       const r = runAction(ctx, t, action);
       if (!r.ok) return sendCore(reply, coreError(r.code, r.message), ctx.faults);
@@ -75,7 +75,7 @@ export function registerTransactionRoutes(scope: FastifyInstance, ctx: SimContex
   }
 
   const refund = async (req: { params: { id: string }; body: unknown }, reply: FastifyReply): Promise<FastifyReply> => {
-    const t = ctx.store.findTxn(req.params.id);
+    const t = ctx.ledger.findTxn(req.params.id);
     if (!t) return notFound(reply, ctx);
     const errors: string[] = [];
     const input = parseRefund(req.body, errors);

@@ -1,4 +1,4 @@
-/** `expire_at` parsing (CONTRACT §3): when an order's payment window closes. */
+/** `expire_at` parsing: when an order's payment window closes. */
 import { AppError } from '../errors.js';
 import { gatewayTime } from '../gateway/time.js';
 

@@ -6,21 +6,20 @@
 import { Type, type Static } from 'typebox';
 import { ChargeMethodsSchema, PaymentTypeSchema } from '../gateway/charge-body.js';
 
-const Text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
-/** Integers may come as digit strings (CONTRACT §3); the domain parses and judges them (AMOUNT_INVALID). */
-const Amount = (description: string) => Type.Union([Type.Number(), Text(32)], { description });
+/** Integers may come as digit strings; the domain parses and judges them (AMOUNT_INVALID). */
+const Amount = (description: string) => Type.Union([Type.Number(), Type.String({ maxLength: 32 })], { description });
 const closed = { additionalProperties: false } as const;
 
 export const CustomerInputSchema = Type.Object(
-  { first_name: Type.Optional(Text(255)), last_name: Type.Optional(Text(255)), email: Type.Optional(Text(255)), phone: Type.Optional(Text(64)) },
+  { first_name: Type.Optional(Type.String({ maxLength: 255 })), last_name: Type.Optional(Type.String({ maxLength: 255 })), email: Type.Optional(Type.String({ maxLength: 255 })), phone: Type.Optional(Type.String({ maxLength: 64 })) },
   { additionalProperties: false, description: 'Trimmed; names cut to the gateway limits (50/50), e-mail ≤ 50 and phone ≤ 20 or 400.' },
 );
 export type CustomerInput = Static<typeof CustomerInputSchema>;
 
 export const ItemInputSchema = Type.Object(
   {
-    id: Type.Optional(Type.Union([Text(255), Type.Integer()])),
-    name: Text(255, 'Cut to 50 characters for the gateway.'),
+    id: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Integer()])),
+    name: Type.String({ maxLength: 255, description: 'Cut to 50 characters for the gateway.' }),
     price: Amount('Whole rupiah; negative for a discount line.'),
     quantity: Amount('Whole number ≥ 1.'),
   },
@@ -28,8 +27,8 @@ export const ItemInputSchema = Type.Object(
 );
 export type ItemInput = Static<typeof ItemInputSchema>;
 
-const ExpireAt = Text(64, 'ISO 8601 with offset, or "YYYY-MM-DD HH:mm:ss" in Jakarta time (UTC+7); must lie in the future. Default from config (24 h).');
-const LinkOrderId = Text(255, 'The caller\'s id; may contain ":" and "/". At most 50 characters after sanitizing.');
+const ExpireAt = Type.String({ maxLength: 64, description: 'ISO 8601 with offset, or "YYYY-MM-DD HH:mm:ss" in Jakarta time (UTC+7); must lie in the future. Default from config (24 h).' });
+const LinkOrderId = Type.String({ maxLength: 255, description: 'The caller\'s id; may contain ":" and "/". At most 50 characters after sanitizing.' });
 
 /** `POST /api/payments/:order_id/refund`: all of what is left, or a part. */
 export const RefundInputSchema = Type.Object(
@@ -56,7 +55,7 @@ export type DirectLinkInput = Static<typeof DirectLinkInputSchema>;
 /** The ERP's link request: items, and the document id the order id derives from. */
 export const ErpLinkInputSchema = Type.Object(
   {
-    mercant_id: Text(255, 'The ERP document id; without order_id the link order id is "mercant_id:N".'),
+    mercant_id: Type.String({ maxLength: 255, description: 'The ERP document id; without order_id the link order id is "mercant_id:N".' }),
     item: Type.Array(ItemInputSchema, { minItems: 1, maxItems: 100 }),
     customer: Type.Optional(CustomerInputSchema),
     expire_at: Type.Optional(ExpireAt),
@@ -67,11 +66,11 @@ export const ErpLinkInputSchema = Type.Object(
 export type ErpLinkInput = Static<typeof ErpLinkInputSchema>;
 
 const order = {
-  order_id: Text(255, 'The caller\'s id; at most 50 characters after sanitizing.'),
-  nominal: Type.Union([Type.Number(), Text(32)], { description: 'Positive whole rupiah; a string of digits is accepted.' }),
+  order_id: Type.String({ maxLength: 255, description: 'The caller\'s id; at most 50 characters after sanitizing.' }),
+  nominal: Amount('Positive whole rupiah; a string of digits is accepted.'),
   customer: Type.Optional(CustomerInputSchema),
   items: Type.Optional(Type.Array(ItemInputSchema, { minItems: 1, maxItems: 100, description: 'Σ price × quantity must equal nominal.' })),
-  expire_at: Type.Optional(Text(64, 'ISO 8601 with offset, or "YYYY-MM-DD HH:mm:ss" in Jakarta time.')),
+  expire_at: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 with offset, or "YYYY-MM-DD HH:mm:ss" in Jakarta time.' })),
 };
 
 /** `POST /api/charge`: the order, its payment type and that type's method object (defined in gateway/). */
@@ -80,7 +79,7 @@ export type ChargeInput = Static<typeof ChargeInputSchema>;
 
 /** `POST /api/snap`. */
 export const SnapInputSchema = Type.Object(
-  { ...order, enabled_payments: Type.Optional(Type.Array(Text(32), { maxItems: 30, description: 'Default: the configured links.enabled_payments, else every method.' })) },
+  { ...order, enabled_payments: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 30, description: 'Default: the configured links.enabled_payments, else every method.' })) },
   closed,
 );
 export type SnapInput = Static<typeof SnapInputSchema>;

@@ -1,8 +1,9 @@
 /** Creating a Payment Link at the gateway exactly once, even across timeouts and retries. */
 import type { Deps } from '../types.js';
-import type { TransactionRecord } from '../storage/store.js';
+import type { TransactionRecord } from '../model/payment.js';
 import { GatewayError } from '../gateway/errors.js';
 import type { PaymentLinkDetails } from '../gateway/wire.js';
+import { storedPaymentLinkRequest } from '../gateway/requests.js';
 import { AppError } from '../errors.js';
 import { recordCreated, recordRefused, storedRequest } from './order-records.js';
 
@@ -33,7 +34,7 @@ export async function pushPaymentLink(services: Deps<'gateway' | 'logger' | 'sto
     if (found) return adopt(services, tx, found);
   }
   try {
-    const created = await services.gateway.createPaymentLink(gateway, { idempotencyKey: tx.paymentLinkId ?? undefined });
+    const created = await services.gateway.createPaymentLink(storedPaymentLinkRequest(gateway), { idempotencyKey: tx.paymentLinkId ?? undefined });
     return await recordCreated(services.store, tx, { paymentUrl: created.payment_url, gatewayJson: JSON.stringify(created) });
   } catch (err) {
     if (isTaken(err)) {

@@ -6,12 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../types.js';
-import type { NewOutboxEvent, NotificationResult, NotificationSource, PaymentStatus, Store, TransactionPatch, TransactionRecord } from '../storage/store.js';
+import type { Store } from '../storage/store.js';
+import type { NewOutboxEvent } from '../model/delivery.js';
+import type { NotificationResult, NotificationSource } from '../model/notification.js';
+import type { PaymentStatus, TransactionPatch, TransactionRecord } from '../model/payment.js';
 import { isUniqueViolation } from '../storage/store.js';
 import { decideTransition, type Decision } from './payment-status.js';
 import { mapGatewayStatus, reportIsReversible } from '../gateway/status.js';
 import { dedupeKey, grossToNumber, type GatewayReport } from '../gateway/report.js';
 import { deriveMercantId } from './order-id.js';
+import type { TrustedReport } from './report-binding.js';
 import { STATUS_CHANGED, statusChangedEvent } from '../erp/events.js';
 import { gatewayTimeToIso } from '../gateway/time.js';
 
@@ -19,9 +23,12 @@ import { gatewayTimeToIso } from '../gateway/time.js';
 export type IngestDeps = Deps<'clock' | 'logger' | 'metrics' | 'outbox' | 'store'>;
 
 export interface IngestOptions {
-  /** The status to apply when it differs from what was received (a confirmation from the status API). Default: the report itself. */
-  truth?: GatewayReport;
-  /** Apply to this transaction instead of resolving the report's order id (a status check of a known transaction). */
+  /**
+   * The notification as it arrived, recorded and deduplicated in place of `report` when `report` is
+   * the gateway's confirmation of it. Default: `report` itself.
+   */
+  received?: GatewayReport;
+  /** Apply to this transaction instead of resolving the report's order id (an answer to paylink's own question about it). */
   transaction?: TransactionRecord;
   /** Extra flags recorded on the transaction (e.g. `local_expiry`). */
   flags?: string[];
@@ -38,7 +45,8 @@ export interface IngestResult {
 
 const MAX_PAYLOAD = 64 * 1024;
 
-export async function ingestGatewayReport(services: IngestDeps, report: GatewayReport, source: NotificationSource, opts: IngestOptions = {}): Promise<IngestResult> {
+/** Applies `report` — trusted by construction (see report-binding.ts) — and records what arrived. */
+export async function ingestGatewayReport(services: IngestDeps, report: TrustedReport, source: NotificationSource, opts: IngestOptions = {}): Promise<IngestResult> {
   const run = () => services.store.transaction((tx) => ingestInTransaction(services, tx, report, source, opts));
   let out: IngestResult;
   try {
@@ -49,7 +57,7 @@ export async function ingestGatewayReport(services: IngestDeps, report: GatewayR
     out = await run();
   }
   if (out.eventId) services.outbox.wake();
-  noteReport(services, report, source, out, (opts.truth ?? report).transaction_status);
+  noteReport(services, opts.received ?? report, source, out, report.transaction_status);
   return out;
 }
 
@@ -61,12 +69,12 @@ export function noteReport(services: Deps<'logger' | 'metrics'>, report: Gateway
   else services.logger.info(log, 'gateway report processed');
 }
 
-async function ingestInTransaction(services: Deps<'clock'>, tx: Store, report: GatewayReport, source: NotificationSource, opts: IngestOptions): Promise<IngestResult> {
+async function ingestInTransaction(services: Deps<'clock'>, tx: Store, truth: TrustedReport, source: NotificationSource, opts: IngestOptions): Promise<IngestResult> {
   const now = services.clock.now();
   const nowIso = now.toISOString();
-  const truth = opts.truth ?? report;
+  const report = opts.received ?? truth;
   // Serializes ingestion per transaction (PostgreSQL row lock, taken by the lookup itself where it can be).
-  const { t, created } = await lockedTransaction(tx, report, truth, opts);
+  const { t, created } = await lockedTransaction(tx, truth, opts);
   // Decided before the notification is recorded, so it is written once with its result; a
   // duplicate (its dedupe key exists) changes nothing of the decision's.
   const decision = created ? firstDecision(truth) : await decide(tx, t, truth);
@@ -94,29 +102,34 @@ async function ingestInTransaction(services: Deps<'clock'>, tx: Store, report: G
   const existing = await tx.notifications.findByDedupeKey(notification.dedupeKey);
   if (!existing) throw new Error('notification dedupe conflict without a row');
   if (existing.result !== 'unverified') {
-    const touched = await tx.transactions.update(t.id, { lastEventAt: nowIso });
+    const extra = opts.flags ?? [];
+    const touched = await tx.transactions.update(t.id, { lastEventAt: nowIso, ...(extra.length > 0 ? { flags: addFlags(t.flags, extra) } : {}) });
     return { result: 'duplicate', notificationId: existing.id, transaction: touched, status: touched.status };
   }
-  await tx.notifications.setResult(existing.id, result, t.id);
+  await tx.notifications.setResult(existing.id, { result, transactionRef: t.id, gatewayTransactionId: truth.transaction_id ?? null, reason: null });
   const updated = await tx.transactions.update(t.id, patch);
   if (result !== 'applied') return { result, notificationId: existing.id, transaction: updated, status: updated.status };
   return { result, notificationId: existing.id, transaction: updated, status: updated.status, eventId: await enqueueStatusChanged(tx, updated, gross(updated), now) };
 }
 
-/** The report's transaction (created when unknown), locked for the rest of the database transaction. */
-async function lockedTransaction(tx: Store, report: GatewayReport, truth: GatewayReport, opts: IngestOptions): Promise<{ t: TransactionRecord; created: boolean }> {
+/**
+ * The report's transaction (created when unknown), locked for the rest of the database transaction.
+ * Found only by what is signed or confirmed: the report's order id, and the identifiers of a
+ * confirmed answer — never by a field a notification carries unsigned.
+ */
+async function lockedTransaction(tx: Store, truth: TrustedReport, opts: IngestOptions): Promise<{ t: TransactionRecord; created: boolean }> {
   if (opts.transaction) {
-    const t = await tx.transactions.findForUpdate(opts.transaction.id);
+    const t = await tx.transactions.findForUpdate({ id: opts.transaction.id });
     if (t) return { t, created: false };
   } else {
     // The usual case, the stored mapping, reads and locks in one statement.
-    const direct = await tx.transactions.findByGatewayOrderId(report.order_id, { forUpdate: true });
+    const direct = await tx.transactions.findForUpdate({ gatewayOrderId: truth.order_id });
     if (direct) return { t: direct, created: false };
-    const other = await resolveTransaction(tx, report.order_id, truth.transaction_id);
-    if (other) return { t: await tx.transactions.lockForUpdate(other), created: false };
+    const other = await resolveTransaction(tx, truth.order_id, opts.received?.order_id);
+    if (other) return { t: (await tx.transactions.findForUpdate({ id: other.id })) ?? other, created: false };
   }
   // A new row is locked by its own insert.
-  return { t: await tx.transactions.insert(externalTransaction(report)), created: true };
+  return { t: await tx.transactions.insert(externalTransaction(truth)), created: true };
 }
 
 /**
@@ -149,20 +162,25 @@ function statusChangedOutboxEvent(updated: TransactionRecord, grossAmount: numbe
 }
 
 /**
- * By the stored mapping; a purchase on a payment link (`<link gateway id>-<suffix>`) resolves to the
- * link; some channels report the transaction id in place of the order id, so that is tried last.
+ * A purchase on a payment link (`<link gateway id>-<suffix>`) resolves to the link. Some channels
+ * report the transaction id in the order id field: a confirmed answer then names the order (found by
+ * its mapping), and the signed id is also tried as a gateway transaction id.
  */
-async function resolveTransaction(tx: Store, gatewayOrderId: string, transactionId: string | undefined): Promise<TransactionRecord | undefined> {
+async function resolveTransaction(tx: Store, gatewayOrderId: string, signedOrderId: string | undefined): Promise<TransactionRecord | undefined> {
   let i = gatewayOrderId.lastIndexOf('-');
   for (let tries = 0; i > 0 && tries < 4; tries++) {
     const base = await tx.transactions.findByGatewayOrderId(gatewayOrderId.slice(0, i));
     if (base?.kind === 'payment_link') return base;
     i = gatewayOrderId.lastIndexOf('-', i - 1);
   }
-  return transactionId ? tx.transactions.findByGatewayTransactionId(transactionId) : undefined;
+  if (signedOrderId !== undefined && signedOrderId !== gatewayOrderId) {
+    const named = await tx.transactions.findByGatewayOrderId(signedOrderId);
+    if (named) return named;
+  }
+  return tx.transactions.findByGatewayTransactionId(signedOrderId ?? gatewayOrderId);
 }
 
-/** CONTRACT §2: an unknown order is accepted and forwarded, named by what the gateway sent. */
+/** An unknown order is accepted and forwarded, named by what the gateway sent. */
 function externalTransaction(report: GatewayReport) {
   return {
     id: randomUUID(),
@@ -191,6 +209,8 @@ function firstDecision(truth: GatewayReport): Decision {
 }
 
 const REFUND_STATUSES: ReadonlySet<PaymentStatus> = new Set(['refunded', 'partially_refunded']);
+/** Statuses at which the customer's money reached the gateway: the amount paid is known from then on. */
+const MONEY_STATUSES: ReadonlySet<PaymentStatus> = new Set(['paid', 'partially_refunded', 'refunded', 'chargeback']);
 
 /** The cumulative refunded amount a report states, when it is a refund report that states one. */
 function reportedRefund(truth: GatewayReport): number | undefined {
@@ -253,7 +273,10 @@ function patchFor(d: Decision, t: TransactionRecord, truth: GatewayReport, nowIs
     return { patch, result: 'duplicate' };
   }
   const gross = grossToNumber(truth.gross_amount);
-  if (d.status === 'paid' && gross !== undefined && gross < t.nominal) flags.push('amount_mismatch');
+  const original = truth.original_amount === undefined ? undefined : grossToNumber(truth.original_amount);
+  const moneyMoved = MONEY_STATUSES.has(d.status);
+  // A customer-imposed fee raises the gross over the order's amount, with the original beside it.
+  if (moneyMoved && gross !== undefined && (original ?? gross) !== t.nominal) flags.push('amount_mismatch');
   const sameTx = !d.newTransaction;
   return {
     patch: {
@@ -266,6 +289,8 @@ function patchFor(d: Decision, t: TransactionRecord, truth: GatewayReport, nowIs
       settlementTime: gatewayTimeToIso(truth.settlement_time) ?? (sameTx ? t.settlementTime : null),
       statusVersion: t.statusVersion + 1,
       refundedAmount: REFUND_STATUSES.has(d.status) ? Math.max(t.refundedAmount, reportedRefund(truth) ?? (d.status === 'refunded' ? t.nominal : 0)) : t.refundedAmount,
+      paidAmount: moneyMoved ? (gross ?? t.paidAmount) : t.paidAmount,
+      originalAmount: moneyMoved ? (original ?? t.originalAmount) : t.originalAmount,
       lastEventAt: nowIso,
       gatewayJson: JSON.stringify({ ...truth, signature_key: undefined }),
       flags: addFlags(t.flags, flags),

@@ -1,16 +1,39 @@
 /**
- * Identifier rules of CONTRACT §2. The caller's `order_id` is kept verbatim; the gateway only sees
+ * Identifier rules. The caller's `order_id` is kept verbatim; the gateway only sees
  * the sanitized form, and the lossy mapping is stored at creation, never reversed.
  */
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors.js';
+import { ORDER_ID_MAX as GATEWAY_ORDER_ID_MAX } from '../gateway/requests.js';
 
-/** The gateway's order id limit (Payment Link, Snap and Core all accept 50). */
-export const GATEWAY_ORDER_ID_MAX = 50;
+export { ORDER_ID_MAX as GATEWAY_ORDER_ID_MAX } from '../gateway/requests.js';
 
 const OUTSIDE_GATEWAY_CHARSET = /[^A-Za-z0-9\-_~.]/gu;
 // C0, DEL and C1 controls; also lone surrogates, which cannot be stored or logged faithfully.
 const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
+
+/**
+ * Characters that change how an id looks without showing themselves: bidirectional controls
+ * (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) reorder what follows, and zero-width or
+ * otherwise invisible ones (U+200B–U+200D, U+2060, U+FEFF, U+00AD, variation selectors, Hangul
+ * fillers, tag characters) take no room. With them one order id can be made to look exactly like
+ * another in the console, the logs and the ERP. That is every format character (Unicode category
+ * Cf), every default-ignorable code point, and the line and paragraph separators. Visible
+ * look-alikes (a Cyrillic "а", a no-break space) keep their length, so sanitizing maps them onto
+ * the same gateway id as the original, where the collision rule (409) catches them.
+ */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}]/u;
+
+const codePoint = (c: string) => `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** Refuses an id with an invisible or text-direction character, naming the first one and where it is. */
+function assertVisible(value: string, field: string): void {
+  const m = INVISIBLE.exec(value);
+  if (!m) return;
+  const at = Array.from(value.slice(0, m.index)).length + 1;
+  const message = `contains an invisible or text-direction character (${codePoint(m[0])} at character ${at}); such characters make one id look like another`;
+  throw new AppError('ORDER_ID_INVALID', `${field} ${message}.`, { errors: [{ path: field, message }] });
+}
 
 /**
  * Every character (code point) outside `A-Z a-z 0-9 - _ ~ .` becomes `.`, so the result has as many
@@ -26,9 +49,10 @@ export function deriveMercantId(orderId: string): string {
   return i < 0 ? orderId : orderId.slice(0, i);
 }
 
-/** A caller's identifier that is stored and sent on (a mercant_id): no control characters. */
+/** A caller's identifier that is stored and sent on (a mercant_id): no control, invisible or text-direction characters. */
 export function assertPrintableId(value: string, field: string): void {
   if (FORBIDDEN.test(value)) throw new AppError('VALIDATION_FAILED', `${field} contains control characters.`, { errors: [{ path: field, message: 'contains control characters' }] });
+  assertVisible(value, field);
 }
 
 /** Validates a caller's order id and returns its gateway form; throws a 400 AppError otherwise. */
@@ -39,6 +63,7 @@ export function gatewayOrderIdFor(orderId: string, field = 'order_id'): string {
   if (FORBIDDEN.test(orderId)) {
     throw new AppError('ORDER_ID_INVALID', `${field} contains control characters.`, { errors: [{ path: field, message: 'contains control characters' }] });
   }
+  assertVisible(orderId, field);
   if (deriveMercantId(orderId).trim().length === 0) {
     throw new AppError('ORDER_ID_INVALID', `${field} must not start with ':' (the part before the first ':' is the mercant_id).`, { errors: [{ path: field, message: 'must have a mercant_id before the first ":"' }] });
   }

@@ -3,25 +3,15 @@
  * before any gateway call, so input errors are 400s that never reach the gateway.
  */
 import { AppError } from '../errors.js';
-import { truncate, type Customer, type Item } from '../gateway/requests.js';
+import { ITEM_TEXT_MAX, truncate, type Customer, type CustomerLimits, type Item } from '../gateway/requests.js';
 import type { CustomerInput, ItemInput } from './inputs.js';
 
 /** Largest amount we accept: beyond it JSON numbers stop being exact. */
 export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
 /** Our cap on item lines; the gateway's page and dashboard become unusable long before. */
 export const MAX_ITEMS = 100;
-const ITEM_TEXT_MAX = 50;
 
-/** Per-field gateway limits (Payment Link: 50/50/50/20; Snap and Core: 255). */
-export interface CustomerLimits {
-  first_name: number;
-  last_name: number;
-  email: number;
-  phone: number;
-}
-
-export const LINK_CUSTOMER_LIMITS: CustomerLimits = { first_name: 50, last_name: 50, email: 50, phone: 20 };
-export const CORE_CUSTOMER_LIMITS: CustomerLimits = { first_name: 255, last_name: 255, email: 255, phone: 255 };
+export { CORE_CUSTOMER_LIMITS, LINK_CUSTOMER_LIMITS, type CustomerLimits } from '../gateway/requests.js';
 
 function fieldError(code: 'VALIDATION_FAILED' | 'AMOUNT_INVALID', path: string, message: string): AppError {
   return new AppError(code, `${path} ${message}.`, { errors: [{ path, message }] });
@@ -37,7 +27,7 @@ function toInt(v: number | string): number | undefined {
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
-/** A positive whole number of rupiah; a string of digits is accepted (CONTRACT §3). */
+/** A positive whole number of rupiah; a string of digits is accepted. */
 export function parseNominal(v: number | string, path = 'nominal'): number {
   const n = toInt(v);
   if (n === undefined || (typeof v === 'string' && !/^\d+$/.test(v.trim()))) throw fieldError('AMOUNT_INVALID', path, 'must be a whole number of rupiah');

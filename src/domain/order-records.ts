@@ -3,7 +3,8 @@
  * BEFORE the gateway call, so a timeout after the gateway acted can be recovered instead of repeated.
  */
 import { AppError } from '../errors.js';
-import { UniqueViolationError, type NewTransaction, type PaymentStatus, type Store, type TransactionPatch, type TransactionRecord } from '../storage/store.js';
+import { UniqueViolationError, type Store } from '../storage/store.js';
+import { type NewTransaction, type PaymentStatus, type TransactionPatch, type TransactionRecord } from '../model/payment.js';
 
 /** Statuses that mean the order was paid at some point; such an order is never re-created. */
 export const PAID_STATUSES: ReadonlySet<PaymentStatus> = new Set(['paid', 'challenge', 'refunded', 'partially_refunded', 'chargeback']);
@@ -28,7 +29,7 @@ export function wasRefused(tx: TransactionRecord): boolean {
  */
 export async function recordCreated(store: Store, tx: TransactionRecord, patch: TransactionPatch, transactionStatus?: string | null): Promise<TransactionRecord> {
   const revive: TransactionPatch = transactionStatus === undefined ? { status: 'pending' } : { status: 'pending', transactionStatus };
-  // One statement: on SQLite one write fewer through the group commit, on PostgreSQL one round trip.
+  // One statement, so the revival is decided against the status as stored at that moment.
   return store.transactions.update(tx.id, patch, { whileStatusIn: { statuses: ['pending', 'failed'], patch: revive } });
 }
 

@@ -6,26 +6,26 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../types.js';
-import type { PaymentStatus, TransactionRecord } from '../storage/store.js';
+import type { Store } from '../storage/store.js';
+import type { PaymentStatus, TransactionRecord } from '../model/payment.js';
+import type { RefundRecord } from '../model/refund.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
-import type { CoreResponse } from '../gateway/wire.js';
-import { reportFromStatus, wireAmount } from '../gateway/report.js';
+import { refundKeys, type CoreResponse } from '../gateway/wire.js';
+import { grossToNumber } from '../gateway/report.js';
+import { answerFor } from './report-binding.js';
+import { actorName, audit, type Actor } from './audit.js';
 import { gatewayPhase } from '../gateway/status.js';
-import { ingestGatewayReport, enqueueStatusChanged } from './notifications.js';
+import { ingestGatewayReport } from './notifications.js';
 import { newestPurchaseOrderId, refreshFromGateway } from './notification-sources.js';
-import { findTransaction } from './payment-links.js';
+import { closeUnusedLink, findTransaction } from './payment-links.js';
 import type { RefreshDeps } from './notification-sources.js';
 import type { RefundInput } from './inputs.js';
 
-/** Who asked: the ERP through an API key, or an operator by name. Written to the audit log and kept with refunds. */
-export type Actor = { kind: 'api' } | { kind: 'operator'; user: string };
-
-const actorName = (a: Actor) => (a.kind === 'api' ? 'api' : `operator:${a.user}`);
-
-function audit(services: Deps<'logger'>, actor: Actor, action: string, tx: TransactionRecord, extra: Record<string, unknown> = {}): void {
-  const who = actor.kind === 'operator' ? { operator: actor.user } : { actor: 'api' };
-  services.logger.info({ audit: `payment_${action}`, ...who, order_id: tx.orderId, mercant_id: tx.mercantId, status: tx.status, ...extra }, `${actorName(actor)} asked to ${action} ${tx.orderId}`);
+/** One audit line per action asked, written before the gateway is called: the ask is on record even if the answer never comes. */
+function auditAsk(services: Deps<'logger'>, actor: Actor, action: 'refund' | 'cancel' | 'expire', tx: TransactionRecord, extra: Record<string, unknown> = {}): void {
+  const detail = { order_id: tx.orderId, mercant_id: tx.mercantId, status: tx.status, ...extra };
+  audit(services, { actor, action: `payment_${action}`, subject: tx.orderId, outcome: 'requested' }, `${actorName(actor)} asked to ${action} ${tx.orderId}`, detail);
 }
 
 function stateConflict(code: ErrorCode, tx: TransactionRecord, action: string): AppError {
@@ -56,36 +56,135 @@ function refundConflict(tx: TransactionRecord): AppError | undefined {
   return stateConflict('PAYMENT_NOT_PAID', tx, 'refunded');
 }
 
+/** How long a request may call the gateway with its refund before another may look at the outcome itself: above the gateway client's timeout. */
+export const REFUND_LEASE_MS = 30_000;
+/** How long a request waits for another refund of the same payment to finish before answering 409 REFUND_IN_PROGRESS. */
+const WAIT_FOR_OTHER_MS = 15_000;
+const POLL_MS = 50;
+
+/** What the caller asked for, once: the request key is its Idempotency-Key (with its credential), when it gave one. */
+export interface RefundRequest extends RefundInput {
+  requestKey?: string;
+}
+
 /**
- * Refunds all or part of a paid payment. The request is kept with its `refund_key` before the
- * gateway is called; while its outcome is unknown (timeout, crash), a refund of the same amount
- * sends the same key again, and the gateway answers with that first refund instead of a second one.
+ * Refunds all or part of a paid payment, one refund at a time per payment (across instances). The
+ * check "amount ≤ what is left" and the keeping of the request with a new `refund_key` happen in one
+ * database transaction under the payment's lock; the gateway is called after it, while the request
+ * holds a lease. A request whose outcome stayed unknown (timeout, crash) is resolved from the
+ * gateway's list of refunds before another is accepted, so a new request never inherits another's
+ * `refund_key` and the gateway is never asked for more than is left. A retry of the same request
+ * (same Idempotency-Key) is that refund again: it sends the same key, which the gateway answers with
+ * the first refund.
  */
-export async function refundPayment(services: RefreshDeps, id: string, input: RefundInput, actor: Actor): Promise<TransactionRecord> {
+export async function refundPayment(services: RefreshDeps, id: string, input: RefundRequest, actor: Actor): Promise<TransactionRecord> {
+  // The gateway shows the reason with the refund and takes at most 255 characters.
+  if (input.reason !== undefined && input.reason.length > 255) throw new AppError('VALIDATION_FAILED', 'reason must be at most 255 characters.', { errors: [{ path: 'reason', message: 'must be at most 255 characters' }] });
   const tx = await mustFind(services, id);
-  const refunds = services.store.refunds;
-  const requested = input.amount ?? null;
-  const open = await refunds.findOpen(tx.id, requested);
-  if (!open) {
-    const conflict = refundConflict(tx);
-    if (conflict) throw conflict;
-    const left = tx.nominal - tx.refundedAmount;
-    if (requested !== null && (requested <= 0 || requested > left)) {
-      throw new AppError('AMOUNT_INVALID', `amount must be between 1 and ${left} (what is left of ${tx.nominal}).`, { errors: [{ path: 'amount', message: `must be between 1 and ${left}` }] });
-    }
-  }
+  const own = input.requestKey === undefined ? undefined : await services.store.refunds.findByRequestKey(tx.id, input.requestKey);
+  if (own && (await retakeOwn(services, tx, own)) === 'answered') return confirm(services, tx);
+  const rec = own ?? (await reserveRefund(services, tx, input, actor));
   const target = await gatewayTarget(services, tx);
-  if (target === null) throw stateConflict('PAYMENT_NOT_PAID', tx, 'refunded');
-  const rec = open ?? (await refunds.insert({ id: randomUUID(), transactionRef: tx.id, refundKey: `rf-${randomUUID().replace(/-/g, '')}`, amount: requested, reason: input.reason ?? null, actor: actorName(actor) }));
-  audit(services, actor, 'refund', tx, { amount: requested ?? 'rest', reason: input.reason, refund_key: rec.refundKey, retry_of_open_request: open !== undefined });
+  if (target === null) {
+    await services.store.refunds.settle(rec.id, 'not_made', null);
+    throw stateConflict('PAYMENT_NOT_PAID', tx, 'refunded');
+  }
+  auditAsk(services, actor, 'refund', tx, { amount: rec.amount ?? 'rest', reason: rec.reason, refund_key: rec.refundKey, retry_of_same_request: own !== undefined });
   try {
-    const res = await services.gateway.refund(target, { refund_key: rec.refundKey, ...(requested === null ? {} : { amount: requested }), ...(input.reason === undefined ? {} : { reason: input.reason }) });
-    await refunds.settle(rec.id, 'approved', res.status_code);
+    const res = await services.gateway.refund(target, { refund_key: rec.refundKey, ...(rec.amount === null ? {} : { amount: rec.amount }), ...(rec.reason === null ? {} : { reason: rec.reason }) });
+    await services.store.refunds.settle(rec.id, 'approved', res.status_code);
   } catch (err) {
-    if (err instanceof GatewayError && err.kind === 'refused') await refunds.settle(rec.id, 'refused', err.statusCode ?? null);
+    if (err instanceof GatewayError && err.kind === 'refused') await services.store.refunds.settle(rec.id, 'refused', err.statusCode ?? null);
+    // Outcome unknown: the lease is given up, and the next request asks the gateway what became of it.
+    else await services.store.refunds.releaseLease(rec.id);
     throw err;
   }
   return confirm(services, tx);
+}
+
+/**
+ * A retry of the same request: its refund is sent again under the same key (the gateway answers
+ * with the first refund) — unless its outcome is known, which is answered again, or another request
+ * holds it now.
+ */
+async function retakeOwn(services: RefreshDeps, tx: TransactionRecord, own: RefundRecord): Promise<'send' | 'answered'> {
+  const now = services.clock.now();
+  if (own.state === 'requested' && (await services.store.refunds.claimLease(own.id, now, new Date(now.getTime() + REFUND_LEASE_MS)))) return 'send';
+  const current = (await services.store.refunds.findById(own.id)) ?? own;
+  if (current.state === 'approved') return 'answered';
+  if (current.state === 'refused') throw new AppError('GATEWAY_REFUSED', `The gateway refused this refund (${current.gatewayCode ?? 'no code'}).`, { gateway: { status_code: current.gatewayCode ?? '', status_message: 'refund refused' } });
+  if (current.state === 'not_made') throw new AppError('REFUND_NOT_MADE', `This refund of ${tx.orderId} was not made: its outcome was unknown and the gateway holds no refund under its key. Send a new request to refund.`);
+  throw new AppError('REFUND_IN_PROGRESS', `This refund of ${tx.orderId} is being made at the gateway right now; retry when it has finished.`, { headers: { 'retry-after': '2' } });
+}
+
+type Reservation = { kind: 'reserved'; rec: RefundRecord } | { kind: 'busy' } | { kind: 'unresolved'; open: RefundRecord[] };
+
+/** Keeps a new refund request once no other is in flight and what is left allows it; waits for (or resolves) the others first. */
+async function reserveRefund(services: RefreshDeps, tx: TransactionRecord, input: RefundRequest, actor: Actor): Promise<RefundRecord> {
+  for (let waited = 0; ; ) {
+    const step = await services.store.transaction((db) => reserveUnderLock(db, services.clock.now(), tx.id, input, actor));
+    if (step.kind === 'reserved') return step.rec;
+    if (step.kind === 'unresolved') {
+      await resolveOpenRefunds(services, tx, step.open);
+      continue;
+    }
+    if (waited >= WAIT_FOR_OTHER_MS) throw new AppError('REFUND_IN_PROGRESS', `Another refund of ${tx.orderId} is being made at the gateway; retry when it has finished.`, { headers: { 'retry-after': '2' } });
+    await new Promise((r) => setTimeout(r, POLL_MS));
+    waited += POLL_MS;
+  }
+}
+
+async function reserveUnderLock(db: Store, now: Date, id: string, input: RefundRequest, actor: Actor): Promise<Reservation> {
+  const t = await db.transactions.findForUpdate({ id });
+  if (!t) throw new AppError('NOT_FOUND', 'No such payment.');
+  const open = await db.refunds.listOpen(t.id);
+  if (open.some((r) => r.leaseUntil !== null && Date.parse(r.leaseUntil) > now.getTime())) return { kind: 'busy' };
+  if (open.length > 0) return { kind: 'unresolved', open };
+  const conflict = refundConflict(t);
+  if (conflict) throw conflict;
+  const left = t.nominal - Math.max(t.refundedAmount, await db.refunds.getApprovedTotal(t.id));
+  if (left <= 0) throw stateConflict('PAYMENT_CLOSED', { ...t, status: 'refunded' }, 'refunded');
+  const amount = input.amount ?? left;
+  if (amount <= 0 || amount > left) {
+    throw new AppError('AMOUNT_INVALID', `amount must be between 1 and ${left} (what is left of ${t.nominal}).`, { errors: [{ path: 'amount', message: `must be between 1 and ${left}` }] });
+  }
+  const rec = await db.refunds.insert({
+    id: randomUUID(),
+    transactionRef: t.id,
+    refundKey: `rf-${randomUUID().replace(/-/g, '')}`,
+    amount,
+    reason: input.reason ?? null,
+    actor: actorName(actor),
+    leaseUntil: new Date(now.getTime() + REFUND_LEASE_MS).toISOString(),
+    requestKey: input.requestKey ?? null,
+  });
+  return { kind: 'reserved', rec };
+}
+
+/**
+ * Requests whose outcome stayed unknown, settled from the gateway's own record: a refund it lists
+ * under the request's key was made; one it does not list was not. Where an answer lists no refunds
+ * at all, its cumulative refunded amount beyond what is known explains the oldest requests first.
+ */
+async function resolveOpenRefunds(services: RefreshDeps, tx: TransactionRecord, open: RefundRecord[]): Promise<void> {
+  const target = await gatewayTarget(services, tx);
+  const st = target === null ? undefined : await services.gateway.status(target);
+  const bound = st ? answerFor(st, tx) : undefined;
+  if (st && bound && !bound.ok) throw new AppError('GATEWAY_BAD_RESPONSE', `The gateway's status answer for ${tx.orderId} is about another order; the earlier refund's outcome cannot be told.`);
+  const listed = st?.refunds === undefined ? undefined : refundKeys(st);
+  let unexplained = (grossToNumber(st?.refund_amount ?? '0') ?? 0) - (await services.store.refunds.getApprovedTotal(tx.id));
+  for (const r of open) {
+    let made: boolean;
+    if (listed) made = listed.has(r.refundKey);
+    else {
+      made = r.amount !== null && unexplained >= r.amount;
+      if (made && r.amount !== null) unexplained -= r.amount;
+    }
+    // A retry of that same request may have taken it up meanwhile: then it is that request's to settle.
+    if (!(await services.store.refunds.settleIdle(r.id, made ? 'approved' : 'not_made', st?.status_code ?? null, services.clock.now()))) continue;
+    services.logger.warn({ order_id: tx.orderId, refund_key: r.refundKey, outcome: made ? 'approved' : 'not_made' }, 'refund with an unknown outcome resolved from the gateway');
+  }
+  if (bound?.ok) await ingestGatewayReport(services, bound.report, 'status_check', { transaction: tx });
 }
 
 /** The refund answer names this refund's amount only: the status API's cumulative one is what the ERP gets. */
@@ -125,7 +224,7 @@ async function closePayment(services: RefreshDeps, id: string, actor: Actor, act
   if (tx.status === action) return tx;
   const conflict = closeConflict(tx, action);
   if (conflict) throw conflict;
-  audit(services, actor, action === 'cancelled' ? 'cancel' : 'expire', tx);
+  auditAsk(services, actor, action === 'cancelled' ? 'cancel' : 'expire', tx);
   const target = await gatewayTarget(services, tx);
   if (target === null) return closeUnusedLink(services, tx, action);
   let res: CoreResponse;
@@ -136,22 +235,9 @@ async function closePayment(services: RefreshDeps, id: string, actor: Actor, act
     if (tx.kind === 'payment_link' && err instanceof GatewayError && err.kind === 'refused' && err.statusCode === '404') return closeUnusedLink(services, tx, action);
     throw err;
   }
-  // The gateway's own answer to the action is as good as its status API: it goes through the status machine.
-  const report = reportFromStatus(res, { order_id: target, gross_amount: wireAmount(tx.nominal) });
-  return (await ingestGatewayReport(services, report, 'status_check', { transaction: tx })).transaction;
-}
-
-/** A payment link without a purchase: deactivated at the gateway, then closed here with an ERP event. */
-async function closeUnusedLink(services: Deps<'clock' | 'gateway' | 'outbox' | 'store'>, tx: TransactionRecord, status: 'cancelled' | 'expired'): Promise<TransactionRecord> {
-  await services.gateway.deletePaymentLink(tx.gatewayOrderId);
-  const result = await services.store.transaction(async (db) => {
-    await db.notifications.lockTransaction(tx.id);
-    const current = await db.transactions.findById(tx.id);
-    if (!current || current.status !== 'pending') return { record: current ?? tx };
-    const now = services.clock.now();
-    const updated = await db.transactions.update(tx.id, { status, statusVersion: current.statusVersion + 1, lastEventAt: now.toISOString() });
-    return { record: updated, eventId: await enqueueStatusChanged(db, updated, updated.nominal, now) };
-  });
-  if (result.eventId) services.outbox.wake();
-  return result.record;
+  // The gateway's own answer to the action is as good as its status API when it is about this
+  // payment: it goes through the status machine. Otherwise the status API is asked.
+  const bound = answerFor(res, tx);
+  if (!bound.ok) return confirm(services, tx);
+  return (await ingestGatewayReport(services, bound.report, 'status_check', { transaction: tx })).transaction;
 }

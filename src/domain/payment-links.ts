@@ -1,9 +1,9 @@
 /**
  * Payment links: the direct shape (`POST /api/payment-links`) and the ERP shape (`POST /createtransaksi`),
- * with the re-creation rules of CONTRACT §3, resolving and deactivating.
+ * with their re-creation rules, resolving and deactivating.
  */
 import type { Deps } from '../types.js';
-import type { TransactionRecord } from '../storage/store.js';
+import type { TransactionRecord } from '../model/payment.js';
 import { AppError } from '../errors.js';
 import { parseExpireAtText, resolveExpiry } from './expiry.js';
 import { assertPrintableId, deriveMercantId, gatewayOrderIdFor, newPaymentLinkId } from './order-id.js';
@@ -15,6 +15,7 @@ import { pushPaymentLink } from './link-gateway.js';
 import { requestHash } from './request-hash.js';
 import { randomUUID } from 'node:crypto';
 import { enqueueStatusChanged } from './notifications.js';
+import { actorName, audit, type Actor } from './audit.js';
 
 /** Creating and looking up payment links. */
 export type LinkDeps = Deps<'clock' | 'gateway' | 'logger' | 'settings' | 'store'>;
@@ -190,19 +191,26 @@ export async function resolveLink(services: Deps<'store'>, id: string): Promise<
 }
 
 /** Deactivates a pending link at the gateway and marks it cancelled; already closed links answer as they are. */
-export async function cancelLink(services: Deps<'clock' | 'gateway' | 'outbox' | 'store'>, id: string): Promise<TransactionRecord> {
+export async function cancelLink(services: Deps<'clock' | 'gateway' | 'logger' | 'outbox' | 'store'>, id: string, actor: Actor): Promise<TransactionRecord> {
   const tx = await resolveLink(services, id);
   if (PAID_STATUSES.has(tx.status)) throw conflict(tx, `${tx.orderId} is already ${tx.status} and cannot be deactivated.`);
   if (tx.status !== 'pending') return tx;
-  // An unconfirmed creation may still exist at the gateway; deleting an unknown link is harmless (404).
+  audit(services, { actor, action: 'link_cancel', subject: tx.orderId, outcome: 'requested' }, `${actorName(actor)} asked to deactivate the link ${tx.orderId}`, { order_id: tx.orderId, mercant_id: tx.mercantId });
+  return closeUnusedLink(services, tx, 'cancelled');
+}
+
+/**
+ * A payment link nobody bought: deactivated at the gateway (an unconfirmed creation may exist there;
+ * deleting an unknown link is harmless), then closed here — only while it is still pending — with
+ * an ERP event, like any other status change.
+ */
+export async function closeUnusedLink(services: Deps<'clock' | 'gateway' | 'outbox' | 'store'>, tx: TransactionRecord, status: 'cancelled' | 'expired'): Promise<TransactionRecord> {
   await services.gateway.deletePaymentLink(tx.gatewayOrderId);
-  // Like any other status change, the cancellation reaches the ERP (whoever asked for it).
   const result = await services.store.transaction(async (db) => {
-    await db.notifications.lockTransaction(tx.id);
-    const current = await db.transactions.findById(tx.id);
+    const current = await db.transactions.findForUpdate({ id: tx.id });
     if (!current || current.status !== 'pending') return { record: current ?? tx };
     const now = services.clock.now();
-    const updated = await db.transactions.update(tx.id, { status: 'cancelled', statusVersion: current.statusVersion + 1, lastEventAt: now.toISOString() });
+    const updated = await db.transactions.update(tx.id, { status, statusVersion: current.statusVersion + 1, lastEventAt: now.toISOString() });
     return { record: updated, eventId: await enqueueStatusChanged(db, updated, updated.nominal, now) };
   });
   if (result.eventId) services.outbox.wake();

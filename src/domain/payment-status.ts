@@ -18,11 +18,11 @@
  *    from captured. Both only on the same gateway transaction; after a cancel nothing of that
  *    transaction is applied any more. Everything else after paid is refund/chargeback only.
  */
-import type { PaymentStatus } from '../storage/store.js';
+import type { PaymentStatus } from '../model/payment.js';
 import { gatewayPhase, statusVerdict, type GatewayPhase } from '../gateway/status.js';
 
 /** The contract statuses, as the store checks them when read. */
-export { PAYMENT_STATUSES } from '../storage/store.js';
+export { PAYMENT_STATUSES } from '../model/payment.js';
 
 const RANK: Record<PaymentStatus, number> = {
   pending: 0,

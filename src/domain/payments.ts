@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../types.js';
-import type { TransactionKind, TransactionRecord } from '../storage/store.js';
+import type { TransactionKind, TransactionRecord } from '../model/payment.js';
 import { AppError } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
 import { expiryTime, type CoreResponse } from '../gateway/wire.js';
@@ -19,14 +19,14 @@ import { requestHash } from './request-hash.js';
 import { mapGatewayStatus } from '../gateway/status.js';
 import { ingestGatewayReport } from './notifications.js';
 import { refreshFromGateway } from './notification-sources.js';
-import { reportFromStatus, wireAmount } from '../gateway/report.js';
+import { answerFor } from './report-binding.js';
 import { gatewayTimeToIso } from '../gateway/time.js';
-import { chargeView, snapView, type ChargeView, type SnapView } from './payment-view.js';
 import { findTransaction } from './payment-links.js';
 import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
 import { snapBody } from '../gateway/requests.js';
 import type { IngestDeps } from './notifications.js';
 import type { RefreshDeps } from './notification-sources.js';
+import { actorName, audit, type Actor } from './audit.js';
 
 const SNAP_MAX_MINUTES = 7 * 24 * 60;
 
@@ -119,14 +119,22 @@ async function applyCharge(services: IngestDeps, tx: TransactionRecord, res: Cor
     res.transaction_status ?? null,
   );
   const mapped = mapGatewayStatus(res.transaction_status, res.fraud_status);
-  if (mapped !== undefined && mapped !== 'pending') {
-    const report = reportFromStatus(res, { order_id: tx.gatewayOrderId, gross_amount: wireAmount(tx.nominal) });
-    t = (await ingestGatewayReport(services, report, 'status_check', { transaction: t })).transaction;
+  const bound = answerFor(res, t);
+  if (mapped !== undefined && mapped !== 'pending' && bound.ok) {
+    t = (await ingestGatewayReport(services, bound.report, 'status_check', { transaction: t })).transaction;
   }
   return t;
 }
 
-export async function createCharge(services: RefreshDeps, input: ChargeInput): Promise<{ created: boolean; view: ChargeView }> {
+/** A charge: the record, and the gateway's answer about it (its method details: VA numbers, QR string…). */
+export interface ChargeOutcome {
+  /** False when the same request was answered before (the stored answer is given again). */
+  created: boolean;
+  tx: TransactionRecord;
+  answer: CoreResponse;
+}
+
+export async function createCharge(services: RefreshDeps, input: ChargeInput): Promise<ChargeOutcome> {
   const c = common(services, input, MAX_CHARGE_EXPIRY_MINUTES);
   const method = methodObject(input);
   const hash = requestHash({ shape: 'charge', order_id: input.order_id, nominal: c.nominal, payment_type: input.payment_type, method, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString() });
@@ -135,39 +143,45 @@ export async function createCharge(services: RefreshDeps, input: ChargeInput): P
   const { tx, fresh } = await recordFor(services, c, 'charge', hash, stored);
   if (!fresh && !isUnconfirmed(tx)) {
     const last: unknown = tx.gatewayJson ? JSON.parse(tx.gatewayJson) : {};
-    return { created: false, view: chargeView(tx, { status_code: '200', ...(last as object) }) };
+    return { created: false, tx, answer: { status_code: '200', ...(last as object) } };
   }
   if (!fresh) {
     // A retry after a timeout: the first call may have charged; adopt what the gateway has.
     const known = await services.gateway.status(tx.gatewayOrderId);
-    if (known) return { created: true, view: chargeView(await applyCharge(services, tx, known), known) };
+    if (known) return { created: true, tx: await applyCharge(services, tx, known), answer: known };
   }
   const body = chargeBody({ gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, paymentType: input.payment_type, method, items: c.items, customer: c.customer, expiry: c.expiry });
   const res = await services.gateway.charge(body, { idempotencyKey: gatewayKey('c', tx) }).catch((err: unknown) => markRefused(services, tx, err));
-  return { created: true, view: chargeView(await applyCharge(services, tx, res), res) };
+  return { created: true, tx: await applyCharge(services, tx, res), answer: res };
 }
 
-export async function createSnapToken(services: Deps<'clock' | 'gateway' | 'settings' | 'store'>, input: SnapInput): Promise<{ created: boolean; view: SnapView }> {
+/** A Snap token: the record holds the token and the payment page URL. `created` as for a charge. */
+export async function createSnapToken(services: Deps<'clock' | 'gateway' | 'settings' | 'store'>, input: SnapInput): Promise<{ created: boolean; tx: TransactionRecord }> {
   const c = common(services, input, SNAP_MAX_MINUTES);
   const enabled = input.enabled_payments ?? [];
   const methodsProblem = enabledPaymentsProblem(enabled, 'enabled_payments');
   if (methodsProblem) throw new AppError('VALIDATION_FAILED', `enabled_payments ${methodsProblem.message}.`, { errors: [methodsProblem] });
   const hash = requestHash({ shape: 'snap', order_id: input.order_id, nominal: c.nominal, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString(), enabled_payments: enabled });
   const { tx, fresh } = await recordFor(services, c, 'snap', hash, { shape: 'snap', order_id: input.order_id, items: c.items, customer: c.customer, enabled_payments: enabled });
-  if (!fresh && !isUnconfirmed(tx)) return { created: false, view: snapView(tx) };
+  if (!fresh && !isUnconfirmed(tx)) return { created: false, tx };
   const settings = await services.settings.current();
   const methods = enabled.length > 0 ? enabled : settings.links.enabled_payments;
   const body = snapBody({ gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, items: c.items, customer: c.customer, expiry: c.expiry, enabledPayments: methods });
   // Before a method is picked the gateway lets an order id ask again: the new token replaces a lost one.
   const res = await services.gateway.createSnapTransaction(body, { idempotencyKey: gatewayKey('s', tx) }).catch((err: unknown) => markRefused(services, tx, err));
-  const t = await recordCreated(services.store, tx, { snapToken: res.token, paymentUrl: res.redirect_url, gatewayJson: JSON.stringify(res) });
-  return { created: true, view: snapView(t) };
+  return { created: true, tx: await recordCreated(services.store, tx, { snapToken: res.token, paymentUrl: res.redirect_url, gatewayJson: JSON.stringify(res) }) };
 }
 
-/** Asks the gateway and runs the answer through the status machine; unknown id → 404. */
-export async function paymentStatus(services: RefreshDeps, id: string): Promise<TransactionRecord> {
+/**
+ * Asks the gateway and runs the answer through the status machine; unknown id → 404. An
+ * operator's check is audited; the ERP's are not, since it polls this (its requests are logged).
+ */
+export async function paymentStatus(services: RefreshDeps, id: string, actor: Actor): Promise<TransactionRecord> {
   const tx = await findTransaction(services, id);
   if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(id)}.`);
+  if (actor.kind === 'operator') {
+    audit(services, { actor, action: 'payment_check', subject: tx.orderId, outcome: 'requested' }, `${actorName(actor)} asked the gateway for the status of ${tx.orderId}`, { order_id: tx.orderId });
+  }
   const { transaction } = await refreshFromGateway(services, tx);
   return transaction;
 }

@@ -1,10 +1,10 @@
 /**
- * The ERP event bodies of CONTRACT §4. Built once when the event is written; the serialized bytes
+ * The ERP event bodies. Built once when the event is written; the serialized bytes
  * are stored in the outbox and sent unchanged on every retry.
  */
 import { Type, type Static } from 'typebox';
-import { PAYMENT_STATUSES, type TransactionRecord } from '../storage/store.js';
-import { toJakartaIso } from '../gateway/time.js';
+import { PAYMENT_STATUSES, type TransactionRecord } from '../model/payment.js';
+import { toJakartaIso } from '../time.js';
 
 export const STATUS_CHANGED = 'payment.status_changed' as const;
 export const TEST_EVENT = 'payment.test' as const;
@@ -12,7 +12,7 @@ export const TEST_EVENT = 'payment.test' as const;
 const OrNull = Type.Union([Type.String(), Type.Null()]);
 
 /**
- * The ERP event of CONTRACT §4, the one source of its TypeScript type, of the schema in the OpenAPI
+ * The ERP event, the one source of its TypeScript type, of the schema in the OpenAPI
  * document (under `webhooks`) and of the check the tests run on the events we send.
  */
 export const ErpEventSchema = Type.Object(
@@ -34,6 +34,10 @@ export const ErpEventSchema = Type.Object(
     occurred_at: Type.String({ format: 'date-time' }),
     status_version: Type.Integer({ minimum: 0, description: 'Grows with every forwarded status change of the order: an event with a lower version than one already processed is older news' }),
     refunded_amount: Type.Optional(Type.Integer({ minimum: 0, description: 'Cumulative rupiah refunded so far; present on refunded and partially_refunded events' })),
+    expected_amount: Type.Optional(Type.Integer({ minimum: 0, description: "The order's amount as paylink created it; compare with gross_amount (what the gateway reports as paid)" })),
+    amount_mismatch: Type.Optional(
+      Type.Boolean({ description: 'True when the amount paid (before a customer-imposed fee, where the gateway reports one) differs from expected_amount: book it by hand rather than as paid in full' }),
+    ),
     test: Type.Optional(Type.Boolean({ description: 'Present (true) only on the test events of POST /test-notify-erp' })),
   },
   { additionalProperties: false },
@@ -59,6 +63,8 @@ export function statusChangedEvent(tx: TransactionRecord, grossAmount: number, e
     occurred_at: toJakartaIso(occurredAt),
     status_version: tx.statusVersion,
     ...(tx.status === 'refunded' || tx.status === 'partially_refunded' ? { refunded_amount: tx.refundedAmount } : {}),
+    expected_amount: tx.nominal,
+    amount_mismatch: (tx.flags ?? '').split(',').includes('amount_mismatch'),
   };
 }
 

@@ -1,50 +1,110 @@
 /** Core API charge requests (reference §3.2): one method object per payment type, checked before the call. */
-import { Type, type Static, type TProperties } from 'typebox';
+import { Type, type Static, type TLiteral, type TProperties, type TUnion } from 'typebox';
 import { AppError } from '../errors.js';
-import { truncate, type Customer, type GatewayExpiry, type Item } from './requests.js';
+import { Value } from 'typebox/value';
+import { CustomerSchema, GatewayTimeSchema, ItemSchema, TransactionDetailsSchema, truncate, type Customer, type GatewayExpiry, type Item } from './requests.js';
 
 /** Internet banking and pay-later: the gateway answers pending with a `redirect_url` for the customer. */
 export const REDIRECT_PAYMENT_TYPES = ['cimb_clicks', 'bri_epay', 'danamon_online', 'akulaku', 'kredivo', 'uob_ezpay'] as const;
 export const PAYMENT_TYPES = ['bank_transfer', 'echannel', 'qris', 'gopay', 'shopeepay', 'cstore', 'credit_card', ...REDIRECT_PAYMENT_TYPES] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];
+/** Core API custom expiry limit (bank pages: up to 180 days). */
+export const MAX_CHARGE_EXPIRY_MINUTES = 180 * 24 * 60;
 const Text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
-const Lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
-const method = <P extends TProperties>(properties: P) => Type.Optional(Type.Object(properties, { additionalProperties: false }));
+type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
+/** One literal per value; `map` keeps order and length, and the cast names the tuple TypeScript cannot see through it, so the union's type is exact. */
+function Lit<const T extends readonly string[]>(values: T): TUnion<Literals<T>> {
+  return Type.Union(values.map((v) => Type.Literal(v)) as [...Literals<T>]);
+}
+const object = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false });
 
 export const PaymentTypeSchema = Lit(PAYMENT_TYPES);
+
+const BankTransfer = object({ bank: Lit(['bca', 'bni', 'bri', 'permata', 'cimb'] as const), va_number: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', maxLength: 18 })) });
+const Qris = object({ acquirer: Type.Optional(Lit(['gopay', 'airpay shopee'] as const)) });
+const Gopay = object({ enable_callback: Type.Optional(Type.Boolean()), callback_url: Type.Optional(Text(255)) });
+const Cstore = object({ store: Lit(['alfamart', 'indomaret'] as const), message: Type.Optional(Text(40)) });
+const Shopeepay = object({ callback_url: Type.Optional(Text(255)) });
+const CreditCard = object({
+  token_id: Type.String({ minLength: 1, maxLength: 255, description: 'From the gateway\'s GET /v2/token (browser side).' }),
+  authentication: Type.Optional(Type.Boolean({ description: '3-D Secure: the answer is pending with the redirect_url of the 3DS page.' })),
+});
+const UobEzpay = object({ callback_url: Type.Optional(Text(255)) });
 
 /**
  * The method objects of a charge request, one per payment type that takes one (reference §3.2);
  * the request carries the one its type needs. The route validates requests against this schema.
  */
 export const ChargeMethodsSchema = Type.Object({
-  bank_transfer: method({ bank: Lit(['bca', 'bni', 'bri', 'permata', 'cimb'] as const), va_number: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', maxLength: 18 })) }),
-  echannel: method({ bill_info1: Type.Optional(Text(10)), bill_info2: Type.Optional(Text(30)) }),
-  qris: method({ acquirer: Type.Optional(Lit(['gopay', 'airpay shopee'] as const)) }),
-  gopay: method({ enable_callback: Type.Optional(Type.Boolean()), callback_url: Type.Optional(Text(255)) }),
-  cstore: method({ store: Lit(['alfamart', 'indomaret'] as const), message: Type.Optional(Text(40)) }),
-  shopeepay: method({ callback_url: Type.Optional(Text(255)) }),
-  credit_card: method({
-    token_id: Type.String({ minLength: 1, maxLength: 255, description: 'From the gateway\'s GET /v2/token (browser side).' }),
-    authentication: Type.Optional(Type.Boolean({ description: '3-D Secure: the answer is pending with the redirect_url of the 3DS page.' })),
-  }),
-  cimb_clicks: method({ description: Type.Optional(Text(100)) }),
-  uob_ezpay: method({ callback_url: Type.Optional(Text(255)) }),
+  bank_transfer: Type.Optional(BankTransfer),
+  echannel: Type.Optional(object({ bill_info1: Type.Optional(Text(10)), bill_info2: Type.Optional(Text(30)) })),
+  qris: Type.Optional(Qris),
+  gopay: Type.Optional(Gopay),
+  cstore: Type.Optional(Cstore),
+  shopeepay: Type.Optional(Shopeepay),
+  credit_card: Type.Optional(CreditCard),
+  cimb_clicks: Type.Optional(object({ description: Type.Optional(Text(100)) })),
+  uob_ezpay: Type.Optional(UobEzpay),
 });
 export type ChargeMethods = Static<typeof ChargeMethodsSchema>;
+
+/** The method objects as sent: the gateway requires both bill lines and a CIMB Clicks description, so those are always filled. */
+const SentMethods = {
+  bank_transfer: BankTransfer,
+  echannel: object({ bill_info1: Text(10), bill_info2: Text(30) }),
+  qris: Qris,
+  gopay: Gopay,
+  cstore: Cstore,
+  shopeepay: Shopeepay,
+  credit_card: CreditCard,
+  cimb_clicks: object({ description: Text(100) }),
+  uob_ezpay: UobEzpay,
+};
+type SentMethods = typeof SentMethods;
+/** What `methodObject` gives: the method object of one payment type, empty for the types that take none. */
+export type ChargeMethodObject = { [K in keyof SentMethods]: Static<SentMethods[K]> }[keyof SentMethods] | Record<string, never>;
+
+const chargeOf = <T extends PaymentType, P extends TProperties>(paymentType: T, method: P) =>
+  object({
+    payment_type: Type.Literal(paymentType),
+    ...method,
+    transaction_details: TransactionDetailsSchema,
+    item_details: Type.Optional(Type.Array(ItemSchema, { minItems: 1 })),
+    customer_details: Type.Optional(CustomerSchema),
+    custom_expiry: Type.Optional(object({ order_time: GatewayTimeSchema, expiry_duration: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_EXPIRY_MINUTES }), unit: Type.Literal('minute') })),
+  });
+
+/**
+ * The Core API charge body (reference §3.2): one shape per payment type, carrying that type's
+ * method object under its name (types that take none carry none).
+ */
+export const ChargeRequestSchema = Type.Union([
+  chargeOf('bank_transfer', { bank_transfer: SentMethods.bank_transfer }),
+  chargeOf('echannel', { echannel: SentMethods.echannel }),
+  chargeOf('qris', { qris: SentMethods.qris }),
+  chargeOf('gopay', { gopay: SentMethods.gopay }),
+  chargeOf('shopeepay', { shopeepay: SentMethods.shopeepay }),
+  chargeOf('cstore', { cstore: SentMethods.cstore }),
+  chargeOf('credit_card', { credit_card: SentMethods.credit_card }),
+  chargeOf('cimb_clicks', { cimb_clicks: SentMethods.cimb_clicks }),
+  chargeOf('uob_ezpay', { uob_ezpay: SentMethods.uob_ezpay }),
+  chargeOf('akulaku', {}),
+  chargeOf('bri_epay', {}),
+  chargeOf('danamon_online', {}),
+  chargeOf('kredivo', {}),
+]);
+export type ChargeRequest = Static<typeof ChargeRequestSchema>;
 
 /** The payment types that take a method object of their own in the request. */
 const METHOD_OBJECT_TYPES = Object.keys(ChargeMethodsSchema.properties).filter((k): k is keyof ChargeMethods => k in ChargeMethodsSchema.properties);
 
-/** Core API custom expiry limit (bank pages: up to 180 days). */
-export const MAX_CHARGE_EXPIRY_MINUTES = 180 * 24 * 60;
 
 function bad(path: string, message: string): AppError {
   return new AppError('VALIDATION_FAILED', `${path} ${message}.`, { errors: [{ path, message }] });
 }
 
 /** The method object the payment type needs; objects for other types are refused, not ignored. */
-export function methodObject(input: ChargeMethods & { order_id: string; payment_type: PaymentType; items?: unknown; customer?: unknown }): Record<string, unknown> {
+export function methodObject(input: ChargeMethods & { order_id: string; payment_type: PaymentType; items?: unknown; customer?: unknown }): ChargeMethodObject {
   for (const t of METHOD_OBJECT_TYPES) if (t !== input.payment_type && input[t] !== undefined) throw bad(t, `does not belong to payment_type ${input.payment_type}`);
   switch (input.payment_type) {
     case 'bank_transfer':
@@ -86,13 +146,19 @@ export interface ChargeBodyInput {
   gatewayOrderId: string;
   nominal: number;
   paymentType: PaymentType;
-  method: Record<string, unknown>;
+  /** From `methodObject` for the same payment type. */
+  method: ChargeMethodObject;
   items?: Item[];
   customer?: Customer;
   expiry?: GatewayExpiry;
 }
 
-export function chargeBody(c: ChargeBodyInput): Record<string, unknown> {
+/**
+ * The charge body. Which method object belongs to which payment type is known only when the body
+ * is put together, so the body is checked against its schema here: a mismatch is a defect, thrown
+ * before anything reaches the gateway.
+ */
+export function chargeBody(c: ChargeBodyInput): ChargeRequest {
   const body: Record<string, unknown> = {
     payment_type: c.paymentType,
     transaction_details: { order_id: c.gatewayOrderId, gross_amount: c.nominal },
@@ -102,5 +168,6 @@ export function chargeBody(c: ChargeBodyInput): Record<string, unknown> {
   if (c.items) body.item_details = c.items.map((it) => ({ ...it }));
   if (c.customer) body.customer_details = { ...c.customer };
   if (c.expiry) body.custom_expiry = { order_time: c.expiry.startTime, expiry_duration: c.expiry.durationMinutes, unit: 'minute' };
+  if (!Value.Check(ChargeRequestSchema, body)) throw new Error(`charge body for payment_type ${c.paymentType} does not match the charge request schema`);
   return body;
 }

@@ -1,8 +1,9 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import type { RuntimeSettings } from '../settings.js';
+import type { RuntimeSettings } from '../model/settings.js';
 import { GatewayError } from './errors.js';
 import { currentLogContext } from '../logging/context.js';
+import { PrivateAddressError, guardedLookup, literalRefusal, refusalOf, type Resolve } from '../connect-guard.js';
 import {
   parseCoreResponse,
   parseErrorMessages,
@@ -14,6 +15,11 @@ import {
   parsePaymentLinkDetails,
   parseSnapCreated,
 } from './wire.js';
+import type { PaymentLinkRequest, RefundRequest, SnapRequest } from './requests.js';
+import type { ChargeRequest } from './charge-body.js';
+
+/** Every body the client sends: each built by its builder in gateway/ and typed by its schema. */
+type RequestBody = PaymentLinkRequest | SnapRequest | ChargeRequest | RefundRequest;
 
 export interface GatewayCallOptions {
   /** Sent as `Idempotency-Key` (the gateway keeps it 5 minutes, ≤46 chars). */
@@ -39,6 +45,14 @@ export interface GatewayClientOptions {
   /** Largest response body read. Default 1 MiB. */
   maxResponseBytes?: number;
   observe?: (o: GatewayCallObservation) => void;
+  /**
+   * Refuse gateway hosts that are or resolve to loopback or private addresses (production; the
+   * embedded simulator listens on loopback). Link-local and metadata addresses are refused always,
+   * checked for every resolved address when connecting. Default false.
+   */
+  blockPrivateAddresses?: boolean;
+  /** Tests: the name resolver behind the connect-time address check (default `dns.lookup`). */
+  resolve?: Resolve;
 }
 
 type Host = 'api' | 'app';
@@ -57,14 +71,16 @@ export class MidtransClient {
   private readonly dispatcher: Dispatcher;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
+  private readonly blockPrivate: boolean;
 
   constructor(private readonly opts: GatewayClientOptions) {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.maxBytes = opts.maxResponseBytes ?? 1024 * 1024;
-    this.dispatcher = new Agent({ connect: { timeout: Math.min(this.timeoutMs, 5_000) }, keepAliveTimeout: 10_000 });
+    this.blockPrivate = opts.blockPrivateAddresses ?? false;
+    this.dispatcher = new Agent({ connect: { timeout: Math.min(this.timeoutMs, 5_000), lookup: guardedLookup(this.blockPrivate, opts.resolve) }, keepAliveTimeout: 10_000 });
   }
 
-  async createPaymentLink(body: Record<string, unknown>, o: GatewayCallOptions = {}): Promise<PaymentLinkCreated> {
+  async createPaymentLink(body: PaymentLinkRequest, o: GatewayCallOptions = {}): Promise<PaymentLinkCreated> {
     const res = await this.call('payment_link.create', 'api', 'POST', '/v1/payment-links', body, o);
     if (res.status >= 300) throw this.refusal(res);
     return parsePaymentLinkCreated(res.body);
@@ -86,13 +102,13 @@ export class MidtransClient {
     return true;
   }
 
-  async createSnapTransaction(body: Record<string, unknown>, o: GatewayCallOptions = {}): Promise<SnapCreated> {
+  async createSnapTransaction(body: SnapRequest, o: GatewayCallOptions = {}): Promise<SnapCreated> {
     const res = await this.call('snap.create', 'app', 'POST', '/snap/v1/transactions', body, o);
     if (res.status >= 300) throw this.refusal(res);
     return parseSnapCreated(res.body);
   }
 
-  async charge(body: Record<string, unknown>, o: GatewayCallOptions = {}): Promise<CoreResponse> {
+  async charge(body: ChargeRequest, o: GatewayCallOptions = {}): Promise<CoreResponse> {
     return this.core('core.charge', 'POST', '/v2/charge', body, o);
   }
 
@@ -118,7 +134,7 @@ export class MidtransClient {
   deny(id: string): Promise<CoreResponse> {
     return this.core('core.deny', 'POST', `/v2/${pathId(id)}/deny`);
   }
-  refund(id: string, body: { refund_key: string; amount?: number; reason?: string }): Promise<CoreResponse> {
+  refund(id: string, body: RefundRequest): Promise<CoreResponse> {
     return this.core('core.refund', 'POST', `/v2/${pathId(id)}/refund`, body);
   }
 
@@ -127,7 +143,7 @@ export class MidtransClient {
   }
 
   /** Core API errors may come as HTTP 200 with an error `status_code` in the body; 407 is an answer, not an error. */
-  private async core(op: string, method: 'GET' | 'POST', path: string, body?: Record<string, unknown>, o: GatewayCallOptions = {}): Promise<CoreResponse> {
+  private async core(op: string, method: 'GET' | 'POST', path: string, body?: ChargeRequest | RefundRequest, o: GatewayCallOptions = {}): Promise<CoreResponse> {
     const res = await this.call(op, 'api', method, path, body, o);
     const parsed = res.status < 500 ? parseCoreResponse(res.body) : undefined;
     const code = parsed ? Number(parsed.status_code) : NaN;
@@ -144,7 +160,7 @@ export class MidtransClient {
     return new GatewayError('refused', `gateway refused (${statusCode})`, { httpStatus: res.status, statusCode, statusMessage, messages });
   }
 
-  private async call(op: string, host: Host, method: 'GET' | 'POST' | 'DELETE', path: string, body?: Record<string, unknown>, o: GatewayCallOptions = {}): Promise<RawResponse> {
+  private async call(op: string, host: Host, method: 'GET' | 'POST' | 'DELETE', path: string, body?: RequestBody, o: GatewayCallOptions = {}): Promise<RawResponse> {
     const s = await this.opts.settings();
     const base = host === 'api' ? s.gateway.api_base_url : s.gateway.app_base_url;
     const key = s.gateway.server_key ?? '';
@@ -160,6 +176,8 @@ export class MidtransClient {
     const log = this.opts.logger;
     const timeoutMs = Math.min(o.timeoutMs ?? this.timeoutMs, this.timeoutMs);
     try {
+      const literal = literalRefusal(base, this.blockPrivate);
+      if (literal) throw new PrivateAddressError('the gateway host', literal === 'link-local');
       const res = await request(`${base}${path}`, {
         method,
         headers,
@@ -178,8 +196,11 @@ export class MidtransClient {
       const durationMs = Math.round(performance.now() - started);
       if (err instanceof GatewayError) throw err;
       const kind = classify(err);
+      const refused = refusalOf(err);
       this.opts.observe?.({ operation: op, outcome: kind, durationMs });
-      log.warn({ ...currentLogContext(), gateway: { op, method, path, error: kind, duration_ms: durationMs } }, 'gateway call failed');
+      if (refused) {
+        log.error({ ...currentLogContext(), gateway: { op, method, path, error: kind, refused, duration_ms: durationMs } }, `gateway call refused: the gateway host is or resolves to a ${refused === 'link-local' ? 'link-local or cloud metadata' : 'private or loopback'} address`);
+      } else log.warn({ ...currentLogContext(), gateway: { op, method, path, error: kind, duration_ms: durationMs } }, 'gateway call failed');
       throw new GatewayError(kind, `gateway ${kind} on ${op}`);
     }
   }

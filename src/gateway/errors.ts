@@ -19,7 +19,7 @@ export class GatewayError extends Error {
   }
 }
 
-/** Maps a gateway failure onto the service's error catalogue (CONTRACT §3: refusals 502, timeouts 504). */
+/** Maps a gateway failure onto the service's error catalogue (refusals 502, timeouts 504, unreachable 503). */
 export function toAppError(err: GatewayError): AppError {
   switch (err.kind) {
     case 'timeout':

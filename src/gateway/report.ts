@@ -30,8 +30,11 @@ type ReportField = keyof typeof REPORT_FIELDS;
 /** The fields the gateway's signature covers. */
 export const SIGNED_FIELDS = ['order_id', 'status_code', 'gross_amount'] as const satisfies readonly ReportField[];
 
-/** The signed fields always, the others when the gateway sent them as strings. */
-export type GatewayReport = Record<(typeof SIGNED_FIELDS)[number], string> & Partial<Record<ReportField, string>>;
+/**
+ * The signed fields always, the others when the gateway sent them as strings; `original_amount` is
+ * the amount before a customer-imposed fee (`extra_info.gross_amount_info.original_amount`).
+ */
+export type GatewayReport = Record<(typeof SIGNED_FIELDS)[number], string> & Partial<Record<ReportField | 'original_amount', string>>;
 
 const FIELDS = Object.keys(REPORT_FIELDS) as ReportField[];
 const MAX_FIELD = 512;
@@ -69,7 +72,24 @@ export function parseReport(raw: Record<string, unknown>): { report?: GatewayRep
     const v = picked[f];
     if (v !== undefined) Object.assign(report, { [f]: v });
   }
+  const original = originalAmount(raw);
+  if (original !== undefined) report.original_amount = original;
   return { report, missing, replaced };
+}
+
+/**
+ * The amount before a customer-imposed fee, where the gateway reports one: under
+ * `extra_info.gross_amount_info` in its documentation, under `metadata.extra_info` in some
+ * integrations; a string or a number.
+ */
+function originalAmount(raw: Record<string, unknown>): string | undefined {
+  const at = (o: unknown, k: string): unknown => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined);
+  for (const extra of [at(raw, 'extra_info'), at(at(raw, 'metadata'), 'extra_info')]) {
+    const v = at(at(extra, 'gross_amount_info'), 'original_amount');
+    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return String(v);
+    if (typeof v === 'string' && /^\d{1,16}(\.\d{1,2})?$/.test(v)) return v;
+  }
+  return undefined;
 }
 
 /** A status-API answer as a report; `fallback` fills what the answer leaves out. */

@@ -1,23 +1,66 @@
 /**
- * Request bodies for the Payment Link and Snap APIs (reference §1.2, §2), and the order details
- * (items, customer, payment window) that they and Core charges share.
+ * Request bodies for the Payment Link, Snap and refund APIs (reference §1.2, §2, §3.5), one schema
+ * each, and the order details (items, customer, payment window) that they and Core charges share.
+ * The builders below produce these types; the client's methods take nothing else.
  */
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+/** The gateway's order id limit (Payment Link, Snap and Core all accept 50). */
+export const ORDER_ID_MAX = 50;
+/** Item ids and names. */
+export const ITEM_TEXT_MAX = 50;
+
+/** Per-field customer limits: Payment Link 50/50/50/20; Snap and Core 255. */
+export interface CustomerLimits {
+  first_name: number;
+  last_name: number;
+  email: number;
+  phone: number;
+}
+export const LINK_CUSTOMER_LIMITS: CustomerLimits = { first_name: 50, last_name: 50, email: 50, phone: 20 };
+export const CORE_CUSTOMER_LIMITS: CustomerLimits = { first_name: 255, last_name: 255, email: 255, phone: 255 };
+
+const customerSchema = (l: CustomerLimits) =>
+  Type.Object(
+    {
+      first_name: Type.Optional(Type.String({ minLength: 1, maxLength: l.first_name })),
+      last_name: Type.Optional(Type.String({ minLength: 1, maxLength: l.last_name })),
+      email: Type.Optional(Type.String({ minLength: 1, maxLength: l.email })),
+      phone: Type.Optional(Type.String({ minLength: 1, maxLength: l.phone })),
+    },
+    { additionalProperties: false },
+  );
+
+/** `customer_details` for Snap and Core charges. */
+export const CustomerSchema = customerSchema(CORE_CUSTOMER_LIMITS);
+/** `customer_details` for a Payment Link: the same fields, tighter limits. */
+export const LinkCustomerSchema = customerSchema(LINK_CUSTOMER_LIMITS);
+/** Customer details, each field within the limits of the API it goes to. */
+export type Customer = Static<typeof CustomerSchema>;
 
 /** An `item_details` line: integer prices (negative for discounts), quantity ≥ 1. */
-export interface Item {
-  id?: string;
-  name: string;
-  price: number;
-  quantity: number;
-}
+export const ItemSchema = Type.Object(
+  {
+    id: Type.Optional(Type.String({ minLength: 1, maxLength: ITEM_TEXT_MAX })),
+    name: Type.String({ minLength: 1, maxLength: ITEM_TEXT_MAX }),
+    price: Type.Integer(),
+    quantity: Type.Integer({ minimum: 1 }),
+  },
+  { additionalProperties: false },
+);
+export type Item = Static<typeof ItemSchema>;
 
-/** `customer_details`: each field already within the limits of the API it goes to. */
-export interface Customer {
-  first_name?: string;
-  last_name?: string;
-  email?: string;
-  phone?: string;
-}
+/** `transaction_details`: the gateway's order id and a whole, positive amount of rupiah. */
+const orderDetails = {
+  order_id: Type.String({ minLength: 1, maxLength: ORDER_ID_MAX }),
+  gross_amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+};
+export const TransactionDetailsSchema = Type.Object(orderDetails, { additionalProperties: false });
+
+/** `yyyy-MM-dd HH:mm:ss Z`, as `gatewayTime` writes it. */
+export const GatewayTimeSchema = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} [+-]\\d{4}$' });
+const Minutes = Type.Integer({ minimum: 1 });
 
 /** The payment window: `start_time` in the gateway's format, and its length in whole minutes. */
 export interface GatewayExpiry {
@@ -32,6 +75,20 @@ export function truncate(text: string, max: number): string {
   return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
+/** The Payment Link create body (reference §1.2). One use only: a link pays one order. */
+export const PaymentLinkRequestSchema = Type.Object(
+  {
+    transaction_details: Type.Object({ ...orderDetails, payment_link_id: Type.String({ pattern: '^[a-z0-9-]{1,50}$' }) }, { additionalProperties: false }),
+    usage_limit: Type.Literal(1),
+    expiry: Type.Object({ start_time: GatewayTimeSchema, duration: Minutes, unit: Type.Literal('minutes') }, { additionalProperties: false }),
+    item_details: Type.Array(ItemSchema, { minItems: 1 }),
+    customer_details: Type.Optional(LinkCustomerSchema),
+    enabled_payments: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
+  },
+  { additionalProperties: false },
+);
+export type PaymentLinkRequest = Static<typeof PaymentLinkRequestSchema>;
+
 export interface LinkBodyInput {
   gatewayOrderId: string;
   paymentLinkId: string;
@@ -42,9 +99,8 @@ export interface LinkBodyInput {
   enabledPayments: string[];
 }
 
-/** The Payment Link create body (reference §1.2). One use only: a link pays one order. */
-export function paymentLinkBody(i: LinkBodyInput): Record<string, unknown> {
-  const body: Record<string, unknown> = {
+export function paymentLinkBody(i: LinkBodyInput): PaymentLinkRequest {
+  const body: PaymentLinkRequest = {
     transaction_details: { order_id: i.gatewayOrderId, gross_amount: i.nominal, payment_link_id: i.paymentLinkId },
     usage_limit: 1,
     expiry: { start_time: i.expiry.startTime, duration: i.expiry.durationMinutes, unit: 'minutes' },
@@ -55,6 +111,28 @@ export function paymentLinkBody(i: LinkBodyInput): Record<string, unknown> {
   return body;
 }
 
+/**
+ * A Payment Link body stored at creation and sent again on a retry (the gateway must see the same
+ * `payment_link_id` and expiry). Throws when the stored text is not such a body.
+ */
+export function storedPaymentLinkRequest(stored: unknown): PaymentLinkRequest {
+  if (!Value.Check(PaymentLinkRequestSchema, stored)) throw new Error('the stored Payment Link request is not a Payment Link create body');
+  return stored;
+}
+
+/** The Snap transaction body (reference §2). */
+export const SnapRequestSchema = Type.Object(
+  {
+    transaction_details: TransactionDetailsSchema,
+    item_details: Type.Optional(Type.Array(ItemSchema, { minItems: 1 })),
+    customer_details: Type.Optional(CustomerSchema),
+    enabled_payments: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
+    expiry: Type.Optional(Type.Object({ start_time: GatewayTimeSchema, unit: Type.Literal('minute'), duration: Minutes }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+export type SnapRequest = Static<typeof SnapRequestSchema>;
+
 export interface SnapBodyInput {
   gatewayOrderId: string;
   nominal: number;
@@ -64,12 +142,25 @@ export interface SnapBodyInput {
   enabledPayments: string[];
 }
 
-/** The Snap transaction body (reference §2). */
-export function snapBody(i: SnapBodyInput): Record<string, unknown> {
-  const body: Record<string, unknown> = { transaction_details: { order_id: i.gatewayOrderId, gross_amount: i.nominal } };
+export function snapBody(i: SnapBodyInput): SnapRequest {
+  const body: SnapRequest = { transaction_details: { order_id: i.gatewayOrderId, gross_amount: i.nominal } };
   if (i.items) body.item_details = i.items.map((it) => ({ ...it }));
   if (i.customer) body.customer_details = { ...i.customer };
   if (i.enabledPayments.length > 0) body.enabled_payments = [...i.enabledPayments];
   if (i.expiry) body.expiry = { start_time: i.expiry.startTime, unit: 'minute', duration: i.expiry.durationMinutes };
   return body;
 }
+
+/**
+ * The refund body (reference §3.5): `refund_key` is the idempotency key the gateway keeps the refund
+ * under; no `amount` refunds the rest.
+ */
+export const RefundRequestSchema = Type.Object(
+  {
+    refund_key: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' }),
+    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    reason: Type.Optional(Type.String({ maxLength: 255 })),
+  },
+  { additionalProperties: false },
+);
+export type RefundRequest = Static<typeof RefundRequestSchema>;

@@ -4,7 +4,7 @@
  * (`domain/payment-status.ts`) needs to recognise the documented reversals, and the channels whose
  * settlement the gateway may reverse. Pure: no I/O, no clock.
  */
-import type { PaymentStatus } from '../storage/store.js';
+import type { PaymentStatus } from '../model/payment.js';
 import type { GatewayReport } from './report.js';
 
 /**

@@ -1,13 +1,7 @@
-/**
- * The gateway's clock is Jakarta time (WIB, +07:00). ERP events carry times the same way, as ISO 8601
- * with the offset.
- */
-const JAKARTA_OFFSET_MS = 7 * 3600_000;
+/** The gateway's spellings of Jakarta time (WIB, +07:00). */
+import { toJakartaIso } from '../time.js';
 
-export function toJakartaIso(d: Date): string {
-  const shifted = new Date(d.getTime() + JAKARTA_OFFSET_MS).toISOString();
-  return `${shifted.slice(0, 19)}+07:00`;
-}
+const JAKARTA_OFFSET_MS = 7 * 3600_000;
 
 /**
  * The gateway writes times as `YYYY-MM-DD HH:MM:SS` in WIB without a zone. Anything else that

@@ -37,6 +37,16 @@ export function newestPurchase(link: PaymentLinkDetails): string | null {
   return ids.reduce((best, id) => (suffix(id) >= suffix(best) ? id : best));
 }
 
+/** A payment link's purchases carry the link's order id plus a `-suffix`: each is a gateway transaction of its own. */
+export function isPurchaseOf(orderId: string, linkOrderId: string): boolean {
+  return orderId.length > linkOrderId.length + 1 && orderId.startsWith(`${linkOrderId}-`);
+}
+
+/** The refund keys a status answer lists as made (the gateway keeps each refund with the key it was asked with). */
+export function refundKeys(res: CoreResponse): Set<string> {
+  return new Set((res.refunds ?? []).map((r) => r.refund_key).filter((k): k is string => typeof k === 'string' && k.length > 0));
+}
+
 export const SnapCreatedSchema = Type.Object({ token: Str, redirect_url: Str });
 export type SnapCreated = Static<typeof SnapCreatedSchema>;
 
@@ -65,6 +75,16 @@ export const CoreResponseSchema = Type.Object({
   actions: Type.Optional(Type.Array(Type.Object({ name: Type.Optional(Str), method: Type.Optional(Str), url: Type.Optional(Str) }), { maxItems: 20 })),
   redirect_url: Type.Optional(Str),
   refund_amount: Type.Optional(Str),
+  refunds: Type.Optional(
+    Type.Array(
+      Type.Object({
+        refund_key: Type.Optional(Str),
+        refund_amount: Type.Optional(Str),
+        refund_chargeback_id: Type.Optional(Type.Union([Type.Number(), Str])),
+      }),
+      { maxItems: 1000 },
+    ),
+  ),
 });
 export type CoreResponse = Static<typeof CoreResponseSchema>;
 

@@ -2,9 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, isDatabaseUnavailable } from '../errors.js';
 import { secretEquals } from '../secrets.js';
-import type { Services } from '../types.js';
-import type { Clock } from '../clock.js';
-import type { AuthFailurePolicy, Store } from '../storage/store.js';
+import type { Deps, Services } from '../types.js';
+import type { AuthFailurePolicy } from '../model/auth-failures.js';
+import { audit } from '../domain/audit.js';
+import { crossSiteRefusal } from './same-origin.js';
 
 /** `Authorization: Bearer K` or `X-API-Key: K`; every configured key is compared in constant time. */
 export function checkApiKey(req: FastifyRequest, keys: string[]): boolean {
@@ -64,7 +65,7 @@ export interface Lockout {
  * While the database cannot answer, counting is skipped (logged) rather than refusing everyone:
  * credentials are still checked, and the operator endpoints stay usable to diagnose the outage.
  */
-export function createLockout(store: Store, clock: Clock, scope: string, policy: AuthFailurePolicy, logger?: Logger): Lockout {
+export function createLockout({ store, clock }: Deps<'clock' | 'store'>, scope: string, policy: AuthFailurePolicy, logger?: Logger): Lockout {
   const secondsLeft = (until: string | null, now: Date) => (until === null ? 0 : Math.max(0, Math.ceil((Date.parse(until) - now.getTime()) / 1000)));
   const unavailable = <T>(fallback: T) => (err: unknown): T => {
     if (!isDatabaseUnavailable(err)) throw err;
@@ -85,6 +86,12 @@ export function createLockout(store: Store, clock: Clock, scope: string, policy:
   };
 }
 
+/** An audit line for a client refused at the door: not signed in, so named by its address only. */
+function refusal(services: Deps<'logger'>, req: FastifyRequest, action: string, message: string, detail: Record<string, unknown> = {}): void {
+  const outcome = action === 'auth_lockout' ? 'locked' : 'refused';
+  audit(services, { actor: { kind: 'anonymous', ip: req.ip }, action, subject: req.routeOptions.url ?? null, outcome }, message, detail, 'warn');
+}
+
 async function operatorFailure(req: FastifyRequest, reply: FastifyReply, services: Services, lockout: Lockout): Promise<never> {
   const creds = parseBasic(req.headers.authorization);
   // The user name is logged only when it is the real one: people type passwords into user fields.
@@ -92,10 +99,8 @@ async function operatorFailure(req: FastifyRequest, reply: FastifyReply, service
   // Only a presented credential counts as a guess: a browser's first, anonymous request (and
   // anyone who can reach the port without credentials) must not lock real operators out.
   const locked = req.headers.authorization === undefined ? false : (await lockout.fail(req.ip)) > 0;
-  req.log.warn({ audit: 'auth_failed', ip: req.ip, user, scheme: authScheme(req.headers.authorization), route: req.routeOptions.url }, 'operator authentication failed');
-  if (locked) {
-    req.log.warn({ audit: 'auth_lockout', ip: req.ip, user, locked_for_s: LOCKOUT.lockMs / 1000 }, 'operator login locked for this client after repeated failures');
-  }
+  refusal(services, req, 'auth_failed', 'operator authentication failed', { user, scheme: authScheme(req.headers.authorization) });
+  if (locked) refusal(services, req, 'auth_lockout', 'operator login locked for this client after repeated failures', { user, locked_for_s: LOCKOUT.lockMs / 1000 });
   reply.header('www-authenticate', 'Basic realm="paylink", charset="UTF-8"');
   throw new AppError('UNAUTHORIZED', 'Operator credentials are required (HTTP Basic).');
 }
@@ -106,15 +111,15 @@ async function operatorFailure(req: FastifyRequest, reply: FastifyReply, service
  * guesser keeps working); keys are long random strings, so the throttle's job is to stop scans
  * and floods, not to make a guess feasible.
  */
-async function apiKeyFailure(req: FastifyRequest, throttle: Lockout): Promise<never> {
+async function apiKeyFailure(services: Services, req: FastifyRequest, throttle: Lockout): Promise<never> {
   // No key at all is not a guess: 401 without touching the database.
   const presented = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
   const lockedFor = presented ? await throttle.fail(req.ip) : 0;
   if (lockedFor > 0) {
-    req.log.warn({ audit: 'api_key_throttled', ip: req.ip, retry_after_s: lockedFor, route: req.routeOptions.url }, 'API request refused: too many wrong keys from this client');
+    refusal(services, req, 'api_key_throttled', 'API request refused: too many wrong keys from this client', { retry_after_s: lockedFor });
     throw new AppError('TOO_MANY_REQUESTS', 'Too many wrong API keys from this address; try again later.', { headers: { 'retry-after': String(lockedFor) } });
   }
-  if (presented) req.log.warn({ audit: 'api_key_failed', ip: req.ip, route: req.routeOptions.url }, 'API key authentication failed');
+  if (presented) refusal(services, req, 'api_key_failed', 'API key authentication failed');
   throw new AppError('UNAUTHORIZED', 'A valid API key is required (Authorization: Bearer <key> or X-API-Key).');
 }
 
@@ -125,16 +130,23 @@ function authScheme(header: string | undefined): string {
 }
 
 export function authHook(services: Services) {
-  const lockout = createLockout(services.store, services.clock, 'operator', LOCKOUT, services.logger);
-  const keyThrottle = createLockout(services.store, services.clock, 'api_key', API_KEY_THROTTLE, services.logger);
+  const lockout = createLockout(services, 'operator', LOCKOUT, services.logger);
+  const keyThrottle = createLockout(services, 'api_key', API_KEY_THROTTLE, services.logger);
   return async function enforceAuth(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const auth = req.routeOptions.config.auth;
     if (auth === 'key') {
-      if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(req, keyThrottle);
+      if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
     } else if (auth === 'op') {
+      // Before the credentials: a cross-site page must not even add to the failed-login count.
+      const crossSite = crossSiteRefusal(req, services.config.publicBaseUrl);
+      if (crossSite) {
+        const origin = typeof req.headers.origin === 'string' ? req.headers.origin.slice(0, 200) : undefined;
+        refusal(services, req, 'cross_site_refused', 'operator request refused: cross-site', { origin, sec_fetch_site: req.headers['sec-fetch-site'] });
+        throw new AppError('CROSS_SITE_REFUSED', `Refused: ${crossSite}. Operator changes are accepted from the console itself or from clients that are not browsers.`);
+      }
       const { lockedFor, failures } = await lockout.state(req.ip);
       if (lockedFor > 0) {
-        req.log.warn({ audit: 'auth_locked_out', ip: req.ip, retry_after_s: lockedFor }, 'operator request refused: client locked out');
+        refusal(services, req, 'auth_locked_out', 'operator request refused: client locked out', { retry_after_s: lockedFor });
         throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins from this address; try again later.', { headers: { 'retry-after': String(lockedFor) } });
       }
       const user = checkOperator(req, services.operator);

@@ -9,6 +9,7 @@ interface ValidationItem {
   params?: Record<string, unknown>;
 }
 
+/** A schema's complaints, as the catalogue's field errors (paths relative to the body). */
 function fieldErrors(context: string | undefined, items: ValidationItem[]): FieldError[] {
   return items.slice(0, 50).map((v) => {
     const missing = typeof v.params?.missingProperty === 'string' ? `/${v.params.missingProperty}` : '';
@@ -17,6 +18,11 @@ function fieldErrors(context: string | undefined, items: ValidationItem[]): Fiel
     const message = extra ? 'is not a known field' : (v.message ?? 'is invalid');
     return { path: `${context ?? 'body'}${p.replace(/\//g, '.')}`.replace(/^body\./, '').replace(/^body$/, '(body)'), message };
   });
+}
+
+/** The answer to input its schema refused: the same 400 wherever the input came in (a JSON body, a console form). */
+export function schemaProblem(context: string | undefined, items: ValidationItem[]): AppError {
+  return new AppError('VALIDATION_FAILED', 'The request does not match the schema.', { errors: fieldErrors(context, items) });
 }
 
 /** Fastify's own errors, mapped onto the catalogue. */
@@ -48,7 +54,7 @@ export async function errorHandler(this: unknown, error: FastifyError | Error, r
   if (error instanceof AppError) appErr = error;
   else if (error instanceof GatewayError) appErr = toAppError(error);
   else if (Array.isArray(fe.validation)) {
-    appErr = new AppError('VALIDATION_FAILED', 'The request does not match the schema.', { errors: fieldErrors(fe.validationContext, fe.validation as ValidationItem[]) });
+    appErr = schemaProblem(fe.validationContext, fe.validation as ValidationItem[]);
   } else if (isDatabaseUnavailable(error)) {
     req.log.error({ err: { message: error.message } }, 'database unavailable');
     appErr = new AppError('DATABASE_UNAVAILABLE');
@@ -94,6 +100,7 @@ export function routingErrorHandler(error: FastifyError, req: FastifyRequest, re
   void reply
     .code(400)
     .header('x-request-id', req.id)
+    .header('cache-control', 'no-store')
     .type('application/problem+json')
     .send(problem('VALIDATION_FAILED', req.id, detail, { errors: [{ path: '(url)', message: detail }] }));
 }

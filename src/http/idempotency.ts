@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` for creating POSTs (CONTRACT §3), Stripe / IETF-draft semantics:
+ * `Idempotency-Key` for creating POSTs (kept at least 24 h), Stripe / IETF-draft semantics:
  * same key + same request → the first response replayed (status and bytes); same key + different
  * request → 422 IDEMPOTENCY_MISMATCH; same key while the first still runs → 409 IDEMPOTENCY_IN_FLIGHT.
  * Validation failures, auth failures and 5xx are not remembered, so a corrected or later retry with
@@ -43,6 +43,16 @@ function clientOf(req: FastifyRequest): string {
   const given = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : req.headers['x-api-key'];
   const id = typeof given === 'string' ? given : '';
   return createHash('sha256').update(id).digest('hex').slice(0, 16);
+}
+
+/**
+ * The request's Idempotency-Key within its client's key space, hashed: a domain action keeps it to
+ * recognise a retry of the same request after its outcome was lost (a refund whose answer timed out).
+ */
+export function requestKeyOf(req: FastifyRequest): string | undefined {
+  const raw = req.headers[IDEMPOTENCY_HEADER];
+  if (typeof raw !== 'string' || !KEY.test(raw)) return undefined;
+  return createHash('sha256').update(`${clientOf(req)}\n${raw}`).digest('hex');
 }
 
 function fingerprint(req: FastifyRequest): string {

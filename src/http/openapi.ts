@@ -26,7 +26,7 @@ const TAG_DOCS: Record<string, string> = {
   [TAGS.operations]: 'Transactions, ERP deliveries and metrics for operators.',
 };
 
-const RESPONSE_NAMES: Record<number, string> = { 400: 'BadRequest', 401: 'Unauthorized', 404: 'NotFound', 409: 'Conflict', 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType', 422: 'Unprocessable', 429: 'TooManyRequests', 500: 'Internal', 502: 'BadGateway', 503: 'Unavailable', 504: 'GatewayTimeout' };
+const RESPONSE_NAMES: Record<number, string> = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType', 422: 'Unprocessable', 429: 'TooManyRequests', 500: 'Internal', 502: 'BadGateway', 503: 'Unavailable', 504: 'GatewayTimeout' };
 
 /** One reusable response per status, listing the catalogue codes it can carry. */
 function problemResponses() {
@@ -112,6 +112,8 @@ function addErrorResponses(method: string, op: Operation): void {
   // unsupported type, it is refused before the handler.
   if (op.requestBody || method !== 'get') [413, 415].forEach((s) => statuses.add(s));
   if (op['x-auth'] === 'op') [401, 429].forEach((s) => statuses.add(s));
+  // An operator change sent from another site's page is refused (CROSS_SITE_REFUSED).
+  if (op['x-auth'] === 'op' && method !== 'get') statuses.add(403);
   if (op['x-auth'] === 'key' || op['x-auth'] === 'sig') statuses.add(401);
   if (op['x-auth'] !== 'none') statuses.add(503);
   op.responses ??= {};
@@ -125,6 +127,9 @@ function addErrorResponses(method: string, op: Operation): void {
   if (method !== 'get') statuses.add(403);
   for (const s of statuses) op.responses[String(s)] = htmlError(s);
 }
+
+/** What an API key may see, stated where the ERP developer reads about keys. */
+const ONE_TENANT = 'Every key acts for the same merchant (one tenant): any key can read and act on any order. Idempotency-Keys are kept per API key.';
 
 /** Registers @fastify/swagger; must run before the route groups so it sees every route. */
 export async function registerOpenApi(app: FastifyInstance, services: Services): Promise<void> {
@@ -140,8 +145,8 @@ export async function registerOpenApi(app: FastifyInstance, services: Services):
       components: {
         securitySchemes: {
           operatorBasic: { type: 'http', scheme: 'basic', description: 'Operator credentials (log_user / log_pass)' },
-          apiKeyBearer: { type: 'http', scheme: 'bearer', description: 'One of API_KEYS' },
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'One of API_KEYS' },
+          apiKeyBearer: { type: 'http', scheme: 'bearer', description: `One of API_KEYS. ${ONE_TENANT}` },
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: `One of API_KEYS. ${ONE_TENANT}` },
         },
       },
     },

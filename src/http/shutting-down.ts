@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { problem } from '../errors.js';
+import { PROBE_PATHS } from './routes/health-probes.js';
 
 /**
  * While the app closes, Node closes idle connections only: a request that still arrives on a busy
  * keep-alive connection is answered 503 problem+json (SHUTTING_DOWN) with its request id and
  * `Connection: close`, before any other work, so the client retries it on another instance or later.
- * (Fastify's own `return503OnClosing` answer is bare JSON without a request id.)
+ * (Fastify's own `return503OnClosing` answer is bare JSON without a request id.) The liveness and
+ * readiness probes still answer: readiness then names `shutting_down` as its failing check.
  */
 export function refuseWhileClosing(app: FastifyInstance): void {
   let closing = false;
@@ -13,7 +15,7 @@ export function refuseWhileClosing(app: FastifyInstance): void {
     closing = true;
   });
   app.addHook('onRequest', async (req, reply) => {
-    if (!closing) return;
+    if (!closing || PROBE_PATHS.has(req.routeOptions.url ?? '')) return;
     req.log.info('request refused: shutting down');
     // Serialized here: the route's response schemas (a /health 503 is its own body) do not apply.
     const body = JSON.stringify(problem('SHUTTING_DOWN', req.id));

@@ -1,6 +1,7 @@
 /** The worker's small helpers: lanes over a batch, and waiting for an event's next attempt. */
 import type { EventEmitter } from 'node:events';
-import type { AttemptOutcome, Store } from '../storage/store.js';
+import type { Store } from '../storage/store.js';
+import type { AttemptOutcome } from '../model/delivery.js';
 
 /** Runs `fn` over `items` with at most `limit` at a time, each lane taking the next item when it is free. */
 export async function forEachLimited<T>(items: T[], limit: number, fn: (t: T) => Promise<void>): Promise<void> {

@@ -12,12 +12,15 @@ import type { Logger } from 'pino';
 import type { Outbox } from '../types.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { Metrics } from '../metrics.js';
-import type { Settings, RuntimeSettings } from '../settings.js';
-import type { AttemptOutcome, OutboxEvent, Store } from '../storage/store.js';
+import type { Settings } from '../settings.js';
+import type { RuntimeSettings } from '../model/settings.js';
+import type { Store } from '../storage/store.js';
+import type { AttemptOutcome, OutboxEvent } from '../model/delivery.js';
 import { deliver } from '../erp/deliver.js';
 import { judge, type Verdict } from './policy.js';
-import { guardedLookup, literalRefusal } from '../erp/guard.js';
+import { guardedLookup, literalRefusal } from '../connect-guard.js';
 import { forEachLimited, waitForAttempt } from './lanes.js';
+import { Periodic } from '../periodic.js';
 
 export type { Outbox } from '../types.js';
 
@@ -39,10 +42,9 @@ export interface OutboxOptions {
   /** Safety-net poll, ms. Default 5000. */
   pollMs?: number;
   /**
-   * Events claimed per round. Default 32, two per lane as before: a round's claim and its results
-   * each cost a commit (an fsync on SQLite), so fuller rounds drain a backlog faster, while the
-   * lease (and so how long a crashed instance's claimed events wait on PostgreSQL) stays as long
-   * as with 16 events over 8 lanes.
+   * Events claimed per round. Default 32, two per lane: a round's claim and its results each cost
+   * a commit (an fsync on SQLite), so fuller rounds drain a backlog faster, while each lane's share
+   * of the lease (how long a crashed instance's claimed events wait on PostgreSQL) stays two events.
    */
   batchSize?: number;
   /** Deliveries in parallel (always different orders). Default 16. */
@@ -65,12 +67,13 @@ interface Exchange {
 }
 
 /**
- * The worker: `runOnce` is one claim-and-deliver round; `tick` runs rounds while there is work and
- * then sleeps until the next event is due (or the poll interval). Times come from the injected
+ * The worker: `runOnce` is one claim-and-deliver round. Started, it runs rounds back to back while
+ * they find work, at once when woken, and otherwise when the next event is due (at most the poll
+ * interval, at least 200 ms after an idle round). Times come from the injected
  * clocks only: `clock` for leases and retry times, `wallClock` for what another machine checks
  * against its own clock (the signature timestamp) and for pacing the depth gauge.
  */
-export class OutboxWorker implements Outbox {
+class OutboxWorker implements Outbox {
   readonly name = 'outbox';
   readonly instanceId: string;
   private readonly random: () => number;
@@ -80,10 +83,8 @@ export class OutboxWorker implements Outbox {
   private readonly events = new EventEmitter();
   /** One HTTP agent for this worker's deliveries (with the connect-time address check), closed on stop. */
   private dispatcher: Dispatcher | undefined;
-  private running = false;
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
-  private again = false;
+  private readonly periodic: Periodic;
+  private releaseLeasesFirst = false;
   private depthAt = 0;
 
   constructor(
@@ -96,34 +97,34 @@ export class OutboxWorker implements Outbox {
     this.blockPrivate = o.blockPrivateAddresses ?? false;
     this.log = deps.logger;
     this.events.setMaxListeners(0);
+    const pollMs = o.pollMs ?? 5_000;
+    this.periodic = new Periodic({
+      name: this.name,
+      logger: this.log,
+      clock: deps.clock,
+      firstDelayMs: 0,
+      tick: () => this.tick(),
+      nextDelayMs: () => this.idleDelay(pollMs),
+      fallbackDelayMs: pollMs,
+      failureMessage: 'outbox round failed; retried at the next due time or poll',
+    });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    if (this.deps.store.kind !== 'sqlite') return this.schedule(0);
-    this.deps.store.outbox.releaseAllLeases().then(
-      (n) => {
-        if (n > 0) this.log.warn({ released: n }, 'outbox: leases left by a previous run released (SQLite: this process owns the file)');
-        this.schedule(0);
-      },
-      () => this.schedule(0),
-    );
+    if (this.periodic.running) return;
+    // SQLite: this process owns the file, so leases still held were left by a previous run.
+    this.releaseLeasesFirst = this.deps.store.kind === 'sqlite';
+    this.periodic.start();
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.ticking?.catch(() => undefined);
+    await this.periodic.stop();
     await this.dispatcher?.close().catch(() => undefined);
     this.dispatcher = undefined;
   }
 
   wake(): void {
-    if (!this.running) return;
-    if (this.ticking) this.again = true;
-    else this.schedule(0);
+    this.periodic.wake();
   }
 
   async runOnce(): Promise<number> {
@@ -217,48 +218,20 @@ export class OutboxWorker implements Outbox {
     return Math.min(pollMs, Math.max(MIN_IDLE_MS, Date.parse(due) - this.deps.clock.now().getTime()));
   }
 
-  private schedule(ms: number): void {
-    if (!this.running) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), ms);
-    this.timer.unref();
-  }
-
-  private async round(): Promise<number> {
-    try {
-      const n = await this.runOnce();
-      const t = this.wallClock.now().getTime();
-      if (t - this.depthAt > 5_000) {
-        this.depthAt = t;
-        await this.refreshDepth();
-      }
-      return n;
-    } catch (err) {
-      this.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'outbox round failed; retrying after the poll interval');
-      return 0;
+  /** A tick: one round, then the depth gauge at most every 5 s; true when the round found work. */
+  private async tick(): Promise<boolean> {
+    if (this.releaseLeasesFirst) {
+      this.releaseLeasesFirst = false;
+      const n = await this.deps.store.outbox.releaseAllLeases().catch(() => 0);
+      if (n > 0) this.log.warn({ released: n }, 'outbox: leases left by a previous run released (SQLite: this process owns the file)');
     }
-  }
-
-  private async tick(): Promise<void> {
-    if (this.ticking) {
-      this.again = true;
-      return;
+    const n = await this.runOnce();
+    const t = this.wallClock.now().getTime();
+    if (t - this.depthAt > 5_000) {
+      this.depthAt = t;
+      await this.refreshDepth();
     }
-    const pollMs = this.o.pollMs ?? 5_000;
-    this.ticking = (async () => {
-      this.again = false;
-      const n = await this.round();
-      if (!this.running) return;
-      if (this.again || n > 0) return this.schedule(0);
-      const delay = await this.idleDelay(pollMs).catch(() => pollMs);
-      // An event committed while the next due time was being read wakes the worker at once.
-      this.schedule(this.again ? 0 : delay);
-    })();
-    try {
-      await this.ticking;
-    } finally {
-      this.ticking = undefined;
-    }
+    return n > 0;
   }
 }
 

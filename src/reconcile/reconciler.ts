@@ -11,6 +11,7 @@ import type { BackgroundWorker, Deps } from '../types.js';
 import { systemClock, type Clock } from '../clock.js';
 import { recheckUnverified, refreshFromGateway, type RefreshDeps } from '../domain/notification-sources.js';
 import { GatewayError } from '../gateway/errors.js';
+import { Periodic } from '../periodic.js';
 
 /** What a sweep uses: the settings, and what asking the gateway and recording its answer need. */
 export type ReconcilerDeps = RefreshDeps & Deps<'settings'>;
@@ -35,21 +36,28 @@ export interface SweepReport {
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 /** Unverified notifications re-checked per sweep. */
 const RECHECKS_PER_SWEEP = 50;
+/** Between sweeps when `reconcile.interval_s` cannot be read. */
+const DEFAULT_INTERVAL_MS = 300_000;
+
+export interface Reconciler extends BackgroundWorker {
+  /** One sweep; a call while a sweep runs shares it. */
+  sweepOnce(): Promise<SweepReport>;
+}
 
 /**
- * `sweepOnce` is one sweep (a call during a running sweep shares it); `start` sweeps every
- * `reconcile.interval_s`, the first time after 5 s. Times come from the injected clocks only:
- * `services.clock` for what is due, `wallClock` for pacing the gateway calls.
+ * Started, it sweeps every `reconcile.interval_s` (read after each sweep), the first time after
+ * 5 s. Times come from the injected clocks only: `services.clock` for what is due, `wallClock` for
+ * pacing the gateway calls.
  */
-export class Reconciler implements BackgroundWorker {
+class Sweeper implements Reconciler {
   readonly name = 'reconciler';
   private readonly log: Logger;
   private readonly gapMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly wallClock: Clock;
-  private running = false;
+  private readonly periodic: Periodic;
+  /** Set by `stop`: a running sweep ends after its current gateway call. */
   private stopped = false;
-  private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<SweepReport> | undefined;
   private lastCallAt = 0;
 
@@ -61,25 +69,40 @@ export class Reconciler implements BackgroundWorker {
     this.gapMs = 1000 / (o.ratePerSecond ?? 5);
     this.sleep = o.sleep ?? realSleep;
     this.wallClock = o.wallClock ?? systemClock;
+    this.periodic = new Periodic({
+      name: this.name,
+      logger: this.log,
+      clock: services.clock,
+      // The first sweep waits a little, so start-up is not a burst of gateway calls.
+      firstDelayMs: 5_000,
+      tick: async (now) => {
+        await this.shared(now);
+        return false;
+      },
+      nextDelayMs: async () => Math.max(1, (await services.settings.current()).reconcile.interval_s) * 1000,
+      fallbackDelayMs: DEFAULT_INTERVAL_MS,
+      failureMessage: 'reconcile sweep failed',
+    });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
+    if (this.periodic.running) return;
     this.stopped = false;
-    // The first sweep waits a little, so start-up is not a burst of gateway calls.
-    this.schedule(5_000);
+    this.periodic.start();
   }
 
   async stop(): Promise<void> {
-    this.running = false;
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    await this.periodic.stop();
     await this.sweeping?.catch(() => undefined);
   }
 
-  async sweepOnce(): Promise<SweepReport> {
-    this.sweeping ??= this.sweep();
+  sweepOnce(): Promise<SweepReport> {
+    return this.shared(this.services.clock.now());
+  }
+
+  private async shared(now: Date): Promise<SweepReport> {
+    this.sweeping ??= this.sweep(now);
     try {
       return await this.sweeping;
     } finally {
@@ -87,39 +110,18 @@ export class Reconciler implements BackgroundWorker {
     }
   }
 
-  private schedule(ms: number): void {
-    this.timer = setTimeout(() => void this.loop(), ms);
-    this.timer.unref();
-  }
-
-  private async loop(): Promise<void> {
-    let intervalS = 300;
-    try {
-      await this.sweepOnce();
-    } catch (err) {
-      this.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'reconcile sweep failed');
-    }
-    try {
-      intervalS = (await this.services.settings.current()).reconcile.interval_s;
-    } catch {
-      // database unavailable: keep the default interval
-    }
-    if (this.running) this.schedule(Math.max(1, intervalS) * 1000);
-  }
-
-  private async sweep(): Promise<SweepReport> {
+  private async sweep(now: Date): Promise<SweepReport> {
     const report: SweepReport = { checked: 0, outcomes: {}, errors: 0 };
-    await this.refreshOverdue(report);
+    await this.refreshOverdue(now, report);
     await this.recheckUnverified(report);
     if (report.checked > 0 || report.errors > 0) this.log.info({ reconcile: report }, 'reconcile sweep done');
     return report;
   }
 
   /** Pending transactions past their expiry, or without news for `reconcile.pending_after_minutes`. */
-  private async refreshOverdue(report: SweepReport): Promise<void> {
+  private async refreshOverdue(now: Date, report: SweepReport): Promise<void> {
     const { services } = this;
     const s = await services.settings.current();
-    const now = services.clock.now();
     const createdBefore = new Date(now.getTime() - s.reconcile.pending_after_minutes * 60_000).toISOString();
     const due = await services.store.transactions.listOverduePending(now.toISOString(), createdBefore, this.o.batchSize ?? 200);
     for (const tx of due) {
@@ -162,5 +164,5 @@ export class Reconciler implements BackgroundWorker {
 }
 
 export function createReconciler(services: ReconcilerDeps, o: ReconcilerOptions = {}): Reconciler {
-  return new Reconciler(services, o);
+  return new Sweeper(services, o);
 }

@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import type { Settings } from '../settings.js';
 import type { Store } from '../storage/store.js';
 import type { BackgroundWorker } from '../types.js';
+import { Periodic } from '../periodic.js';
 
 export interface PrunerOptions {
   /** Between runs, ms. Default 10 minutes. */
@@ -34,74 +35,84 @@ export interface Pruner extends BackgroundWorker {
 
 const DAY_MS = 86_400_000;
 
-export function createPruner(deps: { store: Store; settings: Settings; clock: Clock; logger: Logger }, o: PrunerOptions = {}): Pruner {
-  const batch = o.batchSize ?? 500;
-  const maxBatches = o.maxBatches ?? 200;
-  const pause = o.pauseMs ?? 20;
-  let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<unknown> | undefined;
+export interface PrunerDeps {
+  store: Store;
+  settings: Settings;
+  clock: Clock;
+  logger: Logger;
+}
 
-  async function drain(step: () => Promise<number>): Promise<number> {
-    let total = 0;
-    for (let i = 0; i < maxBatches && running; i++) {
-      const n = await step();
-      total += n;
-      if (n < batch) break;
-      await new Promise((r) => setTimeout(r, pause));
-    }
-    return total;
+/** Started, it runs every `intervalMs`, the first time after at most a minute: start-up and the first requests come first. */
+class RetentionPruner implements Pruner {
+  readonly name = 'retention';
+  private readonly batch: number;
+  private readonly maxBatches: number;
+  private readonly pauseMs: number;
+  private readonly periodic: Periodic;
+
+  constructor(
+    private readonly deps: PrunerDeps,
+    o: PrunerOptions,
+  ) {
+    this.batch = o.batchSize ?? 500;
+    this.maxBatches = o.maxBatches ?? 200;
+    this.pauseMs = o.pauseMs ?? 20;
+    const intervalMs = o.intervalMs ?? 600_000;
+    this.periodic = new Periodic({
+      name: this.name,
+      logger: deps.logger,
+      clock: deps.clock,
+      firstDelayMs: Math.min(intervalMs, 60_000),
+      // Stopping ends a running run after its current batch.
+      tick: async (now) => {
+        await this.prune(now, () => this.periodic.running);
+        return false;
+      },
+      nextDelayMs: () => intervalMs,
+      fallbackDelayMs: intervalMs,
+      failureMessage: 'retention run failed; retried at the next interval',
+    });
   }
 
-  async function runOnce(): Promise<PruneReport> {
-    const s = await deps.settings.current();
-    const now = deps.clock.now();
+  start(): void {
+    this.periodic.start();
+  }
+
+  stop(): Promise<void> {
+    return this.periodic.stop();
+  }
+
+  runOnce(): Promise<PruneReport> {
+    return this.prune(this.deps.clock.now(), () => true);
+  }
+
+  private async prune(now: Date, going: () => boolean): Promise<PruneReport> {
+    const { store, settings, logger } = this.deps;
+    const s = await settings.current();
     const before = new Date(now.getTime() - s.retention.days * DAY_MS).toISOString();
-    const { store } = deps;
+    const batch = this.batch;
     const report: PruneReport = {
-      events: await drain(() => store.transaction((tx) => tx.retention.pruneDelivered(before, batch))),
-      notifications: await drain(() => store.transaction((tx) => tx.retention.pruneNotifications(before, batch))),
-      idempotency: await drain(() => store.transaction((tx) => tx.retention.pruneIdempotency(now.toISOString(), batch))),
+      events: await this.drain(going, () => store.transaction((tx) => tx.retention.pruneDelivered(before, batch))),
+      notifications: await this.drain(going, () => store.transaction((tx) => tx.retention.pruneNotifications(before, batch))),
+      idempotency: await this.drain(going, () => store.transaction((tx) => tx.retention.pruneIdempotency(now.toISOString(), batch))),
     };
-    if (report.events + report.notifications + report.idempotency > 0) deps.logger.info({ ...report, older_than: before }, 'retention: old records deleted');
+    if (report.events + report.notifications + report.idempotency > 0) logger.info({ ...report, older_than: before }, 'retention: old records deleted');
     return report;
   }
 
-  function schedule(ms: number): void {
-    if (!running) return;
-    timer = setTimeout(() => {
-      current = runOnce()
-        .catch((err: unknown) => deps.logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'retention run failed; retried at the next interval'))
-        .finally(() => {
-          current = undefined;
-          schedule(o.intervalMs ?? 600_000);
-        });
-    }, ms);
-    timer.unref();
+  /** Batch after batch of `step` until one comes back short, `maxBatches`, or `going` turns false. */
+  private async drain(going: () => boolean, step: () => Promise<number>): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < this.maxBatches && going(); i++) {
+      const n = await step();
+      total += n;
+      if (n < this.batch) break;
+      await new Promise((r) => setTimeout(r, this.pauseMs));
+    }
+    return total;
   }
+}
 
-  return {
-    name: 'retention',
-    start() {
-      if (running) return;
-      running = true;
-      // Not at once: start-up and the first requests come first.
-      schedule(Math.min(o.intervalMs ?? 600_000, 60_000));
-    },
-    async stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await current;
-    },
-    async runOnce() {
-      const wasRunning = running;
-      running = true;
-      try {
-        return await runOnce();
-      } finally {
-        running = wasRunning;
-      }
-    },
-  };
+export function createPruner(deps: PrunerDeps, o: PrunerOptions = {}): Pruner {
+  return new RetentionPruner(deps, o);
 }

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
@@ -7,21 +6,26 @@ import { CurrentSchemaPostgresDialect } from './pg-introspection.js';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
-import type { ConfigRepo, IdempotencyRepo, ReportWritesRepo, Store, TransactionsRepo } from './store.js';
-import { migrationProvider } from './migrations.js';
+import { STORE_ACCESS, type Access, type AuthFailuresRepo, type ConfigRepo, type FeedRepo, type MigrationStatus, type ReconciliationRepo, type ConsoleQueries, type IdempotencyRepo, type NotificationsRepo, type OutboxRepo, type RefundsRepo, type ReportWritesRepo, type RetentionRepo, type Store, type TransactionsRepo } from './store.js';
+import { migrationProvider, migrations } from './migrations.js';
 import { KyselyTransactionsRepo } from './repos/transactions.js';
 import { KyselyConfigRepo } from './repos/config.js';
 import { KyselyIdempotencyRepo } from './repos/idempotency.js';
-import { KyselyNotificationsRepo, type NotificationsRepo } from './repos/notifications.js';
-import { KyselyOutboxRepo, type OutboxRepo } from './repos/outbox.js';
-import { KyselyReportWritesRepo } from './repos/report-writes.js';
-import { RefundsRepo } from './repos/refunds.js';
-import { ConsoleQueries } from './repos/console-queries.js';
-import { RetentionRepo } from './repos/retention.js';
-import { AuthFailuresRepo } from './repos/auth-failures.js';
+import { KyselyNotificationsRepo } from './repos/notifications.js';
+import { KyselyOutboxRepo } from './repos/outbox.js';
+import { KyselyRefundsRepo } from './repos/refunds.js';
+import { KyselyConsoleQueries } from './repos/console-queries.js';
+import { KyselyRetentionRepo } from './repos/retention.js';
+import { KyselyAuthFailuresRepo } from './repos/auth-failures.js';
+import { KyselyFeedRepo } from './repos/feed.js';
+import { KyselyReconciliationRepo } from './repos/reconciliation.js';
+import type { SqlDialect } from './dialect.js';
+import { sqliteDialect } from './sqlite/dialect.js';
+import { postgresDialect } from './postgres/dialect.js';
 import { isDatabaseUnavailable } from '../errors.js';
 import { CachedSqliteDialect } from './sqlite-driver.js';
 import { GroupCommit } from './group-commit.js';
+import { ensurePrivateFile, privateDir, privateFile } from '../private-files.js';
 
 /** One process per SQLite file (the service takes this lock before it opens the store). */
 export { lockSqliteFile, SqliteInUseError, type SqliteLock } from './sqlite-lock.js';
@@ -67,9 +71,13 @@ class KyselyStore implements KyselyBackedStore {
   readonly console: ConsoleQueries;
   readonly retention: RetentionRepo;
   readonly authFailures: AuthFailuresRepo;
+  readonly feed: FeedRepo;
+  readonly reconciliation: ReconciliationRepo;
+
+  readonly kind: 'sqlite' | 'postgres';
 
   constructor(
-    readonly kind: 'sqlite' | 'postgres',
+    private readonly dialect: SqlDialect,
     readonly db: Kysely<Database>,
     private readonly now: () => Date,
     private readonly onClose: () => Promise<void>,
@@ -77,29 +85,27 @@ class KyselyStore implements KyselyBackedStore {
     /** SQLite: concurrent transactions share one commit. */
     private readonly group?: GroupCommit,
   ) {
-    const transactions = new KyselyTransactionsRepo(db, now, kind);
-    const config = new KyselyConfigRepo(db, now);
-    const idempotency = new KyselyIdempotencyRepo(db);
-    const notifications = new KyselyNotificationsRepo(db, now, kind);
-    const outbox = new KyselyOutboxRepo(db, now, kind);
+    this.kind = dialect.kind;
     // SQLite outside a transaction: every write joins a group commit too (alone, each would cost
     // an fsync of its own on the event loop); reads go straight to the connection.
-    const inGroup = <R extends object>(repo: R, inTx: (tx: Store) => R): R => (group ? groupedWrites(repo, (fn) => this.transaction((tx) => fn(inTx(tx)))) : repo);
-    this.transactions = inGroup<TransactionsRepo>(transactions, (tx) => tx.transactions);
-    this.config = inGroup<ConfigRepo>(config, (tx) => tx.config);
-    this.idempotency = inGroup<IdempotencyRepo>(idempotency, (tx) => tx.idempotency);
-    this.notifications = inGroup<NotificationsRepo>(notifications, (tx) => tx.notifications);
-    this.outbox = inGroup<OutboxRepo>(outbox, (tx) => tx.outbox);
-    this.reports = inGroup<ReportWritesRepo>(new KyselyReportWritesRepo(db, now, kind), (tx) => tx.reports);
-    this.refunds = inGroup<RefundsRepo>(new RefundsRepo(db, now), (tx) => tx.refunds);
-    this.console = new ConsoleQueries(db);
-    this.retention = inGroup<RetentionRepo>(new RetentionRepo(db), (tx) => tx.retention);
-    this.authFailures = new AuthFailuresRepo(db);
+    const writes = <R extends object>(repo: R, access: Access<R>, inTx: (tx: Store) => R): R => (group ? groupedWrites(repo, access, (fn) => this.transaction((tx) => fn(inTx(tx)))) : repo);
+    this.transactions = writes<TransactionsRepo>(new KyselyTransactionsRepo(db, now, dialect), STORE_ACCESS.transactions, (tx) => tx.transactions);
+    this.config = writes<ConfigRepo>(new KyselyConfigRepo(db, now), STORE_ACCESS.config, (tx) => tx.config);
+    this.idempotency = writes<IdempotencyRepo>(new KyselyIdempotencyRepo(db), STORE_ACCESS.idempotency, (tx) => tx.idempotency);
+    this.notifications = writes<NotificationsRepo>(new KyselyNotificationsRepo(db, now), STORE_ACCESS.notifications, (tx) => tx.notifications);
+    this.outbox = writes<OutboxRepo>(new KyselyOutboxRepo(db, now, dialect), STORE_ACCESS.outbox, (tx) => tx.outbox);
+    this.reports = writes<ReportWritesRepo>({ recordNew: (w) => dialect.recordReport(db, now, w) }, STORE_ACCESS.reports, (tx) => tx.reports);
+    this.refunds = writes<RefundsRepo>(new KyselyRefundsRepo(db, now), STORE_ACCESS.refunds, (tx) => tx.refunds);
+    this.console = new KyselyConsoleQueries(db);
+    this.retention = writes<RetentionRepo>(new KyselyRetentionRepo(db), STORE_ACCESS.retention, (tx) => tx.retention);
+    this.authFailures = new KyselyAuthFailuresRepo(db);
+    this.feed = writes<FeedRepo>(new KyselyFeedRepo(db, dialect), STORE_ACCESS.feed, (tx) => tx.feed);
+    this.reconciliation = writes<ReconciliationRepo>(new KyselyReconciliationRepo(db), STORE_ACCESS.reconciliation, (tx) => tx.reconciliation);
   }
 
   async transaction<T>(fn: (tx: KyselyBackedStore) => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn(this);
-    const inner = (trx: Transaction<Database>) => fn(new KyselyStore(this.kind, trx, this.now, async () => undefined, true));
+    const inner = (trx: Transaction<Database>) => fn(new KyselyStore(this.dialect, trx, this.now, async () => undefined, true));
     return this.group ? this.group.run(inner) : this.db.transaction().execute(inner);
   }
 
@@ -107,20 +113,30 @@ class KyselyStore implements KyselyBackedStore {
     await sql`select 1`.execute(this.db);
   }
 
+  async migrationStatus(): Promise<MigrationStatus> {
+    // Kysely's table, in the schema the connection's search_path names (see `migrate`).
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(this.db);
+    const applied = new Set(rows.map((r) => r.name));
+    const known = Object.keys(migrations(this.kind));
+    return {
+      applied: known.filter((n) => applied.has(n)).length,
+      pending: known.filter((n) => !applied.has(n)),
+      unknown: [...applied].filter((n) => !known.includes(n)).sort(),
+    };
+  }
+
   async close(): Promise<void> {
     await this.onClose();
   }
 }
 
-/** Repository methods that only read: called directly, never through a group commit. */
-const READS = /^(find|get|list|latest|count|attempts|transactionSeen|nextDueAt)/;
-
-/** `repo`, with each write method run through `run` (in a transaction of the group commit, on the transaction's own repo). */
-function groupedWrites<R extends object>(repo: R, run: <T>(fn: (r: R) => Promise<T>) => Promise<T>): R {
+/** `repo`, with each method `access` declares a `write` run through `run` (in a transaction of the group commit, on the transaction's own repo). */
+function groupedWrites<R extends object>(repo: R, access: Access<R>, run: <T>(fn: (r: R) => Promise<T>) => Promise<T>): R {
+  const isWrite = (prop: string | symbol): prop is keyof R & string => typeof prop === 'string' && (access as Record<string, string>)[prop] === 'write';
   return new Proxy(repo, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
-      if (typeof prop !== 'string' || typeof value !== 'function' || READS.test(prop)) return value;
+      if (typeof value !== 'function' || !isWrite(prop)) return value;
       return (...args: unknown[]) =>
         run((r) => {
           const method: unknown = Reflect.get(r, prop);
@@ -132,10 +148,16 @@ function groupedWrites<R extends object>(repo: R, run: <T>(fn: (r: R) => Promise
 }
 
 function sqliteKysely(file: string): Kysely<Database> {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const onDisk = file !== ':memory:';
+  if (onDisk) {
+    privateDir(path.dirname(file));
+    ensurePrivateFile(file);
+  }
   const database = new SqliteDatabase(file);
   // WAL lets readers run beside the writer; busy_timeout waits for a lock instead of failing at once.
   database.pragma('journal_mode = WAL');
+  // New -wal and -shm files take the database file's mode; ones an earlier run left are narrowed.
+  if (onDisk) for (const f of [`${file}-wal`, `${file}-shm`]) privateFile(f);
   database.pragma('busy_timeout = 5000');
   // FULL: a commit is on disk before we answer. The webhook answers 200 only after its commit, and
   // the gateway never resends what it saw acknowledged; NORMAL could lose that commit on power loss.
@@ -189,7 +211,7 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
     closed = true;
     await db.destroy();
   };
-  return new KyselyStore(cfg.kind, db, now, close, false, cfg.kind === 'sqlite' ? new GroupCommit(db) : undefined);
+  return new KyselyStore(cfg.kind === 'sqlite' ? sqliteDialect : postgresDialect, db, now, close, false, cfg.kind === 'sqlite' ? new GroupCommit(db) : undefined);
 }
 
 async function migrate(db: Kysely<Database>, kind: 'sqlite' | 'postgres', schema?: string): Promise<void> {

@@ -1,6 +1,5 @@
+import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Migration, type MigrationProvider, type RawBuilder } from 'kysely';
-import { refundsMigration } from './repos/refunds.js';
-import { authFailuresMigration } from './repos/auth-failures.js';
 
 type Kind = 'sqlite' | 'postgres';
 
@@ -150,10 +149,13 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '003_outbox_retry_window': outboxMigration003,
     '004_reconcile_checked_at': reconcileMigration004,
     '005_list_and_retention_indexes': listAndRetentionMigration005,
-    '010_auth_failures': authFailuresMigration,
-    '015_refunds': refundsMigration(kind),
+    '010_auth_failures': authFailuresMigration010,
+    '015_refunds': refundsMigration015(d),
     '020_notifications_checked_at': notificationsMigration020,
     '021_outbox_claim_indexes': outboxClaimMigration021,
+    '022_refund_leases_and_reasons': refundLeasesMigration022,
+    '023_money_and_pull_feed': moneyAndFeedMigration023(d),
+    '024_reconciliation': reconciliationMigration024(d),
   };
 }
 
@@ -207,6 +209,122 @@ export const outboxClaimMigration021: Migration = {
     await db.schema.dropIndex('outbox_due_idx').execute();
   },
 };
+
+/** Failed authentication attempts per client, shared by every instance. */
+export const authFailuresMigration010: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('auth_failures')
+      .addColumn('scope', 'text', (c) => c.notNull())
+      .addColumn('client', 'text', (c) => c.notNull())
+      .addColumn('failures', 'integer', (c) => c.notNull())
+      .addColumn('window_start', 'text', (c) => c.notNull())
+      .addColumn('locked_until', 'text')
+      .addPrimaryKeyConstraint('auth_failures_pk', ['scope', 'client'])
+      .execute();
+  },
+};
+
+/** Refund requests, each with its gateway `refund_key`, and the cumulative refunded amount of a payment. */
+export function refundsMigration015({ big }: Dialect): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`alter table transactions add column refunded_amount ${sql.raw(big)} not null default 0`.execute(db);
+      await db.schema
+        .createTable('refunds')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('transaction_ref', 'text', (c) => c.notNull())
+        .addColumn('refund_key', 'text', (c) => c.notNull().unique())
+        .addColumn('amount', big)
+        .addColumn('reason', 'text')
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('actor', 'text', (c) => c.notNull())
+        .addColumn('gateway_code', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('refunds_tx_idx').on('refunds').columns(['transaction_ref', 'state']).execute();
+    },
+  };
+}
+
+/**
+ * Refunds are serialised per payment: a request holds a lease while it calls the gateway, and a
+ * retry of the same request (same Idempotency-Key) finds its own refund again. Notifications keep
+ * why they were not applied.
+ */
+export const refundLeasesMigration022: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('notifications').addColumn('reason', 'text').execute();
+    await db.schema.alterTable('refunds').addColumn('lease_until', 'text').execute();
+    await db.schema.alterTable('refunds').addColumn('request_key', 'text').execute();
+    await db.schema.createIndex('refunds_request_idx').on('refunds').columns(['transaction_ref', 'request_key']).execute();
+  },
+};
+
+/**
+ * The money the gateway reports beside the order's amount (paid, original before a fee or promo,
+ * fee and net from a settlement report), the pull feed's position of each ERP event, and the
+ * database's own identity with the key that signs its feed cursors (so a cursor of another database,
+ * or a forged one, is refused).
+ */
+export function moneyAndFeedMigration023({ big }: Dialect): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      for (const col of ['paid_amount', 'original_amount', 'fee_amount', 'net_amount']) await db.schema.alterTable('transactions').addColumn(col, sql.raw(big)).execute();
+      await db.schema.alterTable('outbox_events').addColumn('feed_seq', sql.raw(big)).execute();
+      await sql`create unique index outbox_feed_idx on outbox_events (feed_seq) where feed_seq is not null`.execute(db);
+      await sql`create index outbox_unsequenced_idx on outbox_events (seq) where feed_seq is null`.execute(db);
+      await db.schema.createTable('paylink_meta').addColumn('key', 'text', (c) => c.primaryKey()).addColumn('value', 'text', (c) => c.notNull()).execute();
+      await sql`insert into paylink_meta (key, value) values ('database_id', ${randomBytes(16).toString('hex')}), ('feed_cursor_key', ${randomBytes(32).toString('hex')})`.execute(db);
+    },
+  };
+}
+
+/** Imports of the gateway's reports and every row's result; the same file (by its hash) is imported once. */
+export function reconciliationMigration024({ autoId, big }: Dialect): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('reconciliation_imports')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('file_sha256', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('rows', 'integer', (c) => c.notNull())
+        .addColumn('matched', 'integer', (c) => c.notNull())
+        .addColumn('missing_here', 'integer', (c) => c.notNull())
+        .addColumn('missing_at_gateway', 'integer', (c) => c.notNull())
+        .addColumn('amount_mismatch', 'integer', (c) => c.notNull())
+        .addColumn('status_mismatch', 'integer', (c) => c.notNull())
+        .addColumn('covers_from', 'text')
+        .addColumn('covers_to', 'text')
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('finished_at', 'text')
+        .execute();
+      await sql`create unique index reconciliation_file_idx on reconciliation_imports (file_sha256) where state = 'done'`.execute(db);
+      await db.schema.createIndex('reconciliation_created_idx').on('reconciliation_imports').columns(['created_at', 'id']).execute();
+      await sql`create table reconciliation_rows (
+        ${autoId('id')},
+        import_id text not null,
+        line integer,
+        result text not null,
+        gateway_order_id text not null,
+        order_id text,
+        transaction_ref text,
+        report_status text,
+        report_amount ${sql.raw(big)},
+        fee_amount ${sql.raw(big)},
+        net_amount ${sql.raw(big)},
+        paylink_status text,
+        paylink_amount ${sql.raw(big)},
+        detail text
+      )`.execute(db);
+      await db.schema.createIndex('reconciliation_rows_idx').on('reconciliation_rows').columns(['import_id', 'result', 'id']).execute();
+      await db.schema.createIndex('reconciliation_rows_order_idx').on('reconciliation_rows').columns(['import_id', 'id']).execute();
+    },
+  };
+}
 
 export function migrationProvider(kind: Kind): MigrationProvider {
   return { getMigrations: async () => migrations(kind) };

@@ -36,6 +36,13 @@ export interface TransactionsTable {
   checked_at: string | null;
   /** Cumulative rupiah refunded, as the gateway last reported it (migration 015_refunds). */
   refunded_amount: number;
+  /** Whole rupiah the gateway reported as paid (its gross amount), once paid. */
+  paid_amount: number | null;
+  /** The amount before a customer-imposed fee or a promo, when the gateway reports one. */
+  original_amount: number | null;
+  /** The gateway's fee and what reaches the merchant, when a settlement report gives them. */
+  fee_amount: number | null;
+  net_amount: number | null;
 }
 
 export interface NotificationsTable {
@@ -54,10 +61,14 @@ export interface NotificationsTable {
   received_at: string;
   /** When the reconciler last re-asked the gateway about it (unverified ones only). */
   checked_at: string | null;
+  /** Why it was not applied (unverified or ignored ones). */
+  reason: string | null;
 }
 
 export interface OutboxEventsTable {
   seq: Generated<number>;
+  /** Position in the pull feed (`GET /api/erp-events`), given in commit order once the event is visible. */
+  feed_seq: number | null;
   event_id: string;
   event_type: string;
   /** Events with the same key are delivered strictly in seq order. */
@@ -124,11 +135,15 @@ export interface RefundsTable {
   transaction_ref: string;
   /** Sent to the gateway; the same key again is answered with the first refund, never a second one. */
   refund_key: string;
-  /** Requested rupiah; null = the rest. */
+  /** Requested rupiah; null = the rest (requests kept before migration 022; later ones state the amount). */
   amount: number | null;
   reason: string | null;
-  /** requested (outcome unknown) | approved | refused */
+  /** requested (outcome unknown) | approved | refused | not_made (its outcome was unknown and the gateway holds no such refund) */
   state: string;
+  /** While set and in the future, a request is calling the gateway with this refund (migration 022). */
+  lease_until: string | null;
+  /** The caller's Idempotency-Key (hashed with its API key): a retry of the same request is this refund again. */
+  request_key: string | null;
   /** Who asked: `api` or `operator:<user>`. */
   actor: string;
   gateway_code: string | null;
@@ -145,6 +160,9 @@ export interface Database {
   runtime_config: RuntimeConfigTable;
   refunds: RefundsTable;
   auth_failures: AuthFailuresTable;
+  paylink_meta: MetaTable;
+  reconciliation_imports: ReconciliationImportsTable;
+  reconciliation_rows: ReconciliationRowsTable;
 }
 
 /** Failed authentication attempts per scope (`operator`, `api_key`) and client address (migration 010_auth_failures). */
@@ -154,4 +172,46 @@ export interface AuthFailuresTable {
   failures: number;
   window_start: string;
   locked_until: string | null;
+}
+
+/** Facts about the database itself, made once with it. */
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+/** One import of a gateway report (migration 024). */
+export interface ReconciliationImportsTable {
+  id: string;
+  file_sha256: string;
+  /** running | done */
+  state: string;
+  rows: number;
+  matched: number;
+  missing_here: number;
+  missing_at_gateway: number;
+  amount_mismatch: number;
+  status_mismatch: number;
+  covers_from: string | null;
+  covers_to: string | null;
+  created_by: string;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface ReconciliationRowsTable {
+  id: Generated<number>;
+  import_id: string;
+  line: number | null;
+  result: string;
+  gateway_order_id: string;
+  order_id: string | null;
+  transaction_ref: string | null;
+  report_status: string | null;
+  report_amount: number | null;
+  fee_amount: number | null;
+  net_amount: number | null;
+  paylink_status: string | null;
+  paylink_amount: number | null;
+  detail: string | null;
 }

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
+import { ensurePrivateFile, privateDir, writePrivateFile } from '../private-files.js';
 
 export class SqliteInUseError extends Error {
   constructor(file: string, holder: string | undefined) {
@@ -30,7 +31,8 @@ function isBusy(err: unknown): boolean {
 
 /** Holds the file's process lock until `release()` or process exit; throws `SqliteInUseError` when another process holds it. */
 export function lockSqliteFile(file: string): SqliteLock {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  privateDir(path.dirname(file));
+  ensurePrivateFile(`${file}.lock`);
   const lockDb = new SqliteDatabase(`${file}.lock`, { timeout: 0 });
   const pidFile = `${file}.pid`;
   try {
@@ -48,7 +50,7 @@ export function lockSqliteFile(file: string): SqliteLock {
     throw new SqliteInUseError(file, holder);
   }
   // For the message a second process prints; the lock, not this file, is what decides.
-  fs.writeFileSync(pidFile, `${process.pid}\n`);
+  writePrivateFile(pidFile, `${process.pid}\n`);
   let released = false;
   return {
     release() {

@@ -153,7 +153,7 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire against the simulator (
     const retry = await act('TO-1', 'refund', { amount: 20000 }, { 'idempotency-key': 'to-1' });
     expect(retry.statusCode).toBe(200);
     expect(retry.json()).toMatchObject({ status: 'partially_refunded', refunded_amount: 20000 });
-    // Without the Idempotency-Key too: the open request's key is reused while its outcome is unknown.
+    // The same request again (same Idempotency-Key) is the same refund: its key is sent again.
     const calls = await e.sim.requests('/refund');
     expect(calls).toHaveLength(2);
     const keys = calls.map((r) => (r.body as { refund_key: string }).refund_key);
@@ -169,7 +169,7 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire against the simulator (
     expect(erpStatuses('TO-1').map((s) => s[1])).toEqual([undefined, 20000, 40000]);
   });
 
-  it('a refund whose first attempt timed out and is retried without any key still refunds once', async () => {
+  it('a request without a key after a timed-out refund is a new request: the lost one is resolved from the gateway first, never re-sent under its key', async () => {
     await e.close();
     await start(300);
     const c = await charge('TO-2', 60000);
@@ -177,10 +177,35 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire against the simulator (
     await e.sim.put('/_sim/faults', { timeout_rate: 1 });
     expect((await act('TO-2', 'refund')).statusCode).toBe(504);
     await e.sim.del('/_sim/faults');
+    // The gateway made the first refund (all of it): nothing is left, and the answer says so.
     const retry = await act('TO-2', 'refund');
-    expect(retry.json()).toMatchObject({ status: 'refunded', refunded_amount: 60000 });
+    expect(retry.statusCode).toBe(409);
+    expect(retry.json()).toMatchObject({ code: 'PAYMENT_CLOSED', payment_status: 'refunded' });
     expect(await gatewayRefunded(c.gateway_order_id)).toMatchObject({ transaction_status: 'refund', refund_amount: '60000.00' });
+    expect(await e.sim.requests('/refund')).toHaveLength(1);
+    const stored = await e.services.store.refunds.listFor((await e.services.store.transactions.findByOrderId('TO-2'))?.id ?? '');
+    expect(stored.map((r) => [r.state, r.amount])).toEqual([['approved', 60000]]);
+  });
+
+  it('a partial refund whose answer was lost is counted: a new, different refund is made beside it, with its own key', async () => {
+    await e.close();
+    await start(300);
+    const c = await charge('TO-3', 60000);
+    await paid('TO-3', c.gateway_order_id);
+    await e.sim.put('/_sim/faults', { timeout_rate: 1 });
+    expect((await act('TO-3', 'refund', { amount: 10000, reason: 'first' }, { 'idempotency-key': 'to-3-a' })).statusCode).toBe(504);
+    await e.sim.del('/_sim/faults');
+    const second = await act('TO-3', 'refund', { amount: 10000, reason: 'second' }, { 'idempotency-key': 'to-3-b' });
+    expect(second.statusCode).toBe(200);
+    expect(second.json()).toMatchObject({ status: 'partially_refunded', refunded_amount: 20000 });
     const keys = (await e.sim.requests('/refund')).map((r) => (r.body as { refund_key: string }).refund_key);
-    expect(new Set(keys).size).toBe(1);
+    expect(keys).toHaveLength(2);
+    expect(new Set(keys).size).toBe(2);
+    expect(await gatewayRefunded(c.gateway_order_id)).toMatchObject({ refund_amount: '20000.00' });
+    // What is left counts both: asking for more than the remaining 40,000 never reaches the gateway.
+    const over = await act('TO-3', 'refund', { amount: 40001 });
+    expect(over.statusCode).toBe(400);
+    expect(over.json()).toMatchObject({ code: 'AMOUNT_INVALID' });
+    expect(await e.sim.requests('/refund')).toHaveLength(2);
   });
 });

@@ -16,7 +16,7 @@ import { createReconciler } from '../../src/reconcile/reconciler.js';
 
 const OLD = 50;
 
-/** Forwards to the simulator, except the status API of the ids in `failing` (the gateway asks by transaction id): 503. */
+/** Forwards to the simulator, except the status API of the ids in `failing` (paylink asks by the signed order id): 503. */
 async function filteringGateway(target: string, failing: Set<string>): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -66,10 +66,10 @@ describe.each(DATABASE_KINDS)('reconciler: unverified notifications (%s)', (kind
     expect(charged.status).toBe(200);
     expect((await gateway.post('/_sim/transactions/NEW-1/pay')).status).toBe(200);
     const truth = (await gateway.gateway('GET', '/v2/NEW-1/status')).body as Record<string, unknown>;
-    failing.add(String(truth.transaction_id));
+    failing.add('NEW-1');
 
     for (let i = 0; i < OLD; i++) {
-      failing.add(`old-tx-${i}`);
+      failing.add(`OLD-${i}`);
       const res = await ctx.app.inject({ method: 'POST', url: '/webhook/midtrans', payload: signedNotification({ order_id: `OLD-${i}`, transaction_id: `old-tx-${i}`, transaction_status: 'settlement' }, E2E_SERVER_KEY) });
       expect(res.json()).toMatchObject({ result: 'unverified' });
     }
@@ -77,7 +77,7 @@ describe.each(DATABASE_KINDS)('reconciler: unverified notifications (%s)', (kind
     expect(newest.json()).toMatchObject({ result: 'unverified' });
 
     // From now on only the old ones keep failing.
-    failing.delete(String(truth.transaction_id));
+    failing.delete('NEW-1');
     const sweeper = createReconciler(ctx.services, { ratePerSecond: 1000 });
     const first = await sweeper.sweepOnce();
     const second = await sweeper.sweepOnce();

@@ -14,7 +14,7 @@ import { startE2E, E2E_SERVER_KEY, type E2EContext } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchSettings, seedTransaction } from '../helpers/seed.js';
 import { signedNotification } from '../helpers/notifications.js';
-import type { PaymentStatus } from '../../src/storage/store.js';
+import type { PaymentStatus } from '../../src/model/payment.js';
 
 const SIM_ORDERS = 100;
 const DIRECT_ORDERS = 400;

@@ -1,6 +1,7 @@
 /** Transactions as the payment-link endpoints would create them, for tests that only need the record. */
 import { randomUUID } from 'node:crypto';
-import type { NewTransaction, Store, TransactionRecord } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/store.js';
+import type { NewTransaction, TransactionRecord } from '../../src/model/payment.js';
 import type { RuntimeOverrides, Settings } from '../../src/settings.js';
 
 export function gatewayIdOf(orderId: string): string {

@@ -124,3 +124,44 @@ describe.each(DATABASE_KINDS)('NUL characters never reach the database (%s)', (k
     expect(await notificationRows()).toHaveLength(before);
   });
 });
+
+describe.each(DATABASE_KINDS)('order ids that could look like another: bidirectional and invisible characters refused at creation (%s)', (kind) => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
+  });
+  afterAll(async () => ctx.close());
+
+  // "INV-2026-01" as it would show, with the characters that make it so.
+  const SPOOFS: Array<[string, string]> = [
+    ['right-to-left override', 'INV-\u202e10-6202'],
+    ['first-strong isolate', 'INV-2026\u2068-01'],
+    ['right-to-left mark', 'INV-2026-01\u200f'],
+    ['Arabic letter mark', 'INV\u061c-2026-01'],
+    ['zero-width space', 'INV-2026\u200b-01'],
+    ['zero-width joiner', 'INV-20\u200d26-01'],
+    ['word joiner', 'INV-2026-0\u20601'],
+    ['byte-order mark (zero-width no-break space)', 'INV-2026\ufeff-01'],
+    ['soft hyphen', 'INV-2026\u00ad-01'],
+    ['tag character', 'INV-2026-01\u{e0031}'],
+  ];
+  const routes = (id: string): Array<[string, Record<string, unknown>, string]> => [
+    ['/api/payment-links', { order_id: id, nominal: 150000 }, 'order_id'],
+    ['/createtransaksi', { order_id: id, mercant_id: 'INV', item: [{ id: 'a', name: 'A', price: 1000, quantity: 1 }] }, 'order_id'],
+    ['/createtransaksi', { mercant_id: id, item: [{ id: 'a', name: 'A', price: 1000, quantity: 1 }] }, 'mercant_id'],
+    ['/api/charge', { order_id: id, nominal: 10000, payment_type: 'bank_transfer', bank_transfer: { bank: 'bca' } }, 'order_id'],
+    ['/api/snap/token', { order_id: id, nominal: 10000 }, 'order_id'],
+  ];
+
+  it.each(SPOOFS)('%s: 400 ORDER_ID_INVALID on every creation route, with a plain message, nothing stored', async (_name, id) => {
+    for (const [url, payload, field] of routes(id)) {
+      const res = await ctx.app.inject({ method: 'POST', url, payload });
+      expect(res.statusCode, `${url} ${field}`).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      const body = res.json();
+      expect(body, `${url} ${field}`).toMatchObject({ code: 'ORDER_ID_INVALID', errors: [{ path: field }] });
+      expect(body.detail).toMatch(new RegExp(`^${field} contains an invisible or text-direction character \\(U\\+[0-9A-F]{4,5} at character \\d+\\); such characters make one id look like another\\.$`));
+    }
+    expect(await ctx.store.db.selectFrom('transactions').select('id').execute()).toEqual([]);
+  });
+});

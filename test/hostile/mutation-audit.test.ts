@@ -53,9 +53,26 @@ describe.each(DATABASE_KINDS)('settlement below the order amount (%s)', (kind) =
     expect(after?.status).toBe('paid');
     expect(after?.flags?.split(',')).toContain('amount_mismatch');
     const [ev] = (await ctx.services.store.outbox.list({})).items.filter((e) => e.orderId === 'AM-1');
-    // The event's shape is the contract's: status paid with the gross_amount paid, which the ERP
-    // compares with its own order total (the flag stays on the record for operators).
-    expect(JSON.parse(ev?.payload ?? '{}')).toMatchObject({ status: 'paid', gross_amount: 100_000 });
+    // The ERP is told explicitly: the amount paid, the amount expected, and that they differ.
+    expect(JSON.parse(ev?.payload ?? '{}')).toMatchObject({ status: 'paid', gross_amount: 100_000, expected_amount: 150_000, amount_mismatch: true });
+    expect(after).toMatchObject({ paidAmount: 100_000, originalAmount: null });
+  });
+
+  it('more than the order amount, without a fee the gateway names, is a mismatch too', async () => {
+    const tx = await seedTransaction(ctx.services.store, { orderId: 'AM-3', nominal: 150_000 });
+    await ctx.app.inject({ method: 'POST', url: '/webhook/midtrans', payload: signedNotification({ order_id: 'AM-3', transaction_status: 'settlement', gross_amount: '175000.00' }) });
+    expect((await ctx.services.store.transactions.findById(tx.id))?.flags ?? '').toContain('amount_mismatch');
+  });
+
+  it('a customer-imposed fee raises the gross but keeps the original amount: paid in full, no flag, both amounts kept', async () => {
+    const tx = await seedTransaction(ctx.services.store, { orderId: 'AM-4', nominal: 150_000 });
+    const body = signedNotification({ order_id: 'AM-4', transaction_status: 'settlement', gross_amount: '151050.00', extra_info: { gross_amount_info: { original_amount: '150000', gross_amount: 151050, customer_imposed_payment_fee: '1050' } } });
+    await ctx.app.inject({ method: 'POST', url: '/webhook/midtrans', payload: body });
+    const after = await ctx.services.store.transactions.findById(tx.id);
+    expect(after).toMatchObject({ status: 'paid', paidAmount: 151_050, originalAmount: 150_000 });
+    expect(after?.flags ?? '').not.toContain('amount_mismatch');
+    const [ev] = (await ctx.services.store.outbox.list({})).items.filter((e) => e.orderId === 'AM-4');
+    expect(JSON.parse(ev?.payload ?? '{}')).toMatchObject({ gross_amount: 151_050, expected_amount: 150_000, amount_mismatch: false });
   });
 
   it('a settlement of the full amount carries no such flag', async () => {
@@ -64,6 +81,7 @@ describe.each(DATABASE_KINDS)('settlement below the order amount (%s)', (kind) =
     const after = await ctx.services.store.transactions.findById(tx.id);
     expect(after?.status).toBe('paid');
     expect(after?.flags ?? '').not.toContain('amount_mismatch');
+    expect(after?.paidAmount).toBe(150_000);
   });
 });
 

@@ -1,12 +1,19 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LookupAddress } from 'node:dns';
+import net from 'node:net';
+import pino from 'pino';
 import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { seedTransaction } from '../helpers/seed.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ingestGatewayReport } from '../../src/domain/notifications.js';
+import { signedReport } from '../../src/domain/report-binding.js';
 import { createOutbox } from '../../src/outbox/worker.js';
-import { literalRefusal } from '../../src/erp/guard.js';
+import { literalRefusal } from '../../src/connect-guard.js';
+import { MidtransClient } from '../../src/gateway/client.js';
+import { GatewayError } from '../../src/gateway/errors.js';
+import { defaultSettings } from '../../src/settings.js';
+import { DATABASE_KINDS } from '../helpers/stores.js';
 
 const op = { authorization: basicAuth() };
 const CONTROL = ['\r\n', '\n', '\t', '\u0001', '\u007f', '\u0085'];
@@ -95,7 +102,7 @@ describe('ERP delivery: the resolved address is checked at connect time', () => 
 
   async function deliverWith(addresses: string[]) {
     const t = await seedTransaction(ctx.services.store, { orderId: `R-${addresses.length}` });
-    const r = await ingestGatewayReport(ctx.services, { order_id: t.gatewayOrderId, status_code: '200', gross_amount: '150000.00', transaction_status: 'settlement', transaction_id: `tx-${t.id}` }, 'webhook');
+    const r = await ingestGatewayReport(ctx.services, signedReport({ order_id: t.gatewayOrderId, status_code: '200', gross_amount: '150000.00', transaction_status: 'settlement', transaction_id: `tx-${t.id}` }), 'webhook');
     const resolved: LookupAddress[] = addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
     const deps = { store: ctx.services.store, settings: ctx.services.settings, clock: ctx.services.clock, logger: ctx.services.logger, metrics: ctx.services.metrics };
     const outbox = createOutbox(deps, { instanceId: 'dns', resolve: (host, _o, cb) => (host === 'erp.test' ? cb(null, resolved) : cb(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), [])) });
@@ -113,9 +120,132 @@ describe('ERP delivery: the resolved address is checked at connect time', () => 
     expect(erp.deliveries).toHaveLength(0);
   });
 
+  it('a name resolving to the metadata address in an IPv6 spelling (IPv4-compatible, NAT64) is refused', async () => {
+    const e = await deliverWith(['::a9fe:a9fe', '64:ff9b::a9fe:a9fe']);
+    expect(e).toMatchObject({ state: 'failed', lastError: 'refused: link-local or metadata address' });
+    expect(erp.deliveries).toHaveLength(0);
+  });
+
   it('a name resolving to loopback only is delivered outside production', async () => {
     const e = await deliverWith(['127.0.0.1']);
     expect(e, e?.lastError ?? '').toMatchObject({ state: 'delivered' });
     expect(erp.deliveries).toHaveLength(1);
+  });
+});
+
+/** A loopback listener that only counts the connections it gets (and drops them). */
+async function connectionCounter(): Promise<{ port: number; readonly count: number; close(): Promise<void> }> {
+  let count = 0;
+  const server = net.createServer((socket) => {
+    count++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    port,
+    get count() {
+      return count;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const resolveTo = (addresses: string[]) => (host: string, _o: unknown, cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) =>
+  host === 'gateway.test' ? cb(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))) : cb(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), []);
+
+describe('gateway client: every resolved address is checked when it connects', () => {
+  let listener: Awaited<ReturnType<typeof connectionCounter>>;
+  beforeEach(async () => {
+    listener = await connectionCounter();
+  });
+  afterEach(async () => listener.close());
+
+  async function statusThrough(base: string, o: { blockPrivate: boolean; addresses?: string[] }) {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(l) });
+    const settings = defaultSettings(loadConfig({ MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: 'SB-Mid-server-guard-test-0001' }));
+    const client = new MidtransClient({
+      settings: async () => ({ ...settings, gateway: { ...settings.gateway, api_base_url: base, app_base_url: base } }),
+      logger,
+      timeoutMs: 2_000,
+      blockPrivateAddresses: o.blockPrivate,
+      resolve: resolveTo(o.addresses ?? []),
+    });
+    try {
+      const err = await client.status('SO-1').then(() => undefined, (e: unknown) => e);
+      return { err, log: lines.join('') };
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('production: a name resolving to loopback is refused before any connection (the literal address was the only thing checked)', async () => {
+    const r = await statusThrough(`https://gateway.test:${listener.port}`, { blockPrivate: true, addresses: ['127.0.0.1'] });
+    expect(r.err).toBeInstanceOf(GatewayError);
+    expect(r.err).toMatchObject({ kind: 'unavailable' });
+    expect(listener.count).toBe(0);
+    expect(r.log).toContain('"refused":"private"');
+    expect(r.log).not.toContain('SB-Mid-server-guard-test-0001');
+  });
+
+  it('any mode: a name resolving to a metadata address (beside loopback) is refused whole', async () => {
+    for (const bad of ['169.254.169.254', '::a9fe:a9fe', '64:ff9b::a9fe:a9fe', '::ffff:169.254.169.254']) {
+      const r = await statusThrough(`http://gateway.test:${listener.port}`, { blockPrivate: false, addresses: ['127.0.0.1', bad] });
+      expect(r.err, bad).toMatchObject({ kind: 'unavailable' });
+      expect(r.log, bad).toContain('"refused":"link-local"');
+    }
+    expect(listener.count).toBe(0);
+  });
+
+  it('any mode: a literal metadata address in an IPv6 spelling is refused before connecting', async () => {
+    for (const host of ['[::a9fe:a9fe]', '[64:ff9b::a9fe:a9fe]', '[::ffff:a9fe:a9fe]']) {
+      const r = await statusThrough(`http://${host}:${listener.port}`, { blockPrivate: false });
+      expect(r.err, host).toMatchObject({ kind: 'unavailable' });
+      expect(r.log, host).toContain('"refused":"link-local"');
+    }
+  });
+
+  it('outside production a name resolving to loopback connects (the embedded simulator lives there)', async () => {
+    await statusThrough(`http://gateway.test:${listener.port}`, { blockPrivate: false, addresses: ['127.0.0.1'] });
+    expect(listener.count).toBe(1);
+  });
+});
+
+describe.each(DATABASE_KINDS)('production service: the gateway host is checked where it connects (%s)', (kind) => {
+  let listener: Awaited<ReturnType<typeof connectionCounter>>;
+  let ctx: TestContext;
+  const API_KEY = 'k-guard-0123456789';
+  const production = (port: number) => ({
+    NODE_ENV: 'production',
+    log_user: 'ops',
+    log_pass: 'a-long-operator-password',
+    API_KEYS: API_KEY,
+    MIDTRANS_MODE: 'sandbox',
+    MIDTRANS_SERVER_KEY: 'SB-Mid-server-prod-guard-0001',
+    PUBLIC_BASE_URL: 'https://pay.example.com',
+    CONFIG_ENCRYPTION_KEY: 'd'.repeat(64),
+    MIDTRANS_API_BASE_URL: `https://gateway.test:${port}`,
+  });
+  beforeEach(async () => {
+    listener = await connectionCounter();
+    ctx = await makeTestApp(kind, production(listener.port), { gatewayResolve: resolveTo(['127.0.0.1']), gatewayTimeoutMs: 2_000 });
+  });
+  afterEach(async () => {
+    await ctx.close();
+    await listener.close();
+  });
+
+  it('MIDTRANS_API_BASE_URL=https://NAME with NAME resolving to 127.0.0.1: the status call is refused, nothing connects', async () => {
+    await seedTransaction(ctx.services.store, { orderId: 'SO-GUARD-1' });
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/payments/SO-GUARD-1/status', headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ code: 'GATEWAY_UNAVAILABLE' });
+    expect(listener.count).toBe(0);
+  });
+
+  it('the literal loopback address stops the start in production', () => {
+    expect(configError({ ...production(8443), MIDTRANS_API_BASE_URL: 'https://127.0.0.1:8443' })).toMatch(/MIDTRANS_API_BASE_URL must not point to a private, loopback or link-local address in production/);
+    expect(configError({ ...production(8443), ERP_NOTIFY_URL: 'https://[::ffff:10.0.0.5]/hook' })).toMatch(/ERP_NOTIFY_URL must not point to a private/);
   });
 });

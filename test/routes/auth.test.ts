@@ -76,15 +76,20 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
         'GET /api/deliveries',
         'POST /api/deliveries/:id/retry',
         'GET /metrics',
+        'POST /api/reconciliation/imports',
+        'GET /api/reconciliation/imports',
+        'GET /api/reconciliation/imports/:id',
+        'GET /api/reports/daily',
+        'GET /api/transactions/export',
       ].sort(),
     );
     // /echo and /echo2 answer any method, all of them behind operator auth
     for (const u of ['/echo', '/echo2']) for (const m of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']) expect(byAuth.get('op'), `${m} ${u}`).toContain(`${m} ${u}`);
     expect([...(byAuth.get('key') ?? [])].sort()).toEqual(
-      ['POST /createtransaksi', 'POST /api/payment-links', 'GET /api/payment-links/:order_id', 'DELETE /api/payment-links/:order_id', 'POST /api/charge', 'POST /api/snap/token', 'GET /api/payments/:order_id/status', 'POST /api/payments/:order_id/refund', 'POST /api/payments/:order_id/cancel', 'POST /api/payments/:order_id/expire'].sort(),
+      ['POST /createtransaksi', 'POST /api/payment-links', 'GET /api/payment-links/:order_id', 'DELETE /api/payment-links/:order_id', 'POST /api/charge', 'POST /api/snap/token', 'GET /api/payments/:order_id/status', 'POST /api/payments/:order_id/refund', 'POST /api/payments/:order_id/cancel', 'POST /api/payments/:order_id/expire', 'GET /api/erp-events', 'POST /api/erp-events/ack'].sort(),
     );
     expect([...(byAuth.get('sig') ?? [])]).toEqual(['POST /webhook/midtrans']);
-    expect([...(byAuth.get('none') ?? [])]).toEqual(['GET /health']);
+    expect([...(byAuth.get('none') ?? [])]).toEqual(['GET /health', 'GET /health/live', 'GET /health/ready']);
     expect([...byAuth.keys()].sort()).toEqual(['key', 'none', 'op', 'sig']);
   });
 
@@ -145,11 +150,12 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
     expect((await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: basicAuth() }, remoteAddress: ip })).statusCode).toBe(200);
 
     const lines = await ctx.lines();
-    const failures = lines.filter((l) => l.audit === 'auth_failed' && l.ip === ip);
+    const action = (l: Record<string, unknown>) => (typeof l.audit === 'object' && l.audit !== null && 'action' in l.audit ? l.audit.action : undefined);
+    const failures = lines.filter((l) => action(l) === 'auth_failed' && l.ip === ip);
     expect(failures).toHaveLength(10);
-    expect(failures[0]).toMatchObject({ user: OPERATOR.user, route: '/api/config', scheme: 'basic' });
-    expect(lines.filter((l) => l.audit === 'auth_lockout' && l.ip === ip)).toHaveLength(1);
-    expect(lines.some((l) => l.audit === 'auth_locked_out' && l.ip === ip)).toBe(true);
+    expect(failures[0]).toMatchObject({ audit: { actor: 'anonymous', action: 'auth_failed', subject: '/api/config', outcome: 'refused' }, user: OPERATOR.user, scheme: 'basic' });
+    expect(lines.filter((l) => action(l) === 'auth_lockout' && l.ip === ip)).toHaveLength(1);
+    expect(lines.some((l) => action(l) === 'auth_locked_out' && l.ip === ip)).toBe(true);
   });
 
   it('forgets failures older than 15 minutes', async () => {

@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DATABASE_KINDS } from '../helpers/stores.js';
+import { VERSION } from '../../src/version.js';
 import { basicAuth } from '../helpers/services.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
+import { formState } from '../helpers/console-forms.js';
 
 const SERVER_KEY = 'SB-Mid-server-cfgtest-0001-abcd';
+const isChange = (l: Record<string, unknown>) => typeof l.audit === 'object' && l.audit !== null && 'action' in l.audit && l.audit.action === 'config_change';
 const auth = { authorization: basicAuth() };
 
 describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
@@ -28,7 +33,7 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
     expect(body.erp).toEqual({ notify_url: null, webhook_secret: '****', timeout_ms: 10_000, retry_for_hours: 72 });
     expect(body.links).toEqual({ default_expiry_minutes: 1440, enabled_payments: [] });
     expect(body.reconcile).toEqual({ interval_s: 300, pending_after_minutes: 60 });
-    expect(body.info).toEqual({ version: '0.1.0', database: kind, dev_endpoints: false, production: false, config_version: 0, updated_at: null, updated_by: null });
+    expect(body.info).toEqual({ version: VERSION, database: kind, dev_endpoints: false, production: false, config_version: 0, updated_at: null, updated_by: null });
     expect(res.body).not.toContain(SERVER_KEY);
     expect(res.body).not.toContain('whsec_short');
   });
@@ -44,9 +49,9 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
     expect(s.erp).toMatchObject({ notify_url: 'https://erp.example.com/hook', webhook_secret: 'whsec_new-secret-value-9876', timeout_ms: 5000 });
     expect(s.gateway.server_key).toBe(SERVER_KEY);
 
-    const audit = (await ctx.lines()).filter((l) => l.audit === 'config_changed' && l.config_version === 1 && Array.isArray(l.fields) && l.fields.includes('erp.timeout_ms'));
+    const audit = (await ctx.lines()).filter((l) => isChange(l) && l.config_version === 1 && Array.isArray(l.fields) && l.fields.includes('erp.timeout_ms'));
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ by: 'ops', fields: ['erp.notify_url', 'erp.webhook_secret', 'erp.timeout_ms', 'links.enabled_payments'] });
+    expect(audit[0]).toMatchObject({ audit: { actor: 'operator:ops', action: 'config_change', subject: 'runtime_config', outcome: 'saved' }, fields: ['erp.notify_url', 'erp.webhook_secret', 'erp.timeout_ms', 'links.enabled_payments'] });
     const raw = await ctx.rawLogs();
     expect(raw).not.toContain('whsec_new-secret-value-9876');
     expect(raw).not.toContain('erp.example.com');
@@ -54,10 +59,63 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
 
   it('keeps the real secret when the masked form is sent back', async () => {
     const masked = (await get()).json().gateway.server_key;
-    const res = await post({ gateway: { server_key: masked, api_base_url: 'https://api.sandbox.midtrans.com/' } });
+    const res = await post({ gateway: { server_key: masked, client_key: 'SB-Mid-client-cfgtest-0002' } });
     expect(res.statusCode).toBe(200);
-    expect((await ctx.services.settings.current()).gateway).toMatchObject({ server_key: SERVER_KEY, api_base_url: 'https://api.sandbox.midtrans.com/' });
+    expect((await ctx.services.settings.current()).gateway).toMatchObject({ server_key: SERVER_KEY, client_key: 'SB-Mid-client-cfgtest-0002' });
     expect(res.json().info.config_version).toBe(1);
+  });
+
+  describe('where the server key goes: a change of mode or host needs the key in the same request', () => {
+    let gateway: { url: string; authorizations: string[]; close(): Promise<void> };
+    beforeAll(async () => {
+      const authorizations: string[] = [];
+      const server = http.createServer((req, res) => {
+        authorizations.push(req.headers.authorization ?? '');
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"status_code":"404","status_message":"Transaction doesn\'t exist."}');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      gateway = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, authorizations, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+    });
+    afterAll(async () => gateway.close());
+
+    // Calls go to a closed loopback port unless a change moves them (never to the real gateway).
+    const CLOSED = 'http://127.0.0.1:9';
+    beforeEach(async () => {
+      await ctx.services.settings.save({ gateway: { api_base_url: CLOSED, app_base_url: CLOSED } }, 0, 'test');
+    });
+
+    it.each([
+      ['api_base_url alone', () => ({ gateway: { api_base_url: gateway.url } })],
+      ['app_base_url alone', () => ({ gateway: { app_base_url: gateway.url } })],
+      ['both hosts with the masked key sent back', () => ({ gateway: { api_base_url: gateway.url, app_base_url: gateway.url, server_key: '****abcd' } })],
+      ['a host with the key reset to the environment (null)', () => ({ gateway: { api_base_url: gateway.url, server_key: null } })],
+      ['the mode (which brings its hosts)', () => ({ gateway: { mode: 'production' } })],
+    ])('%s → 400 SERVER_KEY_REQUIRED, nothing stored, and the key never reaches that host', async (name, patch) => {
+      const before = (await get()).body;
+      const res = await post(patch());
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.json()).toMatchObject({ code: 'SERVER_KEY_REQUIRED', errors: [{ path: 'gateway.server_key', message: expect.stringMatching(/must be sent again, unmasked/) }] });
+      expect((await get()).body).toBe(before);
+      if (!name.startsWith('the mode')) {
+        await ctx.services.gateway.status('SO-KEY-1').catch(() => undefined);
+        await ctx.services.gateway.createSnapTransaction({ transaction_details: { order_id: 'SO-KEY-1', gross_amount: 1 } }).catch(() => undefined);
+      }
+      expect(gateway.authorizations).toEqual([]);
+    });
+
+    it('with the key in the same request the host changes, and that key (only) goes there', async () => {
+      const res = await post({ gateway: { api_base_url: gateway.url, server_key: 'SB-Mid-server-new-host-0001' } });
+      expect(res.statusCode).toBe(200);
+      expect(await ctx.services.gateway.status('SO-KEY-2')).toBeUndefined();
+      expect(gateway.authorizations).toEqual([`Basic ${Buffer.from('SB-Mid-server-new-host-0001:').toString('base64')}`]);
+      gateway.authorizations.length = 0;
+    });
+
+    it('a change that leaves mode and hosts as they are needs no key', async () => {
+      const res = await post({ gateway: { api_base_url: CLOSED, confirm_notifications: true }, reconcile: { interval_s: 120 } });
+      expect(res.statusCode).toBe(200);
+    });
   });
 
   it('null removes an override, back to the environment value', async () => {
@@ -75,7 +133,7 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
   });
 
   it('a mode change brings that mode\'s gateway hosts unless hosts are given', async () => {
-    const res = await post({ gateway: { mode: 'production' } });
+    const res = await post({ gateway: { mode: 'production', server_key: 'Mid-server-cfgtest-production-01' } });
     expect(res.statusCode).toBe(200);
     expect(res.json().gateway).toMatchObject({ mode: 'production', api_base_url: 'https://api.midtrans.com', app_base_url: 'https://app.midtrans.com' });
   });
@@ -106,6 +164,21 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
     expect((await get()).body).toBe(before);
+  });
+
+  it('the console form saves with the API\'s own action, in one request: one audit line and no request to the API', async () => {
+    const { token, cookie } = formState(await ctx.app.inject({ method: 'GET', url: '/console/config', headers: auth }));
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/console/config',
+      payload: `_csrf=${encodeURIComponent(token)}&erp.timeout_ms=4321`,
+      headers: { ...auth, cookie, 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'console-save-1' },
+    });
+    expect(res.statusCode).toBe(303);
+    expect((await ctx.services.settings.current()).erp.timeout_ms).toBe(4321);
+    const lines = (await ctx.lines()).filter((l) => l.request_id === 'console-save-1');
+    expect(lines.filter((l) => l.msg === 'request completed')).toHaveLength(1);
+    expect(lines.filter(isChange)).toEqual([expect.objectContaining({ audit: { actor: 'operator:ops', action: 'config_change', subject: 'runtime_config', outcome: 'saved' }, fields: ['erp.timeout_ms'] })]);
   });
 
   it('rejects prototype pollution attempts with 400', async () => {

@@ -48,7 +48,9 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     return res.json() as { gateway_order_id: string };
   };
   const statusOf = async (orderId: string) => (await t.services.store.transactions.findByOrderId(orderId))?.status;
-  const audits = async (audit: string) => (await t.lines()).filter((l) => l.audit === audit);
+  /** The audit lines of one action: `{ audit: { actor, action, subject, outcome }, …detail }`. */
+  const audits = async (action: string) => (await t.lines()).filter((l) => typeof l.audit === 'object' && l.audit !== null && 'action' in l.audit && l.audit.action === action);
+  const who = (l: Record<string, unknown>) => (typeof l.audit === 'object' && l.audit !== null && 'actor' in l.audit && 'subject' in l.audit ? [l.audit.actor, l.audit.subject] : []);
 
   it('check status now: asks the gateway, shows its answer, and writes the operator in the audit log', async () => {
     const c = await charge('CK-1', { payment_type: 'qris' });
@@ -62,7 +64,7 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     const shown = await get(String(res.headers.location));
     expect(shown.body).toContain('Asked the gateway; the status below is its answer.');
     expect(shown.body).toContain('data-status="paid"');
-    expect(await audits('payment_check')).toEqual([expect.objectContaining({ operator: OPERATOR.user, order_id: 'CK-1' })]);
+    expect(await audits('payment_check')).toEqual([expect.objectContaining({ audit: { actor: `operator:${OPERATOR.user}`, action: 'payment_check', subject: 'CK-1', outcome: 'requested' }, order_id: 'CK-1' })]);
   });
 
   it('cancel and expire: the forms act at the gateway and the page shows the new status', async () => {
@@ -89,8 +91,8 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     const again = await submit(txPage('EX-1'), `${txPage('EX-1')}/cancel`);
     expect(again.statusCode).toBe(409);
     expect(again.body).toContain('PAYMENT_CLOSED');
-    expect((await audits('payment_cancel')).map((l) => [l.operator, l.order_id])).toEqual([[OPERATOR.user, 'CX-1']]);
-    expect((await audits('payment_expire')).map((l) => [l.operator, l.order_id])).toEqual([[OPERATOR.user, 'EX-1']]);
+    expect((await audits('payment_cancel')).map(who)).toEqual([[`operator:${OPERATOR.user}`, 'CX-1']]);
+    expect((await audits('payment_expire')).map(who)).toEqual([[`operator:${OPERATOR.user}`, 'EX-1']]);
   });
 
   /** A paid order whose ERP event failed to arrive. */
@@ -116,7 +118,7 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     expect((await t.services.store.outbox.list({})).items.find((e) => e.eventId === eventId)?.state).toBe('pending');
     await t.services.outbox.runOnce();
     expect(erp.accepted().map((d) => d.webhookId)).toEqual([eventId]);
-    expect(await audits('delivery_retry')).toEqual([expect.objectContaining({ operator: OPERATOR.user, order_id: 'RD-1', events: [eventId] })]);
+    expect(await audits('delivery_retry')).toEqual([expect.objectContaining({ audit: { actor: `operator:${OPERATOR.user}`, action: 'delivery_retry', subject: 'RD-1', outcome: 'queued' }, order_id: 'RD-1', events: [eventId] })]);
   });
 
   it('the deliveries page retries all of an order\'s events with one CSRF-protected form', async () => {
@@ -136,6 +138,29 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     const after = await get(String(res.headers.location));
     expect(after.body).toContain('Undelivered events of this order are due again now.');
     expect(after.body).not.toContain('Retry all</button>');
+  });
+
+  it('one delivery retried from the API and from the console: the same action, the same audit line', async () => {
+    const eventId = await undelivered('RD-3');
+    const viaApi = await t.app.inject({ method: 'POST', url: `/api/deliveries/${eventId}/retry`, headers: { authorization: basicAuth() } });
+    expect(viaApi.statusCode).toBe(200);
+    expect(viaApi.json()).toMatchObject({ event_id: eventId, status: 'pending' });
+    const viaConsole = await submit(txPage('RD-3'), `/console/deliveries/${eventId}/retry`);
+    expect(viaConsole.statusCode).toBe(303);
+    const lines = (await audits('delivery_retry')).map((l) => ({ audit: l.audit, order_id: l.order_id, events: l.events, msg: l.msg }));
+    const line = { audit: { actor: `operator:${OPERATOR.user}`, action: 'delivery_retry', subject: 'RD-3', outcome: 'queued' }, order_id: 'RD-3', events: [eventId], msg: `operator:${OPERATOR.user} re-queued an ERP delivery` };
+    expect(lines).toEqual([line, line]);
+  });
+
+  it('deactivating a payment link through the API writes an audit line naming the API', async () => {
+    expect((await t.app.inject({ method: 'POST', url: '/api/payment-links', payload: { order_id: 'PL-X', nominal: 80000 }, headers: api })).statusCode).toBe(201);
+    const res = await t.app.inject({ method: 'DELETE', url: '/api/payment-links/PL-X', headers: api });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'cancelled' });
+    expect(await audits('link_cancel')).toEqual([expect.objectContaining({ audit: { actor: 'api', action: 'link_cancel', subject: 'PL-X', outcome: 'requested' }, order_id: 'PL-X' })]);
+    // Closed already: answered as it is, and nothing more is asked of the gateway or written to the audit log.
+    expect((await t.app.inject({ method: 'DELETE', url: '/api/payment-links/PL-X', headers: api })).statusCode).toBe(200);
+    expect(await audits('link_cancel')).toHaveLength(1);
   });
 
   it('the copy-link control carries the payment link', async () => {
@@ -161,10 +186,10 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     const lines = await audits('payment_refund');
     const consoleLine = lines.find((l) => l.order_id === 'RF-C');
     const apiLine = lines.find((l) => l.order_id === 'RF-A');
-    expect(consoleLine).toMatchObject({ operator: OPERATOR.user, amount: 10000, reason: 'one item back', refund_key: expect.stringMatching(/^rf-/), msg: `operator:${OPERATOR.user} asked to refund RF-C` });
-    expect(consoleLine).not.toHaveProperty('actor');
-    expect(apiLine).toMatchObject({ actor: 'api', amount: 5000, msg: 'api asked to refund RF-A' });
-    expect(apiLine).not.toHaveProperty('operator');
+    expect(consoleLine).toMatchObject({ amount: 10000, reason: 'one item back', refund_key: expect.stringMatching(/^rf-/), msg: `operator:${OPERATOR.user} asked to refund RF-C` });
+    expect(consoleLine?.audit).toEqual({ actor: `operator:${OPERATOR.user}`, action: 'payment_refund', subject: 'RF-C', outcome: 'requested' });
+    expect(apiLine).toMatchObject({ amount: 5000, msg: 'api asked to refund RF-A' });
+    expect(apiLine?.audit).toEqual({ actor: 'api', action: 'payment_refund', subject: 'RF-A', outcome: 'requested' });
     expect(lines).toHaveLength(2);
   });
 });

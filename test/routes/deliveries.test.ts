@@ -4,6 +4,7 @@ import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchSettings, seedTransaction } from '../helpers/seed.js';
 import { ingestGatewayReport } from '../../src/domain/notifications.js';
+import { signedReport } from '../../src/domain/report-binding.js';
 
 describe.each(DATABASE_KINDS)('GET /api/deliveries, POST /api/deliveries/{id}/retry (%s)', (kind) => {
   let ctx: TestContext;
@@ -23,7 +24,7 @@ describe.each(DATABASE_KINDS)('GET /api/deliveries, POST /api/deliveries/{id}/re
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
       const t = await seedTransaction(ctx.services.store, { orderId: `D:${i}` });
-      const r = await ingestGatewayReport(ctx.services, { order_id: t.gatewayOrderId, status_code: '200', gross_amount: '150000.00', transaction_status: 'settlement', transaction_id: `t${i}` }, 'webhook');
+      const r = await ingestGatewayReport(ctx.services, signedReport({ order_id: t.gatewayOrderId, status_code: '200', gross_amount: '150000.00', transaction_status: 'settlement', transaction_id: `t${i}` }), 'webhook');
       if (r.eventId) ids.push(r.eventId);
     }
     return ids;

@@ -8,6 +8,8 @@ import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 const auth = { authorization: basicAuth() };
 const CANARY = 'CANARY-above-the-log-dir-7d1f0c';
 
+const isLogView = (l: Record<string, unknown>) => typeof l.audit === 'object' && l.audit !== null && 'action' in l.audit && l.audit.action === 'log_view';
+
 function line(time: string, level: string, msg: string, extra: Record<string, unknown> = {}): string {
   return `${JSON.stringify({ level, time, msg, ...extra })}\n`;
 }
@@ -52,7 +54,18 @@ describe.each(DATABASE_KINDS)('log endpoints (%s)', (kind) => {
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.body).toBe(fs.readFileSync(path.join(ctx.logDir, 'paylink.2026-11-20.1.log'), 'utf8'));
-    expect((await ctx.lines()).some((l) => l.audit === 'log_view' && l.file === 'paylink.2026-11-20.1.log' && l.by === 'ops')).toBe(true);
+    expect((await ctx.lines()).filter((l) => isLogView(l) && l.file === 'paylink.2026-11-20.1.log')).toEqual([
+      expect.objectContaining({ audit: { actor: 'operator:ops', action: 'log_view', subject: 'paylink.2026-11-20.1.log', outcome: 'opened' } }),
+    ]);
+  });
+
+  it('the console\'s view of a file writes the same audit line as the API\'s', async () => {
+    const res = await get('/console/logs/view?file=paylink.2026-11-21.1.log');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('day two warning');
+    expect((await ctx.lines()).filter((l) => isLogView(l) && l.file === 'paylink.2026-11-21.1.log')).toEqual([
+      expect.objectContaining({ audit: { actor: 'operator:ops', action: 'log_view', subject: 'paylink.2026-11-21.1.log', outcome: 'opened' } }),
+    ]);
   });
 
   it('tails the last N lines', async () => {

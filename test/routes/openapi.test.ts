@@ -88,7 +88,7 @@ describe('GET /openapi.json and /docs', () => {
     const body = hooks['payment.status_changed']?.post.requestBody as { content: { 'application/json': { schema: object } } };
     const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
     const valid = ajv.compile(body.content['application/json'].schema);
-    const tx = { id: 't', orderId: 'INV/2026/0042:1', gatewayOrderId: 'INV.2026.0042.1', mercantId: 'INV/2026/0042', kind: 'payment_link', attempt: 1, nominal: 150000, status: 'paid', transactionStatus: 'settlement', fraudStatus: 'accept', paymentType: 'bank_transfer', gatewayTransactionId: 'g-1', paymentUrl: null, paymentLinkId: null, snapToken: null, requestHash: null, requestJson: null, gatewayJson: null, expireAt: null, settlementTime: '2026-11-22T10:05:00+07:00', transactionTime: '2026-11-22T10:00:00+07:00', statusVersion: 2, refundedAmount: 0, flags: null, lastEventAt: null, createdAt: '', updatedAt: '' } as const;
+    const tx = { id: 't', orderId: 'INV/2026/0042:1', gatewayOrderId: 'INV.2026.0042.1', mercantId: 'INV/2026/0042', kind: 'payment_link', attempt: 1, nominal: 150000, status: 'paid', transactionStatus: 'settlement', fraudStatus: 'accept', paymentType: 'bank_transfer', gatewayTransactionId: 'g-1', paymentUrl: null, paymentLinkId: null, snapToken: null, requestHash: null, requestJson: null, gatewayJson: null, expireAt: null, settlementTime: '2026-11-22T10:05:00+07:00', transactionTime: '2026-11-22T10:00:00+07:00', statusVersion: 2, refundedAmount: 0, paidAmount: 150000, originalAmount: null, feeAmount: null, netAmount: null, flags: null, lastEventAt: null, createdAt: '', updatedAt: '' } as const;
     const events = [statusChangedEvent(tx, 150000, 'ev-1', new Date()), statusChangedEvent({ ...tx, status: 'expired', transactionStatus: null, fraudStatus: null, paymentType: null, gatewayTransactionId: null, settlementTime: null, transactionTime: null }, 150000, 'ev-2', new Date()), testEvent({}, 'ev-3', new Date())];
     for (const ev of events) expect(valid(ev) ? [] : valid.errors, ev.event_id).toEqual([]);
     expect(valid({ ...events[0], unexpected: 1 })).toBe(false);
@@ -130,11 +130,12 @@ describe('GET /openapi.json and /docs', () => {
   });
 
   it('refers to nothing the reader does not have, and leaves no answer undescribed', async () => {
-    const texts = [
+    const markdown = ['README.md', 'simulator/README.md', ...fs.readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const texts: Array<readonly [string, string]> = [
       ['/openapi.json', JSON.stringify(doc)],
       ['/docs', (await ctx.app.inject({ method: 'GET', url: '/docs', headers: auth })).body],
-      ['README.md', fs.readFileSync('README.md', 'utf8')],
-    ] as const;
+      ...markdown.map((f) => [f, fs.readFileSync(f, 'utf8')] as const),
+    ];
     for (const [where, text] of texts) {
       for (const word of ['CONTRACT', '§', 'DESIGN', 'shared/', 'Default Response']) expect(text.includes(word), `${where} contains ${word}`).toBe(false);
     }

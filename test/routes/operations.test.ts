@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
-import type { PaymentStatus } from '../../src/storage/store.js';
+import type { PaymentStatus } from '../../src/model/payment.js';
 
 const auth = { authorization: basicAuth() };
 

@@ -1,8 +1,8 @@
 /**
  * POST /api/payments/{order_id}/refund when the gateway's first answer never arrives: a gateway in
  * front of the simulator that performs the first refund but holds its answer past the client's
- * timeout, then answers normally. The retried request must send the same refund_key, and the money
- * must move once.
+ * timeout, then answers normally. The same request retried (same Idempotency-Key) must send the same
+ * refund_key, and the money must move once; a new request must be a refund of its own.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -87,12 +87,12 @@ describe.each(DATABASE_KINDS)('a refund retried after a gateway timeout (%s)', (
     return gatewayOrderId;
   }
 
-  it('the second request sends the same refund_key and the gateway refunds once', async () => {
+  it('the same request again (same Idempotency-Key) sends the same refund_key and the gateway refunds once', async () => {
     const gatewayOrderId = await paidCharge('RT/1', 60000);
-    const first = await post('/api/payments/RT%2F1/refund', { amount: 20000 });
+    const first = await post('/api/payments/RT%2F1/refund', { amount: 20000 }, { 'idempotency-key': 'rt-1' });
     expect(first.statusCode).toBe(504);
     expect((await t.services.store.transactions.findByOrderId('RT/1'))?.refundedAmount).toBe(0);
-    const retry = await post('/api/payments/RT%2F1/refund', { amount: 20000 });
+    const retry = await post('/api/payments/RT%2F1/refund', { amount: 20000 }, { 'idempotency-key': 'rt-1' });
     expect(retry.statusCode).toBe(200);
     expect(retry.json()).toMatchObject({ status: 'partially_refunded', refunded_amount: 20000 });
     expect(gateway.refunds).toHaveLength(2);
@@ -104,5 +104,23 @@ describe.each(DATABASE_KINDS)('a refund retried after a gateway timeout (%s)', (
     expect(tx?.refundedAmount).toBe(20000);
     const kept = await t.services.store.refunds.listFor(tx?.id ?? '');
     expect(kept.map((r) => [r.refundKey, r.state])).toEqual([[gateway.refunds[0]?.refund_key, 'approved']]);
+  });
+
+  it('a new request (no key) after a lost answer is a refund of its own, made once the lost one is known to be made', async () => {
+    const gatewayOrderId = await paidCharge('RT/2', 60000);
+    expect((await post('/api/payments/RT%2F2/refund', { amount: 20000, reason: 'first' })).statusCode).toBe(504);
+    const second = await post('/api/payments/RT%2F2/refund', { amount: 20000, reason: 'second' });
+    expect(second.statusCode).toBe(200);
+    expect(second.json()).toMatchObject({ status: 'partially_refunded', refunded_amount: 40000 });
+    expect(gateway.refunds).toHaveLength(2);
+    expect(gateway.refunds[1]?.refund_key).not.toBe(gateway.refunds[0]?.refund_key);
+    const at = (await sim.gateway('GET', `/v2/${gatewayOrderId}/status`)).body as { refund_amount?: string };
+    expect(at.refund_amount).toBe('40000.00');
+    const tx = await t.services.store.transactions.findByOrderId('RT/2');
+    const kept = await t.services.store.refunds.listFor(tx?.id ?? '');
+    expect(kept.map((r) => [r.reason, r.state])).toEqual([
+      ['first', 'approved'],
+      ['second', 'approved'],
+    ]);
   });
 });

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { DATABASE_KINDS, freshDatabase, type TestDatabase } from '../helpers/stores.js';
-import { appOver, basicAuth } from '../helpers/services.js';
+import { appOver, basicAuth, OPERATOR } from '../helpers/services.js';
 import { signedNotification } from '../helpers/notifications.js';
 import { seedTransaction } from '../helpers/seed.js';
 import { loadConfig } from '../../src/config.js';
@@ -83,6 +83,8 @@ describe.each(DATABASE_KINDS)('POST /webhook/midtrans (%s)', (kind) => {
       settlement_time: '2026-11-22T10:05:00+07:00',
       occurred_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+07:00$/),
       status_version: 1,
+      expected_amount: 150000,
+      amount_mismatch: false,
     });
     expect(ev?.state).toBe('pending');
     const notes = await ctx.services.store.notifications.listForOrder('INV.2026.0042.1');
@@ -285,5 +287,28 @@ describe.each(DATABASE_KINDS)('POST /webhook/midtrans/replay (%s)', (kind) => {
     const forged = await post(ctx, { ...n, gross_amount: '1.00' }, '/webhook/midtrans/replay', auth);
     expect(forged.statusCode).toBe(401);
     expect(forged.json()).toMatchObject({ code: 'SIGNATURE_INVALID' });
+    // One audit line per replay that ran; the forged one was refused before it.
+    const audit = ctx.logs.filter((l) => typeof l.audit === 'object' && l.audit !== null && 'action' in l.audit && l.audit.action === 'webhook_replay').map((l) => l.audit);
+    const by = `operator:${OPERATOR.user}`;
+    expect(audit).toEqual([
+      { actor: by, action: 'webhook_replay', subject: 'R.2', outcome: 'applied' },
+      { actor: by, action: 'webhook_replay', subject: 'R.2', outcome: 'duplicate' },
+    ]);
+  });
+});
+
+describe.each(DATABASE_KINDS)('POST /test-notify-erp audit (%s)', (kind) => {
+  let ctx: Ctx;
+  beforeEach(async () => {
+    ctx = await makeApp(kind, { LOG_EXPOSE_API: 'true' });
+  });
+  afterEach(async () => ctx.close());
+
+  it('a test event sent by an operator is on the audit log with what became of it', async () => {
+    const res = await post(ctx, { order_id: 'T-1' }, '/test-notify-erp', { authorization: basicAuth() });
+    expect(res.statusCode).toBe(200);
+    const { event_id: eventId } = res.json();
+    const audit = ctx.logs.filter((l) => typeof l.audit === 'object' && l.audit !== null && 'action' in l.audit && l.audit.action === 'test_event_send');
+    expect(audit).toEqual([expect.objectContaining({ audit: { actor: `operator:${OPERATOR.user}`, action: 'test_event_send', subject: 'T-1', outcome: 'pending' }, event_id: eventId })]);
   });
 });

@@ -1,4 +1,4 @@
-/** `findForUpdate`: a second ingest of the same transaction reads it only after the first one committed. */
+/** `findForUpdate`, the one way to lock a payment: a second ingest of the same transaction reads it only after the first one committed, whichever key each uses. */
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { DATABASE_KINDS, freshStoreEachTest } from '../helpers/stores.js';
@@ -17,13 +17,13 @@ describe.each(DATABASE_KINDS)('transactions.findForUpdate (%s)', (kind) => {
     let locked: () => void = () => undefined;
     const isLocked = new Promise<void>((r) => (locked = r));
     const first = store.transaction(async (tx) => {
-      const mine = await tx.transactions.findForUpdate(t.id);
+      const mine = await tx.transactions.findForUpdate({ id: t.id });
       locked();
       await held;
       await tx.transactions.update(t.id, { statusVersion: (mine?.statusVersion ?? 0) + 1 });
     });
     await isLocked;
-    const second = store.transaction(async (tx) => (await tx.transactions.findForUpdate(t.id))?.statusVersion);
+    const second = store.transaction(async (tx) => (await tx.transactions.findForUpdate({ gatewayOrderId: 'LOCK-1' }))?.statusVersion);
     // The second is issued while the first holds the record; it may only read once the first is done.
     await new Promise((r) => setTimeout(r, 50));
     release();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS, freshStoreEachTest } from '../helpers/stores.js';
 import { seedTransaction } from '../helpers/seed.js';
-import type { NewNotification, Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/store.js';
+import type { NewNotification } from '../../src/model/notification.js';
 
 const note = (over: Partial<NewNotification> = {}): NewNotification => ({
   dedupeKey: 'k1',
@@ -41,35 +42,10 @@ describe.each(DATABASE_KINDS)('storage contract: notifications (%s)', (kind) => 
     const b = await store.notifications.record(note({ dedupeKey: 'k2', result: 'unverified' }));
     if (!a.inserted || !b.inserted) throw new Error('inserts expected');
     expect(await store.notifications.transactionSeen(tx.id, 'g1')).toBe(false);
-    await store.notifications.setResult(a.id, 'applied', tx.id);
+    await store.notifications.setResult(a.id, { result: 'applied', transactionRef: tx.id });
     expect(await store.notifications.transactionSeen(tx.id, 'g1')).toBe(true);
     expect(await store.notifications.transactionSeen(tx.id, 'g2')).toBe(false);
     expect((await store.notifications.listByResult('unverified', 10)).map((n) => n.id)).toEqual([b.id]);
     expect(await store.notifications.findById(a.id)).toMatchObject({ result: 'applied', transactionRef: tx.id, source: 'webhook', gatewayTransactionId: 'g1' });
-  });
-
-  it.runIf(kind === 'postgres')('lockTransaction serializes two database transactions on one order', async () => {
-    const tx = await seedTransaction(store, { orderId: 'SO-L' });
-    const order: string[] = [];
-    let releaseA: () => void = () => undefined;
-    const aHolds = new Promise<void>((r) => (releaseA = r));
-    let aLocked: () => void = () => undefined;
-    const locked = new Promise<void>((r) => (aLocked = r));
-    const a = store.transaction(async (t) => {
-      await t.notifications.lockTransaction(tx.id);
-      order.push('a-locked');
-      aLocked();
-      await aHolds;
-      order.push('a-done');
-    });
-    await locked;
-    const b = store.transaction(async (t) => {
-      await t.notifications.lockTransaction(tx.id);
-      order.push('b-locked');
-    });
-    await new Promise((r) => setTimeout(r, 100));
-    releaseA();
-    await Promise.all([a, b]);
-    expect(order).toEqual(['a-locked', 'a-done', 'b-locked']);
   });
 });

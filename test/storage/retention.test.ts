@@ -83,4 +83,21 @@ describe.each(DATABASE_KINDS)('retention (%s)', (kind) => {
     expect(await settings.save({ retention: { days: 7 } }, 0, 'ops')).toBe(true);
     expect((await pruner.runOnce()).events).toBe(1);
   });
+
+  it('started, it runs on its own at the injected clock\'s time, and stops', async () => {
+    // Years from the real date, so a run at the real time would delete nothing.
+    const at = new Date('2031-01-01T00:00:00.000Z');
+    for (let i = 0; i < 3; i++) await history(`AUTO-${i}`, new Date(at.getTime() - 40 * DAY), true);
+    await history('AUTO-RECENT', new Date(at.getTime() - 2 * DAY), true);
+    clock = at;
+    const settings = createSettings(store, () => defaultSettings(loadConfig({ PORT: '0' })));
+    const pruner = createPruner({ store, settings, clock: { now: () => at }, logger: pino({ level: 'silent' }) }, { intervalMs: 1, batchSize: 2, pauseMs: 0 });
+    pruner.start();
+    try {
+      await expect.poll(async () => (await store.outbox.list({ limit: 100 })).items.map((e) => e.orderKey), { timeout: 10_000, interval: 20 }).toEqual(['AUTO-RECENT']);
+    } finally {
+      await pruner.stop();
+    }
+    expect(await store.notifications.findByDedupeKey('k-AUTO-0')).toBeUndefined();
+  });
 });

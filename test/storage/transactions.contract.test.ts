@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { DATABASE_KINDS, freshStoreEachTest, type TestDatabase } from '../helpers/stores.js';
-import { UniqueViolationError, type NewTransaction, type Store } from '../../src/storage/store.js';
+import { UniqueViolationError, type Store } from '../../src/storage/store.js';
+import { type NewTransaction } from '../../src/model/payment.js';
 
 function newTx(over: Partial<NewTransaction> = {}): NewTransaction {
   const orderId = over.orderId ?? `SO-${randomUUID().slice(0, 8)}`;

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, SIMULATOR_DEV_SERVER_KEY } from '../../src/config.js';
+import type { GatewayMode } from '../../src/model/settings.js';
+import { defaultSettings } from '../../src/settings.js';
+import { effectiveProblems } from '../../src/domain/runtime-config.js';
 import { resolveOperatorCredentials } from '../../src/operator-credentials.js';
 
 describe('loadConfig', () => {
@@ -47,6 +50,32 @@ describe('loadConfig', () => {
 
   it('requires a server key outside simulator mode', () => {
     expect(() => loadConfig({ MIDTRANS_MODE: 'sandbox' })).toThrow(/MIDTRANS_SERVER_KEY/);
+  });
+
+  it("refuses the simulator's development key outside simulator mode, naming the variable only", () => {
+    for (const env of [{ MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: SIMULATOR_DEV_SERVER_KEY }, { MIDTRANS_SERVER_KEY: SIMULATOR_DEV_SERVER_KEY }, { MIDTRANS_MODE: 'production', MIDTRANS_SERVER_KEY: SIMULATOR_DEV_SERVER_KEY }]) {
+      expect(() => loadConfig(env)).toThrow(/MIDTRANS_SERVER_KEY: the simulator's development key cannot be used in (sandbox|production) mode/);
+    }
+    expect(loadConfig({ MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: SIMULATOR_DEV_SERVER_KEY }).gateway.mode).toBe('simulator');
+  });
+
+  it('an environment the start-up accepts is one /api/config accepts: one server-key rule for both', () => {
+    const modes: GatewayMode[] = ['simulator', 'sandbox', 'production'];
+    for (const mode of modes) {
+      for (const key of [undefined, SIMULATOR_DEV_SERVER_KEY, 'SB-Mid-server-a-real-looking-key']) {
+        const env = { MIDTRANS_MODE: mode, ...(key === undefined ? {} : { MIDTRANS_SERVER_KEY: key }) };
+        let config;
+        try {
+          config = loadConfig(env);
+        } catch (err) {
+          expect(err, `${mode} ${String(key)}`).toBeInstanceOf(ConfigError);
+          expect(String(err), `${mode} ${String(key)}`).toMatch(/MIDTRANS_SERVER_KEY/);
+          continue;
+        }
+        const problems = effectiveProblems(defaultSettings(config, 'http://127.0.0.1:9'), { production: false, simulatorAvailable: mode === 'simulator' });
+        expect(problems.filter((p) => p.path === 'gateway.server_key'), `${mode} ${String(key)}`).toEqual([]);
+      }
+    }
   });
 
   it('refuses every insecure default in production', () => {

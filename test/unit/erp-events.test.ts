@@ -3,13 +3,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { gatewayTimeToIso, toJakartaIso } from '../../src/gateway/time.js';
+import { gatewayTimeToIso } from '../../src/gateway/time.js';
+import { toJakartaIso } from '../../src/time.js';
 import { deliver, deliveryHeaders } from '../../src/erp/deliver.js';
 import { Value } from 'typebox/value';
 import { ErpEventSchema, statusChangedEvent, testEvent } from '../../src/erp/events.js';
 import { ERP_EVENT_EXAMPLE } from '../../src/http/docs/operation-docs.js';
 import { newTransaction } from '../helpers/seed.js';
-import type { TransactionRecord } from '../../src/storage/store.js';
+import type { TransactionRecord } from '../../src/model/payment.js';
 
 describe('ERP times', () => {
   it('gateway WIB times and instants become ISO 8601 with +07:00', () => {
@@ -36,6 +37,10 @@ describe('ERP event bodies', () => {
       transactionTime: '2026-11-22T10:00:00+07:00',
       statusVersion: 3,
       refundedAmount: 0,
+      paidAmount: 150000,
+      originalAmount: null,
+      feeAmount: null,
+      netAmount: null,
       flags: null,
       lastEventAt: null,
       createdAt: '',
@@ -43,7 +48,10 @@ describe('ERP event bodies', () => {
     };
     const ev = statusChangedEvent(t, 150000, 'e1', new Date('2026-11-22T03:06:00Z'));
     expect(ev).toMatchObject({ mercant_id: 'INV/2026/0042', order_id: 'INV/2026/0042:2', gateway_order_id: 'INV.2026.0042.2', gross_amount: 150000, status_version: 3, occurred_at: '2026-11-22T10:06:00+07:00' });
-    expect(Object.keys(ev)).toEqual(['type', 'event_id', 'mercant_id', 'order_id', 'gateway_order_id', 'status', 'transaction_status', 'fraud_status', 'payment_type', 'gross_amount', 'transaction_id', 'transaction_time', 'settlement_time', 'occurred_at', 'status_version']);
+    expect(Object.keys(ev)).toEqual(['type', 'event_id', 'mercant_id', 'order_id', 'gateway_order_id', 'status', 'transaction_status', 'fraud_status', 'payment_type', 'gross_amount', 'transaction_id', 'transaction_time', 'settlement_time', 'occurred_at', 'status_version', 'expected_amount', 'amount_mismatch']);
+    expect(ev).toMatchObject({ expected_amount: 150000, amount_mismatch: false });
+    // A payment flagged as paid with another amount says so in every event of it.
+    expect(statusChangedEvent({ ...t, flags: 'x,amount_mismatch' }, 140000, 'e2', new Date())).toMatchObject({ gross_amount: 140000, expected_amount: 150000, amount_mismatch: true });
   });
 
   it('test events are clearly marked and default sensibly', () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { deliveryHeaders } from '../../src/erp/deliver.js';
 import { introduction } from '../../src/http/docs/guide.js';
-// The guide's Node example, exactly as the README shows it.
+// The guide's Node example, exactly as docs/erp-integration.md shows it.
 import { createReceiver, verifyPaylinkEvent } from '../../examples/erp-receiver.mjs';
 
 const SECRET = 'whsec_ZXJwLWd1aWRlLXRlc3Qtc2VjcmV0LTAxMjM0NTY3ODk=';
@@ -36,13 +36,13 @@ describe('the ERP integration guide (Node)', () => {
     await new Promise((r) => server.close(r));
   });
 
-  it('the README shows the example file as it is', () => {
-    const readme = fs.readFileSync('README.md', 'utf8');
-    expect(readme).toContain(fs.readFileSync('examples/erp-receiver.mjs', 'utf8').trim());
+  it('the ERP integration guide shows the example file as it is', () => {
+    const guide = fs.readFileSync('docs/erp-integration.md', 'utf8');
+    expect(guide).toContain(fs.readFileSync('examples/erp-receiver.mjs', 'utf8').trim());
   });
 
   it('the PHP snippets hand verify() the header names in lower case (getallheaders() keeps the sender\'s case)', () => {
-    for (const [where, text] of [['README', fs.readFileSync('README.md', 'utf8')], ['/docs', introduction()]] as const) {
+    for (const [where, text] of [['docs/erp-integration.md', fs.readFileSync('docs/erp-integration.md', 'utf8')], ['/docs', introduction()]] as const) {
       expect(text, where).toContain('array_change_key_case(getallheaders(), CASE_LOWER)');
       expect(text, where).not.toMatch(/verify\([^)]*, getallheaders\(\)\)/);
     }

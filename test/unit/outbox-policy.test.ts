@@ -40,7 +40,7 @@ describe('judge', () => {
     for (const s of [200, 201, 202, 204, 299]) expect(judge({ ...base, statusCode: s })).toEqual({ state: 'delivered' });
   });
 
-  it('every failure is retried with backoff, refusals of the body included (CONTRACT §4: about 3 days, then dead)', () => {
+  it('every failure is retried with backoff, refusals of the body included (about 3 days, then dead)', () => {
     for (const s of [null, 301, 302, 400, 401, 403, 404, 408, 410, 413, 415, 422, 429, 500, 502, 503, 504]) {
       const v = judge({ ...base, statusCode: s });
       expect(v.state, String(s)).toBe('failed');

@@ -3,10 +3,14 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../types.js';
 import { AppError } from '../../errors.js';
 import { GatewayError, toAppError } from '../../gateway/errors.js';
+import { operatorActor } from '../actor.js';
+import { EventId } from '../schemas/common.js';
 import { findTransaction } from '../../domain/payment-links.js';
 import { paymentStatus } from '../../domain/payments.js';
-import { cancelPayment, expirePayment, refundPayment, type Actor } from '../../domain/payment-actions.js';
-import type { TransactionRecord } from '../../storage/store.js';
+import { cancelPayment, expirePayment, refundPayment } from '../../domain/payment-actions.js';
+import { retryDelivery, retryOrderDeliveries } from '../../domain/deliveries.js';
+import type { RefundInput } from '../../domain/inputs.js';
+import type { TransactionRecord } from '../../model/payment.js';
 import { transactionBody } from './transaction-page.js';
 import { txLink } from './transactions.js';
 import { consoleDoc, type ConsoleContext } from './context.js';
@@ -14,9 +18,11 @@ import { consoleDoc, type ConsoleContext } from './context.js';
 const ACTIONS = ['check', 'refund', 'cancel', 'expire', 'retry-deliveries'] as const;
 type Action = (typeof ACTIONS)[number];
 
+const CsrfField = Type.Optional(Type.String({ maxLength: 200 }));
+
 const ActionBody = Type.Object(
   {
-    _csrf: Type.Optional(Type.String({ maxLength: 200 })),
+    _csrf: CsrfField,
     amount: Type.Optional(Type.String({ maxLength: 32 })),
     reason: Type.Optional(Type.String({ maxLength: 1000 })),
     // The deliveries page's "Retry all" form: back there afterwards.
@@ -25,29 +31,20 @@ const ActionBody = Type.Object(
   { additionalProperties: false },
 );
 
-function refundInput(body: { amount?: string; reason?: string }): { amount?: number; reason?: string } {
+/** The refund form as the refund action takes it: rupiah may be typed with dots or spaces; empty fields are left out. */
+function refundInput(body: { amount?: string; reason?: string }): RefundInput {
   const a = (body.amount ?? '').replace(/[\s.]/g, '');
   if (a !== '' && !/^\d{1,15}$/.test(a)) throw new AppError('AMOUNT_INVALID', 'amount must be a whole number of rupiah, or empty for all that is left.', { errors: [{ path: 'amount', message: 'must be a whole number of rupiah' }] });
   const reason = (body.reason ?? '').trim();
-  if (reason.length > 255) throw new AppError('VALIDATION_FAILED', 'reason must be at most 255 characters.', { errors: [{ path: 'reason', message: 'must be at most 255 characters' }] });
   return { ...(a === '' ? {} : { amount: Number(a) }), ...(reason === '' ? {} : { reason }) };
 }
 
-async function retryOrderDeliveries(ctx: ConsoleContext, req: FastifyRequest, tx: TransactionRecord): Promise<void> {
-  const { services } = ctx;
-  const events = (await services.store.console.eventsForOrder(tx.orderId)).filter((e) => e.state === 'failed' || e.state === 'dead');
-  for (const e of events) await services.store.outbox.retryNow(e.event_id, services.clock.now());
-  req.log.info({ audit: 'delivery_retry', operator: req.operatorUser, order_id: tx.orderId, events: events.map((e) => e.event_id) }, 'operator re-queued the undelivered ERP events of an order');
-  services.outbox.wake();
-}
-
 async function run(ctx: ConsoleContext, req: FastifyRequest, action: Action, tx: TransactionRecord, body: { amount?: string; reason?: string }): Promise<void> {
-  const actor: Actor = { kind: 'operator', user: req.operatorUser ?? 'operator' };
+  const actor = operatorActor(req);
   const { services } = ctx;
   switch (action) {
     case 'check':
-      req.log.info({ audit: 'payment_check', operator: actor.user, order_id: tx.orderId }, 'operator asked the gateway for the status');
-      await paymentStatus(services, tx.orderId);
+      await paymentStatus(services, tx.orderId, actor);
       return;
     case 'refund':
       await refundPayment(services, tx.orderId, refundInput(body), actor);
@@ -59,7 +56,7 @@ async function run(ctx: ConsoleContext, req: FastifyRequest, action: Action, tx:
       await expirePayment(services, tx.orderId, actor);
       return;
     case 'retry-deliveries':
-      await retryOrderDeliveries(ctx, req, tx);
+      await retryOrderDeliveries(services, tx.orderId, actor);
       return;
   }
 }
@@ -82,14 +79,14 @@ export async function consoleActionRoutes(app: App, ctx: ConsoleContext): Promis
         if (!(err instanceof AppError || err instanceof GatewayError)) throw err;
         // The answer is the same page with what went wrong on top, so the operator can correct and retry.
         const e = err instanceof GatewayError ? toAppError(err) : err;
-        const fresh = (await services.store.transactions.findById(tx.id)) ?? tx;
+        const fresh = (await findTransaction(services, tx.orderId)) ?? tx;
         const items = [...(e.extras.errors?.map((x) => `${x.path}: ${x.message}`) ?? []), ...(e.extras.gateway ? [`gateway ${e.extras.gateway.status_code}: ${e.extras.gateway.status_message}`] : [])];
         return ctx.render(reply, req, {
           title: `Payment ${fresh.orderId}`,
           section: 'transactions',
           status: e.status,
           alert: { kind: 'error', text: `${e.message} (${e.code})`, items },
-          body: await transactionBody(services, fresh, ctx.timeZone, reply.generateCsrf()),
+          body: await transactionBody(services, fresh, ctx.timeZone, ctx.csrfToken(req, reply)),
         });
       }
       const back = req.body.from === 'deliveries' ? '/console/deliveries' : txLink(tx.orderId);
@@ -102,13 +99,10 @@ export async function consoleActionRoutes(app: App, ctx: ConsoleContext): Promis
     {
       config: { auth: 'op' },
       preHandler: app.csrfProtection,
-      schema: { ...consoleDoc('Console form: retry one ERP delivery', 'Needs the form\'s CSRF token; answers 303 to the deliveries page.'), params: Type.Object({ event_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9-]+$' }) }), body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }) },
+      schema: { ...consoleDoc('Console form: retry one ERP delivery', 'Needs the form\'s CSRF token; answers 303 to the deliveries page.'), params: Type.Object({ event_id: EventId }), body: Type.Object({ _csrf: CsrfField }, { additionalProperties: false }) },
     },
     async (req, reply) => {
-      const ev = await services.store.outbox.retryNow(req.params.event_id, services.clock.now());
-      if (!ev) throw new AppError('NOT_FOUND', 'No delivery with this id.');
-      req.log.info({ audit: 'delivery_retry', operator: req.operatorUser, event_id: ev.eventId, order_id: ev.orderId }, 'operator re-queued an ERP delivery');
-      services.outbox.wake();
+      await retryDelivery(services, req.params.event_id, operatorActor(req));
       return reply.redirect('/console/deliveries?done=retry', 303);
     },
   );

@@ -1,6 +1,6 @@
 /**
- * The runtime configuration as a form. Saving goes through `POST /api/config` itself (injected
- * with the operator's own credentials), so the checks, the messages and the audit line are the API's.
+ * The runtime configuration as a form. Saving takes the path `POST /api/config` takes (its schema,
+ * then the same domain action), so the checks, the messages and the audit line are the API's.
  */
 import { html, type Html } from './html.js';
 
@@ -16,7 +16,7 @@ interface Field {
 
 export const FIELDS: Field[] = [
   { section: 'gateway', name: 'mode', label: 'Gateway mode', kind: 'mode' },
-  { section: 'gateway', name: 'server_key', label: 'Server key', kind: 'secret' },
+  { section: 'gateway', name: 'server_key', label: 'Server key', kind: 'secret', hint: 'needed again whenever the mode or a gateway URL changes' },
   { section: 'gateway', name: 'client_key', label: 'Client key', kind: 'secret' },
   { section: 'gateway', name: 'api_base_url', label: 'Core / Payment Link API base URL', kind: 'url' },
   { section: 'gateway', name: 'app_base_url', label: 'Snap base URL', kind: 'url' },
@@ -76,7 +76,7 @@ ${sections.map(
 </form>`;
 }
 
-/** The form as an API patch: values typed as the API expects where they look right, so the API's own messages judge the rest. */
+/** The form as a configuration patch: values typed as the API expects where they look right, so the API's own schema and messages judge the rest. */
 export function patchFromForm(form: Record<string, string>, current: Doc): Record<string, Record<string, unknown>> {
   const patch: Record<string, Record<string, unknown>> = {};
   for (const f of FIELDS) {

@@ -10,7 +10,12 @@ export interface ConsoleContext {
   services: Services;
   timeZone: string;
   render(reply: FastifyReply, req: FastifyRequest, o: { title: string; section: Section; body: Html; alert?: Alert; status?: number }): FastifyReply;
+  /** A CSRF token for the forms of this answer, bound to the signed-in operator and valid for `CSRF_VALIDITY_MS`. */
+  csrfToken(req: FastifyRequest, reply: FastifyReply): string;
 }
+
+/** How long a console form stays usable: a working day, so a token that leaks does not stay good. */
+export const CSRF_VALIDITY_MS = 12 * 60 * 60 * 1000;
 
 export const DONE_MESSAGES: Record<string, string> = {
   check: 'Asked the gateway; the status below is its answer.',

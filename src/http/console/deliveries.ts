@@ -1,5 +1,7 @@
 import type { Services } from '../../types.js';
-import type { EventRow } from '../../storage/store.js';
+import type { OutboxEvent } from '../../model/delivery.js';
+import { undeliveredEvents } from '../../domain/listing.js';
+import { jsonObject } from '../views/json-object.js';
 import { html, when, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 import { txLink } from './transactions.js';
@@ -7,9 +9,9 @@ import { txLink } from './transactions.js';
 const PAGE = 50;
 
 /** One "Retry all" form per order on this page: the transaction page's retry-deliveries action. */
-function orderRetryForms(rows: EventRow[], token: string): Html {
+function orderRetryForms(rows: OutboxEvent[], token: string): Html {
   const counts = new Map<string, number>();
-  for (const e of rows) if (e.order_id) counts.set(e.order_id, (counts.get(e.order_id) ?? 0) + 1);
+  for (const e of rows) if (e.orderId) counts.set(e.orderId, (counts.get(e.orderId) ?? 0) + 1);
   if (counts.size === 0) return html``;
   return html`<section aria-labelledby="h-by-order"><h2 id="h-by-order">By order</h2><ul class="by-order">${[...counts].map(
     ([orderId, n]) =>
@@ -20,9 +22,7 @@ function orderRetryForms(rows: EventRow[], token: string): Html {
 export async function deliveriesBody(services: Services, stateParam: string | undefined, pageParam: string | undefined, timeZone: string, token: string): Promise<Html> {
   const state = stateParam === 'failed' || stateParam === 'dead' ? stateParam : 'both';
   const page = Math.max(1, Math.min(10_000, Number.parseInt(pageParam ?? '1', 10) || 1));
-  const rows = await services.store.console.undeliverable(state, PAGE + 1, (page - 1) * PAGE);
-  const more = rows.length > PAGE;
-  const shown = rows.slice(0, PAGE);
+  const { items: shown, more } = await undeliveredEvents(services, state, page, PAGE);
   const tab = (s: string, label: string) => html`<a href="/console/deliveries${s === 'both' ? '' : `?state=${s}`}"${s === state ? html` aria-current="true"` : ''}>${label}</a>`;
   return html`
 <p>Events the ERP has not accepted yet: <strong>failing</strong> ones are retried with backoff by themselves; <strong>dead</strong> ones (retried for the whole retry window) wait for a hand retry. Later events of the same order wait behind a failing one.</p>
@@ -34,22 +34,16 @@ ${orderRetryForms(shown, token)}
     shown.length === 0
       ? html`<tr><td colspan="7" class="muted">Nothing is failing. Every event was delivered or is on its way.</td></tr>`
       : shown.map((e) => {
-          const status = (() => {
-            try {
-              const p: unknown = JSON.parse(e.payload);
-              return p !== null && typeof p === 'object' && 'status' in p && typeof p.status === 'string' ? p.status : e.event_type;
-            } catch {
-              return e.event_type;
-            }
-          })();
+          const reported = jsonObject(e.payload).status;
+          const status = typeof reported === 'string' ? reported : e.eventType;
           return html`<tr>
-<td>${e.order_id ? html`<a class="mono" href="${txLink(e.order_id)}">${e.order_id}</a>` : html`<span class="mono">${e.order_key}</span>`}</td>
-<td>${statusBadge(status)} <span class="muted">v${e.status_version ?? '—'}</span></td>
+<td>${e.orderId ? html`<a class="mono" href="${txLink(e.orderId)}">${e.orderId}</a>` : html`<span class="mono">${e.orderKey}</span>`}</td>
+<td>${statusBadge(status)} <span class="muted">v${e.statusVersion ?? '—'}</span></td>
 <td>${statusBadge(e.state)}</td>
-<td class="num">${Number(e.attempts)}</td>
-<td class="hide-narrow">${e.last_status_code === null ? '' : html`HTTP ${Number(e.last_status_code)} `}<span class="muted">${e.last_error ?? ''}</span></td>
-<td class="hide-narrow">${e.state === 'dead' ? '—' : when(e.next_attempt_at, timeZone)}</td>
-<td><form method="post" action="/console/deliveries/${e.event_id}/retry"><input type="hidden" name="_csrf" value="${token}"><button type="submit" class="secondary" aria-label="Retry delivery of ${status} for ${e.order_id ?? e.order_key}">Retry now</button></form></td>
+<td class="num">${e.attempts}</td>
+<td class="hide-narrow">${e.lastStatusCode === null ? '' : html`HTTP ${e.lastStatusCode} `}<span class="muted">${e.lastError ?? ''}</span></td>
+<td class="hide-narrow">${e.state === 'dead' ? '—' : when(e.nextAttemptAt, timeZone)}</td>
+<td><form method="post" action="/console/deliveries/${e.eventId}/retry"><input type="hidden" name="_csrf" value="${token}"><button type="submit" class="secondary" aria-label="Retry delivery of ${status} for ${e.orderId ?? e.orderKey}">Retry now</button></form></td>
 </tr>`;
         })
   }</tbody></table></div>

@@ -1,6 +1,8 @@
 import type { Services } from '../../types.js';
 import { decodeLogCursor, queryLogs } from '../../logging/query.js';
-import { TAIL_MAX_LINES, listLogFiles, resolveLogFile, tailLogFile } from '../../logging/files.js';
+import { TAIL_MAX_LINES, listLogFiles, tailLogFile } from '../../logging/files.js';
+import { openLogFile } from '../../domain/log-files.js';
+import type { Actor } from '../../domain/audit.js';
 import { html, when, type Html } from './html.js';
 import { statusBadge, type Alert } from './layout.js';
 import { txLink } from './transactions.js';
@@ -51,9 +53,9 @@ export async function logsBody(services: Services, query: LogsQuery, timeZone: s
   return { body, alert: query.cursor && !cursor ? { kind: 'error', text: 'The page link was not valid; showing the newest lines.' } : undefined };
 }
 
-export async function logFileBody(services: Services, name: string | undefined): Promise<Html | undefined> {
+export async function logFileBody(services: Services, name: string | undefined, actor: Actor): Promise<Html | undefined> {
   if (!name) return undefined;
-  const file = await resolveLogFile(services.config.logDir, name);
+  const file = await openLogFile(services, name, actor);
   if (!file) return undefined;
   const lines = Math.min(500, TAIL_MAX_LINES);
   const { text, truncated } = await tailLogFile(file, lines);

@@ -1,47 +1,17 @@
 import type { Services } from '../../types.js';
 import { PAYMENT_STATUSES } from '../../domain/payment-status.js';
-import { GatewayError } from '../../gateway/errors.js';
+import { overview } from '../../domain/overview.js';
 import { html, startOfDay, when, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 
 const DAY_MS = 86_400_000;
-/** A status probe for an order id nobody uses: a 404 answer proves the gateway is reachable and takes our key. */
-const PROBE_ID = 'paylink-console-health-probe';
-
-async function gatewayHealth(services: Services): Promise<{ status: string; detail: string }> {
-  const started = performance.now();
-  try {
-    await services.gateway.status(PROBE_ID, { timeoutMs: 2_000 });
-    return { status: 'reachable', detail: `answered in ${Math.round(performance.now() - started)} ms` };
-  } catch (err) {
-    if (err instanceof GatewayError) return { status: err.kind, detail: err.kind === 'refused' ? `answered ${err.statusCode ?? '?'}` : 'no usable answer' };
-    throw err;
-  }
-}
-
-async function databaseHealth(services: Services): Promise<{ status: string; detail: string }> {
-  const started = performance.now();
-  try {
-    await services.store.ping();
-    return { status: 'ok', detail: `${services.store.kind}, ${Math.round(performance.now() - started)} ms` };
-  } catch {
-    return { status: 'unavailable', detail: services.store.kind };
-  }
-}
 
 export async function overviewBody(services: Services, timeZone: string): Promise<Html> {
-  const q = services.store.console;
-  const now = services.clock.now();
-  const today = startOfDay(now, timeZone);
-  const [todayCounts, weekCounts, outbox, oldest, last, db, gateway] = await Promise.all([
-    q.countsByStatus(today.toISOString()),
-    q.countsByStatus(new Date(today.getTime() - 6 * DAY_MS).toISOString()),
-    services.store.outbox.countByState(),
-    q.oldestUndelivered(),
-    q.lastNotification(),
-    databaseHealth(services),
-    gatewayHealth(services),
-  ]);
+  const today = startOfDay(services.clock.now(), timeZone);
+  const o = await overview(services, { today, week: new Date(today.getTime() - 6 * DAY_MS) });
+  const { today: todayCounts, week: weekCounts } = o.counts;
+  const { outbox, oldestUndelivered: oldest, lastNotification: last, gateway } = o;
+  const db = { status: o.database.ok ? 'ok' : 'unavailable', detail: o.database.ok ? `${o.database.kind}, ${o.database.latencyMs} ms` : o.database.kind };
   const statuses = PAYMENT_STATUSES.filter((s) => (weekCounts[s] ?? 0) > 0 || ['pending', 'paid', 'expired'].includes(s));
   const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
   return html`
@@ -63,7 +33,7 @@ export async function overviewBody(services: Services, timeZone: string): Promis
 <dl class="kv">
 <dt>Database</dt><dd>${statusBadge(db.status)} ${db.detail}</dd>
 <dt>Gateway</dt><dd>${statusBadge(gateway.status)} ${gateway.detail}</dd>
-<dt>Last notification</dt><dd>${last ? html`${when(last.received_at, timeZone)} <span class="muted">(${last.gateway_order_id}, ${last.result})</span>` : 'none yet'}</dd>
+<dt>Last notification</dt><dd>${last ? html`${when(last.receivedAt, timeZone)} <span class="muted">(${last.gatewayOrderId}, ${last.result})</span>` : 'none yet'}</dd>
 <dt>Version</dt><dd>${services.version}</dd>
 </dl></section>
 </div>`;

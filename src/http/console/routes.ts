@@ -9,6 +9,7 @@ import csrf from '@fastify/csrf-protection';
 import type { FastifyError, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../types.js';
+import { OptionalStr } from '../schemas/common.js';
 import type { Services } from '../../types.js';
 import { AppError, isDatabaseUnavailable } from '../../errors.js';
 import { GatewayError, toAppError } from '../../gateway/errors.js';
@@ -22,12 +23,12 @@ import { transactionBody } from './transaction-page.js';
 import { deliveriesBody } from './deliveries.js';
 import { logFileBody, logsBody } from './logs.js';
 import { consoleActionRoutes } from './actions.js';
-import { DONE_MESSAGES, consoleDoc as doc, type ConsoleContext } from './context.js';
+import { CSRF_VALIDITY_MS, DONE_MESSAGES, consoleDoc as doc, type ConsoleContext } from './context.js';
 import { consoleConfigRoutes } from './config-routes.js';
+import { operatorActor } from '../actor.js';
 
 export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 
-const Str = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 function consoleError(err: unknown, req: FastifyRequest): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof GatewayError) return toAppError(err);
@@ -44,7 +45,16 @@ function consoleError(err: unknown, req: FastifyRequest): AppError {
 async function consoleSecurity(s: App, services: Services): Promise<void> {
   await s.register(formbody, { bodyLimit: 16 * 1024 });
   await s.register(cookie);
-  await s.register(csrf, { sessionPlugin: '@fastify/cookie', cookieKey: '_csrf', cookieOpts: { path: '/console', httpOnly: true, sameSite: 'strict', secure: services.config.publicBaseUrl.startsWith('https:') } });
+  // Tokens are HMACs with a key of this service (so a pair minted elsewhere, even with this very
+  // library, is refused), over the operator's name (a form shown to one operator is no good to
+  // another) and the time of issue (refused after CSRF_VALIDITY_MS).
+  await s.register(csrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: '_csrf',
+    cookieOpts: { path: '/console', httpOnly: true, sameSite: 'strict', secure: services.config.publicBaseUrl.startsWith('https:') },
+    csrfOpts: { hmacKey: services.csrfKey, validity: CSRF_VALIDITY_MS },
+    getUserInfo: (req) => operatorBinding(req),
+  });
   s.addHook('onSend', async (_req, reply, payload) => {
     reply.header('content-security-policy', CONSOLE_CSP);
     reply.header('x-content-type-options', 'nosniff');
@@ -55,12 +65,18 @@ async function consoleSecurity(s: App, services: Services): Promise<void> {
   });
 }
 
+/** What a CSRF token is bound to: the signed-in operator (the auth hook has run before any form is read or made). */
+function operatorBinding(req: FastifyRequest): string {
+  return `operator:${req.operatorUser ?? ''}`;
+}
+
 /** What went wrong, shown as a console page. */
 function consoleErrorPages(s: App, ctx: ConsoleContext): void {
   s.setErrorHandler(async (err, req, reply) => {
     const e = consoleError(err, req);
-    // Credentials problems answer like every operator route: the browser shows its own sign-in dialog.
-    if (e.status === 401 || e.status === 429) return errorHandler.call(s, e, req, reply);
+    // Credentials problems answer like every operator route (the browser shows its own sign-in
+    // dialog), and so does a cross-site refusal: no page is rendered for another site's request.
+    if (e.status === 401 || e.status === 429 || e.code === 'CROSS_SITE_REFUSED') return errorHandler.call(s, e, req, reply);
     for (const [k, v] of Object.entries(e.extras.headers ?? {})) reply.header(k, v);
     const items = e.extras.errors?.map((x) => `${x.path}: ${x.message}`);
     const detail = e.code === 'INTERNAL' ? `Something went wrong; the log has the details under request id ${req.id}.` : e.message;
@@ -82,6 +98,7 @@ export async function consoleRoutes(app: App, services: Services): Promise<void>
           .type('text/html; charset=utf-8')
           .send(page({ ...o, user: req.operatorUser, timeZone }));
       },
+      csrfToken: (req, reply) => reply.generateCsrf({ userInfo: operatorBinding(req) }),
     };
     consoleErrorPages(s, ctx);
 
@@ -93,7 +110,7 @@ export async function consoleRoutes(app: App, services: Services): Promise<void>
 
     s.get(
       '/console/transactions',
-      { config: { auth: 'op' }, schema: { ...doc('Console: transactions', 'Search by order id, mercant_id, status, payment type and creation date; paged, newest first.'), querystring: Type.Object({ q: Str(200), mercant_id: Str(200), status: Str(40), payment_type: Str(40), from: Str(20), to: Str(20), page: Str(6) }) } },
+      { config: { auth: 'op' }, schema: { ...doc('Console: transactions', 'Search by order id, mercant_id, status, payment type and creation date; paged, newest first.'), querystring: Type.Object({ q: OptionalStr(200), mercant_id: OptionalStr(200), status: OptionalStr(40), payment_type: OptionalStr(40), from: OptionalStr(20), to: OptionalStr(20), page: OptionalStr(6) }) } },
       async (req, reply) => {
         const { body, alert } = await transactionsBody(services, req.query, timeZone);
         return ctx.render(reply, req, { title: 'Transactions', section: 'transactions', body, alert });
@@ -102,30 +119,30 @@ export async function consoleRoutes(app: App, services: Services): Promise<void>
 
     s.get(
       '/console/transactions/:order_id',
-      { config: { auth: 'op' }, schema: { ...doc('Console: one payment', 'Its details, its timeline (gateway calls, notifications, status changes, ERP delivery attempts, refunds) and its actions.'), params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 512 }) }), querystring: Type.Object({ done: Str(40) }) } },
+      { config: { auth: 'op' }, schema: { ...doc('Console: one payment', 'Its details, its timeline (gateway calls, notifications, status changes, ERP delivery attempts, refunds) and its actions.'), params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 512 }) }), querystring: Type.Object({ done: OptionalStr(40) }) } },
       async (req, reply) => {
         const tx = await findTransaction(services, req.params.order_id);
         if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(req.params.order_id)}.`);
         const done = DONE_MESSAGES[req.query.done ?? ''];
-        return ctx.render(reply, req, { title: `Payment ${tx.orderId}`, section: 'transactions', body: await transactionBody(services, tx, timeZone, reply.generateCsrf()), alert: done ? { kind: 'ok', text: done } : undefined });
+        return ctx.render(reply, req, { title: `Payment ${tx.orderId}`, section: 'transactions', body: await transactionBody(services, tx, timeZone, ctx.csrfToken(req, reply)), alert: done ? { kind: 'ok', text: done } : undefined });
       },
     );
 
-    s.get('/console/deliveries', { config: { auth: 'op' }, schema: { ...doc('Console: failing and dead ERP deliveries', 'Events the ERP has not accepted yet, each with a retry button.'), querystring: Type.Object({ state: Str(10), page: Str(6), done: Str(40) }) } }, async (req, reply) => {
+    s.get('/console/deliveries', { config: { auth: 'op' }, schema: { ...doc('Console: failing and dead ERP deliveries', 'Events the ERP has not accepted yet, each with a retry button.'), querystring: Type.Object({ state: OptionalStr(10), page: OptionalStr(6), done: OptionalStr(40) }) } }, async (req, reply) => {
       const done = DONE_MESSAGES[req.query.done ?? ''];
-      return ctx.render(reply, req, { title: 'Deliveries', section: 'deliveries', body: await deliveriesBody(services, req.query.state, req.query.page, timeZone, reply.generateCsrf()), alert: done ? { kind: 'ok', text: done } : undefined });
+      return ctx.render(reply, req, { title: 'Deliveries', section: 'deliveries', body: await deliveriesBody(services, req.query.state, req.query.page, timeZone, ctx.csrfToken(req, reply)), alert: done ? { kind: 'ok', text: done } : undefined });
     });
 
     s.get(
       '/console/logs',
-      { config: { auth: 'op' }, schema: { ...doc('Console: log search', 'The search of GET /api/logs as a page; request ids link to their lines.'), querystring: Type.Object({ q: Str(200), level: Str(10), order_id: Str(512), request_id: Str(64), cursor: Str(400) }) } },
+      { config: { auth: 'op' }, schema: { ...doc('Console: log search', 'The search of GET /api/logs as a page; request ids link to their lines.'), querystring: Type.Object({ q: OptionalStr(200), level: OptionalStr(10), order_id: OptionalStr(512), request_id: OptionalStr(64), cursor: OptionalStr(400) }) } },
       async (req, reply) => {
         const { body, alert } = await logsBody(services, req.query, timeZone);
         return ctx.render(reply, req, { title: 'Logs', section: 'logs', body, alert });
       },
     );
-    s.get('/console/logs/view', { config: { auth: 'op' }, schema: { ...doc('Console: one log file', 'The last 500 lines of one file listed by GET /api/logs/files.'), querystring: Type.Object({ file: Str(200) }) } }, async (req, reply) => {
-      const body = await logFileBody(services, req.query.file);
+    s.get('/console/logs/view', { config: { auth: 'op' }, schema: { ...doc('Console: one log file', 'The last 500 lines of one file listed by GET /api/logs/files.'), querystring: Type.Object({ file: OptionalStr(200) }) } }, async (req, reply) => {
+      const body = await logFileBody(services, req.query.file, operatorActor(req));
       if (!body) throw new AppError('NOT_FOUND', 'No such log file.');
       return ctx.render(reply, req, { title: `Log ${req.query.file ?? ''}`, section: 'logs', body });
     });

@@ -1,8 +1,9 @@
 import type { Services } from '../../types.js';
-import type { TransactionRecord } from '../../storage/store.js';
+import type { TransactionRecord } from '../../model/payment.js';
 import { html, rupiah, when, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 import { timeline, timelineList } from './transaction.js';
+import { isUndelivered } from '../../domain/deliveries.js';
 import { txLink } from './transactions.js';
 
 function csrfField(token: string): Html {
@@ -16,7 +17,7 @@ function actionForm(tx: TransactionRecord, action: string, token: string, title:
 export async function transactionBody(services: Services, tx: TransactionRecord, timeZone: string, token: string): Promise<Html> {
   const { entries, events } = await timeline(services, tx, timeZone);
   const left = tx.nominal - tx.refundedAmount;
-  const undelivered = events.filter((e) => e.state === 'failed' || e.state === 'dead');
+  const undelivered = events.filter(isUndelivered);
   const refundable = tx.status === 'paid' || tx.status === 'partially_refunded';
   const open = tx.status === 'pending' || tx.status === 'challenge' || (tx.status === 'paid' && tx.transactionStatus === 'capture');
   return html`

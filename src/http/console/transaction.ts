@@ -1,7 +1,12 @@
 import type { Services } from '../../types.js';
-import type { TransactionRecord } from '../../storage/store.js';
-import type { DeliveryAttempt, EventRow, NotificationRow, RefundRecord } from '../../storage/store.js';
+import type { TransactionRecord } from '../../model/payment.js';
+import type { OutboxEvent } from '../../model/delivery.js';
+import type { NotificationRecord } from '../../model/notification.js';
+import type { DeliveryAttempt } from '../../model/delivery.js';
+import type { RefundRecord } from '../../model/refund.js';
 import { queryLogs } from '../../logging/query.js';
+import { paymentHistory } from '../../domain/payment-history.js';
+import { jsonObject } from '../views/json-object.js';
 import { html, rupiah, when, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 
@@ -12,15 +17,6 @@ interface Entry {
 }
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
-
-function parse(json: string): Record<string, unknown> {
-  try {
-    const v: unknown = JSON.parse(json);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
 
 /** Gateway calls made about this order, from the log (the only place they are recorded). */
 async function gatewayCalls(services: Services, tx: TransactionRecord): Promise<Entry[]> {
@@ -45,27 +41,27 @@ async function gatewayCalls(services: Services, tx: TransactionRecord): Promise<
   }
 }
 
-function notificationEntry(n: NotificationRow): Entry {
-  const p = parse(n.payload);
+function notificationEntry(n: NotificationRecord): Entry {
+  const p = jsonObject(n.payload);
   const refund = text(p.refund_amount);
   return {
-    at: n.received_at,
-    title: html`${n.source === 'webhook' || n.source === 'replay' ? 'Notification' : 'Status report'} <code>${n.transaction_status ?? '?'}</code> ${statusBadge(n.result)}`,
-    detail: html`${n.source} · code ${n.status_code ?? '?'} · <span class="mono">${n.gateway_order_id}</span>${refund ? html` · refund_amount ${refund}` : ''}`,
+    at: n.receivedAt,
+    title: html`${n.source === 'webhook' || n.source === 'replay' ? 'Notification' : 'Status report'} <code>${n.transactionStatus ?? '?'}</code> ${statusBadge(n.result)}`,
+    detail: html`${n.source} · code ${n.statusCode ?? '?'} · <span class="mono">${n.gatewayOrderId}</span>${refund ? html` · refund_amount ${refund}` : ''}`,
   };
 }
 
-function eventEntries(ev: EventRow, attempts: DeliveryAttempt[], timeZone: string): Entry[] {
-  const p = parse(ev.payload);
+function eventEntries(ev: OutboxEvent, attempts: DeliveryAttempt[], timeZone: string): Entry[] {
+  const p = jsonObject(ev.payload);
   const refunded = typeof p.refunded_amount === 'number' ? html` · refunded ${rupiah(p.refunded_amount)}` : '';
   const out: Entry[] = [
     {
-      at: ev.created_at,
-      title: html`Status → ${statusBadge(text(p.status) ?? ev.event_type)} (version ${ev.status_version ?? '—'})${refunded}`,
-      detail: html`ERP event <code>${ev.event_id}</code> · ${statusBadge(ev.state)}`,
+      at: ev.createdAt,
+      title: html`Status → ${statusBadge(text(p.status) ?? ev.eventType)} (version ${ev.statusVersion ?? '—'})${refunded}`,
+      detail: html`ERP event <code>${ev.eventId}</code> · ${statusBadge(ev.state)}`,
     },
   ];
-  for (const a of attempts.filter((x) => x.eventSeq === Number(ev.seq))) {
+  for (const a of attempts.filter((x) => x.eventSeq === ev.seq)) {
     out.push({
       at: a.startedAt,
       title: html`ERP delivery attempt ${a.attemptNo} ${statusBadge(a.outcome)}`,
@@ -85,18 +81,11 @@ function refundEntry(r: RefundRecord): Entry {
 
 export interface TimelineData {
   entries: Entry[];
-  events: EventRow[];
+  events: OutboxEvent[];
 }
 
 export async function timeline(services: Services, tx: TransactionRecord, timeZone: string): Promise<TimelineData> {
-  const q = services.store.console;
-  const [notifications, events, refunds, calls] = await Promise.all([
-    q.notificationsFor(tx.id, tx.gatewayOrderId),
-    q.eventsForOrder(tx.orderId),
-    services.store.refunds.listFor(tx.id),
-    gatewayCalls(services, tx),
-  ]);
-  const attempts = await services.store.outbox.attemptsFor(events.map((e) => Number(e.seq)));
+  const [{ notifications, events, attempts, refunds }, calls] = await Promise.all([paymentHistory(services, tx), gatewayCalls(services, tx)]);
   const entries: Entry[] = [
     { at: tx.createdAt, title: html`Created: ${tx.kind.replace('_', ' ')} for ${rupiah(tx.nominal)}`, detail: html`gateway order id <code>${tx.gatewayOrderId}</code>` },
     ...calls,

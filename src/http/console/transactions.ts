@@ -1,5 +1,6 @@
 import type { Services } from '../../types.js';
 import { PAYMENT_STATUSES } from '../../domain/payment-status.js';
+import { searchTransactions } from '../../domain/listing.js';
 import { html, rupiah, when, zonedInput, type Html } from './html.js';
 import { statusBadge, type Alert } from './layout.js';
 
@@ -36,21 +37,17 @@ export async function transactionsBody(services: Services, query: ListQuery, tim
   const toDay = query.to ? zonedInput(query.to, timeZone) : undefined;
   if (query.to && !toDay) problems.push('to: must be a date (YYYY-MM-DD)');
   const page = Math.max(1, Math.min(10_000, Number.parseInt(query.page ?? '1', 10) || 1));
-  const q = services.store.console;
-  const [{ rows, more }, types] = await Promise.all([
-    q.searchTransactions({
-      q: query.q?.trim() || undefined,
-      mercantId: query.mercant_id?.trim() || undefined,
-      status,
-      paymentType: query.payment_type || undefined,
-      from: from?.toISOString(),
-      // "to" names a day: everything created before the next midnight.
-      to: toDay ? new Date(toDay.getTime() + DAY_MS).toISOString() : undefined,
-      page,
-      pageSize: PAGE_SIZE,
-    }),
-    q.paymentTypes(),
-  ]);
+  const { items: rows, more, paymentTypes: types } = await searchTransactions(services, {
+    q: query.q?.trim() || undefined,
+    mercantId: query.mercant_id?.trim() || undefined,
+    status,
+    paymentType: query.payment_type || undefined,
+    from: from?.toISOString(),
+    // "to" names a day: everything created before the next midnight.
+    to: toDay ? new Date(toDay.getTime() + DAY_MS).toISOString() : undefined,
+    page,
+    pageSize: PAGE_SIZE,
+  });
   const body = html`
 <form class="filters" method="get" action="/console/transactions" role="search">
 <label>Order id contains<input name="q" value="${query.q ?? ''}" maxlength="200" autocomplete="off"></label>
@@ -69,7 +66,7 @@ export async function transactionsBody(services: Services, query: ListQuery, tim
       ? html`<tr><td colspan="6" class="muted">No transactions match.</td></tr>`
       : rows.map(
           (r) =>
-            html`<tr><td><a href="${txLink(r.order_id)}" class="mono">${r.order_id}</a></td><td class="hide-narrow mono">${r.mercant_id}</td><td>${statusBadge(r.status)}</td><td class="num">${rupiah(Number(r.nominal))}</td><td class="hide-narrow">${r.payment_type ?? '—'}</td><td>${when(r.created_at, timeZone)}</td></tr>`,
+            html`<tr><td><a href="${txLink(r.orderId)}" class="mono">${r.orderId}</a></td><td class="hide-narrow mono">${r.mercantId}</td><td>${statusBadge(r.status)}</td><td class="num">${rupiah(r.nominal)}</td><td class="hide-narrow">${r.paymentType ?? '—'}</td><td>${when(r.createdAt, timeZone)}</td></tr>`,
         )
   }</tbody></table></div>
 <nav class="pager" aria-label="Pages">${page > 1 ? html`<a href="${pageUrl(query, page - 1)}" rel="prev">← Newer</a>` : ''}${more ? html`<a href="${pageUrl(query, page + 1)}" rel="next">Older →</a>` : ''}</nav>`;

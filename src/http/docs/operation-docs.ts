@@ -3,6 +3,8 @@
  * operations declared with a summary only, and request/answer examples. Applied to the generated
  * document (openapi.ts); a route's own description always wins.
  */
+import { VERSION } from '../../version.js';
+
 const STATUS_VIEW = {
   order_id: 'INV/2026/0042:1',
   gateway_order_id: 'INV.2026.0042.1',
@@ -49,6 +51,24 @@ export const ERP_EVENT_EXAMPLE = {
   settlement_time: '2026-11-22T10:05:00+07:00',
   occurred_at: '2026-11-22T10:20:00+07:00',
   status_version: 2,
+  expected_amount: 150000,
+  amount_mismatch: false,
+};
+
+const RECONCILIATION_IMPORT = {
+  id: '0b6f7c1e-5a52-4d0e-9c31-2f1e8a7d6b40',
+  rows: 1250,
+  matched: 1247,
+  missing_here: 1,
+  missing_at_gateway: 1,
+  amount_mismatch: 1,
+  status_mismatch: 0,
+  covers_from: '2026-11-20',
+  covers_to: '2026-11-22',
+  file_sha256: '5f1d2c0a9b8e7f6a5d4c3b2a19080706f5e4d3c2b1a09f8e7d6c5b4a39281706',
+  created_by: 'operator:ops',
+  created_at: '2026-11-23T02:00:00.000Z',
+  finished_at: '2026-11-23T02:00:03.000Z',
 };
 
 const DELIVERY = {
@@ -75,7 +95,7 @@ const CONFIG_DOCUMENT = {
   links: { default_expiry_minutes: 1440, enabled_payments: [] },
   reconcile: { interval_s: 60, pending_after_minutes: 30 },
   retention: { days: 30 },
-  info: { version: '0.1.0', database: 'postgres', dev_endpoints: false, production: true, config_version: 4, updated_at: '2026-11-22T02:00:00.000Z', updated_by: 'operator' },
+  info: { version: VERSION, database: 'postgres', dev_endpoints: false, production: true, config_version: 4, updated_at: '2026-11-22T02:00:00.000Z', updated_by: 'operator' },
 };
 
 export interface OperationDoc {
@@ -85,6 +105,33 @@ export interface OperationDoc {
 }
 
 export const OPERATION_DOCS: Record<string, OperationDoc> = {
+  'GET /api/reports/daily': {
+    answer: { status: '200', example: { items: [{ date: '2026-11-20', payment_type: 'qris', paid_count: 2, paid_amount: 150000, refunded_amount: 20000, net_amount: 128950, fee_amount: 1050 }] } },
+  },
+  'GET /api/erp-events': {
+    answer: { status: '200', example: { data: [{ cursor: 'YTUyMzQzMjJjZTllM2JiYjRjN2NkMzU4ODdkNzJiZDIuMTI.0xWfweuRGPK8YtYM6uJYZc', event: ERP_EVENT_EXAMPLE }], next_cursor: 'YTUyMzQzMjJjZTllM2JiYjRjN2NkMzU4ODdkNzJiZDIuMTI.0xWfweuRGPK8YtYM6uJYZc' } },
+  },
+  'POST /api/erp-events/ack': {
+    answer: { status: '200', example: { acked: 12 } },
+  },
+  'POST /api/reconciliation/imports': {
+    answer: { status: '201', example: RECONCILIATION_IMPORT },
+  },
+  'GET /api/reconciliation/imports': {
+    description: 'The finished imports of gateway reports, newest first, each with its summary; page with `cursor`. A file imported twice appears once.',
+    answer: { status: '200', example: { items: [RECONCILIATION_IMPORT] } },
+  },
+  'GET /api/reconciliation/imports/{id}': {
+    description:
+      'The import with its rows in the order of the report (`missing_at_gateway` rows last), each with its `result` and, where the report and paylink differ, a `detail` in words. Filter by `result`; page with `after` (the last row id).',
+    answer: {
+      status: '200',
+      example: {
+        ...RECONCILIATION_IMPORT,
+        items: [{ id: 7, line: 8, result: 'amount_mismatch', gateway_order_id: 'INV.2026.0042.1', order_id: 'INV/2026/0042:1', report_status: 'settlement', report_amount: 150500, fee_amount: 1050, net_amount: 149450, paylink_status: 'paid', paylink_amount: 150000, detail: 'amount: the report says 150500, paylink 150000' }],
+      },
+    },
+  },
   'GET /api/config': { answer: { status: '200', example: CONFIG_DOCUMENT } },
   'POST /api/config': { request: { erp: { notify_url: 'https://erp.example.com/paylink/events', timeout_ms: 10000 }, links: { default_expiry_minutes: 1440 } }, answer: { status: '200', example: CONFIG_DOCUMENT } },
   'POST /webhook/midtrans/replay': {
@@ -105,7 +152,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     answer: { status: '200', example: { entries: [{ level: 30, time: '2026-11-22T03:20:00.012Z', request_id: '123d61e7-6c1e-4f6a-9a53-5f3b1f6b0a11', order_id: 'INV/2026/0042:1', gateway: { op: 'core.refund', method: 'POST', path: '/v2/INV.2026.0042.1-1795460839321/refund', status: 200, duration_ms: 84 }, msg: 'gateway call' }], next_cursor: 'eyJmIjoicGF5bGluay4yMDI2LTExLTIyLjEubG9nIn0' } },
   },
   'GET /api/transactions': {
-    description: "Stored payments newest first, filtered by `status`, `mercant_id` and `since`, paged with `cursor`. Reads only this service's records; it does not ask the gateway.",
+    description:
+      "Stored payments newest first, filtered by `status`, `mercant_id` and `since`, paged with `cursor`, with the money the gateway reported beside the order's amount (paid, original before a fee, refunded, and fee and net once a settlement report was imported). Reads only this service's records; it does not ask the gateway.",
     answer: {
       status: '200',
       example: {
@@ -117,6 +165,12 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
             kind: 'payment_link',
             attempt: 1,
             nominal: 150000,
+            paid_amount: 150000,
+            original_amount: null,
+            refunded_amount: 0,
+            fee_amount: 1050,
+            net_amount: 148950,
+            amount_mismatch: false,
             status: 'paid',
             transaction_status: 'settlement',
             fraud_status: 'accept',
@@ -135,7 +189,9 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       },
     },
   },
-  'GET /health': { description: 'Public. 200 while the database answers (with its latency) and the configured gateway; 503 when the database is unreachable, so a load balancer takes the instance out.', answer: { status: '200', example: { status: 'ok', checks: { database: { status: 'ok', kind: 'postgres', latency_ms: 2 }, gateway: { status: 'configured', mode: 'sandbox', base_url: 'https://api.sandbox.midtrans.com' } }, version: '0.1.0', uptime_s: 3600 } } },
+  'GET /health': { description: 'Public. 200 while the database answers (with its latency) and the configured gateway; 503 when the database is unreachable, so a load balancer takes the instance out.', answer: { status: '200', example: { status: 'ok', checks: { database: { status: 'ok', kind: 'postgres', latency_ms: 2 }, gateway: { status: 'configured', mode: 'sandbox', base_url: 'https://api.sandbox.midtrans.com' } }, version: VERSION, uptime_s: 3600 } } },
+  'GET /health/live': { answer: { status: '200', example: { status: 'live' } } },
+  'GET /health/ready': { answer: { status: '200', example: { status: 'ready', checks: { database: { status: 'ok' }, migrations: { status: 'ok' }, shutting_down: { status: 'ok' } }, failing: [] } } },
   'POST /api/payment-links': { request: { order_id: 'SO-77:3', nominal: 150000, customer: { first_name: 'Rina', last_name: 'Wijaya', email: 'rina@example.com', phone: '+628123456789' }, expire_at: '2026-12-01T10:00:00+07:00' }, answer: { status: '201', example: { ...LINK_VIEW, order_id: 'SO-77:3', gateway_order_id: 'SO-77.3', mercant_id: 'SO-77' } } },
   'POST /createtransaksi': { request: { mercant_id: 'INV/2026/0042', item: [{ id: 'SKU-1', name: 'Kopi Gayo 250 g', price: 75000, quantity: 2 }], customer: { first_name: 'Rina', email: 'rina@example.com' } }, answer: { status: '201', example: LINK_VIEW } },
   'GET /api/payment-links/{order_id}': { description: 'By the original order_id (URL-encoded, e.g. `INV%2F2026%2F0042%3A1`), the gateway_order_id or the gateway transaction_id. Answers the link as stored, with its current status; 404 when unknown.', answer: { status: '200', example: { ...LINK_VIEW, status: 'paid', ...LINK_DETAIL } } },
@@ -155,7 +211,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       status: '200',
       example: {
         openapi: '3.1.0',
-        info: { title: 'paylink', version: '0.1.0' },
+        info: { title: 'paylink', version: VERSION },
         paths: { '/api/payment-links': { post: { summary: 'Create a payment link (direct shape)' } } },
         webhooks: { 'payment.status_changed': { post: { summary: 'Payment event delivered to ERP_NOTIFY_URL' } } },
         'x-error-catalogue': { VALIDATION_FAILED: { status: 400, title: 'Validation failed', doc: 'The request does not match the schema; see errors[].' } },

@@ -10,8 +10,7 @@ import { ERRORS, type ErrorCode } from '../../errors.js';
 import { html } from '../console/html.js';
 import { scalarBundle } from './scalar-bundle.js';
 import { DOCS_INIT_JS } from './docs-init.js';
-
-const NoQuery = Type.Object({}, { additionalProperties: false });
+import { NoQuery } from '../schemas/common.js';
 
 /**
  * Scripts only from this origin and no connection elsewhere; the renderer sets inline styles as it

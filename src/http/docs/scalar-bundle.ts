@@ -1,25 +1,33 @@
 /**
- * Scalar's API reference bundle, taken from the kept `@scalar/fastify-api-reference` package: the
- * plugin is registered on a private Fastify instance that never listens, and its script route is
- * asked once. Our own authenticated routes serve the bytes, so nothing is ever loaded from a CDN.
+ * Scalar's API reference browser bundle, kept in the repository at vendor/scalar/standalone.js
+ * (its origin and checksum in vendor/scalar/SOURCE; `scripts/update-scalar-bundle.sh VERSION`
+ * refreshes it). Our own authenticated routes serve the bytes, so nothing is ever loaded from a CDN.
+ * It is a file rather than the Fastify plugin that carries it because /docs needs the bundle only,
+ * and the plugin's server-side dependencies declare Node >= 22.
  */
-import Fastify from 'fastify';
+import fs from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+const RELATIVE = path.join('vendor', 'scalar', 'standalone.js');
+
+/** The bundle's path: the nearest vendor/ above this module (src/… in a checkout, dist/src/… once built). */
+export function scalarBundlePath(from = import.meta.dirname): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, RELATIVE);
+    if (existsSync(candidate)) return candidate;
+    if (path.dirname(dir) === dir) throw new Error(`Scalar bundle not found: ${RELATIVE} above ${from}`);
+  }
+}
 
 let bundle: Promise<string> | undefined;
 
 async function load(): Promise<string> {
-  // Imported on the first request for /docs, not at start: the package holds the whole renderer
-  // (about 30 MB of heap once loaded), which a service that never shows /docs should not carry.
-  const { default: scalar } = await import('@scalar/fastify-api-reference');
-  const inner = Fastify({ logger: false });
-  try {
-    await inner.register(scalar, { routePrefix: '/reference', configuration: { content: { openapi: '3.1.0', info: { title: 'x', version: '0' }, paths: {} } } });
-    const res = await inner.inject({ method: 'GET', url: '/reference/js/scalar.js' });
-    if (res.statusCode !== 200 || res.body.length < 10_000) throw new Error(`Scalar bundle not available (${res.statusCode})`);
-    return res.body;
-  } finally {
-    await inner.close();
-  }
+  // Read on the first request for /docs, not at start: about 4 MB that a service that never shows
+  // /docs should not hold.
+  const text = await fs.readFile(scalarBundlePath(), 'utf8');
+  if (text.length < 10_000) throw new Error('Scalar bundle is truncated');
+  return text;
 }
 
 export function scalarBundle(): Promise<string> {

@@ -17,7 +17,7 @@ const EchoSchema = Type.Object({
 });
 
 /**
- * Dev/Test endpoints (CONTRACT §3): registered only with LOG_EXPOSE_API, so with the flag off
+ * Dev/Test endpoints: registered only with LOG_EXPOSE_API, so with the flag off
  * they answer exactly like any unknown path. Operator auth still applies when they are on.
  * (`/test-notify-erp` lives with the ERP delivery code.)
  */

@@ -3,6 +3,8 @@ import type { App } from '../types.js';
 import { TAGS } from '../types.js';
 import type { Services } from '../../types.js';
 import { configRoutes } from './config.js';
+import { healthProbeRoutes } from './health-probes.js';
+import { databaseHealth } from '../../domain/health.js';
 
 const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
@@ -22,26 +24,20 @@ export async function healthConfigRoutes(app: App, services: Services): Promise<
       schema: { tags: [TAGS.health], summary: 'Liveness and readiness', response: { 200: HealthSchema, 503: HealthSchema } },
     },
     async (_req, reply) => {
-      const started = performance.now();
-      let dbOk = true;
-      try {
-        await Promise.race([services.store.ping(), new Promise((_, rej) => setTimeout(() => rej(new Error('ping timeout')), 2_000).unref())]);
-      } catch {
-        dbOk = false;
-      }
-      const latency = Math.round(performance.now() - started);
+      const db = await databaseHealth(services);
       // Without the database the stored overrides are unknown: the environment's gateway is shown.
-      const s = dbOk ? await services.settings.current().catch(() => undefined) : undefined;
+      const s = db.ok ? await services.settings.current().catch(() => undefined) : undefined;
       const g = (s ?? services.settings.defaults()).gateway;
       const gateway = { status: s ? 'configured' : 'unknown', mode: g.mode, base_url: g.api_base_url };
       const body = {
-        status: dbOk ? ('ok' as const) : ('unavailable' as const),
-        checks: { database: { status: dbOk ? 'ok' : 'unavailable', kind: services.store.kind, latency_ms: latency }, gateway },
+        status: db.ok ? ('ok' as const) : ('unavailable' as const),
+        checks: { database: { status: db.ok ? 'ok' : 'unavailable', kind: db.kind, latency_ms: db.latencyMs }, gateway },
         version: services.version,
         uptime_s: Math.round((services.clock.now().getTime() - services.startedAt.getTime()) / 1000),
       };
-      return reply.code(dbOk ? 200 : 503).send(body);
+      return reply.code(db.ok ? 200 : 503).send(body);
     },
   );
+  await healthProbeRoutes(app, services);
   await configRoutes(app, services);
 }

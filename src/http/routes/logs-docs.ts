@@ -1,20 +1,21 @@
 import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { App } from '../types.js';
-import { TAGS, instantParam } from '../types.js';
+import { TAGS } from '../types.js';
 import type { Services } from '../../types.js';
 import { AppError, ProblemSchema } from '../../errors.js';
-import { LOG_FILE_NAME, LogFileChangedError, TAIL_MAX_LINES, listLogFiles, openLogView, resolveLogFile, tailLogFile } from '../../logging/files.js';
+import { LOG_FILE_NAME, LogFileChangedError, TAIL_MAX_LINES, listLogFiles, openLogView, tailLogFile } from '../../logging/files.js';
 import { decodeLogCursor, queryLogs } from '../../logging/query.js';
 import { docsRoutes } from '../docs/routes.js';
-import { NoQuery } from '../runtime-config.js';
+import { Count, NoQuery, countParam, instantParam } from '../schemas/common.js';
+import { operatorActor } from '../actor.js';
+import { openLogFile } from '../../domain/log-files.js';
 
 const Level = Type.Union(
   ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((l) => Type.Literal(l)),
   { description: 'Minimum level: `warn` returns warn, error and fatal' },
 );
 const Time = Type.String({ format: 'date-time', maxLength: 40 });
-const Count = (description: string) => Type.String({ pattern: '^[0-9]{1,5}$', maxLength: 5, description });
 
 const LogsQuery = Type.Object(
   {
@@ -24,7 +25,7 @@ const LogsQuery = Type.Object(
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive text anywhere in the entry' })),
     order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     request_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    limit: Type.Optional(Count('1..1000, default 100')),
+    limit: Type.Optional(Count('1..1000, default 100', 5)),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, pattern: '^[A-Za-z0-9_-]+$' })),
   },
   { additionalProperties: false },
@@ -34,18 +35,11 @@ const FileInfo = Type.Object({ name: Type.String(), size_bytes: Type.Integer(), 
 const ViewQuery = Type.Object(
   {
     file: Type.String({ minLength: 5, maxLength: 132, pattern: LOG_FILE_NAME.source, description: 'A name listed by /api/logs/files' }),
-    tail: Type.Optional(Count(`Last N lines, 1..${TAIL_MAX_LINES}`)),
+    tail: Type.Optional(Count(`Last N lines, 1..${TAIL_MAX_LINES}`, 5)),
   },
   { additionalProperties: false },
 );
-const Text = (description: string) => Type.Unsafe<string | Buffer | Readable>({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
-
-function int(v: string | undefined, fallback: number, max: number, name: string): number {
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new AppError('VALIDATION_FAILED', `${name} must be 1..${max}`, { errors: [{ path: name, message: `must be 1..${max}` }] });
-  return n;
-}
+const PlainTextBody = (description: string) => Type.Unsafe<string | Buffer | Readable>({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
 
 export async function logsDocsRoutes(app: App, services: Services): Promise<void> {
   const logDir = services.config.logDir;
@@ -67,7 +61,7 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
       if (qs.cursor !== undefined && !cursor) throw new AppError('VALIDATION_FAILED', 'Unknown cursor.', { errors: [{ path: 'cursor', message: 'is not a cursor this endpoint returned' }] });
       const since = instantParam('since', qs.since);
       const until = instantParam('until', qs.until);
-      return queryLogs(logDir, { level: qs.level, since, until, q: qs.q, order_id: qs.order_id, request_id: qs.request_id, limit: int(qs.limit, 100, 1000, 'limit'), cursor });
+      return queryLogs(logDir, { level: qs.level, since, until, q: qs.q, order_id: qs.order_id, request_id: qs.request_id, limit: countParam('limit', qs.limit, 100, 1000), cursor });
     },
   );
 
@@ -88,13 +82,12 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
         tags: [TAGS.logs],
         summary: 'One log file as text (last 1 MiB, or the last N lines)',
         querystring: ViewQuery,
-        response: { 200: Text('The file content (JSON lines); `x-log-truncated: true` when cut'), 400: ProblemSchema, 404: ProblemSchema },
+        response: { 200: PlainTextBody('The file content (JSON lines); `x-log-truncated: true` when cut'), 400: ProblemSchema, 404: ProblemSchema },
       },
     },
     async (req, reply) => {
-      const file = await resolveLogFile(logDir, req.query.file);
+      const file = await openLogFile(services, req.query.file, operatorActor(req));
       if (!file) throw new AppError('NOT_FOUND', 'No such log file; see /api/logs/files.');
-      req.log.info({ audit: 'log_view', by: req.operatorUser, file: req.query.file }, 'log file viewed');
       reply.header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
       // Retention may delete the file between the listing and the read: that is a 404, not a 500.
       const gone = (err: unknown) => {
@@ -106,7 +99,7 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
         throw err;
       };
       if (req.query.tail !== undefined) {
-        const lines = int(req.query.tail, 100, TAIL_MAX_LINES, 'tail');
+        const lines = countParam('tail', req.query.tail, 100, TAIL_MAX_LINES);
         const { text, truncated } = await tailLogFile(file, lines).catch(gone);
         return reply.header('x-log-truncated', String(truncated)).send(text);
       }

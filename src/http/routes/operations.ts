@@ -1,76 +1,34 @@
 import { Type } from 'typebox';
 import type { App } from '../types.js';
-import { PaymentStatusSchema, TAGS, instantParam } from '../types.js';
+import { TAGS } from '../types.js';
 import type { Services } from '../../types.js';
-import { AppError, ProblemSchema } from '../../errors.js';
-import { NoQuery } from '../runtime-config.js';
-import { decodeCursor } from '../../storage/store.js';
-import type { TransactionRecord } from '../../storage/store.js';
+import { ProblemSchema } from '../../errors.js';
+import { Count, NoQuery, PaymentStatusSchema, countParam, instantParam } from '../schemas/common.js';
+import { Readable } from 'node:stream';
+import { TransactionSchema, transactionView, type TransactionView } from '../views/transactions.js';
+import { eachTransaction, listTransactions } from '../../domain/listing.js';
+import { CSV_BOM, CSV_CONTENT_TYPE, csvLine } from '../csv.js';
 
-const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);
+/** The list's filters, shared by the list and its CSV export. */
+const Filters = {
+  status: Type.Optional(PaymentStatusSchema),
+  mercant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  since: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Only transactions created at or after this time' })),
+};
 
 const ListQuery = Type.Object(
   {
-    status: Type.Optional(PaymentStatusSchema),
-    mercant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    since: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Only transactions created at or after this time' })),
-    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', maxLength: 4, description: '1..1000, default 100' })),
+    ...Filters,
+    limit: Type.Optional(Count('1..1000, default 100')),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$' })),
   },
   { additionalProperties: false },
 );
 
-const TransactionSchema = Type.Object({
-  order_id: Type.String(),
-  gateway_order_id: Type.String(),
-  mercant_id: Type.String(),
-  kind: Type.String(),
-  attempt: Type.Integer(),
-  nominal: Type.Integer(),
-  status: PaymentStatusSchema,
-  transaction_status: Nullable(Type.String()),
-  fraud_status: Nullable(Type.String()),
-  payment_type: Nullable(Type.String()),
-  transaction_id: Nullable(Type.String()),
-  payment_url: Nullable(Type.String()),
-  expire_at: Nullable(Type.String()),
-  transaction_time: Nullable(Type.String()),
-  settlement_time: Nullable(Type.String()),
-  status_version: Type.Integer(),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
+const ExportQuery = Type.Object({ ...Filters, format: Type.Literal('csv', { description: 'csv (the only format)' }) }, { additionalProperties: false });
 
-/** The operator's view of a transaction: no stored request/gateway bodies, no Snap token. */
-function view(t: TransactionRecord) {
-  return {
-    order_id: t.orderId,
-    gateway_order_id: t.gatewayOrderId,
-    mercant_id: t.mercantId,
-    kind: t.kind,
-    attempt: t.attempt,
-    nominal: t.nominal,
-    status: t.status,
-    transaction_status: t.transactionStatus,
-    fraud_status: t.fraudStatus,
-    payment_type: t.paymentType,
-    transaction_id: t.gatewayTransactionId,
-    payment_url: t.paymentUrl,
-    expire_at: t.expireAt,
-    transaction_time: t.transactionTime,
-    settlement_time: t.settlementTime,
-    status_version: t.statusVersion,
-    created_at: t.createdAt,
-    updated_at: t.updatedAt,
-  };
-}
-
-function limitOf(v: string | undefined): number {
-  if (v === undefined) return 100;
-  const n = Number(v);
-  if (n < 1 || n > 1000) throw new AppError('VALIDATION_FAILED', 'limit must be 1..1000', { errors: [{ path: 'limit', message: 'must be 1..1000' }] });
-  return n;
-}
+/** The export's columns: the list's fields, in its order. */
+const EXPORT_COLUMNS = Object.keys(TransactionSchema.properties) as Array<keyof TransactionView>;
 
 export async function operationsRoutes(app: App, services: Services): Promise<void> {
   app.get(
@@ -86,11 +44,39 @@ export async function operationsRoutes(app: App, services: Services): Promise<vo
     },
     async (req) => {
       const { status, mercant_id, since, cursor } = req.query;
-      if (cursor !== undefined && !decodeCursor(cursor)) throw new AppError('VALIDATION_FAILED', 'Unknown cursor.', { errors: [{ path: 'cursor', message: 'is not a cursor this endpoint returned' }] });
       // Stored times are UTC ISO strings compared as text, so the filter must be one too.
       const sinceIso = instantParam('since', since)?.toISOString();
-      const page = await services.store.transactions.list({ status, mercantId: mercant_id, since: sinceIso, cursor, limit: limitOf(req.query.limit) });
-      return page.nextCursor ? { items: page.items.map(view), next_cursor: page.nextCursor } : { items: page.items.map(view) };
+      const page = await listTransactions(services, { status, mercantId: mercant_id, since: sinceIso, cursor, limit: countParam('limit', req.query.limit, 100, 1000) });
+      const items = page.items.map(transactionView);
+      return page.nextCursor ? { items, next_cursor: page.nextCursor } : { items };
+    },
+  );
+
+  app.get(
+    '/api/transactions/export',
+    {
+      config: { auth: 'op' },
+      schema: {
+        tags: [TAGS.operations],
+        summary: 'The transaction list as a CSV file',
+        description:
+          'Every transaction the filters select (those of `GET /api/transactions`), newest first, one row each with the list\'s fields as columns. Spreadsheet-ready: UTF-8 with BOM, header row, RFC 4180 quoting; a cell that would start a formula (`=`, `+`, `-`, `@`) is prefixed with `\'`. Streamed, whatever the size.',
+        querystring: ExportQuery,
+        response: { 200: Type.Unsafe<unknown>({ description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } }), 400: ProblemSchema },
+      },
+    },
+    async (req, reply) => {
+      const { status, mercant_id, since } = req.query;
+      const sinceIso = instantParam('since', since)?.toISOString();
+      const rows = eachTransaction(services, { status, mercantId: mercant_id, since: sinceIso });
+      async function* lines() {
+        yield CSV_BOM + csvLine(EXPORT_COLUMNS);
+        for await (const t of rows) {
+          const v = transactionView(t);
+          yield csvLine(EXPORT_COLUMNS.map((c) => v[c]));
+        }
+      }
+      return reply.type(CSV_CONTENT_TYPE).header('content-disposition', 'attachment; filename="paylink-transactions.csv"').send(Readable.from(lines()));
     },
   );
 

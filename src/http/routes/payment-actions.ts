@@ -1,14 +1,13 @@
-import { Type } from 'typebox';
 import type { App } from '../types.js';
-import { OrderIdParams, TAGS } from '../types.js';
+import { TAGS } from '../types.js';
 import type { Services } from '../../types.js';
 import { ProblemSchema } from '../../errors.js';
-import { idempotent } from '../idempotency.js';
-import { StatusViewSchema, statusView } from '../../domain/payment-view.js';
+import { idempotent, requestKeyOf } from '../idempotency.js';
+import { apiActor } from '../actor.js';
+import { IdemHeaders, OrderIdParams } from '../schemas/common.js';
+import { StatusViewSchema, statusView } from '../views/payments.js';
 import { cancelPayment, expirePayment, refundPayment } from '../../domain/payment-actions.js';
 import { RefundInputSchema } from '../../domain/inputs.js';
-
-const IdemHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255, description: 'Replays the first answer for 24 h.' })) });
 const errors = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 422: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema };
 
 const STATE_RULES =
@@ -30,7 +29,9 @@ export async function paymentActionRoutes(app: App, services: Services): Promise
         summary: 'Refund a paid payment, all of it or a part',
         description:
           'Without `amount`, refunds what is left. Allowed while the payment is `paid` or `partially_refunded`; otherwise 409 (`PAYMENT_NOT_PAID`, `PAYMENT_CLOSED`) with `payment_status` naming its state. ' +
-          'An amount ≤ 0 or above what is left is 400 `AMOUNT_INVALID`. Each request keeps a gateway `refund_key`: a request retried after a timeout sends the same key, so the gateway never refunds twice. ' +
+          'An amount ≤ 0 or above what is left is 400 `AMOUNT_INVALID`. One refund at a time per payment: a request arriving while another is at the gateway waits for it (up to 15 s, then 409 `REFUND_IN_PROGRESS`). ' +
+          'Each request keeps its own gateway `refund_key`. Send an `Idempotency-Key`: a request retried with the same key after a timeout is the same refund again (the gateway never refunds twice); a request without one, or with a new one, is a new refund. ' +
+          'A refund whose answer was lost is settled from the gateway\'s list of refunds before the next one is accepted. ' +
           'The answer is the payment after the gateway confirmed it, with the cumulative `refunded_amount`; the ERP receives `partially_refunded` or `refunded`. ' +
           STATE_RULES,
         params: OrderIdParams,
@@ -39,7 +40,7 @@ export async function paymentActionRoutes(app: App, services: Services): Promise
         response: { 200: StatusViewSchema, ...errors },
       },
     },
-    async (req) => statusView(await refundPayment(services, req.params.order_id, req.body ?? {}, { kind: 'api' })),
+    async (req) => statusView(await refundPayment(services, req.params.order_id, { ...req.body, requestKey: requestKeyOf(req) }, apiActor(req))),
   );
 
   app.post(
@@ -59,7 +60,7 @@ export async function paymentActionRoutes(app: App, services: Services): Promise
         response: { 200: StatusViewSchema, ...errors },
       },
     },
-    async (req) => statusView(await cancelPayment(services, req.params.order_id, { kind: 'api' })),
+    async (req) => statusView(await cancelPayment(services, req.params.order_id, apiActor(req))),
   );
 
   app.post(
@@ -78,6 +79,6 @@ export async function paymentActionRoutes(app: App, services: Services): Promise
         response: { 200: StatusViewSchema, ...errors },
       },
     },
-    async (req) => statusView(await expirePayment(services, req.params.order_id, { kind: 'api' })),
+    async (req) => statusView(await expirePayment(services, req.params.order_id, apiActor(req))),
   );
 }

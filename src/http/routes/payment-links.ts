@@ -1,15 +1,13 @@
-import { Type } from 'typebox';
 import type { App } from '../types.js';
-import { OrderIdParams, TAGS } from '../types.js';
+import { TAGS } from '../types.js';
 import type { Services } from '../../types.js';
 import { ProblemSchema } from '../../errors.js';
 import { idempotent } from '../idempotency.js';
-import { LinkDetailViewSchema, LinkViewSchema, linkDetailView, linkView } from '../../domain/link-view.js';
+import { apiActor } from '../actor.js';
+import { IdemHeaders, OrderIdParams } from '../schemas/common.js';
+import { LinkDetailViewSchema, LinkViewSchema, linkDetailView, linkView } from '../views/links.js';
 import { cancelLink, createDirectLink, createErpLink, resolveLink } from '../../domain/payment-links.js';
 import { DirectLinkInputSchema, ErpLinkInputSchema } from '../../domain/inputs.js';
-
-const Text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
-const IdemHeaders = Type.Object({ 'idempotency-key': Type.Optional(Text(255, 'Replays the first response for 24 h.')) });
 
 const createResponses = {
   200: LinkViewSchema,
@@ -91,6 +89,6 @@ export async function paymentLinkRoutes(app: App, services: Services): Promise<v
         response: { 200: LinkDetailViewSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema },
       },
     },
-    async (req) => linkDetailView(await cancelLink(services, req.params.order_id)),
+    async (req) => linkDetailView(await cancelLink(services, req.params.order_id, apiActor(req))),
   );
 }

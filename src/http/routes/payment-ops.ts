@@ -1,16 +1,14 @@
-import { Type } from 'typebox';
 import type { App } from '../types.js';
-import { OrderIdParams, TAGS } from '../types.js';
+import { TAGS } from '../types.js';
 import type { Services } from '../../types.js';
 import { ProblemSchema } from '../../errors.js';
 import { idempotent } from '../idempotency.js';
-import { ChargeViewSchema, SnapViewSchema, StatusViewSchema, statusView } from '../../domain/payment-view.js';
+import { apiActor } from '../actor.js';
+import { IdemHeaders, OrderIdParams } from '../schemas/common.js';
+import { ChargeViewSchema, SnapViewSchema, StatusViewSchema, chargeView, snapView, statusView } from '../views/payments.js';
 import { createCharge, createSnapToken, paymentStatus } from '../../domain/payments.js';
 import { ChargeInputSchema, SnapInputSchema } from '../../domain/inputs.js';
 
-const Text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
-
-const IdemHeaders = Type.Object({ 'idempotency-key': Type.Optional(Text(255, 'Replays the first response for 24 h.')) });
 const errors = { 400: ProblemSchema, 401: ProblemSchema, 409: ProblemSchema, 422: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema };
 
 export async function paymentOpsRoutes(app: App, services: Services): Promise<void> {
@@ -29,8 +27,8 @@ export async function paymentOpsRoutes(app: App, services: Services): Promise<vo
       },
     },
     async (req, reply) => {
-      const { created, view } = await createCharge(services, req.body);
-      return reply.code(created ? 201 : 200).send(view);
+      const { created, tx, answer } = await createCharge(services, req.body);
+      return reply.code(created ? 201 : 200).send(chargeView(tx, answer));
     },
   );
 
@@ -48,8 +46,8 @@ export async function paymentOpsRoutes(app: App, services: Services): Promise<vo
       },
     },
     async (req, reply) => {
-      const { created, view } = await createSnapToken(services, req.body);
-      return reply.code(created ? 201 : 200).send(view);
+      const { created, tx } = await createSnapToken(services, req.body);
+      return reply.code(created ? 201 : 200).send(snapView(tx));
     },
   );
 
@@ -64,6 +62,6 @@ export async function paymentOpsRoutes(app: App, services: Services): Promise<vo
         response: { 200: StatusViewSchema, 401: ProblemSchema, 404: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema },
       },
     },
-    async (req) => statusView(await paymentStatus(services, req.params.order_id)),
+    async (req) => statusView(await paymentStatus(services, req.params.order_id, apiActor(req))),
   );
 }

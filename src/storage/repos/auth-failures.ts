@@ -3,23 +3,12 @@
  * counts the same failures and honours the same lock (a client spreading its guesses over
  * instances behind a balancer gets no more tries).
  */
-import { sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { AuthFailurePolicy, AuthFailureState } from '../../model/auth-failures.js';
+import type { AuthFailuresRepo } from '../store.js';
 import type { Database } from '../schema.js';
 
-export interface AuthFailurePolicy {
-  maxFailures: number;
-  windowMs: number;
-  lockMs: number;
-}
-
-export interface AuthFailureState {
-  /** Failures counted in the current window (0 right after a lock). */
-  failures: number;
-  /** ISO time the lock ends, or null. */
-  lockedUntil: string | null;
-}
-
-export class AuthFailuresRepo {
+export class KyselyAuthFailuresRepo implements AuthFailuresRepo {
   private sincePrune = 0;
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -73,17 +62,3 @@ export class AuthFailuresRepo {
       .execute();
   }
 }
-
-export const authFailuresMigration: Migration = {
-  async up(db: Kysely<unknown>) {
-    await db.schema
-      .createTable('auth_failures')
-      .addColumn('scope', 'text', (c) => c.notNull())
-      .addColumn('client', 'text', (c) => c.notNull())
-      .addColumn('failures', 'integer', (c) => c.notNull())
-      .addColumn('window_start', 'text', (c) => c.notNull())
-      .addColumn('locked_until', 'text')
-      .addPrimaryKeyConstraint('auth_failures_pk', ['scope', 'client'])
-      .execute();
-  },
-};

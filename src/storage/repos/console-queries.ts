@@ -1,35 +1,23 @@
-/**
- * Read-only queries for the operator console: searches and counts the domain repositories do not
- * need. Times are ISO UTC text, compared as text like everywhere else in the schema.
- */
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database, NotificationsTable, OutboxEventsTable, TransactionsTable } from '../schema.js';
-
-export interface ConsoleSearch {
-  /** Part of the order id, gateway order id or gateway transaction id. */
-  q?: string;
-  mercantId?: string;
-  status?: string;
-  paymentType?: string;
-  from?: string;
-  to?: string;
-  page: number;
-  pageSize: number;
-}
-
-export type TransactionRow = Selectable<TransactionsTable>;
-export type NotificationRow = Selectable<NotificationsTable>;
-export type EventRow = Selectable<OutboxEventsTable>;
+/** Read-only queries for the operator console. Times are ISO UTC text, compared as text like everywhere else in the schema. */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import type { ConsoleQueries, ConsoleSearch } from '../store.js';
+import type { TransactionRecord } from '../../model/payment.js';
+import type { NotificationRecord } from '../../model/notification.js';
+import type { OutboxEvent } from '../../model/delivery.js';
+import { toRecord as toTransaction } from './transactions.js';
+import { toRecord as toNotification } from './notifications.js';
+import { toEvent } from './outbox-model.js';
 
 function likeEscape(s: string): string {
   return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export class ConsoleQueries {
+export class KyselyConsoleQueries implements ConsoleQueries {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Newest first; one row more than the page size tells whether a next page exists. */
-  async searchTransactions(s: ConsoleSearch): Promise<{ rows: TransactionRow[]; more: boolean }> {
+  async searchTransactions(s: ConsoleSearch): Promise<{ items: TransactionRecord[]; more: boolean }> {
     let q = this.db.selectFrom('transactions').selectAll();
     if (s.q) {
       const pattern = likeEscape(s.q);
@@ -48,7 +36,7 @@ export class ConsoleQueries {
       .limit(s.pageSize + 1)
       .offset((s.page - 1) * s.pageSize)
       .execute();
-    return { rows: rows.slice(0, s.pageSize), more: rows.length > s.pageSize };
+    return { items: rows.slice(0, s.pageSize).map(toTransaction), more: rows.length > s.pageSize };
   }
 
   async countsByStatus(since: string): Promise<Record<string, number>> {
@@ -66,18 +54,14 @@ export class ConsoleQueries {
     return row?.created_at;
   }
 
-  async lastNotification(): Promise<NotificationRow | undefined> {
-    return this.db.selectFrom('notifications').selectAll().where('source', 'in', ['webhook', 'replay']).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  async lastNotification(): Promise<NotificationRecord | undefined> {
+    const row = await this.db.selectFrom('notifications').selectAll().where('source', 'in', ['webhook', 'replay']).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return row ? toNotification(row) : undefined;
   }
 
-  /**
-   * Everything the gateway told us about one transaction, oldest first: what was matched to it, and
-   * what could not be yet (an unverified notification has no transaction) under its gateway order
-   * id or one of its link purchases (`<id>-<suffix>`).
-   */
-  async notificationsFor(transactionRef: string, gatewayOrderId: string): Promise<NotificationRow[]> {
+  async notificationsFor(transactionRef: string, gatewayOrderId: string): Promise<NotificationRecord[]> {
     const purchases = `${gatewayOrderId.replace(/[\\%_]/g, (c) => `\\${c}`)}-%`;
-    return this.db
+    const rows = await this.db
       .selectFrom('notifications')
       .selectAll()
       .where((eb) =>
@@ -89,16 +73,17 @@ export class ConsoleQueries {
       .orderBy('id', 'asc')
       .limit(500)
       .execute();
+    return rows.map(toNotification);
   }
 
-  /** The ERP events of one order, in the order they are delivered. */
-  async eventsForOrder(orderId: string): Promise<EventRow[]> {
-    return this.db.selectFrom('outbox_events').selectAll().where('order_key', '=', orderId).orderBy('seq', 'asc').limit(500).execute();
+  async eventsForOrder(orderId: string): Promise<OutboxEvent[]> {
+    const rows = await this.db.selectFrom('outbox_events').selectAll().where('order_key', '=', orderId).orderBy('seq', 'asc').limit(500).execute();
+    return rows.map(toEvent);
   }
 
-  /** Failing or dead events across orders, oldest first (the ones that wait longest). */
-  async undeliverable(state: 'failed' | 'dead' | 'both', limit: number, offset: number): Promise<EventRow[]> {
+  async undeliverable(state: 'failed' | 'dead' | 'both', limit: number, offset: number): Promise<OutboxEvent[]> {
     const states = state === 'both' ? ['failed', 'dead'] : [state];
-    return this.db.selectFrom('outbox_events').selectAll().where('state', 'in', states).orderBy('seq', 'asc').limit(limit).offset(offset).execute();
+    const rows = await this.db.selectFrom('outbox_events').selectAll().where('state', 'in', states).orderBy('seq', 'asc').limit(limit).offset(offset).execute();
+    return rows.map(toEvent);
   }
 }

@@ -1,3 +1,7 @@
+import type { Page } from '../../model/page.js';
+
+export type { Page };
+
 /** Opaque keyset cursors: base64url JSON of the last row's sort key. Malformed → undefined (callers reject it with 400). */
 export interface Cursor {
   at: string;
@@ -16,11 +20,4 @@ export function decodeCursor(s: string): Cursor | undefined {
     // malformed: treated like an unknown cursor
   }
   return undefined;
-}
-
-/** One page of a keyset-paginated list. */
-export interface Page<T> {
-  items: T[];
-  /** Opaque; pass back to get the next page. Absent on the last page. */
-  nextCursor?: string;
 }

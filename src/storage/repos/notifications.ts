@@ -1,63 +1,12 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, NotificationsTable } from '../schema.js';
 import { oneOf } from './literal.js';
-
-export const NOTIFICATION_SOURCES = ['webhook', 'replay', 'status_check', 'reconcile'] as const;
-export type NotificationSource = (typeof NOTIFICATION_SOURCES)[number];
-/** `received` only while the ingesting transaction runs; `rechecked` = an unverified one the reconciler has since resolved. */
-export const NOTIFICATION_RESULTS = ['received', 'applied', 'duplicate', 'stale', 'unknown_status', 'unverified', 'ignored', 'rechecked'] as const;
-export type NotificationResult = (typeof NOTIFICATION_RESULTS)[number];
-
-export interface NotificationRecord {
-  id: number;
-  dedupeKey: string;
-  gatewayOrderId: string;
-  /** Our transaction id, once resolved. */
-  transactionRef: string | null;
-  gatewayTransactionId: string | null;
-  transactionStatus: string | null;
-  statusCode: string | null;
-  source: NotificationSource;
-  result: NotificationResult;
-  /** The report as received (JSON text). */
-  payload: string;
-  receivedAt: string;
-}
-
-export type NewNotification = Omit<NotificationRecord, 'id' | 'receivedAt'>;
-
-export interface NotificationsRepo {
-  /**
-   * Inserts unless the dedupe key exists. `inserted` false → `existing` is the earlier record
-   * (a duplicate, or an `unverified` one the caller may process again).
-   */
-  record(n: NewNotification): Promise<{ inserted: true; id: number } | { inserted: false; existing: NotificationRecord }>;
-  setResult(id: number, result: NotificationResult, transactionRef?: string | null): Promise<void>;
-  findById(id: number): Promise<NotificationRecord | undefined>;
-  findByDedupeKey(dedupeKey: string): Promise<NotificationRecord | undefined>;
-  /** Oldest first. */
-  listByResult(result: NotificationResult, limit: number): Promise<NotificationRecord[]>;
-  /**
-   * Unverified notifications to re-ask the gateway about: never rechecked first (oldest first),
-   * then the least recently rechecked, so ones whose check keeps failing go to the back.
-   */
-  listUnverifiedForRecheck(limit: number): Promise<NotificationRecord[]>;
-  /** Notes a recheck (whatever its outcome): `listUnverifiedForRecheck` returns it after the others. */
-  markChecked(id: number, at: string): Promise<void>;
-  /** Oldest first. */
-  listForOrder(gatewayOrderId: string, limit?: number): Promise<NotificationRecord[]>;
-  /** True when a report of this gateway transaction was applied to the transaction before. */
-  transactionSeen(transactionRef: string, gatewayTransactionId: string): Promise<boolean>;
-  /**
-   * Serializes ingestion per transaction: PostgreSQL row lock until the surrounding database
-   * transaction ends. SQLite needs none (one connection, one writer).
-   */
-  lockTransaction(transactionId: string): Promise<void>;
-}
+import { NOTIFICATION_RESULTS, NOTIFICATION_SOURCES, type NewNotification, type NotificationOutcomeUpdate, type NotificationRecord, type NotificationResult } from '../../model/notification.js';
+import type { NotificationsRepo } from '../store.js';
 
 type Row = Selectable<NotificationsTable>;
 
-function toRecord(r: Row): NotificationRecord {
+export function toRecord(r: Row): NotificationRecord {
   return {
     id: Number(r.id),
     dedupeKey: r.dedupe_key,
@@ -69,6 +18,7 @@ function toRecord(r: Row): NotificationRecord {
     source: oneOf(NOTIFICATION_SOURCES, r.source, 'notifications.source'),
     result: oneOf(NOTIFICATION_RESULTS, r.result, 'notifications.result'),
     payload: r.payload,
+    reason: r.reason,
     receivedAt: r.received_at,
   };
 }
@@ -77,7 +27,6 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
-    private readonly kind: 'sqlite' | 'postgres',
   ) {}
 
   async record(n: NewNotification): Promise<{ inserted: true; id: number } | { inserted: false; existing: NotificationRecord }> {
@@ -103,6 +52,7 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
         source: n.source,
         result: n.result,
         payload: n.payload,
+        reason: n.reason === undefined || n.reason === null ? null : n.reason.slice(0, 500),
         received_at: this.now().toISOString(),
       })
       .onConflict((oc) => oc.column('dedupe_key').doNothing())
@@ -111,9 +61,11 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
     return row ? Number(row.id) : undefined;
   }
 
-  async setResult(id: number, result: NotificationResult, transactionRef?: string | null): Promise<void> {
-    const set: { result: string; transaction_ref?: string | null } = { result };
-    if (transactionRef !== undefined) set.transaction_ref = transactionRef;
+  async setResult(id: number, o: NotificationOutcomeUpdate): Promise<void> {
+    const set: { result: string; transaction_ref?: string | null; gateway_transaction_id?: string | null; reason?: string | null } = { result: o.result };
+    if (o.transactionRef !== undefined) set.transaction_ref = o.transactionRef;
+    if (o.gatewayTransactionId !== undefined) set.gateway_transaction_id = o.gatewayTransactionId;
+    if (o.reason !== undefined) set.reason = o.reason === null ? null : o.reason.slice(0, 500);
     await this.db.updateTable('notifications').set(set).where('id', '=', id).execute();
   }
 
@@ -164,10 +116,5 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
-  }
-
-  async lockTransaction(transactionId: string): Promise<void> {
-    if (this.kind !== 'postgres') return;
-    await sql`select id from transactions where id = ${transactionId} for update`.execute(this.db);
   }
 }

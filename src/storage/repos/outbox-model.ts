@@ -1,63 +1,8 @@
-/** The outbox's records as the rest of the service sees them, and their reading from rows (checked against their literal lists). */
+/** Reading the outbox's rows into its records (checked against their literal lists). */
 import type { Selectable } from 'kysely';
+import { ATTEMPT_OUTCOMES, OUTBOX_STATES, type DeliveryAttempt, type OutboxEvent } from '../../model/delivery.js';
 import type { DeliveryAttemptsTable, OutboxEventsTable } from '../schema.js';
 import { oneOf } from './literal.js';
-
-/** CONTRACT §3 delivery states: `failed` = the last attempt failed and another is scheduled. */
-export const OUTBOX_STATES = ['pending', 'delivered', 'failed', 'dead'] as const;
-export type OutboxState = (typeof OUTBOX_STATES)[number];
-export const ATTEMPT_OUTCOMES = ['delivered', 'failed', 'dead', 'rejected_stale_lease'] as const;
-export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
-
-export interface OutboxEvent {
-  seq: number;
-  eventId: string;
-  eventType: string;
-  /** Events with the same key are delivered strictly one after another, in the order written. */
-  orderKey: string;
-  orderId: string | null;
-  mercantId: string | null;
-  statusVersion: number | null;
-  /** The exact bytes delivered, identical on every retry. */
-  payload: string;
-  state: OutboxState;
-  attempts: number;
-  nextAttemptAt: string;
-  leaseOwner: string | null;
-  leaseUntil: string | null;
-  leaseToken: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  updatedAt: string;
-  deliveredAt: string | null;
-  retryFrom: string;
-}
-
-/** What a caller writes; the rest of an OutboxEvent is the outbox's own bookkeeping. */
-export type NewOutboxEvent = Pick<OutboxEvent, 'eventId' | 'eventType' | 'orderKey' | 'orderId' | 'mercantId' | 'statusVersion' | 'payload'>;
-
-export interface DeliveryAttempt {
-  id: number;
-  eventSeq: number;
-  attemptNo: number;
-  startedAt: string;
-  statusCode: number | null;
-  latencyMs: number | null;
-  error: string | null;
-  outcome: AttemptOutcome;
-  instance: string | null;
-}
-
-export interface AttemptResult {
-  state: 'delivered' | 'failed' | 'dead';
-  /** Required for `failed`. */
-  nextAttemptAt?: string;
-  startedAt: string;
-  statusCode: number | null;
-  latencyMs: number;
-  error: string | null;
-}
 
 export type OutboxRow = Selectable<OutboxEventsTable>;
 

@@ -1,30 +1,13 @@
 /**
- * Refund requests, kept before the gateway is called: a request whose outcome is unknown (timeout,
- * crash) keeps its `refund_key`, and the next refund of the same order and amount sends that key
- * again, so the gateway answers with the first refund instead of making a second one.
+ * Refund requests, kept before the gateway is called. One request at a time per payment: the
+ * request that calls the gateway holds a lease on its refund; a request whose outcome stayed unknown
+ * (timeout, crash) is resolved from the gateway's own list of refunds before another is accepted.
  */
-import { sql, type Kysely, type Migration, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, RefundsTable } from '../schema.js';
 import { oneOf } from './literal.js';
-
-export const REFUND_STATES = ['requested', 'approved', 'refused'] as const;
-export type RefundState = (typeof REFUND_STATES)[number];
-
-export interface RefundRecord {
-  id: string;
-  transactionRef: string;
-  refundKey: string;
-  /** Requested rupiah; null = the rest. */
-  amount: number | null;
-  reason: string | null;
-  state: RefundState;
-  actor: string;
-  gatewayCode: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export type NewRefund = Pick<RefundRecord, 'id' | 'transactionRef' | 'refundKey' | 'amount' | 'reason' | 'actor'>;
+import { REFUND_STATES, type NewRefund, type RefundRecord, type RefundState } from '../../model/refund.js';
+import type { RefundsRepo } from '../store.js';
 
 function toRecord(r: Selectable<RefundsTable>): RefundRecord {
   return {
@@ -36,12 +19,14 @@ function toRecord(r: Selectable<RefundsTable>): RefundRecord {
     state: oneOf(REFUND_STATES, r.state, 'refunds.state'),
     actor: r.actor,
     gatewayCode: r.gateway_code,
+    leaseUntil: r.lease_until,
+    requestKey: r.request_key,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
 }
 
-export class RefundsRepo {
+export class KyselyRefundsRepo implements RefundsRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
@@ -58,6 +43,8 @@ export class RefundsRepo {
       state: 'requested',
       actor: r.actor,
       gateway_code: null,
+      lease_until: r.leaseUntil,
+      request_key: r.requestKey,
       created_at: at,
       updated_at: at,
     };
@@ -65,16 +52,66 @@ export class RefundsRepo {
     return toRecord(row);
   }
 
-  /** The oldest request of this transaction whose outcome is still unknown and that asked for `amount` (null = the rest). */
-  async findOpen(transactionRef: string, amount: number | null): Promise<RefundRecord | undefined> {
-    let q = this.db.selectFrom('refunds').selectAll().where('transaction_ref', '=', transactionRef).where('state', '=', 'requested');
-    q = amount === null ? q.where('amount', 'is', null) : q.where('amount', '=', amount);
-    const row = await q.orderBy('created_at', 'asc').limit(1).executeTakeFirst();
+  /** The requests of this transaction whose outcome is unknown, oldest first. */
+  async listOpen(transactionRef: string): Promise<RefundRecord[]> {
+    const rows = await this.db.selectFrom('refunds').selectAll().where('transaction_ref', '=', transactionRef).where('state', '=', 'requested').orderBy('created_at', 'asc').limit(100).execute();
+    return rows.map(toRecord);
+  }
+
+  /** The refund a caller asked for with this request key, if any. */
+  async findByRequestKey(transactionRef: string, requestKey: string): Promise<RefundRecord | undefined> {
+    const row = await this.db.selectFrom('refunds').selectAll().where('transaction_ref', '=', transactionRef).where('request_key', '=', requestKey).executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }
 
+  /** Whole rupiah of this transaction's refunds the gateway approved. */
+  async getApprovedTotal(transactionRef: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('refunds')
+      .select(sql<number | string | null>`sum(amount)`.as('total'))
+      .where('transaction_ref', '=', transactionRef)
+      .where('state', '=', 'approved')
+      .executeTakeFirst();
+    return Number(row?.total ?? 0);
+  }
+
+  /** Takes the lease of a request still `requested` that nobody holds at `now`; false when it is held or settled. */
+  async claimLease(id: string, now: Date, until: Date): Promise<boolean> {
+    const r = await this.db
+      .updateTable('refunds')
+      .set({ lease_until: until.toISOString(), updated_at: this.now().toISOString() })
+      .where('id', '=', id)
+      .where('state', '=', 'requested')
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now.toISOString())]))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** Gives up the lease: the outcome stays unknown, and the next request asks the gateway about it. */
+  async releaseLease(id: string): Promise<void> {
+    await this.db.updateTable('refunds').set({ lease_until: null, updated_at: this.now().toISOString() }).where('id', '=', id).where('state', '=', 'requested').execute();
+  }
+
+  /** Settles a request nobody holds at `now` (false when it is held again or already settled). */
+  async settleIdle(id: string, state: Exclude<RefundState, 'requested'>, gatewayCode: string | null, now: Date): Promise<boolean> {
+    const r = await this.db
+      .updateTable('refunds')
+      .set({ state, gateway_code: gatewayCode, lease_until: null, updated_at: this.now().toISOString() })
+      .where('id', '=', id)
+      .where('state', '=', 'requested')
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now.toISOString())]))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** The outcome, and the lease given up. */
   async settle(id: string, state: Exclude<RefundState, 'requested'>, gatewayCode: string | null): Promise<void> {
-    await this.db.updateTable('refunds').set({ state, gateway_code: gatewayCode, updated_at: this.now().toISOString() }).where('id', '=', id).execute();
+    await this.db.updateTable('refunds').set({ state, gateway_code: gatewayCode, lease_until: null, updated_at: this.now().toISOString() }).where('id', '=', id).execute();
+  }
+
+  async findById(id: string): Promise<RefundRecord | undefined> {
+    const row = await this.db.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
   }
 
   /** Oldest first. */
@@ -82,27 +119,4 @@ export class RefundsRepo {
     const rows = await this.db.selectFrom('refunds').selectAll().where('transaction_ref', '=', transactionRef).orderBy('created_at', 'asc').limit(500).execute();
     return rows.map(toRecord);
   }
-}
-
-export function refundsMigration(kind: 'sqlite' | 'postgres'): Migration {
-  const big = kind === 'postgres' ? 'bigint' : 'integer';
-  return {
-    async up(db: Kysely<unknown>) {
-      await sql`alter table transactions add column refunded_amount ${sql.raw(big)} not null default 0`.execute(db);
-      await db.schema
-        .createTable('refunds')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('transaction_ref', 'text', (c) => c.notNull())
-        .addColumn('refund_key', 'text', (c) => c.notNull().unique())
-        .addColumn('amount', big)
-        .addColumn('reason', 'text')
-        .addColumn('state', 'text', (c) => c.notNull())
-        .addColumn('actor', 'text', (c) => c.notNull())
-        .addColumn('gateway_code', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('updated_at', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex('refunds_tx_idx').on('refunds').columns(['transaction_ref', 'state']).execute();
-    },
-  };
 }

@@ -1,14 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
+import type { RetentionRepo } from '../store.js';
 
 /** Notification results that are final: anything else (`received`, `unverified`) is still needed. */
 const PROCESSED = ['applied', 'duplicate', 'stale', 'unknown_status', 'ignored', 'rechecked'] as const;
 
-/**
- * Deleting what is old, a small batch per call, so that each call holds the database only briefly.
- * Transactions are never deleted.
- */
-export class RetentionRepo {
+export class KyselyRetentionRepo implements RetentionRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** ERP events delivered before `before` (ISO), oldest first, with their delivery attempts; returns how many events. */

@@ -1,17 +1,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
-import {
-  PAYMENT_STATUSES,
-  TRANSACTION_KINDS,
-  UniqueViolationError,
-  isUniqueViolation,
-  type NewTransaction,
-  type Page,
-  type TransactionFilter,
-  type TransactionPatch,
-  type TransactionRecord,
-  type TransactionsRepo,
-} from '../store.js';
+import { UniqueViolationError, isUniqueViolation, type TransactionFilter, type TransactionsRepo } from '../store.js';
+import { PAYMENT_STATUSES, TRANSACTION_KINDS, type NewTransaction, type TransactionPatch, type TransactionRecord } from '../../model/payment.js';
+import type { Page } from '../../model/page.js';
+import type { SqlDialect } from '../dialect.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { oneOf } from './literal.js';
 
@@ -42,6 +34,10 @@ export function toRecord(r: Row): TransactionRecord {
     transactionTime: r.transaction_time,
     statusVersion: Number(r.status_version),
     refundedAmount: Number(r.refunded_amount ?? 0),
+    paidAmount: r.paid_amount === null ? null : Number(r.paid_amount),
+    originalAmount: r.original_amount === null ? null : Number(r.original_amount),
+    feeAmount: r.fee_amount === null ? null : Number(r.fee_amount),
+    netAmount: r.net_amount === null ? null : Number(r.net_amount),
     flags: r.flags,
     lastEventAt: r.last_event_at,
     createdAt: r.created_at,
@@ -70,6 +66,10 @@ const COLUMNS: Record<keyof TransactionPatch, keyof TransactionsTable> = {
   transactionTime: 'transaction_time',
   statusVersion: 'status_version',
   refundedAmount: 'refunded_amount',
+  paidAmount: 'paid_amount',
+  originalAmount: 'original_amount',
+  feeAmount: 'fee_amount',
+  netAmount: 'net_amount',
   flags: 'flags',
   lastEventAt: 'last_event_at',
 };
@@ -89,7 +89,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
-    private readonly kind: 'sqlite' | 'postgres' = 'sqlite',
+    private readonly dialect: SqlDialect,
   ) {}
 
   async insert(t: NewTransaction): Promise<TransactionRecord> {
@@ -123,6 +123,10 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       updated_at: at,
       checked_at: null,
       refunded_amount: 0,
+      paid_amount: null,
+      original_amount: null,
+      fee_amount: null,
+      net_amount: null,
     };
     try {
       await this.db.insertInto('transactions').values(row).execute();
@@ -133,37 +137,50 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     return toRecord(row);
   }
 
-  /**
-   * By a unique column: no ordering (on SQLite an `order by … limit` here costs 2.5× the lookup).
-   * `forUpdate` locks the row on PostgreSQL; SQLite has one writer, so a plain read is already what
-   * no one else changes.
-   */
-  private async findBy(col: 'id' | 'order_id' | 'gateway_order_id', value: string, forUpdate = false): Promise<TransactionRecord | undefined> {
-    const q = this.db.selectFrom('transactions').selectAll().where(col, '=', value);
-    const row = await (forUpdate && this.kind === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+  /** By a unique column: no ordering (on SQLite an `order by … limit` here costs 2.5× the lookup). */
+  private async findBy(col: 'id' | 'order_id' | 'gateway_order_id', value: string, lock = false): Promise<TransactionRecord | undefined> {
+    const row = await sql<Row>`select * from transactions where ${sql.ref(col)} = ${value} ${lock ? this.dialect.rowLock : sql``}`.execute(this.db);
+    const first = row.rows[0];
+    return first ? toRecord(first) : undefined;
   }
 
   findById(id: string) {
     return this.findBy('id', id);
   }
-  findForUpdate(id: string) {
-    return this.findBy('id', id, true);
-  }
-  async lockForUpdate(t: TransactionRecord): Promise<TransactionRecord> {
-    // SQLite: the transaction holds the write lock since its `begin immediate`, so what it read is current.
-    if (this.kind !== 'postgres') return t;
-    return (await this.findForUpdate(t.id)) ?? t;
+  findForUpdate(key: { id: string } | { gatewayOrderId: string }) {
+    return 'id' in key ? this.findBy('id', key.id, true) : this.findBy('gateway_order_id', key.gatewayOrderId, true);
   }
   findByOrderId(orderId: string) {
     return this.findBy('order_id', orderId);
   }
-  findByGatewayOrderId(gatewayOrderId: string, o: { forUpdate?: boolean } = {}) {
-    return this.findBy('gateway_order_id', gatewayOrderId, o.forUpdate);
+  findByGatewayOrderId(gatewayOrderId: string) {
+    return this.findBy('gateway_order_id', gatewayOrderId);
   }
   async findByGatewayTransactionId(transactionId: string): Promise<TransactionRecord | undefined> {
     const row = await this.db.selectFrom('transactions').selectAll().where('gateway_transaction_id', '=', transactionId).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
     return row ? toRecord(row) : undefined;
+  }
+
+  async listMoneyMovedBetween(from: string, to: string, afterId: string, limit: number): Promise<TransactionRecord[]> {
+    const paidAt = sql<string>`coalesce(settlement_time, transaction_time)`;
+    const rows = await this.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('status', 'in', ['paid', 'partially_refunded', 'refunded', 'chargeback'])
+      .where(paidAt, '>=', from)
+      .where(paidAt, '<=', to)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  async findManyByGatewayOrderIds(gatewayOrderIds: readonly string[]): Promise<TransactionRecord[]> {
+    if (gatewayOrderIds.length === 0) return [];
+    if (gatewayOrderIds.length > 1000) throw new Error('findManyByGatewayOrderIds: at most 1000 ids a call');
+    const rows = await this.db.selectFrom('transactions').selectAll().where('gateway_order_id', 'in', [...gatewayOrderIds]).execute();
+    return rows.map(toRecord);
   }
 
   async latestForMercant(mercantId: string): Promise<TransactionRecord | undefined> {

@@ -1,0 +1,2 @@
+export function sourceHash(root?: string): string;
+export function ensureBuilt(o?: { root?: string; force?: boolean; entry?: string }): 'fresh' | 'built' | 'prebuilt';

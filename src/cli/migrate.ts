@@ -1,0 +1,24 @@
+/**
+ * `paylink migrate`: applies this version's migrations and exits, for a deploy step that runs
+ * before the new instances start (every instance also migrates at start; running them once first
+ * keeps a slow migration out of the instances' start-up and health checks). Migrations only go
+ * forward: a database migrated by a newer version keeps serving an older one beside it.
+ */
+import type { Config } from '../config.js';
+import { lockSqliteFile, openStore, type SqliteLock } from '../storage/kysely-store.js';
+import type { MigrationStatus } from '../storage/store.js';
+
+export async function migrateDatabase(config: Config): Promise<MigrationStatus> {
+  // SQLite serves one process: while the service runs, it migrates the file itself.
+  const lock: SqliteLock | undefined = config.database.kind === 'sqlite' ? lockSqliteFile(config.database.path) : undefined;
+  try {
+    const store = await openStore(config.database);
+    try {
+      return await store.migrationStatus();
+    } finally {
+      await store.close();
+    }
+  } finally {
+    lock?.release();
+  }
+}

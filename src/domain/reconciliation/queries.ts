@@ -1,0 +1,17 @@
+/** Reading the imports of gateway reports back: the list, and one import with its rows. */
+import type { Deps } from '../../types.js';
+import type { Page } from '../../model/page.js';
+import type { ReconciliationImport, ReconciliationResult, ReconciliationRow } from '../../model/reconciliation.js';
+import { AppError } from '../../errors.js';
+import { isCursor } from '../../storage/store.js';
+
+export async function listReconciliations(services: Deps<'store'>, q: { limit: number; cursor?: string }): Promise<Page<ReconciliationImport>> {
+  if (q.cursor !== undefined && !isCursor(q.cursor)) throw new AppError('VALIDATION_FAILED', 'The cursor is not one this list handed out.', { errors: [{ path: 'cursor', message: 'is not a cursor this list returned' }] });
+  return services.store.reconciliation.list(q);
+}
+
+export async function getReconciliation(services: Deps<'store'>, id: string, q: { result?: ReconciliationResult; limit: number; afterId?: number }): Promise<{ imp: ReconciliationImport; rows: ReconciliationRow[] }> {
+  const imp = await services.store.reconciliation.get(id);
+  if (!imp || imp.state !== 'done') throw new AppError('NOT_FOUND', `No reconciliation import ${JSON.stringify(id)}.`);
+  return { imp, rows: await services.store.reconciliation.rows(id, q) };
+}

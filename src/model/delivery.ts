@@ -1,0 +1,58 @@
+/** ERP events waiting in the outbox and the attempts to deliver them. */
+
+/** Delivery states: `failed` = the last attempt failed and another is scheduled; `dead` = retries ran out. */
+export const OUTBOX_STATES = ['pending', 'delivered', 'failed', 'dead'] as const;
+export type OutboxState = (typeof OUTBOX_STATES)[number];
+/** `acknowledged`: an ERP that pulls the feed confirmed it has the event (no push needed). */
+export const ATTEMPT_OUTCOMES = ['delivered', 'failed', 'dead', 'rejected_stale_lease', 'acknowledged'] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+
+export interface OutboxEvent {
+  seq: number;
+  eventId: string;
+  eventType: string;
+  /** Events with the same key are delivered strictly one after another, in the order written. */
+  orderKey: string;
+  orderId: string | null;
+  mercantId: string | null;
+  statusVersion: number | null;
+  /** The exact bytes delivered, identical on every retry. */
+  payload: string;
+  state: OutboxState;
+  attempts: number;
+  nextAttemptAt: string;
+  leaseOwner: string | null;
+  leaseUntil: string | null;
+  leaseToken: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deliveredAt: string | null;
+  retryFrom: string;
+}
+
+/** What a caller writes; the rest of an OutboxEvent is the outbox's own bookkeeping. */
+export type NewOutboxEvent = Pick<OutboxEvent, 'eventId' | 'eventType' | 'orderKey' | 'orderId' | 'mercantId' | 'statusVersion' | 'payload'>;
+
+export interface DeliveryAttempt {
+  id: number;
+  eventSeq: number;
+  attemptNo: number;
+  startedAt: string;
+  statusCode: number | null;
+  latencyMs: number | null;
+  error: string | null;
+  outcome: AttemptOutcome;
+  instance: string | null;
+}
+
+export interface AttemptResult {
+  state: 'delivered' | 'failed' | 'dead';
+  /** Required for `failed`. */
+  nextAttemptAt?: string;
+  startedAt: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}

@@ -1,0 +1,53 @@
+/** A payment as paylink keeps it: its statuses, kinds and the record every layer reads. */
+
+export const PAYMENT_STATUSES = ['pending', 'paid', 'challenge', 'failed', 'cancelled', 'expired', 'refunded', 'partially_refunded', 'chargeback'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+export const TRANSACTION_KINDS = ['payment_link', 'snap', 'charge', 'external'] as const;
+export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
+
+export interface TransactionRecord {
+  id: string;
+  orderId: string;
+  gatewayOrderId: string;
+  mercantId: string;
+  kind: TransactionKind;
+  attempt: number;
+  /** Whole rupiah. */
+  nominal: number;
+  status: PaymentStatus;
+  transactionStatus: string | null;
+  fraudStatus: string | null;
+  paymentType: string | null;
+  gatewayTransactionId: string | null;
+  paymentUrl: string | null;
+  paymentLinkId: string | null;
+  snapToken: string | null;
+  requestHash: string | null;
+  /** Normalized creating request (items, customer, …) as JSON text. */
+  requestJson: string | null;
+  /** Last gateway answer (create or status) as JSON text, secrets never included. */
+  gatewayJson: string | null;
+  expireAt: string | null;
+  settlementTime: string | null;
+  transactionTime: string | null;
+  statusVersion: number;
+  /** Cumulative rupiah refunded, as the gateway reported it. */
+  refundedAmount: number;
+  /** Whole rupiah the gateway reported as paid (its gross amount), once paid; null before. */
+  paidAmount: number | null;
+  /** The amount before a customer-imposed fee or a promo, when the gateway reports one. */
+  originalAmount: number | null;
+  /** The gateway's fee and what reaches the merchant, when a settlement report gives them. */
+  feeAmount: number | null;
+  netAmount: number | null;
+  flags: string | null;
+  lastEventAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type NewTransaction = Omit<TransactionRecord, 'createdAt' | 'updatedAt' | 'statusVersion' | 'refundedAmount' | 'paidAmount' | 'originalAmount' | 'feeAmount' | 'netAmount' | 'lastEventAt' | 'flags' | 'settlementTime' | 'transactionTime' | 'transactionStatus' | 'fraudStatus' | 'paymentType' | 'gatewayTransactionId'> &
+  Partial<Pick<TransactionRecord, 'statusVersion' | 'flags' | 'settlementTime' | 'transactionTime' | 'transactionStatus' | 'fraudStatus' | 'paymentType' | 'gatewayTransactionId'>>;
+
+export type TransactionPatch = Partial<Omit<TransactionRecord, 'id' | 'orderId' | 'gatewayOrderId' | 'createdAt' | 'updatedAt'>>;

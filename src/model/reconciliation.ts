@@ -1,0 +1,79 @@
+/** Reconciliation against the gateway's own record of payments: its report's rows, and what each was found to be. */
+
+/**
+ * What one row of the gateway's report was found to be. `missing_at_gateway` rows stand for a
+ * payment paylink holds as paid that the report, covering its day, does not list.
+ */
+export const RECONCILIATION_RESULTS = ['matched', 'missing_here', 'missing_at_gateway', 'amount_mismatch', 'status_mismatch'] as const;
+export type ReconciliationResult = (typeof RECONCILIATION_RESULTS)[number];
+
+/**
+ * One payment as the gateway reports it, whatever the source (a dashboard export today; the
+ * gateway's transaction-history API later): the matching sees only this.
+ */
+export interface ReportRow {
+  /** Where it came from: the file's line (1 = the header), or the source's own position. */
+  line: number;
+  /** The gateway's order id (for a payment link, the purchase's). */
+  orderId: string;
+  transactionId: string | null;
+  /** The gateway's status word as reported (`settlement`, `refund`, …). */
+  status: string;
+  /** Whole rupiah the gateway reports as the transaction's amount. */
+  amount: number;
+  /** Whole rupiah, when the report gives them. */
+  fee: number | null;
+  net: number | null;
+  /** The amount before a promo or an imposed fee, when the report gives it. */
+  originalAmount: number | null;
+  paymentType: string | null;
+  /** ISO 8601 with offset, when the report gives them. */
+  transactionTime: string | null;
+  settlementTime: string | null;
+}
+
+export interface ReconciliationCounts {
+  rows: number;
+  matched: number;
+  missing_here: number;
+  missing_at_gateway: number;
+  amount_mismatch: number;
+  status_mismatch: number;
+}
+
+export interface ReconciliationImport extends ReconciliationCounts {
+  id: string;
+  /** SHA-256 of the file's bytes: the same file again is the same import. */
+  fileSha256: string;
+  state: 'running' | 'done';
+  /** The days (Jakarta) the report covers, `YYYY-MM-DD`, inclusive; null when it named none. */
+  coversFrom: string | null;
+  coversTo: string | null;
+  createdBy: string;
+  createdAt: string;
+  finishedAt: string | null;
+}
+
+export interface ReconciliationRow {
+  id: number;
+  importId: string;
+  /** The report's line; null for a `missing_at_gateway` row (it is not in the report). */
+  line: number | null;
+  result: ReconciliationResult;
+  /** The gateway's order id as reported (or, for missing_at_gateway, paylink's gateway order id). */
+  gatewayOrderId: string;
+  /** paylink's order id, when the row matched a payment paylink knows. */
+  orderId: string | null;
+  transactionRef: string | null;
+  reportStatus: string | null;
+  reportAmount: number | null;
+  feeAmount: number | null;
+  netAmount: number | null;
+  /** What paylink holds: its status and the amount it expects (paid amount, else the order's). */
+  paylinkStatus: string | null;
+  paylinkAmount: number | null;
+  /** In words, what differs. */
+  detail: string | null;
+}
+
+export type NewReconciliationRow = Omit<ReconciliationRow, 'id'>;

@@ -1,0 +1,93 @@
+/** The paylink command as a process: .env in its working directory, migrate, backup's refusals. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import SqliteDatabase from 'better-sqlite3';
+import { migrations } from '../../src/storage/migrations.js';
+import { runCli } from '../helpers/cli.js';
+import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
+import { tempDir } from '../helpers/stores.js';
+
+const GO_LIVE = [
+  'NODE_ENV=production',
+  'PUBLIC_BASE_URL=https://pay.example.com',
+  'TRUST_PROXY=loopback',
+  'MIDTRANS_MODE=production',
+  'MIDTRANS_SERVER_KEY=Mid-server-0123456789abcdef',
+  'API_KEYS=erp-key-0123456789abcdef0123456789',
+  'log_user=operator',
+  'log_pass=a-long-operator-passphrase',
+  `CONFIG_ENCRYPTION_KEY=${'cd'.repeat(32)}`,
+  'ERP_NOTIFY_URL=https://erp.example.com/paylink/events',
+  'ERP_WEBHOOK_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+].join('\n');
+
+describe('the paylink process', () => {
+  const dirs: string[] = [];
+  let service: ServiceProcess | undefined;
+  const dir = () => {
+    const d = tempDir('paylink-cli-');
+    dirs.push(d);
+    return d;
+  };
+  afterEach(async () => {
+    if (service) await stopServiceProcess(service, 'SIGKILL');
+    service = undefined;
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('reads .env from its working directory; a variable of the real environment wins over it', async () => {
+    const cwd = dir();
+    fs.writeFileSync(path.join(cwd, '.env'), `${GO_LIVE}\n`);
+    const fromFile = await runCli(['check-config'], { cwd });
+    expect(fromFile.stdout).toContain('no problem found');
+    expect(fromFile.code).toBe(0);
+    const overridden = await runCli(['check-config'], { cwd, env: { PUBLIC_BASE_URL: 'https://127.0.0.1' } });
+    expect(overridden.code).toBe(1);
+    expect(overridden.stdout).toMatch(/PUBLIC_BASE_URL names a loopback or private address/);
+    const without = await runCli(['check-config'], { cwd: dir() });
+    expect(without.code).toBe(1);
+  });
+
+  it('migrate creates and migrates a SQLite database, again is a no-op, and refuses a file a running service holds', async () => {
+    const data = dir();
+    const env = { DATA_DIR: data, LOG_DIR: path.join(data, 'logs') };
+    const count = Object.keys(migrations('sqlite')).length;
+    const first = await runCli(['migrate'], { env });
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(`sqlite database up to date (${count} migrations applied)`);
+    const db = new SqliteDatabase(path.join(data, 'paylink.db'), { readonly: true });
+    expect((db.prepare('select count(*) as n from kysely_migration').get() as { n: number }).n).toBe(count);
+    db.close();
+    expect((await runCli(['migrate'], { env })).code).toBe(0);
+
+    service = await startServiceProcess({ ...env, log_user: 'ops', log_pass: 'cli-test-operator-pass' });
+    const held = await runCli(['migrate'], { env });
+    expect(held.code).toBe(1);
+    expect(held.stderr).toMatch(/in use by another paylink process/);
+  });
+
+  it('migrate with a configuration problem names it and exits 1', async () => {
+    const r = await runCli(['migrate'], { env: { PORT: 'eighty' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/PORT/);
+  });
+
+  it('backup refuses to overwrite a file, and with PostgreSQL prints the pg_dump line (no password in it) and exits 1', async () => {
+    const data = dir();
+    const env = { DATA_DIR: data, LOG_DIR: path.join(data, 'logs') };
+    expect((await runCli(['migrate'], { env })).code).toBe(0);
+    const target = path.join(data, 'taken.db');
+    fs.writeFileSync(target, 'something else');
+    const r = await runCli(['backup', target], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/exists: name a new file/);
+    expect(fs.readFileSync(target, 'utf8')).toBe('something else');
+
+    const pg = await runCli(['backup', '/backups/paylink.dump'], { env: { DATABASE_URL: 'postgres://paylink:s3cret-pw@db.internal:5432/paylink' } });
+    expect(pg.code).toBe(1);
+    expect(pg.stdout).toBe('pg_dump --format=custom --no-owner --file=/backups/paylink.dump "$DATABASE_URL"\n');
+    expect(pg.stdout + pg.stderr).not.toContain('s3cret-pw');
+  });
+});
