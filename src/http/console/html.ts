@@ -37,12 +37,7 @@ export function raw(s: string): Html {
   return new Html(s);
 }
 
-/** `Rp 150.000`: Indonesian grouping, whole rupiah. */
-export function rupiah(n: number | null | undefined): string {
-  if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-  const sign = n < 0 ? '-' : '';
-  return `${sign}Rp ${Math.abs(Math.trunc(n)).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
-}
+export { formatRupiah as rupiah } from '../../i18n/index.js';
 
 /** `2026-11-22 17:05:09 WIB` in the operator's time zone; `—` for nothing, the text itself when it is not a time. */
 export function when(iso: string | null | undefined, timeZone: string): string {

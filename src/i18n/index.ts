@@ -1,0 +1,72 @@
+/**
+ * Languages of the pages people read (the console and the hosted payment pages): English and
+ * Bahasa Indonesia. A page's words come from a catalogue made with `defineMessages`, never from
+ * strings in its template, so a key missing in one language is a type error here and a failing
+ * test, not a blank on screen.
+ */
+
+export const LANGS = ['en', 'id'] as const;
+export type Lang = (typeof LANGS)[number];
+export const DEFAULT_LANG: Lang = 'en';
+/** The cookie that remembers the person's choice (`?lang=id|en` sets it). */
+export const LANG_COOKIE = 'paylink_lang';
+
+export function isLang(v: unknown): v is Lang {
+  return typeof v === 'string' && (LANGS as readonly string[]).includes(v);
+}
+
+/**
+ * The language of a page: the person's explicit choice (`?lang=`), then the one remembered in the
+ * cookie, then the browser's first supported `Accept-Language` range (by its q weight), then English.
+ */
+export function pickLang(o: { query?: unknown; cookie?: unknown; acceptLanguage?: string | undefined }): Lang {
+  if (isLang(o.query)) return o.query;
+  if (isLang(o.cookie)) return o.cookie;
+  return fromAcceptLanguage(o.acceptLanguage) ?? DEFAULT_LANG;
+}
+
+function fromAcceptLanguage(header: string | undefined): Lang | undefined {
+  if (!header) return undefined;
+  const ranges = header
+    .slice(0, 500)
+    .split(',')
+    .map((part, i) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((p) => /^\s*q=([01](?:\.\d{0,3})?)\s*$/.exec(p)).find((m) => m)?.[1];
+      return { base: tag.trim().toLowerCase().split('-')[0] ?? '', q: q === undefined ? 1 : Number(q), i };
+    })
+    .filter((r) => r.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  // `in` is the old code for Indonesian, still sent by some systems.
+  for (const r of ranges) {
+    if (r.base === 'id' || r.base === 'in') return 'id';
+    if (r.base === 'en') return 'en';
+  }
+  return undefined;
+}
+
+export type Messages<K extends string> = Readonly<Record<Lang, Readonly<Record<K, string>>>>;
+
+/** A catalogue: the English messages, and the Indonesian ones with exactly the same keys. */
+export function defineMessages<const E extends Record<string, string>>(en: E, id: { readonly [K in keyof E]: string }): Messages<Extract<keyof E, string>> {
+  return { en, id } as Messages<Extract<keyof E, string>>;
+}
+
+export type Params = Readonly<Record<string, string | number>>;
+export type Translate<K extends string> = (key: K, params?: Params) => string;
+
+/** `{name}` in a message is replaced by `params.name`; a placeholder without a value stays visible. */
+export function translator<K extends string>(messages: Messages<K>, lang: Lang): Translate<K> {
+  const table = messages[lang];
+  return (key, params) => {
+    const text = table[key];
+    return params ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m)) : text;
+  };
+}
+
+/** `Rp 150.000` in both languages (the rupiah is written with Indonesian grouping everywhere), whole rupiah. */
+export function formatRupiah(n: number | null | undefined, empty = '—'): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return empty;
+  const sign = n < 0 ? '-' : '';
+  return `${sign}Rp ${Math.abs(Math.trunc(n)).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
+}
