@@ -1,4 +1,7 @@
-import { escapeHtml as e, formatIdr, jakartaTime } from './lib/format.js';
+import QRCode from 'qrcode';
+import { HOSTED, jakartaDateTime, type HostedKey } from '../src/i18n/hosted.js';
+import { LANGS, formatRupiah, translator, type Lang, type Translate } from '../src/i18n/index.js';
+import { escapeHtml as e } from './lib/format.js';
 import type { Item } from './lib/validate.js';
 import { METHODS } from './methods.js';
 import type { Txn } from './state.js';
@@ -7,89 +10,145 @@ const STYLE = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem
 table{border-collapse:collapse;width:100%}td,th{padding:.3rem;border-bottom:1px solid #ddd;text-align:left}
 button{display:block;width:100%;margin:.4rem 0;padding:.7rem;font-size:1rem;cursor:pointer}
 .amount{font-size:1.6rem;font-weight:bold}.code{font-family:monospace;font-size:1.3rem;word-break:break-all}
-#result{color:#0a7a2f;font-size:1.4rem;font-weight:bold}.muted{color:#777}`;
+#result{color:#0a7a2f;font-size:1.4rem;font-weight:bold}.muted{color:#777}
+header{display:flex;justify-content:space-between;gap:1rem;flex-wrap:wrap}nav a,nav span{margin-left:.6rem}
+.qr svg{display:block;width:16rem;height:16rem;max-width:100%}.qr-string{font-family:monospace;font-size:.75rem;word-break:break-all;user-select:all}`;
 
-export function layout(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+export type T = Translate<HostedKey>;
+
+export function tr(lang: Lang): T {
+  return translator(HOSTED, lang);
+}
+
+/** Links that switch the page's language (`?lang=`, remembered by the cookie); the current one is plain text. */
+function langToggle(lang: Lang, t: T): string {
+  const items = LANGS.map((l) =>
+    l === lang ? `<span aria-current="true" lang="${l}">${e(t(`lang.${l}`))}</span>` : `<a href="?lang=${l}" hreflang="${l}" lang="${l}" data-lang="${l}">${e(t(`lang.${l}`))}</a>`,
+  );
+  return `<nav aria-label="${e(t('lang.label'))}">${items.join(' ')}</nav>`;
+}
+
+export function layout(lang: Lang, title: string, body: string): string {
+  const t = tr(lang);
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${e(title)}</title><style>${STYLE}</style></head><body>
-<header><p class="muted">Midtrans simulator — Merchant G123456789</p></header>
+<header><p class="muted">${e(t('header', { merchant: 'G123456789' }))}</p>${langToggle(lang, t)}</header>
 ${body}</body></html>`;
 }
 
-function itemsTable(items: Item[]): string {
+/** A method's name: brand names stay as they are, descriptive ones come from the catalogue. */
+export function methodLabel(method: string, t: T): string {
+  const key = `method.${method}`;
+  if (key in HOSTED.en) return t(key as HostedKey);
+  return METHODS.get(method)?.label ?? method;
+}
+
+export function statusLabel(status: string, t: T): string {
+  const key = `status.${status}`;
+  return key in HOSTED.en ? t(key as HostedKey) : status;
+}
+
+function itemsTable(items: Item[], t: T): string {
   if (items.length === 0) return '';
   const rows = items
-    .map((it) => `<tr><td>${e(it.name)}</td><td>${it.quantity}</td><td>${e(formatIdr(it.price))}</td><td>${e(formatIdr(it.price * it.quantity))}</td></tr>`)
+    .map((it) => `<tr><td>${e(it.name)}</td><td>${it.quantity}</td><td>${e(formatRupiah(it.price))}</td><td>${e(formatRupiah(it.price * it.quantity))}</td></tr>`)
     .join('');
-  return `<table><thead><tr><th>Item</th><th>Qty</th><th>Price</th><th>Subtotal</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const head = (['items.item', 'items.qty', 'items.price', 'items.subtotal'] as const).map((k) => `<th>${e(t(k))}</th>`).join('');
+  return `<table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+export function orderSummary(orderId: string, amount: number, t: T): string {
+  return `<p>${e(t('order'))} <strong id="order-id">${e(orderId)}</strong></p>
+<p class="amount" id="amount">${e(formatRupiah(amount))}</p>`;
 }
 
 export interface MethodsPageInput {
-  title: string;
+  /** The merchant's title; without one, the catalogue's "Payment". */
+  title?: string | undefined;
   orderId: string;
   amount: number;
   items: Item[];
   methods: string[];
   action: string;
-  notice?: string;
 }
 
-export function methodsPage(p: MethodsPageInput): string {
+export function methodsPage(lang: Lang, p: MethodsPageInput): string {
+  const t = tr(lang);
+  const title = p.title ?? t('methods.title');
   const buttons = p.methods
-    .map((m) => `<button type="submit" name="method" value="${e(m)}" data-method="${e(m)}">${e(METHODS.get(m)?.label ?? m)}</button>`)
+    .map((m) => `<button type="submit" name="method" value="${e(m)}" data-method="${e(m)}">${e(methodLabel(m, t))}</button>`)
     .join('\n');
   return layout(
-    p.title,
-    `<h1>${e(p.title)}</h1>
-<p>Order <strong id="order-id">${e(p.orderId)}</strong></p>
-<p class="amount" id="amount">${e(formatIdr(p.amount))}</p>
-${itemsTable(p.items)}
-${p.notice ? `<p class="muted">${e(p.notice)}</p>` : ''}
-<h2>Choose a payment method</h2>
+    lang,
+    title,
+    `<h1>${e(title)}</h1>
+${orderSummary(p.orderId, p.amount, t)}
+${itemsTable(p.items, t)}
+<h2>${e(t('methods.choose'))}</h2>
 <form method="post" action="${e(p.action)}">
 ${buttons}
 </form>`,
   );
 }
 
-function instructions(t: Txn): string {
-  const f = t.fields;
+/**
+ * The QRIS code drawn as inline SVG on the server (no image request, nothing for a CSP img-src to
+ * allow), with the raw string below it in small type for copying.
+ */
+export async function qrBlock(qrString: string, t: T): Promise<string> {
+  const svg = await QRCode.toString(qrString, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  const labelled = svg.trim().replace(/^<svg /, `<svg role="img" aria-label="${e(t('pay.qrAlt'))}" `);
+  return `<div class="qr" id="qr">${labelled}</div>
+<p class="muted">${e(t('pay.qrString'))}:<br><span class="qr-string" id="qr-string">${e(qrString)}</span></p>`;
+}
+
+async function instructions(tx: Txn, t: T): Promise<string> {
+  const f = tx.fields;
   const rows: [string, string][] = [];
   const va = Array.isArray(f.va_numbers) ? f.va_numbers[0] : undefined;
-  if (typeof va === 'object' && va !== null && 'va_number' in va) rows.push(['Virtual account number', String(va.va_number)]);
-  if (typeof f.permata_va_number === 'string') rows.push(['Virtual account number', f.permata_va_number]);
-  if (typeof f.bill_key === 'string') rows.push(['Biller code', String(f.biller_code)], ['Bill key', f.bill_key]);
-  if (typeof f.payment_code === 'string') rows.push([`Payment code (${String(f.store)})`, f.payment_code]);
-  if (typeof f.qr_string === 'string') rows.push(['QR string', f.qr_string]);
-  if (t.payment_type === 'credit_card') rows.push(['Card', 'Sandbox card 4811 1111 1111 1114']);
-  if (t.payment_type === 'gopay' || t.payment_type === 'shopeepay') rows.push(['Wallet', 'Approve the payment in the app']);
-  return rows.map(([k, v]) => `<p>${e(k)}:<br><span class="code">${e(v)}</span></p>`).join('\n');
+  if (typeof va === 'object' && va !== null && 'va_number' in va) rows.push([t('pay.vaNumber'), String(va.va_number)]);
+  if (typeof f.permata_va_number === 'string') rows.push([t('pay.vaNumber'), f.permata_va_number]);
+  if (typeof f.bill_key === 'string') rows.push([t('pay.billerCode'), String(f.biller_code)], [t('pay.billKey'), f.bill_key]);
+  if (typeof f.payment_code === 'string') rows.push([t('pay.paymentCode', { store: String(f.store) }), f.payment_code]);
+  if (tx.payment_type === 'credit_card') rows.push([t('pay.card'), t('pay.sandboxCard', { number: '4811 1111 1111 1114' })]);
+  if (tx.payment_type === 'gopay' || tx.payment_type === 'shopeepay') rows.push([t('pay.wallet'), t('pay.approveInApp')]);
+  const text = rows.map(([k, v]) => `<p>${e(k)}:<br><span class="code">${e(v)}</span></p>`).join('\n');
+  return typeof f.qr_string === 'string' ? `${await qrBlock(f.qr_string, t)}\n${text}` : text;
 }
 
-export function instructionsPage(t: Txn, payAction: string): string {
-  const label = METHODS.get(t.method)?.label ?? t.payment_type;
-  const expiry = t.expiry_time ? `<p class="muted">Pay before ${e(jakartaTime(t.expiry_time))} WIB</p>` : '';
+/** "Pay before 24 November 2026, 20:18 WIB" in the page's language. */
+export function payBefore(at: Date, lang: Lang): string {
+  return tr(lang)('pay.before', jakartaDateTime(at, lang));
+}
+
+export async function instructionsPage(lang: Lang, tx: Txn, payAction: string): Promise<string> {
+  const t = tr(lang);
+  const label = methodLabel(tx.method, t);
+  const expiry = tx.expiry_time ? `<p class="muted" id="expiry">${e(payBefore(tx.expiry_time, lang))}</p>` : '';
   return layout(
-    `Pay with ${label}`,
+    lang,
+    t('pay.title', { method: label }),
     `<h1>${e(label)}</h1>
-<p>Order <strong id="order-id">${e(t.order_id)}</strong></p>
-<p class="amount" id="amount">${e(formatIdr(t.gross_amount))}</p>
-<div id="instructions">${instructions(t)}</div>
+${orderSummary(tx.order_id, tx.gross_amount, t)}
+<div id="instructions">${await instructions(tx, t)}</div>
 ${expiry}
-<form method="post" action="${e(payAction)}"><button id="pay" type="submit">Pay now</button></form>`,
+<form method="post" action="${e(payAction)}"><button id="pay" type="submit">${e(t('pay.now'))}</button></form>`,
   );
 }
 
-export function resultPage(t: Txn): string {
+export function resultPage(lang: Lang, tx: Txn): string {
+  const t = tr(lang);
   return layout(
-    'Payment successful',
-    `<h1>Thank you</h1>
-<div id="result">Payment successful</div>
-<p>Order <strong id="order-id">${e(t.order_id)}</strong> — ${e(formatIdr(t.gross_amount))}</p>
-<p class="muted">Transaction ${e(t.transaction_id)} (${e(t.status)})</p>`,
+    lang,
+    t('result.success'),
+    `<h1>${e(t('result.thanks'))}</h1>
+<div id="result">${e(t('result.success'))}</div>
+<p>${e(t('order'))} <strong id="order-id">${e(tx.order_id)}</strong> — ${e(formatRupiah(tx.gross_amount))}</p>
+<p class="muted" data-status="${e(tx.status)}">${e(t('result.transaction', { id: tx.transaction_id, status: statusLabel(tx.status, t) }))}</p>`,
   );
 }
 
-export function messagePage(title: string, message: string): string {
-  return layout(title, `<h1>${e(title)}</h1><p id="message">${e(message)}</p>`);
+/** English unless told: the gateway's own error pages (unknown path, broken form) know no language. */
+export function messagePage(title: string, message: string, lang: Lang = 'en'): string {
+  return layout(lang, title, `<h1>${e(title)}</h1><p id="message">${e(message)}</p>`);
 }

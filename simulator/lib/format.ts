@@ -12,12 +12,6 @@ export function grossString(amount: number): string {
   return amount.toFixed(2);
 }
 
-export function formatIdr(amount: number): string {
-  const sign = amount < 0 ? '-' : '';
-  const digits = String(Math.abs(Math.trunc(amount)));
-  return `${sign}Rp ${digits.replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
-}
-
 export function midtransSignature(orderId: string, statusCode: string, grossAmount: string, serverKey: string): string {
   return createHash('sha512').update(orderId + statusCode + grossAmount + serverKey).digest('hex');
 }

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Lang } from '../../src/i18n/index.js';
 import { SANDBOX_OTP } from '../cards.js';
 import type { SimContext } from '../context.js';
 import { completionPage, finishedPage, threeDsPage } from '../completion-html.js';
-import { messagePage } from '../html.js';
+import { messagePage, tr } from '../html.js';
 import { isObject } from '../lib/validate.js';
 import { isRedirectType } from '../methods.js';
 import type { Txn } from '../state.js';
+import { pageLang } from './hosted.js';
 
 type P = { Params: { id: string; ref: string } };
 
@@ -13,8 +15,9 @@ function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
 
-function missing(reply: FastifyReply): FastifyReply {
-  return html(reply, 404, messagePage('Not found', 'This payment does not exist.'));
+function missing(reply: FastifyReply, lang: Lang): FastifyReply {
+  const t = tr(lang);
+  return html(reply, 404, messagePage(t('notFound.title'), t('notFound.payment'), lang));
 }
 
 /** The 3DS URL ends in "<masked card>-<transaction id>"; both must match the charge. */
@@ -26,13 +29,14 @@ function threeDsTxn(ctx: SimContext, ref: string): Txn | undefined {
 function registerThreeDs(app: FastifyInstance, ctx: SimContext): void {
   const path = '/v2/token/rba/redirect/:ref';
   app.get<P>(path, async (req, reply) => {
+    const lang = pageLang(req, reply);
     const t = threeDsTxn(ctx, req.params.ref);
-    if (!t) return missing(reply);
-    return html(reply, 200, t.status === 'pending' ? threeDsPage(t, req.url.split('?')[0] ?? '') : finishedPage(t));
+    if (!t) return missing(reply, lang);
+    return html(reply, 200, t.status === 'pending' ? threeDsPage(lang, t, req.url.split('?')[0] ?? '') : finishedPage(lang, t));
   });
   app.post<P>(path, async (req, reply) => {
     const t = threeDsTxn(ctx, req.params.ref);
-    if (!t) return missing(reply);
+    if (!t) return missing(reply, pageLang(req, reply));
     const otp = isObject(req.body) && typeof req.body.otp === 'string' ? req.body.otp.trim() : '';
     if (t.status === 'pending') ctx.engine.complete3ds(t, otp === SANDBOX_OTP);
     return reply.redirect(req.url, 303);
@@ -46,13 +50,14 @@ function registerApprovalPage(app: FastifyInstance, ctx: SimContext, path: strin
     return t && matches(t, kind) ? t : undefined;
   };
   app.get<P & { Params: { kind: string } }>(path, async (req, reply) => {
+    const lang = pageLang(req, reply);
     const t = find(req.params.id, req.params.kind);
-    if (!t) return missing(reply);
-    return html(reply, 200, t.status === 'pending' ? completionPage(t, `${req.url.split('?')[0] ?? ''}/pay`) : finishedPage(t));
+    if (!t) return missing(reply, lang);
+    return html(reply, 200, t.status === 'pending' ? completionPage(lang, t, `${req.url.split('?')[0] ?? ''}/pay`) : finishedPage(lang, t));
   });
   app.post<P & { Params: { kind: string } }>(`${path}/pay`, async (req, reply) => {
     const t = find(req.params.id, req.params.kind);
-    if (!t) return missing(reply);
+    if (!t) return missing(reply, pageLang(req, reply));
     if (t.status === 'pending') ctx.engine.pay(t);
     return reply.redirect(req.url.replace(/\/pay(\?.*)?$/, ''), 303);
   });

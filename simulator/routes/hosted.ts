@@ -1,19 +1,49 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { HostedKey } from '../../src/i18n/hosted.js';
+import { LANG_COOKIE, isLang, pickLang, type Lang } from '../../src/i18n/index.js';
 import type { SimContext } from '../context.js';
-import { instructionsPage, messagePage, methodsPage, resultPage } from '../html.js';
+import { instructionsPage, messagePage, methodsPage, resultPage, statusLabel, tr } from '../html.js';
 import { isObject } from '../lib/validate.js';
 import type { PaymentLink, SnapSession, Txn } from '../state.js';
 import { linkIsLive } from './payment-links.js';
 
+const YEAR_S = 365 * 24 * 3600;
+
+/**
+ * The language of a hosted page: `?lang=id|en` (remembered in the `paylink_lang` cookie for the
+ * pages that follow), else the cookie, else `Accept-Language`, else English.
+ */
+export function pageLang(req: FastifyRequest, reply: FastifyReply): Lang {
+  const query = isObject(req.query) ? req.query.lang : undefined;
+  const cookie = req.headers.cookie
+    ?.split(';')
+    .map((c) => c.trim().split('='))
+    .find(([k]) => k === LANG_COOKIE)?.[1];
+  if (isLang(query) && query !== cookie) {
+    const secure = req.protocol === 'https' ? '; Secure' : '';
+    void reply.header('set-cookie', `${LANG_COOKIE}=${query}; Path=/; Max-Age=${YEAR_S}; SameSite=Lax${secure}`);
+  }
+  // One URL answers in either language.
+  void reply.header('vary', 'Accept-Language, Cookie');
+  return pickLang({ query, cookie, acceptLanguage: req.headers['accept-language'] });
+}
+
 type Html = { status: number; html: string } | { redirect: string };
+type Msg = readonly [title: HostedKey, text: HostedKey];
+
+const NOT_FOUND_PAYMENT: Msg = ['notFound.title', 'notFound.payment'];
+const NOT_FOUND_LINK: Msg = ['notFound.title', 'notFound.link'];
+const NOT_FOUND_PAGE: Msg = ['notFound.title', 'notFound.page'];
+const INVALID_CHOICE: Msg = ['invalidChoice.title', 'invalidChoice.text'];
 
 function page(reply: FastifyReply, r: Html): FastifyReply {
   if ('redirect' in r) return reply.redirect(r.redirect, 303);
   return reply.code(r.status).type('text/html; charset=utf-8').send(r.html);
 }
 
-function gone(title: string, message: string, status = 410): Html {
-  return { status, html: messagePage(title, message) };
+function gone(lang: Lang, [title, text]: Msg, status = 410): Html {
+  const t = tr(lang);
+  return { status, html: messagePage(t(title), t(text), lang) };
 }
 
 function chosenMethod(body: unknown, allowed: string[]): string | undefined {
@@ -22,23 +52,24 @@ function chosenMethod(body: unknown, allowed: string[]): string | undefined {
 }
 
 /** The page of one transaction: instructions while pending, the result once paid. */
-function txnPage(t: Txn | undefined, payAction: string): Html {
-  if (!t) return gone('Not found', 'This payment does not exist.', 404);
-  if (t.status === 'pending') return { status: 200, html: instructionsPage(t, payAction) };
-  if (t.status === 'capture' || t.status === 'settlement') return { status: 200, html: resultPage(t) };
-  return gone('Payment closed', `This payment is ${t.status === 'expire' ? 'expired' : t.status}.`);
+async function txnPage(lang: Lang, tx: Txn | undefined, payAction: string): Promise<Html> {
+  if (!tx) return gone(lang, NOT_FOUND_PAYMENT, 404);
+  if (tx.status === 'pending') return { status: 200, html: await instructionsPage(lang, tx, payAction) };
+  if (tx.status === 'capture' || tx.status === 'settlement') return { status: 200, html: resultPage(lang, tx) };
+  const t = tr(lang);
+  return { status: 410, html: messagePage(t('closed.title'), t('closed.text', { status: statusLabel(tx.status, t) }), lang) };
 }
 
-function linkState(ctx: SimContext, link: PaymentLink | undefined): Html | undefined {
-  if (!link) return gone('Not found', 'This payment link does not exist.', 404);
-  if (link.deleted_at) return gone('Payment link inactive', 'This payment link has been deactivated by the merchant.');
-  if (!linkIsLive(link)) return gone('Payment link expired', 'This payment link has expired.');
+function linkState(ctx: SimContext, lang: Lang, link: PaymentLink | undefined): Html | undefined {
+  if (!link) return gone(lang, NOT_FOUND_LINK, 404);
+  if (link.deleted_at) return gone(lang, ['linkInactive.title', 'linkInactive.text']);
+  if (!linkIsLive(link)) return gone(lang, ['linkExpired.title', 'linkExpired.text']);
   const usage = ctx.engine.linkUsage(link);
-  if (usage.paid >= link.usage_limit) return gone('Payment link used', 'This payment link has already been paid.');
+  if (usage.paid >= link.usage_limit) return gone(lang, ['linkUsed.title', 'linkUsed.text']);
   return undefined;
 }
 
-function linkPage(ctx: SimContext, link: PaymentLink): Html {
+function linkPage(ctx: SimContext, lang: Lang, link: PaymentLink): Html {
   const usage = ctx.engine.linkUsage(link);
   const base = `/payment-links/${link.payment_link_id}`;
   if (usage.paid + usage.reserved >= link.usage_limit) {
@@ -48,14 +79,14 @@ function linkPage(ctx: SimContext, link: PaymentLink): Html {
   }
   return {
     status: 200,
-    html: methodsPage({ title: link.title ?? 'Payment', orderId: link.order_id, amount: link.gross_amount, items: link.items, methods: link.enabled_payments, action: base }),
+    html: methodsPage(lang, { title: link.title, orderId: link.order_id, amount: link.gross_amount, items: link.items, methods: link.enabled_payments, action: base }),
   };
 }
 
-function snapState(s: SnapSession | undefined): Html | undefined {
-  if (!s) return gone('Not found', 'This payment page does not exist.', 404);
-  if (s.state === 'superseded') return gone('Payment page replaced', 'This payment page is no longer valid.');
-  if (s.transaction_id === undefined && s.expires_at.getTime() <= Date.now()) return gone('Payment page expired', 'This payment page has expired.');
+function snapState(lang: Lang, s: SnapSession | undefined): Html | undefined {
+  if (!s) return gone(lang, NOT_FOUND_PAGE, 404);
+  if (s.state === 'superseded') return gone(lang, ['pageReplaced.title', 'pageReplaced.text']);
+  if (s.transaction_id === undefined && s.expires_at.getTime() <= Date.now()) return gone(lang, ['pageExpired.title', 'pageExpired.text']);
   return undefined;
 }
 
@@ -64,30 +95,34 @@ function registerLinkPages(app: FastifyInstance, ctx: SimContext): void {
   const linkTxn = (link: PaymentLink, txid: string): Txn | undefined =>
     link.purchases.some((p) => p.transaction_id === txid) ? ctx.ledger.txns.get(txid) : undefined;
   app.get<P>('/payment-links/:plid', async (req, reply) => {
+    const lang = pageLang(req, reply);
     const link = ctx.ledger.links.get(req.params.plid);
-    return page(reply, linkState(ctx, link) ?? (link ? linkPage(ctx, link) : gone('Not found', 'Unknown link', 404)));
+    return page(reply, linkState(ctx, lang, link) ?? (link ? linkPage(ctx, lang, link) : gone(lang, NOT_FOUND_LINK, 404)));
   });
   app.post<P>('/payment-links/:plid', async (req, reply) => {
+    const lang = pageLang(req, reply);
     const link = ctx.ledger.links.get(req.params.plid);
-    const blocked = linkState(ctx, link);
-    if (blocked || !link) return page(reply, blocked ?? gone('Not found', 'Unknown link', 404));
+    const blocked = linkState(ctx, lang, link);
+    if (blocked || !link) return page(reply, blocked ?? gone(lang, NOT_FOUND_LINK, 404));
     // A pending attempt reserves a use: with every use reserved, the customer goes back to it.
-    const current = linkPage(ctx, link);
+    const current = linkPage(ctx, lang, link);
     if ('redirect' in current) return page(reply, current);
     const method = chosenMethod(req.body, link.enabled_payments);
-    if (!method) return page(reply, gone('Invalid choice', 'Please choose one of the offered payment methods.', 400));
+    if (!method) return page(reply, gone(lang, INVALID_CHOICE, 400));
     const t = ctx.engine.createPurchase(link, method);
     return page(reply, { redirect: `/payment-links/${link.payment_link_id}/t/${t.transaction_id}` });
   });
   app.get<P>('/payment-links/:plid/t/:txid', async (req, reply) => {
+    const lang = pageLang(req, reply);
     const link = ctx.ledger.links.get(req.params.plid);
     const t = link ? linkTxn(link, req.params.txid) : undefined;
-    return page(reply, txnPage(t, `/payment-links/${req.params.plid}/t/${req.params.txid}/pay`));
+    return page(reply, await txnPage(lang, t, `/payment-links/${req.params.plid}/t/${req.params.txid}/pay`));
   });
   app.post<P>('/payment-links/:plid/t/:txid/pay', async (req, reply) => {
+    const lang = pageLang(req, reply);
     const link = ctx.ledger.links.get(req.params.plid);
     const t = link ? linkTxn(link, req.params.txid) : undefined;
-    if (!t) return page(reply, gone('Not found', 'This payment does not exist.', 404));
+    if (!t) return page(reply, gone(lang, NOT_FOUND_PAYMENT, 404));
     if (t.status === 'pending') ctx.engine.pay(t);
     return page(reply, { redirect: `/payment-links/${req.params.plid}/t/${req.params.txid}` });
   });
@@ -99,33 +134,37 @@ function registerSnapPages(app: FastifyInstance, ctx: SimContext): void {
   const snapTxn = (s: SnapSession | undefined, txid: string): Txn | undefined =>
     s && s.transaction_id === txid ? ctx.ledger.txns.get(txid) : undefined;
   app.get<P>('/snap/v3/redirection/:token', async (req, reply) => {
+    const lang = pageLang(req, reply);
     const s = ctx.ledger.snaps.get(req.params.token);
-    const blocked = snapState(s);
-    if (blocked || !s) return page(reply, blocked ?? gone('Not found', 'Unknown page', 404));
+    const blocked = snapState(lang, s);
+    if (blocked || !s) return page(reply, blocked ?? gone(lang, NOT_FOUND_PAGE, 404));
     const t = s.transaction_id === undefined ? undefined : ctx.ledger.txns.get(s.transaction_id);
     if (t && t.status === 'pending') return page(reply, { redirect: `${base(s.token)}/t/${t.transaction_id}` });
-    if (t) return page(reply, gone('Payment page used', 'This payment page has already been used.'));
+    if (t) return page(reply, gone(lang, ['pageUsed.title', 'pageUsed.text']));
     const o = s.order;
-    return page(reply, { status: 200, html: methodsPage({ title: 'Payment', orderId: o.order_id, amount: o.gross_amount, items: o.items, methods: s.enabled_payments, action: base(s.token) }) });
+    return page(reply, { status: 200, html: methodsPage(lang, { orderId: o.order_id, amount: o.gross_amount, items: o.items, methods: s.enabled_payments, action: base(s.token) }) });
   });
   app.post<P>('/snap/v3/redirection/:token', async (req, reply) => {
+    const lang = pageLang(req, reply);
     const s = ctx.ledger.snaps.get(req.params.token);
-    const blocked = snapState(s);
-    if (blocked || !s) return page(reply, blocked ?? gone('Not found', 'Unknown page', 404));
+    const blocked = snapState(lang, s);
+    if (blocked || !s) return page(reply, blocked ?? gone(lang, NOT_FOUND_PAGE, 404));
     if (s.transaction_id !== undefined) return page(reply, { redirect: `${base(s.token)}/t/${s.transaction_id}` });
     const method = chosenMethod(req.body, s.enabled_payments);
-    if (!method) return page(reply, gone('Invalid choice', 'Please choose one of the offered payment methods.', 400));
-    if (ctx.engine.orderIdTaken(s.order.order_id)) return page(reply, gone('Order already used', 'This order has already been paid or is being paid.', 409));
+    if (!method) return page(reply, gone(lang, INVALID_CHOICE, 400));
+    if (ctx.engine.orderIdTaken(s.order.order_id)) return page(reply, gone(lang, ['orderUsed.title', 'orderUsed.text'], 409));
     const t = ctx.engine.pickSnapMethod(s, method);
     return page(reply, { redirect: `${base(s.token)}/t/${t.transaction_id}` });
   });
   app.get<P>('/snap/v3/redirection/:token/t/:txid', async (req, reply) => {
+    const lang = pageLang(req, reply);
     const t = snapTxn(ctx.ledger.snaps.get(req.params.token), req.params.txid);
-    return page(reply, txnPage(t, `${base(req.params.token)}/t/${req.params.txid}/pay`));
+    return page(reply, await txnPage(lang, t, `${base(req.params.token)}/t/${req.params.txid}/pay`));
   });
   app.post<P>('/snap/v3/redirection/:token/t/:txid/pay', async (req, reply) => {
+    const lang = pageLang(req, reply);
     const t = snapTxn(ctx.ledger.snaps.get(req.params.token), req.params.txid);
-    if (!t) return page(reply, gone('Not found', 'This payment does not exist.', 404));
+    if (!t) return page(reply, gone(lang, NOT_FOUND_PAYMENT, 404));
     if (t.status === 'pending') ctx.engine.pay(t);
     return page(reply, { redirect: `${base(req.params.token)}/t/${req.params.txid}` });
   });
