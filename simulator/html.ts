@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import QRCode from 'qrcode';
 import { HOSTED, jakartaDateTime, type HostedKey } from '../src/i18n/hosted.js';
 import { LANGS, formatRupiah, translator, type Lang, type Translate } from '../src/i18n/index.js';
@@ -13,6 +14,13 @@ button{display:block;width:100%;margin:.4rem 0;padding:.7rem;font-size:1rem;curs
 #result{color:#0a7a2f;font-size:1.4rem;font-weight:bold}.muted{color:#777}
 header{display:flex;justify-content:space-between;gap:1rem;flex-wrap:wrap}nav a,nav span{margin-left:.6rem}
 .qr svg{display:block;width:16rem;height:16rem;max-width:100%}.qr-string{font-family:monospace;font-size:.75rem;word-break:break-all;user-select:all}`;
+
+/**
+ * The hosted pages' Content-Security-Policy: no scripts, no fetched images or fonts (the QR code is
+ * inline SVG markup, which needs no img-src), the one stylesheet by its hash, forms only to this
+ * origin. Framing stays allowed: Snap's page is shown in the merchant's pop-up frame.
+ */
+export const HOSTED_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; form-action 'self'; base-uri 'none'`;
 
 export type T = Translate<HostedKey>;
 

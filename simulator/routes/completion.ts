@@ -3,7 +3,7 @@ import type { Lang } from '../../src/i18n/index.js';
 import { SANDBOX_OTP } from '../cards.js';
 import type { SimContext } from '../context.js';
 import { completionPage, finishedPage, threeDsPage } from '../completion-html.js';
-import { messagePage, tr } from '../html.js';
+import { HOSTED_CSP, messagePage, tr } from '../html.js';
 import { isObject } from '../lib/validate.js';
 import { isRedirectType } from '../methods.js';
 import type { Txn } from '../state.js';
@@ -12,7 +12,7 @@ import { pageLang } from './hosted.js';
 type P = { Params: { id: string; ref: string } };
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(body);
+  return reply.code(status).type('text/html; charset=utf-8').header('content-security-policy', HOSTED_CSP).send(body);
 }
 
 function missing(reply: FastifyReply, lang: Lang): FastifyReply {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HostedKey } from '../../src/i18n/hosted.js';
 import { LANG_COOKIE, isLang, pickLang, type Lang } from '../../src/i18n/index.js';
 import type { SimContext } from '../context.js';
-import { instructionsPage, messagePage, methodsPage, resultPage, statusLabel, tr } from '../html.js';
+import { HOSTED_CSP, instructionsPage, messagePage, methodsPage, resultPage, statusLabel, tr } from '../html.js';
 import { isObject } from '../lib/validate.js';
 import type { PaymentLink, SnapSession, Txn } from '../state.js';
 import { linkIsLive } from './payment-links.js';
@@ -38,7 +38,7 @@ const INVALID_CHOICE: Msg = ['invalidChoice.title', 'invalidChoice.text'];
 
 function page(reply: FastifyReply, r: Html): FastifyReply {
   if ('redirect' in r) return reply.redirect(r.redirect, 303);
-  return reply.code(r.status).type('text/html; charset=utf-8').send(r.html);
+  return reply.code(r.status).type('text/html; charset=utf-8').header('content-security-policy', HOSTED_CSP).send(r.html);
 }
 
 function gone(lang: Lang, [title, text]: Msg, status = 410): Html {

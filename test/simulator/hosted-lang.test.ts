@@ -2,6 +2,7 @@
  * The hosted pages in English and Bahasa Indonesia (`?lang=`, the paylink_lang cookie,
  * Accept-Language, English by default), and the QRIS page's QR code drawn as inline SVG.
  */
+import { createHash } from 'node:crypto';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTED } from '../../src/i18n/hosted.js';
@@ -199,7 +200,8 @@ describe('the QRIS page', () => {
   it('draws the qr_string as an inline SVG made by QRCode, and keeps the string small below it for copying', async () => {
     const { url } = await newLink(['other_qris']);
     const pageUrl = await choose(url, 'other_qris');
-    const html = (await get(pageUrl)).html;
+    const res = await get(pageUrl);
+    const html = res.html;
     const orderId = s(/id="order-id">([^<]+)</.exec(html)?.[1]);
     const qrString = s((await call(sim.baseUrl, 'GET', `/v2/${orderId}/status`)).body.qr_string);
     expect(qrString.length).toBeGreaterThan(20);
@@ -212,7 +214,11 @@ describe('the QRIS page', () => {
     expect(expected).not.toBe((await QRCode.toString(`${qrString}0`, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })).trim());
     expect(html).toContain(`<span class="qr-string" id="qr-string">${qrString}</span>`);
     expect(html).not.toContain('<span class="code">' + qrString);
-    // Drawn in the page, not fetched: nothing for an img-src to allow.
+    // Drawn in the page, not fetched: the policy allows no images and no scripts at all.
     expect(html).not.toMatch(/<(img|script|link|object|iframe)\b/);
+    const csp = s(res.headers.get('content-security-policy'));
+    expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; form-action 'self'; base-uri 'none'$/);
+    const style = s(/<style>([\s\S]*?)<\/style>/.exec(html)?.[1]);
+    expect(csp).toContain(`'sha256-${createHash('sha256').update(style).digest('base64')}'`);
   });
 });
