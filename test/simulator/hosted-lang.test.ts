@@ -72,6 +72,18 @@ function expectIndonesian(html: string): void {
   expect(text).not.toMatch(ENGLISH_WORDS);
 }
 
+describe('the hosted pages\' catalogue', () => {
+  it('has no empty message, and each message has the same placeholders in both languages', () => {
+    const holes = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '').sort();
+    for (const [key, en] of Object.entries(HOSTED.en)) {
+      const id = HOSTED.id[key as keyof typeof HOSTED.id];
+      expect(en.trim(), key).not.toBe('');
+      expect(id.trim(), key).not.toBe('');
+      expect(holes(id), key).toEqual(holes(en));
+    }
+  });
+});
+
 describe('the language of a hosted page', () => {
   it('is English by default, with <html lang="en"> and a link to Indonesian', async () => {
     const { url } = await newLink();
