@@ -49,6 +49,7 @@ describe.skipIf(!HAVE_CHROMIUM)('hosted pages in a real browser', () => {
     expect(await page.getAttribute('html', 'lang')).toBe('id');
     expect(await page.locator('h2').textContent()).toBe('Pilih metode pembayaran');
     await page.click('a[data-lang="en"]');
+    await page.waitForURL(/\?lang=en$/);
     expect(await page.getAttribute('html', 'lang')).toBe('en');
     expect(await page.locator('h2').textContent()).toBe('Choose a payment method');
     // Another link, no ?lang: the cookie keeps English over the browser's Indonesian.
@@ -57,6 +58,7 @@ describe.skipIf(!HAVE_CHROMIUM)('hosted pages in a real browser', () => {
     await page.click('button[data-method="bca_va"]');
     expect(await page.locator('#pay').textContent()).toBe('Pay now');
     await page.click('a[data-lang="id"]');
+    await page.waitForURL(/\?lang=id$/);
     expect(await page.locator('#pay').textContent()).toBe('Bayar sekarang');
     await page.click('#pay');
     expect(await page.locator('#result').textContent()).toBe('Pembayaran berhasil');
