@@ -5,10 +5,12 @@ import type { SimContext } from './context.js';
 import { Engine } from './engine.js';
 import { defaultFaults, type CoreHttpStatus } from './faults.js';
 import { registerGatewayHooks } from './gateway-hooks.js';
-import { messagePage } from './html.js';
+import { HOSTED_CSP, messagePage, tr } from './html.js';
+import { negotiateLang, type Lang } from '../src/i18n/index.js';
 import { areaOf, coreError, safeRequestSerializer } from './http.js';
 import { IdempotencyStore } from './idempotency.js';
 import { seededRandom } from './lib/rng.js';
+import { isObject } from './lib/validate.js';
 import { Notifier } from './notifier.js';
 import { registerActions } from './routes/actions.js';
 import { registerCardTokens } from './routes/card-tokens.js';
@@ -86,12 +88,18 @@ function errorBody(req: FastifyRequest, status: number, message: string): { stat
   const bad = status === 400;
   if (area === 'core') return { status, body: coreError(bad ? '413' : String(status), bad ? 'The request cannot be processed due to malformed syntax in the request body' : message) };
   if (area === 'snap' || area === 'payment_link') return { status, body: { error_messages: [bad ? 'Invalid JSON data provided.' : message] } };
-  if (area === 'hosted') return { status, body: messagePage('Error', message), html: true };
+  if (area === 'hosted') return { status, body: messagePage(tr(langOfPage(req))('error.title'), message, langOfPage(req)), html: true };
   return { status, body: { error: bad ? 'bad_request' : 'error', message } };
 }
 
+/** An error page's language: as the hosted pages choose it, without remembering anything. */
+function langOfPage(req: FastifyRequest): Lang {
+  const query = isObject(req.query) ? req.query.lang : undefined;
+  return negotiateLang({ query, cookieHeader: req.headers.cookie, acceptLanguage: req.headers['accept-language'], secure: false }).lang;
+}
+
 function send(reply: FastifyReply, r: { status: number; body: unknown; html?: boolean }): FastifyReply {
-  if (r.html) reply.type('text/html; charset=utf-8');
+  if (r.html) reply.type('text/html; charset=utf-8').header('content-security-policy', HOSTED_CSP);
   return reply.code(r.status).send(r.body);
 }
 
@@ -104,7 +112,10 @@ function registerFallbacks(app: FastifyInstance): void {
   app.setNotFoundHandler((req, reply) => {
     const area = areaOf(req.url);
     if (area === 'snap' || area === 'payment_link') return reply.code(404).send({ error_messages: ['Not Found'] });
-    if (area === 'hosted') return send(reply, { status: 404, body: messagePage('Not found', 'This page does not exist.'), html: true });
+    if (area === 'hosted') {
+      const lang = langOfPage(req);
+      return send(reply, { status: 404, body: messagePage(tr(lang)('notFound.title'), tr(lang)('notFound.page'), lang), html: true });
+    }
     if (area === 'control') return reply.code(404).send({ error: 'not_found', message: `no route ${req.method} ${req.url}` });
     // Unknown gateway paths get the Spring-style body the real API sends for a broken path.
     return reply.code(404).send({ timestamp: new Date().toISOString(), status: 404, error: 'Not Found', message: 'Not Found', path: req.url.split('?')[0] });

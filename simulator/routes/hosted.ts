@@ -1,13 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HostedKey } from '../../src/i18n/hosted.js';
-import { LANG_COOKIE, isLang, pickLang, type Lang } from '../../src/i18n/index.js';
+import { negotiateLang, type Lang } from '../../src/i18n/index.js';
 import type { SimContext } from '../context.js';
 import { HOSTED_CSP, instructionsPage, messagePage, methodsPage, resultPage, statusLabel, tr } from '../html.js';
 import { isObject } from '../lib/validate.js';
 import type { PaymentLink, SnapSession, Txn } from '../state.js';
 import { linkIsLive } from './payment-links.js';
-
-const YEAR_S = 365 * 24 * 3600;
 
 /**
  * The language of a hosted page: `?lang=id|en` (remembered in the `paylink_lang` cookie for the
@@ -15,17 +13,11 @@ const YEAR_S = 365 * 24 * 3600;
  */
 export function pageLang(req: FastifyRequest, reply: FastifyReply): Lang {
   const query = isObject(req.query) ? req.query.lang : undefined;
-  const cookie = req.headers.cookie
-    ?.split(';')
-    .map((c) => c.trim().split('='))
-    .find(([k]) => k === LANG_COOKIE)?.[1];
-  if (isLang(query) && query !== cookie) {
-    const secure = req.protocol === 'https' ? '; Secure' : '';
-    void reply.header('set-cookie', `${LANG_COOKIE}=${query}; Path=/; Max-Age=${YEAR_S}; SameSite=Lax${secure}`);
-  }
+  const { lang, setCookie } = negotiateLang({ query, cookieHeader: req.headers.cookie, acceptLanguage: req.headers['accept-language'], secure: req.protocol === 'https' });
+  if (setCookie) void reply.header('set-cookie', setCookie);
   // One URL answers in either language.
   void reply.header('vary', 'Accept-Language, Cookie');
-  return pickLang({ query, cookie, acceptLanguage: req.headers['accept-language'] });
+  return lang;
 }
 
 type Html = { status: number; html: string } | { redirect: string };

@@ -25,6 +25,22 @@ export function pickLang(o: { query?: unknown; cookie?: unknown; acceptLanguage?
   return fromAcceptLanguage(o.acceptLanguage) ?? DEFAULT_LANG;
 }
 
+const YEAR_S = 365 * 24 * 3600;
+
+/**
+ * A request's language from its parts, and the `Set-Cookie` value that remembers an explicit
+ * `?lang` choice (a year, the whole site) when the cookie does not already hold it.
+ */
+export function negotiateLang(r: { query: unknown; cookieHeader: string | undefined; acceptLanguage: string | undefined; secure: boolean }): { lang: Lang; setCookie?: string } {
+  const cookie = r.cookieHeader
+    ?.split(';')
+    .map((c) => c.trim().split('='))
+    .find(([k]) => k === LANG_COOKIE)?.[1];
+  const lang = pickLang({ query: r.query, cookie, acceptLanguage: r.acceptLanguage });
+  if (!isLang(r.query) || r.query === cookie) return { lang };
+  return { lang, setCookie: `${LANG_COOKIE}=${r.query}; Path=/; Max-Age=${YEAR_S}; SameSite=Lax${r.secure ? '; Secure' : ''}` };
+}
+
 function fromAcceptLanguage(header: string | undefined): Lang | undefined {
   if (!header) return undefined;
   const ranges = header

@@ -133,6 +133,16 @@ describe('the language of a hosted page', () => {
     expect(odd.headers.get('set-cookie')).toBeNull();
   });
 
+  it('a hosted path that does not exist answers its 404 page in the person\'s language, under the pages\' CSP', async () => {
+    const id = await get(`${sim.baseUrl}/payment-links/no/such/page`, { 'accept-language': 'id' });
+    expect(id.status).toBe(404);
+    expect(id.html).toMatch(/<html lang="id">/);
+    expect(id.html).toContain(HOSTED.id['notFound.page']);
+    expect(id.headers.get('content-security-policy')).toMatch(/^default-src 'none'/);
+    const en = await get(`${sim.baseUrl}/payment-links/no/such/page?lang=en`, { 'accept-language': 'id' });
+    expect(en.html).toContain(HOSTED.en['notFound.page']);
+  });
+
   it('every page of the flow is Indonesian: methods, each kind of instructions, the result and the closed pages', async () => {
     const h = { cookie: 'paylink_lang=id' };
     const { orderId, url } = await newLink();
