@@ -1,15 +1,23 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OptionalStr } from '../schemas/common.js';
 import type { Services } from '../../types.js';
 import type { Html } from './html.js';
 import type { Alert, Section } from './layout.js';
+import type { View } from './view.js';
 
 /** Console pages are HTML for people; they are listed in the API description so every route is, without request schemas. */
 export const consoleDoc = (summary: string, description: string) => ({ tags: ['Operations'], summary, description, produces: ['text/html'] });
 
+/** `?lang=en|id` on every console page: its language, remembered in the `paylink_lang` cookie (anything else is ignored). */
+export const LangQuery = OptionalStr(5);
+
 export interface ConsoleContext {
   services: Services;
   timeZone: string;
-  render(reply: FastifyReply, req: FastifyRequest, o: { title: string; section: Section; body: Html; alert?: Alert; status?: number }): FastifyReply;
+  /** The page's language (`?lang`, its cookie, `Accept-Language`) and its words; remembers an explicit choice. */
+  view(req: FastifyRequest, reply: FastifyReply): View;
+  /** `here`: the page the language links lead to (default: this GET's own URL, or the overview after a POST). */
+  render(reply: FastifyReply, req: FastifyRequest, o: { title: string; section: Section; body: Html; alert?: Alert; status?: number; here?: string }): FastifyReply;
   /** A CSRF token for the forms of this answer, bound to the signed-in operator and valid for `CSRF_VALIDITY_MS`. */
   csrfToken(req: FastifyRequest, reply: FastifyReply): string;
 }
@@ -17,11 +25,10 @@ export interface ConsoleContext {
 /** How long a console form stays usable: a working day, so a token that leaks does not stay good. */
 export const CSRF_VALIDITY_MS = 12 * 60 * 60 * 1000;
 
-export const DONE_MESSAGES: Record<string, string> = {
-  check: 'Asked the gateway; the status below is its answer.',
-  refund: 'Refund accepted by the gateway.',
-  cancel: 'Cancelled at the gateway.',
-  expire: 'Expired at the gateway.',
-  'retry-deliveries': 'Undelivered events of this order are due again now.',
-  retry: 'The event is due again now.',
-};
+const DONE = ['check', 'refund', 'cancel', 'expire', 'retry-deliveries', 'retry', 'saved'] as const;
+
+/** The message after an action went through (`?done=` of the page it redirects to), if `done` names one. */
+export function doneAlert(v: View, done: string | undefined): Alert | undefined {
+  const d = DONE.find((x) => x === done);
+  return d ? { kind: 'ok', text: v.t(`done_${d}`) } : undefined;
+}
