@@ -141,4 +141,13 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     await charge('QR-2');
     expect((await get(txPage('QR-2'))).body).not.toContain('data-qr');
   });
+
+  it('a pending GoPay payment shows a QR code of its deeplink (what a phone opens in the GoPay app)', async () => {
+    const c = await charge('QR-G', { payment_type: 'gopay' });
+    const deeplink = (c.actions as Array<{ name: string; url: string }> | undefined)?.find((a) => a.name === 'deeplink-redirect')?.url ?? '';
+    expect(deeplink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2\/gopay\/.+\/deeplink$/);
+    const page = await get(txPage('QR-G'));
+    const figure = /<figure class="qr"[^>]*data-qr>([^]*?)<figcaption>/.exec(page.body)?.[1] ?? '';
+    expect(figure.trim()).toBe((await QRCode.toString(deeplink, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })).trim());
+  });
 });

@@ -18,11 +18,21 @@ function actionForm(tx: TransactionRecord, action: string, token: string, title:
   return html`<form method="post" action="${txLink(tx.orderId)}/${action}" aria-labelledby="a-${action}">${csrfField(token)}<h3 id="a-${action}">${title}</h3>${fields}<button type="submit"${danger ? html` class="danger"` : ''}>${button}</button></form>`;
 }
 
-/** What the customer's QR code encodes, when the gateway's answer gave one (QRIS `qr_string`). */
+/**
+ * What the customer's QR code encodes, from the gateway's answer: QRIS's `qr_string`; for GoPay,
+ * whose answer has only URLs, its `deeplink-redirect` URL, which a phone's camera opens in the
+ * GoPay app (its `generate-qr-code` URL is an image on the gateway's host, which the console's
+ * CSP does not load).
+ */
 export function qrPayloadOf(tx: TransactionRecord): string | undefined {
   if (!tx.gatewayJson) return undefined;
-  const q = jsonObject(tx.gatewayJson).qr_string;
-  return typeof q === 'string' && q.length > 0 && q.length <= 2000 ? q : undefined;
+  const answer = jsonObject(tx.gatewayJson);
+  const fits = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 2000;
+  if (fits(answer.qr_string)) return answer.qr_string;
+  if (tx.paymentType !== 'gopay' || !Array.isArray(answer.actions)) return undefined;
+  const deeplink: unknown = answer.actions.find((a: unknown) => typeof a === 'object' && a !== null && (a as Record<string, unknown>).name === 'deeplink-redirect');
+  const url = deeplink ? (deeplink as Record<string, unknown>).url : undefined;
+  return fits(url) && /^https?:\/\//.test(url) ? url : undefined;
 }
 
 /** The QR code as inline SVG drawn here (the console's CSP loads no image from elsewhere), while the payment can still be paid. */
