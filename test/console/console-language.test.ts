@@ -81,6 +81,18 @@ describe.each(DATABASE_KINDS)('console languages (%s)', (kind) => {
     expect((await get('/console/logs?q=nothing-matches-this')).body).toContain('href="/console/logs?q=nothing-matches-this&amp;lang=id"');
   });
 
+  it('what went wrong is headed in the page's language, with the code and the service's own message after it', async () => {
+    const missing = await get('/console/transactions/NOPE?lang=id');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.body).toContain('<html lang="id">');
+    expect(missing.body).toContain('<p>Tidak ditemukan. (NOT_FOUND)</p>');
+    expect(missing.body).toContain('<li>No payment &quot;NOPE&quot;.</li>');
+    const forged = await t.app.inject({ method: 'POST', url: '/console/transactions/SO-LANG%3A1/check', payload: '_csrf=forged', headers: { authorization: basicAuth(), cookie: 'paylink_lang=id', 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(forged.statusCode).toBe(403);
+    expect(forged.body).toContain('Formulir ini kedaluwarsa atau tidak berasal dari konsol ini');
+    expect((await get('/console/transactions/NOPE')).body).toContain('<p>Not found. (NOT_FOUND)</p>');
+  });
+
   it('no English sentence of the catalogue is left on an Indonesian page', async () => {
     // Every English message that differs from its Indonesian one, in its phrases of 12 characters or more.
     const english = Object.entries(consoleMessages.en)

@@ -13,7 +13,7 @@ import type { RefundInput } from '../../domain/inputs.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { transactionBody } from './transaction-page.js';
 import { txLink } from './transactions.js';
-import { consoleDoc, type ConsoleContext } from './context.js';
+import { consoleDoc, errorAlert, type ConsoleContext } from './context.js';
 import { html, rupiah, type Html } from './html.js';
 import type { Alert } from './layout.js';
 import type { View } from './view.js';
@@ -142,8 +142,7 @@ export async function consoleActionRoutes(app: App, ctx: ConsoleContext): Promis
         if (!(err instanceof AppError || err instanceof GatewayError)) throw err;
         // The answer is the same page with what went wrong on top, so the operator can correct and retry.
         const e = err instanceof GatewayError ? toAppError(err) : err;
-        const items = [...(e.extras.errors?.map((x) => `${x.path}: ${x.message}`) ?? []), ...(e.extras.gateway ? [`gateway ${e.extras.gateway.status_code}: ${e.extras.gateway.status_message}`] : [])];
-        return showPayment(e.status, { kind: 'error', text: `${e.message} (${e.code})`, items });
+        return showPayment(e.status, errorAlert(v, e, req.id));
       }
       const back = req.body.from === 'deliveries' ? '/console/deliveries' : txLink(tx.orderId);
       return reply.redirect(`${back}?done=${req.params.action}`, 303);

@@ -7,7 +7,7 @@ import { schemaProblem } from '../error-handler.js';
 import { configView } from '../views/config.js';
 import { ConfigPatchSchema, changeConfig, currentConfig, type ConfigPatch } from '../../domain/runtime-config.js';
 import { configForm, patchFromForm } from './config-page.js';
-import { LangQuery, consoleDoc, doneAlert, type ConsoleContext } from './context.js';
+import { LangQuery, consoleDoc, doneAlert, errorAlert, type ConsoleContext } from './context.js';
 
 function flatForm(body: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -58,7 +58,9 @@ export async function consoleConfigRoutes(app: App, ctx: ConsoleContext): Promis
         const errors = new Map<string, string>();
         // The first message of a field is the one that names the rule it broke (later ones repeat the schema's alternatives).
         for (const e of list) if (!errors.has(e.path)) errors.set(e.path, e.message);
-        return page(req, reply, { status: err.status, errors, submitted: form, alert: { kind: 'error', text: ctx.view(req, reply).t('cfg_not_saved', { message: err.message }), items: list.map((e) => `${e.path}: ${e.message}`) } });
+        const v = ctx.view(req, reply);
+        const alert = errorAlert(v, err, req.id);
+        return page(req, reply, { status: err.status, errors, submitted: form, alert: { ...alert, text: v.t('cfg_not_saved', { reason: alert.text }) } });
       }
       return reply.redirect('/console/config?done=saved', 303);
     },

@@ -1,9 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OptionalStr } from '../schemas/common.js';
+import type { AppError } from '../../errors.js';
 import type { Services } from '../../types.js';
 import type { Html } from './html.js';
 import type { Alert, Section } from './layout.js';
 import type { View } from './view.js';
+import { consoleMessages, type ConsoleKey } from '../../i18n/console.js';
 
 /** Console pages are HTML for people; they are listed in the API description so every route is, without request schemas. */
 export const consoleDoc = (summary: string, description: string) => ({ tags: ['Operations'], summary, description, produces: ['text/html'] });
@@ -31,4 +33,16 @@ const DONE = ['check', 'refund', 'cancel', 'expire', 'retry-deliveries', 'retry'
 export function doneAlert(v: View, done: string | undefined): Alert | undefined {
   const d = DONE.find((x) => x === done);
   return d ? { kind: 'ok', text: v.t(`done_${d}`) } : undefined;
+}
+
+/**
+ * What went wrong, for the page's alert: a headline in the page's language (with the error code),
+ * then the service's own message and the fields it names, as they are (the API's words).
+ */
+export function errorAlert(v: View, e: AppError, requestId: string): Alert {
+  const key = `err_${e.code}`;
+  const headline = e.code === 'INTERNAL' ? v.t('internal_error', { id: requestId }) : Object.hasOwn(consoleMessages.en, key) ? v.t(key as ConsoleKey) : v.t('err_other');
+  const fields = e.extras.errors?.map((x) => `${x.path}: ${x.message}`) ?? [];
+  const gateway = e.extras.gateway ? [`gateway ${e.extras.gateway.status_code}: ${e.extras.gateway.status_message}`] : [];
+  return { kind: 'error', text: `${headline} (${e.code})`, items: [...(e.code === 'INTERNAL' ? [] : [e.message]), ...fields, ...gateway] };
 }

@@ -23,7 +23,7 @@ import { transactionBody } from './transaction-page.js';
 import { deliveriesBody } from './deliveries.js';
 import { logFileBody, logsBody } from './logs.js';
 import { consoleActionRoutes } from './actions.js';
-import { CSRF_VALIDITY_MS, LangQuery, consoleDoc as doc, doneAlert, type ConsoleContext } from './context.js';
+import { CSRF_VALIDITY_MS, LangQuery, consoleDoc as doc, doneAlert, errorAlert, type ConsoleContext } from './context.js';
 import { consoleView } from './view.js';
 import { langOf } from '../lang.js';
 import { consoleConfigRoutes } from './config-routes.js';
@@ -80,10 +80,8 @@ function consoleErrorPages(s: App, ctx: ConsoleContext): void {
     // dialog), and so does a cross-site refusal: no page is rendered for another site's request.
     if (e.status === 401 || e.status === 429 || e.code === 'CROSS_SITE_REFUSED') return errorHandler.call(s, e, req, reply);
     for (const [k, v] of Object.entries(e.extras.headers ?? {})) reply.header(k, v);
-    const items = e.extras.errors?.map((x) => `${x.path}: ${x.message}`);
-    const { t } = ctx.view(req, reply);
-    const detail = e.code === 'INTERNAL' ? t('internal_error', { id: req.id }) : e.message;
-    return ctx.render(reply, req, { title: t('cannot_do_that'), section: 'overview', status: e.status, alert: { kind: 'error', text: `${detail} (${e.code})`, items }, body: html`<p><a href="/console">${t('back_to_overview')}</a></p>` });
+    const v = ctx.view(req, reply);
+    return ctx.render(reply, req, { title: v.t('cannot_do_that'), section: 'overview', status: e.status, alert: errorAlert(v, e, req.id), body: html`<p><a href="/console">${v.t('back_to_overview')}</a></p>` });
   });
 }
 
