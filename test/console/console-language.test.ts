@@ -81,7 +81,7 @@ describe.each(DATABASE_KINDS)('console languages (%s)', (kind) => {
     expect((await get('/console/logs?q=nothing-matches-this')).body).toContain('href="/console/logs?q=nothing-matches-this&amp;lang=id"');
   });
 
-  it('what went wrong is headed in the page's language, with the code and the service's own message after it', async () => {
+  it('what went wrong is headed in the page\'s language, with the code and the service\'s own message after it', async () => {
     const missing = await get('/console/transactions/NOPE?lang=id');
     expect(missing.statusCode).toBe(404);
     expect(missing.body).toContain('<html lang="id">');
