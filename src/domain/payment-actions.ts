@@ -56,6 +56,15 @@ function refundConflict(tx: TransactionRecord): AppError | undefined {
   return stateConflict('PAYMENT_NOT_PAID', tx, 'refunded');
 }
 
+/** The rupiah a refund asks for (all that is left when no amount is given), checked against what is left. */
+export function refundAmount(input: { amount?: number }, nominal: number, left: number): number {
+  const amount = input.amount ?? left;
+  if (amount <= 0 || amount > left) {
+    throw new AppError('AMOUNT_INVALID', `amount must be between 1 and ${left} (what is left of ${nominal}).`, { errors: [{ path: 'amount', message: `must be between 1 and ${left}` }] });
+  }
+  return amount;
+}
+
 /** How long a request may call the gateway with its refund before another may look at the outcome itself: above the gateway client's timeout. */
 export const REFUND_LEASE_MS = 30_000;
 /** How long a request waits for another refund of the same payment to finish before answering 409 REFUND_IN_PROGRESS. */
@@ -144,10 +153,7 @@ async function reserveUnderLock(db: Store, now: Date, id: string, input: RefundR
   if (conflict) throw conflict;
   const left = t.nominal - Math.max(t.refundedAmount, await db.refunds.getApprovedTotal(t.id));
   if (left <= 0) throw stateConflict('PAYMENT_CLOSED', { ...t, status: 'refunded' }, 'refunded');
-  const amount = input.amount ?? left;
-  if (amount <= 0 || amount > left) {
-    throw new AppError('AMOUNT_INVALID', `amount must be between 1 and ${left} (what is left of ${t.nominal}).`, { errors: [{ path: 'amount', message: `must be between 1 and ${left}` }] });
-  }
+  const amount = refundAmount(input, t.nominal, left);
   const rec = await db.refunds.insert({
     id: randomUUID(),
     transactionRef: t.id,
@@ -206,6 +212,27 @@ function closeConflict(tx: TransactionRecord, action: 'cancelled' | 'expired'): 
   if (action === 'cancelled' && tx.status === 'paid' && gatewayPhase(tx.transactionStatus) === 'captured') return undefined;
   if (MONEY_MOVED.has(tx.status)) return stateConflict('PAYMENT_SETTLED', tx, action);
   return stateConflict('PAYMENT_CLOSED', tx, action);
+}
+
+/**
+ * Payment types the gateway refunds through its refund API: card, and the e-wallets and QRIS.
+ * Money paid by bank transfer / virtual account, convenience store and the like goes back outside
+ * the gateway, so a refund is not offered for them.
+ */
+export const GATEWAY_REFUNDABLE_TYPES: ReadonlySet<string> = new Set(['credit_card', 'gopay', 'shopeepay', 'dana', 'ovo', 'qris', 'kredivo', 'akulaku']);
+
+export function refundableMethod(paymentType: string | null): boolean {
+  return paymentType !== null && GATEWAY_REFUNDABLE_TYPES.has(paymentType);
+}
+
+/** Whether a refund can be asked now, or why not: the payment's state, or its method. */
+export type RefundOffer = { ok: true; left: number } | { ok: false; why: 'state' | 'method' };
+
+/** The actions that make sense for a payment as it is now (what a person is offered). */
+export function availableActions(tx: TransactionRecord): { refund: RefundOffer; cancel: boolean; expire: boolean } {
+  const left = tx.nominal - tx.refundedAmount;
+  const refund: RefundOffer = refundConflict(tx) !== undefined || left <= 0 ? { ok: false, why: 'state' } : refundableMethod(tx.paymentType) ? { ok: true, left } : { ok: false, why: 'method' };
+  return { refund, cancel: closeConflict(tx, 'cancelled') === undefined, expire: tx.status === 'pending' };
 }
 
 /** Cancels a pending, challenged or captured (not yet settled) payment at the gateway. */

@@ -103,6 +103,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator console in a real browser', () => 
     await page.keyboard.press('Tab');
     await page.keyboard.type('customer returned one item');
     await page.keyboard.press('Enter');
+    // A confirmation page first: the order, the amount and what happens; nothing is refunded yet.
+    await expect.poll(() => page.locator('[data-confirm-amount]').textContent()).toBe('Rp 50.000');
+    expect(await page.locator('.confirm').textContent()).toContain(orderId);
+    expect(erpStatuses(orderId)).not.toContain('partially_refunded');
+    await page.getByRole('button', { name: 'Confirm refund' }).click();
     await expect.poll(() => page.locator('.alert.ok').textContent()).toContain('Refund accepted');
     expect(await page.locator('[data-status]').getAttribute('data-status')).toBe('partially_refunded');
     expect(await page.locator('[data-refunded]').textContent()).toBe('Rp 50.000');
@@ -112,7 +117,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator console in a real browser', () => 
     expect(event?.verified).toBe(true);
     await page.reload();
     const timeline = (await page.locator('ol.timeline').textContent()) ?? '';
-    expect(timeline).toMatch(/Status →\s*partially_refunded/);
+    expect(timeline).toMatch(/Status →\s*partially refunded/);
     expect(timeline).toContain('refunded Rp 50.000');
     expect(timeline).toMatch(/Refund asked: Rp 50\.000\s*approved/);
     expect(timeline).toContain('by operator:operator');

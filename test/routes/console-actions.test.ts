@@ -41,6 +41,17 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     const payload = new URLSearchParams({ ...(csrf ? { _csrf: token } : {}), ...fields }).toString();
     return t.app.inject({ method: 'POST', url: action, payload, headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
   }
+  /** A money action as a person does it: the form, then the confirmation page's form (confirm=1). */
+  async function submitConfirmed(page: string, action: string, fields: Record<string, string> = {}) {
+    const { token: pageToken, cookie } = formState(await get(page));
+    const post = (body: Record<string, string>) => t.app.inject({ method: 'POST', url: action, payload: new URLSearchParams(body).toString(), headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    const first = await post({ _csrf: pageToken, ...fields });
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toContain('<input type="hidden" name="confirm" value="1">');
+    const { token } = formState(first);
+    const form = Object.fromEntries([...first.body.matchAll(/<input type="hidden" name="(amount|reason)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]));
+    return post({ _csrf: token, ...form, confirm: '1' });
+  }
   const txPage = (orderId: string) => `/console/transactions/${encodeURIComponent(orderId)}`;
   const charge = async (orderId: string, method: object = { payment_type: 'bank_transfer', bank_transfer: { bank: 'bni' } }) => {
     const res = await t.app.inject({ method: 'POST', url: '/api/charge', payload: { order_id: orderId, nominal: 50000, ...method }, headers: api });
@@ -75,12 +86,12 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     expect(page.body).toContain('action="/console/transactions/CX-1/expire"');
     expect((await submit(txPage('CX-1'), `${txPage('CX-1')}/cancel`, {}, false)).statusCode).toBe(403);
     expect(await sim.requests('/cancel')).toHaveLength(0);
-    const cancel = await submit(txPage('CX-1'), `${txPage('CX-1')}/cancel`);
+    const cancel = await submitConfirmed(txPage('CX-1'), `${txPage('CX-1')}/cancel`);
     expect(cancel.statusCode).toBe(303);
     expect(cancel.headers.location).toBe('/console/transactions/CX-1?done=cancel');
     expect(await statusOf('CX-1')).toBe('cancelled');
     expect((await get(String(cancel.headers.location))).body).toContain('Cancelled at the gateway.');
-    const expire = await submit(txPage('EX-1'), `${txPage('EX-1')}/expire`);
+    const expire = await submitConfirmed(txPage('EX-1'), `${txPage('EX-1')}/expire`);
     expect(expire.statusCode).toBe(303);
     expect(await statusOf('EX-1')).toBe('expired');
     expect((await get(String(expire.headers.location))).body).toContain('Expired at the gateway.');
@@ -88,7 +99,7 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     expect(await sim.requests('/expire')).toHaveLength(1);
     // Neither is offered any more, and posting one anyway names the state.
     expect((await get(txPage('EX-1'))).body).not.toContain('/expire"');
-    const again = await submit(txPage('EX-1'), `${txPage('EX-1')}/cancel`);
+    const again = await submit(txPage('EX-1'), `${txPage('EX-1')}/cancel`, { confirm: '1' });
     expect(again.statusCode).toBe(409);
     expect(again.body).toContain('PAYMENT_CLOSED');
     expect((await audits('payment_cancel')).map(who)).toEqual([[`operator:${OPERATOR.user}`, 'CX-1']]);
@@ -111,7 +122,7 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
   it('retry deliveries on the payment page makes the order\'s failed events due now', async () => {
     const eventId = await undelivered('RD-1');
     const page = await get(txPage('RD-1'));
-    expect(page.body).toContain('Retry 1 undelivered ERP event(s)');
+    expect(page.body).toContain('Retry 1 undelivered ERP event</h3>');
     const res = await submit(txPage('RD-1'), `${txPage('RD-1')}/retry-deliveries`);
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe('/console/transactions/RD-1?done=retry-deliveries');
@@ -168,7 +179,7 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     expect(link.payment_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/payment-links\//);
     const page = await get(txPage('PL-1'));
     expect(page.body).toContain(`<input id="payment-url" readonly value="${link.payment_url}">`);
-    expect(page.body).toContain('<button type="button" class="secondary" data-copy="payment-url">Copy link</button>');
+    expect(page.body).toContain('<button type="button" class="secondary" data-copy="payment-url" data-copied="Copied">Copy link</button>');
     const script = await get('/console/assets/console.js');
     expect(script.body).toContain("t.matches('button[data-copy]')");
     expect(script.body).toContain("document.getElementById(t.getAttribute('data-copy'))");
@@ -180,7 +191,7 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
       await sim.post(`/_sim/transactions/${c.gateway_order_id}/pay`);
       await t.app.inject({ method: 'GET', url: `/api/payments/${id}/status`, headers: api });
     }
-    const res = await submit(txPage('RF-C'), `${txPage('RF-C')}/refund`, { amount: '10.000', reason: 'one item back' });
+    const res = await submitConfirmed(txPage('RF-C'), `${txPage('RF-C')}/refund`, { amount: '10.000', reason: 'one item back' });
     expect(res.statusCode).toBe(303);
     expect((await t.app.inject({ method: 'POST', url: '/api/payments/RF-A/refund', payload: { amount: 5000 }, headers: api })).statusCode).toBe(200);
     const lines = await audits('payment_refund');

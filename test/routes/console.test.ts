@@ -44,7 +44,7 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     const page = await get(`/console/transactions/${encodeURIComponent(tx.orderId)}`);
     expect(page.statusCode).toBe(200);
     expect(page.body).not.toContain('<script>alert');
-    expect(page.body).toContain('2026-11-22 10:05:00 GMT+7');
+    expect(page.body).toContain('2026-11-22 10:05:00 WIB');
     expect((await get(`/console/transactions?status=paid&q=${encodeURIComponent('alert(1)')}`)).body).toContain('Rp 150.000');
     expect((await get('/console/transactions?status=expired')).body).toContain('No transactions match.');
     expect((await get('/console/transactions?from=yesterday')).body).toContain('from: must be a date');
@@ -60,14 +60,14 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     await note('LINKX1-1795460839321', 'unverified', null, 'expire');
     const page = await get('/console/transactions/LINK_1');
     const timeline = page.body.slice(page.body.indexOf('<ol class="timeline">'));
-    expect(timeline).toMatch(/Notification <code>settlement<\/code> <span class="badge s-unverified">unverified/);
-    expect(timeline).toMatch(/Notification <code>pending<\/code> <span class="badge s-applied">applied/);
+    expect(timeline).toMatch(/Notification: <span data-gateway-status="settlement">settled<\/span> <span class="badge r-unverified" data-result="unverified">not verified/);
+    expect(timeline).toMatch(/Notification: <span data-gateway-status="pending">waiting for payment<\/span> <span class="badge r-applied" data-result="applied">applied/);
     // "_" is a LIKE wildcard: escaped, so LINKX1's notification is not taken for LINK_1's.
-    expect(timeline).not.toContain('<code>expire</code>');
+    expect(timeline).not.toContain('data-gateway-status="expire"');
   });
 
   it('refuses a changing form without its CSRF token, and takes it with one', async () => {
-    await seedTransaction(t.services.store, { orderId: 'C-1', status: 'paid', kind: 'charge', gatewayTransactionId: 'gw-c1' });
+    await seedTransaction(t.services.store, { orderId: 'C-1', status: 'paid', kind: 'charge', paymentType: 'qris', gatewayTransactionId: 'gw-c1' });
     const page = await get('/console/transactions/C-1');
     const { token, cookie } = formState(page);
     expect(token).not.toBe('');
@@ -78,7 +78,7 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     expect(none.body).toContain('CSRF_INVALID');
     expect((await send(`amount=100&_csrf=${encodeURIComponent(token)}`)).statusCode).toBe(403);
     expect((await send('amount=100&_csrf=forged', { cookie })).statusCode).toBe(403);
-    // With the token and its cookie the form is taken: here the amount is checked and refused on the page itself.
+    // With the token and its cookie the form is taken: here the amount is checked and refused on the page itself, before any confirmation.
     const bad = await send(`amount=999999&_csrf=${encodeURIComponent(token)}`, { cookie });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('AMOUNT_INVALID');

@@ -7,13 +7,16 @@ import { operatorActor } from '../actor.js';
 import { EventId } from '../schemas/common.js';
 import { findTransaction } from '../../domain/payment-links.js';
 import { paymentStatus } from '../../domain/payments.js';
-import { cancelPayment, expirePayment, refundPayment } from '../../domain/payment-actions.js';
+import { availableActions, cancelPayment, expirePayment, refundAmount, refundPayment } from '../../domain/payment-actions.js';
 import { retryDelivery, retryOrderDeliveries } from '../../domain/deliveries.js';
 import type { RefundInput } from '../../domain/inputs.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { transactionBody } from './transaction-page.js';
 import { txLink } from './transactions.js';
-import { consoleDoc, type ConsoleContext } from './context.js';
+import { consoleDoc, errorAlert, type ConsoleContext } from './context.js';
+import { html, rupiah, type Html } from './html.js';
+import type { Alert } from './layout.js';
+import type { View } from './view.js';
 
 const ACTIONS = ['check', 'refund', 'cancel', 'expire', 'retry-deliveries'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -27,6 +30,8 @@ const ActionBody = Type.Object(
     reason: Type.Optional(Type.String({ maxLength: 1000 })),
     // The deliveries page's "Retry all" form: back there afterwards.
     from: Type.Optional(Type.Literal('deliveries')),
+    // A money action acts only once confirmed: the confirmation page's form carries confirm=1.
+    confirm: Type.Optional(Type.Literal('1')),
   },
   { additionalProperties: false },
 );
@@ -61,6 +66,48 @@ async function run(ctx: ConsoleContext, req: FastifyRequest, action: Action, tx:
   }
 }
 
+/** Actions that move money or end a payment: each is confirmed on a page of its own first. */
+const CONFIRMED = ['refund', 'cancel', 'expire'] as const;
+type ConfirmedAction = (typeof CONFIRMED)[number];
+const needsConfirmation = (a: Action): a is ConfirmedAction => (CONFIRMED as readonly string[]).includes(a);
+
+/** Why the console does not offer this action for the payment as it is, if it does not. */
+function notOffered(v: View, action: ConfirmedAction, tx: TransactionRecord, confirmed: boolean): string | undefined {
+  const offer = availableActions(tx);
+  if (action === 'refund' && !offer.refund.ok && offer.refund.why === 'method') return v.t('pay_refund_method', { method: tx.paymentType ?? '' });
+  // Once confirmed, the domain action judges the state (its refusal names the payment's state).
+  if (confirmed) return undefined;
+  const ok = action === 'refund' ? offer.refund.ok : offer[action];
+  return ok ? undefined : v.t('cf_not_possible', { action: v.t(`cf_${action}_action`), status: v.word('st', tx.status) });
+}
+
+/**
+ * The confirmation of a money action: what will happen to which order and how much, a Confirm
+ * button (a plain form carrying the same values and confirm=1; no script) and a way back.
+ */
+function confirmationBody(v: View, tx: TransactionRecord, action: ConfirmedAction, input: RefundInput, token: string): Html {
+  const { t } = v;
+  const left = tx.nominal - tx.refundedAmount;
+  const amount = action !== 'refund' ? rupiah(tx.nominal) : input.amount === undefined ? t('cf_everything_left', { amount: rupiah(left) }) : rupiah(input.amount);
+  return html`<section class="confirm" aria-labelledby="h-confirm" data-confirm="${action}">
+<h2 id="h-confirm">${t(`title_confirm`, { action: t(`cf_${action}_action`) })}</h2>
+<dl class="kv">
+<dt>${t('cf_order')}</dt><dd class="mono">${tx.orderId}</dd>
+<dt>${t('cf_amount')}</dt><dd data-confirm-amount>${amount}</dd>
+${input.reason ? html`<dt>${t('cf_reason')}</dt><dd>${input.reason}</dd>` : ''}
+</dl>
+<p>${t(`cf_${action}_consequence`)}</p>
+<form method="post" action="${txLink(tx.orderId)}/${action}">
+<input type="hidden" name="_csrf" value="${token}">
+${input.amount !== undefined ? html`<input type="hidden" name="amount" value="${String(input.amount)}">` : ''}
+${input.reason ? html`<input type="hidden" name="reason" value="${input.reason}">` : ''}
+<input type="hidden" name="confirm" value="1">
+<button type="submit" class="danger">${t(`cf_confirm_${action}`)}</button>
+<a href="${txLink(tx.orderId)}">${t('cf_back')}</a>
+</form>
+</section>`;
+}
+
 export async function consoleActionRoutes(app: App, ctx: ConsoleContext): Promise<void> {
   const { services } = ctx;
   app.post(
@@ -68,26 +115,34 @@ export async function consoleActionRoutes(app: App, ctx: ConsoleContext): Promis
     {
       config: { auth: 'op' },
       preHandler: app.csrfProtection,
-      schema: { ...consoleDoc('Console form: act on one payment', 'check (ask the gateway), refund (amount empty = the rest), cancel, expire, or retry-deliveries; needs the form\'s CSRF token; answers 303 to the payment page, or the page with what went wrong.'), params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 512 }), action: Type.Union(ACTIONS.map((a) => Type.Literal(a))) }), body: ActionBody },
+      schema: { ...consoleDoc('Console form: act on one payment', 'check (ask the gateway), refund (amount empty = the rest), cancel, expire, or retry-deliveries; needs the form\'s CSRF token. Refund, cancel and expire first answer a confirmation page; only the confirmed form (confirm=1) acts. Answers 303 to the payment page, or the page with what went wrong.'), params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 512 }), action: Type.Union(ACTIONS.map((a) => Type.Literal(a))) }), body: ActionBody },
     },
     async (req, reply) => {
       const tx = await findTransaction(services, req.params.order_id);
       if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(req.params.order_id)}.`);
+      const v = ctx.view(req, reply);
+      const action = req.params.action;
+      const here = txLink(tx.orderId);
+      const showPayment = async (status: number, alert: Alert) =>
+        ctx.render(reply, req, { title: v.t('title_payment', { order: tx.orderId }), section: 'transactions', status, alert, here, body: await transactionBody(services, (await findTransaction(services, tx.orderId)) ?? tx, v, ctx.csrfToken(req, reply)) });
       try {
-        await run(ctx, req, req.params.action, tx, req.body);
+        if (needsConfirmation(action)) {
+          const confirmed = req.body.confirm === '1';
+          const refused = notOffered(v, action, tx, confirmed);
+          if (refused) return await showPayment(409, { kind: 'error', text: refused });
+          if (!confirmed) {
+            const input = action === 'refund' ? refundInput(req.body) : {};
+            // A wrong amount is said before the confirmation, not after it.
+            if (action === 'refund') refundAmount(input, tx.nominal, tx.nominal - tx.refundedAmount);
+            return ctx.render(reply, req, { title: v.t('title_confirm', { action: v.t(`cf_${action}_action`) }), section: 'transactions', here, body: confirmationBody(v, tx, action, input, ctx.csrfToken(req, reply)) });
+          }
+        }
+        await run(ctx, req, action, tx, req.body);
       } catch (err) {
         if (!(err instanceof AppError || err instanceof GatewayError)) throw err;
         // The answer is the same page with what went wrong on top, so the operator can correct and retry.
         const e = err instanceof GatewayError ? toAppError(err) : err;
-        const fresh = (await findTransaction(services, tx.orderId)) ?? tx;
-        const items = [...(e.extras.errors?.map((x) => `${x.path}: ${x.message}`) ?? []), ...(e.extras.gateway ? [`gateway ${e.extras.gateway.status_code}: ${e.extras.gateway.status_message}`] : [])];
-        return ctx.render(reply, req, {
-          title: `Payment ${fresh.orderId}`,
-          section: 'transactions',
-          status: e.status,
-          alert: { kind: 'error', text: `${e.message} (${e.code})`, items },
-          body: await transactionBody(services, fresh, ctx.timeZone, ctx.csrfToken(req, reply)),
-        });
+        return showPayment(e.status, errorAlert(v, e, req.id));
       }
       const back = req.body.from === 'deliveries' ? '/console/deliveries' : txLink(tx.orderId);
       return reply.redirect(`${back}?done=${req.params.action}`, 303);

@@ -7,7 +7,7 @@ import { schemaProblem } from '../error-handler.js';
 import { configView } from '../views/config.js';
 import { ConfigPatchSchema, changeConfig, currentConfig, type ConfigPatch } from '../../domain/runtime-config.js';
 import { configForm, patchFromForm } from './config-page.js';
-import { consoleDoc, type ConsoleContext } from './context.js';
+import { LangQuery, consoleDoc, doneAlert, errorAlert, type ConsoleContext } from './context.js';
 
 function flatForm(body: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -28,17 +28,20 @@ function checkedPatch(req: FastifyRequest, patch: unknown): ConfigPatch {
 
 export async function consoleConfigRoutes(app: App, ctx: ConsoleContext): Promise<void> {
   const { services } = ctx;
-  const page = async (req: FastifyRequest, reply: FastifyReply, o: { alert?: Parameters<ConsoleContext['render']>[2]['alert']; status?: number; errors?: Map<string, string>; submitted?: Record<string, string> } = {}) =>
-    ctx.render(reply, req, {
-      title: 'Configuration',
+  const page = async (req: FastifyRequest, reply: FastifyReply, o: { alert?: Parameters<ConsoleContext['render']>[2]['alert']; status?: number; errors?: Map<string, string>; submitted?: Record<string, string> } = {}) => {
+    const v = ctx.view(req, reply);
+    return ctx.render(reply, req, {
+      title: v.t('title_config'),
+      here: '/console/config',
       section: 'config',
       status: o.status,
       alert: o.alert,
-      body: configForm(configView(await currentConfig(services), services), ctx.csrfToken(req, reply), o.errors ?? new Map(), o.submitted),
+      body: configForm(configView(await currentConfig(services), services), ctx.csrfToken(req, reply), o.errors ?? new Map(), v, o.submitted),
     });
+  };
 
-  app.get('/console/config', { config: { auth: 'op' }, schema: { ...consoleDoc('Console: configuration form', 'The runtime configuration of GET /api/config as a form; secrets masked.'), querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }) } }, async (req, reply) =>
-    page(req, reply, { alert: req.query.done === 'saved' ? { kind: 'ok', text: 'Configuration saved; every instance uses it within about a second.' } : undefined }),
+  app.get('/console/config', { config: { auth: 'op' }, schema: { ...consoleDoc('Console: configuration form', 'The runtime configuration of GET /api/config as a form; secrets masked.'), querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })), lang: LangQuery }) } }, async (req, reply) =>
+    page(req, reply, { alert: req.query.done === 'saved' ? doneAlert(ctx.view(req, reply), 'saved') : undefined }),
   );
 
   app.post(
@@ -55,7 +58,9 @@ export async function consoleConfigRoutes(app: App, ctx: ConsoleContext): Promis
         const errors = new Map<string, string>();
         // The first message of a field is the one that names the rule it broke (later ones repeat the schema's alternatives).
         for (const e of list) if (!errors.has(e.path)) errors.set(e.path, e.message);
-        return page(req, reply, { status: err.status, errors, submitted: form, alert: { kind: 'error', text: `Not saved: ${err.message}`, items: list.map((e) => `${e.path}: ${e.message}`) } });
+        const v = ctx.view(req, reply);
+        const alert = errorAlert(v, err, req.id);
+        return page(req, reply, { status: err.status, errors, submitted: form, alert: { ...alert, text: v.t('cfg_not_saved', { reason: alert.text }) } });
       }
       return reply.redirect('/console/config?done=saved', 303);
     },

@@ -1,15 +1,25 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OptionalStr } from '../schemas/common.js';
+import type { AppError } from '../../errors.js';
 import type { Services } from '../../types.js';
 import type { Html } from './html.js';
 import type { Alert, Section } from './layout.js';
+import type { View } from './view.js';
+import { consoleMessages, type ConsoleKey } from '../../i18n/console.js';
 
 /** Console pages are HTML for people; they are listed in the API description so every route is, without request schemas. */
 export const consoleDoc = (summary: string, description: string) => ({ tags: ['Operations'], summary, description, produces: ['text/html'] });
 
+/** `?lang=en|id` on every console page: its language, remembered in the `paylink_lang` cookie (anything else is ignored). */
+export const LangQuery = OptionalStr(5);
+
 export interface ConsoleContext {
   services: Services;
   timeZone: string;
-  render(reply: FastifyReply, req: FastifyRequest, o: { title: string; section: Section; body: Html; alert?: Alert; status?: number }): FastifyReply;
+  /** The page's language (`?lang`, its cookie, `Accept-Language`) and its words; remembers an explicit choice. */
+  view(req: FastifyRequest, reply: FastifyReply): View;
+  /** `here`: the page the language links lead to (default: this GET's own URL, or the overview after a POST). */
+  render(reply: FastifyReply, req: FastifyRequest, o: { title: string; section: Section; body: Html; alert?: Alert; status?: number; here?: string }): FastifyReply;
   /** A CSRF token for the forms of this answer, bound to the signed-in operator and valid for `CSRF_VALIDITY_MS`. */
   csrfToken(req: FastifyRequest, reply: FastifyReply): string;
 }
@@ -17,11 +27,22 @@ export interface ConsoleContext {
 /** How long a console form stays usable: a working day, so a token that leaks does not stay good. */
 export const CSRF_VALIDITY_MS = 12 * 60 * 60 * 1000;
 
-export const DONE_MESSAGES: Record<string, string> = {
-  check: 'Asked the gateway; the status below is its answer.',
-  refund: 'Refund accepted by the gateway.',
-  cancel: 'Cancelled at the gateway.',
-  expire: 'Expired at the gateway.',
-  'retry-deliveries': 'Undelivered events of this order are due again now.',
-  retry: 'The event is due again now.',
-};
+const DONE = ['check', 'refund', 'cancel', 'expire', 'retry-deliveries', 'retry', 'saved'] as const;
+
+/** The message after an action went through (`?done=` of the page it redirects to), if `done` names one. */
+export function doneAlert(v: View, done: string | undefined): Alert | undefined {
+  const d = DONE.find((x) => x === done);
+  return d ? { kind: 'ok', text: v.t(`done_${d}`) } : undefined;
+}
+
+/**
+ * What went wrong, for the page's alert: a headline in the page's language (with the error code),
+ * then the service's own message and the fields it names, as they are (the API's words).
+ */
+export function errorAlert(v: View, e: AppError, requestId: string): Alert {
+  const key = `err_${e.code}`;
+  const headline = e.code === 'INTERNAL' ? v.t('internal_error', { id: requestId }) : Object.hasOwn(consoleMessages.en, key) ? v.t(key as ConsoleKey) : v.t('err_other');
+  const fields = e.extras.errors?.map((x) => `${x.path}: ${x.message}`) ?? [];
+  const gateway = e.extras.gateway ? [`gateway ${e.extras.gateway.status_code}: ${e.extras.gateway.status_message}`] : [];
+  return { kind: 'error', text: `${headline} (${e.code})`, items: [...(e.code === 'INTERNAL' ? [] : [e.message]), ...fields, ...gateway] };
+}

@@ -2,6 +2,8 @@
  * HTML by tagged template: every interpolated value is escaped unless it is already `Html` (made
  * by this template or `raw` on a constant), so escaping cannot be forgotten page by page.
  */
+import { consoleView } from './view.js';
+
 export class Html {
   constructor(readonly text: string) {}
   toString(): string {
@@ -39,14 +41,9 @@ export function raw(s: string): Html {
 
 export { formatRupiah as rupiah } from '../../i18n/index.js';
 
-/** `2026-11-22 17:05:09 WIB` in the operator's time zone; `—` for nothing, the text itself when it is not a time. */
+/** `2026-11-22 17:05:09 WIB` in the operator's time zone, in English; a page's `View.when` writes it in the page's language. */
 export function when(iso: string | null | undefined, timeZone: string): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }).formatToParts(d);
-  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')} ${get('timeZoneName')}`;
+  return consoleView('en', timeZone).when(iso);
 }
 
 /** Midnight of the day `now` falls on in `timeZone`, as an instant. */

@@ -1,12 +1,13 @@
 import { html, type Html } from './html.js';
+import { EMPTY, type View } from './view.js';
 
 export const NAV = [
-  ['overview', '/console', 'Overview'],
-  ['transactions', '/console/transactions', 'Transactions'],
-  ['deliveries', '/console/deliveries', 'Deliveries'],
-  ['logs', '/console/logs', 'Logs'],
-  ['config', '/console/config', 'Configuration'],
-  ['docs', '/docs', 'API docs'],
+  ['overview', '/console', 'nav_overview'],
+  ['transactions', '/console/transactions', 'nav_transactions'],
+  ['deliveries', '/console/deliveries', 'nav_deliveries'],
+  ['logs', '/console/logs', 'nav_logs'],
+  ['config', '/console/config', 'nav_config'],
+  ['docs', '/docs', 'nav_docs'],
 ] as const;
 
 export type Section = (typeof NAV)[number][0];
@@ -23,24 +24,36 @@ export function alertBox(a: Alert | undefined): Html {
   return html`<div class="alert ${a.kind}" role="${a.kind === 'error' ? 'alert' : 'status'}"><p>${a.text}</p>${a.items && a.items.length > 0 ? html`<ul>${a.items.map((i) => html`<li>${i}</li>`)}</ul>` : ''}</div>`;
 }
 
-export function page(o: { title: string; section: Section; body: Html; user?: string; timeZone: string; alert?: Alert }): string {
+/** `here` with `lang` set to each language: the toggle's links (the choice is then remembered by the cookie). */
+function langLinks(here: string, v: View): Html {
+  const url = new URL(here, 'http://console.invalid');
+  const link = (lang: 'en' | 'id', label: string) => {
+    url.searchParams.set('lang', lang);
+    return html`<a href="${url.pathname}${url.search}" hreflang="${lang}" lang="${lang}"${lang === v.lang ? html` aria-current="true"` : ''}>${label}</a>`;
+  };
+  return html`<nav class="langs" aria-label="${v.t('language')}">${link('en', 'English')} · ${link('id', 'Bahasa Indonesia')}</nav>`;
+}
+
+export function page(o: { title: string; section: Section; body: Html; user?: string; view: View; here: string; alert?: Alert }): string {
+  const { t } = o.view;
   return html`<!doctype html>
-<html lang="en">
+<html lang="${o.view.lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${o.title} · paylink console</title>
+<title>${o.title} · ${t('console_name')}</title>
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/console.js" defer></script>
 </head>
 <body>
-<a class="skip" href="#main">Skip to content</a>
+<a class="skip" href="#main">${t('skip')}</a>
 <header>
-<nav aria-label="Console">
+<nav aria-label="${t('nav_label')}">
 <span class="brand">paylink</span>
-<ul>${NAV.map(([key, href, label]) => html`<li><a href="${href}"${key === o.section ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul>
+<ul>${NAV.map(([key, href, label]) => html`<li><a href="${href}"${key === o.section ? html` aria-current="page"` : ''}>${t(label)}</a></li>`)}</ul>
 </nav>
-<p class="who">${o.user ? html`Signed in as <strong>${o.user}</strong> · ` : ''}times in ${o.timeZone}</p>
+<p class="who">${o.user ? html`${t('signed_in_as')} <strong>${o.user}</strong> · ` : ''}<span data-zone="${o.view.timeZone}">${t('times_in', { zone: o.view.zone })}</span></p>
+${langLinks(o.here, o.view)}
 </header>
 <main id="main">
 <h1>${o.title}</h1>
@@ -68,7 +81,12 @@ table{border-collapse:collapse;width:100%;font-size:14px}th,td{text-align:left;p
 td.num,th.num{text-align:right;white-space:nowrap}code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13px;overflow-wrap:anywhere}
 .badge{display:inline-block;padding:1px 7px;border-radius:10px;font-size:12px;font-weight:600;background:#e6eaf0;white-space:nowrap}
 .s-paid,.s-delivered,.s-applied,.s-approved{background:#d9f0e1;color:var(--ok)}.s-failed,.s-dead,.s-expired,.s-cancelled,.s-refused,.s-unverified{background:#f8dedd;color:var(--bad)}
-.s-partially_refunded,.s-refunded,.s-pending,.s-requested,.s-duplicate,.s-stale{background:#fbeccc;color:var(--warn)}
+.s-pending,.s-requested,.s-stale{background:#fbeccc;color:var(--warn)}
+.s-partially_refunded,.s-refunded{background:#e8e1f7;color:#4b2a8c}
+.l-trace,.l-debug{background:#e6eaf0;color:var(--muted)}.l-info{background:#dde9f9;color:#0b4a8c}.l-warn{background:#fbeccc;color:var(--warn)}.l-error{background:#f8dedd;color:var(--bad)}.l-fatal{background:var(--bad);color:#fff}
+.langs{margin-top:4px;font-size:13px}.langs a[aria-current]{font-weight:700;color:#fff}
+.confirm{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:12px;max-width:640px}.confirm form{display:flex;flex-wrap:wrap;gap:12px;align-items:center;margin-top:10px}
+.qr{background:#fff;display:inline-block;padding:4px;border:1px solid var(--line);border-radius:6px}.qr svg{width:200px;height:200px;display:block}
 form.filters{display:flex;flex-wrap:wrap;gap:8px 12px;align-items:flex-end;margin:0 0 12px}
 label{display:flex;flex-direction:column;font-size:13px;color:var(--muted);gap:2px}label.inline{flex-direction:row;align-items:center;gap:6px;color:var(--fg)}
 input,select,textarea,button{font:inherit;padding:6px 8px;border:1px solid #9aa5b4;border-radius:4px;background:#fff;color:var(--fg);min-height:36px;max-width:100%}
@@ -92,13 +110,20 @@ document.addEventListener('click', function (ev) {
   var input = document.getElementById(t.getAttribute('data-copy'));
   if (!input) return;
   input.select();
-  var done = function () { t.textContent = 'Copied'; setTimeout(function () { t.textContent = 'Copy link'; }, 1500); };
+  var label = t.textContent;
+  var done = function () { t.textContent = t.getAttribute('data-copied') || label; setTimeout(function () { t.textContent = label; }, 1500); };
   if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand('copy'); done(); });
   else { document.execCommand('copy'); done(); }
 });
 `;
 
-export function statusBadge(s: string | null | undefined): Html {
-  const v = s ?? '—';
-  return html`<span class="badge s-${v.replace(/[^a-z_]/g, '')}">${v}</span>`;
+/** A status (of a payment, an ERP event, a delivery attempt, a refund…) as a coloured word. */
+export function statusBadge(v: View, s: string | null | undefined): Html {
+  if (!s) return html`<span class="badge">${EMPTY}</span>`;
+  return html`<span class="badge s-${s.replace(/[^a-z_]/g, '')}" data-value="${s}">${v.word('st', s)}</span>`;
+}
+
+/** A log level as a coloured word of its own (not a payment status's colours). */
+export function levelBadge(v: View, level: string): Html {
+  return html`<span class="badge l-${level.replace(/[^a-z]/g, '')}" data-level="${level}">${v.word('lv', level)}</span>`;
 }

@@ -3,8 +3,9 @@ import { decodeLogCursor, queryLogs } from '../../logging/query.js';
 import { TAIL_MAX_LINES, listLogFiles, tailLogFile } from '../../logging/files.js';
 import { openLogFile } from '../../domain/log-files.js';
 import type { Actor } from '../../domain/audit.js';
-import { html, when, type Html } from './html.js';
-import { statusBadge, type Alert } from './layout.js';
+import { html, type Html } from './html.js';
+import { levelBadge, type Alert } from './layout.js';
+import type { View } from './view.js';
 import { txLink } from './transactions.js';
 
 export interface LogsQuery {
@@ -19,17 +20,18 @@ const LEVEL_NAMES: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'inf
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 const s = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-function entryRow(e: Record<string, unknown>, timeZone: string): Html {
+function entryRow(e: Record<string, unknown>, v: View): Html {
   const level = typeof e.level === 'number' ? (LEVEL_NAMES[e.level] ?? String(e.level)) : (s(e.level) ?? '');
   const requestId = s(e.request_id);
   const orderId = s(e.order_id);
   const { time: _t, level: _l, msg: _m, request_id: _r, order_id: _o, pid: _p, hostname: _h, ...rest } = e;
-  return html`<tr><td>${when(s(e.time), timeZone)}</td><td>${statusBadge(level === 'error' || level === 'fatal' ? 'failed' : level === 'warn' ? 'pending' : level)}</td>
+  return html`<tr><td>${v.when(s(e.time))}</td><td>${levelBadge(v, level)}</td>
 <td>${s(e.msg) ?? ''}<br><code class="muted">${JSON.stringify(rest).slice(0, 600)}</code></td>
 <td>${requestId ? html`<a class="mono" href="/console/logs?request_id=${encodeURIComponent(requestId)}">${requestId.slice(0, 13)}</a>` : ''}${orderId ? html`<br><a class="mono" href="${txLink(orderId)}">${orderId}</a>` : ''}</td></tr>`;
 }
 
-export async function logsBody(services: Services, query: LogsQuery, timeZone: string): Promise<{ body: Html; alert?: Alert }> {
+export async function logsBody(services: Services, query: LogsQuery, v: View): Promise<{ body: Html; alert?: Alert }> {
+  const { t } = v;
   const dir = services.config.logDir;
   const cursor = query.cursor ? decodeLogCursor(query.cursor) : undefined;
   const level = query.level && LEVELS.includes(query.level) ? query.level : undefined;
@@ -38,26 +40,27 @@ export async function logsBody(services: Services, query: LogsQuery, timeZone: s
   const next = page.next_cursor ? new URLSearchParams({ ...Object.fromEntries(Object.entries(query).filter(([k, v]) => k !== 'cursor' && typeof v === 'string' && v !== '')), cursor: page.next_cursor }) : undefined;
   const body = html`
 <form class="filters" method="get" action="/console/logs" role="search">
-<label>Text<input name="q" value="${query.q ?? ''}" maxlength="200"></label>
-<label>Minimum level<select name="level"><option value="">any</option>${LEVELS.map((l) => html`<option${l === level ? html` selected` : ''}>${l}</option>`)}</select></label>
-<label>Order id<input name="order_id" value="${query.order_id ?? ''}" maxlength="200"></label>
-<label>Request id<input name="request_id" value="${query.request_id ?? ''}" maxlength="64"></label>
-<button type="submit">Search</button>
+<label>${t('lg_text')}<input name="q" value="${query.q ?? ''}" maxlength="200"></label>
+<label>${t('lg_min_level')}<select name="level"><option value="">${t('any')}</option>${LEVELS.map((l) => html`<option value="${l}"${l === level ? html` selected` : ''}>${v.word('lv', l)}</option>`)}</select></label>
+<label>${t('lg_order_id')}<input name="order_id" value="${query.order_id ?? ''}" maxlength="200"></label>
+<label>${t('lg_request_id')}<input name="request_id" value="${query.request_id ?? ''}" maxlength="64"></label>
+<button type="submit">${t('search')}</button>
 </form>
-<div class="table-wrap"><table><caption class="muted">Newest first</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Level</th><th scope="col">Message</th><th scope="col">Request / order</th></tr></thead>
-<tbody>${page.entries.length === 0 ? html`<tr><td colspan="4" class="muted">No log lines match.</td></tr>` : page.entries.map((e) => entryRow(e, timeZone))}</tbody></table></div>
-<nav class="pager" aria-label="Pages">${next ? html`<a href="/console/logs?${next.toString()}" rel="next">Older →</a>` : ''}</nav>
-<h2>Log files</h2>
+<div class="table-wrap"><table><caption class="muted">${t('lg_caption')}</caption>
+<thead><tr><th scope="col">${t('lg_time')}</th><th scope="col">${t('lg_level')}</th><th scope="col">${t('lg_message')}</th><th scope="col">${t('lg_request_order')}</th></tr></thead>
+<tbody>${page.entries.length === 0 ? html`<tr><td colspan="4" class="muted">${t('lg_none')}</td></tr>` : page.entries.map((e) => entryRow(e, v))}</tbody></table></div>
+<nav class="pager" aria-label="${t('pages')}">${next ? html`<a href="/console/logs?${next.toString()}" rel="next">${t('older')}</a>` : ''}</nav>
+<h2>${t('lg_files')}</h2>
 <ul>${files.slice(0, 30).map((f) => html`<li><a href="/console/logs/view?file=${encodeURIComponent(f.name)}">${f.name}</a> <span class="muted">${Math.ceil(f.size_bytes / 1024)} KiB</span></li>`)}</ul>`;
-  return { body, alert: query.cursor && !cursor ? { kind: 'error', text: 'The page link was not valid; showing the newest lines.' } : undefined };
+  return { body, alert: query.cursor && !cursor ? { kind: 'error', text: t('lg_bad_cursor') } : undefined };
 }
 
-export async function logFileBody(services: Services, name: string | undefined, actor: Actor): Promise<Html | undefined> {
+export async function logFileBody(services: Services, name: string | undefined, actor: Actor, v: View): Promise<Html | undefined> {
+  const { t } = v;
   if (!name) return undefined;
   const file = await openLogFile(services, name, actor);
   if (!file) return undefined;
   const lines = Math.min(500, TAIL_MAX_LINES);
   const { text, truncated } = await tailLogFile(file, lines);
-  return html`<p><a href="/console/logs">← Search</a> · last ${lines} lines${truncated ? ' (earlier lines not shown)' : ''}</p><pre class="log" tabindex="0" aria-label="Content of ${name}">${text.toString('utf8')}</pre>`;
+  return html`<p><a href="/console/logs">${t('lg_back')}</a> · ${t('lg_last_lines', { count: lines })}${truncated ? ` ${t('lg_truncated')}` : ''}</p><pre class="log" tabindex="0" aria-label="${t('lg_content_of', { file: name })}">${text.toString('utf8')}</pre>`;
 }

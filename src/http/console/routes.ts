@@ -23,7 +23,9 @@ import { transactionBody } from './transaction-page.js';
 import { deliveriesBody } from './deliveries.js';
 import { logFileBody, logsBody } from './logs.js';
 import { consoleActionRoutes } from './actions.js';
-import { CSRF_VALIDITY_MS, DONE_MESSAGES, consoleDoc as doc, type ConsoleContext } from './context.js';
+import { CSRF_VALIDITY_MS, LangQuery, consoleDoc as doc, doneAlert, errorAlert, type ConsoleContext } from './context.js';
+import { consoleView } from './view.js';
+import { langOf } from '../lang.js';
 import { consoleConfigRoutes } from './config-routes.js';
 import { operatorActor } from '../actor.js';
 
@@ -78,9 +80,8 @@ function consoleErrorPages(s: App, ctx: ConsoleContext): void {
     // dialog), and so does a cross-site refusal: no page is rendered for another site's request.
     if (e.status === 401 || e.status === 429 || e.code === 'CROSS_SITE_REFUSED') return errorHandler.call(s, e, req, reply);
     for (const [k, v] of Object.entries(e.extras.headers ?? {})) reply.header(k, v);
-    const items = e.extras.errors?.map((x) => `${x.path}: ${x.message}`);
-    const detail = e.code === 'INTERNAL' ? `Something went wrong; the log has the details under request id ${req.id}.` : e.message;
-    return ctx.render(reply, req, { title: 'Cannot do that', section: 'overview', status: e.status, alert: { kind: 'error', text: `${detail} (${e.code})`, items }, body: html`<p><a href="/console">Back to the overview</a></p>` });
+    const v = ctx.view(req, reply);
+    return ctx.render(reply, req, { title: v.t('cannot_do_that'), section: 'overview', status: e.status, alert: errorAlert(v, e, req.id), body: html`<p><a href="/console">${v.t('back_to_overview')}</a></p>` });
   });
 }
 
@@ -92,59 +93,68 @@ export async function consoleRoutes(app: App, services: Services): Promise<void>
     const ctx: ConsoleContext = {
       services,
       timeZone,
+      view: (req, reply) => consoleView(langOf(req, reply), timeZone),
       render(reply, req, o) {
+        const view = ctx.view(req, reply);
+        const here = o.here ?? (req.method === 'GET' ? req.url : '/console');
         return reply
           .code(o.status ?? 200)
           .type('text/html; charset=utf-8')
-          .send(page({ ...o, user: req.operatorUser, timeZone }));
+          .send(page({ ...o, user: req.operatorUser, view, here }));
       },
       csrfToken: (req, reply) => reply.generateCsrf({ userInfo: operatorBinding(req) }),
     };
     consoleErrorPages(s, ctx);
 
-    s.get('/console', { config: { auth: 'op' }, schema: { tags: ['Operations'], summary: 'Operator console (HTML)', description: 'Overview of payments, ERP deliveries and health; links to transactions, deliveries, logs and configuration. Behind the operator credentials.' } }, async (req, reply) =>
-      ctx.render(reply, req, { title: 'Overview', section: 'overview', body: await overviewBody(services, timeZone) }),
-    );
+    s.get('/console', { config: { auth: 'op' }, schema: { tags: ['Operations'], summary: 'Operator console (HTML)', description: 'Overview of payments, ERP deliveries and health; links to transactions, deliveries, logs and configuration. Behind the operator credentials.', querystring: Type.Object({ lang: LangQuery }) } }, async (req, reply) => {
+      const v = ctx.view(req, reply);
+      return ctx.render(reply, req, { title: v.t('title_overview'), section: 'overview', body: await overviewBody(services, v) });
+    });
     s.get('/console/assets/console.css', { config: { auth: 'op' }, schema: doc('Console stylesheet', 'The console\'s only stylesheet (the CSP allows no inline style).') }, async (_req, reply) => reply.type('text/css; charset=utf-8').send(CONSOLE_CSS));
     s.get('/console/assets/console.js', { config: { auth: 'op' }, schema: doc('Console script', 'The console\'s only script: the copy-link button (the CSP allows no inline script).') }, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(CONSOLE_JS));
 
     s.get(
       '/console/transactions',
-      { config: { auth: 'op' }, schema: { ...doc('Console: transactions', 'Search by order id, mercant_id, status, payment type and creation date; paged, newest first.'), querystring: Type.Object({ q: OptionalStr(200), mercant_id: OptionalStr(200), status: OptionalStr(40), payment_type: OptionalStr(40), from: OptionalStr(20), to: OptionalStr(20), page: OptionalStr(6) }) } },
+      { config: { auth: 'op' }, schema: { ...doc('Console: transactions', 'Search by order id, mercant_id, status, payment type and creation date; paged, newest first.'), querystring: Type.Object({ q: OptionalStr(200), mercant_id: OptionalStr(200), status: OptionalStr(40), payment_type: OptionalStr(40), from: OptionalStr(20), to: OptionalStr(20), page: OptionalStr(6), lang: LangQuery }) } },
       async (req, reply) => {
-        const { body, alert } = await transactionsBody(services, req.query, timeZone);
-        return ctx.render(reply, req, { title: 'Transactions', section: 'transactions', body, alert });
+        const v = ctx.view(req, reply);
+        const { lang: _lang, ...query } = req.query;
+        const { body, alert } = await transactionsBody(services, query, v);
+        return ctx.render(reply, req, { title: v.t('title_transactions'), section: 'transactions', body, alert });
       },
     );
 
     s.get(
       '/console/transactions/:order_id',
-      { config: { auth: 'op' }, schema: { ...doc('Console: one payment', 'Its details, its timeline (gateway calls, notifications, status changes, ERP delivery attempts, refunds) and its actions.'), params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 512 }) }), querystring: Type.Object({ done: OptionalStr(40) }) } },
+      { config: { auth: 'op' }, schema: { ...doc('Console: one payment', 'Its details, its timeline (gateway calls, notifications, status changes, ERP delivery attempts, refunds) and its actions.'), params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 512 }) }), querystring: Type.Object({ done: OptionalStr(40), lang: LangQuery }) } },
       async (req, reply) => {
         const tx = await findTransaction(services, req.params.order_id);
         if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(req.params.order_id)}.`);
-        const done = DONE_MESSAGES[req.query.done ?? ''];
-        return ctx.render(reply, req, { title: `Payment ${tx.orderId}`, section: 'transactions', body: await transactionBody(services, tx, timeZone, ctx.csrfToken(req, reply)), alert: done ? { kind: 'ok', text: done } : undefined });
+        const v = ctx.view(req, reply);
+        return ctx.render(reply, req, { title: v.t('title_payment', { order: tx.orderId }), section: 'transactions', body: await transactionBody(services, tx, v, ctx.csrfToken(req, reply)), alert: doneAlert(v, req.query.done) });
       },
     );
 
-    s.get('/console/deliveries', { config: { auth: 'op' }, schema: { ...doc('Console: failing and dead ERP deliveries', 'Events the ERP has not accepted yet, each with a retry button.'), querystring: Type.Object({ state: OptionalStr(10), page: OptionalStr(6), done: OptionalStr(40) }) } }, async (req, reply) => {
-      const done = DONE_MESSAGES[req.query.done ?? ''];
-      return ctx.render(reply, req, { title: 'Deliveries', section: 'deliveries', body: await deliveriesBody(services, req.query.state, req.query.page, timeZone, ctx.csrfToken(req, reply)), alert: done ? { kind: 'ok', text: done } : undefined });
+    s.get('/console/deliveries', { config: { auth: 'op' }, schema: { ...doc('Console: failing and dead ERP deliveries', 'Events the ERP has not accepted yet, each with a retry button.'), querystring: Type.Object({ state: OptionalStr(10), page: OptionalStr(6), done: OptionalStr(40), lang: LangQuery }) } }, async (req, reply) => {
+      const v = ctx.view(req, reply);
+      return ctx.render(reply, req, { title: v.t('title_deliveries'), section: 'deliveries', body: await deliveriesBody(services, req.query.state, req.query.page, v, ctx.csrfToken(req, reply)), alert: doneAlert(v, req.query.done) });
     });
 
     s.get(
       '/console/logs',
-      { config: { auth: 'op' }, schema: { ...doc('Console: log search', 'The search of GET /api/logs as a page; request ids link to their lines.'), querystring: Type.Object({ q: OptionalStr(200), level: OptionalStr(10), order_id: OptionalStr(512), request_id: OptionalStr(64), cursor: OptionalStr(400) }) } },
+      { config: { auth: 'op' }, schema: { ...doc('Console: log search', 'The search of GET /api/logs as a page; request ids link to their lines.'), querystring: Type.Object({ q: OptionalStr(200), level: OptionalStr(10), order_id: OptionalStr(512), request_id: OptionalStr(64), cursor: OptionalStr(400), lang: LangQuery }) } },
       async (req, reply) => {
-        const { body, alert } = await logsBody(services, req.query, timeZone);
-        return ctx.render(reply, req, { title: 'Logs', section: 'logs', body, alert });
+        const v = ctx.view(req, reply);
+        const { lang: _lang, ...query } = req.query;
+        const { body, alert } = await logsBody(services, query, v);
+        return ctx.render(reply, req, { title: v.t('title_logs'), section: 'logs', body, alert });
       },
     );
-    s.get('/console/logs/view', { config: { auth: 'op' }, schema: { ...doc('Console: one log file', 'The last 500 lines of one file listed by GET /api/logs/files.'), querystring: Type.Object({ file: OptionalStr(200) }) } }, async (req, reply) => {
-      const body = await logFileBody(services, req.query.file, operatorActor(req));
-      if (!body) throw new AppError('NOT_FOUND', 'No such log file.');
-      return ctx.render(reply, req, { title: `Log ${req.query.file ?? ''}`, section: 'logs', body });
+    s.get('/console/logs/view', { config: { auth: 'op' }, schema: { ...doc('Console: one log file', 'The last 500 lines of one file listed by GET /api/logs/files.'), querystring: Type.Object({ file: OptionalStr(200), lang: LangQuery }) } }, async (req, reply) => {
+      const v = ctx.view(req, reply);
+      const body = await logFileBody(services, req.query.file, operatorActor(req), v);
+      if (!body) throw new AppError('NOT_FOUND', v.t('lg_no_file'));
+      return ctx.render(reply, req, { title: v.t('title_log_file', { file: req.query.file ?? '' }), section: 'logs', body });
     });
 
     await consoleActionRoutes(s, ctx);

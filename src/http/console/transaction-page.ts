@@ -1,70 +1,102 @@
+import QRCode from 'qrcode';
 import type { Services } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
-import { html, rupiah, when, type Html } from './html.js';
+import { html, raw, rupiah, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 import { timeline, timelineList } from './transaction.js';
 import { isUndelivered } from '../../domain/deliveries.js';
+import { availableActions } from '../../domain/payment-actions.js';
+import { jsonObject } from '../views/json-object.js';
 import { txLink } from './transactions.js';
+import { EMPTY, type View } from './view.js';
 
 function csrfField(token: string): Html {
   return html`<input type="hidden" name="_csrf" value="${token}">`;
 }
 
-function actionForm(tx: TransactionRecord, action: string, token: string, title: string, button: Html, fields: Html = html``, danger = false): Html {
+function actionForm(tx: TransactionRecord, action: string, token: string, title: string, button: string, fields: Html = html``, danger = false): Html {
   return html`<form method="post" action="${txLink(tx.orderId)}/${action}" aria-labelledby="a-${action}">${csrfField(token)}<h3 id="a-${action}">${title}</h3>${fields}<button type="submit"${danger ? html` class="danger"` : ''}>${button}</button></form>`;
 }
 
-export async function transactionBody(services: Services, tx: TransactionRecord, timeZone: string, token: string): Promise<Html> {
-  const { entries, events } = await timeline(services, tx, timeZone);
-  const left = tx.nominal - tx.refundedAmount;
+/**
+ * What the customer's QR code encodes, from the gateway's answer: QRIS's `qr_string`; for GoPay,
+ * whose answer has only URLs, its `deeplink-redirect` URL, which a phone's camera opens in the
+ * GoPay app (its `generate-qr-code` URL is an image on the gateway's host, which the console's
+ * CSP does not load).
+ */
+export function qrPayloadOf(tx: TransactionRecord): string | undefined {
+  if (!tx.gatewayJson) return undefined;
+  const answer = jsonObject(tx.gatewayJson);
+  const fits = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 2000;
+  if (fits(answer.qr_string)) return answer.qr_string;
+  if (tx.paymentType !== 'gopay' || !Array.isArray(answer.actions)) return undefined;
+  const deeplink: unknown = answer.actions.find((a: unknown) => typeof a === 'object' && a !== null && (a as Record<string, unknown>).name === 'deeplink-redirect');
+  const url = deeplink ? (deeplink as Record<string, unknown>).url : undefined;
+  return fits(url) && /^https?:\/\//.test(url) ? url : undefined;
+}
+
+/** The QR code as inline SVG drawn here (the console's CSP loads no image from elsewhere), while the payment can still be paid. */
+async function qrFigure(tx: TransactionRecord, v: View): Promise<Html> {
+  const payload = tx.status === 'pending' ? qrPayloadOf(tx) : undefined;
+  if (!payload) return html``;
+  const svg = await QRCode.toString(payload, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  // The SVG is the library's drawing (paths only), not text from the payment.
+  return html`<figure class="qr" role="img" aria-label="${v.t('pay_qr_desc', { amount: rupiah(tx.nominal) })}" data-qr>${raw(svg)}<figcaption>${v.t('pay_qr')}</figcaption></figure>`;
+}
+
+export async function transactionBody(services: Services, tx: TransactionRecord, v: View, token: string): Promise<Html> {
+  const { t } = v;
+  const { entries, events } = await timeline(services, tx, v);
   const undelivered = events.filter(isUndelivered);
-  const refundable = tx.status === 'paid' || tx.status === 'partially_refunded';
-  const open = tx.status === 'pending' || tx.status === 'challenge' || (tx.status === 'paid' && tx.transactionStatus === 'capture');
+  const offer = availableActions(tx);
   return html`
 <div class="cards">
-<section class="card" aria-labelledby="h-summary"><h2 id="h-summary">Payment</h2>
+<section class="card" aria-labelledby="h-summary"><h2 id="h-summary">${t('pay_heading')}</h2>
 <dl class="kv">
-<dt>Order id</dt><dd class="mono">${tx.orderId}</dd>
+<dt>${t('tx_order_id')}</dt><dd class="mono">${tx.orderId}</dd>
 <dt>mercant_id</dt><dd class="mono">${tx.mercantId}</dd>
-<dt>Gateway order id</dt><dd class="mono">${tx.gatewayOrderId}</dd>
-<dt>Status</dt><dd data-status="${tx.status}">${statusBadge(tx.status)} <span class="muted">${tx.transactionStatus ?? ''}</span></dd>
-<dt>Amount</dt><dd>${rupiah(tx.nominal)}</dd>
-<dt>Refunded</dt><dd data-refunded="${tx.refundedAmount}">${rupiah(tx.refundedAmount)}</dd>
-<dt>Payment type</dt><dd>${tx.paymentType ?? '—'}</dd>
-<dt>Transaction id</dt><dd class="mono">${tx.gatewayTransactionId ?? '—'}</dd>
-<dt>Created</dt><dd>${when(tx.createdAt, timeZone)}</dd>
-<dt>Expires</dt><dd>${when(tx.expireAt, timeZone)}</dd>
-<dt>Settled</dt><dd>${when(tx.settlementTime, timeZone)}</dd>
-${tx.flags ? html`<dt>Flags</dt><dd class="mono">${tx.flags}</dd>` : ''}
+<dt>${t('pay_gateway_order_id')}</dt><dd class="mono">${tx.gatewayOrderId}</dd>
+<dt>${t('tx_status')}</dt><dd data-status="${tx.status}">${statusBadge(v, tx.status)}${tx.transactionStatus ? html` <span class="muted" data-gateway-status="${tx.transactionStatus}">${v.word('gs', tx.transactionStatus)}</span>` : ''}</dd>
+<dt>${t('tx_amount')}</dt><dd>${rupiah(tx.nominal)}</dd>
+<dt>${t('pay_refunded')}</dt><dd data-refunded="${tx.refundedAmount}">${rupiah(tx.refundedAmount)}</dd>
+<dt>${t('tx_payment_type')}</dt><dd>${tx.paymentType ?? EMPTY}</dd>
+<dt>${t('pay_transaction_id')}</dt><dd class="mono">${tx.gatewayTransactionId ?? EMPTY}</dd>
+<dt>${t('tx_created')}</dt><dd>${v.when(tx.createdAt)}</dd>
+<dt>${t('pay_expires')}</dt><dd>${v.when(tx.expireAt)}</dd>
+<dt>${t('pay_settled')}</dt><dd>${v.when(tx.settlementTime)}</dd>
+${tx.flags ? html`<dt>${t('pay_flags')}</dt><dd class="mono">${tx.flags}</dd>` : ''}
 </dl>
 ${
   tx.paymentUrl
-    ? html`<div class="copy-row"><label class="inline" for="payment-url">Payment link</label><input id="payment-url" readonly value="${tx.paymentUrl}"><button type="button" class="secondary" data-copy="payment-url">Copy link</button></div>`
+    ? html`<div class="copy-row"><label class="inline" for="payment-url">${t('pay_link')}</label><input id="payment-url" readonly value="${tx.paymentUrl}"><button type="button" class="secondary" data-copy="payment-url" data-copied="${t('copied')}">${t('copy_link')}</button></div>`
     : ''
 }
+${await qrFigure(tx, v)}
 </section>
 </div>
-<h2 id="h-actions">Actions</h2>
+<h2 id="h-actions">${t('pay_actions')}</h2>
 <div class="actions" role="group" aria-labelledby="h-actions">
-${actionForm(tx, 'check', token, 'Check status now', html`Ask the gateway`)}
+${actionForm(tx, 'check', token, t('pay_check'), t('pay_ask_gateway'))}
 ${
-  refundable
+  offer.refund.ok
     ? actionForm(
         tx,
         'refund',
         token,
-        `Refund (up to ${rupiah(left)})`,
-        html`Refund`,
-        html`<label>Amount in rupiah (empty = all that is left)<input name="amount" inputmode="numeric" pattern="[0-9]*" maxlength="16" autocomplete="off"></label><label>Reason (optional)<input name="reason" maxlength="255"></label>`,
+        t('pay_refund_title', { amount: rupiah(offer.refund.left) }),
+        t('pay_refund_button'),
+        html`<label>${t('pay_refund_amount')}<input name="amount" inputmode="numeric" pattern="[0-9]*" maxlength="16" autocomplete="off"></label><label>${t('pay_refund_reason')}<input name="reason" maxlength="255"></label>`,
         true,
       )
-    : ''
+    : offer.refund.why === 'method'
+      ? html`<section class="card" aria-labelledby="a-refund" data-no-refund="method"><h3 id="a-refund">${t('pay_refund_not_offered')}</h3><p>${t('pay_refund_method', { method: tx.paymentType ?? EMPTY })}</p></section>`
+      : ''
 }
-${open ? actionForm(tx, 'cancel', token, 'Cancel the payment', html`Cancel payment`, html``, true) : ''}
-${tx.status === 'pending' ? actionForm(tx, 'expire', token, 'Expire the payment now', html`Expire payment`, html``, true) : ''}
-${undelivered.length > 0 ? actionForm(tx, 'retry-deliveries', token, `Retry ${undelivered.length} undelivered ERP event(s)`, html`Retry delivery`) : ''}
+${offer.cancel ? actionForm(tx, 'cancel', token, t('pay_cancel_title'), t('pay_cancel_button'), html``, true) : ''}
+${offer.expire ? actionForm(tx, 'expire', token, t('pay_expire_title'), t('pay_expire_button'), html``, true) : ''}
+${undelivered.length > 0 ? actionForm(tx, 'retry-deliveries', token, v.plural('pay_retry_title', undelivered.length), t('pay_retry_button')) : ''}
 </div>
-<h2>Timeline</h2>
-${timelineList(entries, timeZone)}
-<p><a href="/console/logs?order_id=${encodeURIComponent(tx.orderId)}">Log lines of this order</a></p>`;
+<h2>${t('pay_timeline')}</h2>
+${timelineList(entries, v)}
+<p><a href="/console/logs?order_id=${encodeURIComponent(tx.orderId)}">${t('pay_log_lines')}</a></p>`;
 }

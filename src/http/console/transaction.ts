@@ -7,8 +7,10 @@ import type { RefundRecord } from '../../model/refund.js';
 import { queryLogs } from '../../logging/query.js';
 import { paymentHistory } from '../../domain/payment-history.js';
 import { jsonObject } from '../views/json-object.js';
-import { html, rupiah, when, type Html } from './html.js';
+import { html, raw, rupiah, type Html } from './html.js';
 import { statusBadge } from './layout.js';
+import { lastAnswer } from './deliveries.js';
+import { EMPTY, type View } from './view.js';
 
 interface Entry {
   at: string;
@@ -19,20 +21,20 @@ interface Entry {
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 
 /** Gateway calls made about this order, from the log (the only place they are recorded). */
-async function gatewayCalls(services: Services, tx: TransactionRecord): Promise<Entry[]> {
+async function gatewayCalls(services: Services, tx: TransactionRecord, v: View): Promise<Entry[]> {
   try {
     const page = await queryLogs(services.config.logDir, { order_id: tx.orderId, q: 'gateway call', limit: 200 });
     return page.entries.flatMap((e) => {
       const g = e.gateway !== null && typeof e.gateway === 'object' ? (e.gateway as Record<string, unknown>) : undefined;
       const at = text(e.time);
       if (!g || !at) return [];
-      const outcome = text(g.status) ?? text(g.error) ?? '?';
+      const outcome = text(g.status) ?? text(g.error) ?? EMPTY;
       const requestId = text(e.request_id);
       return [
         {
           at,
-          title: html`Gateway call <code>${text(g.op) ?? ''}</code> → ${outcome}`,
-          detail: html`<code>${text(g.method) ?? ''} ${text(g.path) ?? ''}</code> · ${text(g.duration_ms) ?? '?'} ms${requestId ? html` · <a href="/console/logs?request_id=${encodeURIComponent(requestId)}">request ${requestId.slice(0, 8)}</a>` : ''}`,
+          title: html`${v.t('tl_gateway_call')} <code>${text(g.op) ?? ''}</code> → ${outcome}`,
+          detail: html`<code>${text(g.method) ?? ''} ${text(g.path) ?? ''}</code> · ${text(g.duration_ms) ?? EMPTY} ms${requestId ? html` · <a href="/console/logs?request_id=${encodeURIComponent(requestId)}">${v.t('tl_request', { id: requestId.slice(0, 8) })}</a>` : ''}`,
         },
       ];
     });
@@ -41,41 +43,47 @@ async function gatewayCalls(services: Services, tx: TransactionRecord): Promise<
   }
 }
 
-function notificationEntry(n: NotificationRecord): Entry {
+/**
+ * A report from the gateway: the status it gives in words (not its status code: "201" is just the
+ * gateway's code for a pending report), and what paylink did with it in words. A report of the
+ * status paylink already had (the first "pending" of a new charge, or a repeat) reads "no change".
+ */
+function notificationEntry(n: NotificationRecord, v: View): Entry {
   const p = jsonObject(n.payload);
   const refund = text(p.refund_amount);
+  const refundRp = refund !== undefined && Number.isFinite(Number(refund)) ? rupiah(Number(refund)) : refund;
   return {
     at: n.receivedAt,
-    title: html`${n.source === 'webhook' || n.source === 'replay' ? 'Notification' : 'Status report'} <code>${n.transactionStatus ?? '?'}</code> ${statusBadge(n.result)}`,
-    detail: html`${n.source} · code ${n.statusCode ?? '?'} · <span class="mono">${n.gatewayOrderId}</span>${refund ? html` · refund_amount ${refund}` : ''}`,
+    title: html`${n.source === 'webhook' || n.source === 'replay' ? v.t('tl_notification') : v.t('tl_status_report')}: ${n.transactionStatus ? html`<span data-gateway-status="${n.transactionStatus}">${v.word('gs', n.transactionStatus)}</span>` : EMPTY} <span class="badge r-${n.result}" data-result="${n.result}">${v.word('nr', n.result)}</span>`,
+    detail: html`${v.word('src', n.source)} · <span class="mono">${n.gatewayOrderId}</span>${refundRp ? html` · ${v.t('tl_refund_amount', { amount: refundRp })}` : ''}`,
   };
 }
 
-function eventEntries(ev: OutboxEvent, attempts: DeliveryAttempt[], timeZone: string): Entry[] {
+function eventEntries(ev: OutboxEvent, attempts: DeliveryAttempt[], v: View): Entry[] {
   const p = jsonObject(ev.payload);
-  const refunded = typeof p.refunded_amount === 'number' ? html` · refunded ${rupiah(p.refunded_amount)}` : '';
+  const refunded = typeof p.refunded_amount === 'number' && p.refunded_amount > 0 ? html` · ${v.t('tl_refunded', { amount: rupiah(p.refunded_amount) })}` : '';
   const out: Entry[] = [
     {
       at: ev.createdAt,
-      title: html`Status → ${statusBadge(text(p.status) ?? ev.eventType)} (version ${ev.statusVersion ?? '—'})${refunded}`,
-      detail: html`ERP event <code>${ev.eventId}</code> · ${statusBadge(ev.state)}`,
+      title: html`${raw(v.t('tl_status_to', { status: statusBadge(v, text(p.status) ?? ev.eventType).text, version: ev.statusVersion ?? EMPTY }))}${refunded}`,
+      detail: html`${v.t('tl_erp_event')} <code>${ev.eventId}</code> · ${statusBadge(v, ev.state)}`,
     },
   ];
   for (const a of attempts.filter((x) => x.eventSeq === ev.seq)) {
     out.push({
       at: a.startedAt,
-      title: html`ERP delivery attempt ${a.attemptNo} ${statusBadge(a.outcome)}`,
-      detail: html`${a.statusCode === null ? 'no answer' : html`HTTP ${a.statusCode}`} · ${a.latencyMs ?? '?'} ms${a.error ? html` · ${a.error}` : ''} <span class="muted">(${when(a.startedAt, timeZone)})</span>`,
+      title: html`${v.t('tl_attempt', { n: a.attemptNo })} ${statusBadge(v, a.outcome)}`,
+      detail: html`${a.statusCode === null && !a.error ? v.t('tl_no_answer') : lastAnswer(a.statusCode, a.error)} · ${a.latencyMs ?? EMPTY} ms`,
     });
   }
   return out;
 }
 
-function refundEntry(r: RefundRecord): Entry {
+function refundEntry(r: RefundRecord, v: View): Entry {
   return {
     at: r.createdAt,
-    title: html`Refund asked: ${r.amount === null ? 'the rest' : rupiah(r.amount)} ${statusBadge(r.state)}`,
-    detail: html`by ${r.actor}${r.reason ? html` · “${r.reason}”` : ''} · key <code>${r.refundKey}</code>${r.gatewayCode ? html` · gateway ${r.gatewayCode}` : ''}`,
+    title: html`${v.t('tl_refund_asked', { amount: r.amount === null ? v.t('tl_the_rest') : rupiah(r.amount) })} ${statusBadge(v, r.state)}`,
+    detail: html`${v.t('tl_by', { actor: r.actor })}${r.reason ? html` · “${r.reason}”` : ''} · ${v.t('tl_key')} <code>${r.refundKey}</code>${r.gatewayCode ? html` · ${v.t('tl_gateway_code', { code: r.gatewayCode })}` : ''}`,
   };
 }
 
@@ -84,19 +92,19 @@ export interface TimelineData {
   events: OutboxEvent[];
 }
 
-export async function timeline(services: Services, tx: TransactionRecord, timeZone: string): Promise<TimelineData> {
-  const [{ notifications, events, attempts, refunds }, calls] = await Promise.all([paymentHistory(services, tx), gatewayCalls(services, tx)]);
+export async function timeline(services: Services, tx: TransactionRecord, v: View): Promise<TimelineData> {
+  const [{ notifications, events, attempts, refunds }, calls] = await Promise.all([paymentHistory(services, tx), gatewayCalls(services, tx, v)]);
   const entries: Entry[] = [
-    { at: tx.createdAt, title: html`Created: ${tx.kind.replace('_', ' ')} for ${rupiah(tx.nominal)}`, detail: html`gateway order id <code>${tx.gatewayOrderId}</code>` },
+    { at: tx.createdAt, title: html`${v.t('tl_created', { kind: v.word('kind', tx.kind), amount: rupiah(tx.nominal) })}`, detail: html`${v.t('tl_gateway_order_id')} <code>${tx.gatewayOrderId}</code>` },
     ...calls,
-    ...notifications.map(notificationEntry),
-    ...events.flatMap((e) => eventEntries(e, attempts, timeZone)),
-    ...refunds.map(refundEntry),
+    ...notifications.map((n) => notificationEntry(n, v)),
+    ...events.flatMap((e) => eventEntries(e, attempts, v)),
+    ...refunds.map((r) => refundEntry(r, v)),
   ];
   entries.sort((a, b) => a.at.localeCompare(b.at));
   return { entries, events };
 }
 
-export function timelineList(entries: Entry[], timeZone: string): Html {
-  return html`<ol class="timeline">${entries.map((e) => html`<li><span class="t">${when(e.at, timeZone)}</span>${e.title}${e.detail ? html`<br><span class="muted">${e.detail}</span>` : ''}</li>`)}</ol>`;
+export function timelineList(entries: Entry[], v: View): Html {
+  return html`<ol class="timeline">${entries.map((e) => html`<li><span class="t">${v.when(e.at)}</span>${e.title}${e.detail ? html`<br><span class="muted">${e.detail}</span>` : ''}</li>`)}</ol>`;
 }

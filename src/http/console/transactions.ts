@@ -1,8 +1,9 @@
 import type { Services } from '../../types.js';
 import { PAYMENT_STATUSES } from '../../domain/payment-status.js';
 import { searchTransactions } from '../../domain/listing.js';
-import { html, rupiah, when, zonedInput, type Html } from './html.js';
+import { html, rupiah, zonedInput, type Html } from './html.js';
 import { statusBadge, type Alert } from './layout.js';
+import { EMPTY, type View } from './view.js';
 
 export interface ListQuery {
   q?: string;
@@ -28,14 +29,15 @@ function pageUrl(query: ListQuery, page: number): string {
   return `/console/transactions?${p.toString()}`;
 }
 
-export async function transactionsBody(services: Services, query: ListQuery, timeZone: string): Promise<{ body: Html; alert?: Alert }> {
+export async function transactionsBody(services: Services, query: ListQuery, v: View): Promise<{ body: Html; alert?: Alert }> {
+  const { t, timeZone } = v;
   const problems: string[] = [];
   const status = query.status && (PAYMENT_STATUSES as readonly string[]).includes(query.status) ? query.status : undefined;
-  if (query.status && !status) problems.push('status: not a payment status');
+  if (query.status && !status) problems.push(t('tx_bad_status'));
   const from = query.from ? zonedInput(query.from, timeZone) : undefined;
-  if (query.from && !from) problems.push('from: must be a date (YYYY-MM-DD)');
+  if (query.from && !from) problems.push(t('tx_bad_from'));
   const toDay = query.to ? zonedInput(query.to, timeZone) : undefined;
-  if (query.to && !toDay) problems.push('to: must be a date (YYYY-MM-DD)');
+  if (query.to && !toDay) problems.push(t('tx_bad_to'));
   const page = Math.max(1, Math.min(10_000, Number.parseInt(query.page ?? '1', 10) || 1));
   const { items: rows, more, paymentTypes: types } = await searchTransactions(services, {
     q: query.q?.trim() || undefined,
@@ -50,25 +52,25 @@ export async function transactionsBody(services: Services, query: ListQuery, tim
   });
   const body = html`
 <form class="filters" method="get" action="/console/transactions" role="search">
-<label>Order id contains<input name="q" value="${query.q ?? ''}" maxlength="200" autocomplete="off"></label>
+<label>${t('tx_order_contains')}<input name="q" value="${query.q ?? ''}" maxlength="200" autocomplete="off"></label>
 <label>mercant_id<input name="mercant_id" value="${query.mercant_id ?? ''}" maxlength="200" autocomplete="off"></label>
-<label>Status<select name="status"><option value="">any</option>${PAYMENT_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`)}</select></label>
-<label>Payment type<select name="payment_type"><option value="">any</option>${types.map((t) => html`<option value="${t}"${t === query.payment_type ? html` selected` : ''}>${t}</option>`)}</select></label>
-<label>Created from<input type="date" name="from" value="${query.from ?? ''}"></label>
-<label>Created to<input type="date" name="to" value="${query.to ?? ''}"></label>
-<button type="submit">Search</button>
+<label>${t('tx_status')}<select name="status"><option value="">${t('any')}</option>${PAYMENT_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${v.word('st', s)}</option>`)}</select></label>
+<label>${t('tx_payment_type')}<select name="payment_type"><option value="">${t('any')}</option>${types.map((t) => html`<option value="${t}"${t === query.payment_type ? html` selected` : ''}>${t}</option>`)}</select></label>
+<label>${t('tx_created_from')}<input type="date" name="from" value="${query.from ?? ''}"></label>
+<label>${t('tx_created_to')}<input type="date" name="to" value="${query.to ?? ''}"></label>
+<button type="submit">${t('search')}</button>
 </form>
 <div class="table-wrap"><table>
-<caption class="muted">Newest first · page ${page}</caption>
-<thead><tr><th scope="col">Order id</th><th scope="col" class="hide-narrow">mercant_id</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col" class="hide-narrow">Payment type</th><th scope="col">Created</th></tr></thead>
+<caption class="muted">${t('tx_caption', { page })}</caption>
+<thead><tr><th scope="col">${t('tx_order_id')}</th><th scope="col" class="hide-narrow">mercant_id</th><th scope="col">${t('tx_status')}</th><th scope="col" class="num">${t('tx_amount')}</th><th scope="col" class="hide-narrow">${t('tx_payment_type')}</th><th scope="col">${t('tx_created')}</th></tr></thead>
 <tbody>${
     rows.length === 0
-      ? html`<tr><td colspan="6" class="muted">No transactions match.</td></tr>`
+      ? html`<tr><td colspan="6" class="muted">${t('tx_none')}</td></tr>`
       : rows.map(
           (r) =>
-            html`<tr><td><a href="${txLink(r.orderId)}" class="mono">${r.orderId}</a></td><td class="hide-narrow mono">${r.mercantId}</td><td>${statusBadge(r.status)}</td><td class="num">${rupiah(r.nominal)}</td><td class="hide-narrow">${r.paymentType ?? '—'}</td><td>${when(r.createdAt, timeZone)}</td></tr>`,
+            html`<tr><td><a href="${txLink(r.orderId)}" class="mono">${r.orderId}</a></td><td class="hide-narrow mono">${r.mercantId}</td><td>${statusBadge(v, r.status)}</td><td class="num">${rupiah(r.nominal)}</td><td class="hide-narrow">${r.paymentType ?? EMPTY}</td><td>${v.when(r.createdAt)}</td></tr>`,
         )
   }</tbody></table></div>
-<nav class="pager" aria-label="Pages">${page > 1 ? html`<a href="${pageUrl(query, page - 1)}" rel="prev">← Newer</a>` : ''}${more ? html`<a href="${pageUrl(query, page + 1)}" rel="next">Older →</a>` : ''}</nav>`;
-  return { body, alert: problems.length > 0 ? { kind: 'error', text: 'Some filters were ignored.', items: problems } : undefined };
+<nav class="pager" aria-label="${t('pages')}">${page > 1 ? html`<a href="${pageUrl(query, page - 1)}" rel="prev">${t('newer')}</a>` : ''}${more ? html`<a href="${pageUrl(query, page + 1)}" rel="next">${t('older')}</a>` : ''}</nav>`;
+  return { body, alert: problems.length > 0 ? { kind: 'error', text: t('tx_filters_ignored'), items: problems } : undefined };
 }
