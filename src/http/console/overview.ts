@@ -3,6 +3,7 @@ import { PAYMENT_STATUSES } from '../../domain/payment-status.js';
 import { overview } from '../../domain/overview.js';
 import { html, startOfDay, when, type Html } from './html.js';
 import { statusBadge } from './layout.js';
+import { overviewMoneySection } from './money.js';
 
 const DAY_MS = 86_400_000;
 
@@ -36,5 +37,6 @@ export async function overviewBody(services: Services, timeZone: string): Promis
 <dt>Last notification</dt><dd>${last ? html`${when(last.receivedAt, timeZone)} <span class="muted">(${last.gatewayOrderId}, ${last.result})</span>` : 'none yet'}</dd>
 <dt>Version</dt><dd>${services.version}</dd>
 </dl></section>
-</div>`;
+</div>
+${await overviewMoneySection(services, timeZone, 'en')}`;
 }

@@ -5,6 +5,7 @@ import { statusBadge } from './layout.js';
 import { timeline, timelineList } from './transaction.js';
 import { isUndelivered } from '../../domain/deliveries.js';
 import { txLink } from './transactions.js';
+import { paymentMoneySection } from './money.js';
 
 function csrfField(token: string): Html {
   return html`<input type="hidden" name="_csrf" value="${token}">`;
@@ -43,6 +44,7 @@ ${
     : ''
 }
 </section>
+${paymentMoneySection(tx, timeZone, 'en')}
 </div>
 <h2 id="h-actions">Actions</h2>
 <div class="actions" role="group" aria-labelledby="h-actions">
