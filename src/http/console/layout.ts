@@ -4,6 +4,7 @@ export const NAV = [
   ['overview', '/console', 'Overview'],
   ['transactions', '/console/transactions', 'Transactions'],
   ['deliveries', '/console/deliveries', 'Deliveries'],
+  ['reconciliation', '/console/reconciliation', 'Reconciliation'],
   ['logs', '/console/logs', 'Logs'],
   ['config', '/console/config', 'Configuration'],
   ['docs', '/docs', 'API docs'],

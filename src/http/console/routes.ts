@@ -25,6 +25,7 @@ import { logFileBody, logsBody } from './logs.js';
 import { consoleActionRoutes } from './actions.js';
 import { CSRF_VALIDITY_MS, DONE_MESSAGES, consoleDoc as doc, type ConsoleContext } from './context.js';
 import { consoleConfigRoutes } from './config-routes.js';
+import { consoleReconciliationRoutes } from './reconciliation-page.js';
 import { operatorActor } from '../actor.js';
 
 export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
@@ -149,6 +150,7 @@ export async function consoleRoutes(app: App, services: Services): Promise<void>
 
     await consoleActionRoutes(s, ctx);
     await consoleConfigRoutes(s, ctx);
+    await consoleReconciliationRoutes(s, ctx);
   });
 }
 
