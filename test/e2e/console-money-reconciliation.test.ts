@@ -144,6 +144,19 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     expect(mapping.statusCode).toBe(400);
     expect(mapping.body).toContain('columns names an unknown field');
 
+    // A form cut short or not multipart at all is the sender's mistake: a 400, and no import waits for the rest.
+    const { token: t2, cookie: c2 } = formState(await get('/console/reconciliation'));
+    const cut = [
+      ['multipart/form-data', 'no boundary'],
+      [`multipart/form-data; boundary=${BOUNDARY}`, `--${BOUNDARY}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${t2}`],
+      [`multipart/form-data; boundary=${BOUNDARY}`, `--${BOUNDARY}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${t2}\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="r.csv"\r\n\r\nOrder ID,Transaction Status,Amount\r\nA-1,settlement,1000`],
+    ];
+    for (const [type, payload] of cut) {
+      const res = await ctx.app.inject({ method: 'POST', url: '/console/reconciliation', headers: { ...op, cookie: c2, 'content-type': type ?? '' }, payload });
+      expect(res.statusCode, payload).toBe(400);
+      expect(res.body).toContain('The upload is not a complete form');
+    }
+
     // A form of another kind (not multipart) is refused as such.
     const { token, cookie } = formState(await get('/console/reconciliation'));
     const form = await ctx.app.inject({ method: 'POST', url: '/console/reconciliation', headers: { ...op, cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${encodeURIComponent(token)}` });
@@ -151,6 +164,31 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     expect(form.statusCode).toBeLessThan(500);
     expect(await imports()).toEqual([]);
   });
+
+  it('over a real connection, a refused or unreadable upload is answered and the connection serves the next request', async () => {
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = ctx.app.server.address();
+    const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const page = await fetch(`${base}/console/reconciliation`, { headers: op });
+    const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+    const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    // A file of a few MB whose third line cannot be read: reading stops there, the rest is never parsed.
+    const big = `Order ID,Transaction Status,Amount\r\nA-1,settlement,1000\r\nA-2,settlement,12x\r\n${'B-1,settlement,1000\r\n'.repeat(150_000)}`;
+    const send = (withToken: boolean, csv: string) => {
+      const form = new FormData();
+      if (withToken) form.append('_csrf', token);
+      form.append('file', new Blob([csv], { type: 'text/csv' }), 'report.csv');
+      return fetch(`${base}/console/reconciliation`, { method: 'POST', body: form, headers: { ...op, cookie, origin: base }, redirect: 'manual', signal: AbortSignal.timeout(20_000) });
+    };
+    expect((await send(false, big)).status).toBe(403);
+    const bad = await send(true, big);
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('Line 3, column &quot;Amount&quot;');
+    const good = await send(true, 'Order ID,Transaction Status,Amount\r\nZ-1,settlement,1000\r\n');
+    expect(good.status).toBe(303);
+    expect((await fetch(`${base}${good.headers.get('location') ?? ''}`, { headers: op, signal: AbortSignal.timeout(20_000) })).status).toBe(200);
+    expect(await imports()).toHaveLength(1);
+  }, 60_000);
 
   it('reads another layout through the column names given in the form', async () => {
     await paid('RC/9', 15_000, '2026-11-20T10:00:00+07:00');

@@ -144,32 +144,68 @@ function fieldValue(part: Multipart, name: UploadField): string {
 
 const isUploadField = (name: string): name is UploadField => Object.hasOwn(FIELD_MAX, name);
 
+const unreadable = (detail: string) => new AppError('VALIDATION_FAILED', `The upload is not a complete form: ${detail}. Send the form again.`, { errors: [{ path: 'body', message: detail }] });
+
+/** An error of the form's parser (a plain error, or one with a 5xx status) is the sender's: a 400. */
+function formProblem(err: unknown): unknown {
+  if (err instanceof AppError) return err;
+  const status = (err as { statusCode?: unknown }).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return err;
+  return unreadable(err instanceof Error ? err.message.slice(0, 200) : 'unreadable multipart data');
+}
+
 /**
  * Reads the form up to its file (a browser sends the fields in the form's order, the file last),
  * so the CSRF token is checked before a byte of the report is read. Fields of other names are
  * ignored; a field sent twice is refused.
  */
 async function readUploadFields(req: FastifyRequest): Promise<void> {
-  const parts = req.parts({ limits: { fileSize: MAX_REPORT_BYTES + 1, files: 1, fields: 8, parts: 10, fieldSize: 4096 } });
   const upload: Upload = { file: undefined, fields: {} };
   uploads.set(req, upload);
-  for (let next = await parts.next(); !next.done; next = await parts.next()) {
-    const part = next.value;
-    if (part.type === 'file') {
-      upload.file = part;
-      break;
+  try {
+    const parts = req.parts({ limits: { fileSize: MAX_REPORT_BYTES + 1, files: 1, fields: 8, parts: 10, fieldSize: 4096 } });
+    for (let next = await parts.next(); !next.done; next = await parts.next()) {
+      const part = next.value;
+      if (part.type === 'file') {
+        upload.file = part;
+        break;
+      }
+      if (!isUploadField(part.fieldname)) continue;
+      if (upload.fields[part.fieldname] !== undefined) throw new AppError('VALIDATION_FAILED', `The form's ${part.fieldname} field is sent twice.`, { errors: [{ path: part.fieldname, message: 'sent twice' }] });
+      upload.fields[part.fieldname] = fieldValue(part, part.fieldname);
     }
-    if (!isUploadField(part.fieldname)) continue;
-    if (upload.fields[part.fieldname] !== undefined) throw new AppError('VALIDATION_FAILED', `The form's ${part.fieldname} field is sent twice.`, { errors: [{ path: part.fieldname, message: 'sent twice' }] });
-    upload.fields[part.fieldname] = fieldValue(part, part.fieldname);
+  } catch (err) {
+    throw formProblem(err);
   }
   req.body = { _csrf: upload.fields._csrf };
 }
 
-/** Whatever is left of the file is read and dropped, so the request ends and its connection can serve the next one. */
-function drainUpload(req: FastifyRequest): void {
+/**
+ * The file's bytes as the import reads them. Read through its iterator, a part that failed before
+ * the import began (the form cut short) fails the import instead of leaving it waiting for more.
+ */
+function fileBody(file: MultipartFile): Readable {
+  return Readable.from(
+    (async function* () {
+      try {
+        for await (const chunk of file.file) yield chunk as Buffer;
+      } catch (err) {
+        throw formProblem(err);
+      }
+      if (file.file.truncated) throw new AppError('PAYLOAD_TOO_LARGE', `The report exceeds ${MAX_REPORT_BYTES / 1024 / 1024} MB; export fewer days at a time.`);
+    })(),
+    { objectMode: false },
+  );
+}
+
+/**
+ * Whatever is left of the file is read and dropped, so the request ends; when it has not ended
+ * yet the connection is closed after the answer rather than left behind an unread body.
+ */
+function drainUpload(req: FastifyRequest, reply: FastifyReply): void {
   const file = uploads.get(req)?.file?.file;
-  if (file && !file.readableEnded) file.resume();
+  if (file && !file.destroyed && !file.readableEnded) file.resume();
+  if (!req.raw.complete) void reply.header('connection', 'close');
 }
 
 export async function consoleReconciliationRoutes(app: App, ctx: ConsoleContext): Promise<void> {
@@ -188,8 +224,8 @@ export async function consoleReconciliationRoutes(app: App, ctx: ConsoleContext)
   await app.register(async (scope) => {
     const s = scope as App;
     await s.register(multipart, { throwFileSizeLimit: true });
-    s.addHook('onSend', async (req, _reply, payload) => {
-      drainUpload(req);
+    s.addHook('onSend', async (req, reply, payload) => {
+      drainUpload(req, reply);
       return payload;
     });
     s.post(
@@ -210,7 +246,7 @@ export async function consoleReconciliationRoutes(app: App, ctx: ConsoleContext)
           if (!upload?.file) throw new AppError('VALIDATION_FAILED', 'Choose the report file to import.', { errors: [{ path: 'file', message: 'no file' }] });
           const { columns, from, to } = upload.fields;
           const out = await importGatewayReport(services, {
-            body: upload.file.file,
+            body: fileBody(upload.file),
             columns: columns === '' ? undefined : columns,
             from: from === '' ? undefined : from,
             to: to === '' ? undefined : to,
