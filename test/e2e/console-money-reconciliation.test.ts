@@ -66,6 +66,9 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     expect(page.body).toContain('<a href="/console/reconciliation" aria-current="page">Reconciliation</a>');
     expect(page.body).toContain('enctype="multipart/form-data"');
     expect(page.body).toContain('No report imported yet.');
+    const indonesian = await get('/console/reconciliation?lang=id');
+    expect(indonesian.body).toContain('<h2 id="h-upload">Impor laporan gateway</h2>');
+    expect(indonesian.body).toContain('Belum ada laporan yang diimpor.');
 
     // Without the form's token nothing is read or kept.
     const forged = await upload(csv, { csrf: false });

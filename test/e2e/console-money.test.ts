@@ -4,6 +4,7 @@ import { DATABASE_KINDS } from '../helpers/stores.js';
 import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
 import { seedTransaction } from '../helpers/seed.js';
 import type { PaymentStatus } from '../../src/model/payment.js';
+import { overviewMoneySection, paymentMoneySection } from '../../src/http/console/money.js';
 
 const NOW = new Date('2026-11-24T05:00:00.000Z'); // 12:00 in Jakarta
 
@@ -102,5 +103,20 @@ describe.each(DATABASE_KINDS)('console money (%s)', (kind) => {
     expect(ok).not.toContain('data-money="original"');
     expect(ok).toContain('<dd data-money="fee">not yet</dd>');
     expect(ok).toContain('<dd data-money="settled">not yet</dd>');
+  });
+
+  it('speaks Bahasa Indonesia when the page does', async () => {
+    await payment('ID-1', { status: 'paid', type: 'qris', createdHoursAgo: 2, paidMinutesAfter: 150, amount: 100_000 });
+    await payment('ID-2', { status: 'expired', type: 'qris', createdHoursAgo: 3, amount: 100_000 });
+    const overview = (await overviewMoneySection(ctx.services, 'Asia/Jakarta', 'id')).text;
+    expect(overview).toContain('<h2 id="h-money">Uang masuk</h2>');
+    expect(overview).toContain('<dt>Hari ini</dt><dd data-money="today">Rp 100.000</dd>');
+    expect(overview).toContain('50% (1 dari 2)');
+    expect(overview).toContain('2,5 jam');
+    const tx = await ctx.store.transactions.findByOrderId('ID-1');
+    if (!tx) throw new Error('seeded payment not found');
+    const money = paymentMoneySection({ ...tx, paidAmount: 90_000, flags: 'amount_mismatch' }, 'Asia/Jakarta', 'id').text;
+    expect(money).toContain('Jumlah tidak cocok: gateway melaporkan Rp 90.000 dibayar, tetapi pesanan ini sebesar Rp 100.000.');
+    expect(money).toContain('<dt>Biaya gateway</dt><dd data-money="fee">belum</dd>');
   });
 });
