@@ -44,9 +44,9 @@ describe.each(DATABASE_KINDS)('console money (%s)', (kind) => {
     const res = await get('/console');
     expect(res.statusCode).toBe(200);
     const body = res.body;
-    expect(body).toContain('<dd data-money="today">Rp 100.000</dd>');
-    expect(body).toContain('<dd data-money="7d">Rp 150.000</dd>');
-    expect(body).toContain('<dd data-money="30d">Rp 180.000</dd>');
+    expect(body).toContain('<strong data-money="today">Rp 100.000</strong>');
+    expect(body).toContain('<strong data-money="7d">Rp 150.000</strong>');
+    expect(body).toContain('<strong data-money="30d">Rp 180.000</strong>');
 
     // Paid per day: 30 columns, three of them with money, the tallest today's.
     const perDay = rects(svg(body, 'chart-per-day'));
@@ -74,7 +74,7 @@ describe.each(DATABASE_KINDS)('console money (%s)', (kind) => {
   it('the overview with nothing paid shows zero totals, an empty chart and no error', async () => {
     const res = await get('/console');
     expect(res.statusCode).toBe(200);
-    expect(res.body).toContain('<dd data-money="30d">Rp 0</dd>');
+    expect(res.body).toContain('<strong data-money="30d">Rp 0</strong>');
     expect(rects(svg(res.body, 'chart-per-day')).every((r) => r.height === 0)).toBe(true);
     expect(res.body).toContain('No payment ended in the last 30 days.');
   });
@@ -92,7 +92,7 @@ describe.each(DATABASE_KINDS)('console money (%s)', (kind) => {
     expect(b).toContain('<dd data-money="net">Rp 150.936</dd>');
     expect(b).toContain('<dd data-money="refunded">Rp 20.000</dd>');
     expect(b).toContain('<dd data-money="settled">2026-11-23 10:15:00 GMT+7</dd>');
-    expect(b).toMatch(/<div class="alert error" role="alert" data-warning="amount_mismatch"><p>Amount mismatch: the gateway reports Rp 152\.000 paid, but this order is for Rp 150\.000\./);
+    expect(b).toMatch(/<div class="alert error" role="alert" data-warning="amount_mismatch"><p>Amount mismatch: the gateway reports Rp 150\.500 for this payment, but the order is for Rp 150\.000\./);
 
     const plain = await seedTransaction(ctx.store, { orderId: 'MM/2', nominal: 80_000 });
     await ctx.store.transactions.update(plain.id, { status: 'paid', paidAmount: 80_000, originalAmount: 80_000 });
@@ -110,13 +110,13 @@ describe.each(DATABASE_KINDS)('console money (%s)', (kind) => {
     await payment('ID-2', { status: 'expired', type: 'qris', createdHoursAgo: 3, amount: 100_000 });
     const overview = (await overviewMoneySection(ctx.services, 'Asia/Jakarta', 'id')).text;
     expect(overview).toContain('<h2 id="h-money">Uang masuk</h2>');
-    expect(overview).toContain('<dt>Hari ini</dt><dd data-money="today">Rp 100.000</dd>');
+    expect(overview).toMatch(/<h3 id="h-money-today">Hari ini<\/h3><p><strong data-money="today">Rp 100\.000<\/strong>/);
     expect(overview).toContain('50% (1 dari 2)');
     expect(overview).toContain('2,5 jam');
     const tx = await ctx.store.transactions.findByOrderId('ID-1');
     if (!tx) throw new Error('seeded payment not found');
     const money = paymentMoneySection({ ...tx, paidAmount: 90_000, flags: 'amount_mismatch' }, 'Asia/Jakarta', 'id').text;
-    expect(money).toContain('Jumlah tidak cocok: gateway melaporkan Rp 90.000 dibayar, tetapi pesanan ini sebesar Rp 100.000.');
+    expect(money).toContain('Jumlah tidak cocok: gateway melaporkan Rp 90.000 untuk pembayaran ini, tetapi pesanan sebesar Rp 100.000.');
     expect(money).toContain('<dt>Biaya gateway</dt><dd data-money="fee">belum</dd>');
   });
 });

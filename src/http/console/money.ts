@@ -31,47 +31,49 @@ function typeName(t: T, type: string): string {
 }
 
 function totals(t: T, m: MoneyOverview): Html {
-  return html`<section class="card" aria-labelledby="h-money"><h2 id="h-money">${t('moneyPaid')}</h2>
-<dl class="kv">
-<dt>${t('today')}</dt><dd data-money="today">${formatRupiah(m.paid.today)}</dd>
-<dt>${t('last7Days')}</dt><dd data-money="7d">${formatRupiah(m.paid.last7Days)}</dd>
-<dt>${t('last30Days')}</dt><dd data-money="30d">${formatRupiah(m.paid.last30Days)}</dd>
-</dl></section>`;
+  const total = (key: 'today' | 'last7Days' | 'last30Days', attr: string, amount: number) =>
+    html`<section class="card" aria-labelledby="h-money-${attr}"><h3 id="h-money-${attr}">${t(key)}</h3><p><strong data-money="${attr}">${formatRupiah(amount)}</strong></p></section>`;
+  return html`<h2 id="h-money">${t('moneyPaid')}</h2>
+<div class="cards" role="group" aria-labelledby="h-money">${total('today', 'today', m.paid.today)}${total('last7Days', '7d', m.paid.last7Days)}${total('last30Days', '30d', m.paid.last30Days)}</div>`;
 }
 
 function perDay(t: T, m: MoneyOverview): Html {
   const bars = m.perDay.map((d) => ({ label: d.date.slice(5), value: d.amount, text: formatRupiah(d.amount) }));
-  return html`<section class="card" aria-labelledby="h-per-day"><h2 id="h-per-day">${t('perDayTitle')}</h2>
-${columnChart({ id: 'chart-per-day', title: t('perDayTitle'), description: t('perDayDesc'), bars })}
+  // Drawn about as wide as the page shows it, so its labels read at their own size.
+  return html`<h2 id="h-per-day">${t('perDayTitle')}</h2>
+<section class="card" aria-labelledby="h-per-day">
+${columnChart({ id: 'chart-per-day', title: t('perDayTitle'), description: t('perDayDesc'), bars, width: 1100 })}
 <details><summary>${t('perDayTable')}</summary><div class="table-wrap"><table><thead><tr><th scope="col">${t('day')}</th><th scope="col" class="num">${t('payments')}</th><th scope="col" class="num">${t('amount')}</th></tr></thead>
 <tbody>${[...m.perDay].reverse().map((d) => html`<tr><td>${d.date}</td><td class="num">${d.count}</td><td class="num" data-day="${d.date}">${formatRupiah(d.amount)}</td></tr>`)}</tbody></table></div></details>
 </section>`;
 }
 
 function perType(t: T, lang: Lang, m: MoneyOverview): Html {
-  if (m.perType.length === 0) return html`<section class="card" aria-labelledby="h-per-type"><h2 id="h-per-type">${t('byTypeTitle')}</h2><p class="muted">${t('noneYet')}</p></section>`;
+  const heading = html`<h2 id="h-per-type">${t('byTypeTitle')}</h2>`;
+  if (m.perType.length === 0) return html`${heading}<p class="muted">${t('noneYet')}</p>`;
   const rate = (p: MoneyOverview['perType'][number]) => t('rateText', { pct: Math.round(p.successRate * 100), paid: p.paid, started: p.started });
   const success = m.perType.map((p) => ({ label: typeName(t, p.paymentType), value: p.successRate, text: rate(p) }));
   const time = m.perType.map((p) => ({ label: typeName(t, p.paymentType), value: p.medianMinutesToPay ?? 0, text: duration(t, lang, p.medianMinutesToPay) }));
-  return html`<section class="card" aria-labelledby="h-per-type"><h2 id="h-per-type">${t('byTypeTitle')}</h2>
-<h3>${t('successTitle')}</h3>
+  return html`${heading}
+<div class="cards">
+<section class="card" aria-labelledby="h-success"><h3 id="h-success">${t('successTitle')}</h3>
 ${barChart({ id: 'chart-success', title: t('successTitle'), description: t('successDesc'), bars: success, max: 1 })}
-<h3>${t('timeTitle')}</h3>
-${barChart({ id: 'chart-time-to-pay', title: t('timeTitle'), description: t('timeDesc'), bars: time })}
 <div class="table-wrap"><table><thead><tr><th scope="col">${t('paymentType')}</th><th scope="col" class="num">${t('started')}</th><th scope="col" class="num">${t('paidCount')}</th><th scope="col" class="num">${t('successRate')}</th><th scope="col" class="num">${t('medianTime')}</th></tr></thead>
 <tbody>${m.perType.map((p) => html`<tr data-type="${p.paymentType}"><td>${typeName(t, p.paymentType)}</td><td class="num">${p.started}</td><td class="num">${p.paid}</td><td class="num">${Math.round(p.successRate * 100)}%</td><td class="num">${duration(t, lang, p.medianMinutesToPay)}</td></tr>`)}</tbody></table></div>
-</section>`;
+</section>
+<section class="card" aria-labelledby="h-time"><h3 id="h-time">${t('timeTitle')}</h3>
+${barChart({ id: 'chart-time-to-pay', title: t('timeTitle'), description: t('timeDesc'), bars: time })}
+</section>
+</div>`;
 }
 
 /** The overview's money: totals for today, 7 and 30 days, paid volume per day, and per payment type how often and how fast people pay. */
 export async function overviewMoneySection(services: Deps<'store' | 'clock'>, timeZone: string, lang: Lang): Promise<Html> {
   const t = translator(MONEY_MESSAGES, lang);
   const m = await moneyOverview(services, timeZone);
-  return html`<div class="cards money">
-${totals(t, m)}
+  return html`${totals(t, m)}
 ${perDay(t, m)}
-${perType(t, lang, m)}
-</div>`;
+${perType(t, lang, m)}`;
 }
 
 /** One payment's money: what was expected and paid, the fee and net once a report gave them, refunds, settlement; a warning when the amount paid is not the order's. */
@@ -80,8 +82,10 @@ export function paymentMoneySection(tx: TransactionRecord, timeZone: string, lan
   const v = transactionView(tx);
   const rp = (n: number | null) => formatRupiah(n, t('notYet'));
   const paid = v.paid_amount;
+  // What the mismatch is about: the amount before a promo or an imposed fee when the gateway gives one, else the amount paid.
+  const reported = v.original_amount ?? paid;
   return html`<section class="card" aria-labelledby="h-money"><h2 id="h-money">${t('money')}</h2>
-${v.amount_mismatch ? html`<div class="alert error" role="alert" data-warning="amount_mismatch"><p>${t('mismatchWarning', { paid: formatRupiah(paid), expected: formatRupiah(v.nominal) })}</p></div>` : ''}
+${v.amount_mismatch ? html`<div class="alert error" role="alert" data-warning="amount_mismatch"><p>${t('mismatchWarning', { paid: formatRupiah(reported), expected: formatRupiah(v.nominal) })}</p></div>` : ''}
 <dl class="kv">
 <dt>${t('expected')}</dt><dd data-money="expected">${formatRupiah(v.nominal)}</dd>
 <dt>${t('paid')}</dt><dd data-money="paid">${rp(paid)}</dd>

@@ -54,7 +54,7 @@ function uploadForm(t: T, token: string): Html {
 <p class="muted">${t('uploadHelp')}</p>
 <input type="hidden" name="_csrf" value="${token}">
 <fieldset>
-<label>${t('columns')}<input name="columns" maxlength="${FIELD_MAX.columns}" autocomplete="off"></label>
+<label>${t('columns')}<input name="columns" maxlength="${FIELD_MAX.columns}" autocomplete="off" placeholder="order_id:Kode,status:Status,amount:Jumlah"></label>
 <label>${t('from')}<input type="date" name="from"></label>
 <label>${t('to')}<input type="date" name="to"></label>
 <label>${t('file')}<input type="file" name="file" accept=".csv,text/csv" required></label>
