@@ -20,7 +20,7 @@ import { CSV_BOM, CSV_CONTENT_TYPE, csvLine } from '../csv.js';
 import { rowView } from '../views/reconciliation.js';
 import { langOf } from '../lang.js';
 import { html, rupiah, when, type Html } from './html.js';
-import { statusBadge, type Alert } from './layout.js';
+import type { Alert } from './layout.js';
 import { txLink } from './transactions.js';
 import { consoleDoc, type ConsoleContext } from './context.js';
 
@@ -104,7 +104,7 @@ ${
     : html`<div class="table-wrap"><table><thead><tr><th scope="col" class="num">${t('line')}</th><th scope="col">${t('result')}</th><th scope="col">${t('gatewayOrderId')}</th><th scope="col">${t('orderId')}</th><th scope="col">${t('reportStatus')}</th><th scope="col" class="num">${t('reportAmount')}</th><th scope="col">${t('paylinkStatus')}</th><th scope="col" class="num">${t('paylinkAmount')}</th><th scope="col" class="num">${t('fee')}</th><th scope="col" class="num">${t('net')}</th><th scope="col">${t('detail')}</th></tr></thead>
 <tbody>${rows.map(
         (r) =>
-          html`<tr data-row="${r.id}"><td class="num">${r.line ?? '—'}</td><td>${resultBadge(t, r.result)}</td><td class="mono">${r.gatewayOrderId}</td><td class="mono">${r.orderId ? html`<a href="${txLink(r.orderId)}">${r.orderId}</a>` : '—'}</td><td>${r.reportStatus ?? '—'}</td><td class="num">${rupiah(r.reportAmount)}</td><td>${r.paylinkStatus ? statusBadge(r.paylinkStatus) : '—'}</td><td class="num">${rupiah(r.paylinkAmount)}</td><td class="num">${rupiah(r.feeAmount)}</td><td class="num">${rupiah(r.netAmount)}</td><td>${r.detail ?? ''}</td></tr>`,
+          html`<tr data-row="${r.id}"><td class="num">${r.line ?? '—'}</td><td>${resultBadge(t, r.result)}</td><td class="mono">${r.gatewayOrderId}</td><td class="mono">${r.orderId ? html`<a href="${txLink(r.orderId)}">${r.orderId}</a>` : '—'}</td><td>${r.reportStatus ?? '—'}</td><td class="num">${rupiah(r.reportAmount)}</td><td>${r.paylinkStatus ?? '—'}</td><td class="num">${rupiah(r.paylinkAmount)}</td><td class="num">${rupiah(r.feeAmount)}</td><td class="num">${rupiah(r.netAmount)}</td><td>${r.detail ?? ''}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${rows.length === ROWS_SIZE && last ? html`<p class="pager"><a href="${self}?${new URLSearchParams({ ...(result ? { result } : {}), after: String(last.id) }).toString()}">${t('next')}</a></p>` : ''}`;
