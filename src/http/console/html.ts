@@ -41,11 +41,6 @@ export function raw(s: string): Html {
 
 export { formatRupiah as rupiah } from '../../i18n/index.js';
 
-/** `2026-11-22 17:05:09 WIB` in the operator's time zone, in English; a page's `View.when` writes it in the page's language. */
-export function when(iso: string | null | undefined, timeZone: string): string {
-  return consoleView('en', timeZone).when(iso);
-}
-
 /** Midnight of the day `now` falls on in `timeZone`, as an instant. */
 export function startOfDay(now: Date, timeZone: string): Date {
   const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).formatToParts(now);

@@ -5,6 +5,7 @@ export const NAV = [
   ['overview', '/console', 'nav_overview'],
   ['transactions', '/console/transactions', 'nav_transactions'],
   ['deliveries', '/console/deliveries', 'nav_deliveries'],
+  ['reconciliation', '/console/reconciliation', 'nav_reconciliation'],
   ['logs', '/console/logs', 'nav_logs'],
   ['config', '/console/config', 'nav_config'],
   ['docs', '/docs', 'nav_docs'],

@@ -4,6 +4,7 @@ import { overview } from '../../domain/overview.js';
 import { html, startOfDay, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 import { EMPTY, type View } from './view.js';
+import { overviewMoneySection } from './money.js';
 
 const DAY_MS = 86_400_000;
 
@@ -38,5 +39,6 @@ export async function overviewBody(services: Services, v: View): Promise<Html> {
 <dt>${t('ov_last_notification')}</dt><dd>${last ? html`${v.when(last.receivedAt)} <span class="muted">(${last.gatewayOrderId}, ${v.word('nr', last.result)})</span>` : EMPTY}</dd>
 <dt>${t('ov_version')}</dt><dd>${services.version}</dd>
 </dl></section>
-</div>`;
+</div>
+${await overviewMoneySection(services, v)}`;
 }

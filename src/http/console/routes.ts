@@ -27,6 +27,7 @@ import { CSRF_VALIDITY_MS, LangQuery, consoleDoc as doc, doneAlert, errorAlert, 
 import { consoleView } from './view.js';
 import { langOf } from '../lang.js';
 import { consoleConfigRoutes } from './config-routes.js';
+import { consoleReconciliationRoutes } from './reconciliation-page.js';
 import { operatorActor } from '../actor.js';
 
 export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
@@ -159,6 +160,7 @@ export async function consoleRoutes(app: App, services: Services): Promise<void>
 
     await consoleActionRoutes(s, ctx);
     await consoleConfigRoutes(s, ctx);
+    await consoleReconciliationRoutes(s, ctx);
   });
 }
 

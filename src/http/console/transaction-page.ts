@@ -9,6 +9,7 @@ import { availableActions } from '../../domain/payment-actions.js';
 import { jsonObject } from '../views/json-object.js';
 import { txLink } from './transactions.js';
 import { EMPTY, type View } from './view.js';
+import { paymentMoneySection } from './money.js';
 
 function csrfField(token: string): Html {
   return html`<input type="hidden" name="_csrf" value="${token}">`;
@@ -73,6 +74,7 @@ ${
 }
 ${await qrFigure(tx, v)}
 </section>
+${paymentMoneySection(tx, v)}
 </div>
 <h2 id="h-actions">${t('pay_actions')}</h2>
 <div class="actions" role="group" aria-labelledby="h-actions">
