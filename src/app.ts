@@ -7,6 +7,7 @@ import type { App } from './http/types.js';
 import { authHook } from './http/auth.js';
 import { errorHandler, notFoundHandler, routingErrorHandler } from './http/error-handler.js';
 import { healthConfigRoutes } from './http/routes/health-config.js';
+import { homeRoutes } from './http/routes/home.js';
 import { paymentLinkRoutes } from './http/routes/payment-links.js';
 import { paymentOpsRoutes } from './http/routes/payment-ops.js';
 import { paymentActionRoutes } from './http/routes/payment-actions.js';
@@ -149,6 +150,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
 
   await app.register(async (scope) => {
     const s = scope as App;
+    await homeRoutes(s);
     await healthConfigRoutes(s, services);
     await paymentLinkRoutes(s, services);
     await paymentOpsRoutes(s, services);

@@ -86,7 +86,7 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
     // The description and its rendered reference: the operator or an API key.
     expect([...(byAuth.get('doc') ?? [])].sort()).toEqual(['GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js', 'GET /docs/init.js', 'GET /docs/docs.css'].sort());
     expect([...(byAuth.get('sig') ?? [])]).toEqual(['POST /webhook/midtrans']);
-    expect([...(byAuth.get('none') ?? [])]).toEqual(['GET /health', 'GET /health/live', 'GET /health/ready']);
+    expect([...(byAuth.get('none') ?? [])].sort()).toEqual(['GET /', 'GET /health', 'GET /health/live', 'GET /health/ready']);
     expect([...byAuth.keys()].sort()).toEqual(['doc', 'key', 'none', 'op', 'sig']);
   });
 
