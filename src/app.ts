@@ -93,7 +93,8 @@ function serverOptions(services: Services, opts: AppOptions) {
     // Requests during shutdown get problem+json instead (refuseWhileClosing).
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    // verbose: each complaint carries its schema, so a refusal can name what the field accepts.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, verbose: true } },
     frameworkErrors: routingErrorHandler,
     clientErrorHandler: clientErrorHandler(services.logger as FastifyBaseLogger),
   } satisfies FastifyHttpOptions<Server>;
