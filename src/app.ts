@@ -7,6 +7,7 @@ import type { App } from './http/types.js';
 import { authHook } from './http/auth.js';
 import { errorHandler, notFoundHandler, routingErrorHandler } from './http/error-handler.js';
 import { healthConfigRoutes } from './http/routes/health-config.js';
+import { homeRoutes } from './http/routes/home.js';
 import { paymentLinkRoutes } from './http/routes/payment-links.js';
 import { paymentOpsRoutes } from './http/routes/payment-ops.js';
 import { paymentActionRoutes } from './http/routes/payment-actions.js';
@@ -92,7 +93,8 @@ function serverOptions(services: Services, opts: AppOptions) {
     // Requests during shutdown get problem+json instead (refuseWhileClosing).
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    // verbose: each complaint carries its schema, so a refusal can name what the field accepts.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, verbose: true } },
     frameworkErrors: routingErrorHandler,
     clientErrorHandler: clientErrorHandler(services.logger as FastifyBaseLogger),
   } satisfies FastifyHttpOptions<Server>;
@@ -149,6 +151,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
 
   await app.register(async (scope) => {
     const s = scope as App;
+    await homeRoutes(s);
     await healthConfigRoutes(s, services);
     await paymentLinkRoutes(s, services);
     await paymentOpsRoutes(s, services);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { isIP } from 'node:net';
 import { parseEncryptionKey } from './secret-box.js';
 import { CONTROL_CHARACTER, outboundUrlProblem } from './url-policy.js';
+import { plainFieldErrors } from './errors.js';
 import { GatewayModeSchema, type GatewayMode } from './model/settings.js';
 
 const isGatewayMode = (v: string | undefined): v is GatewayMode => v !== undefined && Value.Check(GatewayModeSchema, v);
@@ -131,11 +132,10 @@ function envProblems(env: Record<string, string | undefined>): string[] {
     const v = env[key];
     if (v !== undefined && v !== '') picked[key] = v;
   }
-  return [...Value.Errors(EnvSchema, picked)].map((e) => {
-    const name = e.instancePath.replace(/^\//, '') || 'environment';
-    // Values are not echoed: some of these variables hold secrets.
-    return `${name}: ${e.message}`;
-  });
+  // Values are not echoed: some of these variables hold secrets. PORT and SIMULATOR_PORT are
+  // judged (once) by portOf, with the range in its message.
+  const issues = [...Value.Errors(EnvSchema, picked)].filter((e) => !/^\/(PORT|SIMULATOR_PORT)$/.test(e.instancePath));
+  return plainFieldErrors(EnvSchema, issues).map((e) => `${e.path || 'environment'} ${e.message}`);
 }
 
 /** Reads the environment once. Pure: no I/O, no defaults that depend on the machine beyond `cwd`. */

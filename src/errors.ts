@@ -131,3 +131,148 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || PG_UNAVAILABLE.test(code) || SQLITE_UNAVAILABLE.test(code))) return true;
   return UNAVAILABLE_MESSAGES.test(err.message);
 }
+
+/** One complaint of a JSON-Schema validator (Ajv, TypeBox): where, which rule, and the rule's parameters. */
+export interface SchemaIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+  /** The schema node the rule belongs to (Ajv's `verbose` option). */
+  parentSchema?: unknown;
+}
+
+type SchemaNode = Record<string, unknown>;
+const isNode = (v: unknown): v is SchemaNode => typeof v === 'object' && v !== null && !Array.isArray(v);
+const members = (s: SchemaNode): SchemaNode[] => [...((s.anyOf ?? s.oneOf ?? []) as unknown[])].filter(isNode);
+const listed = (values: unknown[]): string => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
+const decodePointer = (p: string): string[] => (p === '' ? [] : p.replace(/^\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')));
+
+/** The schema that governs the value at `segments` under `schema`, following properties, items and unions. */
+function schemaAt(schema: unknown, segments: string[]): SchemaNode | undefined {
+  if (!isNode(schema)) return undefined;
+  if (segments.length === 0) return schema;
+  const [head = '', ...rest] = segments;
+  const props = schema.properties;
+  if (isNode(props) && head in props) return schemaAt(props[head], rest);
+  if (isNode(schema.items) && /^\d+$/.test(head)) return schemaAt(schema.items, rest);
+  if (isNode(schema.additionalProperties)) return schemaAt(schema.additionalProperties, rest);
+  for (const m of members(schema)) {
+    const found = schemaAt(m, segments);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The accepted literal values of a schema made only of constants (const, enum, a union of them). */
+function literals(s: SchemaNode): unknown[] | undefined {
+  if ('const' in s) return [s.const];
+  if (Array.isArray(s.enum)) return s.enum as unknown[];
+  const ms = members(s);
+  if (ms.length === 0) return undefined;
+  const out: unknown[] = [];
+  for (const m of ms) {
+    const l = literals(m);
+    if (!l) return undefined;
+    out.push(...l);
+  }
+  return out;
+}
+
+const TYPE_WORDS: Record<string, string> = { integer: 'a whole number', number: 'a number', string: 'a string', boolean: 'true or false', object: 'an object', array: 'a list', null: 'null' };
+
+/** What a schema accepts, in plain words ("one of: a, b", "a whole number from 5 to 43200"); undefined when it says no more than its rule. */
+function accepted(s: SchemaNode): string | undefined {
+  const values = literals(s);
+  if (values) return values.length === 1 ? listed(values) : `one of: ${listed(values)}`;
+  const ms = members(s);
+  if (ms.length > 0) {
+    const nullable = ms.some((m) => m.type === 'null');
+    const parts = ms.filter((m) => m.type !== 'null').map((m) => accepted(m) ?? (typeof m.type === 'string' ? TYPE_WORDS[m.type] : undefined));
+    if (parts.some((p) => p === undefined)) return undefined;
+    return `${[...new Set(parts)].join(' or ')}${nullable ? ' (or null)' : ''}`;
+  }
+  if (s.type === 'integer' || s.type === 'number') {
+    const what = TYPE_WORDS[s.type] ?? 'a number';
+    const min = typeof s.minimum === 'number' ? s.minimum : undefined;
+    const max = typeof s.maximum === 'number' ? s.maximum : undefined;
+    if (min !== undefined && max !== undefined) return `${what} from ${min} to ${max}`;
+    if (min !== undefined) return `${what} of at least ${min}`;
+    if (max !== undefined) return `${what} of at most ${max}`;
+    return what;
+  }
+  return undefined;
+}
+
+/** One rule's complaint in plain words, for schemas `accepted` cannot describe as a whole. */
+function ruleMessage(issue: SchemaIssue): string {
+  const p = issue.params ?? {};
+  switch (issue.keyword) {
+    case 'type':
+      return `must be ${String(p.type ?? '').split(',').map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`;
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters`;
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters`;
+    case 'minItems':
+      return `must list at least ${String(p.limit)}`;
+    case 'maxItems':
+      return `must list at most ${String(p.limit)}`;
+    case 'uniqueItems':
+      return 'must not list the same value twice';
+    case 'pattern':
+      return `has the wrong format (expected ${String(p.pattern)})`;
+    case 'minimum':
+      return `must be at least ${String(p.limit)}`;
+    case 'maximum':
+      return `must be at most ${String(p.limit)}`;
+    case 'exclusiveMinimum':
+      return `must be greater than ${String(p.limit)}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${String(p.limit)}`;
+    case 'const':
+      return `must be ${listed([p.allowedValue])}`;
+    case 'enum':
+      return Array.isArray(p.allowedValues) ? `must be one of: ${listed(p.allowedValues)}` : 'is not an accepted value';
+    default:
+      return issue.message ?? 'is not valid';
+  }
+}
+
+/**
+ * A validator's complaints as one plain message per problem: a value outside an enum names the
+ * accepted values, a number out of range names the range, an unknown or missing field says so.
+ * `root` is the schema that was checked (to describe a field as a whole rather than each branch
+ * of its union; without it, the issues' own `parentSchema` serve); paths are JSON pointers relative to it, returned with dots (`links.default_expiry_minutes`).
+ */
+export function plainFieldErrors(root: unknown, issues: readonly SchemaIssue[]): FieldError[] {
+  const groups = new Map<string, SchemaIssue[]>();
+  for (const issue of issues) {
+    const p = issue.params ?? {};
+    const child = typeof p.missingProperty === 'string' ? p.missingProperty : typeof p.additionalProperty === 'string' ? p.additionalProperty : undefined;
+    const pointer = `${issue.instancePath ?? ''}${child === undefined ? '' : `/${child.replace(/~/g, '~0').replace(/\//g, '~1')}`}`;
+    const list = groups.get(pointer) ?? [];
+    list.push(issue);
+    groups.set(pointer, list);
+  }
+  const out: FieldError[] = [];
+  for (const [pointer, list] of groups) {
+    const segments = decodePointer(pointer);
+    const path = segments.join('.');
+    let message: string;
+    if (list.some((i) => typeof i.params?.additionalProperty === 'string')) message = 'is not a known field';
+    else if (list.some((i) => typeof i.params?.missingProperty === 'string')) message = 'is required';
+    else {
+      // The field's schema as a whole: found from the root, else the union the validator reports on.
+      const union = list.find((i) => (i.keyword === 'anyOf' || i.keyword === 'oneOf') && isNode(i.parentSchema))?.parentSchema;
+      const only = list.length === 1 ? list[0]?.parentSchema : undefined;
+      const found = schemaAt(root, segments) ?? union ?? only;
+      const schema = isNode(found) ? found : undefined;
+      const words = schema ? accepted(schema) : undefined;
+      const first = list.find((i) => i.keyword !== 'anyOf' && i.keyword !== 'oneOf' && i.keyword !== 'const' && i.keyword !== 'type') ?? list.find((i) => i.keyword !== 'anyOf' && i.keyword !== 'oneOf') ?? list[0];
+      message = words ? `must be ${words}` : first ? ruleMessage(first) : 'is not valid';
+    }
+    out.push({ path, message });
+  }
+  return out.slice(0, 50);
+}

@@ -18,6 +18,24 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/**
+ * The insecure or inert defaults in force, one warning each, logged once at start-up (production
+ * refuses to start with the insecure ones, see config.ts).
+ */
+export function startupNotices(
+  config: Config,
+  o: { operatorGenerated: boolean; operatorUser: string; erpNotifyUrl: string | undefined },
+): Array<{ message: string; fields: Record<string, unknown> }> {
+  const out: Array<{ message: string; fields: Record<string, unknown> }> = [];
+  const notice = (setting: string, message: string, fields: Record<string, unknown> = {}) => out.push({ message, fields: { setting, ...fields } });
+  if (config.apiKeys.length === 0) notice('API_KEYS', 'API_KEYS is not set: the ERP endpoints (/createtransaksi, /api/payment-links, /api/charge, …) answer anyone who can reach this port');
+  if (!o.erpNotifyUrl) notice('ERP_NOTIFY_URL', 'ERP_NOTIFY_URL is not set: ERP events are not pushed; they wait for the pull feed (GET /api/erp-events) and pile up until it is read');
+  if (config.gateway.mode === 'simulator') notice('MIDTRANS_MODE', 'MIDTRANS_MODE is simulator: payments go to the built-in gateway simulator, no money moves (set MIDTRANS_MODE=sandbox and MIDTRANS_SERVER_KEY for Midtrans)');
+  if (o.operatorGenerated) notice('log_pass', `operator credentials generated and kept in ${config.dataDir} (password printed on stderr; set log_user and log_pass to choose them)`, { operator_user: o.operatorUser });
+  if (config.exposeDevApi) notice('LOG_EXPOSE_API', 'LOG_EXPOSE_API is on: the Dev/Test endpoints (/echo, /echo2, /test-notify-erp) are served');
+  return out;
+}
+
 /** Starts everything `npm start` starts; also used by end-to-end tests with a prepared config. */
 export async function startService(config: Config, opts: { stdoutLogs?: boolean } = {}): Promise<RunningService> {
   const logger = await createLogger({
@@ -74,11 +92,17 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
   for (const w of services.workers) w.start();
   if (operator.generated) {
     // The password goes to the terminal only: the log files must never hold it.
-    logger.warn({ operator_user: operator.user }, `operator credentials generated and kept in ${config.dataDir} (password printed on stderr)`);
     process.stderr.write(`paylink: operator user "${operator.user}", password: ${operator.pass}\n`);
   }
-  if (config.exposeDevApi) logger.warn('LOG_EXPOSE_API is on: the Dev/Test endpoints (/echo, /echo2, /test-notify-erp) are served');
-  logger.info({ url: address, database: store.kind, gateway_mode: config.gateway.mode, simulator: simulator?.baseUrl }, 'paylink listening');
+  const settings = await services.settings.current().catch(() => undefined);
+  const base = config.port === 0 ? address : config.publicBaseUrl;
+  for (const notice of startupNotices(config, { operatorGenerated: operator.generated, operatorUser: operator.user, erpNotifyUrl: settings ? settings.erp.notify_url : config.erp.notifyUrl })) {
+    logger.warn(notice.fields, notice.message);
+  }
+  logger.info(
+    { url: address, console: `${base}/console`, docs: `${base}/docs`, database: store.kind, gateway_mode: config.gateway.mode, simulator: simulator?.baseUrl },
+    `paylink listening on ${address}: console ${base}/console, API reference ${base}/docs${simulator ? `, gateway simulator ${simulator.baseUrl}` : ''}`,
+  );
   let stopping: Promise<void> | undefined;
   return {
     app,

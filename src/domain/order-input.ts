@@ -5,6 +5,7 @@
 import { AppError } from '../errors.js';
 import { ITEM_TEXT_MAX, truncate, type Customer, type CustomerLimits, type Item } from '../gateway/requests.js';
 import type { CustomerInput, ItemInput } from './inputs.js';
+import { largestMaximum, methodMaximum } from '../gateway/amount-limits.js';
 
 /** Largest amount we accept: beyond it JSON numbers stop being exact. */
 export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
@@ -27,8 +28,16 @@ function toInt(v: number | string): number | undefined {
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
+/** A number too large to be held exactly (beyond 2^53 − 1), written as a number or as digits. */
+function tooLarge(v: number | string): boolean {
+  if (typeof v === 'number') return Number.isFinite(v) ? Math.abs(v) > MAX_AMOUNT : true;
+  const t = v.trim();
+  return /^\d+$/.test(t) && !Number.isSafeInteger(Number(t));
+}
+
 /** A positive whole number of rupiah; a string of digits is accepted. */
 export function parseNominal(v: number | string, path = 'nominal'): number {
+  if (tooLarge(v)) throw fieldError('AMOUNT_INVALID', path, 'amount too large');
   const n = toInt(v);
   if (n === undefined || (typeof v === 'string' && !/^\d+$/.test(v.trim()))) throw fieldError('AMOUNT_INVALID', path, 'must be a whole number of rupiah');
   if (n < 1) throw fieldError('AMOUNT_INVALID', path, 'must be at least 1');
@@ -42,6 +51,7 @@ export function normalizeItems(items: ItemInput[], path = 'item'): Item[] {
   return items.map((it, i) => {
     const name = truncate(it.name.trim(), ITEM_TEXT_MAX);
     if (name.length === 0) throw fieldError('VALIDATION_FAILED', `${path}[${i}].name`, 'must not be empty');
+    if (tooLarge(it.price)) throw fieldError('AMOUNT_INVALID', `${path}[${i}].price`, 'amount too large');
     const price = toInt(it.price);
     if (price === undefined) throw fieldError('AMOUNT_INVALID', `${path}[${i}].price`, 'must be a whole number of rupiah');
     const quantity = toInt(it.quantity);
@@ -63,6 +73,20 @@ export function itemsTotal(items: Item[], path = 'item'): number {
   }
   if (sum < 1) throw fieldError('AMOUNT_INVALID', path, 'total (Σ price × quantity) must be at least 1');
   return sum;
+}
+
+const rupiah = (n: number) => n.toLocaleString('en-US');
+
+/** A link or Snap page offering `methods` (none: every method) cannot take more than the largest of their limits. */
+export function assertPageAmount(nominal: number, methods: readonly string[], path = 'nominal'): void {
+  const max = largestMaximum(methods);
+  if (nominal > max) throw fieldError('AMOUNT_INVALID', path, `is above ${rupiah(max)}, the largest amount the gateway takes for ${methods.length === 0 ? 'any payment method' : `the enabled payment methods (${methods.join(', ')})`}`);
+}
+
+/** A charge cannot exceed its payment method's limit. */
+export function assertChargeAmount(nominal: number, method: string, path = 'nominal'): void {
+  const max = methodMaximum(method);
+  if (nominal > max) throw fieldError('AMOUNT_INVALID', path, `is above ${rupiah(max)}, the largest amount the gateway takes for ${method}`);
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

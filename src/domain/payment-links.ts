@@ -7,7 +7,7 @@ import type { TransactionRecord } from '../model/payment.js';
 import { AppError } from '../errors.js';
 import { parseExpireAtText, resolveExpiry } from './expiry.js';
 import { assertPrintableId, deriveMercantId, gatewayOrderIdFor, newPaymentLinkId } from './order-id.js';
-import { LINK_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, } from './order-input.js';
+import { LINK_CUSTOMER_LIMITS, assertPageAmount, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, } from './order-input.js';
 import type { DirectLinkInput, ErpLinkInput } from './inputs.js';
 import { paymentLinkBody, truncate, type Customer, type Item } from '../gateway/requests.js';
 import { PAID_STATUSES, conflict, findForCreate, insertOrFind, isUnconfirmed, wasRefused } from './order-records.js';
@@ -89,6 +89,7 @@ async function existingOutcome(services: Deps<'gateway' | 'logger' | 'store'>, t
 export async function createDirectLink(services: LinkDeps, input: DirectLinkInput): Promise<LinkOutcome> {
   const gatewayOrderId = gatewayOrderIdFor(input.order_id);
   const nominal = parseNominal(input.nominal);
+  assertPageAmount(nominal, (await services.settings.current()).links.enabled_payments);
   const customer = normalizeCustomer(input.customer, LINK_CUSTOMER_LIMITS);
   // A malformed expire_at is a 400 even when the order already exists; one that has passed since is
   // not, when the very same request created the link (it is answered with that link).
@@ -134,6 +135,7 @@ export async function createErpLink(services: LinkDeps, input: ErpLinkInput): Pr
   else gatewayOrderIdFor(`${mercantId}:1`, 'mercant_id');
   const items = normalizeItems(input.item);
   const nominal = itemsTotal(items);
+  assertPageAmount(nominal, (await services.settings.current()).links.enabled_payments, 'item');
   const customer = normalizeCustomer(input.customer, LINK_CUSTOMER_LIMITS);
   if (input.expire_at !== undefined) resolveExpiry(input.expire_at, services.clock.now(), 1);
   // The contract's identity of an ERP request is the mercant_id and its items.

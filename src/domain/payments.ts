@@ -10,11 +10,12 @@ import { GatewayError } from '../gateway/errors.js';
 import { expiryTime, type CoreResponse } from '../gateway/wire.js';
 import { resolveExpiry, type Expiry } from './expiry.js';
 import { deriveMercantId, gatewayOrderIdFor } from './order-id.js';
-import { CORE_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, } from './order-input.js';
+import { CORE_CUSTOMER_LIMITS, assertChargeAmount, assertPageAmount, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, } from './order-input.js';
 import type { ChargeInput, CustomerInput, ItemInput, SnapInput } from './inputs.js';
 import type { Customer, Item } from '../gateway/requests.js';
 import { conflict, findForCreate, insertOrFind, isUnconfirmed, recordCreated, recordRefused, wasRefused } from './order-records.js';
 import { MAX_CHARGE_EXPIRY_MINUTES, chargeBody, methodObject } from '../gateway/charge-body.js';
+import { chargeMethod } from '../gateway/amount-limits.js';
 import { requestHash } from './request-hash.js';
 import { mapGatewayStatus } from '../gateway/status.js';
 import { ingestGatewayReport } from './notifications.js';
@@ -137,6 +138,7 @@ export interface ChargeOutcome {
 export async function createCharge(services: RefreshDeps, input: ChargeInput): Promise<ChargeOutcome> {
   const c = common(services, input, MAX_CHARGE_EXPIRY_MINUTES);
   const method = methodObject(input);
+  assertChargeAmount(c.nominal, chargeMethod(input));
   const hash = requestHash({ shape: 'charge', order_id: input.order_id, nominal: c.nominal, payment_type: input.payment_type, method, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString() });
   // The card token is a credential for one charge: it is hashed, never stored.
   const stored = { shape: 'charge', order_id: input.order_id, payment_type: input.payment_type, items: c.items, customer: c.customer };
@@ -161,6 +163,7 @@ export async function createSnapToken(services: Deps<'clock' | 'gateway' | 'sett
   const enabled = input.enabled_payments ?? [];
   const methodsProblem = enabledPaymentsProblem(enabled, 'enabled_payments');
   if (methodsProblem) throw new AppError('VALIDATION_FAILED', `enabled_payments ${methodsProblem.message}.`, { errors: [methodsProblem] });
+  assertPageAmount(c.nominal, enabled.length > 0 ? enabled : (await services.settings.current()).links.enabled_payments);
   const hash = requestHash({ shape: 'snap', order_id: input.order_id, nominal: c.nominal, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString(), enabled_payments: enabled });
   const { tx, fresh } = await recordFor(services, c, 'snap', hash, { shape: 'snap', order_id: input.order_id, items: c.items, customer: c.customer, enabled_payments: enabled });
   if (!fresh && !isUnconfirmed(tx)) return { created: false, tx };

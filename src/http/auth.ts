@@ -123,6 +123,12 @@ async function apiKeyFailure(services: Services, req: FastifyRequest, throttle: 
   throw new AppError('UNAUTHORIZED', 'A valid API key is required (Authorization: Bearer <key> or X-API-Key).');
 }
 
+/** An API key was presented (Bearer or X-API-Key), as opposed to Basic credentials or none. */
+function presentsApiKey(req: FastifyRequest): boolean {
+  const auth = req.headers.authorization;
+  return (typeof auth === 'string' && /^Bearer\s/i.test(auth)) || req.headers['x-api-key'] !== undefined;
+}
+
 function authScheme(header: string | undefined): string {
   if (!header) return 'none';
   const scheme = /^([A-Za-z]{1,20})(\s|$)/.exec(header)?.[1];
@@ -136,7 +142,9 @@ export function authHook(services: Services) {
     const auth = req.routeOptions.config.auth;
     if (auth === 'key') {
       if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
-    } else if (auth === 'op') {
+    } else if (auth === 'doc' && services.config.apiKeys.length > 0 && presentsApiKey(req)) {
+      if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
+    } else if (auth === 'op' || auth === 'doc') {
       // Before the credentials: a cross-site page must not even add to the failed-login count.
       const crossSite = crossSiteRefusal(req, services.config.publicBaseUrl);
       if (crossSite) {

@@ -1,28 +1,22 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, isDatabaseUnavailable, problem, type ErrorCode, type FieldError } from '../errors.js';
+import { AppError, isDatabaseUnavailable, plainFieldErrors, problem, type ErrorCode, type FieldError, type SchemaIssue } from '../errors.js';
 import { GatewayError, toAppError } from '../gateway/errors.js';
 import type { MethodTable } from './allowed-methods.js';
 
-interface ValidationItem {
-  instancePath?: string;
-  message?: string;
-  params?: Record<string, unknown>;
+/** A schema's complaints, as the catalogue's field errors in plain words (paths relative to the body). */
+function fieldErrors(context: string | undefined, items: SchemaIssue[], root: unknown): FieldError[] {
+  const where = context ?? 'body';
+  return plainFieldErrors(root, items).map((e) => ({ ...e, path: where === 'body' ? e.path || '(body)' : [where, e.path].filter(Boolean).join('.') }));
 }
 
-/** A schema's complaints, as the catalogue's field errors (paths relative to the body). */
-function fieldErrors(context: string | undefined, items: ValidationItem[]): FieldError[] {
-  return items.slice(0, 50).map((v) => {
-    const missing = typeof v.params?.missingProperty === 'string' ? `/${v.params.missingProperty}` : '';
-    const extra = typeof v.params?.additionalProperty === 'string' ? `/${v.params.additionalProperty}` : '';
-    const p = `${v.instancePath ?? ''}${missing}${extra}`;
-    const message = extra ? 'is not a known field' : (v.message ?? 'is invalid');
-    return { path: `${context ?? 'body'}${p.replace(/\//g, '.')}`.replace(/^body\./, '').replace(/^body$/, '(body)'), message };
-  });
-}
-
-/** The answer to input its schema refused: the same 400 wherever the input came in (a JSON body, a console form). */
-export function schemaProblem(context: string | undefined, items: ValidationItem[]): AppError {
-  return new AppError('VALIDATION_FAILED', 'The request does not match the schema.', { errors: fieldErrors(context, items) });
+/**
+ * The answer to input its schema refused: the same 400 wherever the input came in (a JSON body, a
+ * console form). `root` is the schema that was checked, so a field is described as a whole.
+ */
+export function schemaProblem(context: string | undefined, items: SchemaIssue[], root?: unknown): AppError {
+  const errors = fieldErrors(context, items, root);
+  const detail = errors.length === 1 && errors[0] ? `${errors[0].path} ${errors[0].message}.` : 'The request does not match the schema.';
+  return new AppError('VALIDATION_FAILED', detail, { errors });
 }
 
 /** Fastify's own errors, mapped onto the catalogue. */
@@ -54,7 +48,8 @@ export async function errorHandler(this: unknown, error: FastifyError | Error, r
   if (error instanceof AppError) appErr = error;
   else if (error instanceof GatewayError) appErr = toAppError(error);
   else if (Array.isArray(fe.validation)) {
-    appErr = schemaProblem(fe.validationContext, fe.validation as ValidationItem[]);
+    const schemas = req.routeOptions.schema as Record<string, unknown> | undefined;
+    appErr = schemaProblem(fe.validationContext, fe.validation as SchemaIssue[], fe.validationContext ? schemas?.[fe.validationContext] : undefined);
   } else if (isDatabaseUnavailable(error)) {
     req.log.error({ err: { message: error.message } }, 'database unavailable');
     appErr = new AppError('DATABASE_UNAVAILABLE');

@@ -11,6 +11,7 @@ import { ErpEventSchema } from '../erp/events.js';
 const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
   op: [{ operatorBasic: [] }],
   key: [{ apiKeyBearer: [] }, { apiKeyHeader: [] }],
+  doc: [{ operatorBasic: [] }, { apiKeyBearer: [] }, { apiKeyHeader: [] }],
   // The signature is inside the body (Midtrans `signature_key`), not a header scheme OpenAPI can describe.
   sig: [],
   none: [],
@@ -88,6 +89,20 @@ function applyOperationDocs(paths: Record<string, unknown>): void {
   }
 }
 
+/** The mark that opens the description of an operation an API key cannot call. */
+export const OPERATOR_ONLY = '**Operator only** (HTTP Basic operator credentials; an API key is refused).';
+
+/** Operator operations stay described for the ERP developer, marked as not theirs to call. */
+function markOperatorOnly(paths: Record<string, unknown>): void {
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values((item ?? {}) as Record<string, Doc>)) {
+      if (op?.['x-auth'] !== 'op') continue;
+      const description = typeof op.description === 'string' ? op.description : '';
+      if (!description.startsWith(OPERATOR_ONLY)) op.description = `${OPERATOR_ONLY} ${description}`.trim();
+    }
+  }
+}
+
 type Operation = { parameters?: unknown[]; requestBody?: unknown; responses?: Record<string, unknown>; 'x-auth'?: RouteAuth; 'x-html'?: boolean };
 
 /** An HTML page's errors: the page itself, or problem details for a client that asks for JSON. */
@@ -111,7 +126,7 @@ function addErrorResponses(method: string, op: Operation): void {
   // A body is parsed on every method but GET and HEAD, declared or not: too large or of an
   // unsupported type, it is refused before the handler.
   if (op.requestBody || method !== 'get') [413, 415].forEach((s) => statuses.add(s));
-  if (op['x-auth'] === 'op') [401, 429].forEach((s) => statuses.add(s));
+  if (op['x-auth'] === 'op' || op['x-auth'] === 'doc') [401, 429].forEach((s) => statuses.add(s));
   // An operator change sent from another site's page is refused (CROSS_SITE_REFUSED).
   if (op['x-auth'] === 'op' && method !== 'get') statuses.add(403);
   if (op['x-auth'] === 'key' || op['x-auth'] === 'sig') statuses.add(401);
@@ -142,6 +157,8 @@ export async function registerOpenApi(app: FastifyInstance, services: Services):
         description: introduction(),
       },
       tags: Object.values(TAGS).map((name) => ({ name, description: TAG_DOCS[name] })),
+      // The samples in the rendered reference name this base, so they can be copied as they are.
+      servers: [{ url: services.config.publicBaseUrl, description: 'This service (PUBLIC_BASE_URL)' }],
       components: {
         securitySchemes: {
           operatorBasic: { type: 'http', scheme: 'basic', description: 'Operator credentials (log_user / log_pass)' },
@@ -166,6 +183,10 @@ export async function registerOpenApi(app: FastifyInstance, services: Services):
         for (const [method, op] of Object.entries(item ?? {})) if (op && typeof op === 'object' && 'responses' in op) addErrorResponses(method, op as Operation);
       }
       applyOperationDocs(doc.paths ?? {});
+      markOperatorOnly(doc.paths ?? {});
+      // Only the groups this instance serves: Dev/Test is listed with LOG_EXPOSE_API only.
+      const used = new Set(Object.values(doc.paths ?? {}).flatMap((item) => Object.values(item ?? {}).flatMap((op) => (op && typeof op === 'object' && 'tags' in op && Array.isArray(op.tags) ? (op.tags as string[]) : []))));
+      doc.tags = (doc.tags ?? []).filter((t) => used.has(t.name));
       Object.assign(doc, { webhooks: webhooks(), 'x-error-catalogue': ERRORS });
       return doc;
     },

@@ -5,10 +5,12 @@ export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression,
 
 /**
  * Who may call a route: `key` = API key when API_KEYS is set; `op` = operator Basic Auth;
+ * `doc` = the description and its rendered reference: operator Basic Auth or, when API_KEYS is
+ * set, an API key (the ERP developer reads what they build against);
  * `sig` = gateway signature (checked by the handler); `none` = public.
  * Every route declares one in `config.auth`; a route without it is refused at start-up.
  */
-export type RouteAuth = 'key' | 'op' | 'sig' | 'none';
+export type RouteAuth = 'key' | 'op' | 'doc' | 'sig' | 'none';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -44,7 +44,7 @@ export async function startServiceProcess(env: Record<string, string>, startTime
       reject(new Error(`service did not start within ${startTimeoutMs} ms: ${out.slice(-2000)}`));
     }, startTimeoutMs);
     const look = () => {
-      const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"paylink listening"/.exec(out);
+      const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"paylink listening/.exec(out);
       if (!m?.[1]) return;
       clearTimeout(timer);
       proc.stdout?.off('data', look);

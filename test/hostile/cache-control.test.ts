@@ -23,7 +23,7 @@ describe.each(DATABASE_KINDS)('Cache-Control: no-store on every answer (%s)', (k
     await simulator.close();
   });
 
-  const headersFor = (auth: unknown) => (auth === 'op' ? { authorization: basicAuth() } : auth === 'key' ? { authorization: `Bearer ${KEY}` } : {});
+  const headersFor = (auth: unknown) => (auth === 'op' || auth === 'doc' ? { authorization: basicAuth() } : auth === 'key' ? { authorization: `Bearer ${KEY}` } : {});
 
   it('the ERP-facing answers with data: link creation, the link, the payment status, a charge and a Snap token', async () => {
     const key = { authorization: `Bearer ${KEY}` };

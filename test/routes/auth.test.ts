@@ -66,11 +66,6 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
         'GET /api/logs',
         'GET /api/logs/files',
         'GET /api/logs/view',
-        'GET /openapi.json',
-        'GET /docs',
-        'GET /docs/scalar.js',
-        'GET /docs/init.js',
-        'GET /docs/docs.css',
         'POST /test-notify-erp',
         'GET /api/transactions',
         'GET /api/deliveries',
@@ -88,9 +83,11 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
     expect([...(byAuth.get('key') ?? [])].sort()).toEqual(
       ['POST /createtransaksi', 'POST /api/payment-links', 'GET /api/payment-links/:order_id', 'DELETE /api/payment-links/:order_id', 'POST /api/charge', 'POST /api/snap/token', 'GET /api/payments/:order_id/status', 'POST /api/payments/:order_id/refund', 'POST /api/payments/:order_id/cancel', 'POST /api/payments/:order_id/expire', 'GET /api/erp-events', 'POST /api/erp-events/ack'].sort(),
     );
+    // The description and its rendered reference: the operator or an API key.
+    expect([...(byAuth.get('doc') ?? [])].sort()).toEqual(['GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js', 'GET /docs/init.js', 'GET /docs/docs.css'].sort());
     expect([...(byAuth.get('sig') ?? [])]).toEqual(['POST /webhook/midtrans']);
-    expect([...(byAuth.get('none') ?? [])]).toEqual(['GET /health', 'GET /health/live', 'GET /health/ready']);
-    expect([...byAuth.keys()].sort()).toEqual(['key', 'none', 'op', 'sig']);
+    expect([...(byAuth.get('none') ?? [])].sort()).toEqual(['GET /', 'GET /health', 'GET /health/live', 'GET /health/ready']);
+    expect([...byAuth.keys()].sort()).toEqual(['doc', 'key', 'none', 'op', 'sig']);
   });
 
   it('answers 401 with WWW-Authenticate for every bad credential on every operator route', async () => {

@@ -2,11 +2,12 @@
 export const DOCS_INIT_JS = `
 (function () {
   if (!window.Scalar) return;
-  window.Scalar.createApiReference('#api-reference', {
+  window.Scalar.createApiReference('#reference', {
     url: '/openapi.json',
     withDefaultFonts: false,
     telemetry: false,
     hideClientButton: true,
+    hideTestRequestButton: true,
     showDeveloperTools: 'never',
     agent: { disabled: true },
     mcp: { disabled: true },

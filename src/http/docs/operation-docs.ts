@@ -190,6 +190,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     },
   },
   'GET /health': { description: 'Public. 200 while the database answers (with its latency) and the configured gateway; 503 when the database is unreachable, so a load balancer takes the instance out.', answer: { status: '200', example: { status: 'ok', checks: { database: { status: 'ok', kind: 'postgres', latency_ms: 2 }, gateway: { status: 'configured', mode: 'sandbox', base_url: 'https://api.sandbox.midtrans.com' } }, version: VERSION, uptime_s: 3600 } } },
+  'GET /': { answer: { status: '200', example: { service: 'paylink', links: { console: '/console', docs: '/docs', openapi: '/openapi.json', health: '/health' } } } },
   'GET /health/live': { answer: { status: '200', example: { status: 'live' } } },
   'GET /health/ready': { answer: { status: '200', example: { status: 'ready', checks: { database: { status: 'ok' }, migrations: { status: 'ok' }, shutting_down: { status: 'ok' } }, failing: [] } } },
   'POST /api/payment-links': { request: { order_id: 'SO-77:3', nominal: 150000, customer: { first_name: 'Rina', last_name: 'Wijaya', email: 'rina@example.com', phone: '+628123456789' }, expire_at: '2026-12-01T10:00:00+07:00' }, answer: { status: '201', example: { ...LINK_VIEW, order_id: 'SO-77:3', gateway_order_id: 'SO-77.3', mercant_id: 'SO-77' } } },

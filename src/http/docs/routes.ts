@@ -1,6 +1,8 @@
 /**
  * `/docs`: the OpenAPI description rendered by Scalar's reference (served from its package, see
- * scalar-bundle.ts), behind the operator credentials like `/openapi.json`. The error catalogue is
+ * scalar-bundle.ts), behind the operator credentials or an API key like `/openapi.json`. The
+ * renderer mounts on `#reference`: the bundle mounts a second, unconfigured one on an element whose
+ * id is `api-reference`. The error catalogue is
  * also rendered on the server below it, so `/docs#error-CODE` (every problem's `type`) lands on it.
  */
 import { Type } from 'typebox';
@@ -40,7 +42,7 @@ export async function docsRoutes(app: App): Promise<void> {
 </head>
 <body>
 <header class="docs-top"><strong>paylink API reference</strong> <a href="/console">Operator console</a> <a href="/openapi.json">openapi.json</a> <a href="#error-catalogue">Error catalogue</a></header>
-<div id="api-reference"></div>
+<div id="reference"></div>
 <script src="/docs/scalar.js"></script>
 <script src="/docs/init.js"></script>
 ${catalogue()}
@@ -52,7 +54,7 @@ ${catalogue()}
   app.get(
     '/docs',
     {
-      config: { auth: 'op' },
+      config: { auth: 'doc' },
       schema: {
         ...schema('Human-readable reference', 'This description rendered as a readable, searchable reference (Scalar, served from this service: nothing is loaded from elsewhere), followed by the error catalogue.'),
         response: { 200: Type.Unsafe<string>({ description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } }) },
@@ -62,13 +64,13 @@ ${catalogue()}
       return reply.type('text/html; charset=utf-8').header('content-security-policy', docsCsp()).header('x-content-type-options', 'nosniff').header('cache-control', 'no-store').send(page());
     },
   );
-  app.get('/docs/scalar.js', { config: { auth: 'op' }, schema: schema('Reference renderer script', 'The Scalar API reference bundle, served from its npm package.') }, async (_req, reply) =>
+  app.get('/docs/scalar.js', { config: { auth: 'doc' }, schema: schema('Reference renderer script', 'The Scalar API reference bundle, served from its npm package.') }, async (_req, reply) =>
     reply.type('text/javascript; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'private, max-age=3600').send(await scalarBundle()),
   );
-  app.get('/docs/init.js', { config: { auth: 'op' }, schema: schema('Reference start-up script', 'Starts the renderer on the description embedded in the page.') }, async (_req, reply) =>
+  app.get('/docs/init.js', { config: { auth: 'doc' }, schema: schema('Reference start-up script', 'Starts the renderer on the description embedded in the page.') }, async (_req, reply) =>
     reply.type('text/javascript; charset=utf-8').header('x-content-type-options', 'nosniff').send(DOCS_INIT_JS),
   );
-  app.get('/docs/docs.css', { config: { auth: 'op' }, schema: schema('Reference stylesheet', 'The page frame and the error catalogue.') }, async (_req, reply) =>
+  app.get('/docs/docs.css', { config: { auth: 'doc' }, schema: schema('Reference stylesheet', 'The page frame and the error catalogue.') }, async (_req, reply) =>
     reply.type('text/css; charset=utf-8').header('x-content-type-options', 'nosniff').send(DOCS_CSS),
   );
 }

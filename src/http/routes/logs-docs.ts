@@ -111,7 +111,7 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
   app.get(
     '/openapi.json',
     {
-      config: { auth: 'op' },
+      config: { auth: 'doc' },
       schema: { tags: [TAGS.logs], summary: 'This OpenAPI 3.1 description', querystring: NoQuery, response: { 200: Type.Object({}, { additionalProperties: true }) } },
     },
     async () => app.swagger(),
