@@ -2,8 +2,6 @@
  * HTML by tagged template: every interpolated value is escaped unless it is already `Html` (made
  * by this template or `raw` on a constant), so escaping cannot be forgotten page by page.
  */
-import { consoleView } from './view.js';
-
 export class Html {
   constructor(readonly text: string) {}
   toString(): string {
