@@ -1,7 +1,8 @@
 /**
  * `npm run screenshots`: starts the service with the embedded simulator and a small ERP receiver,
- * makes a few payments (one partly refunded, one whose ERP delivery fails), and writes a PNG of
- * every console page and of /docs into docs/images/ with Debian's Chromium.
+ * makes a few payments (one partly refunded, one whose ERP delivery fails, one QRIS charge left
+ * pending), and writes a PNG of every console page in English and in Indonesian, and of /docs, at
+ * 1280 and 375 px wide into docs/images/ with Debian's Chromium.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -46,22 +47,42 @@ try {
   erp.setMode({ kind: 'fail', status: 503 });
   await pay(context, 'INV/2026/0045:1', 42000);
   await new Promise((r) => setTimeout(r, 1500));
+  // A QRIS charge left pending: its page shows the QR code.
+  await api('/api/charge', { order_id: 'INV/2026/0046:1', nominal: 64000, payment_type: 'qris' });
+  const tx = (id: string) => `/console/transactions/${encodeURIComponent(id)}`;
+  const logFile = fs.readdirSync(path.join(dir, 'logs')).find((f) => f.endsWith('.log'));
   const shots: Array<[string, string]> = [
     ['console-overview', '/console'],
     ['console-transactions', '/console/transactions'],
-    ['console-transaction', `/console/transactions/${encodeURIComponent('INV/2026/0042:1')}`],
+    ['console-transaction', tx('INV/2026/0042:1')],
+    ['console-transaction-qris', tx('INV/2026/0046:1')],
+    ['console-transaction-va', tx('INV/2026/0043:1')],
     ['console-deliveries', '/console/deliveries'],
     ['console-logs', '/console/logs?q=gateway'],
+    ...(logFile ? [['console-log-file', `/console/logs/view?file=${encodeURIComponent(logFile)}`] as [string, string]] : []),
     ['console-config', '/console/config'],
   ];
+  const withLang = (url: string, lang: string) => `${service.url}${url}${url.includes('?') ? '&' : '?'}lang=${lang}`;
   const page = await context.newPage();
-  for (const [name, url] of shots) {
-    await page.goto(`${service.url}${url}`);
-    await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: name !== 'console-logs' });
+  let written = 0;
+  for (const [width, suffix] of [[1280, ''], [375, '-375']] as const) {
+    await page.setViewportSize({ width, height: width === 375 ? 800 : 860 });
+    for (const lang of ['en', 'id']) {
+      for (const [name, url] of shots) {
+        await page.goto(withLang(url, lang));
+        await page.screenshot({ path: path.join(OUT, `${name}-${lang}${suffix}.png`), fullPage: name !== 'console-logs' && name !== 'console-log-file' });
+        written += 1;
+      }
+      // The confirmation a refund asks for first (not confirmed here).
+      await page.goto(withLang(tx('INV/2026/0042:1'), lang));
+      await page.locator('input[name="amount"]').fill('25000');
+      await page.locator('form[action$="/refund"] button[type="submit"]').click();
+      await page.locator('[data-confirm="refund"]').waitFor({ timeout: 10_000 });
+      await page.screenshot({ path: path.join(OUT, `console-confirm-refund-${lang}${suffix}.png`), fullPage: true });
+      written += 1;
+    }
   }
-  await page.setViewportSize({ width: 375, height: 800 });
-  await page.goto(`${service.url}/console/transactions/${encodeURIComponent('INV/2026/0042:1')}`);
-  await page.screenshot({ path: path.join(OUT, 'console-transaction-375px.png'), fullPage: true });
+  // /docs loaded wide (its operations opened), then narrowed: the reference renders its content once.
   await page.setViewportSize({ width: 1280, height: 860 });
   await page.goto(`${service.url}/docs`);
   await page.getByText('Payment Operations', { exact: true }).first().click();
@@ -69,8 +90,12 @@ try {
   await page.getByText('Refund a paid payment, all of it or a part').first().click();
   await page.waitForTimeout(1500);
   await page.screenshot({ path: path.join(OUT, 'docs.png') });
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.waitForTimeout(1500);
+  await page.screenshot({ path: path.join(OUT, 'docs-375.png') });
+  written += 2;
   await context.close();
-  console.log(`wrote ${shots.length + 2} screenshots to ${OUT}`);
+  console.log(`wrote ${written} screenshots to ${OUT}`);
 } finally {
   await browser.close();
   await service.stop();

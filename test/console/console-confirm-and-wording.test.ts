@@ -126,6 +126,9 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     const attempt = /ERP delivery attempt 1[^]*?<\/li>/.exec(page.body)?.[0] ?? '';
     expect(attempt).toContain('HTTP 503');
     expect(attempt.match(/HTTP 503/g)).toHaveLength(1);
+    // The deliveries table's last answer too.
+    const row = /<tr>\s*<td><a class="mono" href="\/console\/transactions\/WD-2">[^]*?<\/tr>/.exec((await get('/console/deliveries')).body)?.[0] ?? '';
+    expect(row.match(/HTTP 503/g)).toHaveLength(1);
     const idPage = await get(`${txPage('WD-2')}?lang=id`);
     expect(idPage.body).toContain('Kirim ulang 1 peristiwa ERP yang belum terkirim</h3>');
   });

@@ -89,8 +89,8 @@ function confirmationBody(v: View, tx: TransactionRecord, action: ConfirmedActio
   const { t } = v;
   const left = tx.nominal - tx.refundedAmount;
   const amount = action !== 'refund' ? rupiah(tx.nominal) : input.amount === undefined ? t('cf_everything_left', { amount: rupiah(left) }) : rupiah(input.amount);
-  return html`<section class="confirm" aria-labelledby="h-confirm" data-confirm="${action}">
-<h2 id="h-confirm">${t(`title_confirm`, { action: t(`cf_${action}_action`) })}</h2>
+  // The page's heading names the action; this section is all the page is about.
+  return html`<section class="confirm" data-confirm="${action}">
 <dl class="kv">
 <dt>${t('cf_order')}</dt><dd class="mono">${tx.orderId}</dd>
 <dt>${t('cf_amount')}</dt><dd data-confirm-amount>${amount}</dd>

@@ -84,6 +84,7 @@ td.num,th.num{text-align:right;white-space:nowrap}code,.mono{font-family:ui-mono
 .s-paid,.s-delivered,.s-applied,.s-approved{background:#d9f0e1;color:var(--ok)}.s-failed,.s-dead,.s-expired,.s-cancelled,.s-refused,.s-unverified{background:#f8dedd;color:var(--bad)}
 .s-pending,.s-requested,.s-stale{background:#fbeccc;color:var(--warn)}
 .s-partially_refunded,.s-refunded{background:#e8e1f7;color:#4b2a8c}
+.r-applied{background:#d9f0e1;color:var(--ok)}.r-unverified,.r-unknown_status{background:#f8dedd;color:var(--bad)}
 .l-trace,.l-debug{background:#e6eaf0;color:var(--muted)}.l-info{background:#dde9f9;color:#0b4a8c}.l-warn{background:#fbeccc;color:var(--warn)}.l-error{background:#f8dedd;color:var(--bad)}.l-fatal{background:var(--bad);color:#fff}
 .langs{margin-top:4px;font-size:13px}.langs a[aria-current]{font-weight:700;color:#fff}
 .confirm{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:12px;max-width:640px}.confirm form{display:flex;flex-wrap:wrap;gap:12px;align-items:center;margin-top:10px}

@@ -50,6 +50,8 @@ export async function transactionBody(services: Services, tx: TransactionRecord,
   const { entries, events } = await timeline(services, tx, v);
   const undelivered = events.filter(isUndelivered);
   const offer = availableActions(tx);
+  // The gateway's own status beside ours, when it says something ours does not (e.g. captured, not settled).
+  const gatewayWord = tx.transactionStatus ? v.word('gs', tx.transactionStatus) : undefined;
   return html`
 <div class="cards">
 <section class="card" aria-labelledby="h-summary"><h2 id="h-summary">${t('pay_heading')}</h2>
@@ -57,7 +59,7 @@ export async function transactionBody(services: Services, tx: TransactionRecord,
 <dt>${t('tx_order_id')}</dt><dd class="mono">${tx.orderId}</dd>
 <dt>mercant_id</dt><dd class="mono">${tx.mercantId}</dd>
 <dt>${t('pay_gateway_order_id')}</dt><dd class="mono">${tx.gatewayOrderId}</dd>
-<dt>${t('tx_status')}</dt><dd data-status="${tx.status}">${statusBadge(v, tx.status)}${tx.transactionStatus ? html` <span class="muted" data-gateway-status="${tx.transactionStatus}">${v.word('gs', tx.transactionStatus)}</span>` : ''}</dd>
+<dt>${t('tx_status')}</dt><dd data-status="${tx.status}">${statusBadge(v, tx.status)}${gatewayWord && gatewayWord !== v.word('st', tx.status) ? html` <span class="muted" data-gateway-status="${tx.transactionStatus}">${gatewayWord}</span>` : ''}</dd>
 <dt>${t('tx_amount')}</dt><dd>${rupiah(tx.nominal)}</dd>
 <dt>${t('pay_refunded')}</dt><dd data-refunded="${tx.refundedAmount}">${rupiah(tx.refundedAmount)}</dd>
 <dt>${t('tx_payment_type')}</dt><dd>${tx.paymentType ?? EMPTY}</dd>
