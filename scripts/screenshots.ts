@@ -50,6 +50,15 @@ try {
   // A QRIS charge left pending: its page shows the QR code.
   await api('/api/charge', { order_id: 'INV/2026/0046:1', nominal: 64000, payment_type: 'qris' });
   const tx = (id: string) => `/console/transactions/${encodeURIComponent(id)}`;
+  // A gateway report of today's payments: one row changed in amount and one paylink never saw.
+  const op = { authorization: `Basic ${Buffer.from(`${OPERATOR.user}:${OPERATOR.pass}`).toString('base64')}` };
+  const listed = (await (await fetch(`${service.url}/api/transactions?status=paid`, { headers: op })).json()) as { items: Array<{ gateway_order_id: string; paid_amount: number | null; nominal: number }> };
+  const stamp = new Date().toLocaleString('sv-SE', { timeZone: 'Asia/Jakarta' });
+  const rows = listed.items.map((t, i) => `${t.gateway_order_id},settlement,${i === 0 ? (t.paid_amount ?? t.nominal) + 1000 : (t.paid_amount ?? t.nominal)},${Math.round((t.paid_amount ?? t.nominal) * 0.007)},${stamp}`);
+  const report = ['Order ID,Transaction Status,Amount,Fee,Settlement Time', ...rows, `INV-NEVER-SEEN,settlement,25000,175,${stamp}`].join('\r\n');
+  const importAnswer = await fetch(`${service.url}/api/reconciliation/imports`, { method: "POST", headers: { ...op, "content-type": "text/csv" }, body: report });
+  const imported = (await importAnswer.json()) as { id: string };
+  if (importAnswer.status !== 201) throw new Error(`the report import answered ${importAnswer.status}: ${JSON.stringify(imported)}`);
   const logFile = fs.readdirSync(path.join(dir, 'logs')).find((f) => f.endsWith('.log'));
   const shots: Array<[string, string]> = [
     ['console-overview', '/console'],
@@ -61,6 +70,8 @@ try {
     ['console-logs', '/console/logs?q=gateway'],
     ...(logFile ? [['console-log-file', `/console/logs/view?file=${encodeURIComponent(logFile)}`] as [string, string]] : []),
     ['console-config', '/console/config'],
+    ['console-reconciliation', '/console/reconciliation'],
+    ['console-reconciliation-import', `/console/reconciliation/${imported.id}`],
   ];
   const withLang = (url: string, lang: string) => `${service.url}${url}${url.includes('?') ? '&' : '?'}lang=${lang}`;
   const page = await context.newPage();

@@ -1,3 +1,4 @@
+import { Stream } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 
@@ -16,7 +17,9 @@ export function nulPath(value: unknown, at: string): string | undefined {
     }
     return undefined;
   }
-  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return undefined;
+  // A streamed body (a file being uploaded) is not data yet, and its request and socket objects
+  // point back at each other.
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value) || value instanceof Stream) return undefined;
   for (const [k, v] of Object.entries(value)) {
     if (k.includes('\u0000')) return `${at}.${k.replace(/\u0000/g, '\\u0000')}`;
     const p = nulPath(v, `${at}.${k}`);

@@ -87,6 +87,8 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     expect(shown.body).toContain('Report imported.');
     for (const [k, n] of Object.entries({ rows: 4, matched: 2, missing_here: 1, missing_at_gateway: 1, amount_mismatch: 1, status_mismatch: 0 })) expect(shown.body).toContain(`<td class="num" data-count="${k}">${n}</td>`);
     expect(shown.body.match(/<tr data-row=/g)).toHaveLength(5);
+    // paylink's side of a row is its status in the page's words, as everywhere in the console.
+    expect(shown.body).toMatch(/<span class="badge s-paid" data-value="paid">paid<\/span>/);
     expect(shown.body).toContain('<a href="/console/transactions/RC%2F3">RC/3</a>');
 
     const list = await get('/console/reconciliation');

@@ -106,6 +106,17 @@ describe.each(DATABASE_KINDS)('POST /api/reconciliation/imports (%s)', (kind) =>
     expect(list.items).toEqual([]);
   });
 
+  it('over a real connection, the report streams in and is imported (201), then found again (200)', async () => {
+    const paid = await paidCharge('REAL-1', 40_000, 1);
+    const base = await e.app.listen({ host: '127.0.0.1', port: 0 });
+    const csv = `Order ID,Transaction Status,Amount,Settlement Time\r\n${paid.gatewayOrderId},settlement,40000.00,${when(1, 10)}\r\nREAL-NEVER,settlement,1000,${when(1, 11)}\r\n`;
+    const send = () => fetch(`${base}/api/reconciliation/imports`, { method: 'POST', headers: { ...op, 'content-type': 'text/csv' }, body: csv });
+    const first = await send();
+    expect(first.status).toBe(201);
+    expect(await first.json()).toMatchObject({ rows: 2, matched: 1, missing_here: 1 });
+    expect((await send()).status).toBe(200);
+  });
+
   it('reads other layouts through a column mapping', async () => {
     const { gatewayOrderId } = await paidCharge('REC-MAP', 15_000, 0);
     const res = await upload(`Kode;Status Transaksi;Jumlah\r\n${gatewayOrderId};settlement;15000\r\n`, `?columns=${encodeURIComponent('order_id:Kode,status:Status Transaksi,amount:Jumlah')}`);

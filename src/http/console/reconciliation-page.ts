@@ -19,7 +19,8 @@ import { OptionalStr } from '../schemas/common.js';
 import { CSV_BOM, CSV_CONTENT_TYPE, csvLine } from '../csv.js';
 import { rowView } from '../views/reconciliation.js';
 import { html, rupiah, type Html } from './html.js';
-import type { View } from './view.js';
+import { EMPTY, type View } from './view.js';
+import { statusBadge } from './layout.js';
 import type { Alert } from './layout.js';
 import { txLink } from './transactions.js';
 import { consoleDoc, type ConsoleContext } from './context.js';
@@ -84,7 +85,7 @@ ${
 ${page.nextCursor ? html`<p class="pager"><a href="${BASE}?cursor=${encodeURIComponent(page.nextCursor)}">${t('older')}</a></p>` : ''}`;
 }
 
-async function importBody(ctx: ConsoleContext, t: T, id: string, result: ReconciliationResult | undefined, after: number | undefined): Promise<{ imp: ReconciliationImport; body: Html }> {
+async function importBody(ctx: ConsoleContext, v: View, t: T, id: string, result: ReconciliationResult | undefined, after: number | undefined): Promise<{ imp: ReconciliationImport; body: Html }> {
   const { imp, rows } = await getReconciliation(ctx.services, id, { result, limit: ROWS_SIZE, afterId: after });
   const last = rows.at(-1);
   const self = `${BASE}/${imp.id}`;
@@ -104,7 +105,7 @@ ${
     : html`<div class="table-wrap"><table><thead><tr><th scope="col" class="num">${t('line')}</th><th scope="col">${t('result')}</th><th scope="col">${t('gatewayOrderId')}</th><th scope="col">${t('orderId')}</th><th scope="col">${t('reportStatus')}</th><th scope="col" class="num">${t('reportAmount')}</th><th scope="col">${t('paylinkStatus')}</th><th scope="col" class="num">${t('paylinkAmount')}</th><th scope="col" class="num">${t('fee')}</th><th scope="col" class="num">${t('net')}</th><th scope="col">${t('detail')}</th></tr></thead>
 <tbody>${rows.map(
         (r) =>
-          html`<tr data-row="${r.id}"><td class="num">${r.line ?? '—'}</td><td>${resultBadge(t, r.result)}</td><td class="mono">${r.gatewayOrderId}</td><td class="mono">${r.orderId ? html`<a href="${txLink(r.orderId)}">${r.orderId}</a>` : '—'}</td><td>${r.reportStatus ?? '—'}</td><td class="num">${rupiah(r.reportAmount)}</td><td>${r.paylinkStatus ?? '—'}</td><td class="num">${rupiah(r.paylinkAmount)}</td><td class="num">${rupiah(r.feeAmount)}</td><td class="num">${rupiah(r.netAmount)}</td><td>${r.detail ?? ''}</td></tr>`,
+          html`<tr data-row="${r.id}"><td class="num">${r.line ?? '—'}</td><td>${resultBadge(t, r.result)}</td><td class="mono">${r.gatewayOrderId}</td><td class="mono">${r.orderId ? html`<a href="${txLink(r.orderId)}">${r.orderId}</a>` : '—'}</td><td>${r.reportStatus ?? '—'}</td><td class="num">${rupiah(r.reportAmount)}</td><td>${r.paylinkStatus ? statusBadge(v, r.paylinkStatus) : EMPTY}</td><td class="num">${rupiah(r.paylinkAmount)}</td><td class="num">${rupiah(r.feeAmount)}</td><td class="num">${rupiah(r.netAmount)}</td><td>${r.detail ?? ''}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${rows.length === ROWS_SIZE && last ? html`<p class="pager"><a href="${self}?${new URLSearchParams({ ...(result ? { result } : {}), after: String(last.id) }).toString()}">${t('next')}</a></p>` : ''}`;
@@ -277,7 +278,7 @@ export async function consoleReconciliationRoutes(app: App, ctx: ConsoleContext)
       const v = ctx.view(req, reply);
       const t = translator(MONEY_MESSAGES, v.lang);
       const result = req.query.result === '' ? undefined : req.query.result;
-      const { imp, body } = await importBody(ctx, t, req.params.id, result, req.query.after === undefined ? undefined : Number(req.query.after));
+      const { imp, body } = await importBody(ctx, v, t, req.params.id, result, req.query.after === undefined ? undefined : Number(req.query.after));
       const done = req.query.done === 'imported' ? t('imported') : req.query.done === 'again' ? t('importedBefore') : undefined;
       return ctx.render(reply, req, { title: t('importTitle', { when: v.when(imp.createdAt) }), section: 'reconciliation', body, alert: done ? { kind: 'ok', text: done } : undefined });
     },
