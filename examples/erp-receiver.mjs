@@ -23,6 +23,11 @@ export function createReceiver(secret, apply) {
         res.writeHead(401).end();
         return;
       }
+      // Only payment.status_changed moves an order; a test event (payment.test) is acknowledged, never applied.
+      if (event.type !== 'payment.status_changed') {
+        res.writeHead(204).end();
+        return;
+      }
       // At least once: the same event_id may come again. Older news (a lower status_version) is ignored.
       const last = seen.get(event.order_id) ?? -1;
       if (event.status_version > last) {

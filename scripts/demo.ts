@@ -12,31 +12,42 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../src/config.js';
 import { startService, type RunningService } from '../src/server.js';
 
-interface Receiver {
+export interface Receiver {
   url: string;
   events: Array<Record<string, unknown>>;
   onEvent(fn: (e: Record<string, unknown>) => void): void;
   close(): Promise<void>;
 }
 
-async function startReceiver(): Promise<Receiver> {
+/**
+ * The demo's ERP: verifies each delivery's signature with the shared secret (a Standard Webhooks
+ * library, as an ERP would), refuses a wrong one with 401, and prints what it accepted.
+ */
+export async function startReceiver(secret: string, print: (line: string) => void = console.log): Promise<Receiver> {
   const events: Receiver['events'] = [];
   const listeners: Array<(e: Record<string, unknown>) => void> = [];
+  const wh = new Webhook(secret);
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      let event: Record<string, unknown> = {};
+      const id = String(req.headers['webhook-id'] ?? '(no id)');
+      let event: Record<string, unknown>;
       try {
-        event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-      } catch {
-        event = { unparsed: Buffer.concat(chunks).toString('utf8').slice(0, 500) };
+        const header = (name: string) => String(req.headers[name] ?? '');
+        event = wh.verify(Buffer.concat(chunks).toString('utf8'), { 'webhook-id': header('webhook-id'), 'webhook-timestamp': header('webhook-timestamp'), 'webhook-signature': header('webhook-signature') }) as Record<string, unknown>;
+      } catch (err) {
+        print(`\n[ERP] refused ${id}: signature not verified (${err instanceof Error ? err.message : String(err)})`);
+        res.writeHead(401).end();
+        return;
       }
       events.push(event);
-      console.log(`\n[ERP] received ${req.headers['webhook-id'] ?? '(no id)'} signed=${req.headers['webhook-signature'] ? 'yes' : 'no'}:\n${JSON.stringify(event, null, 2)}`);
+      print(`\n[ERP] received ${id}, signature verified:\n${JSON.stringify(event, null, 2)}`);
       for (const l of listeners) l(event);
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
@@ -64,7 +75,8 @@ async function payLikeABrowser(paymentUrl: string): Promise<void> {
 async function main(): Promise<void> {
   const autoPay = process.argv.includes('--auto-pay');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-demo-'));
-  const receiver = await startReceiver();
+  const secret = `whsec_${randomBytes(24).toString('base64')}`;
+  const receiver = await startReceiver(secret);
   const apiKey = `demo-${randomBytes(12).toString('hex')}`;
   const config = loadConfig({
     PORT: process.env.PORT ?? '0',
@@ -75,7 +87,7 @@ async function main(): Promise<void> {
     MIDTRANS_MODE: 'simulator',
     API_KEYS: apiKey,
     ERP_NOTIFY_URL: receiver.url,
-    ERP_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64')}`,
+    ERP_WEBHOOK_SECRET: secret,
     log_user: 'operator',
     log_pass: randomBytes(12).toString('base64url'),
   });
@@ -115,8 +127,11 @@ Created payment link for order ${orderId} (Rp 150.000):
 
     ${link.payment_url}
 
-Open it in a browser, choose "BCA VA", then press "Pay now". The ERP receiver prints the event here.
-Ctrl-C stops everything.`);
+${
+    autoPay
+      ? 'Paying it now the way a customer would on that page (BCA VA, then "Pay now"); the demo stops once the ERP receiver has the paid event.'
+      : 'Open it in a browser, choose "BCA VA", then press "Pay now". The ERP receiver prints the event here.\nCtrl-C stops everything.'
+  }`);
 
   receiver.onEvent((e) => {
     if (autoPay && e.status === 'paid') void stop(0);
@@ -130,7 +145,10 @@ Ctrl-C stops everything.`);
   }
 }
 
-void main().catch((err: unknown) => {
-  console.error(`demo failed: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+const isEntry = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isEntry) {
+  void main().catch((err: unknown) => {
+    console.error(`demo failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+}

@@ -6,7 +6,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 export function createMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'paylink_process_' });
+  // The default metrics are named process_… and nodejs_…: the prefix adds only the service's name.
+  collectDefaultMetrics({ register: registry, prefix: 'paylink_' });
   return {
     registry,
     httpRequests: new Counter({

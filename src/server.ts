@@ -20,17 +20,18 @@ export interface RunningService {
 
 /**
  * The insecure or inert defaults in force, one warning each, logged once at start-up (production
- * refuses to start with the insecure ones, see config.ts).
+ * refuses to start with the insecure ones, see config.ts). The ERP URL and the gateway mode are the
+ * effective ones: the runtime configuration may have set them.
  */
 export function startupNotices(
   config: Config,
-  o: { operatorGenerated: boolean; operatorUser: string; erpNotifyUrl: string | undefined },
+  o: { operatorGenerated: boolean; operatorUser: string; erpNotifyUrl: string | undefined; gatewayMode: string },
 ): Array<{ message: string; fields: Record<string, unknown> }> {
   const out: Array<{ message: string; fields: Record<string, unknown> }> = [];
   const notice = (setting: string, message: string, fields: Record<string, unknown> = {}) => out.push({ message, fields: { setting, ...fields } });
   if (config.apiKeys.length === 0) notice('API_KEYS', 'API_KEYS is not set: the ERP endpoints (/createtransaksi, /api/payment-links, /api/charge, …) answer anyone who can reach this port');
   if (!o.erpNotifyUrl) notice('ERP_NOTIFY_URL', 'ERP_NOTIFY_URL is not set: ERP events are not pushed; they wait for the pull feed (GET /api/erp-events) and pile up until it is read');
-  if (config.gateway.mode === 'simulator') notice('MIDTRANS_MODE', 'MIDTRANS_MODE is simulator: payments go to the built-in gateway simulator, no money moves (set MIDTRANS_MODE=sandbox and MIDTRANS_SERVER_KEY for Midtrans)');
+  if (o.gatewayMode === 'simulator') notice('MIDTRANS_MODE', 'MIDTRANS_MODE is simulator: payments go to the built-in gateway simulator, no money moves (set MIDTRANS_MODE=sandbox and MIDTRANS_SERVER_KEY for Midtrans)');
   if (o.operatorGenerated) notice('log_pass', `operator credentials generated and kept in ${config.dataDir} (password printed on stderr; set log_user and log_pass to choose them)`, { operator_user: o.operatorUser });
   if (config.exposeDevApi) notice('LOG_EXPOSE_API', 'LOG_EXPOSE_API is on: the Dev/Test endpoints (/echo, /echo2, /test-notify-erp) are served');
   return out;
@@ -96,7 +97,7 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
   }
   const settings = await services.settings.current().catch(() => undefined);
   const base = config.port === 0 ? address : config.publicBaseUrl;
-  for (const notice of startupNotices(config, { operatorGenerated: operator.generated, operatorUser: operator.user, erpNotifyUrl: settings ? settings.erp.notify_url : config.erp.notifyUrl })) {
+  for (const notice of startupNotices(config, { operatorGenerated: operator.generated, operatorUser: operator.user, erpNotifyUrl: settings ? settings.erp.notify_url : config.erp.notifyUrl, gatewayMode: settings?.gateway.mode ?? config.gateway.mode })) {
     logger.warn(notice.fields, notice.message);
   }
   logger.info(

@@ -68,9 +68,15 @@ export function statusChangedEvent(tx: TransactionRecord, grossAmount: number, e
   };
 }
 
+/**
+ * The statuses a test event may carry: never `paid`, so a receiver that looks only at `status`
+ * cannot book a test event as a payment (it should look at `type` first).
+ */
+export const TEST_EVENT_STATUSES = PAYMENT_STATUSES.filter((s) => s !== 'paid');
+
 /** What `POST /test-notify-erp` may set on a test event; everything else is fixed or derived. */
 export const TestEventInputSchema = Type.Object(
-  { mercant_id: Type.Optional(Type.String({ maxLength: 100 })), order_id: Type.Optional(Type.String({ maxLength: 100 })), status: Type.Optional(Type.Enum(PAYMENT_STATUSES)) },
+  { mercant_id: Type.Optional(Type.String({ maxLength: 100 })), order_id: Type.Optional(Type.String({ maxLength: 100 })), status: Type.Optional(Type.Enum(TEST_EVENT_STATUSES, { description: 'Any status but `paid`; default `pending`.' })) },
   { additionalProperties: false },
 );
 export type TestEventInput = Static<typeof TestEventInputSchema>;
@@ -86,7 +92,7 @@ export function testEvent(input: TestEventInput, eventId: string, occurredAt: Da
     mercant_id: mercantId,
     order_id: orderId,
     gateway_order_id: orderId.replace(/[^A-Za-z0-9\-_~.]/g, '.'),
-    status: input.status ?? 'paid',
+    status: input.status ?? 'pending',
     transaction_status: null,
     fraud_status: null,
     payment_type: null,

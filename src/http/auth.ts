@@ -99,7 +99,10 @@ async function operatorFailure(req: FastifyRequest, reply: FastifyReply, service
   // Only a presented credential counts as a guess: a browser's first, anonymous request (and
   // anyone who can reach the port without credentials) must not lock real operators out.
   const locked = req.headers.authorization === undefined ? false : (await lockout.fail(req.ip)) > 0;
-  refusal(services, req, 'auth_failed', 'operator authentication failed', { user, scheme: authScheme(req.headers.authorization) });
+  // A browser asks without credentials first and sends them after the Basic prompt: that first
+  // request is the handshake, not a failure (debug); wrong credentials are (warn, audited).
+  if (req.headers.authorization === undefined) services.logger.debug({ ip: req.ip, subject: req.routeOptions.url ?? null }, 'operator credentials requested (request without credentials)');
+  else refusal(services, req, 'auth_failed', 'operator authentication failed', { user, scheme: authScheme(req.headers.authorization) });
   if (locked) refusal(services, req, 'auth_lockout', 'operator login locked for this client after repeated failures', { user, locked_for_s: LOCKOUT.lockMs / 1000 });
   reply.header('www-authenticate', 'Basic realm="paylink", charset="UTF-8"');
   throw new AppError('UNAUTHORIZED', 'Operator credentials are required (HTTP Basic).');

@@ -61,6 +61,17 @@ describe('amount limits', () => {
     expect(await gatewayCalls()).toBe(1);
   });
 
+  it('a Snap token follows its own enabled_payments, else the configured ones', async () => {
+    let res = await post('/api/snap/token', '{"order_id":"SN-1","nominal":10000001,"enabled_payments":["other_qris"]}');
+    expect(res.statusCode).toBe(400);
+    expect(detail(res)).toContain('10,000,000');
+    res = await post('/api/snap/token', '{"order_id":"SN-2","nominal":20000000001}');
+    expect(res.statusCode).toBe(400);
+    expect(detail(res)).toContain('20,000,000,000');
+    expect(await gatewayCalls()).toBe(0);
+    expect((await post('/api/snap/token', '{"order_id":"SN-3","nominal":10000001,"enabled_payments":["bca_va"]}')).statusCode).toBe(201);
+  });
+
   it('numbers that are not safe integers are "amount too large", on every shape', async () => {
     for (const big of ['1e20', '1000000000000000000000', '"1000000000000000000000"', '9007199254740993']) {
       for (const [url, json] of [

@@ -45,7 +45,7 @@ describe.each(DATABASE_KINDS)('log endpoints (%s)', (kind) => {
     const names = files.map((f) => f.name);
     expect(names[0]).toMatch(/^paylink\.\d{4}-\d{2}-\d{2}\.\d+\.log$/);
     expect(names.slice(1)).toEqual(['paylink.2026-11-21.1.log', 'paylink.2026-11-20.1.log']);
-    expect(files[2]).toEqual({ name: 'paylink.2026-11-20.1.log', size_bytes: fs.statSync(path.join(ctx.logDir, 'paylink.2026-11-20.1.log')).size, modified_at: '2026-11-20T23:59:00.000Z' });
+    expect(files[2]).toEqual({ name: 'paylink.2026-11-20.1.log', size_bytes: fs.statSync(path.join(ctx.logDir, 'paylink.2026-11-20.1.log')).size, modified_at: '2026-11-21T06:59:00+07:00' });
   });
 
   it('serves a listed file as text/plain with nosniff, and audits the view', async () => {

@@ -48,6 +48,20 @@ describe.each(DATABASE_KINDS)('POST /test-notify-erp (%s)', (kind) => {
     expect(bad.statusCode).toBe(400);
   });
 
+  it('a test event can never say paid: pending by default, paid refused', async () => {
+    ctx = await makeTestApp(kind, { LOG_EXPOSE_API: 'true' }, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
+    await patchSettings(ctx.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    ctx.services.outbox.start();
+    const res = await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', headers: auth, payload: {} });
+    expect(res.json()).toMatchObject({ outcome: 'delivered' });
+    expect(erp.accepted()[0]?.json).toMatchObject({ type: 'payment.test', test: true, status: 'pending', gross_amount: 0 });
+    const paid = await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', headers: auth, payload: { status: 'paid' } });
+    expect(paid.statusCode).toBe(400);
+    expect(paid.json().errors).toEqual([{ path: 'status', message: expect.stringMatching(/^must be one of: pending, challenge/) }]);
+    expect(paid.json().errors[0].message).not.toMatch(/\bpaid\b/);
+    expect(erp.accepted()).toHaveLength(1);
+  });
+
   it('with no ERP URL the event waits and the answer says so', async () => {
     ctx = await makeTestApp(kind, { LOG_EXPOSE_API: 'true' }, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
     const res = await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', headers: auth, payload: {} });

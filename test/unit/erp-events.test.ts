@@ -56,7 +56,7 @@ describe('ERP event bodies', () => {
 
   it('test events are clearly marked and default sensibly', () => {
     const ev = testEvent({}, 'abcdef12-0000', new Date());
-    expect(ev).toMatchObject({ type: 'payment.test', test: true, mercant_id: 'TEST', order_id: 'TEST:abcdef12', gateway_order_id: 'TEST.abcdef12', status: 'paid' });
+    expect(ev).toMatchObject({ type: 'payment.test', test: true, mercant_id: 'TEST', order_id: 'TEST:abcdef12', gateway_order_id: 'TEST.abcdef12', status: 'pending', gross_amount: 0 });
     expect(testEvent({ order_id: 'SO-1:9', status: 'expired' }, 'x', new Date())).toMatchObject({ mercant_id: 'SO-1', order_id: 'SO-1:9', status: 'expired' });
   });
 });

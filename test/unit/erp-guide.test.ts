@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { deliveryHeaders } from '../../src/erp/deliver.js';
+import { testEvent } from '../../src/erp/events.js';
 import { introduction } from '../../src/http/docs/guide.js';
 // The guide's Node example, exactly as docs/erp-integration.md shows it.
 import { createReceiver, verifyPaylinkEvent } from '../../examples/erp-receiver.mjs';
@@ -28,11 +29,31 @@ describe('the ERP integration guide (Node)', () => {
       const body = JSON.stringify(event);
       return (await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...deliveryHeaders(id, new Date(), body, secret) } })).status;
     };
-    expect(await send('e-1', { event_id: 'e-1', order_id: 'X:1', status: 'paid', status_version: 1 })).toBe(204);
-    expect(await send('e-2', { event_id: 'e-2', order_id: 'X:1', status: 'partially_refunded', refunded_amount: 10, status_version: 2 })).toBe(204);
-    expect(await send('e-1', { event_id: 'e-1', order_id: 'X:1', status: 'paid', status_version: 1 })).toBe(204);
-    expect(await send('e-3', { event_id: 'e-3', order_id: 'X:1', status: 'refunded', status_version: 3 }, 'whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldA==')).toBe(401);
+    const changed = { type: 'payment.status_changed' };
+    expect(await send('e-1', { ...changed, event_id: 'e-1', order_id: 'X:1', status: 'paid', status_version: 1 })).toBe(204);
+    expect(await send('e-2', { ...changed, event_id: 'e-2', order_id: 'X:1', status: 'partially_refunded', refunded_amount: 10, status_version: 2 })).toBe(204);
+    expect(await send('e-1', { ...changed, event_id: 'e-1', order_id: 'X:1', status: 'paid', status_version: 1 })).toBe(204);
+    expect(await send('e-3', { ...changed, event_id: 'e-3', order_id: 'X:1', status: 'refunded', status_version: 3 }, 'whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldA==')).toBe(401);
     expect(applied.map((e) => [e.status, e.status_version])).toEqual([['paid', 1], ['partially_refunded', 2]]);
+    await new Promise((r) => server.close(r));
+  });
+
+  it('the example receiver acknowledges a test event without applying it, whatever its status says', async () => {
+    const applied: unknown[] = [];
+    const server = createReceiver(SECRET, (e: unknown) => applied.push(e));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const send = async (event: { event_id: string; [k: string]: unknown }) => {
+      const body = JSON.stringify(event);
+      return (await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...deliveryHeaders(event.event_id, new Date(), body, SECRET) } })).status;
+    };
+    const fresh = testEvent({ order_id: 'T:1' }, 't-1', new Date());
+    expect(fresh).toMatchObject({ type: 'payment.test', test: true, gross_amount: 0 });
+    expect(fresh.status).not.toBe('paid');
+    expect(await send(fresh)).toBe(204);
+    // Even a test event dressed as a payment (older paylink versions defaulted to it) is not applied.
+    expect(await send({ ...fresh, event_id: 't-2', status: 'paid', status_version: 5 })).toBe(204);
+    expect(applied).toEqual([]);
     await new Promise((r) => server.close(r));
   });
 

@@ -31,9 +31,10 @@ export const DEV_DOCS: Record<string, OperationDoc> = {
     description:
       `${DEV_ONLY} Writes a \`payment.test\` event (\`test: true\`, \`gross_amount\` 0, \`status_version\` 0) into the ERP outbox, signed and delivered like every event, ` +
       'waits for its first delivery attempt (at most the ERP timeout + 2 s) and answers how it went: `outcome`, the delivery `state`, the ERP\'s HTTP status, the error and the latency. ' +
-      'Use it to check the ERP URL, the signing secret and the receiver\'s verification before going live; the receiver should acknowledge test events without applying them. ' +
+      'Use it to check the ERP URL, the signing secret and the receiver\'s verification before going live; the receiver should check `type` and acknowledge test events without applying them. ' +
+      'A test event never says `paid` (the status defaults to `pending`; `paid` is refused), so even a receiver that looks only at `status` cannot book it as a payment. ' +
       'Without `erp.notify_url` the event waits in the outbox and the answer says so (`pending`). Every field of the body is optional.',
-    request: { mercant_id: 'INV/2026/0042', order_id: 'INV/2026/0042:1', status: 'paid' },
+    request: { mercant_id: 'INV/2026/0042', order_id: 'INV/2026/0042:1', status: 'expired' },
     answer: { status: '200', example: { event_id: '0b6f8f0e-64a4-4f7c-9d1a-6a0f3c2b9e11', outcome: 'delivered', state: 'delivered', http_status: 204, error: null, latency_ms: 38 } },
   },
 };

@@ -16,9 +16,9 @@ const STATUS_VIEW = {
   nominal: 150000,
   refunded_amount: 50000,
   transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b',
-  expire_at: '2026-11-23T03:00:00.000Z',
+  expire_at: '2026-11-23T10:00:00+07:00',
   settlement_time: '2026-11-22T10:05:00+07:00',
-  updated_at: '2026-11-22T03:20:00.000Z',
+  updated_at: '2026-11-22T10:20:00+07:00',
 };
 
 const LINK_VIEW = {
@@ -32,7 +32,7 @@ const LINK_VIEW = {
   created_at: '2026-11-22T10:00:00+07:00',
 };
 
-const LINK_DETAIL = { transaction_status: 'settlement', payment_type: 'qris', transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b', settlement_time: '2026-11-22T10:05:00+07:00', updated_at: '2026-11-22T03:05:00.000Z' };
+const LINK_DETAIL = { transaction_status: 'settlement', payment_type: 'qris', transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b', settlement_time: '2026-11-22T10:05:00+07:00', updated_at: '2026-11-22T10:05:00+07:00' };
 
 export const ERP_EVENT_EXAMPLE = {
   type: 'payment.status_changed',
@@ -67,8 +67,8 @@ const RECONCILIATION_IMPORT = {
   covers_to: '2026-11-22',
   file_sha256: '5f1d2c0a9b8e7f6a5d4c3b2a19080706f5e4d3c2b1a09f8e7d6c5b4a39281706',
   created_by: 'operator:ops',
-  created_at: '2026-11-23T02:00:00.000Z',
-  finished_at: '2026-11-23T02:00:03.000Z',
+  created_at: '2026-11-23T09:00:00+07:00',
+  finished_at: '2026-11-23T09:00:03+07:00',
 };
 
 const DELIVERY = {
@@ -80,13 +80,13 @@ const DELIVERY = {
   mercant_id: 'INV/2026/0042',
   status_version: 2,
   attempts_count: 3,
-  next_attempt_at: '2026-11-22T03:21:20.000Z',
+  next_attempt_at: '2026-11-22T10:21:20+07:00',
   last_status_code: 503,
   last_error: 'HTTP 503',
-  created_at: '2026-11-22T03:20:00.000Z',
+  created_at: '2026-11-22T10:20:00+07:00',
   delivered_at: null,
   payload: ERP_EVENT_EXAMPLE,
-  attempts: [{ attempt_no: 1, started_at: '2026-11-22T03:20:00.010Z', status_code: 503, latency_ms: 41, error: 'HTTP 503', outcome: 'failed', instance: 'paylink-1' }],
+  attempts: [{ attempt_no: 1, started_at: '2026-11-22T10:20:00+07:00', status_code: 503, latency_ms: 41, error: 'HTTP 503', outcome: 'failed', instance: 'paylink-1' }],
 };
 
 const CONFIG_DOCUMENT = {
@@ -95,7 +95,7 @@ const CONFIG_DOCUMENT = {
   links: { default_expiry_minutes: 1440, enabled_payments: [] },
   reconcile: { interval_s: 60, pending_after_minutes: 30 },
   retention: { days: 30 },
-  info: { version: VERSION, database: 'postgres', dev_endpoints: false, production: true, config_version: 4, updated_at: '2026-11-22T02:00:00.000Z', updated_by: 'operator' },
+  info: { version: VERSION, database: 'postgres', dev_endpoints: false, production: true, config_version: 4, updated_at: '2026-11-22T09:00:00+07:00', updated_by: 'operator' },
 };
 
 export interface OperationDoc {
@@ -145,11 +145,11 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   'POST /api/deliveries/{id}/retry': {
     description: "Makes one event due now with the same event id and body (the ERP deduplicates on `webhook-id`). A dead event gets a new retry window. Written to the audit log with the operator's name.",
-    answer: { status: '200', example: { ...DELIVERY, status: 'pending', next_attempt_at: '2026-11-22T04:00:00.000Z' } },
+    answer: { status: '200', example: { ...DELIVERY, status: 'pending', next_attempt_at: '2026-11-22T11:00:00+07:00' } },
   },
   'GET /api/logs': {
     description: "Searches the JSON log files newest first: `q` (text), `level` (minimum), `order_id`, `request_id`, `since`/`until`. Every request's lines carry its `request_id` (also in the `X-Request-Id` answer header), and lines about an order its `order_id`. Page with `cursor`.",
-    answer: { status: '200', example: { entries: [{ level: 30, time: '2026-11-22T03:20:00.012Z', request_id: '123d61e7-6c1e-4f6a-9a53-5f3b1f6b0a11', order_id: 'INV/2026/0042:1', gateway: { op: 'core.refund', method: 'POST', path: '/v2/INV.2026.0042.1-1795460839321/refund', status: 200, duration_ms: 84 }, msg: 'gateway call' }], next_cursor: 'eyJmIjoicGF5bGluay4yMDI2LTExLTIyLjEubG9nIn0' } },
+    answer: { status: '200', example: { entries: [{ level: 30, time: '2026-11-22T10:20:00+07:00', request_id: '123d61e7-6c1e-4f6a-9a53-5f3b1f6b0a11', order_id: 'INV/2026/0042:1', gateway: { op: 'core.refund', method: 'POST', path: '/v2/INV.2026.0042.1-1795460839321/refund', status: 200, duration_ms: 84 }, msg: 'gateway call' }], next_cursor: 'eyJmIjoicGF5bGluay4yMDI2LTExLTIyLjEubG9nIn0' } },
   },
   'GET /api/transactions': {
     description:
@@ -177,12 +177,12 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
             payment_type: 'qris',
             transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b',
             payment_url: 'https://app.midtrans.com/payment-links/pl-d8c4687194071ce6ba',
-            expire_at: '2026-11-23T03:00:00.000Z',
+            expire_at: '2026-11-23T10:00:00+07:00',
             transaction_time: '2026-11-22T10:00:00+07:00',
             settlement_time: '2026-11-22T10:05:00+07:00',
             status_version: 1,
-            created_at: '2026-11-22T03:00:00.000Z',
-            updated_at: '2026-11-22T03:05:00.000Z',
+            created_at: '2026-11-22T10:00:00+07:00',
+            updated_at: '2026-11-22T10:05:00+07:00',
           },
         ],
         next_cursor: 'eyJjIjoiMjAyNi0xMS0yMlQwMzowMDowMC4wMDBaIn0',
@@ -204,7 +204,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'POST /api/payments/{order_id}/cancel': { answer: { status: '200', example: { ...STATUS_VIEW, status: 'cancelled', transaction_status: 'cancel', refunded_amount: 0, settlement_time: null } } },
   'POST /api/payments/{order_id}/expire': { answer: { status: '200', example: { ...STATUS_VIEW, status: 'expired', transaction_status: 'expire', refunded_amount: 0, settlement_time: null } } },
   'POST /webhook/midtrans': { description: 'Where the gateway sends its HTTP notifications (configure `PUBLIC_BASE_URL/webhook/midtrans` in the gateway dashboard). The SHA-512 `signature_key` is verified, the status is confirmed with the gateway\'s status API, and the report is recorded, applied and turned into an ERP event in one database transaction before the 200. A bad signature is 401; a database outage 503 (the gateway retries).', request: { transaction_time: '2026-11-22 10:00:00', transaction_status: 'settlement', transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b', status_code: '200', signature_key: '…sha512(order_id + status_code + gross_amount + server_key)…', payment_type: 'qris', order_id: 'INV.2026.0042.1-1795460839321', gross_amount: '150000.00', fraud_status: 'accept', currency: 'IDR' }, answer: { status: '200', example: { status: 'ok', result: 'applied' } } },
-  'GET /api/logs/files': { description: 'The log files in LOG_DIR (rotated daily and at 20 MB), newest first, with size and modification time.', answer: { status: '200', example: { files: [{ name: 'paylink.2026-11-22.1.log', size_bytes: 482113, modified_at: '2026-11-22T10:20:00.000Z' }] } } },
+  'GET /api/logs/files': { description: 'The log files in LOG_DIR (rotated daily and at 20 MB), newest first, with size and modification time.', answer: { status: '200', example: { files: [{ name: 'paylink.2026-11-22.1.log', size_bytes: 482113, modified_at: '2026-11-22T17:20:00+07:00' }] } } },
   'GET /api/logs/view': { description: 'One file listed by /api/logs/files, as text: the last 1 MiB, or its last `tail` lines. Only plain files directly in LOG_DIR are served.' },
   'GET /openapi.json': {
     description: 'This document (OpenAPI 3.1), which /docs renders. The ERP event is described under `webhooks`; the error catalogue under `x-error-catalogue` (also a section of /docs, anchors `#error-CODE`).',

@@ -10,6 +10,7 @@ import { docsRoutes } from '../docs/routes.js';
 import { Count, NoQuery, countParam, instantParam } from '../schemas/common.js';
 import { operatorActor } from '../actor.js';
 import { openLogFile } from '../../domain/log-files.js';
+import { apiTime } from '../views/time.js';
 
 const Level = Type.Union(
   ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((l) => Type.Literal(l)),
@@ -71,7 +72,7 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
       config: { auth: 'op' },
       schema: { tags: [TAGS.logs], summary: 'Log files in LOG_DIR, newest first', querystring: NoQuery, response: { 200: Type.Object({ files: Type.Array(FileInfo) }) } },
     },
-    async () => ({ files: (await listLogFiles(logDir)).map(({ name, size_bytes, modified_at }) => ({ name, size_bytes, modified_at })) }),
+    async () => ({ files: (await listLogFiles(logDir)).map(({ name, size_bytes, modified_at }) => ({ name, size_bytes, modified_at: apiTime(modified_at) })) }),
   );
 
   app.get(

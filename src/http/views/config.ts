@@ -4,6 +4,7 @@ import type { Deps } from '../../types.js';
 import { RuntimeSettingsSchema } from '../../model/settings.js';
 import { SECRET_FIELDS } from '../../secrets.js';
 import { mask, type ConfigState } from '../../domain/runtime-config.js';
+import { apiTimeOrNull } from './time.js';
 
 const S = RuntimeSettingsSchema.properties;
 const Masked = Type.Union([Type.String({ maxLength: 16 }), Type.Null()], { description: 'Write-only secret: `****` + last 4 characters, or null when unset' });
@@ -46,7 +47,7 @@ export function configView(c: ConfigState, services: Deps<'config' | 'version'>)
       dev_endpoints: services.config.exposeDevApi,
       production: services.config.isProduction,
       config_version: c.version,
-      updated_at: c.updatedAt,
+      updated_at: apiTimeOrNull(c.updatedAt),
       updated_by: c.updatedBy,
     },
   };

@@ -4,6 +4,7 @@ import type { DeliveryAttempt, OutboxEvent } from '../../model/delivery.js';
 import type { TestEventReport } from '../../domain/test-event.js';
 import { NullableInt, NullableStr, Str } from '../schemas/common.js';
 import { jsonObject } from './json-object.js';
+import { apiTime, apiTimeOrNull } from './time.js';
 
 export const DeliveryStateSchema = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('dead')]);
 
@@ -36,7 +37,7 @@ export const DeliverySchema = Type.Object({
 });
 
 function attemptView(a: DeliveryAttempt) {
-  return { attempt_no: a.attemptNo, started_at: a.startedAt, status_code: a.statusCode, latency_ms: a.latencyMs, error: a.error, outcome: a.outcome, instance: a.instance };
+  return { attempt_no: a.attemptNo, started_at: apiTime(a.startedAt), status_code: a.statusCode, latency_ms: a.latencyMs, error: a.error, outcome: a.outcome, instance: a.instance };
 }
 
 /** One event with its own attempts (`attempts` may hold those of other events too). */
@@ -51,11 +52,11 @@ export function deliveryView(e: OutboxEvent, attempts: DeliveryAttempt[]) {
     mercant_id: e.mercantId,
     status_version: e.statusVersion,
     attempts_count: e.attempts,
-    next_attempt_at: undelivered ? e.nextAttemptAt : null,
+    next_attempt_at: undelivered ? apiTimeOrNull(e.nextAttemptAt) : null,
     last_status_code: e.lastStatusCode,
     last_error: e.lastError,
-    created_at: e.createdAt,
-    delivered_at: e.deliveredAt,
+    created_at: apiTime(e.createdAt),
+    delivered_at: apiTimeOrNull(e.deliveredAt),
     payload: jsonObject(e.payload),
     attempts: attempts.filter((a) => a.eventSeq === e.seq).map(attemptView),
   };

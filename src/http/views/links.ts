@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox';
 import type { TransactionRecord } from '../../model/payment.js';
 import { NullableStr, Str } from '../schemas/common.js';
+import { apiTime, apiTimeOrNull } from './time.js';
 
 export const LinkViewSchema = Type.Object({
   order_id: Str(),
@@ -33,8 +34,8 @@ export function linkView(tx: TransactionRecord): LinkView {
     payment_url: tx.paymentUrl,
     status: tx.status,
     nominal: tx.nominal,
-    expire_at: tx.expireAt,
-    created_at: tx.createdAt,
+    expire_at: apiTimeOrNull(tx.expireAt),
+    created_at: apiTime(tx.createdAt),
   };
 }
 
@@ -44,7 +45,7 @@ export function linkDetailView(tx: TransactionRecord): LinkDetailView {
     transaction_status: tx.transactionStatus,
     payment_type: tx.paymentType,
     transaction_id: tx.gatewayTransactionId,
-    settlement_time: tx.settlementTime,
-    updated_at: tx.updatedAt,
+    settlement_time: apiTimeOrNull(tx.settlementTime),
+    updated_at: apiTime(tx.updatedAt),
   };
 }

@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { TransactionRecord } from '../../model/payment.js';
 import { expiryTime, type CoreResponse } from '../../gateway/wire.js';
 import { NullableStr, OptionalStr, Str } from '../schemas/common.js';
+import { apiTime, apiTimeOrNull } from './time.js';
 
 
 export const ChargeViewSchema = Type.Object({
@@ -41,7 +42,7 @@ export function chargeView(tx: TransactionRecord, res: CoreResponse): ChargeView
   if (res.va_numbers) view.va_numbers = res.va_numbers;
   if (res.actions) view.actions = res.actions;
   const expiry = expiryTime(res);
-  if (expiry !== undefined) view.expiry_time = expiry;
+  if (expiry !== undefined) view.expiry_time = apiTime(expiry);
   return view;
 }
 
@@ -81,8 +82,8 @@ export function statusView(tx: TransactionRecord): StatusView {
     nominal: tx.nominal,
     refunded_amount: tx.refundedAmount,
     transaction_id: tx.gatewayTransactionId,
-    expire_at: tx.expireAt,
-    settlement_time: tx.settlementTime,
-    updated_at: tx.updatedAt,
+    expire_at: apiTimeOrNull(tx.expireAt),
+    settlement_time: apiTimeOrNull(tx.settlementTime),
+    updated_at: apiTime(tx.updatedAt),
   };
 }

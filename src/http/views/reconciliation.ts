@@ -1,5 +1,6 @@
 /** What the operator sees of an import of a gateway report and of its rows. */
 import type { ReconciliationImport, ReconciliationRow } from '../../model/reconciliation.js';
+import { apiTime, apiTimeOrNull } from './time.js';
 
 export function importView(i: ReconciliationImport) {
   return {
@@ -14,8 +15,8 @@ export function importView(i: ReconciliationImport) {
     covers_to: i.coversTo,
     file_sha256: i.fileSha256,
     created_by: i.createdBy,
-    created_at: i.createdAt,
-    finished_at: i.finishedAt,
+    created_at: apiTime(i.createdAt),
+    finished_at: apiTimeOrNull(i.finishedAt),
   };
 }
 

@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import type { TransactionRecord } from '../../model/payment.js';
 import { Nullable, PaymentStatusSchema } from '../schemas/common.js';
+import { apiTime, apiTimeOrNull } from './time.js';
 
 const NullableText = Nullable(Type.String());
 
@@ -54,11 +55,11 @@ export function transactionView(t: TransactionRecord) {
     payment_type: t.paymentType,
     transaction_id: t.gatewayTransactionId,
     payment_url: t.paymentUrl,
-    expire_at: t.expireAt,
-    transaction_time: t.transactionTime,
-    settlement_time: t.settlementTime,
+    expire_at: apiTimeOrNull(t.expireAt),
+    transaction_time: apiTimeOrNull(t.transactionTime),
+    settlement_time: apiTimeOrNull(t.settlementTime),
     status_version: t.statusVersion,
-    created_at: t.createdAt,
-    updated_at: t.updatedAt,
+    created_at: apiTime(t.createdAt),
+    updated_at: apiTime(t.updatedAt),
   };
 }
