@@ -25,6 +25,7 @@ export const ERRORS = {
   PAYMENT_SETTLED: { status: 409, title: 'Payment already settled', doc: 'A cancel or expire was asked for a payment whose money has moved (settled, refunded or charged back); refund it instead. `payment_status` names its state.' },
   PAYMENT_CLOSED: { status: 409, title: 'Payment already ended', doc: 'The payment already ended (failed, cancelled, expired, fully refunded or charged back), so the action cannot apply; `payment_status` names its state.' },
   REFUND_IN_PROGRESS: { status: 409, title: 'Refund in progress', doc: 'Another refund of this payment is being made at the gateway (one at a time per payment); retry after it finished, see Retry-After.' },
+  REFUND_NOT_SUPPORTED: { status: 422, title: 'Refund not supported', doc: 'The gateway does not refund payments of this method (bank transfer, convenience store, …; it refunds card, GoPay, ShopeePay, DANA, OVO, QRIS, Kredivo and Akulaku): nothing was asked of it. Refund the payer another way.' },
   REFUND_NOT_MADE: { status: 409, title: 'Refund not made', doc: 'This refund request (same Idempotency-Key) had an unknown outcome and the gateway holds no refund under its key: nothing was refunded. Send a new request to refund.' },
   IDEMPOTENCY_IN_FLIGHT: { status: 409, title: 'Request in flight', doc: 'A request with this Idempotency-Key is still being processed.' },
   IDEMPOTENCY_MISMATCH: { status: 422, title: 'Idempotency key reused', doc: 'The Idempotency-Key was used with a different request body.' },

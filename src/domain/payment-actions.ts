@@ -9,6 +9,7 @@ import type { Deps } from '../types.js';
 import type { Store } from '../storage/store.js';
 import type { PaymentStatus, TransactionRecord } from '../model/payment.js';
 import type { RefundRecord } from '../model/refund.js';
+import { refundableMethod } from '../gateway/payment-methods.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
 import { refundKeys, type CoreResponse } from '../gateway/wire.js';
@@ -51,9 +52,16 @@ async function gatewayTarget(services: Deps<'gateway'>, tx: TransactionRecord): 
 const MONEY_MOVED: ReadonlySet<PaymentStatus> = new Set(['paid', 'partially_refunded', 'refunded', 'chargeback']);
 
 function refundConflict(tx: TransactionRecord): AppError | undefined {
-  if (tx.status === 'paid' || tx.status === 'partially_refunded') return undefined;
+  if (tx.status === 'paid' || tx.status === 'partially_refunded') return methodConflict(tx);
   if (tx.status === 'refunded' || tx.status === 'chargeback') return stateConflict('PAYMENT_CLOSED', tx, 'refunded');
   return stateConflict('PAYMENT_NOT_PAID', tx, 'refunded');
+}
+
+/** A paid payment whose method the gateway does not refund: the refund is made outside the gateway. */
+function methodConflict(tx: TransactionRecord): AppError | undefined {
+  if (refundableMethod(tx.paymentType)) return undefined;
+  const how = tx.paymentType ?? 'an unknown method';
+  return new AppError('REFUND_NOT_SUPPORTED', `The gateway does not refund payments made by ${how}; refund the payer another way (a bank transfer to them) and record it in the ERP.`, { data: { payment_status: tx.status } });
 }
 
 /** The rupiah a refund asks for (all that is left when no amount is given), checked against what is left. */
@@ -219,19 +227,14 @@ function closeConflict(tx: TransactionRecord, action: 'cancelled' | 'expired'): 
  * Money paid by bank transfer / virtual account, convenience store and the like goes back outside
  * the gateway, so a refund is not offered for them.
  */
-export const GATEWAY_REFUNDABLE_TYPES: ReadonlySet<string> = new Set(['credit_card', 'gopay', 'shopeepay', 'dana', 'ovo', 'qris', 'kredivo', 'akulaku']);
-
-export function refundableMethod(paymentType: string | null): boolean {
-  return paymentType !== null && GATEWAY_REFUNDABLE_TYPES.has(paymentType);
-}
-
 /** Whether a refund can be asked now, or why not: the payment's state, or its method. */
 export type RefundOffer = { ok: true; left: number } | { ok: false; why: 'state' | 'method' };
 
 /** The actions that make sense for a payment as it is now (what a person is offered). */
 export function availableActions(tx: TransactionRecord): { refund: RefundOffer; cancel: boolean; expire: boolean } {
   const left = tx.nominal - tx.refundedAmount;
-  const refund: RefundOffer = refundConflict(tx) !== undefined || left <= 0 ? { ok: false, why: 'state' } : refundableMethod(tx.paymentType) ? { ok: true, left } : { ok: false, why: 'method' };
+  const conflict = refundConflict(tx);
+  const refund: RefundOffer = conflict?.code === 'REFUND_NOT_SUPPORTED' && left > 0 ? { ok: false, why: 'method' } : conflict !== undefined || left <= 0 ? { ok: false, why: 'state' } : { ok: true, left };
   return { refund, cancel: closeConflict(tx, 'cancelled') === undefined, expire: tx.status === 'pending' };
 }
 

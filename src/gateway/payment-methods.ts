@@ -27,6 +27,17 @@ export const KNOWN_PAYMENT_METHODS: ReadonlySet<string> = new Set([
   'cstore',
 ]);
 
+/**
+ * The payment types the gateway refunds (reference §3.5: card, GoPay, ShopeePay, DANA, OVO, QRIS,
+ * Kredivo, Akulaku). Any other type (bank transfer, convenience store, …) is answered 412 "Merchant
+ * cannot modify the status of the transaction": paylink says so before asking.
+ */
+export const REFUNDABLE_PAYMENT_TYPES: ReadonlySet<string> = new Set(['credit_card', 'gopay', 'shopeepay', 'dana', 'ovo', 'qris', 'kredivo', 'akulaku']);
+
+export function refundableMethod(paymentType: string | null): boolean {
+  return paymentType !== null && REFUNDABLE_PAYMENT_TYPES.has(paymentType);
+}
+
 /** A problem with a non-empty `enabled_payments` list that names no method the gateway offers. */
 export function enabledPaymentsProblem(list: readonly string[] | undefined, path: string): FieldError | undefined {
   if (!list || list.length === 0 || list.some((m) => KNOWN_PAYMENT_METHODS.has(m))) return undefined;

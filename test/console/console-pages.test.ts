@@ -11,7 +11,8 @@ import { basicAuth } from '../helpers/services.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { seedTransaction } from '../helpers/seed.js';
 import { formState } from '../helpers/console-forms.js';
-import { availableActions, refundableMethod } from '../../src/domain/payment-actions.js';
+import { availableActions } from '../../src/domain/payment-actions.js';
+import { refundableMethod } from '../../src/gateway/payment-methods.js';
 
 describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
   let t: LoggedApp;

@@ -92,9 +92,12 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire against the simulator (
     expect(cancel.statusCode).toBe(409);
     expect(cancel.json()).toMatchObject({ code: 'PAYMENT_SETTLED', payment_status: 'paid' });
     expect((await act('BT-1', 'expire')).json()).toMatchObject({ code: 'PAYMENT_SETTLED' });
+    // The gateway refunds no bank transfer (it would answer 412): refused before it is asked.
+    const asked = (await e.sim.requests('/refund')).length;
     const refused = await act('BT-1', 'refund');
-    expect(refused.statusCode).toBe(502);
-    expect(refused.json()).toMatchObject({ code: 'GATEWAY_REFUSED', gateway: { status_code: '412' } });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json()).toMatchObject({ code: 'REFUND_NOT_SUPPORTED', payment_status: 'paid', detail: expect.stringMatching(/bank_transfer/) });
+    expect(await e.sim.requests('/refund')).toHaveLength(asked);
     expect((await e.services.store.transactions.findByOrderId('BT-1'))?.status).toBe('paid');
     expect((await act('nope', 'refund')).statusCode).toBe(404);
     expect((await e.app.inject({ method: 'POST', url: '/api/payments/RF-2/refund', payload: {} })).statusCode).toBe(401);

@@ -19,7 +19,7 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire routes (%s)', (kind) =>
   const hook = (n: Parameters<typeof signedNotification>[0]) => t.app.inject({ method: 'POST', url: '/webhook/midtrans', payload: signedNotification(n) });
 
   it('need the API key, and refuse a bad body or Idempotency-Key before anything else', async () => {
-    await seedTransaction(t.services.store, { orderId: 'R/1', status: 'paid', kind: 'charge', gatewayTransactionId: 'gw-r1' });
+    await seedTransaction(t.services.store, { orderId: 'R/1', status: 'paid', kind: 'charge', paymentType: 'qris', gatewayTransactionId: 'gw-r1' });
     for (const action of ['refund', 'cancel', 'expire']) {
       const res = await post(`/api/payments/R%2F1/${action}`, undefined, {});
       expect(res.statusCode, action).toBe(401);
