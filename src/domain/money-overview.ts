@@ -12,6 +12,9 @@ const DAY_MS = 86_400_000;
 const WINDOW_DAYS = 30;
 const CACHE_MS = 60_000;
 
+/** The per-type key of payments whose payer never chose a method. */
+export const NO_PAYMENT_TYPE = 'not chosen';
+
 export interface MoneyOverview {
   /** Rupiah paid (gross), by when it was paid. */
   paid: { today: number; last7Days: number; last30Days: number };
@@ -74,7 +77,7 @@ function count(tx: TransactionRecord, fmt: Intl.DateTimeFormat, perDay: Map<stri
     }
   }
   if (Date.parse(tx.createdAt) < windowStart || (!moved && !ENDED_UNPAID.has(tx.status))) return;
-  const type = tx.paymentType ?? 'not chosen';
+  const type = tx.paymentType ?? NO_PAYMENT_TYPE;
   const t = types.get(type) ?? { started: 0, paid: 0, minutes: [] };
   t.started++;
   if (moved) {

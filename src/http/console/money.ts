@@ -5,7 +5,7 @@
  */
 import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
-import { moneyOverview, type MoneyOverview } from '../../domain/money-overview.js';
+import { NO_PAYMENT_TYPE, moneyOverview, type MoneyOverview } from '../../domain/money-overview.js';
 import { formatRupiah, translator, type Lang, type Translate } from '../../i18n/index.js';
 import { MONEY_MESSAGES, type MoneyKey } from '../../i18n/money.js';
 import { transactionView } from '../views/transactions.js';
@@ -15,7 +15,6 @@ import type { View } from './view.js';
 
 type T = Translate<MoneyKey>;
 
-const NOT_CHOSEN = 'not chosen';
 
 function number(lang: Lang, n: number, digits = 1): string {
   return new Intl.NumberFormat(lang === 'id' ? 'id-ID' : 'en-US', { maximumFractionDigits: digits }).format(n);
@@ -28,7 +27,7 @@ function duration(t: T, lang: Lang, minutes: number | null): string {
 }
 
 function typeName(t: T, type: string): string {
-  return type === NOT_CHOSEN ? t('notChosen') : type;
+  return type === NO_PAYMENT_TYPE ? t('notChosen') : type;
 }
 
 function totals(t: T, m: MoneyOverview): Html {
