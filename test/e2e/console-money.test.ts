@@ -3,8 +3,7 @@ import { consoleView } from '../../src/http/console/view.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
-import { seedTransaction } from '../helpers/seed.js';
-import type { PaymentStatus } from '../../src/model/payment.js';
+import { seedPaymentAt, seedTransaction } from '../helpers/seed.js';
 import { overviewMoneySection, paymentMoneySection } from '../../src/http/console/money.js';
 
 const NOW = new Date('2026-11-24T05:00:00.000Z'); // 12:00 in Jakarta
@@ -27,13 +26,7 @@ describe.each(DATABASE_KINDS)('console money (%s)', (kind) => {
   afterEach(async () => ctx.close());
   const get = (url: string) => ctx.app.inject({ url, headers: { authorization: basicAuth() } });
 
-  async function payment(orderId: string, o: { status: PaymentStatus; type: string; createdHoursAgo: number; paidMinutesAfter?: number; amount: number }) {
-    const t = await seedTransaction(ctx.store, { orderId, nominal: o.amount });
-    const created = new Date(NOW.getTime() - o.createdHoursAgo * 3_600_000);
-    const paidAt = o.paidMinutesAfter === undefined ? null : new Date(created.getTime() + o.paidMinutesAfter * 60_000);
-    await ctx.store.transactions.update(t.id, { status: o.status, paymentType: o.type, paidAmount: paidAt ? o.amount : null, settlementTime: paidAt ? paidAt.toISOString() : null });
-    await ctx.store.db.updateTable('transactions').set({ created_at: created.toISOString() }).where('id', '=', t.id).execute();
-  }
+  const payment = (orderId: string, o: Parameters<typeof seedPaymentAt>[3]) => seedPaymentAt(ctx.store, NOW, orderId, o);
 
   it('the overview shows rupiah paid today, 7 and 30 days, and the charts with their bars', async () => {
     await payment('M-1', { status: 'paid', type: 'qris', createdHoursAgo: 2, paidMinutesAfter: 4, amount: 100_000 });

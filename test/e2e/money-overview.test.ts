@@ -2,9 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { makeTestApp, type TestContext } from '../helpers/services.js';
-import { seedTransaction } from '../helpers/seed.js';
+import { seedPaymentAt } from '../helpers/seed.js';
 import { moneyOverview } from '../../src/domain/money-overview.js';
-import type { PaymentStatus } from '../../src/model/payment.js';
 
 const NOW = new Date('2026-11-24T05:00:00.000Z'); // 12:00 in Jakarta
 
@@ -15,13 +14,7 @@ describe.each(DATABASE_KINDS)('money at a glance (%s)', (kind) => {
   });
   afterEach(async () => ctx.close());
 
-  async function payment(orderId: string, o: { status: PaymentStatus; type: string; createdHoursAgo: number; paidMinutesAfter?: number; amount: number }) {
-    const t = await seedTransaction(ctx.store, { orderId, nominal: o.amount });
-    const created = new Date(NOW.getTime() - o.createdHoursAgo * 3_600_000);
-    const paidAt = o.paidMinutesAfter === undefined ? null : new Date(created.getTime() + o.paidMinutesAfter * 60_000);
-    await ctx.store.transactions.update(t.id, { status: o.status, paymentType: o.type, paidAmount: paidAt ? o.amount : null, settlementTime: paidAt ? `${new Date(paidAt.getTime() + 7 * 3_600_000).toISOString().slice(0, 19)}+07:00` : null });
-    await ctx.store.db.updateTable('transactions').set({ created_at: created.toISOString() }).where('id', '=', t.id).execute();
-  }
+  const payment = (orderId: string, o: Parameters<typeof seedPaymentAt>[3]) => seedPaymentAt(ctx.store, NOW, orderId, o);
 
   it('sums today, 7 and 30 days by when it was paid; per type, how many got paid and the median time to pay', async () => {
     await payment('M-1', { status: 'paid', type: 'qris', createdHoursAgo: 2, paidMinutesAfter: 4, amount: 100_000 });

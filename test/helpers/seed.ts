@@ -1,7 +1,8 @@
 /** Transactions as the payment-link endpoints would create them, for tests that only need the record. */
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../src/storage/store.js';
-import type { NewTransaction, TransactionRecord } from '../../src/model/payment.js';
+import type { KyselyBackedStore } from '../../src/storage/kysely-store.js';
+import type { NewTransaction, PaymentStatus, TransactionRecord } from '../../src/model/payment.js';
 import type { RuntimeOverrides, Settings } from '../../src/settings.js';
 
 export function gatewayIdOf(orderId: string): string {
@@ -34,6 +35,15 @@ export function seedTransaction(store: Store, over: Partial<NewTransaction> & { 
 }
 
 /** Merges into the stored runtime overrides (section by section), as `POST /api/config` would. */
+/** A payment of `amount` made `createdHoursAgo` before `now`, paid `paidMinutesAfter` it was made (settled then, Jakarta time) or never. */
+export async function seedPaymentAt(store: KyselyBackedStore, now: Date, orderId: string, o: { status: PaymentStatus; type: string; createdHoursAgo: number; paidMinutesAfter?: number; amount: number }): Promise<void> {
+  const t = await seedTransaction(store, { orderId, nominal: o.amount });
+  const created = new Date(now.getTime() - o.createdHoursAgo * 3_600_000);
+  const paidAt = o.paidMinutesAfter === undefined ? null : new Date(created.getTime() + o.paidMinutesAfter * 60_000);
+  await store.transactions.update(t.id, { status: o.status, paymentType: o.type, paidAmount: paidAt ? o.amount : null, settlementTime: paidAt ? `${new Date(paidAt.getTime() + 7 * 3_600_000).toISOString().slice(0, 19)}+07:00` : null });
+  await store.db.updateTable('transactions').set({ created_at: created.toISOString() }).where('id', '=', t.id).execute();
+}
+
 export async function patchSettings(settings: Settings, patch: RuntimeOverrides): Promise<void> {
   const { document, version } = await settings.overrides();
   const merged: RuntimeOverrides = { ...document };
