@@ -3,13 +3,16 @@
 
 /**
  * Pulls paylink's events for ever (until `signal` aborts): each page is handled in order,
- * the cursor saved, then the page acknowledged, so the outbox stops retrying those events.
+ * the cursor saved, then acknowledged, so the outbox stops retrying those events. An
+ * acknowledgement that fails is sent again after the next pull (it covers every event up to the
+ * cursor); the pull itself goes on from the saved cursor, so nothing handled comes again.
  * `handle(event)` must be idempotent per `event.event_id`: after a crash between handling and
  * saving the cursor, the same page comes again.
  */
 export async function pullPaylinkEvents({ baseUrl, apiKey, loadCursor, saveCursor, handle, signal }) {
   const headers = { authorization: `Bearer ${apiKey}` };
   let cursor = await loadCursor();
+  let unacknowledged = false;
   while (!signal?.aborted) {
     try {
       const query = new URLSearchParams({ limit: '200', wait: '25', ...(cursor ? { after: cursor } : {}) });
@@ -20,9 +23,13 @@ export async function pullPaylinkEvents({ baseUrl, apiKey, loadCursor, saveCurso
       for (const { event } of page.data) await handle(event);
       if (page.data.length > 0) {
         await saveCursor(page.next_cursor);
-        await fetch(`${baseUrl}/api/erp-events/ack`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ cursor: page.next_cursor }), signal });
+        unacknowledged = true;
       }
       cursor = page.next_cursor;
+      if (unacknowledged) {
+        const ack = await fetch(`${baseUrl}/api/erp-events/ack`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ cursor }), signal });
+        unacknowledged = !ack.ok;
+      }
     } catch (err) {
       if (signal?.aborted) return;
       if (String(err.message).startsWith('paylink refused the cursor')) throw err;
