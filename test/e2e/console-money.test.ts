@@ -5,6 +5,7 @@ import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js
 import { seedTransaction } from '../helpers/seed.js';
 import type { PaymentStatus } from '../../src/model/payment.js';
 import { overviewMoneySection, paymentMoneySection } from '../../src/http/console/money.js';
+import { when } from '../../src/http/console/html.js';
 
 const NOW = new Date('2026-11-24T05:00:00.000Z'); // 12:00 in Jakarta
 
@@ -91,7 +92,9 @@ describe.each(DATABASE_KINDS)('console money (%s)', (kind) => {
     expect(b).toMatch(/<dd data-money="fee">Rp 1\.064 /);
     expect(b).toContain('<dd data-money="net">Rp 150.936</dd>');
     expect(b).toContain('<dd data-money="refunded">Rp 20.000</dd>');
-    expect(b).toContain('<dd data-money="settled">2026-11-23 10:15:00 GMT+7</dd>');
+    // Written as the console writes every time (Jakarta, 10:15 on the 23rd).
+    expect(when('2026-11-23T10:15:00+07:00', 'Asia/Jakarta')).toMatch(/^2026-11-23 10:15:00 /);
+    expect(b).toContain(`<dd data-money="settled">${when('2026-11-23T10:15:00+07:00', 'Asia/Jakarta')}</dd>`);
     expect(b).toMatch(/<div class="alert error" role="alert" data-warning="amount_mismatch"><p>Amount mismatch: the gateway reports Rp 150\.500 for this payment, but the order is for Rp 150\.000\./);
 
     const plain = await seedTransaction(ctx.store, { orderId: 'MM/2', nominal: 80_000 });
