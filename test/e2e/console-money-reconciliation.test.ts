@@ -195,6 +195,24 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     expect(await imports()).toHaveLength(1);
   }, 60_000);
 
+  it('pages the rows of an import 200 at a time, and its exceptions file holds every one of them', async () => {
+    const rows = Array.from({ length: 1005 }, (_, i) => `UNKNOWN-${String(i).padStart(4, '0')},settlement,1000`);
+    const res = await upload(['Order ID,Transaction Status,Amount', ...rows].join('\r\n'));
+    expect(res.statusCode).toBe(303);
+    const first = await get(String(res.headers.location).replace('?done=imported', '?result=missing_here'));
+    expect(first.body.match(/<tr data-row=/g)).toHaveLength(200);
+    const next = /<p class="pager"><a href="([^"]+)">Next rows<\/a>/.exec(first.body)?.[1]?.replace(/&amp;/g, '&');
+    expect(next).toMatch(/\?result=missing_here&after=\d+$/);
+    const second = await get(next ?? '');
+    expect(second.body.match(/<tr data-row=/g)).toHaveLength(200);
+    expect(second.body).toContain('UNKNOWN-0200');
+    expect(second.body).not.toContain('UNKNOWN-0199');
+    const file = await get(`${String(res.headers.location).split('?')[0] ?? ''}/exceptions.csv`);
+    const lines = file.body.trimEnd().split('\r\n');
+    expect(lines).toHaveLength(1 + 1005);
+    expect(new Set(lines.slice(1).map((l) => l.split(',')[3])).size).toBe(1005);
+  });
+
   it('reads another layout through the column names given in the form', async () => {
     await paid('RC/9', 15_000, '2026-11-20T10:00:00+07:00');
     const res = await upload(`Kode;Status Transaksi;Jumlah\r\n${gatewayIdOf('RC/9')};settlement;15000\r\n`, { columns: 'order_id:Kode,status:Status Transaksi,amount:Jumlah', from: '2026-11-20', to: '2026-11-20' });
