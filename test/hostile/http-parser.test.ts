@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestWhileClosing } from '../helpers/shutdown.js';
 import { makeTestApp, type TestContext } from '../helpers/services.js';
 
 /** Sends raw bytes on a fresh connection and collects everything until the server closes it. */
@@ -122,35 +123,7 @@ describe('a request that does not arrive in full in time', () => {
 describe('a request that arrives while the service shuts down', () => {
   it('503 problem+json SHUTTING_DOWN with a request id and Connection: close; the request in flight completes', async () => {
     const ctx = await makeTestApp('sqlite');
-    let entered!: () => void;
-    const inFlight = new Promise<void>((r) => (entered = r));
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    ctx.app.get('/slow', { config: { auth: 'none' } }, async () => {
-      entered();
-      await released;
-      return { done: true };
-    });
-    let closingStarted!: () => void;
-    const closing = new Promise<void>((r) => (closingStarted = r));
-    ctx.app.addHook('preClose', async () => closingStarted());
-    const port = await listen(ctx);
-    // One keep-alive connection: a slow request in flight, then a second one once closing began.
-    const socket = net.connect(port, '127.0.0.1');
-    let text = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => (text += d));
-    const ended = new Promise<void>((r) => socket.on('end', r));
-    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
-    await inFlight;
-    const closed = ctx.close();
-    await closing;
-    socket.write('GET /health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nX-Request-Id: during-shutdown-1\r\n\r\n');
-    await new Promise((r) => setTimeout(r, 100));
-    release();
-    await ended;
-    socket.end();
-    await closed;
+    const text = await requestWhileClosing(ctx, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nX-Request-Id: during-shutdown-1\r\n\r\n');
     const second = text.indexOf('HTTP/1.1', 1);
     expect(parse(text.slice(0, second)).status).toBe(200);
     const r = parse(text.slice(second));

@@ -1,10 +1,10 @@
 /** GET /health/live and /health/ready: what an orchestrator or load balancer asks. */
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
+import { requestWhileClosing } from '../helpers/shutdown.js';
 import { makeTestApp, type TestContext } from '../helpers/services.js';
 
 describe.each(DATABASE_KINDS)('health probes (%s)', (kind) => {
@@ -61,36 +61,7 @@ function parse(text: string): { status: number; body: string } {
 describe('readiness while the service shuts down', () => {
   it('is 503 naming shutting_down, in its own shape, while a request in flight completes', async () => {
     const ctx = await makeTestApp('sqlite');
-    let entered!: () => void;
-    const inFlight = new Promise<void>((r) => (entered = r));
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    ctx.app.get('/slow', { config: { auth: 'none' } }, async () => {
-      entered();
-      await released;
-      return { done: true };
-    });
-    let closingStarted!: () => void;
-    const closing = new Promise<void>((r) => (closingStarted = r));
-    ctx.app.addHook('preClose', async () => closingStarted());
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    const port = (ctx.app.server.address() as net.AddressInfo).port;
-    // One keep-alive connection: a slow request in flight, then the probe once closing began.
-    const socket = net.connect(port, '127.0.0.1');
-    let text = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => (text += d));
-    const ended = new Promise<void>((r) => socket.on('end', r));
-    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
-    await inFlight;
-    const closed = ctx.close();
-    await closing;
-    socket.write('GET /health/ready HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
-    await new Promise((r) => setTimeout(r, 100));
-    release();
-    await ended;
-    socket.end();
-    await closed;
+    const text = await requestWhileClosing(ctx, 'GET /health/ready HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
     const answers = text.split(/(?=HTTP\/1\.1 )/).map(parse);
     expect(answers.map((a) => a.status)).toEqual([200, 503]);
     expect(JSON.parse(answers[1]?.body ?? '')).toMatchObject({ status: 'unavailable', failing: ['shutting_down'], checks: { shutting_down: { status: 'failing' } } });
