@@ -16,6 +16,7 @@ export const ERRORS = {
   UNAUTHORIZED: { status: 401, title: 'Unauthorized', doc: 'Missing or wrong credentials.' },
   SIGNATURE_INVALID: { status: 401, title: 'Invalid signature', doc: 'The gateway notification signature does not verify.' },
   CSRF_INVALID: { status: 403, title: 'Form expired', doc: 'A console form was sent without a valid CSRF token: from a page older than 12 hours, one shown to another operator, or another site; reload the page and try again.' },
+  FORM_KEY_INVALID: { status: 403, title: 'Form key missing', doc: 'A console form that acts (a confirmed refund, cancel or expire, a delivery retry) came without the one-time key of the page that showed it, or with one made for another operator, another action or other values, or older than 12 hours: nothing was done. Open the page again and confirm there.' },
   CROSS_SITE_REFUSED: { status: 403, title: 'Cross-site request refused', doc: 'An operator POST, PUT or DELETE came from a page of another site (its Origin or Sec-Fetch-Site header says so); use the console itself, or a client that is not a browser.' },
   NOT_FOUND: { status: 404, title: 'Not found', doc: 'No such resource or route.' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', doc: 'The route exists but not for this method.' },

@@ -72,6 +72,7 @@ export function createServices(
     metrics,
     operator: deps.operator,
     csrfKey: box.derive('console-csrf'),
+    formKeySecret: box.derive('console-form-key'),
     version: VERSION,
     startedAt: clock.now(),
     simulatorBaseUrl: o.simulatorBaseUrl,

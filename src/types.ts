@@ -34,6 +34,8 @@ export interface Services {
    * sharing that key accepts the others' forms, and nobody without it can mint a token.
    */
   csrfKey: Buffer;
+  /** HMAC key of the console's one-time form keys, derived from the same key for another purpose (so neither stands in for the other). */
+  formKeySecret: Buffer;
   version: string;
   startedAt: Date;
   /** Base URL of the embedded simulator, in simulator mode. */

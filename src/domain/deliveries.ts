@@ -15,6 +15,13 @@ export function isUndelivered(e: Pick<OutboxEvent, 'state'>): boolean {
   return e.state === 'failed' || e.state === 'dead';
 }
 
+/** One event as it is; unknown id → 404. */
+export async function findDelivery(services: Deps<'store'>, eventId: string): Promise<OutboxEvent> {
+  const event = await services.store.outbox.findByEventId(eventId);
+  if (!event) throw new AppError('NOT_FOUND', 'No delivery with this id.');
+  return event;
+}
+
 /** One event due now; unknown id → 404. Answers the event as it now is, with its attempts. */
 export async function retryDelivery(services: DeliveryDeps, eventId: string, actor: Actor): Promise<{ event: OutboxEvent; attempts: DeliveryAttempt[] }> {
   const event = await services.store.outbox.retryNow(eventId, services.clock.now());

@@ -27,6 +27,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 60_000;
 /** Answers that describe this request's input or a passing condition, never its outcome. */
 const TRANSIENT_CODES = new Set(['IDEMPOTENCY_IN_FLIGHT', 'IDEMPOTENCY_MISMATCH', 'TOO_MANY_REQUESTS']);
+/** How long a key is remembered by default: the contract's minimum. */
+export const KEY_RETENTION_MS = DAY_MS;
+/** How long an in-flight claim blocks its key by default before a retry may take over (a crashed instance). */
+export const CLAIM_LOCK_MS = 90_000;
 
 interface Claim {
   scope: string;
@@ -52,21 +56,32 @@ function clientOf(req: FastifyRequest): string {
 export function requestKeyOf(req: FastifyRequest): string | undefined {
   const raw = req.headers[IDEMPOTENCY_HEADER];
   if (typeof raw !== 'string' || !KEY.test(raw)) return undefined;
-  return createHash('sha256').update(`${clientOf(req)}\n${raw}`).digest('hex');
+  return requestKeyWithin(clientOf(req), raw);
+}
+
+/** A key within its caller's key space, hashed: what a domain action keeps as the request's key. */
+export function requestKeyWithin(space: string, key: string): string {
+  return createHash('sha256').update(`${space}\n${key}`).digest('hex');
 }
 
 function fingerprint(req: FastifyRequest): string {
   return createHash('sha256').update(`${req.method} ${req.url}\n${stableStringify(req.body ?? null)}`).digest('hex');
 }
 
-function remember(status: number, payload: string): boolean {
+/** Whether an answer is the request's outcome, kept for its key; `code`: its error code, if it has one. */
+export function isOutcome(status: number, code: string | undefined): boolean {
   if (status < 400) return true;
   if (status >= 500 || [400, 401, 403, 404, 405, 408, 413, 415, 429].includes(status)) return false;
+  return !(code !== undefined && TRANSIENT_CODES.has(code));
+}
+
+function remember(status: number, payload: string): boolean {
+  if (status < 400) return true;
   try {
     const code: unknown = (JSON.parse(payload) as { code?: unknown }).code;
-    return !(typeof code === 'string' && TRANSIENT_CODES.has(code));
+    return isOutcome(status, typeof code === 'string' ? code : undefined);
   } catch {
-    return true;
+    return isOutcome(status, undefined);
   }
 }
 
@@ -82,8 +97,8 @@ async function pruneNowAndThen(services: Services, now: Date): Promise<void> {
 }
 
 export function idempotent(services: Services, scope: string, o: IdempotencyOptions = {}) {
-  const retentionMs = o.retentionMs ?? DAY_MS;
-  const lockMs = o.lockMs ?? 90_000;
+  const retentionMs = o.retentionMs ?? KEY_RETENTION_MS;
+  const lockMs = o.lockMs ?? CLAIM_LOCK_MS;
 
   async function preHandler(req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const raw = req.headers[IDEMPOTENCY_HEADER];

@@ -12,7 +12,7 @@ import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { E2E_SERVER_KEY, simClient, type SimClient } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchSettings } from '../helpers/seed.js';
-import { formState } from '../helpers/console-forms.js';
+import { formState, hiddenFields } from '../helpers/console-forms.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 
 const KEY = 'console-confirm-key-0123456789';
@@ -37,10 +37,19 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
   });
   const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ url, headers: { authorization: basicAuth(), ...headers } });
   const txPage = (orderId: string) => `/console/transactions/${encodeURIComponent(orderId)}`;
+  const send = (action: string, cookie: string, fields: Record<string, string>) =>
+    t.app.inject({ method: 'POST', url: action, payload: new URLSearchParams(fields).toString(), headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
   /** Posts `fields` to `action` with the token and cookie of `page` as a browser would. */
   async function post(page: string, action: string, fields: Record<string, string>) {
     const { token, cookie } = formState(await get(page));
-    return t.app.inject({ method: 'POST', url: action, payload: new URLSearchParams({ _csrf: token, ...fields }).toString(), headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    return send(action, cookie, { _csrf: token, ...fields });
+  }
+  /** Posts `fields` to `action` from `page`, then sends the confirmation page's own form (confirm=1 and its one-time key) with the same cookie. */
+  async function confirmed(page: string, action: string, fields: Record<string, string>) {
+    const { token, cookie } = formState(await get(page));
+    const first = await send(action, cookie, { _csrf: token, ...fields });
+    expect(first.statusCode).toBe(200);
+    return send(action, cookie, hiddenFields(first.body, action));
   }
   const charge = async (orderId: string, method: object = { payment_type: 'bank_transfer', bank_transfer: { bank: 'bni' } }) => {
     const res = await t.app.inject({ method: 'POST', url: '/api/charge', payload: { order_id: orderId, nominal: 50000, ...method }, headers: api });
@@ -66,7 +75,7 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     expect(first.body).toContain(`<a href="${txPage('CF-C')}">Back, do nothing</a>`);
     expect(await sim.requests('/cancel')).toHaveLength(0);
     expect((await tx('CF-C'))?.status).toBe('pending');
-    const done = await post(txPage('CF-C'), `${txPage('CF-C')}/cancel`, { confirm: '1' });
+    const done = await confirmed(txPage('CF-C'), `${txPage('CF-C')}/cancel`, {});
     expect(done.statusCode).toBe(303);
     expect(await sim.requests('/cancel')).toHaveLength(1);
     expect((await tx('CF-C'))?.status).toBe('cancelled');
@@ -75,7 +84,7 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     expect((await post(txPage('CF-E'), `${txPage('CF-E')}/expire`, {})).body).toContain('data-confirm="expire"');
     expect(await sim.requests('/expire')).toHaveLength(0);
     expect((await tx('CF-E'))?.status).toBe('pending');
-    expect((await post(txPage('CF-E'), `${txPage('CF-E')}/expire`, { confirm: '1' })).statusCode).toBe(303);
+    expect((await confirmed(txPage('CF-E'), `${txPage('CF-E')}/expire`, {})).statusCode).toBe(303);
     expect((await tx('CF-E'))?.status).toBe('expired');
   });
 
@@ -91,7 +100,7 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     expect(part.body).toContain('A refund cannot be undone.');
     expect(await sim.requests('/refund')).toHaveLength(0);
     expect((await tx('CF-R'))?.refundedAmount).toBe(0);
-    const done = await post(txPage('CF-R'), `${txPage('CF-R')}/refund`, { amount: '20000', reason: 'one item back', confirm: '1' });
+    const done = await confirmed(txPage('CF-R'), `${txPage('CF-R')}/refund`, { amount: '20000', reason: 'one item back' });
     expect(done.statusCode).toBe(303);
     expect(await sim.requests('/refund')).toHaveLength(1);
     expect((await tx('CF-R'))?.refundedAmount).toBe(20000);

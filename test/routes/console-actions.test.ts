@@ -9,7 +9,7 @@ import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { E2E_SERVER_KEY, simClient, type SimClient } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchSettings } from '../helpers/seed.js';
-import { formState } from '../helpers/console-forms.js';
+import { formState, hiddenFields } from '../helpers/console-forms.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 
 const KEY = 'console-actions-key-0123456789';
@@ -34,24 +34,26 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     await simulator.close();
   });
   const get = (url: string) => t.app.inject({ url, headers: { authorization: basicAuth() } });
-  /** Opens `page`, then posts its form to `action` with the page's token and cookie (unless `csrf` is false). */
+  /** Opens `page`, then posts its form to `action` with the page's token, cookie and the form's own fields, its one-time key among them (all but the token when `csrf` is false). */
   async function submit(page: string, action: string, fields: Record<string, string> = {}, csrf = true) {
-    const { token, cookie } = formState(await get(page));
+    const shown = await get(page);
+    const { token, cookie } = formState(shown);
     expect(token).not.toBe('');
-    const payload = new URLSearchParams({ ...(csrf ? { _csrf: token } : {}), ...fields }).toString();
+    const { _csrf: _token, ...form } = hiddenFields(shown.body, action);
+    const payload = new URLSearchParams({ ...(csrf ? { _csrf: token } : {}), ...form, ...fields }).toString();
     return t.app.inject({ method: 'POST', url: action, payload, headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
   }
-  /** A money action as a person does it: the form, then the confirmation page's form (confirm=1). */
-  async function submitConfirmed(page: string, action: string, fields: Record<string, string> = {}) {
+  /** A money action as a person does it: the form, then the confirmation page's form (confirm=1, its one-time key); `confirmed`: that form, to send it later. */
+  async function confirmationOf(page: string, action: string, fields: Record<string, string> = {}) {
     const { token: pageToken, cookie } = formState(await get(page));
     const post = (body: Record<string, string>) => t.app.inject({ method: 'POST', url: action, payload: new URLSearchParams(body).toString(), headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
     const first = await post({ _csrf: pageToken, ...fields });
     expect(first.statusCode).toBe(200);
     expect(first.body).toContain('<input type="hidden" name="confirm" value="1">');
-    const { token } = formState(first);
-    const form = Object.fromEntries([...first.body.matchAll(/<input type="hidden" name="(amount|reason)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]));
-    return post({ _csrf: token, ...form, confirm: '1' });
+    const form = hiddenFields(first.body, action);
+    return { confirm: () => post(form) };
   }
+  const submitConfirmed = async (page: string, action: string, fields: Record<string, string> = {}) => (await confirmationOf(page, action, fields)).confirm();
   const txPage = (orderId: string) => `/console/transactions/${encodeURIComponent(orderId)}`;
   const charge = async (orderId: string, method: object = { payment_type: 'bank_transfer', bank_transfer: { bank: 'bni' } }) => {
     const res = await t.app.inject({ method: 'POST', url: '/api/charge', payload: { order_id: orderId, nominal: 50000, ...method }, headers: api });
@@ -81,6 +83,8 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
   it('cancel and expire: the forms act at the gateway and the page shows the new status', async () => {
     await charge('CX-1');
     await charge('EX-1');
+    // A cancellation confirmed in another tab while the payment was still pending.
+    const staleCancel = await confirmationOf(txPage('EX-1'), `${txPage('EX-1')}/cancel`);
     const page = await get(txPage('CX-1'));
     expect(page.body).toContain('action="/console/transactions/CX-1/cancel"');
     expect(page.body).toContain('action="/console/transactions/CX-1/expire"');
@@ -99,7 +103,7 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     expect(await sim.requests('/expire')).toHaveLength(1);
     // Neither is offered any more, and posting one anyway names the state.
     expect((await get(txPage('EX-1'))).body).not.toContain('/expire"');
-    const again = await submit(txPage('EX-1'), `${txPage('EX-1')}/cancel`, { confirm: '1' });
+    const again = await staleCancel.confirm();
     expect(again.statusCode).toBe(409);
     expect(again.body).toContain('PAYMENT_CLOSED');
     expect((await audits('payment_cancel')).map(who)).toEqual([[`operator:${OPERATOR.user}`, 'CX-1']]);
@@ -153,10 +157,14 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
 
   it('one delivery retried from the API and from the console: the same action, the same audit line', async () => {
     const eventId = await undelivered('RD-3');
+    // The deliveries page's form, opened before the API retry took the event off that page.
+    const shown = await get('/console/deliveries');
+    const form = hiddenFields(shown.body, `/console/deliveries/${eventId}/retry`);
+    expect(form._key).toBeDefined();
     const viaApi = await t.app.inject({ method: 'POST', url: `/api/deliveries/${eventId}/retry`, headers: { authorization: basicAuth() } });
     expect(viaApi.statusCode).toBe(200);
     expect(viaApi.json()).toMatchObject({ event_id: eventId, status: 'pending' });
-    const viaConsole = await submit(txPage('RD-3'), `/console/deliveries/${eventId}/retry`);
+    const viaConsole = await t.app.inject({ method: 'POST', url: `/console/deliveries/${eventId}/retry`, payload: new URLSearchParams(form).toString(), headers: { authorization: basicAuth(), cookie: formState(shown).cookie, 'content-type': 'application/x-www-form-urlencoded' } });
     expect(viaConsole.statusCode).toBe(303);
     const lines = (await audits('delivery_retry')).map((l) => ({ audit: l.audit, order_id: l.order_id, events: l.events, msg: l.msg }));
     const line = { audit: { actor: `operator:${OPERATOR.user}`, action: 'delivery_retry', subject: 'RD-3', outcome: 'queued' }, order_id: 'RD-3', events: [eventId], msg: `operator:${OPERATOR.user} re-queued an ERP delivery` };

@@ -2,13 +2,15 @@
  * POST /api/payments/{order_id}/refund when the gateway's first answer never arrives: a gateway in
  * front of the simulator that performs the first refund but holds its answer past the client's
  * timeout, then answers normally. The same request retried (same Idempotency-Key) must send the same
- * refund_key, and the money must move once; a new request must be a refund of its own.
+ * refund_key, and the money must move once; a new request must be a refund of its own. The console's
+ * confirmed refund form, sent again, is that same request: its one-time key is its Idempotency-Key.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
-import { makeTestApp, type TestContext } from '../helpers/services.js';
+import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
+import { formState, hiddenFields } from '../helpers/console-forms.js';
 import { simClient, E2E_SERVER_KEY, type SimClient } from '../helpers/e2e.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 
@@ -122,5 +124,27 @@ describe.each(DATABASE_KINDS)('a refund retried after a gateway timeout (%s)', (
       ['first', 'approved'],
       ['second', 'approved'],
     ]);
+  });
+
+  it('the console\'s confirmed refund form sent again after a timeout sends the same refund_key and the gateway refunds once', async () => {
+    const gatewayOrderId = await paidCharge('RT/3', 60000);
+    const txPage = '/console/transactions/RT%2F3';
+    const page = await t.app.inject({ url: txPage, headers: { authorization: basicAuth() } });
+    const { token, cookie } = formState(page);
+    const send = (fields: Record<string, string>) =>
+      t.app.inject({ method: 'POST', url: `${txPage}/refund`, payload: new URLSearchParams(fields).toString(), headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    const confirmation = await send({ _csrf: token, amount: '20.000', reason: '' });
+    expect(confirmation.statusCode).toBe(200);
+    const form = hiddenFields(confirmation.body, `${txPage}/refund`);
+    const first = await send(form);
+    expect(first.statusCode).toBe(504);
+    expect(first.body).toContain('(GATEWAY_TIMEOUT)');
+    const again = await send(form);
+    expect([again.statusCode, again.headers.location]).toEqual([303, '/console/transactions/RT%2F3?done=refund']);
+    expect(gateway.refunds).toHaveLength(2);
+    expect(gateway.refunds[1]?.refund_key).toBe(gateway.refunds[0]?.refund_key);
+    const at = (await sim.gateway('GET', `/v2/${gatewayOrderId}/status`)).body as { refund_amount?: string };
+    expect(at.refund_amount).toBe('20000.00');
+    expect((await t.services.store.transactions.findByOrderId('RT/3'))?.refundedAmount).toBe(20000);
   });
 });

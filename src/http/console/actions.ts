@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../types.js';
 import { AppError } from '../../errors.js';
 import { GatewayError, toAppError } from '../../gateway/errors.js';
@@ -8,12 +8,13 @@ import { EventId } from '../schemas/common.js';
 import { findTransaction } from '../../domain/payment-links.js';
 import { paymentStatus } from '../../domain/payments.js';
 import { availableActions, cancelPayment, expirePayment, refundAmount, refundPayment } from '../../domain/payment-actions.js';
-import { retryDelivery, retryOrderDeliveries } from '../../domain/deliveries.js';
+import { findDelivery, retryDelivery, retryOrderDeliveries } from '../../domain/deliveries.js';
 import type { RefundInput } from '../../domain/inputs.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { transactionBody } from './transaction-page.js';
 import { txLink } from './transactions.js';
-import { consoleDoc, errorAlert, type ConsoleContext } from './context.js';
+import { consoleDoc, errorAlert, operatorBinding, type ConsoleContext, type FormRequest, type FormTokens } from './context.js';
+import { FormKeyField, actOnce, formKeyField, formRequest } from './form-keys.js';
 import { html, rupiah, type Html } from './html.js';
 import type { Alert } from './layout.js';
 import type { View } from './view.js';
@@ -26,6 +27,8 @@ const CsrfField = Type.Optional(Type.String({ maxLength: 200 }));
 const ActionBody = Type.Object(
   {
     _csrf: CsrfField,
+    // The one-time key of a form that acts (a confirmed money action, a delivery retry).
+    _key: FormKeyField,
     amount: Type.Optional(Type.String({ maxLength: 32 })),
     reason: Type.Optional(Type.String({ maxLength: 1000 })),
     // The deliveries page's "Retry all" form: back there afterwards.
@@ -44,7 +47,8 @@ function refundInput(body: { amount?: string; reason?: string }): RefundInput {
   return { ...(a === '' ? {} : { amount: Number(a) }), ...(reason === '' ? {} : { reason }) };
 }
 
-async function run(ctx: ConsoleContext, req: FastifyRequest, action: Action, tx: TransactionRecord, body: { amount?: string; reason?: string }): Promise<void> {
+/** `requestKey`: the form's one-time key as the domain keeps it, so a refund sent again after a lost answer is the same refund. */
+async function run(ctx: ConsoleContext, req: FastifyRequest, action: Action, tx: TransactionRecord, body: { amount?: string; reason?: string }, requestKey?: string): Promise<void> {
   const actor = operatorActor(req);
   const { services } = ctx;
   switch (action) {
@@ -52,7 +56,7 @@ async function run(ctx: ConsoleContext, req: FastifyRequest, action: Action, tx:
       await paymentStatus(services, tx.orderId, actor);
       return;
     case 'refund':
-      await refundPayment(services, tx.orderId, refundInput(body), actor);
+      await refundPayment(services, tx.orderId, { ...refundInput(body), ...(requestKey === undefined ? {} : { requestKey }) }, actor);
       return;
     case 'cancel':
       await cancelPayment(services, tx.orderId, actor);
@@ -81,11 +85,16 @@ function notOffered(v: View, action: ConfirmedAction, tx: TransactionRecord, con
   return ok ? undefined : v.t('cf_not_possible', { action: v.t(`cf_${action}_action`), status: v.word('st', tx.status) });
 }
 
+/** What the confirmation's form asks, as its key is bound to: the values it carries. */
+function confirmedRequest(action: ConfirmedAction, tx: TransactionRecord, input: RefundInput): FormRequest {
+  return formRequest(action, tx.orderId, { ...(input.amount === undefined ? {} : { amount: String(input.amount) }), ...(input.reason === undefined ? {} : { reason: input.reason }) });
+}
+
 /**
  * The confirmation of a money action: what will happen to which order and how much, a Confirm
  * button (a plain form carrying the same values and confirm=1; no script) and a way back.
  */
-function confirmationBody(v: View, tx: TransactionRecord, action: ConfirmedAction, input: RefundInput, token: string): Html {
+function confirmationBody(v: View, tx: TransactionRecord, action: ConfirmedAction, input: RefundInput, forms: FormTokens): Html {
   const { t } = v;
   const left = tx.nominal - tx.refundedAmount;
   const amount = action !== 'refund' ? rupiah(tx.nominal) : input.amount === undefined ? t('cf_everything_left', { amount: rupiah(left) }) : rupiah(input.amount);
@@ -98,7 +107,8 @@ ${input.reason ? html`<dt>${t('cf_reason')}</dt><dd>${input.reason}</dd>` : ''}
 </dl>
 <p>${t(`cf_${action}_consequence`)}</p>
 <form method="post" action="${txLink(tx.orderId)}/${action}">
-<input type="hidden" name="_csrf" value="${token}">
+<input type="hidden" name="_csrf" value="${forms.csrf}">
+${formKeyField(forms.key(confirmedRequest(action, tx, input)))}
 ${input.amount !== undefined ? html`<input type="hidden" name="amount" value="${String(input.amount)}">` : ''}
 ${input.reason ? html`<input type="hidden" name="reason" value="${input.reason}">` : ''}
 <input type="hidden" name="confirm" value="1">
@@ -108,6 +118,16 @@ ${input.reason ? html`<input type="hidden" name="reason" value="${input.reason}"
 </section>`;
 }
 
+/** The page asking to confirm a money action, with the values of this request; `alert`: why it is asked again. */
+function askConfirmation(ctx: ConsoleContext, req: FastifyRequest, reply: FastifyReply, tx: TransactionRecord, action: ConfirmedAction, body: { amount?: string; reason?: string }, again?: { status: number; alert: Alert }) {
+  const v = ctx.view(req, reply);
+  const input = action === 'refund' ? refundInput(body) : {};
+  // A wrong amount is said before the confirmation, not after it.
+  if (action === 'refund') refundAmount(input, tx.nominal, tx.nominal - tx.refundedAmount);
+  const page = confirmationBody(v, tx, action, input, ctx.formTokens(req, reply));
+  return ctx.render(reply, req, { title: v.t('title_confirm', { action: v.t(`cf_${action}_action`) }), section: 'transactions', here: txLink(tx.orderId), body: page, ...again });
+}
+
 export async function consoleActionRoutes(app: App, ctx: ConsoleContext): Promise<void> {
   const { services } = ctx;
   app.post(
@@ -115,37 +135,48 @@ export async function consoleActionRoutes(app: App, ctx: ConsoleContext): Promis
     {
       config: { auth: 'op' },
       preHandler: app.csrfProtection,
-      schema: { ...consoleDoc('Console form: act on one payment', 'check (ask the gateway), refund (amount empty = the rest), cancel, expire, or retry-deliveries; needs the form\'s CSRF token. Refund, cancel and expire first answer a confirmation page; only the confirmed form (confirm=1) acts. Answers 303 to the payment page, or the page with what went wrong.'), params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 512 }), action: Type.Union(ACTIONS.map((a) => Type.Literal(a))) }), body: ActionBody },
+      schema: {
+        ...consoleDoc(
+          'Console form: act on one payment',
+          "check (ask the gateway), refund (amount empty = the rest), cancel, expire, or retry-deliveries; needs the form's CSRF token. Refund, cancel and expire first answer a confirmation page; only the confirmed form (confirm=1) acts. The confirmed form and retry-deliveries carry the one-time key (`_key`) of the page that showed them: sent again, the form answers its first outcome and does nothing more; without its key, nothing is done (403 FORM_KEY_INVALID, a refund, cancel or expire asks for confirmation again). Answers 303 to the payment page, or the page with what went wrong.",
+        ),
+        params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 512 }), action: Type.Union(ACTIONS.map((a) => Type.Literal(a))) }),
+        body: ActionBody,
+      },
     },
     async (req, reply) => {
       const tx = await findTransaction(services, req.params.order_id);
       if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(req.params.order_id)}.`);
       const v = ctx.view(req, reply);
       const action = req.params.action;
-      const here = txLink(tx.orderId);
       const showPayment = async (status: number, alert: Alert) =>
-        ctx.render(reply, req, { title: v.t('title_payment', { order: tx.orderId }), section: 'transactions', status, alert, here, body: await transactionBody(services, (await findTransaction(services, tx.orderId)) ?? tx, v, ctx.csrfToken(req, reply)) });
+        ctx.render(reply, req, { title: v.t('title_payment', { order: tx.orderId }), section: 'transactions', status, alert, here: txLink(tx.orderId), body: await transactionBody(services, (await findTransaction(services, tx.orderId)) ?? tx, v, ctx.formTokens(req, reply)) });
+      const done = `${req.body.from === 'deliveries' ? '/console/deliveries' : txLink(tx.orderId)}?done=${action}`;
+      let location = done;
       try {
         if (needsConfirmation(action)) {
           const confirmed = req.body.confirm === '1';
           const refused = notOffered(v, action, tx, confirmed);
           if (refused) return await showPayment(409, { kind: 'error', text: refused });
-          if (!confirmed) {
-            const input = action === 'refund' ? refundInput(req.body) : {};
-            // A wrong amount is said before the confirmation, not after it.
-            if (action === 'refund') refundAmount(input, tx.nominal, tx.nominal - tx.refundedAmount);
-            return ctx.render(reply, req, { title: v.t('title_confirm', { action: v.t(`cf_${action}_action`) }), section: 'transactions', here, body: confirmationBody(v, tx, action, input, ctx.csrfToken(req, reply)) });
-          }
+          if (!confirmed) return askConfirmation(ctx, req, reply, tx, action, req.body);
         }
-        await run(ctx, req, action, tx, req.body);
+        if (action === 'check') await run(ctx, req, action, tx, req.body);
+        else {
+          const request = formRequest(action, tx.orderId, req.body);
+          location = await actOnce(services, { operator: operatorBinding(req), key: req.body._key, request }, async (requestKey) => {
+            await run(ctx, req, action, tx, req.body, requestKey);
+            return done;
+          });
+        }
       } catch (err) {
         if (!(err instanceof AppError || err instanceof GatewayError)) throw err;
         // The answer is the same page with what went wrong on top, so the operator can correct and retry.
         const e = err instanceof GatewayError ? toAppError(err) : err;
+        // A confirmed form without its key is asked again, with a key of its own, while the action is still offered: nothing was done.
+        if (e.code === 'FORM_KEY_INVALID' && needsConfirmation(action) && !notOffered(v, action, tx, false)) return askConfirmation(ctx, req, reply, tx, action, req.body, { status: e.status, alert: errorAlert(v, e, req.id) });
         return showPayment(e.status, errorAlert(v, e, req.id));
       }
-      const back = req.body.from === 'deliveries' ? '/console/deliveries' : txLink(tx.orderId);
-      return reply.redirect(`${back}?done=${req.params.action}`, 303);
+      return reply.redirect(location, 303);
     },
   );
 
@@ -154,11 +185,21 @@ export async function consoleActionRoutes(app: App, ctx: ConsoleContext): Promis
     {
       config: { auth: 'op' },
       preHandler: app.csrfProtection,
-      schema: { ...consoleDoc('Console form: retry one ERP delivery', 'Needs the form\'s CSRF token; answers 303 to the deliveries page.'), params: Type.Object({ event_id: EventId }), body: Type.Object({ _csrf: CsrfField }, { additionalProperties: false }) },
+      schema: {
+        ...consoleDoc('Console form: retry one ERP delivery', "Needs the form's CSRF token and the one-time key (`_key`) of the page that showed it: sent again, it answers as the first time and re-queues nothing more; without its key, nothing is done (403 FORM_KEY_INVALID). Answers 303 to the deliveries page."),
+        params: Type.Object({ event_id: EventId }),
+        body: Type.Object({ _csrf: CsrfField, _key: FormKeyField }, { additionalProperties: false }),
+      },
     },
     async (req, reply) => {
-      await retryDelivery(services, req.params.event_id, operatorActor(req));
-      return reply.redirect('/console/deliveries?done=retry', 303);
+      const eventId = req.params.event_id;
+      // An unknown event is a 404 whatever the form carries.
+      await findDelivery(services, eventId);
+      const location = await actOnce(services, { operator: operatorBinding(req), key: req.body._key, request: formRequest('retry', eventId) }, async () => {
+        await retryDelivery(services, eventId, operatorActor(req));
+        return '/console/deliveries?done=retry';
+      });
+      return reply.redirect(location, 303);
     },
   );
 }

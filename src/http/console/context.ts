@@ -22,6 +22,22 @@ export interface ConsoleContext {
   render(reply: FastifyReply, req: FastifyRequest, o: { title: string; section: Section; body: Html; alert?: Alert; status?: number; here?: string }): FastifyReply;
   /** A CSRF token for the forms of this answer, bound to the signed-in operator and valid for `CSRF_VALIDITY_MS`. */
   csrfToken(req: FastifyRequest, reply: FastifyReply): string;
+  /** The CSRF token of this answer's forms, and a one-time key per form that acts. */
+  formTokens(req: FastifyRequest, reply: FastifyReply): FormTokens;
+}
+
+/** What a form that acts does, as its one-time key is bound to: the action, its subject and the values it carries (null: none). */
+export type FormRequest = Readonly<Record<string, string | null>>;
+
+/** The tokens of one answer's forms: its CSRF token, and a new one-time key for each form that acts, bound to the signed-in operator and to what that form does. */
+export interface FormTokens {
+  csrf: string;
+  key(request: FormRequest): string;
+}
+
+/** What a CSRF token and a form's one-time key are bound to: the signed-in operator (the auth hook has run before any form is read or made). */
+export function operatorBinding(req: FastifyRequest): string {
+  return `operator:${req.operatorUser ?? ''}`;
 }
 
 /** How long a console form stays usable: a working day, so a token that leaks does not stay good. */

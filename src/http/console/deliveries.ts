@@ -6,6 +6,8 @@ import { html, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 import { EMPTY, type View } from './view.js';
 import { txLink } from './transactions.js';
+import { formKeyField, formRequest } from './form-keys.js';
+import type { FormTokens } from './context.js';
 
 const PAGE = 50;
 
@@ -21,18 +23,18 @@ export function lastAnswer(statusCode: number | null, error: string | null): Htm
 }
 
 /** One "Retry all" form per order on this page: the transaction page's retry-deliveries action. */
-function orderRetryForms(rows: OutboxEvent[], token: string, v: View): Html {
+function orderRetryForms(rows: OutboxEvent[], forms: FormTokens, v: View): Html {
   const { t } = v;
   const counts = new Map<string, number>();
   for (const e of rows) if (e.orderId) counts.set(e.orderId, (counts.get(e.orderId) ?? 0) + 1);
   if (counts.size === 0) return html``;
   return html`<section aria-labelledby="h-by-order"><h2 id="h-by-order">${t('dl_by_order')}</h2><ul class="by-order">${[...counts].map(
     ([orderId, n]) =>
-      html`<li><a class="mono" href="${txLink(orderId)}">${orderId}</a> <span class="muted">${v.plural('dl_undelivered_here', n)}</span> <form method="post" action="${txLink(orderId)}/retry-deliveries" class="inline-form"><input type="hidden" name="_csrf" value="${token}"><input type="hidden" name="from" value="deliveries"><button type="submit" class="secondary" aria-label="${t('dl_retry_all_label', { order: orderId })}">${t('dl_retry_all')}</button></form></li>`,
+      html`<li><a class="mono" href="${txLink(orderId)}">${orderId}</a> <span class="muted">${v.plural('dl_undelivered_here', n)}</span> <form method="post" action="${txLink(orderId)}/retry-deliveries" class="inline-form"><input type="hidden" name="_csrf" value="${forms.csrf}"><input type="hidden" name="from" value="deliveries">${formKeyField(forms.key(formRequest('retry-deliveries', orderId, { from: 'deliveries' })))}<button type="submit" class="secondary" aria-label="${t('dl_retry_all_label', { order: orderId })}">${t('dl_retry_all')}</button></form></li>`,
   )}</ul></section>`;
 }
 
-export async function deliveriesBody(services: Services, stateParam: string | undefined, pageParam: string | undefined, v: View, token: string): Promise<Html> {
+export async function deliveriesBody(services: Services, stateParam: string | undefined, pageParam: string | undefined, v: View, forms: FormTokens): Promise<Html> {
   const { t } = v;
   const state = stateParam === 'failed' || stateParam === 'dead' ? stateParam : 'both';
   const page = Math.max(1, Math.min(10_000, Number.parseInt(pageParam ?? '1', 10) || 1));
@@ -41,7 +43,7 @@ export async function deliveriesBody(services: Services, stateParam: string | un
   return html`
 <p>${t('dl_intro')}</p>
 <nav class="pager" aria-label="${t('dl_filter')}">${tab('both', t('dl_both'))}${tab('failed', t('dl_failing'))}${tab('dead', t('dl_dead'))}</nav>
-${orderRetryForms(shown, token, v)}
+${orderRetryForms(shown, forms, v)}
 <div class="table-wrap"><table>
 <thead><tr><th scope="col">${t('dl_order')}</th><th scope="col">${t('dl_event')}</th><th scope="col">${t('dl_state')}</th><th scope="col" class="num">${t('dl_attempts')}</th><th scope="col" class="hide-narrow">${t('dl_last_answer')}</th><th scope="col" class="hide-narrow">${t('dl_next_attempt')}</th><th scope="col">${t('dl_retry')}</th></tr></thead>
 <tbody>${
@@ -57,7 +59,7 @@ ${orderRetryForms(shown, token, v)}
 <td class="num">${e.attempts}</td>
 <td class="hide-narrow">${lastAnswer(e.lastStatusCode, e.lastError)}</td>
 <td class="hide-narrow">${e.state === 'dead' ? EMPTY : v.when(e.nextAttemptAt)}</td>
-<td><form method="post" action="/console/deliveries/${e.eventId}/retry"><input type="hidden" name="_csrf" value="${token}"><button type="submit" class="secondary" aria-label="${t('dl_retry_label', { status: v.word('st', status), order: e.orderId ?? e.orderKey })}">${t('dl_retry_now')}</button></form></td>
+<td><form method="post" action="/console/deliveries/${e.eventId}/retry"><input type="hidden" name="_csrf" value="${forms.csrf}">${formKeyField(forms.key(formRequest('retry', e.eventId)))}<button type="submit" class="secondary" aria-label="${t('dl_retry_label', { status: v.word('st', status), order: e.orderId ?? e.orderKey })}">${t('dl_retry_now')}</button></form></td>
 </tr>`;
         })
   }</tbody></table></div>

@@ -23,7 +23,8 @@ import { transactionBody } from './transaction-page.js';
 import { deliveriesBody } from './deliveries.js';
 import { logFileBody, logsBody } from './logs.js';
 import { consoleActionRoutes } from './actions.js';
-import { CSRF_VALIDITY_MS, LangQuery, consoleDoc as doc, doneAlert, errorAlert, type ConsoleContext } from './context.js';
+import { issueFormKey } from './form-keys.js';
+import { CSRF_VALIDITY_MS, LangQuery, consoleDoc as doc, doneAlert, errorAlert, operatorBinding, type ConsoleContext } from './context.js';
 import { consoleView } from './view.js';
 import { langOf } from '../lang.js';
 import { consoleConfigRoutes } from './config-routes.js';
@@ -68,11 +69,6 @@ async function consoleSecurity(s: App, services: Services): Promise<void> {
   });
 }
 
-/** What a CSRF token is bound to: the signed-in operator (the auth hook has run before any form is read or made). */
-function operatorBinding(req: FastifyRequest): string {
-  return `operator:${req.operatorUser ?? ''}`;
-}
-
 /** What went wrong, shown as a console page. */
 function consoleErrorPages(s: App, ctx: ConsoleContext): void {
   s.setErrorHandler(async (err, req, reply) => {
@@ -104,6 +100,7 @@ export async function consoleRoutes(app: App, services: Services): Promise<void>
           .send(page({ ...o, user: req.operatorUser, view, here }));
       },
       csrfToken: (req, reply) => reply.generateCsrf({ userInfo: operatorBinding(req) }),
+      formTokens: (req, reply) => ({ csrf: ctx.csrfToken(req, reply), key: (request) => issueFormKey(services, operatorBinding(req), request) }),
     };
     consoleErrorPages(s, ctx);
 
@@ -132,13 +129,13 @@ export async function consoleRoutes(app: App, services: Services): Promise<void>
         const tx = await findTransaction(services, req.params.order_id);
         if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(req.params.order_id)}.`);
         const v = ctx.view(req, reply);
-        return ctx.render(reply, req, { title: v.t('title_payment', { order: tx.orderId }), section: 'transactions', body: await transactionBody(services, tx, v, ctx.csrfToken(req, reply)), alert: doneAlert(v, req.query.done) });
+        return ctx.render(reply, req, { title: v.t('title_payment', { order: tx.orderId }), section: 'transactions', body: await transactionBody(services, tx, v, ctx.formTokens(req, reply)), alert: doneAlert(v, req.query.done) });
       },
     );
 
     s.get('/console/deliveries', { config: { auth: 'op' }, schema: { ...doc('Console: failing and dead ERP deliveries', 'Events the ERP has not accepted yet, each with a retry button.'), querystring: Type.Object({ state: OptionalStr(10), page: OptionalStr(6), done: OptionalStr(40), lang: LangQuery }) } }, async (req, reply) => {
       const v = ctx.view(req, reply);
-      return ctx.render(reply, req, { title: v.t('title_deliveries'), section: 'deliveries', body: await deliveriesBody(services, req.query.state, req.query.page, v, ctx.csrfToken(req, reply)), alert: doneAlert(v, req.query.done) });
+      return ctx.render(reply, req, { title: v.t('title_deliveries'), section: 'deliveries', body: await deliveriesBody(services, req.query.state, req.query.page, v, ctx.formTokens(req, reply)), alert: doneAlert(v, req.query.done) });
     });
 
     s.get(

@@ -10,6 +10,8 @@ import { jsonObject } from '../views/json-object.js';
 import { txLink } from './transactions.js';
 import { EMPTY, type View } from './view.js';
 import { paymentMoneySection } from './money.js';
+import { formKeyField, formRequest } from './form-keys.js';
+import type { FormTokens } from './context.js';
 
 function csrfField(token: string): Html {
   return html`<input type="hidden" name="_csrf" value="${token}">`;
@@ -45,8 +47,9 @@ async function qrFigure(tx: TransactionRecord, v: View): Promise<Html> {
   return html`<figure class="qr" role="img" aria-label="${v.t('pay_qr_desc', { amount: rupiah(tx.nominal) })}" data-qr>${raw(svg)}<figcaption>${v.t('pay_qr')}</figcaption></figure>`;
 }
 
-export async function transactionBody(services: Services, tx: TransactionRecord, v: View, token: string): Promise<Html> {
+export async function transactionBody(services: Services, tx: TransactionRecord, v: View, forms: FormTokens): Promise<Html> {
   const { t } = v;
+  const token = forms.csrf;
   const { entries, events } = await timeline(services, tx, v);
   const undelivered = events.filter(isUndelivered);
   const offer = availableActions(tx);
@@ -98,7 +101,7 @@ ${
 }
 ${offer.cancel ? actionForm(tx, 'cancel', token, t('pay_cancel_title'), t('pay_cancel_button'), html``, true) : ''}
 ${offer.expire ? actionForm(tx, 'expire', token, t('pay_expire_title'), t('pay_expire_button'), html``, true) : ''}
-${undelivered.length > 0 ? actionForm(tx, 'retry-deliveries', token, v.plural('pay_retry_title', undelivered.length), t('pay_retry_button')) : ''}
+${undelivered.length > 0 ? actionForm(tx, 'retry-deliveries', token, v.plural('pay_retry_title', undelivered.length), t('pay_retry_button'), formKeyField(forms.key(formRequest('retry-deliveries', tx.orderId)))) : ''}
 </div>
 <h2>${t('pay_timeline')}</h2>
 ${timelineList(entries, v)}
