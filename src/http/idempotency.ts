@@ -25,8 +25,8 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 60_000;
-/** Answers that describe this request's input or a passing condition, never its outcome. */
-const TRANSIENT_CODES = new Set(['IDEMPOTENCY_IN_FLIGHT', 'IDEMPOTENCY_MISMATCH', 'TOO_MANY_REQUESTS']);
+/** Answers that describe this request's input or a passing condition (another refund holding the payment), never its outcome: the same key may try again. */
+const TRANSIENT_CODES = new Set(['IDEMPOTENCY_IN_FLIGHT', 'IDEMPOTENCY_MISMATCH', 'TOO_MANY_REQUESTS', 'REFUND_IN_PROGRESS']);
 /** How long a key is remembered by default: the contract's minimum. */
 export const KEY_RETENTION_MS = DAY_MS;
 /** How long an in-flight claim blocks its key by default before a retry may take over (a crashed instance). */
