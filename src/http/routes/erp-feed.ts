@@ -57,7 +57,9 @@ export async function erpFeedRoutes(app: App, services: Services): Promise<void>
       schema: {
         tags: [TAGS.ops],
         summary: 'Acknowledge the pulled ERP events up to a cursor',
-        description: 'Every event up to `cursor` counts as delivered: the push outbox stops retrying it. Acknowledging an event already pushed (or acknowledged) changes nothing. `acked` is how many were not delivered before.',
+        description:
+          'Every event up to `cursor` that a pull handed out counts as delivered: the push outbox stops retrying it. Acknowledging an event already pushed (or acknowledged) changes nothing. `acked` is how many were not delivered before. ' +
+          'A cursor later than anything this feed could have handed out is 400.',
         body: Type.Object({ cursor: Cursor }, { additionalProperties: false }),
         response: { 200: Type.Object({ acked: Type.Integer({ minimum: 0 }) }), 400: ProblemSchema, 401: ProblemSchema },
       },
