@@ -29,9 +29,14 @@ const FeedPageSchema = Type.Unsafe<string>(
 const feedDescription =
   'For an ERP that cannot receive webhooks: the ERP events in one sequence (per order strictly in order), each `event` byte for byte the body a push carries. ' +
   'Start without `after`; then pass `next_cursor`. With `wait`, an empty feed answers when a first event arrives or the time is up. ' +
-  'Two pullers with the same key see the same sequence. Acknowledge what was processed with `POST /api/erp-events/ack`. A cursor of another database, or an altered one, is 400.';
+  'Two pullers with the same key see the same sequence. Acknowledge what was processed with `POST /api/erp-events/ack`. A cursor of another database, or an altered one, is 400. ' +
+  'A waiting pull is answered at once, with no events and the cursor given, when the service shuts down.';
 
 export async function erpFeedRoutes(app: App, services: Services): Promise<void> {
+  // A pull waiting for events would hold the close up until its wait ends (and the process's own
+  // deadline would cut it off first): shutting down answers it at once instead.
+  const shuttingDown = new AbortController();
+  app.addHook('preClose', async () => shuttingDown.abort());
   app.get(
     '/api/erp-events',
     {
@@ -43,7 +48,8 @@ export async function erpFeedRoutes(app: App, services: Services): Promise<void>
       req.raw.once('close', () => closed.abort());
       const limit = countParam('limit', req.query.limit, 100, FEED_MAX_LIMIT);
       const waitS = boundedParam('wait', req.query.wait, 0, 0, FEED_MAX_WAIT_S);
-      const page = await pullErpEvents(services, { after: req.query.after, limit, waitS }, closed.signal);
+      const page = await pullErpEvents(services, { after: req.query.after, limit, waitS }, AbortSignal.any([closed.signal, shuttingDown.signal]));
+      if (shuttingDown.signal.aborted) reply.header('connection', 'close');
       // The stored bodies go out as they are: re-serialising would not be byte for byte.
       const data = page.data.map((d) => `{"cursor":${JSON.stringify(d.cursor)},"event":${d.payload}}`).join(',');
       return reply.type('application/json; charset=utf-8').send(`{"data":[${data}],"next_cursor":${JSON.stringify(page.nextCursor)}}`);
