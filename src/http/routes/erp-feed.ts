@@ -34,9 +34,14 @@ const feedDescription =
 
 export async function erpFeedRoutes(app: App, services: Services): Promise<void> {
   // A pull waiting for events would hold the close up until its wait ends (and the process's own
-  // deadline would cut it off first): shutting down answers it at once instead.
-  const shuttingDown = new AbortController();
-  app.addHook('preClose', async () => shuttingDown.abort());
+  // deadline would cut it off first): shutting down answers it at once instead. One controller per
+  // pull, dropped when it ends, so nothing accumulates on a signal that lives as long as the app.
+  const pulls = new Set<AbortController>();
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    for (const p of pulls) p.abort();
+  });
   app.get(
     '/api/erp-events',
     {
@@ -44,12 +49,14 @@ export async function erpFeedRoutes(app: App, services: Services): Promise<void>
       schema: { tags: [TAGS.ops], summary: 'Pull the ERP events (for ERPs that cannot receive webhooks)', description: feedDescription, querystring: FeedQuery, response: { 200: FeedPageSchema, 400: ProblemSchema, 401: ProblemSchema } },
     },
     async (req, reply) => {
-      const closed = new AbortController();
-      req.raw.once('close', () => closed.abort());
+      const stop = new AbortController();
+      req.raw.once('close', () => stop.abort());
+      if (closing) stop.abort();
       const limit = countParam('limit', req.query.limit, 100, FEED_MAX_LIMIT);
       const waitS = boundedParam('wait', req.query.wait, 0, 0, FEED_MAX_WAIT_S);
-      const page = await pullErpEvents(services, { after: req.query.after, limit, waitS }, AbortSignal.any([closed.signal, shuttingDown.signal]));
-      if (shuttingDown.signal.aborted) reply.header('connection', 'close');
+      pulls.add(stop);
+      const page = await pullErpEvents(services, { after: req.query.after, limit, waitS }, stop.signal).finally(() => pulls.delete(stop));
+      if (closing) reply.header('connection', 'close');
       // The stored bodies go out as they are: re-serialising would not be byte for byte.
       const data = page.data.map((d) => `{"cursor":${JSON.stringify(d.cursor)},"event":${d.payload}}`).join(',');
       return reply.type('application/json; charset=utf-8').send(`{"data":[${data}],"next_cursor":${JSON.stringify(page.nextCursor)}}`);
