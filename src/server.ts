@@ -116,6 +116,7 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
         await services.close();
         await simulator?.close();
         fileLock?.release();
+        logger.info('shutdown finished: requests answered, workers stopped, database closed');
         await closeLogger(logger);
       })();
       return stopping;

@@ -156,6 +156,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '022_refund_leases_and_reasons': refundLeasesMigration022,
     '023_money_and_pull_feed': moneyAndFeedMigration023(d),
     '024_reconciliation': reconciliationMigration024(d),
+    '025_feed_positions': feedPositionsMigration025(d),
   };
 }
 
@@ -322,6 +323,20 @@ export function reconciliationMigration024({ autoId, big }: Dialect): Migration 
       )`.execute(db);
       await db.schema.createIndex('reconciliation_rows_idx').on('reconciliation_rows').columns(['import_id', 'result', 'id']).execute();
       await db.schema.createIndex('reconciliation_rows_order_idx').on('reconciliation_rows').columns(['import_id', 'id']).execute();
+    },
+  };
+}
+
+/**
+ * The highest feed position a pull has handed out: an acknowledgement marks nothing beyond it. A
+ * database migrated from before it cannot tell which of its sequenced events were handed out, and
+ * every one may have been (positions are given only by a pull), so it starts at the highest given.
+ */
+export function feedPositionsMigration025({ big }: Dialect): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.createTable('feed_positions').addColumn('name', 'text', (c) => c.primaryKey()).addColumn('position', sql.raw(big), (c) => c.notNull()).execute();
+      await sql`insert into feed_positions (name, position) select 'handed_out', coalesce(max(feed_seq), 0) from outbox_events where feed_seq is not null`.execute(db);
     },
   };
 }

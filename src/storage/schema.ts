@@ -161,6 +161,7 @@ export interface Database {
   refunds: RefundsTable;
   auth_failures: AuthFailuresTable;
   paylink_meta: MetaTable;
+  feed_positions: FeedPositionsTable;
   reconciliation_imports: ReconciliationImportsTable;
   reconciliation_rows: ReconciliationRowsTable;
 }
@@ -178,6 +179,12 @@ export interface AuthFailuresTable {
 export interface MetaTable {
   key: string;
   value: string;
+}
+
+/** Marks of the pull feed that only grow (migration 025): `handed_out`, the highest position a pull handed out. */
+export interface FeedPositionsTable {
+  name: string;
+  position: number;
 }
 
 /** One import of a gateway report (migration 024). */

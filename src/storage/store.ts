@@ -261,16 +261,23 @@ export interface FeedEntry {
 /**
  * The pull feed: every ERP event in one sequence that only grows. Positions are given in commit
  * order (an event becomes visible, then gets the next position), so a reader that has seen position
- * N never misses an event that shows up later with a lower one.
+ * N never misses an event that shows up later with a lower one. They are never below a floor the
+ * caller derives from the clock, so a restored copy of the database gives its new events positions
+ * above those its original handed out after the backup.
  */
 export interface FeedRepo {
   /** The database's own id and the key that signs its cursors, made once with the database. */
   identity(): Promise<{ databaseId: string; cursorKey: string }>;
-  /** Gives the committed events that have none the next positions, in outbox order; how many. */
-  sequence(): Promise<number>;
+  /** Gives the committed events that have none the next positions, in outbox order, none below `floor`; how many. */
+  sequence(floor: number): Promise<number>;
   /** Up to `limit` events after `position`, in feed order. */
   after(position: number, limit: number): Promise<FeedEntry[]>;
-  /** Marks every event at or before `position` that is not delivered yet as delivered (acknowledged by a puller); how many. */
+  /** Raises the highest position handed out by a pull to `position`; never lowers it. */
+  handedOut(position: number): Promise<void>;
+  /**
+   * Marks every event at or before `position` and at or before the highest position handed out that
+   * is not delivered yet as delivered (acknowledged by a puller); how many.
+   */
   acknowledge(position: number, now: Date, by: string): Promise<number>;
 }
 
@@ -438,7 +445,7 @@ export const STORE_ACCESS: {
   retention: { pruneDelivered: 'write', pruneNotifications: 'write', pruneIdempotency: 'write' },
   // Counted outside any group: a failed login must not wait for (or share the fate of) other writes.
   authFailures: { get: 'read', fail: 'autocommit', clear: 'autocommit', prune: 'autocommit' },
-  feed: { identity: 'read', sequence: 'write', after: 'read', acknowledge: 'write' },
+  feed: { identity: 'read', sequence: 'write', after: 'read', handedOut: 'write', acknowledge: 'write' },
   reconciliation: { begin: 'write', addRows: 'write', missingAtGateway: 'read', finish: 'write', discard: 'write', findDoneByFile: 'read', get: 'read', list: 'read', rows: 'read' },
 };
 

@@ -1,13 +1,15 @@
 /**
  * The pull feed for ERPs that cannot receive webhooks, over real HTTP against the simulator: what a
- * push would carry, byte for byte, in order per order; acknowledgements count as delivery; cursors
- * of another database or altered ones are refused; a waiting pull answers when an event arrives.
+ * push would carry, byte for byte, in order per order; acknowledgements count as delivery, for what
+ * a pull handed out only; cursors of another database, altered ones, and ones later than the clock
+ * allows are refused; a waiting pull answers when an event arrives.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchSettings } from '../helpers/seed.js';
+import { FEED_CLOCK_SLACK_MS, encodeFeedCursor, feedClockFloor } from '../../src/domain/erp-feed.js';
 
 const KEY = 'erp-key-feed-0123456789';
 const SECRET = 'raw-erp-secret-for-the-feed-0123';
@@ -22,8 +24,11 @@ describe.each(DATABASE_KINDS)('GET /api/erp-events and POST /api/erp-events/ack 
   let e: E2EContext;
   let other: E2EContext | undefined;
   let erp: ErpReceiver | undefined;
+  // Real time unless a test sets it: a machine whose clock is wrong.
+  const clock = { setTo: undefined as Date | undefined, now: (): Date => clock.setTo ?? new Date() };
   beforeEach(async () => {
-    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, overrides: { settingsCacheMs: 0 } });
+    clock.setTo = undefined;
+    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, overrides: { settingsCacheMs: 0, clock } });
   });
   afterEach(async () => {
     await other?.close();
@@ -126,5 +131,47 @@ describe.each(DATABASE_KINDS)('GET /api/erp-events and POST /api/erp-events/ack 
     expect(p.data.map((d) => d.event.status)).toEqual(['paid']);
     expect(p.data.map((d) => d.event.event_id)).toEqual(erp.accepted().filter((d) => d.json?.order_id === 'FEED-P1').map((d) => d.json?.event_id));
     expect(await (await ack(p.next_cursor)).json()).toEqual({ acked: 0 });
+  });
+
+  it('a cursor later than this server clock allows is refused (400), pulled or acknowledged, and nothing is delivered', async () => {
+    await paid('FEED-K1');
+    await paid('FEED-K2');
+    const p = await page('');
+    expect(p.data).toHaveLength(2);
+    const delivered = async () => (await e.services.store.outbox.countByState()).delivered ?? 0;
+    // The database restored onto a machine whose clock is behind (a flat clock battery): new events
+    // would get positions below the ERP's saved cursor and be skipped, so the cursor is refused instead.
+    clock.setTo = new Date('2001-01-01T00:00:00.000Z');
+    const behind = await pull(e, `?after=${encodeURIComponent(p.next_cursor)}`);
+    expect(behind.status).toBe(400);
+    expect(JSON.parse(behind.text)).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect((await ack(p.next_cursor)).status).toBe(400);
+    expect(await delivered()).toBe(0);
+    clock.setTo = undefined;
+    // Signed with this database's own key, but beyond the clock and its slack: no copy of it handed that out.
+    const ahead = encodeFeedCursor(await e.services.store.feed.identity(), feedClockFloor(new Date(Date.now() + FEED_CLOCK_SLACK_MS + 60_000)));
+    expect((await pull(e, `?after=${encodeURIComponent(ahead)}`)).status).toBe(400);
+    expect((await ack(ahead)).status).toBe(400);
+    expect(await delivered()).toBe(0);
+    expect(await (await ack(p.next_cursor)).json()).toEqual({ acked: 2 });
+  });
+
+  it('an acknowledgement covers only what a pull handed out: the events beyond it are still pushed', async () => {
+    for (const id of ['FEED-H1', 'FEED-H2', 'FEED-H3']) await paid(id);
+    // Gives all three their positions, hands out the first only.
+    const first = await page('?limit=1');
+    expect(first.data.map((d) => d.event.order_id)).toEqual(['FEED-H1']);
+    // The third event's cursor, signed with this database's key as the original of a restored copy
+    // would have handed it out; no pull here handed it out.
+    const positions = (await e.services.store.feed.after(0, 10)).map((f) => f.position);
+    expect(positions).toHaveLength(3);
+    const beyond = encodeFeedCursor(await e.services.store.feed.identity(), positions[2] ?? 0);
+    expect(await (await ack(beyond)).json()).toEqual({ acked: 1 });
+    expect(await (await ack(beyond)).json()).toEqual({ acked: 0 });
+    erp = await startErpReceiver({ secret: SECRET });
+    await patchSettings(e.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    e.services.outbox.start();
+    await expect.poll(async () => (await e.services.store.outbox.countByState()).delivered, { timeout: 10_000 }).toBe(3);
+    expect(erp.accepted().map((d) => d.json?.order_id).sort()).toEqual(['FEED-H2', 'FEED-H3']);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The service as a process: the start-up warning for the Dev/Test endpoints, and a SIGTERM that
- * drains, stops and exits 0.
+ * drains, stops and exits 0, answering a waiting pull of the ERP feed at once.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
@@ -36,4 +36,23 @@ describe('the service process', () => {
     const auth = { authorization: `Basic ${Buffer.from('ops:process-test-operator-pass').toString('base64')}` };
     expect((await fetch(`${child.url}/echo`, { headers: auth })).status).toBe(404);
   });
+
+  it('on SIGTERM a waiting pull of the ERP feed is answered at once with no events and its cursor, and the process exits 0', async () => {
+    dir = tempDir('paylink-proc-');
+    const key = 'process-test-erp-key-0123456789';
+    child = await startServiceProcess({ DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), API_KEYS: key, log_user: 'ops', log_pass: 'process-test-operator-pass' });
+    const headers = { authorization: `Bearer ${key}` };
+    const start = (await (await fetch(`${child.url}/api/erp-events`, { headers })).json()) as { data: unknown[]; next_cursor: string };
+    expect(start.data).toEqual([]);
+    const waiting = fetch(`${child.url}/api/erp-events?after=${encodeURIComponent(start.next_cursor)}&wait=30`, { headers }).then(async (res) => ({ status: res.status, body: await res.text() }));
+    // Long enough for the pull to be in its 30 s wait (answers are logged only when they complete).
+    await new Promise((r) => setTimeout(r, 1_000));
+    const stopped = stopServiceProcess(child, 'SIGTERM');
+    const answer = await waiting;
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ data: [], next_cursor: start.next_cursor });
+    // Well before the pull's own 30 s and the process's 15 s deadline (which exits 1).
+    expect(await stopped).toEqual({ code: 0, signal: null });
+    expect(child.output()).toContain('shutdown finished');
+  }, 40_000);
 });
