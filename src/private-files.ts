@@ -50,6 +50,15 @@ export function ensurePrivateFile(file: string): void {
   privateFile(file);
 }
 
+/**
+ * Creates `file` empty and 0600, and fails when anything is there already (O_EXCL: a file left by
+ * another run, or a link planted to redirect the write): for a file that is private from its first
+ * byte, which another program then fills.
+ */
+export function createPrivateFile(file: string): void {
+  fs.closeSync(fs.openSync(file, 'wx', PRIVATE_FILE_MODE));
+}
+
 /** Writes `data` to a new or existing file, 0600 either way. */
 export function writePrivateFile(file: string, data: string): void {
   fs.writeFileSync(file, data, { mode: PRIVATE_FILE_MODE });

@@ -6,11 +6,14 @@
  * the reader blocks no writer (the webhook keeps answering); the service's group commits simply
  * land after the snapshot. The copy is compact (no free pages) and a plain rollback-journal file
  * that opens on its own. It is written beside FILE and renamed into place only once it has passed
- * `PRAGMA integrity_check`, so FILE never names a partial copy.
+ * `PRAGMA integrity_check`, so FILE never names a partial copy. The copy holds every payment and the
+ * encrypted secrets: the partial file is created empty and 0600 before SQLite writes into it (SQLite
+ * would create it with the umask's mode, readable by all while it fills).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
+import { createPrivateFile } from '../private-files.js';
 
 export class BackupError extends Error {
   constructor(message: string) {
@@ -24,25 +27,38 @@ export interface BackupResult {
   bytes: number;
 }
 
+const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** VACUUM INTO a new, private, empty `partial`; it is removed when the copy fails. */
+function copyInto(source: string, partial: string): void {
+  try {
+    createPrivateFile(partial);
+  } catch (err) {
+    throw new BackupError(`cannot create ${partial}: ${reason(err)}`);
+  }
+  try {
+    // Not the service's process lock: a backup runs beside the service, as one more reader.
+    const db = new SqliteDatabase(source, { fileMustExist: true, timeout: 10_000 });
+    try {
+      // VACUUM INTO fills an existing empty file and leaves its mode as it is.
+      db.prepare('VACUUM INTO ?').run(partial);
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    fs.rmSync(partial, { force: true });
+    throw new BackupError(`the copy failed: ${reason(err)}`);
+  }
+}
+
 export function backupSqlite(source: string, target: string): BackupResult {
   const out = path.resolve(target);
   if (fs.existsSync(out)) throw new BackupError(`${out} exists: name a new file (a backup never overwrites one)`);
   if (!fs.existsSync(source)) throw new BackupError(`no SQLite database at ${source} (DATA_DIR)`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const partial = `${out}.partial-${process.pid}`;
-  // Not the service's process lock: a backup runs beside the service, as one more reader.
-  const db = new SqliteDatabase(source, { fileMustExist: true, timeout: 10_000 });
+  copyInto(source, partial);
   try {
-    db.prepare('VACUUM INTO ?').run(partial);
-  } catch (err) {
-    fs.rmSync(partial, { force: true });
-    throw new BackupError(`the copy failed: ${err instanceof Error ? err.message : String(err)}`);
-  } finally {
-    db.close();
-  }
-  try {
-    // It holds payment data and encrypted secrets: readable by the owner only.
-    fs.chmodSync(partial, 0o600);
     const copy = new SqliteDatabase(partial, { readonly: true, fileMustExist: true });
     let check: unknown;
     try {
@@ -59,9 +75,14 @@ export function backupSqlite(source: string, target: string): BackupResult {
   return { file: out, bytes: fs.statSync(out).size };
 }
 
-/** What to run for PostgreSQL, naming the variable rather than its value (the URL may hold a password). */
+/**
+ * What to run for PostgreSQL, naming the variable rather than its value (the URL may hold a password).
+ * pg_dump creates its file with the umask's mode and overwrites one that exists, keeping that file's
+ * mode. So the shell creates it instead, in a subshell with umask 077 (0600 from its first byte) and
+ * noclobber (`set -C`: created exclusively, an existing file is refused and left as it was).
+ */
 export function pgDumpLine(file: string): string {
-  return `pg_dump --format=custom --no-owner --file=${shellQuote(file)} "$DATABASE_URL"`;
+  return `(umask 077 && set -C && pg_dump --format=custom --no-owner "$DATABASE_URL" > ${shellQuote(file)})`;
 }
 
 function shellQuote(s: string): string {

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isDatabaseUnavailable, plainFieldErrors, problem, type ErrorCode, type FieldError, type SchemaIssue } from '../errors.js';
 import { GatewayError, toAppError } from '../gateway/errors.js';
 import type { MethodTable } from './allowed-methods.js';
+import { drainBody } from './drain-body.js';
 
 /** A schema's complaints, as the catalogue's field errors in plain words (paths relative to the body). */
 function fieldErrors(context: string | undefined, items: SchemaIssue[], root: unknown): FieldError[] {
@@ -65,6 +66,10 @@ export async function errorHandler(this: unknown, error: FastifyError | Error, r
   for (const [k, v] of Object.entries(appErr.extras.headers ?? {})) reply.header(k, v);
   // 5xx details stay in the log; the body says only what the catalogue says.
   const detail = appErr.code === 'INTERNAL' ? undefined : appErr.message;
+  // An error met before the body has all arrived (a body refused for its size, an import failing
+  // half-way) is answered once the rest is read and dropped: unread bytes would reset the connection
+  // under the answer. A body left unread past the bound can only be followed by a close.
+  if (!(await drainBody(req.raw))) reply.header('connection', 'close');
   await reply.code(appErr.status).type('application/problem+json').send(problem(appErr.code, req.id, detail, appErr.extras));
 }
 

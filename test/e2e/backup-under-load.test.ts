@@ -155,7 +155,7 @@ describe('backup while the webhook is under load', () => {
     const printed = await runCli(['backup', dump], { env });
     expect(printed.code).toBe(1);
     const line = printed.stdout.trim();
-    expect(line).toMatch(/^pg_dump /);
+    expect(line).toMatch(/^\(umask 077 && set -C && pg_dump /);
     const load = await loadAround(service.url, 'PGBK', async () => {
       const r = await run('sh', ['-c', line], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: dbUrl(live) } });
       return { code: 0, stdout: r.stdout, stderr: r.stderr };

@@ -123,6 +123,29 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     expect((await get(String(again.headers.location))).body).toContain('This file was imported before');
   });
 
+  it("the exceptions file: a formula after a `;` in a report's cell is text, with `,` or `;` between cells; another `sep` is refused", async () => {
+    const res = await upload(['Order ID,Transaction Status,Amount', `"x;=cmd|'/C calc'!A0",settlement,5000`, '"y,@SUM(A1)",settlement,1000'].join('\r\n'));
+    expect(res.statusCode).toBe(303);
+    const self = String(res.headers.location).split('?')[0] ?? '';
+    expect((await get(self)).body).toContain(`<a href="${self}/exceptions.csv?sep=%3B" download>CSV with ; (Excel in Indonesian)</a>`);
+
+    const comma = (await get(`${self}/exceptions.csv`)).body.split('\r\n');
+    expect(comma[0]).toBe('\uFEFFid,line,result,gateway_order_id,order_id,report_status,report_amount,fee_amount,net_amount,paylink_status,paylink_amount,detail');
+    expect(comma.slice(1, 3)).toEqual([
+      expect.stringMatching(/^\d+,2,missing_here,"x;'=cmd\|'\/C calc'!A0",,settlement,5000,/),
+      expect.stringMatching(/^\d+,3,missing_here,"y,'@SUM\(A1\)",,settlement,1000,/),
+    ]);
+    const semicolon = await get(`${self}/exceptions.csv?sep=%3B`);
+    expect(semicolon.statusCode).toBe(200);
+    const lines = semicolon.body.split('\r\n');
+    expect(lines[0]).toBe('\uFEFFid;line;result;gateway_order_id;order_id;report_status;report_amount;fee_amount;net_amount;paylink_status;paylink_amount;detail');
+    expect(lines.slice(1, 3)).toEqual([
+      expect.stringMatching(/^\d+;2;missing_here;"x;'=cmd\|'\/C calc'!A0";;settlement;5000;/),
+      expect.stringMatching(/^\d+;3;missing_here;y,'@SUM\(A1\);;settlement;1000;/),
+    ]);
+    expect((await get(`${self}/exceptions.csv?sep=x`)).statusCode).toBe(400);
+  });
+
   it('a file that cannot be read answers the page with its line and column (400), keeps nothing, and never a 500', async () => {
     const bad = await upload('Order ID,Transaction Status,Amount\r\nA-1,settlement,1000.00\r\nA-2,settlement,12x\r\n');
     expect(bad.statusCode).toBe(400);

@@ -91,4 +91,31 @@ describe.each(DATABASE_KINDS)('GET /api/reports/daily (%s)', (kind) => {
     expect(paidOnly.body.split('\r\n').filter((l) => l !== '')).toHaveLength(1 + 4);
     expect((await ctx.app.inject({ method: 'GET', url: '/api/transactions/export?format=xlsx', headers: op })).statusCode).toBe(400);
   });
+
+  // Last: it adds a payment the tests above do not count.
+  it('CSV for a `;` spreadsheet: a formula after a `;` in a cell is text in either file, a negative amount stays a number, `sep` other than `,`/`;` is 400', async () => {
+    const t = await seedTransaction(ctx.store, { orderId: 'X2;-2+3', nominal: 10_000 });
+    // Refunded in full with the fee kept: the day's net is negative.
+    await ctx.store.transactions.update(t.id, { status: 'refunded', paymentType: 'qris', settlementTime: '2026-11-25T09:00:00+07:00', paidAmount: 10_000, refundedAmount: 10_000, feeAmount: 700 });
+
+    const daily = await get('from=2026-11-25&to=2026-11-25&format=csv&sep=%3B');
+    expect(daily.statusCode).toBe(200);
+    expect(daily.body.split('\r\n')).toEqual(['\uFEFFdate;payment_type;paid_count;paid_amount;refunded_amount;net_amount;fee_amount', '2026-11-25;qris;1;10000;10000;-700;700', '']);
+    expect((await get('from=2026-11-25&to=2026-11-25&format=csv&sep=%2C')).body).toContain('2026-11-25,qris,1,10000,10000,-700,700\r\n');
+
+    const exported = async (q: string) => {
+      const res = await ctx.app.inject({ method: 'GET', url: `/api/transactions/export?format=csv${q}`, headers: op });
+      expect(res.statusCode).toBe(200);
+      return res.body.split('\r\n').find((l) => l.includes('X2;'));
+    };
+    expect(await exported('')).toMatch(/^"X2;'-2\+3",[^,]*,"X2;'-2\+3",payment_link,1,10000,10000,,10000,700,/);
+    expect(await exported('&sep=;')).toMatch(/^"X2;'-2\+3";[^;]*;"X2;'-2\+3";payment_link;1;10000;10000;;10000;700;/);
+    expect((await ctx.app.inject({ method: 'GET', url: '/api/transactions/export?format=csv&sep=%3B', headers: op })).body).toMatch(/^\uFEFForder_id;gateway_order_id;mercant_id;/);
+
+    for (const url of ['/api/transactions/export?format=csv&sep=%09', '/api/transactions/export?format=csv&sep=', '/api/reports/daily?from=2026-11-25&to=2026-11-25&format=csv&sep=|']) {
+      const res = await ctx.app.inject({ method: 'GET', url, headers: op });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json(), url).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ path: 'querystring.sep' }] });
+    }
+  });
 });

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestWhileClosing } from '../helpers/shutdown.js';
-import { makeTestApp, type TestContext } from '../helpers/services.js';
+import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
 
 /** Sends raw bytes on a fresh connection and collects everything until the server closes it. */
 function raw(port: number, bytes: string): Promise<{ text: string; closedBy: 'end' | 'error' }> {
@@ -94,6 +94,80 @@ describe('answers of the HTTP parser (clientError)', () => {
   });
 });
 
+/**
+ * Sends `head`, then `size` bytes of body in 64 KiB writes as fast as the socket takes them (as
+ * chunks when `chunked`; `first` in front), and collects the answer until the connection closes.
+ */
+function sendLarge(port: number, head: string, size: number, chunked: boolean, first = ''): Promise<{ text: string; error: string | undefined }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let text = '';
+    let error: string | undefined;
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (text += d));
+    socket.on('end', () => socket.end());
+    socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+    socket.on('close', () => resolve({ text, error }));
+    socket.once('connect', () => {
+      void (async () => {
+        socket.write(head + first);
+        const chunk = Buffer.alloc(64 * 1024, 'a');
+        for (let sent = 0; sent < size && socket.writable; sent += chunk.length) {
+          const ok = chunked ? socket.write(`${chunk.length.toString(16)}\r\n${chunk.toString('latin1')}\r\n`) : socket.write(chunk);
+          if (!ok) await new Promise((r) => (socket.once('drain', r), socket.once('close', r)));
+        }
+        if (chunked && socket.writable) socket.write('0\r\n\r\n');
+      })();
+    });
+  });
+}
+
+describe('a body still arriving when it is refused', () => {
+  let ctx: TestContext;
+  let port: number;
+  beforeAll(async () => {
+    ctx = await makeTestApp('sqlite');
+    port = await listen(ctx);
+  });
+  afterAll(async () => ctx.close());
+
+  const SIZE = 11 * 1024 * 1024;
+  const attempts = [
+    ...Array.from({ length: 30 }, () => ['the webhook (64 KiB), Content-Length', `POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${SIZE}\r\n\r\n`, false] as const),
+    ...Array.from({ length: 5 }, () => ['an operator route (256 KiB), Content-Length', `POST /api/payment-links HTTP/1.1\r\nHost: x\r\nAuthorization: ${basicAuth()}\r\nContent-Type: application/json\r\nContent-Length: ${SIZE}\r\n\r\n`, false] as const),
+    ...Array.from({ length: 5 }, () => ['the webhook, chunked', `POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`, true] as const),
+  ];
+
+  it(`11 MB sent in full while the server refuses it: every one of ${attempts.length} attempts reads its 413 problem+json, then a clean close`, async () => {
+    const outcomes: string[] = [];
+    for (const [name, head, chunked] of attempts) {
+      const { text, error } = await sendLarge(port, head, SIZE, chunked);
+      const r = parse(text);
+      const body = r.status === 413 ? (JSON.parse(r.body) as Record<string, unknown>) : {};
+      const ok =
+        r.status === 413 &&
+        /^application\/problem\+json/.test(r.headers['content-type'] ?? '') &&
+        r.headers.connection === 'close' &&
+        body.code === 'PAYLOAD_TOO_LARGE' &&
+        body.request_id === r.headers['x-request-id'] &&
+        error === undefined;
+      outcomes.push(ok ? 'ok' : `${name}: status ${r.status || 'none'}, ${error ?? 'no socket error'}`);
+    }
+    expect(outcomes.filter((o) => o !== 'ok')).toEqual([]);
+  });
+
+  it('a 20 MB gateway report refused at its third line: its 400 problem+json is read, then a clean close', async () => {
+    const size = 20 * 1024 * 1024;
+    const first = 'Order ID,Transaction Status,Amount\r\nA-1,settlement,1000\r\nA-2,settlement,12x\r\n';
+    const head = `POST /api/reconciliation/imports HTTP/1.1\r\nHost: x\r\nAuthorization: ${basicAuth()}\r\nContent-Type: text/csv\r\nConnection: close\r\nContent-Length: ${first.length + size}\r\n\r\n`;
+    const { text, error } = await sendLarge(port, head, size, false, first);
+    const r = parse(text);
+    expect({ status: r.status, error }).toEqual({ status: 400, error: undefined });
+    expect(JSON.parse(r.body)).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', request_id: r.headers['x-request-id'] });
+    expect(r.body).toContain('Line 3');
+  });
+});
+
 describe('a request that does not arrive in full in time', () => {
   let ctx: TestContext;
   let port: number;
@@ -106,6 +180,8 @@ describe('a request that does not arrive in full in time', () => {
   it.each([
     ['headers never finished', 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n'],
     ['a body shorter than its Content-Length', 'POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"order_id"'],
+    // Refused for its size, its rest is awaited (to be dropped) only as long as any request may take.
+    ['a body over the limit that stops arriving', 'POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"order_id"'],
   ])('%s: 408 problem+json with a request id, Connection: close, closed with a FIN', async (_name, bytes) => {
     const started = Date.now();
     const res = await raw(port, bytes);

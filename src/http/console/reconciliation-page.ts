@@ -15,8 +15,8 @@ import { MAX_REPORT_BYTES, importGatewayReport } from '../../domain/reconciliati
 import { getReconciliation, listReconciliations } from '../../domain/reconciliation/queries.js';
 import { translator, type Translate } from '../../i18n/index.js';
 import { MONEY_MESSAGES, type MoneyKey } from '../../i18n/money.js';
-import { OptionalStr } from '../schemas/common.js';
-import { CSV_BOM, CSV_CONTENT_TYPE, csvLine } from '../csv.js';
+import { CsvSeparatorParam, OptionalStr } from '../schemas/common.js';
+import { CSV_BOM, CSV_CONTENT_TYPE, csvLine, type CsvSeparator } from '../csv.js';
 import { rowView } from '../views/reconciliation.js';
 import { html, rupiah, type Html } from './html.js';
 import { EMPTY, type View } from './view.js';
@@ -93,7 +93,7 @@ async function importBody(ctx: ConsoleContext, v: View, t: T, id: string, result
 <section class="card" aria-labelledby="h-summary"><h2 id="h-summary">${t('summary')}</h2>
 <dl class="kv"><dt>${t('importedBy')}</dt><dd>${imp.createdBy}</dd><dt>${t('covers')}</dt><dd>${covers(imp)}</dd></dl>
 <div class="table-wrap"><table><thead><tr>${countHeads(t)}</tr></thead><tbody><tr>${countCells(imp)}</tr></tbody></table></div>
-<p><a href="${self}/exceptions.csv" download>${t('downloadExceptions')}</a></p>
+<p><a href="${self}/exceptions.csv" download>${t('downloadExceptions')}</a> · <a href="${self}/exceptions.csv?sep=%3B" download>${t('downloadExceptionsSemicolon')}</a></p>
 </section>
 <form method="get" action="${self}" class="filters">
 <label>${t('result')}<select name="result"><option value="">${t('all')}</option>${RECONCILIATION_RESULTS.map((r) => html`<option value="${r}"${r === result ? html` selected` : ''}>${resultLabel(t, r)} (${imp[r]})</option>`)}</select></label>
@@ -113,14 +113,14 @@ ${rows.length === ROWS_SIZE && last ? html`<p class="pager"><a href="${self}?${n
 }
 
 /** Every row of an import but the matched ones, grouped by result, as spreadsheets read CSV. */
-async function* exceptionsCsv(ctx: ConsoleContext, id: string): AsyncGenerator<string> {
+async function* exceptionsCsv(ctx: ConsoleContext, id: string, sep: CsvSeparator): AsyncGenerator<string> {
   const header = Object.keys(rowView({ id: 0, importId: id, line: null, result: 'matched', gatewayOrderId: '', orderId: null, transactionRef: null, reportStatus: null, reportAmount: null, feeAmount: null, netAmount: null, paylinkStatus: null, paylinkAmount: null, detail: null }));
-  yield CSV_BOM + csvLine(header);
+  yield CSV_BOM + csvLine(header, sep);
   for (const result of EXCEPTIONS) {
     let afterId: number | undefined;
     for (;;) {
       const { rows } = await getReconciliation(ctx.services, id, { result, limit: CSV_BATCH, afterId });
-      if (rows.length > 0) yield rows.map((r) => csvLine(Object.values(rowView(r)))).join('');
+      if (rows.length > 0) yield rows.map((r) => csvLine(Object.values(rowView(r)), sep)).join('');
       if (rows.length < CSV_BATCH) break;
       afterId = rows.at(-1)?.id;
     }
@@ -289,9 +289,10 @@ export async function consoleReconciliationRoutes(app: App, ctx: ConsoleContext)
     {
       config: { auth: 'op' },
       schema: {
-        ...consoleDoc('Console: the exceptions of a reconciliation import (CSV)', 'Every row whose result is not `matched`, grouped by result; a cell that a spreadsheet would run as a formula is written as text.'),
+        ...consoleDoc('Console: the exceptions of a reconciliation import (CSV)', 'Every row whose result is not `matched`, grouped by result, `,` or (`sep=;`) `;` between cells; a cell that a spreadsheet would run as a formula is written as text.'),
         produces: ['text/csv'],
         params: Type.Object({ id: ImportId }),
+        querystring: Type.Object({ sep: CsvSeparatorParam }),
         response: { 200: Type.Unsafe<unknown>({ description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } }) },
       },
     },
@@ -301,7 +302,7 @@ export async function consoleReconciliationRoutes(app: App, ctx: ConsoleContext)
       return reply
         .type(CSV_CONTENT_TYPE)
         .header('content-disposition', `attachment; filename="reconciliation-${req.params.id}-exceptions.csv"`)
-        .send(Readable.from(exceptionsCsv(ctx, req.params.id)));
+        .send(Readable.from(exceptionsCsv(ctx, req.params.id, req.query.sep ?? ',')));
     },
   );
 }

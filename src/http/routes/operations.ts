@@ -3,7 +3,7 @@ import type { App } from '../types.js';
 import { TAGS } from '../types.js';
 import type { Services } from '../../types.js';
 import { ProblemSchema } from '../../errors.js';
-import { Count, NoQuery, PaymentStatusSchema, countParam, instantParam } from '../schemas/common.js';
+import { Count, CsvSeparatorParam, NoQuery, PaymentStatusSchema, countParam, instantParam } from '../schemas/common.js';
 import { Readable } from 'node:stream';
 import { TransactionSchema, transactionView, type TransactionView } from '../views/transactions.js';
 import { eachTransaction, listTransactions } from '../../domain/listing.js';
@@ -25,7 +25,7 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const ExportQuery = Type.Object({ ...Filters, format: Type.Literal('csv', { description: 'csv (the only format)' }) }, { additionalProperties: false });
+const ExportQuery = Type.Object({ ...Filters, format: Type.Literal('csv', { description: 'csv (the only format)' }), sep: CsvSeparatorParam }, { additionalProperties: false });
 
 /** The export's columns: the list's fields, in its order. */
 const EXPORT_COLUMNS = Object.keys(TransactionSchema.properties) as Array<keyof TransactionView>;
@@ -60,20 +60,20 @@ export async function operationsRoutes(app: App, services: Services): Promise<vo
         tags: [TAGS.operations],
         summary: 'The transaction list as a CSV file',
         description:
-          'Every transaction the filters select (those of `GET /api/transactions`), newest first, one row each with the list\'s fields as columns. Spreadsheet-ready: UTF-8 with BOM, header row, RFC 4180 quoting; a cell that would start a formula (`=`, `+`, `-`, `@`) is prefixed with `\'`. Streamed, whatever the size.',
+          'Every transaction the filters select (those of `GET /api/transactions`), newest first, one row each with the list\'s fields as columns. Spreadsheet-ready: UTF-8 with BOM, header row, RFC 4180 quoting, `,` or (`sep=;`) `;` between cells. No text cell can start a formula: a `=`, `+`, `-`, `@` (or tab, CR, fullwidth `＝＋－＠`) at its start or after a `,`, `;`, tab or line end in it gets a `\'` in front; numbers stay numbers. Streamed, whatever the size.',
         querystring: ExportQuery,
         response: { 200: Type.Unsafe<unknown>({ description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } }), 400: ProblemSchema },
       },
     },
     async (req, reply) => {
-      const { status, mercant_id, since } = req.query;
+      const { status, mercant_id, since, sep = ',' } = req.query;
       const sinceIso = instantParam('since', since)?.toISOString();
       const rows = eachTransaction(services, { status, mercantId: mercant_id, since: sinceIso });
       async function* lines() {
-        yield CSV_BOM + csvLine(EXPORT_COLUMNS);
+        yield CSV_BOM + csvLine(EXPORT_COLUMNS, sep);
         for await (const t of rows) {
           const v = transactionView(t);
-          yield csvLine(EXPORT_COLUMNS.map((c) => v[c]));
+          yield csvLine(EXPORT_COLUMNS.map((c) => v[c]), sep);
         }
       }
       return reply.type(CSV_CONTENT_TYPE).header('content-disposition', 'attachment; filename="paylink-transactions.csv"').send(Readable.from(lines()));

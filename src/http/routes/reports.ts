@@ -4,6 +4,7 @@ import type { App } from '../types.js';
 import { TAGS } from '../types.js';
 import type { Services } from '../../types.js';
 import { ProblemSchema } from '../../errors.js';
+import { CsvSeparatorParam } from '../schemas/common.js';
 import { DEFAULT_REPORT_TIME_ZONE, MAX_REPORT_DAYS, dailyReport, type DailyRow } from '../../domain/reports.js';
 import { CSV_BOM, CSV_CONTENT_TYPE, csvLine } from '../csv.js';
 
@@ -29,12 +30,13 @@ export async function reportRoutes(app: App, services: Services): Promise<void> 
         summary: 'Paid, refunded, fees and net per day and payment type (JSON or CSV)',
         description:
           `One row per day and payment type with any payment. A payment counts on the day it was paid (settlement time, else transaction time) in \`tz\` (default ${DEFAULT_REPORT_TIME_ZONE}), with all that was refunded of it so far, so the rows of a period add up to its payments in \`/api/transactions\`. ` +
-          `At most ${MAX_REPORT_DAYS} days. \`format=csv\` answers a spreadsheet-ready file (UTF-8 with BOM, header row, RFC 4180).`,
+          `At most ${MAX_REPORT_DAYS} days. \`format=csv\` answers a spreadsheet-ready file (UTF-8 with BOM, header row, RFC 4180, \`,\` or with \`sep=;\` \`;\` between cells).`,
         querystring: Type.Object(
           {
             from: Type.String({ maxLength: 10, pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'First day, YYYY-MM-DD' }),
             to: Type.String({ maxLength: 10, pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'Last day, YYYY-MM-DD' }),
             format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], { default: 'json' })),
+            sep: CsvSeparatorParam,
             tz: Type.Optional(Type.String({ maxLength: 64, description: `IANA time zone, default ${DEFAULT_REPORT_TIME_ZONE}` })),
           },
           { additionalProperties: false },
@@ -45,7 +47,8 @@ export async function reportRoutes(app: App, services: Services): Promise<void> 
     async (req, reply) => {
       const rows = await dailyReport(services, { from: req.query.from, to: req.query.to, timeZone: req.query.tz });
       if (req.query.format !== 'csv') return { items: rows };
-      const lines = [CSV_BOM + csvLine(DAILY_COLUMNS), ...rows.map((r) => csvLine(DAILY_COLUMNS.map((c) => r[c])))];
+      const sep = req.query.sep ?? ',';
+      const lines = [CSV_BOM + csvLine(DAILY_COLUMNS, sep), ...rows.map((r) => csvLine(DAILY_COLUMNS.map((c) => r[c]), sep))];
       return reply
         .type(CSV_CONTENT_TYPE)
         .header('content-disposition', `attachment; filename="paylink-daily-${req.query.from}-${req.query.to}.csv"`)

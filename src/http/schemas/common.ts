@@ -7,6 +7,7 @@ import { Type, type TSchema } from 'typebox';
 import { AppError } from '../../errors.js';
 import { PAYMENT_STATUSES } from '../../domain/payment-status.js';
 import type { PaymentStatus } from '../../model/payment.js';
+import type { CsvSeparator } from '../csv.js';
 
 /** A string of at most `maxLength` characters (255 when not said). */
 export const Str = (maxLength = 255, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
@@ -21,6 +22,14 @@ export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 /** The payment `status` values, as one schema for every route that takes or returns one. */
 export const PaymentStatusSchema = Type.Unsafe<PaymentStatus>({ type: 'string', enum: [...PAYMENT_STATUSES] });
+
+/**
+ * `sep` of a CSV answer: `,` (RFC 4180, the default) or `;`, the list separator a spreadsheet set to
+ * the Indonesian locale (or most European ones) splits on when it opens a file with a double click.
+ */
+export const CsvSeparatorParam = Type.Optional(
+  Type.Unsafe<CsvSeparator>({ type: 'string', enum: [',', ';'], default: ',', description: 'Between cells: `,` (default) or `;` (for a spreadsheet whose list separator is `;`, as in the Indonesian locale)' }),
+);
 
 /** The `Idempotency-Key` header of the creating and acting routes. */
 export const IdemHeaders = Type.Object({ 'idempotency-key': Type.Optional(Str(255, 'Replays the first response for 24 h.')) });
