@@ -156,6 +156,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '022_refund_leases_and_reasons': refundLeasesMigration022,
     '023_money_and_pull_feed': moneyAndFeedMigration023(d),
     '024_reconciliation': reconciliationMigration024(d),
+    '026_reconciliation_unit': reconciliationUnitMigration026(d),
   };
 }
 
@@ -322,6 +323,21 @@ export function reconciliationMigration024({ autoId, big }: Dialect): Migration 
       )`.execute(db);
       await db.schema.createIndex('reconciliation_rows_idx').on('reconciliation_rows').columns(['import_id', 'result', 'id']).execute();
       await db.schema.createIndex('reconciliation_rows_order_idx').on('reconciliation_rows').columns(['import_id', 'id']).execute();
+    },
+  };
+}
+
+/**
+ * A reconciliation import written as one unit: the count of rows whose transaction id is another
+ * payment's, and, on each matched row, the payment's amount and paid amount as they were when it
+ * matched (the fee write checks them, with the status, in the same transaction).
+ */
+export function reconciliationUnitMigration026({ big }: Dialect): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('reconciliation_imports').addColumn('transaction_mismatch', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('reconciliation_rows').addColumn('matched_nominal', sql.raw(big)).execute();
+      await db.schema.alterTable('reconciliation_rows').addColumn('matched_paid_amount', sql.raw(big)).execute();
     },
   };
 }

@@ -21,6 +21,7 @@ function toImport(r: Selectable<ReconciliationImportsTable>): ReconciliationImpo
     missing_at_gateway: Number(r.missing_at_gateway),
     amount_mismatch: Number(r.amount_mismatch),
     status_mismatch: Number(r.status_mismatch),
+    transaction_mismatch: Number(r.transaction_mismatch),
     coversFrom: r.covers_from,
     coversTo: r.covers_to,
     createdBy: r.created_by,
@@ -51,12 +52,15 @@ function toRow(r: Selectable<ReconciliationRowsTable>): ReconciliationRow {
 }
 
 export class KyselyReconciliationRepo implements ReconciliationRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly now: () => Date,
+  ) {}
 
   async begin(i: { id: string; createdBy: string; now: Date }): Promise<void> {
     await this.db
       .insertInto('reconciliation_imports')
-      .values({ id: i.id, file_sha256: '', state: 'running', rows: 0, matched: 0, missing_here: 0, missing_at_gateway: 0, amount_mismatch: 0, status_mismatch: 0, covers_from: null, covers_to: null, created_by: i.createdBy, created_at: i.now.toISOString(), finished_at: null })
+      .values({ id: i.id, file_sha256: '', state: 'running', rows: 0, matched: 0, missing_here: 0, missing_at_gateway: 0, amount_mismatch: 0, status_mismatch: 0, transaction_mismatch: 0, covers_from: null, covers_to: null, created_by: i.createdBy, created_at: i.now.toISOString(), finished_at: null })
       .execute();
   }
 
@@ -79,6 +83,8 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
           paylink_status: r.paylinkStatus,
           paylink_amount: r.paylinkAmount,
           detail: r.detail,
+          matched_nominal: r.matchedOn?.nominal ?? null,
+          matched_paid_amount: r.matchedOn?.paidAmount ?? null,
         })),
       )
       .execute();
@@ -97,6 +103,22 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
       .limit(limit)
       .execute();
     return rows.map(toTransaction);
+  }
+
+  async keepMatchedFees(importId: string): Promise<{ expected: number; written: number }> {
+    // The first matched row of each payment that gives a fee: a report listing a payment twice
+    // writes the fee of its first line.
+    const first = sql`select min(m.id) from reconciliation_rows m where m.import_id = ${importId} and m.result = 'matched' and m.fee_amount is not null group by m.transaction_ref`;
+    const expected = await sql<{ n: number | string }>`select count(*) as n from (${first}) f`.execute(this.db);
+    const written = await sql`
+      update transactions set fee_amount = r.fee_amount, net_amount = r.net_amount, updated_at = ${this.now().toISOString()}
+      from reconciliation_rows r
+      where r.id in (${first})
+        and transactions.id = r.transaction_ref
+        and transactions.status = r.paylink_status
+        and transactions.nominal = r.matched_nominal
+        and (transactions.paid_amount = r.matched_paid_amount or (transactions.paid_amount is null and r.matched_paid_amount is null))`.execute(this.db);
+    return { expected: Number(expected.rows[0]?.n ?? 0), written: Number(written.numAffectedRows ?? 0n) };
   }
 
   async finish(id: string, fileSha256: string, counts: ReconciliationCounts, covers: { from: string | null; to: string | null }, now: Date): Promise<boolean> {
