@@ -330,7 +330,8 @@ export function reconciliationMigration024({ autoId, big }: Dialect): Migration 
 /**
  * A reconciliation import written as one unit: the count of rows whose transaction id is another
  * payment's, and, on each matched row, the payment's amount and paid amount as they were when it
- * matched (the fee write checks them, with the status, in the same transaction).
+ * matched (the fee write checks them, with the status, in the same transaction); rows found by
+ * their payment.
  */
 export function reconciliationUnitMigration026({ big }: Dialect): Migration {
   return {
@@ -338,6 +339,8 @@ export function reconciliationUnitMigration026({ big }: Dialect): Migration {
       await db.schema.alterTable('reconciliation_imports').addColumn('transaction_mismatch', 'integer', (c) => c.notNull().defaultTo(0)).execute();
       await db.schema.alterTable('reconciliation_rows').addColumn('matched_nominal', sql.raw(big)).execute();
       await db.schema.alterTable('reconciliation_rows').addColumn('matched_paid_amount', sql.raw(big)).execute();
+      // Whether a payment has a row in an import (the missing-at-gateway scan asks it of every paid payment of the report's days).
+      await db.schema.createIndex('reconciliation_rows_ref_idx').on('reconciliation_rows').columns(['import_id', 'transaction_ref']).execute();
     },
   };
 }

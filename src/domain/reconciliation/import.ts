@@ -63,6 +63,7 @@ export async function importGatewayReport(services: ImportDeps, req: ImportReque
       await recon.discard(id);
       return { created: false, import: earlier };
     }
+    await recon.learnRows();
     const covers = explicit ?? run.covers();
     if (covers.from !== null && covers.to !== null) await run.findMissingAtGateway(covers.from, covers.to);
     if (!(await commit(services, id, sha, run.counts, covers))) {
