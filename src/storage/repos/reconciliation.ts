@@ -110,8 +110,8 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
 
   async learnRows(): Promise<void> {
     // Without statistics of the rows just staged, PostgreSQL looks a payment's rows up through the
-    // (import, result, id) index and the import's checks turn quadratic (a 300,000-row report ran
-    // past the statement timeout); SQLite's planner needs no statistics to pick the right index.
+    // (import, result, id) index and the import's checks turn quadratic (a 300,000-row report would
+    // outlast the statement timeout); SQLite's planner needs no statistics to pick the right index.
     if (this.kind === 'postgres') await sql`analyze reconciliation_rows`.execute(this.db);
   }
 
