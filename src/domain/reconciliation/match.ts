@@ -7,8 +7,9 @@
  * another payment contradicts it: a `transaction_mismatch`, whatever else agrees (so a row can
  * never reach a payment through a transaction id alone). Then the amount is compared (it is
  * money), then the status; a row that differs in both is an `amount_mismatch` whose detail names
- * both. The amount paylink expects is what the gateway reported as paid, else the order's own amount; a report's "original amount" (before a promo or an imposed
- * fee) is compared with the order's amount when it is given.
+ * both. The amount paylink expects is what the gateway reported as paid, else the order's own
+ * amount; a report's "original amount" (before a promo or an imposed fee) is compared with the
+ * order's amount when it is given.
  */
 import type { TransactionRecord } from '../../model/payment.js';
 import type { ReconciliationResult, ReportRow } from '../../model/reconciliation.js';
