@@ -34,6 +34,7 @@ export const ERRORS = {
   HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large', doc: 'The URL and headers together exceed 16 KiB; the connection is closed.' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', doc: 'The body exceeds the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', doc: 'Bodies must be application/json.' },
+  RECONCILIATION_CONFLICT: { status: 409, title: 'Payments changed during the import', doc: 'A payment a gateway report matched changed (a notification or a refund arrived) between the reading of the report and the writing of its fees; nothing of the import was kept. Import the same file again.' },
   CONFIG_CONFLICT: { status: 409, title: 'Configuration changed concurrently', doc: 'Another operator changed the runtime configuration at the same moment; read it again and retry.' },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests', doc: 'Too many failed attempts or requests; see Retry-After.' },
   INTERNAL: { status: 500, title: 'Internal error', doc: 'An unexpected error; details are in the log under the request id.' },

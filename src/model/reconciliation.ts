@@ -2,9 +2,11 @@
 
 /**
  * What one row of the gateway's report was found to be. `missing_at_gateway` rows stand for a
- * payment paylink holds as paid that the report, covering its day, does not list.
+ * payment paylink holds as paid that the report, covering its day, does not list;
+ * `transaction_mismatch` rows carry a transaction id paylink holds for another payment than the one
+ * the row's order id names (or the row's order id names none).
  */
-export const RECONCILIATION_RESULTS = ['matched', 'missing_here', 'missing_at_gateway', 'amount_mismatch', 'status_mismatch'] as const;
+export const RECONCILIATION_RESULTS = ['matched', 'missing_here', 'missing_at_gateway', 'amount_mismatch', 'status_mismatch', 'transaction_mismatch'] as const;
 export type ReconciliationResult = (typeof RECONCILIATION_RESULTS)[number];
 
 /**
@@ -21,7 +23,10 @@ export interface ReportRow {
   status: string;
   /** Whole rupiah the gateway reports as the transaction's amount. */
   amount: number;
-  /** Whole rupiah, when the report gives them. */
+  /**
+   * Whole rupiah, when the report gives either: the other is completed so that fee ≤ amount and
+   * net = amount − fee always hold (a report that breaks it is refused).
+   */
   fee: number | null;
   net: number | null;
   /** The amount before a promo or an imposed fee, when the report gives it. */
@@ -39,6 +44,7 @@ export interface ReconciliationCounts {
   missing_at_gateway: number;
   amount_mismatch: number;
   status_mismatch: number;
+  transaction_mismatch: number;
 }
 
 export interface ReconciliationImport extends ReconciliationCounts {
@@ -76,4 +82,9 @@ export interface ReconciliationRow {
   detail: string | null;
 }
 
-export type NewReconciliationRow = Omit<ReconciliationRow, 'id'>;
+/**
+ * A row as the import stages it. `matchedOn`: what the payment held when the row was found
+ * `matched` (its status is `paylinkStatus`); the fee write checks that it still holds, so a payment
+ * that changed in between is never given a fee from a verdict about its older state.
+ */
+export type NewReconciliationRow = Omit<ReconciliationRow, 'id'> & { matchedOn?: { nominal: number; paidAmount: number | null } };

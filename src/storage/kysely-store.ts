@@ -100,7 +100,7 @@ class KyselyStore implements KyselyBackedStore {
     this.retention = writes<RetentionRepo>(new KyselyRetentionRepo(db), STORE_ACCESS.retention, (tx) => tx.retention);
     this.authFailures = new KyselyAuthFailuresRepo(db);
     this.feed = writes<FeedRepo>(new KyselyFeedRepo(db, dialect), STORE_ACCESS.feed, (tx) => tx.feed);
-    this.reconciliation = writes<ReconciliationRepo>(new KyselyReconciliationRepo(db), STORE_ACCESS.reconciliation, (tx) => tx.reconciliation);
+    this.reconciliation = writes<ReconciliationRepo>(new KyselyReconciliationRepo(db, now, dialect.kind), STORE_ACCESS.reconciliation, (tx) => tx.reconciliation);
   }
 
   async transaction<T>(fn: (tx: KyselyBackedStore) => Promise<T>): Promise<T> {

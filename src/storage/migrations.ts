@@ -157,6 +157,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '023_money_and_pull_feed': moneyAndFeedMigration023(d),
     '024_reconciliation': reconciliationMigration024(d),
     '025_feed_positions': feedPositionsMigration025(d),
+    '026_reconciliation_unit': reconciliationUnitMigration026(d),
   };
 }
 
@@ -337,6 +338,24 @@ export function feedPositionsMigration025({ big }: Dialect): Migration {
     async up(db: Kysely<unknown>) {
       await db.schema.createTable('feed_positions').addColumn('name', 'text', (c) => c.primaryKey()).addColumn('position', sql.raw(big), (c) => c.notNull()).execute();
       await sql`insert into feed_positions (name, position) select 'handed_out', coalesce(max(feed_seq), 0) from outbox_events where feed_seq is not null`.execute(db);
+    },
+  };
+}
+
+/**
+ * A reconciliation import written as one unit: the count of rows whose transaction id is another
+ * payment's, and, on each matched row, the payment's amount and paid amount as they were when it
+ * matched (the fee write checks them, with the status, in the same transaction); rows found by
+ * their payment.
+ */
+export function reconciliationUnitMigration026({ big }: Dialect): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('reconciliation_imports').addColumn('transaction_mismatch', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('reconciliation_rows').addColumn('matched_nominal', sql.raw(big)).execute();
+      await db.schema.alterTable('reconciliation_rows').addColumn('matched_paid_amount', sql.raw(big)).execute();
+      // Whether a payment has a row in an import (the missing-at-gateway scan asks it of every paid payment of the report's days).
+      await db.schema.createIndex('reconciliation_rows_ref_idx').on('reconciliation_rows').columns(['import_id', 'transaction_ref']).execute();
     },
   };
 }

@@ -199,6 +199,7 @@ export interface ReconciliationImportsTable {
   missing_at_gateway: number;
   amount_mismatch: number;
   status_mismatch: number;
+  transaction_mismatch: Generated<number>;
   covers_from: string | null;
   covers_to: string | null;
   created_by: string;
@@ -221,4 +222,7 @@ export interface ReconciliationRowsTable {
   paylink_status: string | null;
   paylink_amount: number | null;
   detail: string | null;
+  /** A matched row's payment as it was when it matched: its amount and paid amount (migration 026). */
+  matched_nominal: number | null;
+  matched_paid_amount: number | null;
 }

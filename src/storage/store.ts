@@ -291,6 +291,15 @@ export interface ReconciliationRepo {
    * and `to` (ISO, `+07:00`, as stored), that no row of this import matched; by id, after `afterId`.
    */
   missingAtGateway(importId: string, from: string, to: string, afterId: string, limit: number): Promise<TransactionRecord[]>;
+  /** After a large import's rows are staged: the database's query planner learns of them, so the checks that follow use the right indexes. */
+  learnRows(): Promise<void>;
+  /**
+   * Writes the fee and net of this import's matched rows onto their payments (the first such row of
+   * each payment), each only while the payment still holds the status, amount and paid amount it was
+   * matched with. `written` < `expected`: a payment changed since it was matched (the caller rolls
+   * the transaction back).
+   */
+  keepMatchedFees(importId: string): Promise<{ expected: number; written: number }>;
   /** Done, with the file's hash (known once it was read) and its counts. False when an import of the same file finished first (the caller discards this one). */
   finish(id: string, fileSha256: string, counts: ReconciliationCounts, covers: { from: string | null; to: string | null }, now: Date): Promise<boolean>;
   /** Removes an import and its rows (a failed one, or a repeat of a file already imported). */
@@ -446,7 +455,7 @@ export const STORE_ACCESS: {
   // Counted outside any group: a failed login must not wait for (or share the fate of) other writes.
   authFailures: { get: 'read', fail: 'autocommit', clear: 'autocommit', prune: 'autocommit' },
   feed: { identity: 'read', sequence: 'write', after: 'read', handedOut: 'write', acknowledge: 'write' },
-  reconciliation: { begin: 'write', addRows: 'write', missingAtGateway: 'read', finish: 'write', discard: 'write', findDoneByFile: 'read', get: 'read', list: 'read', rows: 'read' },
+  reconciliation: { begin: 'write', addRows: 'write', missingAtGateway: 'read', learnRows: 'read', keepMatchedFees: 'write', finish: 'write', discard: 'write', findDoneByFile: 'read', get: 'read', list: 'read', rows: 'read' },
 };
 
 export interface MigrationStatus {

@@ -22,7 +22,8 @@ function multipart(fields: Array<[string, string]>, file?: { name: string; conte
 describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
   let ctx: TestContext;
   beforeEach(async () => {
-    ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9' });
+    // A report's dates lie within two years before the import's day: the import happens on 2026-11-26.
+    ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9', clock: { now: () => new Date('2026-11-26T05:00:00Z') } });
   });
   afterEach(async () => ctx.close());
   const op = { authorization: basicAuth() };
@@ -34,10 +35,11 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
   }
 
   /** Opens the page and posts the upload form with its token and cookie (`csrf: false` leaves the token out). */
-  async function upload(csv: string | undefined, o: { columns?: string; from?: string; to?: string; csrf?: boolean } = {}) {
+  async function upload(csv: string | undefined, o: { columns?: string; separator?: string; from?: string; to?: string; csrf?: boolean } = {}) {
     const { token, cookie } = formState(await get('/console/reconciliation'));
     expect(token).not.toBe('');
-    const fields: Array<[string, string]> = [...(o.csrf === false ? [] : [['_csrf', token] as [string, string]]), ['columns', o.columns ?? ''], ['from', o.from ?? ''], ['to', o.to ?? '']];
+    const separator: Array<[string, string]> = o.separator === undefined ? [] : [['separator', o.separator]];
+    const fields: Array<[string, string]> = [...(o.csrf === false ? [] : [['_csrf', token] as [string, string]]), ['columns', o.columns ?? ''], ...separator, ['from', o.from ?? ''], ['to', o.to ?? '']];
     return ctx.app.inject({
       method: 'POST',
       url: '/console/reconciliation',
@@ -234,6 +236,31 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     const lines = file.body.trimEnd().split('\r\n');
     expect(lines).toHaveLength(1 + 1005);
     expect(new Set(lines.slice(1).map((l) => l.split(',')[3])).size).toBe(1005);
+  });
+
+  it('a NUL in the uploaded file answers the page with its line and column (400) and keeps nothing', async () => {
+    await paid('RC/NUL', 15_000, '2026-11-20T10:00:00+07:00');
+    const res = await upload(`Order ID,Transaction Status,Amount,Fee\r\n${gatewayIdOf('RC/NUL')},settlement,15000,105\r\nA-\u00002,settlement,1000,7\r\n`);
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toContain('Line 3, column &quot;Order ID&quot;: contains a NUL character (U+0000).');
+    expect(res.body).toContain('line 3, column Order ID: contains a NUL character (U+0000)');
+    expect(await imports()).toEqual([]);
+    expect(await ctx.store.transactions.findByOrderId('RC/NUL')).toMatchObject({ feeAmount: null, netAmount: null });
+  });
+
+  it('reads a semicolon file with decimal commas, its separator named in the form', async () => {
+    await paid('RC/SEMI', 150_000, '2026-11-20T10:00:00+07:00');
+    const csv = `Order ID;Transaction Status;Amount;Fee\r\n${gatewayIdOf('RC/SEMI')};settlement;150000,00;4000,00\r\n`;
+    const named = await upload(csv, { separator: 'semicolon' });
+    expect(named.statusCode).toBe(303);
+    expect(await ctx.store.transactions.findByOrderId('RC/SEMI')).toMatchObject({ feeAmount: 4000, netAmount: 146_000 });
+    expect((await get(String(named.headers.location))).body).toContain('<td class="num" data-count="matched">1</td>');
+    const bad = await upload(csv, { separator: 'pipe' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('separator is one of comma, semicolon, tab.');
+    const page = await get('/console/reconciliation?lang=id');
+    expect(page.body).toContain('<option value="semicolon">titik koma (;)</option>');
   });
 
   it('reads another layout through the column names given in the form', async () => {

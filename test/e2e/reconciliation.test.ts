@@ -9,12 +9,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { basicAuth } from '../helpers/services.js';
+import { jakartaDay } from '../../src/time.js';
 
 const KEY = 'erp-key-recon-0123456789';
 const op = { authorization: basicAuth() };
 
-/** The gateway's spelling of a Jakarta time on day `d` of the report (2026-11-20 + d). */
-const when = (d: number, hh: number) => `2026-11-${20 + d} ${String(hh).padStart(2, '0')}:15:00`;
+/** Day `d` of the report (Jakarta): it starts six days ago, as a report must lie within two years before the import's day. */
+const day = (d: number) => jakartaDay(new Date(Date.now() + (d - 6) * 86_400_000).toISOString());
+/** The gateway's spelling of a Jakarta time on day `d` of the report. */
+const when = (d: number, hh: number) => `${day(d)} ${String(hh).padStart(2, '0')}:15:00`;
 
 describe.each(DATABASE_KINDS)('POST /api/reconciliation/imports (%s)', (kind) => {
   let e: E2EContext;
@@ -61,7 +64,7 @@ describe.each(DATABASE_KINDS)('POST /api/reconciliation/imports (%s)', (kind) =>
     const first = await upload(csv);
     expect(first.statusCode).toBe(201);
     const summary = first.json() as Record<string, unknown>;
-    expect(summary).toMatchObject({ rows: 9, matched: 7, missing_here: 1, missing_at_gateway: 1, amount_mismatch: 1, status_mismatch: 0, covers_from: '2026-11-20', covers_to: '2026-11-22' });
+    expect(summary).toMatchObject({ rows: 9, matched: 7, missing_here: 1, missing_at_gateway: 1, amount_mismatch: 1, status_mismatch: 0, covers_from: day(0), covers_to: day(2) });
 
     const detail = (await e.app.inject({ method: 'GET', url: `/api/reconciliation/imports/${String(summary.id)}`, headers: op })).json() as { items: Array<{ result: string; gateway_order_id: string; order_id: string | null; line: number | null; fee_amount: number | null }> };
     const exceptions = detail.items.filter((r) => r.result !== 'matched').map((r) => [r.result, r.order_id ?? r.gateway_order_id]);

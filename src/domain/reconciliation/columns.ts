@@ -6,6 +6,7 @@
  */
 import { AppError } from '../../errors.js';
 import type { ReportRow } from '../../model/reconciliation.js';
+import { jakartaDay } from '../../time.js';
 
 export const REPORT_FIELDS = ['order_id', 'transaction_id', 'status', 'amount', 'fee', 'net', 'original_amount', 'payment_type', 'transaction_time', 'settlement_time'] as const;
 export type ReportField = (typeof REPORT_FIELDS)[number];
@@ -74,33 +75,99 @@ export function locateColumns(header: readonly string[], mapping: Partial<Record
   return index;
 }
 
-function malformed(line: number, column: string, message: string): AppError {
+export function malformed(line: number, column: string, message: string): AppError {
   return new AppError('VALIDATION_FAILED', `Line ${line}, column ${JSON.stringify(column)}: ${message}.`, { errors: [{ path: `line ${line}, column ${column}`, message }] });
 }
 
-/** Whole rupiah: `150000`, `150000.00`, `150,000.00`, `150.000` (thousands dots), `Rp 150.000`; never negative. */
-export function readAmount(raw: string, line: number, column: string): number {
-  let s = raw.trim().replace(/^(rp|idr)\s*/i, '').replace(/\s/g, '');
-  if (/^\d{1,3}(\.\d{3})+$/.test(s)) s = s.replace(/\./g, '');
-  else if (/^\d{1,3}(,\d{3})+(\.\d{1,2})?$/.test(s)) s = s.replace(/,/g, '');
-  const m = /^(\d{1,15})(\.(\d{1,2}))?$/.exec(s);
-  if (!m) throw malformed(line, column, `${JSON.stringify(raw.slice(0, 40))} is not an amount in rupiah`);
-  if (m[3] !== undefined && Number(m[3]) !== 0) throw malformed(line, column, `${JSON.stringify(raw.slice(0, 40))} has a fraction of a rupiah`);
-  return Number(m[1]);
+/**
+ * The integer and fraction digits of an amount, read with one rule that holds for rupiah: a mark
+ * (`.` or `,`) followed by one or two digits at the end is the decimal mark; marks followed by
+ * groups of three digits are thousands separators (a rupiah amount never has three decimals). So
+ * `150000,00`, `150.000,00`, `150,000.00` and `150.000` are all 150000; `150,000,00` fits neither
+ * reading and is refused.
+ */
+function amountDigits(s: string): { whole: string; fraction: string } | undefined {
+  const plain = /^(\d+)(?:[.,](\d{1,2}))?$/.exec(s);
+  if (plain) return { whole: plain[1] ?? '', fraction: plain[2] ?? '' };
+  const grouped = /^(\d{1,3}(?:([.,])\d{3})+)(?:([.,])(\d{1,2}))?$/.exec(s);
+  if (!grouped || (grouped[3] !== undefined && grouped[3] === grouped[2])) return undefined;
+  return { whole: (grouped[1] ?? '').replace(/[.,]/g, ''), fraction: grouped[4] ?? '' };
 }
 
-/** `YYYY-MM-DD HH:MM:SS` (Jakarta, as the gateway writes it) or ISO 8601 with an offset → ISO with offset; empty → null. */
-export function readTime(raw: string, line: number, column: string): string | null {
+/** Whole rupiah: `150000`, `150000.00`, `150000,00`, `150,000.00`, `150.000,00`, `Rp 150.000`; never negative. */
+export function readAmount(raw: string, line: number, column: string): number {
+  const s = raw.trim().replace(/^(rp|idr)\.?\s*/i, '').replace(/[\s\u00A0]/g, '');
+  const d = amountDigits(s);
+  const shown = JSON.stringify(raw.slice(0, 40));
+  if (!d || d.whole.length > 15) throw malformed(line, column, `${shown} is not an amount in rupiah (150000, 150000.00, 150000,00, 150,000.00 or 150.000,00)`);
+  if (Number(d.fraction) !== 0) throw malformed(line, column, `${shown} has a fraction of a rupiah`);
+  return Number(d.whole);
+}
+
+/** The Jakarta days a report's dates may fall on: from two years before the import's day to the day after it. */
+export interface DateWindow {
+  from: string;
+  to: string;
+}
+
+export function reportWindow(now: Date): DateWindow {
+  const today = jakartaDay(now.toISOString());
+  const [y, m, d] = today.split('-').map(Number);
+  const day = (dy: number, dd: number) => new Date(Date.UTC((y ?? 0) + dy, (m ?? 1) - 1, (d ?? 1) + dd)).toISOString().slice(0, 10);
+  return { from: day(-2, 0), to: day(0, 1) };
+}
+
+/** Whether `YYYY-MM-DD` names a day of the calendar (`2026-02-30` does not). */
+export function isCalendarDay(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const d = new Date(0);
+  // setUTCFullYear, not Date.UTC: that one reads the years 0 to 99 as 1900 to 1999.
+  d.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+}
+
+const TIME_FORMS = '(YYYY-MM-DD HH:MM:SS, Jakarta time, or ISO 8601 with an offset)';
+
+/** `YYYY-MM-DD HH:MM:SS` (Jakarta, as the gateway writes it) or ISO 8601 with an offset → ISO with offset, on a day of `window`; empty → null. */
+export function readTime(raw: string, line: number, column: string, window: DateWindow): string | null {
   const s = raw.trim();
   if (s === '') return null;
-  const local = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2})?))?$/.exec(s);
-  if (local) return `${local[1]}T${(local[2] ?? '00:00:00').padEnd(8, ':00')}+07:00`;
-  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) && !Number.isNaN(Date.parse(s))) return s;
-  throw malformed(line, column, `${JSON.stringify(s.slice(0, 40))} is not a date and time (YYYY-MM-DD HH:MM:SS, Jakarta time, or ISO 8601 with an offset)`);
+  const shown = JSON.stringify(s.slice(0, 40));
+  const local = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(s);
+  const iso = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](?:0\d|1[0-4]):?[0-5]\d)$/.exec(s);
+  const m = local ?? iso;
+  if (!m) throw malformed(line, column, `${shown} is not a date and time ${TIME_FORMS}`);
+  const [, day = '', hh = '00', mm = '00', ss = '00'] = m;
+  if (!isCalendarDay(day) || Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) throw malformed(line, column, `${shown} is not a real date and time`);
+  const out = local ? `${day}T${hh}:${mm}:${ss}+07:00` : s;
+  const jakarta = jakartaDay(out);
+  if (jakarta < window.from || jakarta > window.to) throw malformed(line, column, `${shown} is outside the days a report of today can cover (${window.from} to ${window.to}, Jakarta)`);
+  return out;
+}
+
+/** The fee and net of a row, each completed from the other; fee ≤ amount and net = amount − fee, or a 400. */
+function feeAndNet(amount: number, fee: number | null, net: number | null, line: number, name: (f: ReportField) => string): { fee: number | null; net: number | null } {
+  if (fee !== null && fee > amount) throw malformed(line, name('fee'), `the fee ${fee} is more than the amount ${amount}`);
+  if (net !== null && net > amount) throw malformed(line, name('net'), `the net ${net} is more than the amount ${amount}`);
+  if (fee !== null && net !== null && net !== amount - fee) throw malformed(line, name('net'), `the net ${net} is not the amount ${amount} less the fee ${fee} (${amount - fee})`);
+  if (fee !== null) return { fee, net: amount - fee };
+  if (net !== null) return { fee: amount - net, net };
+  return { fee: null, net: null };
+}
+
+/** Where a record holds a NUL (U+0000), which no database column can keep: a 400 naming its cell. */
+export function refuseNul(cells: readonly string[], line: number, header: readonly string[]): void {
+  const at = cells.findIndex((c) => c.includes('\u0000'));
+  if (at < 0) return;
+  const hint = line === 1 ? ' (a UTF-16 file needs its byte-order mark; other binary files are not reports)' : '';
+  const name = header[at];
+  throw malformed(line, name === undefined || name.includes('\u0000') ? String(at + 1) : name, `contains a NUL character (U+0000)${hint}`);
 }
 
 /** One data line of the file as a report row. */
-export function readRow(cells: readonly string[], line: number, index: ColumnIndex, header: readonly string[]): ReportRow {
+export function readRow(cells: readonly string[], line: number, index: ColumnIndex, header: readonly string[], window: DateWindow): ReportRow {
+  refuseNul(cells, line, header);
   const cell = (f: ReportField): string | undefined => (index[f] === undefined ? undefined : (cells[index[f] ?? 0] ?? '').trim());
   const name = (f: ReportField) => header[index[f] ?? 0] ?? f;
   const required = (f: ReportField): string => {
@@ -114,16 +181,18 @@ export function readRow(cells: readonly string[], line: number, index: ColumnInd
   };
   const timeOf = (f: ReportField): string | null => {
     const v = cell(f);
-    return v === undefined ? null : readTime(v, line, name(f));
+    return v === undefined ? null : readTime(v, line, name(f), window);
   };
+  const orderId = required('order_id');
+  const status = required('status').toLowerCase();
+  const amount = readAmount(required('amount'), line, name('amount'));
   return {
     line,
-    orderId: required('order_id'),
+    orderId,
     transactionId: cell('transaction_id') || null,
-    status: required('status').toLowerCase(),
-    amount: readAmount(required('amount'), line, name('amount')),
-    fee: amountOf('fee'),
-    net: amountOf('net'),
+    status,
+    amount,
+    ...feeAndNet(amount, amountOf('fee'), amountOf('net'), line, name),
     originalAmount: amountOf('original_amount'),
     paymentType: cell('payment_type') || null,
     transactionTime: timeOf('transaction_time'),

@@ -1,18 +1,21 @@
 /**
- * Importing a report exported from the gateway's dashboard: read as it streams in (a 50 MB file is
- * never held whole), every row matched with the payment paylink holds and kept with its result,
- * then the payments paylink holds as paid on the report's days that the report does not list. The
- * same file again (by the hash of its bytes) is the first import, unchanged.
+ * Importing a report exported from the gateway's dashboard, as one unit. First the whole file is
+ * read as it streams in (a 64 MB file is never held whole) and every row validated, matched with
+ * the payment paylink holds and staged with its result in the import's own rows, beside the
+ * payments paylink holds as paid on the report's days that the report does not list; no payment
+ * is touched. Then one database transaction makes the import visible and writes the fee and net of
+ * its matched rows onto their payments. A file refused anywhere leaves nothing: no import, no
+ * payment changed. The same file again (by the hash of its bytes) is the first import, unchanged.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { parse, CsvError } from 'csv-parse';
 import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import type { NewReconciliationRow, ReconciliationCounts, ReconciliationImport, ReportRow } from '../../model/reconciliation.js';
 import { AppError } from '../../errors.js';
 import { isPurchaseOf } from '../../gateway/wire.js';
-import { locateColumns, parseColumnMapping, readRow, type ColumnIndex } from './columns.js';
+import { isCalendarDay, locateColumns, parseColumnMapping, readRow, refuseNul, reportWindow, type ColumnIndex, type DateWindow } from './columns.js';
+import { readRecords, type SeparatorName } from './reader.js';
 import { matchRow } from './match.js';
 import { jakartaDay } from '../../time.js';
 
@@ -26,6 +29,8 @@ export interface ImportRequest {
   body: Readable;
   /** `field:Header,…` or a JSON object, for layouts other than the dashboard's. */
   columns?: string;
+  /** The file's separator; by default the one its header line uses. */
+  separator?: SeparatorName;
   /** The days (YYYY-MM-DD, Jakarta) the report covers, when the file's own dates should not decide. */
   from?: string;
   to?: string;
@@ -38,44 +43,72 @@ export interface ImportOutcome {
   import: ReconciliationImport;
 }
 
-const emptyCounts = (): ReconciliationCounts => ({ rows: 0, matched: 0, missing_here: 0, missing_at_gateway: 0, amount_mismatch: 0, status_mismatch: 0 });
+const emptyCounts = (): ReconciliationCounts => ({ rows: 0, matched: 0, missing_here: 0, missing_at_gateway: 0, amount_mismatch: 0, status_mismatch: 0, transaction_mismatch: 0 });
+
+/** Another import of the same file finished first. */
+class ImportedMeanwhile extends Error {}
 
 export async function importGatewayReport(services: ImportDeps, req: ImportRequest): Promise<ImportOutcome> {
   const mapping = parseColumnMapping(req.columns);
-  const explicit = coversParam(req.from, req.to);
+  const window = reportWindow(services.clock.now());
+  const explicit = coversParam(req.from, req.to, window);
+  const recon = services.store.reconciliation;
   const id = randomUUID();
-  await services.store.reconciliation.begin({ id, createdBy: req.actor, now: services.clock.now() });
+  await recon.begin({ id, createdBy: req.actor, now: services.clock.now() });
   try {
-    const run = new ImportRun(services, id);
-    const sha = await run.readAll(req.body, mapping);
-    const earlier = await services.store.reconciliation.findDoneByFile(sha);
+    const run = new ImportRun(services, id, window);
+    const sha = await run.stageAll(req.body, mapping, req.separator);
+    const earlier = await recon.findDoneByFile(sha);
     if (earlier) {
-      await services.store.reconciliation.discard(id);
+      await recon.discard(id);
       return { created: false, import: earlier };
     }
+    await recon.learnRows();
     const covers = explicit ?? run.covers();
     if (covers.from !== null && covers.to !== null) await run.findMissingAtGateway(covers.from, covers.to);
-    if (!(await services.store.reconciliation.finish(id, sha, run.counts, covers, services.clock.now()))) {
-      await services.store.reconciliation.discard(id);
-      const first = await services.store.reconciliation.findDoneByFile(sha);
+    if (!(await commit(services, id, sha, run.counts, covers))) {
+      await recon.discard(id);
+      const first = await recon.findDoneByFile(sha);
       if (first) return { created: false, import: first };
       throw new Error('reconciliation import: finishing failed without an earlier import');
     }
-    const done = await services.store.reconciliation.get(id);
+    const done = await recon.get(id);
     if (!done) throw new Error('reconciliation import vanished');
     run.log(done);
     return { created: true, import: done };
   } catch (err) {
-    await services.store.reconciliation.discard(id).catch(() => undefined);
+    await recon.discard(id).catch(() => undefined);
     throw err;
   }
 }
 
-function coversParam(from: string | undefined, to: string | undefined): { from: string; to: string } | undefined {
+/**
+ * The import made visible with its counts, and the fee and net of its matched rows written, in one
+ * transaction. False: an import of the same file finished first (nothing of this one is kept).
+ */
+async function commit(services: ImportDeps, id: string, sha: string, counts: ReconciliationCounts, covers: { from: string | null; to: string | null }): Promise<boolean> {
+  try {
+    await services.store.transaction(async (tx) => {
+      if (!(await tx.reconciliation.finish(id, sha, counts, covers, services.clock.now()))) throw new ImportedMeanwhile();
+      const fees = await tx.reconciliation.keepMatchedFees(id);
+      if (fees.written < fees.expected) throw new AppError('RECONCILIATION_CONFLICT', `${fees.expected - fees.written} of the payments the report matched changed while it was being imported (a notification or a refund arrived); nothing of the import was kept. Import the file again.`);
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof ImportedMeanwhile) return false;
+    throw err;
+  }
+}
+
+function coversParam(from: string | undefined, to: string | undefined, window: DateWindow): { from: string; to: string } | undefined {
   if (from === undefined && to === undefined) return undefined;
-  const day = /^\d{4}-\d{2}-\d{2}$/;
-  if (from === undefined || to === undefined || !day.test(from) || !day.test(to) || from > to) {
+  const problem = (path: 'from' | 'to', message: string) => new AppError('VALIDATION_FAILED', `${path}: ${message}.`, { errors: [{ path, message }] });
+  if (from === undefined || to === undefined || from > to) {
     throw new AppError('VALIDATION_FAILED', 'from and to go together, as YYYY-MM-DD with from ≤ to.', { errors: [{ path: 'from', message: 'must be YYYY-MM-DD, with to, from ≤ to' }] });
+  }
+  for (const [path, day] of [['from', from], ['to', to]] as const) {
+    if (!isCalendarDay(day)) throw problem(path, `${JSON.stringify(day.slice(0, 10))} is not a day of the calendar (YYYY-MM-DD)`);
+    if (day < window.from || day > window.to) throw problem(path, `${day} is outside the days a report of today can cover (${window.from} to ${window.to}, Jakarta)`);
   }
   return { from, to };
 }
@@ -91,36 +124,24 @@ class ImportRun {
   constructor(
     private readonly services: ImportDeps,
     private readonly id: string,
+    private readonly window: DateWindow,
   ) {}
 
-  /** Reads, parses and matches the whole file; the SHA-256 of its bytes. */
-  async readAll(body: Readable, mapping: ReturnType<typeof parseColumnMapping>): Promise<string> {
+  /** Reads, validates, matches and stages the whole file; the SHA-256 of its bytes. */
+  async stageAll(body: Readable, mapping: ReturnType<typeof parseColumnMapping>, separator: SeparatorName | undefined): Promise<string> {
     const hash = createHash('sha256');
-    let bytes = 0;
-    body.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > MAX_REPORT_BYTES) body.destroy(new AppError('PAYLOAD_TOO_LARGE', `The report exceeds ${MAX_REPORT_BYTES / 1024 / 1024} MB; export fewer days at a time.`));
-      hash.update(chunk);
-    });
-    const parser = body.pipe(parse({ bom: true, info: true, delimiter: [',', ';', '\t'], skip_empty_lines: true, relax_column_count: true, max_record_size: 64 * 1024 }));
-    body.once('error', (err) => parser.destroy(err));
-    try {
-      for await (const rec of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-        const line = rec.info.lines;
-        if (this.header.length === 0) {
-          this.header = rec.record;
-          this.index = locateColumns(this.header, mapping);
-          continue;
-        }
-        this.batch.push(readRow(rec.record, line, this.index, this.header));
-        if (this.batch.length >= BATCH) await this.flush();
+    for await (const rec of readRecords(body, { hash, maxBytes: MAX_REPORT_BYTES, separator })) {
+      if (this.header.length === 0) {
+        refuseNul(rec.cells, rec.line, rec.cells);
+        this.header = rec.cells;
+        this.index = locateColumns(this.header, mapping);
+        continue;
       }
-    } catch (err) {
-      if (err instanceof CsvError) throw csvProblem(err);
-      throw err;
+      this.batch.push(readRow(rec.cells, rec.line, this.index, this.header, this.window));
+      if (this.batch.length >= BATCH) await this.stage();
     }
     if (this.header.length === 0) throw new AppError('VALIDATION_FAILED', 'The report is empty: it needs a header line and rows.', { errors: [{ path: 'line 1', message: 'no header line' }] });
-    await this.flush();
+    await this.stage();
     return hash.digest('hex');
   }
 
@@ -129,7 +150,8 @@ class ImportRun {
     return { from: this.firstDay, to: this.lastDay };
   }
 
-  private async flush(): Promise<void> {
+  /** Matches a batch of rows and keeps them with their results in the import's rows; no payment is written. */
+  private async stage(): Promise<void> {
     const rows = this.batch;
     this.batch = [];
     if (rows.length === 0) return;
@@ -137,26 +159,28 @@ class ImportRun {
     const out: NewReconciliationRow[] = [];
     for (const row of rows) {
       const tx = found.get(row.orderId);
-      const v = matchRow(row, tx);
+      const holder = row.transactionId !== null && tx?.gatewayTransactionId !== row.transactionId ? await this.services.store.transactions.findByGatewayTransactionId(row.transactionId) : undefined;
+      const v = matchRow(row, tx, holder);
+      const about = v.result === 'transaction_mismatch' ? (tx ?? holder) : tx;
       this.counts.rows++;
       this.counts[v.result]++;
       const day = row.settlementTime ?? row.transactionTime;
       if (day) this.noteDay(jakartaDay(day));
-      if (tx && v.result !== 'missing_here' && (row.fee !== null || row.net !== null)) await this.keepFee(tx, row);
       out.push({
         importId: this.id,
         line: row.line,
         result: v.result,
         gatewayOrderId: row.orderId,
-        orderId: tx?.orderId ?? null,
-        transactionRef: tx?.id ?? null,
+        orderId: about?.orderId ?? null,
+        transactionRef: about?.id ?? null,
         reportStatus: row.status,
         reportAmount: row.amount,
         feeAmount: row.fee,
-        netAmount: row.net ?? (row.fee !== null ? row.amount - row.fee : null),
+        netAmount: row.net,
         paylinkStatus: v.paylinkStatus,
         paylinkAmount: v.paylinkAmount,
         detail: v.detail,
+        ...(v.result === 'matched' && tx ? { matchedOn: { nominal: tx.nominal, paidAmount: tx.paidAmount } } : {}),
       });
     }
     await this.services.store.reconciliation.addRows(out);
@@ -168,7 +192,7 @@ class ImportRun {
     if (this.lastDay === null || day > this.lastDay) this.lastDay = day;
   }
 
-  /** The payment of each row: by the gateway order id, a payment link's purchase, or the gateway's transaction id. */
+  /** The payment each row's order id names: by the gateway order id, or a payment link's purchase. */
   private async resolve(rows: ReportRow[]): Promise<Map<string, TransactionRecord>> {
     const t = this.services.store.transactions;
     const ids = [...new Set(rows.map((r) => r.orderId))];
@@ -176,20 +200,7 @@ class ImportRun {
     const bases = new Map<string, string>();
     for (const id of ids.filter((i) => !byId.has(i))) for (const base of purchaseBases(id)) bases.set(base, id);
     if (bases.size > 0) for (const link of await t.findManyByGatewayOrderIds([...bases.keys()])) if (link.kind === 'payment_link') for (const id of ids) if (!byId.has(id) && isPurchaseOf(id, link.gatewayOrderId)) byId.set(id, link);
-    for (const r of rows) {
-      if (byId.has(r.orderId) || r.transactionId === null) continue;
-      const tx = await t.findByGatewayTransactionId(r.transactionId);
-      if (tx) byId.set(r.orderId, tx);
-    }
     return byId;
-  }
-
-  /** The report's fee and net are the only source of them: kept on the payment. */
-  private async keepFee(tx: TransactionRecord, row: ReportRow): Promise<void> {
-    const fee = row.fee ?? tx.feeAmount;
-    const net = row.net ?? (row.fee !== null ? row.amount - row.fee : tx.netAmount);
-    if (fee === tx.feeAmount && net === tx.netAmount) return;
-    await this.services.store.transactions.update(tx.id, { feeAmount: fee, netAmount: net });
   }
 
   /** Payments paylink holds as paid on the report's days that no row matched. */
@@ -221,8 +232,8 @@ class ImportRun {
   }
 
   log(done: ReconciliationImport): void {
-    const exceptions = done.missing_here + done.missing_at_gateway + done.amount_mismatch + done.status_mismatch;
-    const line = { reconciliation_import: done.id, rows: done.rows, matched: done.matched, missing_here: done.missing_here, missing_at_gateway: done.missing_at_gateway, amount_mismatch: done.amount_mismatch, status_mismatch: done.status_mismatch };
+    const exceptions = done.missing_here + done.missing_at_gateway + done.amount_mismatch + done.status_mismatch + done.transaction_mismatch;
+    const line = { reconciliation_import: done.id, rows: done.rows, matched: done.matched, missing_here: done.missing_here, missing_at_gateway: done.missing_at_gateway, amount_mismatch: done.amount_mismatch, status_mismatch: done.status_mismatch, transaction_mismatch: done.transaction_mismatch };
     if (exceptions > 0) this.services.logger.warn({ ...line, alert: 'reconciliation_mismatch' }, 'reconciliation import: the gateway report and paylink differ');
     else this.services.logger.info(line, 'reconciliation import: every row matched');
   }
@@ -237,12 +248,4 @@ function purchaseBases(id: string): string[] {
     i = id.lastIndexOf('-', i - 1);
   }
   return out;
-}
-
-/** A file that is not CSV: the line (and field) where reading stopped. */
-function csvProblem(err: CsvError): AppError {
-  const lines = typeof err.lines === 'number' ? err.lines : undefined;
-  const column = typeof err.index === 'number' ? err.index + 1 : typeof err.column === 'number' ? err.column + 1 : undefined;
-  const where = `${lines !== undefined ? `Line ${lines}` : 'The file'}${column !== undefined ? `, column ${column}` : ''}`;
-  return new AppError('VALIDATION_FAILED', `${where}: ${err.message.replace(/^[A-Za-z ]+: /, '')}`, { errors: [{ path: where.toLowerCase(), message: err.code }] });
 }

@@ -3,10 +3,13 @@
  * any source (a dashboard export, later the gateway's history API), the payment is looked up by the
  * caller.
  *
- * The amount is compared first (it is money), then the status; a row that differs in both is an
- * `amount_mismatch` whose detail names both. The amount paylink expects is what the gateway reported
- * as paid, else the order's own amount; a report's "original amount" (before a promo or an imposed
- * fee) is compared with the order's amount when it is given.
+ * The row's order id decides which payment it is about. A transaction id that paylink holds for
+ * another payment contradicts it: a `transaction_mismatch`, whatever else agrees (so a row can
+ * never reach a payment through a transaction id alone). Then the amount is compared (it is
+ * money), then the status; a row that differs in both is an `amount_mismatch` whose detail names
+ * both. The amount paylink expects is what the gateway reported as paid, else the order's own
+ * amount; a report's "original amount" (before a promo or an imposed fee) is compared with the
+ * order's amount when it is given.
  */
 import type { TransactionRecord } from '../../model/payment.js';
 import type { ReconciliationResult, ReportRow } from '../../model/reconciliation.js';
@@ -19,7 +22,12 @@ export interface RowVerdict {
   detail: string | null;
 }
 
-export function matchRow(row: ReportRow, tx: TransactionRecord | undefined): RowVerdict {
+/**
+ * `tx`: the payment the row's order id names; `holder`: the payment paylink holds the row's
+ * transaction id for, when it is another one.
+ */
+export function matchRow(row: ReportRow, tx: TransactionRecord | undefined, holder?: TransactionRecord): RowVerdict {
+  if (holder && holder.id !== tx?.id) return transactionMismatch(row, tx, holder);
   if (!tx) return { result: 'missing_here', paylinkStatus: null, paylinkAmount: null, detail: 'paylink holds no payment with this order id' };
   const expected = tx.paidAmount ?? tx.nominal;
   const problems: string[] = [];
@@ -30,6 +38,14 @@ export function matchRow(row: ReportRow, tx: TransactionRecord | undefined): Row
   if (statusDiffers) problems.push(`status: the report says ${row.status}${reported && reported !== row.status ? ` (${reported})` : ''}, paylink ${tx.status}`);
   const result = amountDiffers ? 'amount_mismatch' : statusDiffers ? 'status_mismatch' : 'matched';
   return { result, paylinkStatus: tx.status, paylinkAmount: expected, detail: problems.length > 0 ? problems.join('; ') : null };
+}
+
+function transactionMismatch(row: ReportRow, tx: TransactionRecord | undefined, holder: TransactionRecord): RowVerdict {
+  const about = tx ?? holder;
+  const detail = tx
+    ? `transaction id: the report says ${row.transactionId ?? ''}, which paylink holds for order ${holder.orderId}, not this one`
+    : `paylink holds no payment with this order id; its transaction id ${row.transactionId ?? ''} is paylink's order ${holder.orderId} (gateway order id ${holder.gatewayOrderId})`;
+  return { result: 'transaction_mismatch', paylinkStatus: about.status, paylinkAmount: about.paidAmount ?? about.nominal, detail };
 }
 
 /** A payment whose money moved at the gateway: the statuses a settlement report lists. */

@@ -12,6 +12,7 @@ import type { App } from '../types.js';
 import { AppError } from '../../errors.js';
 import { RECONCILIATION_RESULTS, type ReconciliationImport, type ReconciliationResult } from '../../model/reconciliation.js';
 import { MAX_REPORT_BYTES, importGatewayReport } from '../../domain/reconciliation/import.js';
+import { separatorNamed } from '../../domain/reconciliation/reader.js';
 import { getReconciliation, listReconciliations } from '../../domain/reconciliation/queries.js';
 import { translator, type Translate } from '../../i18n/index.js';
 import { MONEY_MESSAGES, type MoneyKey } from '../../i18n/money.js';
@@ -32,7 +33,7 @@ const LIST_SIZE = 20;
 const ROWS_SIZE = 200;
 const CSV_BATCH = 1000;
 const EXCEPTIONS = RECONCILIATION_RESULTS.filter((r) => r !== 'matched');
-const FIELD_MAX = { _csrf: 200, columns: 2000, from: 10, to: 10 } as const;
+const FIELD_MAX = { _csrf: 200, columns: 2000, separator: 10, from: 10, to: 10 } as const;
 type UploadField = keyof typeof FIELD_MAX;
 
 const ImportId = Type.String({ minLength: 36, maxLength: 36, pattern: '^[0-9a-f-]{36}$' });
@@ -56,6 +57,7 @@ function uploadForm(t: T, token: string): Html {
 <input type="hidden" name="_csrf" value="${token}">
 <fieldset>
 <label>${t('columns')}<input name="columns" maxlength="${FIELD_MAX.columns}" autocomplete="off" placeholder="order_id:Kode,status:Status,amount:Jumlah"></label>
+<label>${t('separator')}<select name="separator"><option value="">${t('separatorAuto')}</option><option value="comma">${t('separatorComma')}</option><option value="semicolon">${t('separatorSemicolon')}</option><option value="tab">${t('separatorTab')}</option></select></label>
 <label>${t('from')}<input type="date" name="from"></label>
 <label>${t('to')}<input type="date" name="to"></label>
 <label>${t('file')}<input type="file" name="file" accept=".csv,text/csv" required></label>
@@ -139,6 +141,8 @@ function fieldValue(part: Multipart, name: UploadField): string {
   if (part.type !== 'field' || typeof part.value !== 'string' || part.valueTruncated) {
     throw new AppError('VALIDATION_FAILED', `The form's ${name} field is not a text value.`, { errors: [{ path: name, message: 'must be one text value' }] });
   }
+  // No NUL reaches the import (PostgreSQL text cannot hold one): refused here as everywhere else.
+  if (part.value.includes('\u0000')) throw new AppError('VALIDATION_FAILED', `The form's ${name} field contains a NUL character (U+0000).`, { errors: [{ path: name, message: 'must not contain NUL (U+0000)' }] });
   if (part.value.length > FIELD_MAX[name]) throw new AppError('VALIDATION_FAILED', `${name} is too long.`, { errors: [{ path: name, message: `at most ${FIELD_MAX[name]} characters` }] });
   return part.value;
 }
@@ -238,17 +242,18 @@ export async function consoleReconciliationRoutes(app: App, ctx: ConsoleContext)
         preHandler: [readUploadFields, s.csrfProtection],
         schema: consoleDoc(
           'Console form: import a gateway report',
-          'multipart/form-data: `_csrf` (the form\'s token), optional `columns`, `from`, `to` (YYYY-MM-DD), then `file` (the CSV, up to 64 MB). Answers 303 to the import; a file that cannot be read answers 400 with the page naming its line and column.',
+          'multipart/form-data: `_csrf` (the form\'s token), optional `columns`, `separator` (comma, semicolon or tab), `from`, `to` (YYYY-MM-DD), then `file` (the CSV, up to 64 MB). Answers 303 to the import; a file that cannot be read answers 400 with the page naming its line and column.',
         ),
       },
       async (req, reply) => {
         const upload = uploads.get(req);
         try {
           if (!upload?.file) throw new AppError('VALIDATION_FAILED', 'Choose the report file to import.', { errors: [{ path: 'file', message: 'no file' }] });
-          const { columns, from, to } = upload.fields;
+          const { columns, separator, from, to } = upload.fields;
           const out = await importGatewayReport(services, {
             body: fileBody(upload.file),
             columns: columns === '' ? undefined : columns,
+            separator: separatorNamed(separator),
             from: from === '' ? undefined : from,
             to: to === '' ? undefined : to,
             actor: `operator:${req.operatorUser ?? 'operator'}`,

@@ -63,6 +63,7 @@ const RECONCILIATION_IMPORT = {
   missing_at_gateway: 1,
   amount_mismatch: 1,
   status_mismatch: 0,
+  transaction_mismatch: 0,
   covers_from: '2026-11-20',
   covers_to: '2026-11-22',
   file_sha256: '5f1d2c0a9b8e7f6a5d4c3b2a19080706f5e4d3c2b1a09f8e7d6c5b4a39281706',

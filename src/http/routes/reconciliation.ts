@@ -9,6 +9,7 @@ import { Count, Nullable, NullableInt, countParam } from '../schemas/common.js';
 import { importView, rowView } from '../views/reconciliation.js';
 import { REPORT_FIELDS } from '../../domain/reconciliation/columns.js';
 import { MAX_REPORT_BYTES, importGatewayReport } from '../../domain/reconciliation/import.js';
+import { SEPARATORS, type SeparatorName } from '../../domain/reconciliation/reader.js';
 import { getReconciliation, listReconciliations } from '../../domain/reconciliation/queries.js';
 
 const Counts = {
@@ -18,6 +19,7 @@ const Counts = {
   missing_at_gateway: Type.Integer({ description: 'Paid here, absent from a report that covers its day' }),
   amount_mismatch: Type.Integer(),
   status_mismatch: Type.Integer(),
+  transaction_mismatch: Type.Integer({ description: "The row's transaction id is paylink's for another payment" }),
 };
 
 const ImportSchema = Type.Object({
@@ -49,6 +51,7 @@ const RowSchema = Type.Object({
 const ImportQuery = Type.Object(
   {
     columns: Type.Optional(Type.String({ maxLength: 2000, description: `For other layouts: \`field:Header,…\` or a JSON object; fields ${REPORT_FIELDS.join(', ')}` })),
+    separator: Type.Optional(Type.Unsafe<SeparatorName>({ type: 'string', enum: Object.keys(SEPARATORS), description: "The file's separator, for every line; default: the one its header line uses" })),
     from: Type.Optional(Type.String({ maxLength: 10, pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'First day (Jakarta) the report covers; with `to`. Default: the earliest date in the file' })),
     to: Type.Optional(Type.String({ maxLength: 10, pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'Last day (Jakarta) the report covers; with `from`' })),
   },
@@ -76,17 +79,19 @@ export async function reconciliationRoutes(app: App, services: Services): Promis
           tags: [TAGS.operations],
           summary: "Import a report exported from the gateway's dashboard (CSV)",
           description:
-            'Body: the CSV file as exported (`text/csv`), up to 64 MB. Columns are found by their header (Order ID, Transaction ID, Transaction Status, Amount, Fee, Settlement Time, …); ' +
-            'name them with `columns` for other layouts. Every row is kept with its result: `matched` (its fee and net are kept on the payment), `missing_here`, `amount_mismatch`, `status_mismatch`; ' +
-            'payments paid here on the days the report covers that it does not list are `missing_at_gateway`. 201 with the summary; the same file again is 200 with the first import. A malformed file is 400 naming the line and column.',
+            'Body: the CSV file as exported (`text/csv`), up to 64 MB, UTF-8 (or UTF-16 with a byte-order mark), one separator for every line (comma, semicolon or tab: the one its header line uses, or `separator`). ' +
+            'Columns are found by their header (Order ID, Transaction ID, Transaction Status, Amount, Fee, Settlement Time, …); name them with `columns` for other layouts. ' +
+            'Every row is kept with its result: `matched` (only these write their fee and net onto the payment), `missing_here`, `amount_mismatch`, `status_mismatch`, `transaction_mismatch` (its transaction id is another payment\'s); ' +
+            'payments paid here on the days the report covers that it does not list are `missing_at_gateway`. 201 with the summary; the same file again is 200 with the first import. ' +
+            'The whole file is checked before anything is written, then the import and the fees are written in one transaction: a malformed file (a cell that cannot be read, a NUL, an impossible date or one outside two years back to tomorrow, a fee above the amount, a net other than amount − fee) is a 400 naming the line and column, and nothing of it is kept.',
           querystring: ImportQuery,
           consumes: ['text/csv'],
-          response: { 200: ImportSchema, 201: ImportSchema, 400: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema },
+          response: { 200: ImportSchema, 201: ImportSchema, 400: ProblemSchema, 409: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema },
         },
       },
       async (req, reply) => {
         const body = reportBody(req.body);
-        const out = await importGatewayReport(services, { body, columns: req.query.columns, from: req.query.from, to: req.query.to, actor: `operator:${req.operatorUser ?? 'operator'}` });
+        const out = await importGatewayReport(services, { body, columns: req.query.columns, separator: req.query.separator, from: req.query.from, to: req.query.to, actor: `operator:${req.operatorUser ?? 'operator'}` });
         return reply.code(out.created ? 201 : 200).send(importView(out.import));
       },
     );

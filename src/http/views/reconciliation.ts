@@ -11,6 +11,7 @@ export function importView(i: ReconciliationImport) {
     missing_at_gateway: i.missing_at_gateway,
     amount_mismatch: i.amount_mismatch,
     status_mismatch: i.status_mismatch,
+    transaction_mismatch: i.transaction_mismatch,
     covers_from: i.coversFrom,
     covers_to: i.coversTo,
     file_sha256: i.fileSha256,

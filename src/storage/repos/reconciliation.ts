@@ -9,6 +9,8 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import { oneOf } from './literal.js';
 
 const MONEY_MOVED = ['paid', 'partially_refunded', 'refunded', 'chargeback'];
+/** Row ids per fee-writing statement: a few seconds of PostgreSQL's time at most. */
+const FEE_CHUNK = 5000;
 
 function toImport(r: Selectable<ReconciliationImportsTable>): ReconciliationImport {
   return {
@@ -21,6 +23,7 @@ function toImport(r: Selectable<ReconciliationImportsTable>): ReconciliationImpo
     missing_at_gateway: Number(r.missing_at_gateway),
     amount_mismatch: Number(r.amount_mismatch),
     status_mismatch: Number(r.status_mismatch),
+    transaction_mismatch: Number(r.transaction_mismatch),
     coversFrom: r.covers_from,
     coversTo: r.covers_to,
     createdBy: r.created_by,
@@ -51,12 +54,16 @@ function toRow(r: Selectable<ReconciliationRowsTable>): ReconciliationRow {
 }
 
 export class KyselyReconciliationRepo implements ReconciliationRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly now: () => Date,
+    private readonly kind: 'sqlite' | 'postgres',
+  ) {}
 
   async begin(i: { id: string; createdBy: string; now: Date }): Promise<void> {
     await this.db
       .insertInto('reconciliation_imports')
-      .values({ id: i.id, file_sha256: '', state: 'running', rows: 0, matched: 0, missing_here: 0, missing_at_gateway: 0, amount_mismatch: 0, status_mismatch: 0, covers_from: null, covers_to: null, created_by: i.createdBy, created_at: i.now.toISOString(), finished_at: null })
+      .values({ id: i.id, file_sha256: '', state: 'running', rows: 0, matched: 0, missing_here: 0, missing_at_gateway: 0, amount_mismatch: 0, status_mismatch: 0, transaction_mismatch: 0, covers_from: null, covers_to: null, created_by: i.createdBy, created_at: i.now.toISOString(), finished_at: null })
       .execute();
   }
 
@@ -79,6 +86,8 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
           paylink_status: r.paylinkStatus,
           paylink_amount: r.paylinkAmount,
           detail: r.detail,
+          matched_nominal: r.matchedOn?.nominal ?? null,
+          matched_paid_amount: r.matchedOn?.paidAmount ?? null,
         })),
       )
       .execute();
@@ -97,6 +106,45 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
       .limit(limit)
       .execute();
     return rows.map(toTransaction);
+  }
+
+  async learnRows(): Promise<void> {
+    // Without statistics of the rows just staged, PostgreSQL looks a payment's rows up through the
+    // (import, result, id) index and the import's checks turn quadratic (a 300,000-row report would
+    // outlast the statement timeout); SQLite's planner needs no statistics to pick the right index.
+    if (this.kind === 'postgres') await sql`analyze reconciliation_rows`.execute(this.db);
+  }
+
+  async keepMatchedFees(importId: string): Promise<{ expected: number; written: number }> {
+    const span = await this.db.selectFrom('reconciliation_rows').select((eb) => [eb.fn.min('id').as('lo'), eb.fn.max('id').as('hi')]).where('import_id', '=', importId).where('result', '=', 'matched').executeTakeFirst();
+    const total = { expected: 0, written: 0 };
+    const [lo, hi] = [Number(span?.lo ?? 0), Number(span?.hi ?? -1)];
+    // By ranges of row ids: one statement writing every payment of a large report would outlast
+    // the PostgreSQL statement timeout.
+    for (let from = lo; from <= hi; from += FEE_CHUNK) {
+      const part = await this.keepFeesOf(importId, from, from + FEE_CHUNK);
+      total.expected += part.expected;
+      total.written += part.written;
+    }
+    return total;
+  }
+
+  /** The fees of the rows with ids in [from, to). */
+  private async keepFeesOf(importId: string, from: number, to: number): Promise<{ expected: number; written: number }> {
+    // The first matched row of each payment that gives a fee: a report listing a payment twice
+    // writes the fee of its first line.
+    const first = sql`r.import_id = ${importId} and r.result = 'matched' and r.fee_amount is not null and r.id >= ${from} and r.id < ${to}
+      and not exists (select 1 from reconciliation_rows e where e.import_id = r.import_id and e.transaction_ref = r.transaction_ref and e.result = 'matched' and e.fee_amount is not null and e.id < r.id)`;
+    const expected = await sql<{ n: number | string }>`select count(*) as n from reconciliation_rows r where ${first}`.execute(this.db);
+    const written = await sql`
+      update transactions set fee_amount = r.fee_amount, net_amount = r.net_amount, updated_at = ${this.now().toISOString()}
+      from reconciliation_rows r
+      where ${first}
+        and transactions.id = r.transaction_ref
+        and transactions.status = r.paylink_status
+        and transactions.nominal = r.matched_nominal
+        and (transactions.paid_amount = r.matched_paid_amount or (transactions.paid_amount is null and r.matched_paid_amount is null))`.execute(this.db);
+    return { expected: Number(expected.rows[0]?.n ?? 0), written: Number(written.numAffectedRows ?? 0n) };
   }
 
   async finish(id: string, fileSha256: string, counts: ReconciliationCounts, covers: { from: string | null; to: string | null }, now: Date): Promise<boolean> {
