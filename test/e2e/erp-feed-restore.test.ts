@@ -208,7 +208,7 @@ describe('the pull feed after a backup is restored', () => {
     const env = { DATA_DIR: data, LOG_DIR: path.join(data, 'logs') };
     const printed = await runCli(['backup', dump], { env: { ...env, DATABASE_URL: dbUrl(live) } });
     const line = printed.stdout.trim();
-    expect(line).toMatch(/^pg_dump /);
+    expect(line).toMatch(/pg_dump --format=custom .*> /);
     await scenario({
       before: { ...env, DATABASE_URL: dbUrl(live) },
       after: { ...env, DATABASE_URL: dbUrl(restored) },
