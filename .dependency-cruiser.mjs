@@ -1,18 +1,18 @@
 /**
- * The direction of dependencies in src/, checked by `npm run lint` (dependency-cruiser, over src/,
- * bench/, scripts/ and test/ but its fixtures). Type-only imports count: a cycle through types is
- * still a cycle for a reader.
+ * The direction of dependencies, checked by `npm run lint` (dependency-cruiser over src/,
+ * simulator/, bench/, scripts/ and test/ but its fixtures). Every rule names folders, never files
+ * one by one, so a new module falls under the rules of the folder it is put in. Type-only imports
+ * count: a cycle through types is still a cycle for a reader.
  *
- *   cli.ts (the paylink command) → server.ts → services.ts (composition root) → app.ts → http/ → domain/ → gateway/ · storage/ · erp/
- *   cli/ (migrate, backup, check-config) → storage/kysely-store.ts · config.ts
- *   workers: reconcile/ → domain/;  outbox/ → erp/ · storage/;  retention/ → storage/
- *   model/: the plain types every layer shares; it imports nothing else of src/.
- *   shared leaves used by all: errors.ts, clock.ts, config.ts, metrics.ts, time.ts, version.ts,
- *   url-policy.ts, connect-guard.ts, private-files.ts, secret-box.ts, secrets.ts, logging/context.ts
- *   (settings.ts and types.ts know the store: above the adapters, beside domain/)
+ *   cli.ts → server.ts → services.ts (the composition root) → app.ts → http/ → domain/ → gateway/ · storage/ · erp/
+ *   workers/ → domain/ · erp/ · storage/ (never http/)
+ *   config/ (environment and runtime config) → storage/contract.ts · platform/ · model/
+ *   platform/ (time, clock, errors, logging, metrics, secrets, url policy, …) → model/ only
+ *   model/ imports nothing else of src/
+ *   simulator/ is the gateway's stand-in and the tests' oracle: it imports nothing from src/
  */
+const root = '^src/[^/]+\\.ts$';
 const adapters = '^src/(gateway|storage|erp)/';
-const leaves = '^src/(errors|clock|config|metrics|time|version|url-policy|connect-guard|private-files|operator-credentials|secret-box|secrets)\\.ts$|^src/logging/context\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
@@ -21,15 +21,8 @@ export default {
       name: 'no-cycle',
       severity: 'error',
       comment: 'Import cycles make the map unreadable: move the shared part down (a types module, a leaf).',
-      from: { path: '^(src|bench|scripts|test)/' },
+      from: { path: '^(src|simulator|bench|scripts|test)/' },
       to: { circular: true },
-    },
-    {
-      name: 'adapters-below-domain',
-      severity: 'error',
-      comment: 'gateway/, storage/ and erp/ are below domain/: they never import domain/, http/, the workers or the service types.',
-      from: { path: adapters },
-      to: { path: '^src/(domain|http|outbox|reconcile|retention)/|^src/(app|services|server|types)\\.ts$' },
     },
     {
       name: 'model-is-the-bottom',
@@ -39,39 +32,46 @@ export default {
       to: { path: '^src/', pathNot: '^src/model/' },
     },
     {
+      name: 'platform-is-a-leaf',
+      severity: 'error',
+      comment: 'platform/ is used by every layer, so it imports none of them: only itself and model/.',
+      from: { path: '^src/platform/' },
+      to: { path: '^src/', pathNot: '^src/(platform|model)/' },
+    },
+    {
+      name: 'config-below-domain',
+      severity: 'error',
+      comment: 'config/ reads the environment and keeps the runtime config: it knows the storage contract, never the layers that use it.',
+      from: { path: '^src/config/' },
+      to: { path: '^src/', pathNot: '^src/(config|platform|model)/|^src/storage/contract\\.ts$' },
+    },
+    {
       name: 'adapters-only-model-and-leaves',
       severity: 'error',
-      comment: 'gateway/, storage/ and erp/ each import, from the rest of src/, only model/ and the shared leaves: never each other, settings.ts or the service types.',
+      comment: 'gateway/, storage/ and erp/ import, from the rest of src/, only model/, platform/ and the environment\'s types: never each other, the domain, the workers or http/.',
       from: { path: adapters },
-      to: { path: '^src/', pathNot: `^src/($1|model)/|${leaves}` },
+      to: { path: '^src/', pathNot: '^src/($1|model|platform)/|^src/config/env\\.ts$' },
     },
     {
       name: 'domain-below-http',
       severity: 'error',
       comment: 'domain/ is called by http/ and the workers, never the other way round.',
       from: { path: '^src/domain/' },
-      to: { path: '^src/(http|outbox|reconcile|retention)/|^src/(app|services|server)\\.ts$' },
+      to: { path: `^src/(http|workers|cli)/|${root}`, pathNot: '^src/types\\.ts$' },
     },
     {
       name: 'http-through-domain',
       severity: 'error',
-      comment: 'http/ parses, calls a domain function and renders: what it reads or writes goes through domain/, never storage/.',
+      comment: 'http/ parses, calls a domain function and renders: what it reads or writes goes through domain/, never storage/ or a worker.',
       from: { path: '^src/http/' },
-      to: { path: '^src/storage/' },
+      to: { path: '^src/(storage|workers)/' },
     },
     {
       name: 'workers-below-http',
       severity: 'error',
-      comment: 'The outbox worker and the reconciler do not know about HTTP routes or the app.',
-      from: { path: '^src/(outbox|reconcile|retention)/' },
-      to: { path: '^src/http/|^src/(app|services|server)\\.ts$' },
-    },
-    {
-      name: 'leaves-import-no-layer',
-      severity: 'error',
-      comment: 'Shared leaf modules are imported by every layer, so they import none above the adapters.',
-      from: { path: leaves },
-      to: { path: '^src/', pathNot: `${leaves}|^src/model/` },
+      comment: 'The workers (outbox, status sweeper, pruner) do not know about HTTP routes or the app.',
+      from: { path: '^src/workers/' },
+      to: { path: `^src/(http|cli)/|${root}`, pathNot: '^src/types\\.ts$' },
     },
     {
       name: 'composition-root-only-from-server',
@@ -97,16 +97,16 @@ export default {
     {
       name: 'storage-internals-stay-in-storage',
       severity: 'error',
-      comment: 'Outside storage/, code uses the Store interface (store.ts) and the opener (kysely-store.ts), never repos or the schema.',
+      comment: 'Outside storage/, code uses the contract (storage/contract.ts) and the opener (storage/kysely/store.ts), never repositories, the schema or a database\'s own SQL.',
       from: { path: '^src/', pathNot: '^src/storage/' },
-      to: { path: '^src/storage/', pathNot: '^src/storage/(store|kysely-store)\\.ts$' },
+      to: { path: '^src/storage/', pathNot: '^src/storage/(contract|kysely/store)\\.ts$' },
     },
     {
-      name: 'store-opened-by-server-only',
+      name: 'store-opened-by-entry-points-only',
       severity: 'error',
-      comment: 'Only the entry points open the database (server.ts, and cli/ for migrate and backup); everything else gets the Store interface.',
+      comment: 'Only the entry points open the database (server.ts, and cli/ for migrate and backup); everything else gets the Store contract.',
       from: { path: '^src/', pathNot: '^src/(storage/|cli/|server\\.ts$)' },
-      to: { path: '^src/storage/kysely-store\\.ts$' },
+      to: { path: '^src/storage/kysely/store\\.ts$' },
     },
   ],
   options: {

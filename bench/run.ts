@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { ROOT, runLoad, startFloor } from './procs.js';
 import { benchGrowth, benchService, SERVER_KEY, type Figures, type Options } from './scenarios.js';
-import { midtransSignature } from '../src/gateway/signature.js';
+import { midtransSignature } from '../src/gateway/midtrans/signature.js';
 import { printReport } from './report.js';
 
 const args = new Set(process.argv.slice(2));

@@ -1,7 +1,7 @@
 /** The service's scenarios on one database; every figure comes with the baseline it is judged against. */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { midtransSignature } from '../src/gateway/signature.js';
-import { openStore } from '../src/storage/kysely-store.js';
+import { midtransSignature } from '../src/gateway/midtrans/signature.js';
+import { openStore } from '../src/storage/kysely/store.js';
 import { bodiesFile, epochMs, freePort, runLoad, startReceiver, startService, waitFor, type Receiver, type Running } from './procs.js';
 import { freshDatabase, seedHistory, seedOrders, seedWaiting, type BenchDatabase, type KnownOrder } from './seed.js';
 import type { LoadResult } from './load.js';

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Database } from '../src/storage/schema.js';
-import type { DatabaseConfig } from '../src/config.js';
-import { openStore } from '../src/storage/kysely-store.js';
+import type { Database } from '../src/storage/kysely/schema.js';
+import type { DatabaseConfig } from '../src/config/env.js';
+import { openStore } from '../src/storage/kysely/store.js';
 
 export interface BenchDatabase {
   config: DatabaseConfig;

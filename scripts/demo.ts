@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/env.js';
 import { startService, type RunningService } from '../src/server.js';
 
 export interface Receiver {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/env.js';
 import { startService } from '../src/server.js';
 import { startErpReceiver } from '../test/helpers/erp-receiver.js';
 

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadEnvFile } from './cli/env-file.js';
-import { VERSION } from './version.js';
+import { VERSION } from './platform/version.js';
 
 export const EXIT = { ok: 0, problem: 1, usage: 2 } as const;
 
@@ -146,7 +146,7 @@ async function runCheckConfig(env: Record<string, string | undefined>, allowSand
 }
 
 async function configOrProblem(env: Record<string, string | undefined>, io: CliIo, command: string) {
-  const { loadConfig, ConfigError } = await import('./config.js');
+  const { loadConfig, ConfigError } = await import('./config/env.js');
   try {
     return loadConfig(env);
   } catch (err) {

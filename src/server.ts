@@ -1,14 +1,14 @@
 import { pathToFileURL } from 'node:url';
-import { loadConfig, configSecretValues, ConfigError, SIMULATOR_DEV_SERVER_KEY, type Config } from './config.js';
-import { createLogger, registerLogSecrets, closeLogger } from './logging/logger.js';
-import { openStore, MigrationError, lockSqliteFile, type SqliteLock } from './storage/kysely-store.js';
+import { loadConfig, configSecretValues, ConfigError, SIMULATOR_DEV_SERVER_KEY, type Config } from './config/env.js';
+import { createLogger, registerLogSecrets, closeLogger } from './platform/logging/logger.js';
+import { openStore, MigrationError, lockSqliteFile, type SqliteLock } from './storage/kysely/store.js';
 import { createServices, type Services } from './services.js';
 import { buildApp } from './app.js';
-import { resolveOperatorCredentials } from './operator-credentials.js';
-import { ConfigKeyError, resolveEncryptionKeys } from './secret-box.js';
+import { resolveOperatorCredentials } from './config/operator-credentials.js';
+import { ConfigKeyError, resolveEncryptionKeys } from './platform/secret-box.js';
 import { startSimulator, type RunningSimulator } from '../simulator/index.js';
 import type { App } from './http/types.js';
-import type { Store } from './storage/store.js';
+import type { Store } from './storage/contract.js';
 
 export interface RunningService {
   app: App;

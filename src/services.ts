@@ -1,19 +1,19 @@
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import type { Clock } from './clock.js';
-import { systemClock } from './clock.js';
-import type { Store } from './storage/store.js';
-import { createSecretBox, processSecretBox } from './secret-box.js';
-import { createSettings, defaultSettings, secretValues } from './settings.js';
-import { MidtransClient } from './gateway/client.js';
-import { createMetrics } from './metrics.js';
-import { createOutbox, type OutboxOptions } from './outbox/worker.js';
-import { createReconciler, type ReconcilerOptions } from './reconcile/reconciler.js';
-import { createPruner, type PrunerOptions } from './retention/pruner.js';
-import { registerLogSecrets } from './logging/logger.js';
-import type { Resolve } from './connect-guard.js';
+import type { Config } from './config/env.js';
+import type { Clock } from './platform/clock.js';
+import { systemClock } from './platform/clock.js';
+import type { Store } from './storage/contract.js';
+import { createSecretBox, processSecretBox } from './platform/secret-box.js';
+import { createSettings, defaultSettings, secretValues } from './config/runtime.js';
+import { MidtransClient } from './gateway/midtrans/client.js';
+import { createMetrics } from './platform/metrics.js';
+import { createOutbox, type OutboxOptions } from './workers/outbox/worker.js';
+import { createReconciler, type ReconcilerOptions } from './workers/status-sweeper.js';
+import { createPruner, type PrunerOptions } from './workers/pruner.js';
+import { registerLogSecrets } from './platform/logging/logger.js';
+import type { Resolve } from './platform/connect-guard.js';
 import type { BackgroundWorker, Services } from './types.js';
-import { VERSION } from './version.js';
+import { VERSION } from './platform/version.js';
 
 export type { BackgroundWorker, Services } from './types.js';
 

@@ -3,13 +3,13 @@
  * (`services.ts`) that builds it: importing them never pulls in the workers or the wiring.
  */
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import type { Clock } from './clock.js';
-import type { Store } from './storage/store.js';
+import type { Config } from './config/env.js';
+import type { Clock } from './platform/clock.js';
+import type { Store } from './storage/contract.js';
 import type { AttemptOutcome } from './model/delivery.js';
-import type { Settings } from './settings.js';
-import type { MidtransClient } from './gateway/client.js';
-import type { Metrics } from './metrics.js';
+import type { Settings } from './config/runtime.js';
+import type { MidtransClient } from './gateway/midtrans/client.js';
+import type { Metrics } from './platform/metrics.js';
 
 /** Something that runs in the background while the service is up: the outbox worker, the reconciler and the retention pruner, each on a `Periodic` (periodic.ts). */
 export interface BackgroundWorker {

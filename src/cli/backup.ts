@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { createPrivateFile } from '../private-files.js';
+import { createPrivateFile } from '../platform/private-files.js';
 
 export class BackupError extends Error {
   constructor(message: string) {

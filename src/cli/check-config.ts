@@ -4,8 +4,8 @@
  * refuse), adds the checks that only matter once real payments flow, and lists what no command can
  * see (the gateway dashboard, the ERP's copy of the keys, backups, metrics) for a person to confirm.
  */
-import { ConfigError, loadConfig, type Config } from '../config.js';
-import { isPrivateHost } from '../url-policy.js';
+import { ConfigError, loadConfig, type Config } from '../config/env.js';
+import { isPrivateHost } from '../platform/url-policy.js';
 
 export interface CheckConfigOptions {
   /** A staging environment: sandbox mode and sandbox keys are accepted. */

@@ -4,9 +4,9 @@
  * keeps a slow migration out of the instances' start-up and health checks). Migrations only go
  * forward: a database migrated by a newer version keeps serving an older one beside it.
  */
-import type { Config } from '../config.js';
-import { lockSqliteFile, openStore, type SqliteLock } from '../storage/kysely-store.js';
-import type { MigrationStatus } from '../storage/store.js';
+import type { Config } from '../config/env.js';
+import { lockSqliteFile, openStore, type SqliteLock } from '../storage/kysely/store.js';
+import type { MigrationStatus } from '../storage/contract.js';
 
 export async function migrateDatabase(config: Config): Promise<MigrationStatus> {
   // SQLite serves one process: while the service runs, it migrates the file itself.

@@ -4,7 +4,7 @@
  * or `audit.actor` finds every action whoever took it and through whichever door (API or console).
  */
 import type { Deps } from '../types.js';
-import { currentLogContext } from '../logging/context.js';
+import { currentLogContext } from '../platform/logging/context.js';
 
 /**
  * Who asked: the ERP through an API key, an operator by name, or a client not signed in (refused);

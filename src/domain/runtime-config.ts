@@ -5,13 +5,13 @@
  */
 import { Type, type Static, type TObject } from 'typebox';
 import type { Deps } from '../types.js';
-import { serverKeyProblem } from '../config.js';
-import { GATEWAY_HOSTS, applyOverrides, isSecretField, secretValues, type RuntimeOverrides } from '../settings.js';
-import { RuntimeSettingsSchema, type RuntimeSettings } from '../model/settings.js';
-import { AppError, type FieldError } from '../errors.js';
-import { outboundUrlProblem } from '../url-policy.js';
-import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
-import { registerLogSecrets } from '../logging/logger.js';
+import { serverKeyProblem } from '../config/env.js';
+import { GATEWAY_HOSTS, applyOverrides, isSecretField, secretValues, type RuntimeOverrides } from '../config/runtime.js';
+import { RuntimeSettingsSchema, type RuntimeSettings } from '../model/runtime-config.js';
+import { AppError, type FieldError } from '../platform/errors.js';
+import { outboundUrlProblem } from '../platform/url-policy.js';
+import { enabledPaymentsProblem } from '../gateway/midtrans/payment-methods.js';
+import { registerLogSecrets } from '../platform/logging/logger.js';
 import { actorName, audit, type Actor } from './audit.js';
 
 const S = RuntimeSettingsSchema.properties;

@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { PAYMENT_STATUSES, type TransactionRecord } from '../model/payment.js';
-import { toJakartaIso } from '../time.js';
+import { toJakartaIso } from '../platform/time.js';
 
 export const STATUS_CHANGED = 'payment.status_changed' as const;
 export const TEST_EVENT = 'payment.test' as const;

@@ -1,11 +1,11 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { ERRORS, ProblemSchema, type ErrorCode } from '../errors.js';
+import { ERRORS, ProblemSchema, type ErrorCode } from '../platform/errors.js';
 import type { Services } from '../types.js';
 import { TAGS, type RouteAuth } from './types.js';
-import { ANSWER_DESCRIPTIONS, ERP_EVENT_EXAMPLE, OPERATION_DOCS } from './docs/operation-docs.js';
-import { DEV_DOCS } from './docs/dev-docs.js';
-import { introduction } from './docs/guide.js';
+import { ANSWER_DESCRIPTIONS, ERP_EVENT_EXAMPLE, OPERATION_DOCS } from './reference/operation-docs.js';
+import { DEV_DOCS } from './reference/dev-docs.js';
+import { introduction } from './reference/guide.js';
 import { ErpEventSchema } from '../erp/events.js';
 
 const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {

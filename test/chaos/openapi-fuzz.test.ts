@@ -14,7 +14,7 @@ import { startSimulator } from '../../simulator/index.js';
 import { startErpReceiver } from '../helpers/erp-receiver.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { DATABASE_KINDS } from '../helpers/stores.js';
-import { midtransSignature } from '../../src/gateway/signature.js';
+import { midtransSignature } from '../../src/gateway/midtrans/signature.js';
 import { SEED, reportFigures, scaled } from './support.js';
 import { conforming, hostile, nastyString, resolve, type Json } from './schema-arbitrary.js';
 

@@ -10,7 +10,7 @@ import { startSimulator } from '../../simulator/index.js';
 import { startErpReceiver } from '../helpers/erp-receiver.js';
 import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
 import { TEST_DATABASE_URL } from '../helpers/stores.js';
-import { openStore, type KyselyBackedStore } from '../../src/storage/kysely-store.js';
+import { openStore, type KyselyBackedStore } from '../../src/storage/kysely/store.js';
 import { CHAOS_SERVER_KEY, OP, SEED, chaosDatabase, gatewayEnv, notificationFor, paidOrder, postJson, postNotification, reportFigures, scaled, waitUntil, START_MS } from './support.js';
 
 const ERP_SECRET = 'chaos-paused-erp-secret-0123456789';

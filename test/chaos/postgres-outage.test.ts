@@ -10,7 +10,7 @@ import { startSimulator } from '../../simulator/index.js';
 import { startErpReceiver } from '../helpers/erp-receiver.js';
 import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
 import { TEST_DATABASE_URL } from '../helpers/stores.js';
-import { openStore } from '../../src/storage/kysely-store.js';
+import { openStore } from '../../src/storage/kysely/store.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { CHAOS_SERVER_KEY, OP, SEED, chaosDatabase, gatewayEnv, notificationFor, paidOrder, postJson, postNotification, reportFigures, scaled, seededRandom, sleep, waitUntil, START_MS, untilAllDelivered } from './support.js';
 

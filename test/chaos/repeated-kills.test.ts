@@ -16,8 +16,8 @@ import { startGatewayLoad, type GatewayLoad } from './gateway-load.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { freePort, startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
 import { DATABASE_KINDS } from '../helpers/stores.js';
-import { openStore } from '../../src/storage/kysely-store.js';
-import { PAYMENT_STATUSES, statusRank } from '../../src/domain/payment-status.js';
+import { openStore } from '../../src/storage/kysely/store.js';
+import { PAYMENT_STATUSES, statusRank } from '../../src/domain/reports/status-machine.js';
 import { OP, SEED, chaosDatabase, postJson, reportFigures, scaled, seededRandom, sleep, waitUntil, type ChaosDatabase, START_MS, untilAllDelivered } from './support.js';
 
 const SERVER_KEY = 'SB-Mid-server-chaos-kill-key';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { TEST_DATABASE_URL, tempDir } from '../helpers/stores.js';
-import type { DatabaseConfig } from '../../src/config.js';
+import type { DatabaseConfig } from '../../src/config/env.js';
 
 export const OP = { user: 'ops', pass: 'chaos-operator-pass-7f3a9c' };
 export const OP_AUTH = { authorization: `Basic ${Buffer.from(`${OP.user}:${OP.pass}`).toString('base64')}` };

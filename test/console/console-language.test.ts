@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
 import { seedTransaction } from '../helpers/seed.js';
-import { consoleMessages } from '../../src/i18n/console.js';
+import { consoleMessages } from '../../src/http/console/i18n/console.js';
 
 const PAGES = ['/console', '/console/transactions', '/console/transactions/SO-LANG%3A1', '/console/deliveries', '/console/logs?q=nothing-matches-this', '/console/config'];
 

@@ -11,8 +11,8 @@ import { basicAuth } from '../helpers/services.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { seedTransaction } from '../helpers/seed.js';
 import { formState } from '../helpers/console-forms.js';
-import { availableActions } from '../../src/domain/payment-actions.js';
-import { refundableMethod } from '../../src/gateway/payment-methods.js';
+import { availableActions } from '../../src/domain/actions/refund.js';
+import { refundableMethod } from '../../src/gateway/midtrans/payment-methods.js';
 
 describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
   let t: LoggedApp;

@@ -1,5 +1,5 @@
 /**
- * Amounts against the gateway's per-method limits (one table, src/gateway/amount-limits.ts): a
+ * Amounts against the gateway's per-method limits (one table, src/gateway/midtrans/amount-limits.ts): a
  * link above the largest limit of the enabled methods, a charge above its method's limit and a
  * number that cannot be held exactly are 400s that never reach the gateway.
  */

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import SqliteDatabase from 'better-sqlite3';
-import { migrations } from '../../src/storage/migrations.js';
+import { migrations } from '../../src/storage/kysely/migrations.js';
 import { runCli } from '../helpers/cli.js';
 import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
 import { tempDir } from '../helpers/stores.js';

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/env.js';
 import type { Services } from '../../src/types.js';
 import { DATABASE_KINDS, freshDatabase, tempDir, type TestDatabase } from '../helpers/stores.js';
-import { closeLogger, createLogger, flushLogger } from '../../src/logging/logger.js';
+import { closeLogger, createLogger, flushLogger } from '../../src/platform/logging/logger.js';
 import { OPERATOR, appOver, basicAuth, type AppInstance } from '../helpers/services.js';
 
 type Instance = AppInstance;

@@ -12,9 +12,9 @@ import { randomBytes } from 'node:crypto';
 import { DATABASE_KINDS, TEST_DATABASE_URL, tempDir } from '../helpers/stores.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { signedNotification } from '../helpers/notifications.js';
-import { openStore } from '../../src/storage/kysely-store.js';
+import { openStore } from '../../src/storage/kysely/store.js';
 import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
-import type { DatabaseConfig } from '../../src/config.js';
+import type { DatabaseConfig } from '../../src/config/env.js';
 
 const SECRET = 'crash-test-secret-0123456789abcdef';
 const OP = { user: 'ops', pass: 'crash-test-operator-pass' };

@@ -9,7 +9,7 @@ import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchSettings } from '../helpers/seed.js';
-import { FEED_CLOCK_SLACK_MS, encodeFeedCursor, feedClockFloor } from '../../src/domain/erp-feed.js';
+import { FEED_CLOCK_SLACK_MS, encodeFeedCursor, feedClockFloor } from '../../src/domain/erp-events/feed.js';
 
 const KEY = 'erp-key-feed-0123456789';
 const SECRET = 'raw-erp-secret-for-the-feed-0123';

@@ -12,7 +12,7 @@ import { patchSettings } from '../helpers/seed.js';
 import { signedNotification } from '../helpers/notifications.js';
 import { basicAuth } from '../helpers/services.js';
 import { makeTestApp, type TestContext } from '../helpers/services.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/env.js';
 
 const SECRET = 'raw-erp-secret-for-forgery-0123456789';
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { makeTestApp, type TestContext } from '../helpers/services.js';
 import { seedPaymentAt } from '../helpers/seed.js';
-import { moneyOverview } from '../../src/domain/money-overview.js';
+import { moneyOverview } from '../../src/domain/queries/money-overview.js';
 
 const NOW = new Date('2026-11-24T05:00:00.000Z'); // 12:00 in Jakarta
 

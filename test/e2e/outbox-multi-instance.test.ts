@@ -8,8 +8,8 @@ import { TEST_DATABASE_URL } from '../helpers/stores.js';
 import { makeTestApp, type TestContext } from '../helpers/services.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchSettings } from '../helpers/seed.js';
-import { createOutbox, type Outbox, type OutboxDeps } from '../../src/outbox/worker.js';
-import type { Store } from '../../src/storage/store.js';
+import { createOutbox, type Outbox, type OutboxDeps } from '../../src/workers/outbox/worker.js';
+import type { Store } from '../../src/storage/contract.js';
 
 const SECRET = 'multi-instance-secret-0123456789';
 

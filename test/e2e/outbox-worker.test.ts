@@ -3,9 +3,9 @@ import { DATABASE_KINDS } from '../helpers/stores.js';
 import { makeTestApp, type TestContext } from '../helpers/services.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { seedTransaction } from '../helpers/seed.js';
-import { ingestGatewayReport } from '../../src/domain/notifications.js';
-import { signedReport } from '../../src/domain/report-binding.js';
-import { createOutbox } from '../../src/outbox/worker.js';
+import { ingestGatewayReport } from '../../src/domain/reports/ingest.js';
+import { signedReport } from '../../src/domain/reports/trust.js';
+import { createOutbox } from '../../src/workers/outbox/worker.js';
 import type { OutboxEvent } from '../../src/model/delivery.js';
 
 const SECRET = `whsec_${Buffer.from('paylink-test-secret-0123456789ab').toString('base64')}`;

@@ -12,7 +12,7 @@ import { E2E_SERVER_KEY, simClient } from '../helpers/e2e.js';
 import { patchSettings } from '../helpers/seed.js';
 import { signedNotification } from '../helpers/notifications.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
-import { createReconciler } from '../../src/reconcile/reconciler.js';
+import { createReconciler } from '../../src/workers/status-sweeper.js';
 
 const OLD = 50;
 

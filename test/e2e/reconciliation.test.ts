@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { basicAuth } from '../helpers/services.js';
-import { jakartaDay } from '../../src/time.js';
+import { jakartaDay } from '../../src/platform/time.js';
 
 const KEY = 'erp-key-recon-0123456789';
 const op = { authorization: basicAuth() };

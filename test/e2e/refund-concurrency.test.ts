@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { appOver, type AppInstance } from '../helpers/services.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/env.js';
 
 const KEY = 'erp-key-refund-race-0123456789';
 const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };

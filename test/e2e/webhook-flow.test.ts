@@ -3,7 +3,7 @@ import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchSettings, seedTransaction } from '../helpers/seed.js';
-import { createReconciler } from '../../src/reconcile/reconciler.js';
+import { createReconciler } from '../../src/workers/status-sweeper.js';
 import { basicAuth } from '../helpers/services.js';
 
 const SECRET = 'raw-erp-secret-for-e2e-0123456789';

@@ -1,6 +1,6 @@
 /** Signed gateway notifications for tests (the shape the gateway sends; signature over the exact strings). */
 import { randomUUID } from 'node:crypto';
-import { midtransSignature } from '../../src/gateway/signature.js';
+import { midtransSignature } from '../../src/gateway/midtrans/signature.js';
 
 export const TEST_SERVER_KEY = 'SB-Mid-server-simulator';
 

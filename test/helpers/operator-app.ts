@@ -5,13 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RouteOptions } from 'fastify';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/env.js';
 import { createServices, type ServiceOverrides, type Services } from '../../src/services.js';
 import { buildApp } from '../../src/app.js';
-import { closeLogger, createLogger, flushLogger } from '../../src/logging/logger.js';
+import { closeLogger, createLogger, flushLogger } from '../../src/platform/logging/logger.js';
 import type { App } from '../../src/http/types.js';
 import { freshDatabase, tempDir, type TestDatabase } from './stores.js';
-import type { KyselyBackedStore } from '../../src/storage/kysely-store.js';
+import type { KyselyBackedStore } from '../../src/storage/kysely/store.js';
 import { OPERATOR } from './services.js';
 
 export interface LoggedApp {

@@ -1,9 +1,9 @@
 /** Transactions as the payment-link endpoints would create them, for tests that only need the record. */
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../../src/storage/store.js';
-import type { KyselyBackedStore } from '../../src/storage/kysely-store.js';
+import type { Store } from '../../src/storage/contract.js';
+import type { KyselyBackedStore } from '../../src/storage/kysely/store.js';
 import type { NewTransaction, PaymentStatus, TransactionRecord } from '../../src/model/payment.js';
-import type { RuntimeOverrides, Settings } from '../../src/settings.js';
+import type { RuntimeOverrides, Settings } from '../../src/config/runtime.js';
 
 export function gatewayIdOf(orderId: string): string {
   return orderId.replace(/[^A-Za-z0-9\-_~.]/g, '.');

@@ -1,11 +1,11 @@
 import pino, { type Logger } from 'pino';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/env.js';
 import { createServices, type ServiceOverrides, type Services } from '../../src/services.js';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import type { App } from '../../src/http/types.js';
 import { freshDatabase, type TestDatabase } from './stores.js';
-import type { KyselyBackedStore } from '../../src/storage/kysely-store.js';
-import type { Store } from '../../src/storage/store.js';
+import type { KyselyBackedStore } from '../../src/storage/kysely/store.js';
+import type { Store } from '../../src/storage/contract.js';
 
 export const OPERATOR = { user: 'ops', pass: 'correct horse battery staple' };
 export const basicAuth = (user = OPERATOR.user, pass = OPERATOR.pass) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, beforeEach } from 'vitest';
-import { openStore, type KyselyBackedStore, type StoreOptions } from '../../src/storage/kysely-store.js';
-import type { Store } from '../../src/storage/store.js';
-import type { DatabaseConfig } from '../../src/config.js';
+import { openStore, type KyselyBackedStore, type StoreOptions } from '../../src/storage/kysely/store.js';
+import type { Store } from '../../src/storage/contract.js';
+import type { DatabaseConfig } from '../../src/config/env.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 

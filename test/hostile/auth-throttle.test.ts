@@ -2,9 +2,9 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { appOver, basicAuth, makeTestApp, OPERATOR, type TestContext } from '../helpers/services.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/env.js';
 import type { App } from '../../src/http/types.js';
-import type { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/contract.js';
 
 const KEY = 'erp-key-throttle-0123456789abcdef';
 const wrongOp = { authorization: basicAuth(OPERATOR.user, 'wrong-password') };

@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/stores.js';
 import { OPERATOR } from '../helpers/services.js';
 import { patchSettings } from '../helpers/seed.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/env.js';
 import { startService, type RunningService } from '../../src/server.js';
-import { openStore } from '../../src/storage/kysely-store.js';
-import { ConfigKeyError, createSecretBox, keyId, parseEncryptionKey } from '../../src/secret-box.js';
+import { openStore } from '../../src/storage/kysely/store.js';
+import { ConfigKeyError, createSecretBox, keyId, parseEncryptionKey } from '../../src/platform/secret-box.js';
 
 const KEY_A = 'a1'.repeat(32);
 const KEY_B = Buffer.alloc(32, 7).toString('base64');

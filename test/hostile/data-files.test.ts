@@ -2,10 +2,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/env.js';
 import { startService, type RunningService } from '../../src/server.js';
-import { resolveOperatorCredentials } from '../../src/operator-credentials.js';
-import { resolveEncryptionKeys } from '../../src/secret-box.js';
+import { resolveOperatorCredentials } from '../../src/config/operator-credentials.js';
+import { resolveEncryptionKeys } from '../../src/platform/secret-box.js';
 import { tempDir, TEST_DATABASE_URL } from '../helpers/stores.js';
 
 const modeOf = (p: string) => fs.statSync(p).mode & 0o777;

@@ -3,7 +3,7 @@ import { DATABASE_KINDS } from '../helpers/stores.js';
 import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
 import { signedNotification } from '../helpers/notifications.js';
 import { patchSettings, seedTransaction } from '../helpers/seed.js';
-import { jsonDepthExceeds } from '../../src/http/json-body.js';
+import { jsonDepthExceeds } from '../../src/http/plugins/json-body.js';
 
 const op = { authorization: basicAuth() };
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth } from '../helpers/services.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { tempDir } from '../helpers/stores.js';
-import { LogFileChangedError, openLogView, resolveLogFile, tailLogFile } from '../../src/logging/files.js';
+import { LogFileChangedError, openLogView, resolveLogFile, tailLogFile } from '../../src/platform/logging/files.js';
 
 const CANARY = 'CANARY-outside-the-log-dir-5b2e91';
 

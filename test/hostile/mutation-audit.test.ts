@@ -10,10 +10,10 @@ import { makeTestApp, OPERATOR, type TestContext } from '../helpers/services.js'
 import { signedNotification, TEST_SERVER_KEY } from '../helpers/notifications.js';
 import { patchSettings, seedTransaction } from '../helpers/seed.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
-import { midtransSignature, verifyMidtransSignature } from '../../src/gateway/signature.js';
-import { loadConfig } from '../../src/config.js';
+import { midtransSignature, verifyMidtransSignature } from '../../src/gateway/midtrans/signature.js';
+import { loadConfig } from '../../src/config/env.js';
 import { startService, type RunningService } from '../../src/server.js';
-import { openStore } from '../../src/storage/kysely-store.js';
+import { openStore } from '../../src/storage/kysely/store.js';
 
 describe('signature: over the exact gross_amount string', () => {
   it('a signature made over "162500.00" does not verify for "162500" (nor the other way round)', () => {

@@ -3,7 +3,7 @@ import type { HTTPMethods } from 'fastify';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { OPERATOR, basicAuth } from '../helpers/services.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/platform/clock.js';
 
 class ManualClock implements Clock {
   constructor(public t = Date.parse('2026-11-22T10:00:00Z')) {}

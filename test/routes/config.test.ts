@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DATABASE_KINDS } from '../helpers/stores.js';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/platform/version.js';
 import { basicAuth } from '../helpers/services.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { formState } from '../helpers/console-forms.js';

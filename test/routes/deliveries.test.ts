@@ -3,8 +3,8 @@ import { DATABASE_KINDS } from '../helpers/stores.js';
 import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchSettings, seedTransaction } from '../helpers/seed.js';
-import { ingestGatewayReport } from '../../src/domain/notifications.js';
-import { signedReport } from '../../src/domain/report-binding.js';
+import { ingestGatewayReport } from '../../src/domain/reports/ingest.js';
+import { signedReport } from '../../src/domain/reports/trust.js';
 
 describe.each(DATABASE_KINDS)('GET /api/deliveries, POST /api/deliveries/{id}/retry (%s)', (kind) => {
   let ctx: TestContext;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validate } from '@readme/openapi-parser';
 import { basicAuth } from '../helpers/services.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
-import { ERRORS } from '../../src/errors.js';
+import { ERRORS } from '../../src/platform/errors.js';
 import { TAGS } from '../../src/http/types.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { statusChangedEvent, testEvent } from '../../src/erp/events.js';

@@ -5,7 +5,7 @@ import { DATABASE_KINDS, freshDatabase, type TestDatabase } from '../helpers/sto
 import { appOver, basicAuth, OPERATOR } from '../helpers/services.js';
 import { signedNotification } from '../helpers/notifications.js';
 import { seedTransaction } from '../helpers/seed.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/env.js';
 import type { Services } from '../../src/types.js';
 import type { App } from '../../src/http/types.js';
 

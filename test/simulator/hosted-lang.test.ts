@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTED } from '../../src/i18n/hosted.js';
+import { HOSTED } from '../../simulator/i18n/hosted.js';
 import type { RunningSimulator } from '../../simulator/index.js';
 import { call, oid, s, start } from './helpers.js';
 

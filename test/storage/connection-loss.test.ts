@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { TEST_DATABASE_URL } from '../helpers/stores.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { openStore } from '../../src/storage/kysely-store.js';
-import { isDatabaseUnavailable } from '../../src/errors.js';
-import type { Store } from '../../src/storage/store.js';
+import { openStore } from '../../src/storage/kysely/store.js';
+import { isDatabaseUnavailable } from '../../src/platform/errors.js';
+import type { Store } from '../../src/storage/contract.js';
 
 describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL connection lost between queries', () => {
   let proxy: TcpProxy | undefined;

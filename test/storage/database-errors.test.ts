@@ -7,7 +7,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { isDatabaseUnavailable } from '../../src/errors.js';
+import { isDatabaseUnavailable } from '../../src/platform/errors.js';
 import { TEST_DATABASE_URL, tempDir } from '../helpers/stores.js';
 
 function caught(fn: () => unknown): unknown {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { DATABASE_KINDS, freshStoreEachTest, type TestDatabase } from '../helpers/stores.js';
-import type { Store } from '../../src/storage/store.js';
-import type { KyselyBackedStore } from '../../src/storage/kysely-store.js';
+import type { Store } from '../../src/storage/contract.js';
+import type { KyselyBackedStore } from '../../src/storage/kysely/store.js';
 import type { NewOutboxEvent } from '../../src/model/delivery.js';
 
 const T0 = new Date('2026-11-22T03:00:00.000Z');

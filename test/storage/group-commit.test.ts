@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import SqliteDatabase from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { freshDatabase, type TestDatabase } from '../helpers/stores.js';
-import type { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/contract.js';
 
 function charge(orderId: string) {
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS, freshStoreEachTest } from '../helpers/stores.js';
-import type { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/contract.js';
 
 const T0 = new Date('2026-11-22T03:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);

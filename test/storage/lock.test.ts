@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { DATABASE_KINDS, freshStoreEachTest } from '../helpers/stores.js';
-import type { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/contract.js';
 
 describe.each(DATABASE_KINDS)('transactions.findForUpdate (%s)', (kind) => {
   let store: Store;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS, freshStoreEachTest } from '../helpers/stores.js';
 import { seedTransaction } from '../helpers/seed.js';
-import type { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/contract.js';
 import type { NewNotification } from '../../src/model/notification.js';
 
 const note = (over: Partial<NewNotification> = {}): NewNotification => ({

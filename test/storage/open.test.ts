@@ -4,7 +4,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import SqliteDatabase from 'better-sqlite3';
-import { MigrationError, openStore } from '../../src/storage/kysely-store.js';
+import { MigrationError, openStore } from '../../src/storage/kysely/store.js';
 import { tempDir } from '../helpers/stores.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { DATABASE_KINDS, freshStoreEachTest, type TestDatabase } from '../helpers/stores.js';
-import type { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/contract.js';
 import type { NewOutboxEvent } from '../../src/model/delivery.js';
 
 const T0 = new Date('2026-11-22T03:00:00.000Z');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { DATABASE_KINDS, freshStoreEachTest } from '../helpers/stores.js';
 import { seedTransaction } from '../helpers/seed.js';
-import type { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/contract.js';
 import type { NewReconciliationRow } from '../../src/model/reconciliation.js';
 import type { TransactionRecord } from '../../src/model/payment.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { DATABASE_KINDS, freshStoreEachTest } from '../helpers/stores.js';
 import { seedTransaction } from '../helpers/seed.js';
-import type { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/contract.js';
 import type { NewRefund } from '../../src/model/refund.js';
 
 const T0 = new Date('2026-11-22T03:00:00.000Z');

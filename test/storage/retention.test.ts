@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { DATABASE_KINDS, freshStoreEachTest } from '../helpers/stores.js';
-import type { Store } from '../../src/storage/store.js';
-import { loadConfig } from '../../src/config.js';
-import { createSettings, defaultSettings } from '../../src/settings.js';
-import { createPruner } from '../../src/retention/pruner.js';
+import type { Store } from '../../src/storage/contract.js';
+import { loadConfig } from '../../src/config/env.js';
+import { createSettings, defaultSettings } from '../../src/config/runtime.js';
+import { createPruner } from '../../src/workers/pruner.js';
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-11-22T03:00:00.000Z');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { DATABASE_KINDS, freshStoreEachTest, type TestDatabase } from '../helpers/stores.js';
-import { UniqueViolationError, type Store } from '../../src/storage/store.js';
+import { UniqueViolationError, type Store } from '../../src/storage/contract.js';
 import { type NewTransaction } from '../../src/model/payment.js';
 
 function newTx(over: Partial<NewTransaction> = {}): NewTransaction {

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
-import { ConfigError, loadConfig, SIMULATOR_DEV_SERVER_KEY } from '../../src/config.js';
-import type { GatewayMode } from '../../src/model/settings.js';
-import { defaultSettings } from '../../src/settings.js';
+import { ConfigError, loadConfig, SIMULATOR_DEV_SERVER_KEY } from '../../src/config/env.js';
+import type { GatewayMode } from '../../src/model/runtime-config.js';
+import { defaultSettings } from '../../src/config/runtime.js';
 import { effectiveProblems } from '../../src/domain/runtime-config.js';
-import { resolveOperatorCredentials } from '../../src/operator-credentials.js';
+import { resolveOperatorCredentials } from '../../src/config/operator-credentials.js';
 
 describe('loadConfig', () => {
   it('embedded defaults: SQLite in ./data, simulator mode, port 3000 and simulator on 3001', () => {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { EnvSchema } from '../../src/config.js';
+import { EnvSchema } from '../../src/config/env.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (f: string) => fs.readFileSync(path.join(ROOT, f), 'utf8');

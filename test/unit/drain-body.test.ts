@@ -2,7 +2,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { drainBody } from '../../src/http/drain-body.js';
+import { drainBody } from '../../src/http/plugins/drain-body.js';
 
 const LIMIT = 1024 * 1024;
 

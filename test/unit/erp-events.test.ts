@@ -3,12 +3,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { gatewayTimeToIso } from '../../src/gateway/time.js';
-import { toJakartaIso } from '../../src/time.js';
+import { gatewayTimeToIso } from '../../src/gateway/midtrans/time.js';
+import { toJakartaIso } from '../../src/platform/time.js';
 import { deliver, deliveryHeaders } from '../../src/erp/deliver.js';
 import { Value } from 'typebox/value';
 import { ErpEventSchema, statusChangedEvent, testEvent } from '../../src/erp/events.js';
-import { ERP_EVENT_EXAMPLE } from '../../src/http/docs/operation-docs.js';
+import { ERP_EVENT_EXAMPLE } from '../../src/http/reference/operation-docs.js';
 import { newTransaction } from '../helpers/seed.js';
 import type { TransactionRecord } from '../../src/model/payment.js';
 

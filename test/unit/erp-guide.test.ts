@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { deliveryHeaders } from '../../src/erp/deliver.js';
 import { testEvent } from '../../src/erp/events.js';
-import { introduction } from '../../src/http/docs/guide.js';
+import { introduction } from '../../src/http/reference/guide.js';
 // The guide's Node example, exactly as docs/erp-integration.md shows it.
 import { createReceiver, verifyPaylinkEvent } from '../../examples/erp-receiver.mjs';
 

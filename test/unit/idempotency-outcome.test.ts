@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isOutcome } from '../../src/http/idempotency.js';
+import { isOutcome } from '../../src/http/plugins/idempotency.js';
 
 describe('which answers an Idempotency-Key keeps', () => {
   it('keeps successes and refusals of the request itself', () => {

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bindLogContext, closeLogger, createLogger, flushLogger, registerLogSecrets } from '../../src/logging/logger.js';
-import { createSecretScrubber, redactHeaders, redactUrl } from '../../src/logging/redact.js';
-import { tailLogFile } from '../../src/logging/files.js';
-import { decodeLogCursor, queryLogs } from '../../src/logging/query.js';
+import { bindLogContext, closeLogger, createLogger, flushLogger, registerLogSecrets } from '../../src/platform/logging/logger.js';
+import { createSecretScrubber, redactHeaders, redactUrl } from '../../src/platform/logging/redact.js';
+import { tailLogFile } from '../../src/platform/logging/files.js';
+import { decodeLogCursor, queryLogs } from '../../src/platform/logging/query.js';
 import { tempDir } from '../helpers/stores.js';
 
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { AppError } from '../../src/errors.js';
-import { GATEWAY_ORDER_ID_MAX, assertPrintableId, deriveMercantId, gatewayOrderIdFor, newPaymentLinkId, sanitizeOrderId } from '../../src/domain/order-id.js';
+import { AppError } from '../../src/platform/errors.js';
+import { GATEWAY_ORDER_ID_MAX, assertPrintableId, deriveMercantId, gatewayOrderIdFor, newPaymentLinkId, sanitizeOrderId } from '../../src/domain/orders/ids.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {

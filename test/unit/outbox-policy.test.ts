@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffMs, judge, parseRetryAfter } from '../../src/outbox/policy.js';
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffMs, judge, parseRetryAfter } from '../../src/workers/outbox/policy.js';
 
 const now = new Date('2026-11-22T03:00:00.000Z');
 const base = { failures: 1, now, retryFrom: now, retryForHours: 72, random: () => 0.5 };

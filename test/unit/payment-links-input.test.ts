@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { AppError } from '../../src/errors.js';
-import { parseExpireAtText, resolveExpiry } from '../../src/domain/expiry.js';
-import { gatewayTime } from '../../src/gateway/time.js';
-import { LINK_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal } from '../../src/domain/order-input.js';
-import { paymentLinkBody, truncate } from '../../src/gateway/requests.js';
-import { requestHash, stableStringify } from '../../src/domain/request-hash.js';
+import { AppError } from '../../src/platform/errors.js';
+import { parseExpireAtText, resolveExpiry } from '../../src/domain/orders/expiry.js';
+import { gatewayTime } from '../../src/gateway/midtrans/time.js';
+import { LINK_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal } from '../../src/domain/orders/input.js';
+import { paymentLinkBody, truncate } from '../../src/gateway/midtrans/requests.js';
+import { requestHash, stableStringify } from '../../src/domain/orders/request-hash.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {

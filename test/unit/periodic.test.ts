@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { Periodic, type PeriodicSpec } from '../../src/periodic.js';
+import { Periodic, type PeriodicSpec } from '../../src/workers/periodic.js';
 
 interface Deferred {
   promise: Promise<void>;

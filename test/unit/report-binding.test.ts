@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerFor, confirmNotification, notAbout } from '../../src/domain/report-binding.js';
+import { answerFor, confirmNotification, notAbout } from '../../src/domain/reports/trust.js';
 import type { TransactionRecord } from '../../src/model/payment.js';
 
 const signed = { order_id: 'INV.1', status_code: '200', gross_amount: '150000.00', transaction_status: 'settlement', transaction_id: 'forged-tx' };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { addressRefusal, embeddedIpv4, isLinkLocalOrMetadata, isPrivateHost, outboundUrlProblem } from '../../src/url-policy.js';
+import { addressRefusal, embeddedIpv4, isLinkLocalOrMetadata, isPrivateHost, outboundUrlProblem } from '../../src/platform/url-policy.js';
 
 type V4 = [number, number, number, number];
 const byte = fc.integer({ min: 0, max: 255 });

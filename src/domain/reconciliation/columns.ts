@@ -4,9 +4,9 @@
  * a mapping names them for other layouts. Cells are read strictly: a value that cannot be read is a
  * 400 naming its line and column, never a guess.
  */
-import { AppError } from '../../errors.js';
+import { AppError } from '../../platform/errors.js';
 import type { ReportRow } from '../../model/reconciliation.js';
-import { jakartaDay } from '../../time.js';
+import { jakartaDay } from '../../platform/time.js';
 
 export const REPORT_FIELDS = ['order_id', 'transaction_id', 'status', 'amount', 'fee', 'net', 'original_amount', 'payment_type', 'transaction_time', 'settlement_time'] as const;
 export type ReportField = (typeof REPORT_FIELDS)[number];

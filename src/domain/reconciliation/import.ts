@@ -12,12 +12,12 @@ import type { Readable } from 'node:stream';
 import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import type { NewReconciliationRow, ReconciliationCounts, ReconciliationImport, ReportRow } from '../../model/reconciliation.js';
-import { AppError } from '../../errors.js';
-import { isPurchaseOf } from '../../gateway/wire.js';
+import { AppError } from '../../platform/errors.js';
+import { isPurchaseOf } from '../../gateway/midtrans/wire.js';
 import { isCalendarDay, locateColumns, parseColumnMapping, readRow, refuseNul, reportWindow, type ColumnIndex, type DateWindow } from './columns.js';
 import { readRecords, type SeparatorName } from './reader.js';
 import { matchRow } from './match.js';
-import { jakartaDay } from '../../time.js';
+import { jakartaDay } from '../../platform/time.js';
 
 export type ImportDeps = Deps<'store' | 'clock' | 'logger'>;
 

@@ -9,7 +9,7 @@ import { Readable, Transform, type TransformCallback } from 'node:stream';
 import type { Hash } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import { parse, CsvError } from 'csv-parse';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../platform/errors.js';
 
 export const SEPARATORS = { comma: ',', semicolon: ';', tab: '\t' } as const;
 export type SeparatorName = keyof typeof SEPARATORS;

@@ -4,7 +4,7 @@
  */
 import { html, type Html } from './html.js';
 import type { View } from './view.js';
-import { consoleMessages, type ConsoleKey } from '../../i18n/console.js';
+import { consoleMessages, type ConsoleKey } from './i18n/console.js';
 
 type Doc = Record<string, Record<string, unknown>>;
 

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../types.js';
-import { AppError } from '../../errors.js';
-import { operatorActor } from '../actor.js';
-import { schemaProblem } from '../error-handler.js';
-import { configView } from '../views/config.js';
+import { AppError } from '../../platform/errors.js';
+import { operatorActor } from '../plugins/actor.js';
+import { schemaProblem } from '../plugins/errors.js';
+import { configView } from '../api/config/views.js';
 import { ConfigPatchSchema, changeConfig, currentConfig, type ConfigPatch } from '../../domain/runtime-config.js';
 import { configForm, patchFromForm } from './config-page.js';
 import { LangQuery, consoleDoc, doneAlert, errorAlert, type ConsoleContext } from './context.js';

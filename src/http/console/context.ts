@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OptionalStr } from '../schemas/common.js';
-import type { AppError } from '../../errors.js';
+import type { AppError } from '../../platform/errors.js';
 import type { Services } from '../../types.js';
 import type { Html } from './html.js';
 import type { Alert, Section } from './layout.js';
 import type { View } from './view.js';
-import { consoleMessages, type ConsoleKey } from '../../i18n/console.js';
+import { consoleMessages, type ConsoleKey } from './i18n/console.js';
 
 /** Console pages are HTML for people; they are listed in the API description so every route is, without request schemas. */
 export const consoleDoc = (summary: string, description: string) => ({ tags: ['Operations'], summary, description, produces: ['text/html'] });

@@ -1,7 +1,7 @@
 import type { Services } from '../../types.js';
 import type { OutboxEvent } from '../../model/delivery.js';
-import { undeliveredEvents } from '../../domain/listing.js';
-import { jsonObject } from '../views/json-object.js';
+import { undeliveredEvents } from '../../domain/queries/listing.js';
+import { jsonObject } from '../schemas/json-object.js';
 import { html, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 import { EMPTY, type View } from './view.js';

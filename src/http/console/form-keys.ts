@@ -10,11 +10,11 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Type } from 'typebox';
 import { Value } from 'typebox/value';
-import { AppError, ERRORS, type ErrorCode } from '../../errors.js';
-import { GatewayError, toAppError } from '../../gateway/errors.js';
-import { requestHash, stableStringify } from '../../domain/request-hash.js';
+import { AppError, ERRORS, type ErrorCode } from '../../platform/errors.js';
+import { GatewayError, toAppError } from '../../gateway/midtrans/errors.js';
+import { requestHash, stableStringify } from '../../domain/orders/request-hash.js';
 import type { Deps } from '../../types.js';
-import { CLAIM_LOCK_MS, KEY_RETENTION_MS, isOutcome, requestKeyWithin } from '../idempotency.js';
+import { CLAIM_LOCK_MS, KEY_RETENTION_MS, isOutcome, requestKeyWithin } from '../plugins/idempotency.js';
 import { CSRF_VALIDITY_MS, type FormRequest } from './context.js';
 import { html, type Html } from './html.js';
 

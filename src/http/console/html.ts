@@ -37,7 +37,7 @@ export function raw(s: string): Html {
   return new Html(s);
 }
 
-export { formatRupiah as rupiah } from '../../i18n/index.js';
+export { formatRupiah as rupiah } from '../../platform/i18n.js';
 
 /** Midnight of the day `now` falls on in `timeZone`, as an instant. */
 export function startOfDay(now: Date, timeZone: string): Date {

@@ -1,7 +1,7 @@
 import type { Services } from '../../types.js';
-import { decodeLogCursor, queryLogs } from '../../logging/query.js';
-import { TAIL_MAX_LINES, listLogFiles, tailLogFile } from '../../logging/files.js';
-import { openLogFile } from '../../domain/log-files.js';
+import { decodeLogCursor, queryLogs } from '../../platform/logging/query.js';
+import { TAIL_MAX_LINES, listLogFiles, tailLogFile } from '../../platform/logging/files.js';
+import { openLogFile } from '../../domain/queries/log-files.js';
 import type { Actor } from '../../domain/audit.js';
 import { html, type Html } from './html.js';
 import { levelBadge, type Alert } from './layout.js';

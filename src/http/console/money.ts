@@ -5,10 +5,10 @@
  */
 import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
-import { NO_PAYMENT_TYPE, moneyOverview, type MoneyOverview } from '../../domain/money-overview.js';
-import { formatRupiah, translator, type Lang, type Translate } from '../../i18n/index.js';
-import { MONEY_MESSAGES, type MoneyKey } from '../../i18n/money.js';
-import { transactionView } from '../views/transactions.js';
+import { NO_PAYMENT_TYPE, moneyOverview, type MoneyOverview } from '../../domain/queries/money-overview.js';
+import { formatRupiah, translator, type Lang, type Translate } from '../../platform/i18n.js';
+import { MONEY_MESSAGES, type MoneyKey } from './i18n/money.js';
+import { transactionView } from '../api/transactions/views.js';
 import { barChart, columnChart } from './charts.js';
 import { html, type Html } from './html.js';
 import type { View } from './view.js';

@@ -1,6 +1,6 @@
 import type { Services } from '../../types.js';
-import { PAYMENT_STATUSES } from '../../domain/payment-status.js';
-import { overview } from '../../domain/overview.js';
+import { PAYMENT_STATUSES } from '../../domain/reports/status-machine.js';
+import { overview } from '../../domain/queries/overview.js';
 import { html, startOfDay, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 import { EMPTY, type View } from './view.js';

@@ -11,10 +11,10 @@ import { Type } from 'typebox';
 import type { App } from '../types.js';
 import { OptionalStr } from '../schemas/common.js';
 import type { Services } from '../../types.js';
-import { AppError, isDatabaseUnavailable } from '../../errors.js';
-import { GatewayError, toAppError } from '../../gateway/errors.js';
-import { errorHandler } from '../error-handler.js';
-import { findTransaction } from '../../domain/payment-links.js';
+import { AppError, isDatabaseUnavailable } from '../../platform/errors.js';
+import { GatewayError, toAppError } from '../../gateway/midtrans/errors.js';
+import { errorHandler } from '../plugins/errors.js';
+import { findTransaction } from '../../domain/orders/links.js';
 import { html } from './html.js';
 import { CONSOLE_CSS, CONSOLE_JS, page } from './layout.js';
 import { overviewBody } from './overview.js';
@@ -26,10 +26,10 @@ import { consoleActionRoutes } from './actions.js';
 import { issueFormKey } from './form-keys.js';
 import { CSRF_VALIDITY_MS, LangQuery, consoleDoc as doc, doneAlert, errorAlert, operatorBinding, type ConsoleContext } from './context.js';
 import { consoleView } from './view.js';
-import { langOf } from '../lang.js';
+import { langOf } from '../plugins/lang.js';
 import { consoleConfigRoutes } from './config-routes.js';
 import { consoleReconciliationRoutes } from './reconciliation-page.js';
-import { operatorActor } from '../actor.js';
+import { operatorActor } from '../plugins/actor.js';
 
 export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 

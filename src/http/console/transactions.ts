@@ -1,6 +1,6 @@
 import type { Services } from '../../types.js';
-import { PAYMENT_STATUSES } from '../../domain/payment-status.js';
-import { searchTransactions } from '../../domain/listing.js';
+import { PAYMENT_STATUSES } from '../../domain/reports/status-machine.js';
+import { searchTransactions } from '../../domain/queries/listing.js';
 import { html, rupiah, zonedInput, type Html } from './html.js';
 import { statusBadge, type Alert } from './layout.js';
 import { EMPTY, type View } from './view.js';

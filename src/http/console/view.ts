@@ -3,8 +3,8 @@
  * amounts written for that language. One zone label (e.g. `WIB`) is used for every time and in the
  * page header, whatever the runtime's own abbreviation for the zone would be.
  */
-import { translator, type Lang, type Params, type Translate } from '../../i18n/index.js';
-import { consoleMessages, type ConsoleKey } from '../../i18n/console.js';
+import { translator, type Lang, type Params, type Translate } from '../../platform/i18n.js';
+import { consoleMessages, type ConsoleKey } from './i18n/console.js';
 
 export interface View {
   lang: Lang;

@@ -4,8 +4,8 @@
  * wording of the OpenAPI document come from one place.
  */
 import { Type, type TSchema } from 'typebox';
-import { AppError } from '../../errors.js';
-import { PAYMENT_STATUSES } from '../../domain/payment-status.js';
+import { AppError } from '../../platform/errors.js';
+import { PAYMENT_STATUSES } from '../../domain/reports/status-machine.js';
 import type { PaymentStatus } from '../../model/payment.js';
 import type { CsvSeparator } from '../csv.js';
 

@@ -5,8 +5,8 @@
  * four round trips.
  */
 import { sql } from 'kysely';
-import type { OutboxIndex, SqlDialect } from '../dialect.js';
-import { toColumns, toRecord } from '../repos/transactions.js';
+import type { OutboxIndex, SqlDialect } from '../kysely/dialect.js';
+import { toColumns, toRecord } from '../kysely/repos/transactions.js';
 
 /** The advisory lock under which feed positions are given (any constant shared by every instance). */
 const FEED_LOCK = 0x70_61_79_6c; // 'payl'

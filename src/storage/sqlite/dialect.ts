@@ -4,11 +4,11 @@
  * trip — the hot writes are plain statements inside the caller's transaction.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../schema.js';
-import type { OutboxIndex, SqlDialect } from '../dialect.js';
-import { KyselyNotificationsRepo } from '../repos/notifications.js';
-import { KyselyTransactionsRepo } from '../repos/transactions.js';
-import { insertOutboxEvent } from '../repos/outbox.js';
+import type { Database } from '../kysely/schema.js';
+import type { OutboxIndex, SqlDialect } from '../kysely/dialect.js';
+import { KyselyNotificationsRepo } from '../kysely/repos/notifications.js';
+import { KyselyTransactionsRepo } from '../kysely/repos/transactions.js';
+import { insertOutboxEvent } from '../kysely/repos/outbox.js';
 
 export const sqliteDialect: SqlDialect = {
   kind: 'sqlite',

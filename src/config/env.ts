@@ -1,0 +1,267 @@
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import path from 'node:path';
+import { isIP } from 'node:net';
+import { parseEncryptionKey } from '../platform/secret-box.js';
+import { CONTROL_CHARACTER, outboundUrlProblem } from '../platform/url-policy.js';
+import { plainFieldErrors } from '../platform/errors.js';
+import { GatewayModeSchema, type GatewayMode } from '../model/runtime-config.js';
+
+const isGatewayMode = (v: string | undefined): v is GatewayMode => v !== undefined && Value.Check(GatewayModeSchema, v);
+
+/** Raw environment, as strings: every variable the service reads; unknown variables are ignored. */
+const Port = Type.String({ pattern: '^[0-9]{1,5}$' });
+const Bool = Type.String({ pattern: '^(true|false|1|0|yes|no|on|off|TRUE|FALSE|True|False|YES|NO|Yes|No|ON|OFF)$' });
+export const EnvSchema = Type.Object({
+  PORT: Type.Optional(Port),
+  HOST: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^(postgres|postgresql)://' })),
+  DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  LOG_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
+  log_user: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  log_pass: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  LOG_USER: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  LOG_PASS: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  LOG_EXPOSE_API: Type.Optional(Bool),
+  API_KEYS: Type.Optional(Type.String()),
+  MIDTRANS_MODE: Type.Optional(GatewayModeSchema),
+  MIDTRANS_SERVER_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^\\S+$' })),
+  MIDTRANS_CLIENT_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^\\S+$' })),
+  MIDTRANS_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  MIDTRANS_APP_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  MIDTRANS_CONFIRM_NOTIFICATIONS: Type.Optional(Bool),
+  SIMULATOR_PORT: Type.Optional(Port),
+  ERP_NOTIFY_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  ERP_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+  TRUST_PROXY: Type.Optional(Type.String({ maxLength: 2000 })),
+  CONFIG_ENCRYPTION_KEY: Type.Optional(Type.String({ maxLength: 200 })),
+  CONFIG_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ maxLength: 2000 })),
+  CONSOLE_TIME_ZONE: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  NODE_ENV: Type.Optional(Type.String()),
+});
+const Str = Type.String();
+const DatabaseConfigSchema = Type.Union([Type.Object({ kind: Type.Literal('sqlite'), path: Str }), Type.Object({ kind: Type.Literal('postgres'), url: Str })]);
+export type DatabaseConfig = Static<typeof DatabaseConfigSchema>;
+
+/** The configuration the service runs with, read from the environment once by `loadConfig`. */
+export const ConfigSchema = Type.Object({
+  port: Type.Integer(),
+  host: Str,
+  /** How the outside world reaches the service; the gateway's notification URL is derived from it. */
+  publicBaseUrl: Str,
+  database: DatabaseConfigSchema,
+  dataDir: Str,
+  logDir: Str,
+  logLevel: Str,
+  /** Operator Basic-Auth credentials as configured; unset outside production → generated at start-up. */
+  operator: Type.Object({ user: Type.Optional(Str), pass: Type.Optional(Str) }),
+  exposeDevApi: Type.Boolean(),
+  apiKeys: Type.Array(Str),
+  gateway: Type.Object({
+    mode: GatewayModeSchema,
+    serverKey: Type.Optional(Str),
+    clientKey: Type.Optional(Str),
+    apiBaseUrl: Type.Optional(Str),
+    appBaseUrl: Type.Optional(Str),
+    /** Confirm every notification with the status API (default true; false only in simulator mode). */
+    confirmNotifications: Type.Boolean(),
+  }),
+  simulatorPort: Type.Integer(),
+  erp: Type.Object({ notifyUrl: Type.Optional(Str), webhookSecret: Type.Optional(Str) }),
+  /**
+   * Fastify's `trustProxy`: the reverse proxies whose `X-Forwarded-For` names the client (addresses,
+   * CIDR ranges, or `loopback`/`linklocal`/`uniquelocal`), or how many hops to trust. Unset: none.
+   */
+  trustProxy: Type.Optional(Type.Union([Type.Array(Str), Type.Integer()])),
+  /** Keys for runtime-config secrets at rest, as 64 hex characters (see secret-box.ts); no key outside production → generated into DATA_DIR. */
+  configEncryption: Type.Object({ key: Type.Optional(Str), previous: Type.Array(Str) }),
+  isProduction: Type.Boolean(),
+  /** IANA time zone the operator console shows times in (`CONSOLE_TIME_ZONE`, default Asia/Jakarta). */
+  consoleTimeZone: Str,
+});
+export type Config = Static<typeof ConfigSchema>;
+
+/** The fixed development key the embedded simulator accepts when no server key is configured. */
+export const SIMULATOR_DEV_SERVER_KEY = 'SB-Mid-server-simulator';
+
+/**
+ * The one rule for the gateway server key, used at start-up (environment) and at run time
+ * (`/api/config`): simulator mode needs none; sandbox and production need one, and not the
+ * simulator's published development key, which no Midtrans account has (every call would fail,
+ * and anyone could sign notifications with it). Undefined when the key is acceptable.
+ */
+export function serverKeyProblem(mode: GatewayMode, key: string | undefined): string | undefined {
+  if (mode === 'simulator') return undefined;
+  if (!key) return `a server key is required in ${mode} mode`;
+  if (key === SIMULATOR_DEV_SERVER_KEY) return `the simulator's development key cannot be used in ${mode} mode: set the server key of your Midtrans account`;
+  return undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function truthy(v: string | undefined): boolean {
+  return v !== undefined && /^(true|1|yes|on)$/i.test(v);
+}
+
+function portOf(v: string | undefined, fallback: number, name: string, problems: string[]): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) problems.push(`${name} must be a port number 0-65535 (got "${v}")`);
+  return n;
+}
+
+function envProblems(env: Record<string, string | undefined>): string[] {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') picked[key] = v;
+  }
+  // Values are not echoed: some of these variables hold secrets. PORT and SIMULATOR_PORT are
+  // judged (once) by portOf, with the range in its message.
+  const issues = [...Value.Errors(EnvSchema, picked)].filter((e) => !/^\/(PORT|SIMULATOR_PORT)$/.test(e.instancePath));
+  return plainFieldErrors(EnvSchema, issues).map((e) => `${e.path || 'environment'} ${e.message}`);
+}
+
+/** Reads the environment once. Pure: no I/O, no defaults that depend on the machine beyond `cwd`. */
+export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
+  const get = (k: string): string | undefined => {
+    const v = env[k];
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const problems = envProblems(env);
+  const port = portOf(get('PORT'), 3000, 'PORT', problems);
+  const host = get('HOST') ?? '127.0.0.1';
+  const dataDir = path.resolve(cwd, get('DATA_DIR') ?? './data');
+  const logDir = path.resolve(cwd, get('LOG_DIR') ?? './logs');
+  const databaseUrl = get('DATABASE_URL');
+  const serverKey = get('MIDTRANS_SERVER_KEY');
+  const modeText = get('MIDTRANS_MODE');
+  // An unknown mode is already a problem (the schema's); it is checked further as a gateway mode, not as the simulator.
+  const mode: GatewayMode = isGatewayMode(modeText) ? modeText : modeText !== undefined || serverKey ? 'sandbox' : 'simulator';
+  const isProduction = get('NODE_ENV') === 'production';
+  const apiKeys = (get('API_KEYS') ?? '').split(',').map((k) => k.trim()).filter((k) => k.length > 0);
+  const config: Config = {
+    port,
+    host,
+    publicBaseUrl: (get('PUBLIC_BASE_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    database: databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'sqlite', path: path.join(dataDir, 'paylink.db') },
+    dataDir,
+    logDir,
+    logLevel: get('LOG_LEVEL') ?? 'info',
+    operator: { user: get('log_user') ?? get('LOG_USER'), pass: get('log_pass') ?? get('LOG_PASS') },
+    exposeDevApi: truthy(get('LOG_EXPOSE_API')),
+    apiKeys,
+    gateway: {
+      mode,
+      serverKey,
+      clientKey: get('MIDTRANS_CLIENT_KEY'),
+      apiBaseUrl: get('MIDTRANS_API_BASE_URL')?.replace(/\/+$/, ''),
+      appBaseUrl: get('MIDTRANS_APP_BASE_URL')?.replace(/\/+$/, ''),
+      confirmNotifications: get('MIDTRANS_CONFIRM_NOTIFICATIONS') === undefined || truthy(get('MIDTRANS_CONFIRM_NOTIFICATIONS')),
+    },
+    simulatorPort: portOf(get('SIMULATOR_PORT'), port === 0 ? 0 : port + 1, 'SIMULATOR_PORT', problems),
+    erp: { notifyUrl: get('ERP_NOTIFY_URL'), webhookSecret: get('ERP_WEBHOOK_SECRET') },
+    configEncryption: { previous: [] },
+    isProduction,
+    consoleTimeZone: get('CONSOLE_TIME_ZONE') ?? 'Asia/Jakarta',
+  };
+  if (!validTimeZone(config.consoleTimeZone)) problems.push('CONSOLE_TIME_ZONE must be an IANA time zone name such as Asia/Jakarta');
+  const keyProblem = serverKeyProblem(mode, serverKey);
+  if (keyProblem) problems.push(`MIDTRANS_SERVER_KEY: ${keyProblem}`);
+  // The signature does not cover transaction_status: only the status API can vouch for it.
+  if (mode !== 'simulator' && !config.gateway.confirmNotifications) problems.push(`MIDTRANS_CONFIRM_NOTIFICATIONS can be off only in simulator mode (not ${mode})`);
+  problems.push(...urlProblems(env, isProduction));
+  const encKey = get('CONFIG_ENCRYPTION_KEY');
+  config.configEncryption.key = encKey === undefined ? undefined : parseEncryptionKey(encKey)?.toString('hex');
+  if (encKey !== undefined && !config.configEncryption.key) problems.push('CONFIG_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64 (e.g. `openssl rand -hex 32`)');
+  for (const raw of (get('CONFIG_ENCRYPTION_KEY_PREVIOUS') ?? '').split(',').filter((k) => k.trim() !== '')) {
+    const k = parseEncryptionKey(raw);
+    if (k) config.configEncryption.previous.push(k.toString('hex'));
+    else problems.push('CONFIG_ENCRYPTION_KEY_PREVIOUS must list 32-byte keys (64 hex characters or base64), comma-separated');
+  }
+  const proxy = trustProxyOf(get('TRUST_PROXY'));
+  if (typeof proxy === 'string') problems.push(proxy);
+  else if (proxy !== undefined) config.trustProxy = proxy;
+  if (isProduction) problems.push(...productionProblems(config));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/**
+ * Every mode: no control character in any URL (the URL parser drops CR, LF and TAB silently, so
+ * what is used would differ from what was configured), and the outbound URLs under the same
+ * address policy as `/api/config` (never link-local or metadata; in production https only, and
+ * never a loopback or private address). Values are not echoed.
+ */
+function urlProblems(env: Record<string, string | undefined>, production: boolean): string[] {
+  const out: string[] = [];
+  const publicUrl = env.PUBLIC_BASE_URL;
+  if (publicUrl && CONTROL_CHARACTER.test(publicUrl)) out.push('PUBLIC_BASE_URL must not contain control characters');
+  for (const name of ['MIDTRANS_API_BASE_URL', 'MIDTRANS_APP_BASE_URL', 'ERP_NOTIFY_URL'] as const) {
+    const v = env[name];
+    const p = v ? outboundUrlProblem(v, production) : undefined;
+    if (p) out.push(`${name} ${p}`);
+  }
+  return out;
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: a hop count (1–10), or a comma-separated list of proxy addresses / CIDR ranges /
+ * `loopback`, `linklocal`, `uniquelocal`. `true` (trust anyone's X-Forwarded-For) is refused: it
+ * would let every client choose the address its failed logins are counted under. A string result
+ * is the problem.
+ */
+function trustProxyOf(v: string | undefined): string[] | number | string | undefined {
+  if (v === undefined) return undefined;
+  if (/^[0-9]{1,2}$/.test(v)) {
+    const n = Number(v);
+    return n >= 1 && n <= 10 ? n : 'TRUST_PROXY as a hop count must be 1-10';
+  }
+  const items = v.split(',').map((x) => x.trim()).filter((x) => x.length > 0);
+  const valid = (x: string) => {
+    if (PROXY_NAMES.has(x)) return true;
+    const [addr = '', bits, ...rest] = x.split('/');
+    const kind = isIP(addr);
+    if (kind === 0 || rest.length > 0) return false;
+    return bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (kind === 4 ? 32 : 128));
+  };
+  if (items.length === 0 || !items.every(valid)) return 'TRUST_PROXY must list proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal), comma-separated, or be a hop count 1-10';
+  return items;
+}
+
+/** The secrets of the environment's configuration (gateway keys, ERP signing secret, API keys), for the log scrubber; the operator password is added by whoever resolved it. */
+export function configSecretValues(c: Config): (string | undefined)[] {
+  return [c.gateway.serverKey, c.gateway.clientKey, c.erp.webhookSecret, ...c.apiKeys];
+}
+
+/** In production every insecure default is a refusal to start. */
+function productionProblems(c: Config): string[] {
+  const out: string[] = [];
+  if (!c.operator.user || !c.operator.pass) out.push('log_user and log_pass are required in production');
+  if (c.apiKeys.length === 0) out.push('API_KEYS is required in production');
+  if (c.gateway.mode === 'simulator') out.push('MIDTRANS_MODE=simulator is not allowed in production');
+  if (c.exposeDevApi) out.push('LOG_EXPOSE_API must be off in production');
+  // The outbound URLs are judged by urlProblems, under the address policy.
+  if (!c.publicBaseUrl.startsWith('https://')) out.push('PUBLIC_BASE_URL must use https in production');
+  if (!c.configEncryption.key) out.push('CONFIG_ENCRYPTION_KEY is required in production (32 bytes, e.g. `openssl rand -hex 32`)');
+  if (c.operator.pass && c.operator.pass.length < 12) out.push('log_pass must be at least 12 characters in production');
+  return out;
+}

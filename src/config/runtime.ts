@@ -1,0 +1,151 @@
+import { SIMULATOR_DEV_SERVER_KEY, type Config } from './env.js';
+import type { GatewayMode, RuntimeSettings } from '../model/runtime-config.js';
+import type { Store } from '../storage/contract.js';
+import { processSecretBox, type SecretBox } from '../platform/secret-box.js';
+import { SECRET_FIELDS } from '../platform/secrets.js';
+
+
+
+/** The values of the secret fields (`SECRET_FIELDS`, secrets.ts), for the log scrubber. */
+export function secretValues(s: RuntimeSettings): (string | undefined)[] {
+  return [...SECRET_FIELDS.gateway.map((f) => s.gateway[f]), ...SECRET_FIELDS.erp.map((f) => s.erp[f])];
+}
+
+export function isSecretField(section: string, field: string): boolean {
+  return (section === 'gateway' && SECRET_FIELDS.gateway.some((f) => f === field)) || (section === 'erp' && SECRET_FIELDS.erp.some((f) => f === field));
+}
+
+export const GATEWAY_HOSTS: Record<Exclude<GatewayMode, 'simulator'>, { api: string; app: string }> = {
+  sandbox: { api: 'https://api.sandbox.midtrans.com', app: 'https://app.sandbox.midtrans.com' },
+  production: { api: 'https://api.midtrans.com', app: 'https://app.midtrans.com' },
+};
+
+/** Defaults from the environment. `simulatorBaseUrl` is where the embedded simulator listens, in simulator mode. */
+export function defaultSettings(config: Config, simulatorBaseUrl?: string): RuntimeSettings {
+  const mode = config.gateway.mode;
+  const hosts = mode === 'simulator' ? { api: simulatorBaseUrl ?? `http://127.0.0.1:${config.simulatorPort}`, app: simulatorBaseUrl ?? `http://127.0.0.1:${config.simulatorPort}` } : GATEWAY_HOSTS[mode];
+  return {
+    gateway: {
+      mode,
+      server_key: config.gateway.serverKey ?? (mode === 'simulator' ? SIMULATOR_DEV_SERVER_KEY : undefined),
+      client_key: config.gateway.clientKey,
+      api_base_url: config.gateway.apiBaseUrl ?? hosts.api,
+      app_base_url: config.gateway.appBaseUrl ?? hosts.app,
+      confirm_notifications: config.gateway.confirmNotifications,
+    },
+    erp: { notify_url: config.erp.notifyUrl, webhook_secret: config.erp.webhookSecret, timeout_ms: 10_000, retry_for_hours: 72 },
+    links: { default_expiry_minutes: 24 * 60, enabled_payments: [] },
+    reconcile: { interval_s: 300, pending_after_minutes: 60 },
+    retention: { days: 30 },
+  };
+}
+
+/** Stored overrides: any subset of each section. Validated by the `/api/config` route before saving. */
+export type RuntimeOverrides = { [S in keyof RuntimeSettings]?: Partial<RuntimeSettings[S]> };
+
+/** Each section merges field by field; an override replaces the default (arrays included). */
+export function applyOverrides(base: RuntimeSettings, o: RuntimeOverrides): RuntimeSettings {
+  return {
+    gateway: { ...base.gateway, ...o.gateway },
+    erp: { ...base.erp, ...o.erp },
+    links: { ...base.links, ...o.links },
+    reconcile: { ...base.reconcile, ...o.reconcile },
+    retention: { ...base.retention, ...o.retention },
+  };
+}
+
+function asOverrides(doc: Record<string, unknown>): RuntimeOverrides {
+  const out: RuntimeOverrides = {};
+  for (const section of ['gateway', 'erp', 'links', 'reconcile', 'retention'] as const) {
+    const v = doc[section];
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, { [section]: v });
+  }
+  return out;
+}
+
+/**
+ * Whether notifications must be confirmed with the status API: always outside simulator mode,
+ * whatever a stored override says (an override written before this rule cannot weaken it).
+ */
+export function mustConfirmNotifications(s: RuntimeSettings): boolean {
+  return s.gateway.confirm_notifications || s.gateway.mode !== 'simulator';
+}
+
+export interface Settings {
+  /** The effective document; cached for at most `cacheMs` so every instance sees a change within that time. */
+  current(): Promise<RuntimeSettings>;
+  /** The stored overrides (secrets decrypted) and their version (0 = none). */
+  overrides(): Promise<{ document: RuntimeOverrides; version: number }>;
+  /** Persists new overrides (secrets encrypted) if nobody else changed them since `expectedVersion`; false on a lost race. */
+  save(overrides: RuntimeOverrides, expectedVersion: number, updatedBy: string | null): Promise<boolean>;
+  /**
+   * Start-up: reads every stored secret (a wrong key is a ConfigKeyError here, not later) and
+   * re-encrypts the ones stored in plain text or under a previous key. True when it rewrote them.
+   */
+  reencrypt(): Promise<boolean>;
+  defaults(): RuntimeSettings;
+}
+
+type Sealing = (v: string) => string;
+
+/** A copy of the stored document with each secret field passed through `f` (encrypt or decrypt). */
+function mapSecrets(doc: Record<string, unknown>, f: Sealing): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...doc };
+  for (const [section, fields] of Object.entries(SECRET_FIELDS)) {
+    const v = doc[section];
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) continue;
+    const copy: Record<string, unknown> = { ...v };
+    for (const field of fields) {
+      const secret = copy[field];
+      if (typeof secret === 'string') copy[field] = f(secret);
+    }
+    out[section] = copy;
+  }
+  return out;
+}
+
+/**
+ * `onLoad` sees every document read from the database — how each instance learns secrets that
+ * another instance stored (the log scrubber must know them before they could be logged). `box`
+ * encrypts the secret fields at rest (AES-256-GCM, see secret-box.ts); `startService` passes the
+ * configured key's, an app built in process without one seals with a key for the whole process.
+ */
+export function createSettings(store: Store, defaults: () => RuntimeSettings, cacheMs = 1_000, onLoad?: (s: RuntimeSettings) => void, box: SecretBox = processSecretBox()): Settings {
+  let cached: { at: number; value: RuntimeSettings } | undefined;
+  const overrides = async () => {
+    const row = await store.config.get();
+    return { document: asOverrides(mapSecrets(row?.document ?? {}, (v) => box.decrypt(v))), version: row?.version ?? 0 };
+  };
+  const save = async (doc: RuntimeOverrides, expectedVersion: number, updatedBy: string | null) => {
+    const saved = await store.config.put(mapSecrets({ ...doc }, (v) => box.encrypt(v)), expectedVersion, updatedBy);
+    cached = undefined;
+    return saved !== undefined;
+  };
+  return {
+    defaults,
+    overrides,
+    save,
+    async current() {
+      const t = Date.now();
+      if (cached && t - cached.at < cacheMs) return cached.value;
+      const { document } = await overrides();
+      const value = applyOverrides(defaults(), document);
+      onLoad?.(value);
+      cached = { at: t, value };
+      return value;
+    },
+    async reencrypt() {
+      const row = await store.config.get();
+      if (!row) return false;
+      let stale = false;
+      mapSecrets(row.document, (v) => {
+        if (!box.isCurrent(v)) stale = true;
+        return v;
+      });
+      const { document, version } = await overrides();
+      if (!stale) return false;
+      // Another instance may do the same at the same moment: losing that race is fine.
+      return save(document, version, row.updatedBy);
+    },
+  };
+}

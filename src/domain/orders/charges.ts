@@ -1,0 +1,190 @@
+/**
+ * Core API charges, Snap tokens and status checks. Like links, the record (with the id mapping) is
+ * stored before the gateway call; a retry of an unconfirmed creation looks before it leaps.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../../types.js';
+import type { TransactionKind, TransactionRecord } from '../../model/payment.js';
+import { AppError } from '../../platform/errors.js';
+import { GatewayError } from '../../gateway/midtrans/errors.js';
+import { expiryTime, type CoreResponse } from '../../gateway/midtrans/wire.js';
+import { resolveExpiry, type Expiry } from './expiry.js';
+import { deriveMercantId, gatewayOrderIdFor } from './ids.js';
+import { CORE_CUSTOMER_LIMITS, assertChargeAmount, assertPageAmount, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, } from './input.js';
+import type { ChargeInput, CustomerInput, ItemInput, SnapInput } from './schemas.js';
+import type { Customer, Item } from '../../gateway/midtrans/requests.js';
+import { conflict, findForCreate, insertOrFind, isUnconfirmed, recordCreated, recordRefused, wasRefused } from './records.js';
+import { MAX_CHARGE_EXPIRY_MINUTES, chargeBody, methodObject } from '../../gateway/midtrans/charge-body.js';
+import { chargeMethod } from '../../gateway/midtrans/amount-limits.js';
+import { requestHash } from './request-hash.js';
+import { mapGatewayStatus } from '../../gateway/midtrans/status.js';
+import { ingestGatewayReport } from '../reports/ingest.js';
+import { refreshFromGateway } from '../reports/verify.js';
+import { answerFor } from '../reports/trust.js';
+import { gatewayTimeToIso } from '../../gateway/midtrans/time.js';
+import { findTransaction } from './links.js';
+import { enabledPaymentsProblem } from '../../gateway/midtrans/payment-methods.js';
+import { snapBody } from '../../gateway/midtrans/requests.js';
+import type { IngestDeps } from '../reports/ingest.js';
+import type { RefreshDeps } from '../reports/verify.js';
+import { actorName, audit, type Actor } from '../audit.js';
+
+const SNAP_MAX_MINUTES = 7 * 24 * 60;
+
+interface Common {
+  orderId: string;
+  gatewayOrderId: string;
+  nominal: number;
+  items?: Item[];
+  customer?: Customer;
+  expiry?: Expiry;
+}
+
+function common(services: Deps<'clock'>, input: { order_id: string; nominal: number | string; items?: ItemInput[]; customer?: CustomerInput; expire_at?: string }, maxMinutes: number): Common {
+  const gatewayOrderId = gatewayOrderIdFor(input.order_id);
+  const nominal = parseNominal(input.nominal);
+  const items = input.items === undefined ? undefined : normalizeItems(input.items, 'items');
+  if (items && itemsTotal(items, 'items') !== nominal) throw new AppError('AMOUNT_INVALID', 'nominal must equal Σ price × quantity of items.', { errors: [{ path: 'nominal', message: 'must equal the item sum' }] });
+  const customer = normalizeCustomer(input.customer, CORE_CUSTOMER_LIMITS);
+  const expiry = input.expire_at === undefined ? undefined : resolveExpiry(input.expire_at, services.clock.now(), 1);
+  if (expiry && expiry.durationMinutes > maxMinutes) throw new AppError('EXPIRY_INVALID', `expire_at must lie within ${maxMinutes / 1440} days.`, { errors: [{ path: 'expire_at', message: 'too far in the future' }] });
+  return { orderId: input.order_id, gatewayOrderId, nominal, items, customer, expiry };
+}
+
+/** The stored record for a new order, or the same order's existing record (same request) / 409 (different). */
+async function recordFor(services: Deps<'clock' | 'store'>, c: Common, kind: TransactionKind, hash: string, request: Record<string, unknown>): Promise<{ tx: TransactionRecord; fresh: boolean }> {
+  const existing = await findForCreate(services.store, c.orderId, c.gatewayOrderId);
+  const expireAt = (c.expiry?.expireAt ?? new Date(services.clock.now().getTime() + 24 * 3_600_000)).toISOString();
+  const requestJson = JSON.stringify({ request, gateway: {} });
+  const check = (tx: TransactionRecord) => {
+    if (tx.kind !== kind || tx.requestHash !== hash) throw conflict(tx, `order_id ${tx.orderId} already exists with a different request.`);
+    return { tx, fresh: false };
+  };
+  if (existing && existing.kind === kind && existing.requestHash !== hash && existing.orderId === c.orderId && wasRefused(existing)) {
+    // The gateway refused it, so nothing exists there: a corrected request takes the record over
+    // (once — a concurrent correction finds it pending and gets the 409).
+    return check(await services.store.transactions.update(existing.id, { nominal: c.nominal, requestHash: hash, requestJson, expireAt, status: 'pending' }, { ifStatusIn: ['failed'] }));
+  }
+  if (existing) return check(existing);
+  const { created, tx } = await insertOrFind(services.store, {
+    id: randomUUID(),
+    orderId: c.orderId,
+    gatewayOrderId: c.gatewayOrderId,
+    mercantId: deriveMercantId(c.orderId),
+    kind,
+    attempt: 1,
+    nominal: c.nominal,
+    status: 'pending',
+    paymentUrl: null,
+    paymentLinkId: null,
+    snapToken: null,
+    requestHash: hash,
+    requestJson,
+    gatewayJson: null,
+    expireAt,
+  });
+  return created ? { tx, fresh: true } : check(tx);
+}
+
+async function markRefused(services: Deps<'store'>, tx: TransactionRecord, err: unknown): Promise<never> {
+  if (err instanceof GatewayError && err.kind === 'refused') await recordRefused(services.store, tx);
+  throw err;
+}
+
+/**
+ * The gateway's Idempotency-Key (≤ 46 characters) for creating `tx`: the same request retried
+ * after a timeout reuses it; a corrected request after a refusal gets a new one, since the
+ * gateway would answer it with the remembered refusal.
+ */
+function gatewayKey(prefix: 'c' | 's', tx: TransactionRecord): string {
+  return `${prefix}${(tx.requestHash ?? '').slice(0, 8)}${tx.id.replace(/-/g, '')}`;
+}
+
+function utcIso(iso: string | null): string | null {
+  return iso === null ? null : new Date(iso).toISOString();
+}
+
+/** Identifiers from the gateway's answer; a status other than pending goes through the status machine. */
+async function applyCharge(services: IngestDeps, tx: TransactionRecord, res: CoreResponse): Promise<TransactionRecord> {
+  const { signature_key: _omit, ...kept } = res;
+  let t = await recordCreated(
+    services.store,
+    tx,
+    {
+      gatewayTransactionId: res.transaction_id ?? null,
+      paymentType: res.payment_type ?? null,
+      gatewayJson: JSON.stringify(kept),
+      // Stored times are UTC ISO text (compared as text by the sweeps), never the gateway's +07:00.
+      expireAt: utcIso(gatewayTimeToIso(expiryTime(res))) ?? tx.expireAt,
+    },
+    res.transaction_status ?? null,
+  );
+  const mapped = mapGatewayStatus(res.transaction_status, res.fraud_status);
+  const bound = answerFor(res, t);
+  if (mapped !== undefined && mapped !== 'pending' && bound.ok) {
+    t = (await ingestGatewayReport(services, bound.report, 'status_check', { transaction: t })).transaction;
+  }
+  return t;
+}
+
+/** A charge: the record, and the gateway's answer about it (its method details: VA numbers, QR string…). */
+export interface ChargeOutcome {
+  /** False when the same request was answered before (the stored answer is given again). */
+  created: boolean;
+  tx: TransactionRecord;
+  answer: CoreResponse;
+}
+
+export async function createCharge(services: RefreshDeps, input: ChargeInput): Promise<ChargeOutcome> {
+  const c = common(services, input, MAX_CHARGE_EXPIRY_MINUTES);
+  const method = methodObject(input);
+  assertChargeAmount(c.nominal, chargeMethod(input));
+  const hash = requestHash({ shape: 'charge', order_id: input.order_id, nominal: c.nominal, payment_type: input.payment_type, method, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString() });
+  // The card token is a credential for one charge: it is hashed, never stored.
+  const stored = { shape: 'charge', order_id: input.order_id, payment_type: input.payment_type, items: c.items, customer: c.customer };
+  const { tx, fresh } = await recordFor(services, c, 'charge', hash, stored);
+  if (!fresh && !isUnconfirmed(tx)) {
+    const last: unknown = tx.gatewayJson ? JSON.parse(tx.gatewayJson) : {};
+    return { created: false, tx, answer: { status_code: '200', ...(last as object) } };
+  }
+  if (!fresh) {
+    // A retry after a timeout: the first call may have charged; adopt what the gateway has.
+    const known = await services.gateway.status(tx.gatewayOrderId);
+    if (known) return { created: true, tx: await applyCharge(services, tx, known), answer: known };
+  }
+  const body = chargeBody({ gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, paymentType: input.payment_type, method, items: c.items, customer: c.customer, expiry: c.expiry });
+  const res = await services.gateway.charge(body, { idempotencyKey: gatewayKey('c', tx) }).catch((err: unknown) => markRefused(services, tx, err));
+  return { created: true, tx: await applyCharge(services, tx, res), answer: res };
+}
+
+/** A Snap token: the record holds the token and the payment page URL. `created` as for a charge. */
+export async function createSnapToken(services: Deps<'clock' | 'gateway' | 'settings' | 'store'>, input: SnapInput): Promise<{ created: boolean; tx: TransactionRecord }> {
+  const c = common(services, input, SNAP_MAX_MINUTES);
+  const enabled = input.enabled_payments ?? [];
+  const methodsProblem = enabledPaymentsProblem(enabled, 'enabled_payments');
+  if (methodsProblem) throw new AppError('VALIDATION_FAILED', `enabled_payments ${methodsProblem.message}.`, { errors: [methodsProblem] });
+  assertPageAmount(c.nominal, enabled.length > 0 ? enabled : (await services.settings.current()).links.enabled_payments);
+  const hash = requestHash({ shape: 'snap', order_id: input.order_id, nominal: c.nominal, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString(), enabled_payments: enabled });
+  const { tx, fresh } = await recordFor(services, c, 'snap', hash, { shape: 'snap', order_id: input.order_id, items: c.items, customer: c.customer, enabled_payments: enabled });
+  if (!fresh && !isUnconfirmed(tx)) return { created: false, tx };
+  const settings = await services.settings.current();
+  const methods = enabled.length > 0 ? enabled : settings.links.enabled_payments;
+  const body = snapBody({ gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, items: c.items, customer: c.customer, expiry: c.expiry, enabledPayments: methods });
+  // Before a method is picked the gateway lets an order id ask again: the new token replaces a lost one.
+  const res = await services.gateway.createSnapTransaction(body, { idempotencyKey: gatewayKey('s', tx) }).catch((err: unknown) => markRefused(services, tx, err));
+  return { created: true, tx: await recordCreated(services.store, tx, { snapToken: res.token, paymentUrl: res.redirect_url, gatewayJson: JSON.stringify(res) }) };
+}
+
+/**
+ * Asks the gateway and runs the answer through the status machine; unknown id → 404. An
+ * operator's check is audited; the ERP's are not, since it polls this (its requests are logged).
+ */
+export async function paymentStatus(services: RefreshDeps, id: string, actor: Actor): Promise<TransactionRecord> {
+  const tx = await findTransaction(services, id);
+  if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(id)}.`);
+  if (actor.kind === 'operator') {
+    audit(services, { actor, action: 'payment_check', subject: tx.orderId, outcome: 'requested' }, `${actorName(actor)} asked the gateway for the status of ${tx.orderId}`, { order_id: tx.orderId });
+  }
+  const { transaction } = await refreshFromGateway(services, tx);
+  return transaction;
+}

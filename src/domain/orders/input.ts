@@ -1,0 +1,117 @@
+/**
+ * Amounts, items and customer details as the gateway accepts them. Everything here is checked
+ * before any gateway call, so input errors are 400s that never reach the gateway.
+ */
+import { AppError } from '../../platform/errors.js';
+import { ITEM_TEXT_MAX, truncate, type Customer, type CustomerLimits, type Item } from '../../gateway/midtrans/requests.js';
+import type { CustomerInput, ItemInput } from './schemas.js';
+import { largestMaximum, methodMaximum } from '../../gateway/midtrans/amount-limits.js';
+
+/** Largest amount we accept: beyond it JSON numbers stop being exact. */
+export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
+/** Our cap on item lines; the gateway's page and dashboard become unusable long before. */
+export const MAX_ITEMS = 100;
+
+export { CORE_CUSTOMER_LIMITS, LINK_CUSTOMER_LIMITS, type CustomerLimits } from '../../gateway/midtrans/requests.js';
+
+function fieldError(code: 'VALIDATION_FAILED' | 'AMOUNT_INVALID', path: string, message: string): AppError {
+  return new AppError(code, `${path} ${message}.`, { errors: [{ path, message }] });
+}
+
+const INT = /^-?\d{1,16}$/;
+
+function toInt(v: number | string): number | undefined {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : undefined;
+  const t = v.trim();
+  if (!INT.test(t)) return undefined;
+  const n = Number(t);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A number too large to be held exactly (beyond 2^53 − 1), written as a number or as digits. */
+function tooLarge(v: number | string): boolean {
+  if (typeof v === 'number') return Number.isFinite(v) ? Math.abs(v) > MAX_AMOUNT : true;
+  const t = v.trim();
+  return /^\d+$/.test(t) && !Number.isSafeInteger(Number(t));
+}
+
+/** A positive whole number of rupiah; a string of digits is accepted. */
+export function parseNominal(v: number | string, path = 'nominal'): number {
+  if (tooLarge(v)) throw fieldError('AMOUNT_INVALID', path, 'amount too large');
+  const n = toInt(v);
+  if (n === undefined || (typeof v === 'string' && !/^\d+$/.test(v.trim()))) throw fieldError('AMOUNT_INVALID', path, 'must be a whole number of rupiah');
+  if (n < 1) throw fieldError('AMOUNT_INVALID', path, 'must be at least 1');
+  return n;
+}
+
+/** Items as the gateway wants them: integer prices (negative for discounts), quantity ≥ 1, names ≤ 50. */
+export function normalizeItems(items: ItemInput[], path = 'item'): Item[] {
+  if (items.length === 0) throw fieldError('VALIDATION_FAILED', path, 'must contain at least one item');
+  if (items.length > MAX_ITEMS) throw fieldError('VALIDATION_FAILED', path, `must contain at most ${MAX_ITEMS} items`);
+  return items.map((it, i) => {
+    const name = truncate(it.name.trim(), ITEM_TEXT_MAX);
+    if (name.length === 0) throw fieldError('VALIDATION_FAILED', `${path}[${i}].name`, 'must not be empty');
+    if (tooLarge(it.price)) throw fieldError('AMOUNT_INVALID', `${path}[${i}].price`, 'amount too large');
+    const price = toInt(it.price);
+    if (price === undefined) throw fieldError('AMOUNT_INVALID', `${path}[${i}].price`, 'must be a whole number of rupiah');
+    const quantity = toInt(it.quantity);
+    if (quantity === undefined || quantity < 1) throw fieldError('VALIDATION_FAILED', `${path}[${i}].quantity`, 'must be a whole number of at least 1');
+    const out: Item = { name, price, quantity };
+    const id = it.id === undefined ? undefined : String(it.id).trim();
+    if (id) out.id = truncate(id, ITEM_TEXT_MAX);
+    return out;
+  });
+}
+
+/** Σ price × quantity; must be a positive safe integer (the gateway requires gross = item sum). */
+export function itemsTotal(items: Item[], path = 'item'): number {
+  let sum = 0;
+  for (const it of items) {
+    const line = it.price * it.quantity;
+    sum += line;
+    if (!Number.isSafeInteger(line) || !Number.isSafeInteger(sum)) throw fieldError('AMOUNT_INVALID', path, 'total is too large');
+  }
+  if (sum < 1) throw fieldError('AMOUNT_INVALID', path, 'total (Σ price × quantity) must be at least 1');
+  return sum;
+}
+
+const rupiah = (n: number) => n.toLocaleString('en-US');
+
+/** A link or Snap page offering `methods` (none: every method) cannot take more than the largest of their limits. */
+export function assertPageAmount(nominal: number, methods: readonly string[], path = 'nominal'): void {
+  const max = largestMaximum(methods);
+  if (nominal > max) throw fieldError('AMOUNT_INVALID', path, `is above ${rupiah(max)}, the largest amount the gateway takes for ${methods.length === 0 ? 'any payment method' : `the enabled payment methods (${methods.join(', ')})`}`);
+}
+
+/** A charge cannot exceed its payment method's limit. */
+export function assertChargeAmount(nominal: number, method: string, path = 'nominal'): void {
+  const max = methodMaximum(method);
+  if (nominal > max) throw fieldError('AMOUNT_INVALID', path, `is above ${rupiah(max)}, the largest amount the gateway takes for ${method}`);
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * Trimmed, empty fields dropped, names cut to the gateway's limits. An e-mail or phone number that
+ * does not fit is refused instead: a truncated address would reach the wrong person.
+ */
+export function normalizeCustomer(c: CustomerInput | undefined, limits: CustomerLimits, path = 'customer'): Customer | undefined {
+  if (!c) return undefined;
+  const out: Customer = {};
+  for (const k of ['first_name', 'last_name'] as const) {
+    const v = c[k]?.trim();
+    if (v) out[k] = truncate(v, limits[k]);
+  }
+  const email = c.email?.trim();
+  if (email) {
+    if (!EMAIL.test(email)) throw fieldError('VALIDATION_FAILED', `${path}.email`, 'is not an e-mail address');
+    if (email.length > limits.email) throw fieldError('VALIDATION_FAILED', `${path}.email`, `must be at most ${limits.email} characters`);
+    out.email = email;
+  }
+  const phone = c.phone?.trim();
+  if (phone) {
+    if (phone.length > limits.phone) throw fieldError('VALIDATION_FAILED', `${path}.phone`, `must be at most ${limits.phone} characters`);
+    out.phone = phone;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}

@@ -1,0 +1,91 @@
+/**
+ * The stored side of creating something at the gateway: the record (with the id mapping) is written
+ * BEFORE the gateway call, so a timeout after the gateway acted can be recovered instead of repeated.
+ */
+import { AppError } from '../../platform/errors.js';
+import { UniqueViolationError, type Store } from '../../storage/contract.js';
+import { type NewTransaction, type PaymentStatus, type TransactionPatch, type TransactionRecord } from '../../model/payment.js';
+
+/** Statuses that mean the order was paid at some point; such an order is never re-created. */
+export const PAID_STATUSES: ReadonlySet<PaymentStatus> = new Set(['paid', 'challenge', 'refunded', 'partially_refunded', 'chargeback']);
+
+/** Creation not yet confirmed by the gateway: the call timed out, failed, or is still running. */
+export function isUnconfirmed(tx: TransactionRecord): boolean {
+  if (tx.kind === 'payment_link') return tx.paymentUrl === null;
+  if (tx.kind === 'snap') return tx.snapToken === null;
+  if (tx.kind === 'charge') return tx.gatewayTransactionId === null && tx.gatewayJson === null;
+  return false;
+}
+
+/** The gateway definitely refused the creation (nothing exists there); a retry may try again. */
+export function wasRefused(tx: TransactionRecord): boolean {
+  return isUnconfirmed(tx) && tx.status === 'failed';
+}
+
+/**
+ * Records what the gateway answered to a creation: `patch` (identifiers, URLs) always, and the
+ * status back to pending only when the record still says pending or failed — a notification that
+ * arrived during the call (paid, expired…) is never undone by this older view.
+ */
+export async function recordCreated(store: Store, tx: TransactionRecord, patch: TransactionPatch, transactionStatus?: string | null): Promise<TransactionRecord> {
+  const revive: TransactionPatch = transactionStatus === undefined ? { status: 'pending' } : { status: 'pending', transactionStatus };
+  // One statement, so the revival is decided against the status as stored at that moment.
+  return store.transactions.update(tx.id, patch, { whileStatusIn: { statuses: ['pending', 'failed'], patch: revive } });
+}
+
+/** The gateway refused the creation: failed, unless a notification moved the record meanwhile. */
+export async function recordRefused(store: Store, tx: TransactionRecord): Promise<void> {
+  await store.transactions.update(tx.id, { status: 'failed' }, { ifStatusIn: ['pending'] });
+}
+
+export function collision(orderId: string, other: TransactionRecord): AppError {
+  return new AppError('ORDER_ID_COLLISION', `order_id ${JSON.stringify(orderId)} and the existing ${JSON.stringify(other.orderId)} both become gateway order id ${other.gatewayOrderId}.`, {
+    data: { gateway_order_id: other.gatewayOrderId },
+  });
+}
+
+export function conflict(tx: TransactionRecord, detail: string): AppError {
+  return new AppError('ORDER_CONFLICT', detail, {
+    data: { order_id: tx.orderId, gateway_order_id: tx.gatewayOrderId, mercant_id: tx.mercantId, current_status: tx.status },
+  });
+}
+
+/** The record for this order id; a different order id already holding the gateway id → 409 collision. */
+export async function findForCreate(store: Store, orderId: string, gatewayOrderId: string): Promise<TransactionRecord | undefined> {
+  const mine = await store.transactions.findByOrderId(orderId);
+  if (mine) return mine;
+  const other = await store.transactions.findByGatewayOrderId(gatewayOrderId);
+  if (other) throw collision(orderId, other);
+  return undefined;
+}
+
+/** Inserts, or returns the record a concurrent request inserted first (`created: false`). */
+export async function insertOrFind(store: Store, t: NewTransaction): Promise<{ created: boolean; tx: TransactionRecord }> {
+  try {
+    return { created: true, tx: await store.transactions.insert(t) };
+  } catch (err) {
+    if (!(err instanceof UniqueViolationError)) throw err;
+    const existing = await findForCreate(store, t.orderId, t.gatewayOrderId);
+    if (!existing) throw err;
+    return { created: false, tx: existing };
+  }
+}
+
+/** What was stored at creation: the normalized request and the exact gateway body. */
+export interface StoredRequest {
+  request: Record<string, unknown>;
+  gateway: Record<string, unknown>;
+}
+
+export function storedRequest(tx: TransactionRecord): StoredRequest {
+  const parsed: unknown = tx.requestJson ? JSON.parse(tx.requestJson) : undefined;
+  if (parsed !== null && typeof parsed === 'object' && 'request' in parsed && 'gateway' in parsed) {
+    const { request, gateway } = parsed;
+    if (isRecord(request) && isRecord(gateway)) return { request, gateway };
+  }
+  throw new Error(`transaction ${tx.id} has no stored request`);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}

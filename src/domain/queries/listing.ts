@@ -1,0 +1,66 @@
+/**
+ * The lists operators page through: transactions and ERP deliveries, newest first, with cursors the
+ * previous page handed out (a cursor this service did not hand out is a 400, never an empty page);
+ * and the console's numbered pages: the transaction search and the undelivered events.
+ */
+import type { Deps } from '../../types.js';
+import type { PaymentStatus, TransactionRecord } from '../../model/payment.js';
+import type { DeliveryAttempt, OutboxEvent, OutboxState } from '../../model/delivery.js';
+import type { Page } from '../../model/page.js';
+import { AppError } from '../../platform/errors.js';
+import { isCursor, type ConsoleSearch } from '../../storage/contract.js';
+
+function checkCursor(cursor: string | undefined): void {
+  if (cursor !== undefined && !isCursor(cursor)) throw new AppError('VALIDATION_FAILED', 'The cursor is not one this list handed out.', { errors: [{ path: 'cursor', message: 'is not a cursor this list returned' }] });
+}
+
+export interface TransactionListQuery {
+  status?: PaymentStatus;
+  mercantId?: string;
+  /** ISO time; only transactions created at or after it. */
+  since?: string;
+  /** 1..1000, default 100. */
+  limit?: number;
+  cursor?: string;
+}
+
+export async function listTransactions(services: Deps<'store'>, q: TransactionListQuery): Promise<Page<TransactionRecord>> {
+  checkCursor(q.cursor);
+  return services.store.transactions.list(q);
+}
+
+/** Every transaction the query selects, newest first, a page at a time (an export streams them). */
+export async function* eachTransaction(services: Deps<'store'>, q: Omit<TransactionListQuery, 'cursor' | 'limit'>): AsyncGenerator<TransactionRecord> {
+  let cursor: string | undefined;
+  do {
+    const page = await services.store.transactions.list({ ...q, cursor, limit: 1000 });
+    yield* page.items;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+}
+
+export interface DeliveryListQuery {
+  state?: OutboxState;
+  /** 1..500, default 50. */
+  limit?: number;
+  cursor?: string;
+}
+
+/** ERP events newest first, each page with the delivery attempts of its events. */
+export async function listDeliveries(services: Deps<'store'>, q: DeliveryListQuery): Promise<{ page: Page<OutboxEvent>; attempts: DeliveryAttempt[] }> {
+  checkCursor(q.cursor);
+  const page = await services.store.outbox.list(q);
+  return { page, attempts: await services.store.outbox.attemptsFor(page.items.map((e) => e.seq)) };
+}
+
+/** The console's search, one numbered page (`more`: a next page exists), with the payment types there are to filter by. */
+export async function searchTransactions(services: Deps<'store'>, s: ConsoleSearch): Promise<{ items: TransactionRecord[]; more: boolean; paymentTypes: string[] }> {
+  const [found, paymentTypes] = await Promise.all([services.store.console.searchTransactions(s), services.store.console.paymentTypes()]);
+  return { ...found, paymentTypes };
+}
+
+/** Failing and/or dead events across orders, oldest first, one numbered page of `pageSize`. */
+export async function undeliveredEvents(services: Deps<'store'>, state: 'failed' | 'dead' | 'both', page: number, pageSize: number): Promise<{ items: OutboxEvent[]; more: boolean }> {
+  const rows = await services.store.console.undeliverable(state, pageSize + 1, (page - 1) * pageSize);
+  return { items: rows.slice(0, pageSize), more: rows.length > pageSize };
+}

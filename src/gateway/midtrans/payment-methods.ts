@@ -1,0 +1,45 @@
+/**
+ * The payment methods the gateway documents for `enabled_payments` (Snap and Payment Link,
+ * reference §1–§2), with the aliases `bank_transfer` and `cstore`. The gateway skips names it does
+ * not offer and refuses a list that names none it does; paylink refuses that list first (400).
+ */
+import type { FieldError } from '../../platform/errors.js';
+
+export const KNOWN_PAYMENT_METHODS: ReadonlySet<string> = new Set([
+  'credit_card',
+  'echannel',
+  'permata_va',
+  'bca_va',
+  'bni_va',
+  'bri_va',
+  'cimb_va',
+  'danamon_va',
+  'bsi_va',
+  'other_va',
+  'gopay',
+  'shopeepay',
+  'other_qris',
+  'alfamart',
+  'indomaret',
+  'akulaku',
+  'kredivo',
+  'bank_transfer',
+  'cstore',
+]);
+
+/**
+ * The payment types the gateway refunds (reference §3.5: card, GoPay, ShopeePay, DANA, OVO, QRIS,
+ * Kredivo, Akulaku). Any other type (bank transfer, convenience store, …) is answered 412 "Merchant
+ * cannot modify the status of the transaction": paylink says so before asking.
+ */
+export const REFUNDABLE_PAYMENT_TYPES: ReadonlySet<string> = new Set(['credit_card', 'gopay', 'shopeepay', 'dana', 'ovo', 'qris', 'kredivo', 'akulaku']);
+
+export function refundableMethod(paymentType: string | null): boolean {
+  return paymentType !== null && REFUNDABLE_PAYMENT_TYPES.has(paymentType);
+}
+
+/** A problem with a non-empty `enabled_payments` list that names no method the gateway offers. */
+export function enabledPaymentsProblem(list: readonly string[] | undefined, path: string): FieldError | undefined {
+  if (!list || list.length === 0 || list.some((m) => KNOWN_PAYMENT_METHODS.has(m))) return undefined;
+  return { path, message: `names no payment method the gateway offers (known: ${[...KNOWN_PAYMENT_METHODS].join(', ')})` };
+}

@@ -1,0 +1,54 @@
+/** The runtime configuration as operators see it: secrets masked, unset URLs as null, facts about this instance. */
+import { Type, type Static } from 'typebox';
+import type { Deps } from '../../../types.js';
+import { RuntimeSettingsSchema } from '../../../model/runtime-config.js';
+import { SECRET_FIELDS } from '../../../platform/secrets.js';
+import { mask, type ConfigState } from '../../../domain/runtime-config.js';
+import { apiTimeOrNull } from '../../schemas/time.js';
+
+const S = RuntimeSettingsSchema.properties;
+const Masked = Type.Union([Type.String({ maxLength: 16 }), Type.Null()], { description: 'Write-only secret: `****` + last 4 characters, or null when unset' });
+const OrNull = Type.Union([Type.String(), Type.Null()]);
+
+export const ConfigDocumentSchema = Type.Object({
+  gateway: Type.Evaluate(Type.Script({ G: S.gateway, K: Type.Enum(SECRET_FIELDS.gateway), M: Masked }, 'Omit<G, K> & { [F in K]: M }')),
+  erp: Type.Evaluate(Type.Script({ E: S.erp, K: Type.Enum(SECRET_FIELDS.erp), M: Masked, N: OrNull }, 'Omit<E, K | "notify_url"> & { notify_url: N } & { [F in K]: M }')),
+  links: S.links,
+  reconcile: S.reconcile,
+  retention: S.retention,
+  info: Type.Object({
+    version: Type.String(),
+    database: Type.String(),
+    dev_endpoints: Type.Boolean(),
+    production: Type.Boolean(),
+    config_version: Type.Integer(),
+    updated_at: OrNull,
+    updated_by: OrNull,
+  }),
+});
+export type ConfigDocument = Static<typeof ConfigDocumentSchema>;
+
+/** The secret `fields` of a section, masked. */
+function masked<T extends Partial<Record<K, string>>, K extends string>(section: T, fields: readonly K[]): Record<K, string | null> {
+  return Object.fromEntries(fields.map((f) => [f, mask(section[f])])) as Record<K, string | null>;
+}
+
+export function configView(c: ConfigState, services: Deps<'config' | 'version'>): ConfigDocument {
+  const s = c.settings;
+  return {
+    gateway: { ...s.gateway, ...masked(s.gateway, SECRET_FIELDS.gateway) },
+    erp: { ...s.erp, notify_url: s.erp.notify_url ?? null, ...masked(s.erp, SECRET_FIELDS.erp) },
+    links: s.links,
+    reconcile: s.reconcile,
+    retention: s.retention,
+    info: {
+      version: services.version,
+      database: c.database,
+      dev_endpoints: services.config.exposeDevApi,
+      production: services.config.isProduction,
+      config_version: c.version,
+      updated_at: apiTimeOrNull(c.updatedAt),
+      updated_by: c.updatedBy,
+    },
+  };
+}

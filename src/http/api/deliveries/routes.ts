@@ -1,0 +1,56 @@
+import { Type } from 'typebox';
+import type { App } from '../../types.js';
+import { TAGS } from '../../types.js';
+import type { Services } from '../../../types.js';
+import { ProblemSchema } from '../../../platform/errors.js';
+import { operatorActor } from '../../plugins/actor.js';
+import { Count, EventId, Str, countParam } from '../../schemas/common.js';
+import { DeliverySchema, DeliveryStateSchema, deliveryView } from './views.js';
+import { listDeliveries } from '../../../domain/queries/listing.js';
+import { retryDelivery } from '../../../domain/erp-events/deliveries.js';
+
+const ListQuery = Type.Object(
+  {
+    status: Type.Optional(DeliveryStateSchema),
+    limit: Type.Optional(Count('1..500, default 50')),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+export async function deliveryRoutes(app: App, services: Services): Promise<void> {
+  app.get(
+    '/api/deliveries',
+    {
+      config: { auth: 'op' },
+      schema: {
+        tags: [TAGS.operations],
+        summary: 'ERP deliveries (newest first) with their attempts; filter by status, page with the cursor',
+        querystring: ListQuery,
+        response: { 200: Type.Object({ items: Type.Array(DeliverySchema, { maxItems: 500 }), next_cursor: Type.Optional(Str(200)) }), 400: ProblemSchema, 401: ProblemSchema },
+      },
+    },
+    async (req) => {
+      const { page, attempts } = await listDeliveries(services, { state: req.query.status, limit: countParam('limit', req.query.limit, 50, 500), cursor: req.query.cursor });
+      const items = page.items.map((e) => deliveryView(e, attempts));
+      return page.nextCursor ? { items, next_cursor: page.nextCursor } : { items };
+    },
+  );
+
+  app.post(
+    '/api/deliveries/:id/retry',
+    {
+      config: { auth: 'op' },
+      schema: {
+        tags: [TAGS.operations],
+        summary: 'Re-deliver one event now (same event id and body); a dead or delivered event gets a new retry window',
+        params: Type.Object({ id: EventId }, { additionalProperties: false }),
+        response: { 200: DeliverySchema, 401: ProblemSchema, 404: ProblemSchema, 400: ProblemSchema },
+      },
+    },
+    async (req) => {
+      const { event, attempts } = await retryDelivery(services, req.params.id, operatorActor(req));
+      return deliveryView(event, attempts);
+    },
+  );
+}

@@ -1,0 +1,82 @@
+import { Type } from 'typebox';
+import type { App } from '../../types.js';
+import { TAGS } from '../../types.js';
+import type { Services } from '../../../types.js';
+import { ProblemSchema } from '../../../platform/errors.js';
+import { Count, boundedParam, countParam } from '../../schemas/common.js';
+import { ErpEventSchema } from '../../../erp/events.js';
+import { FEED_MAX_LIMIT, FEED_MAX_WAIT_S, acknowledgeErpEvents, pullErpEvents } from '../../../domain/erp-events/feed.js';
+
+const Cursor = Type.String({ minLength: 1, maxLength: 300, description: 'A cursor this feed handed out (opaque)' });
+
+const FeedQuery = Type.Object(
+  {
+    after: Type.Optional(Cursor),
+    limit: Type.Optional(Count(`1..${FEED_MAX_LIMIT} events per page (default 100)`)),
+    wait: Type.Optional(Count(`Seconds (0..${FEED_MAX_WAIT_S}) to wait for a first event when none is there yet (default 0)`, 3)),
+  },
+  { additionalProperties: false },
+);
+
+// Documented as the page it is; sent as the JSON text built from the stored bodies.
+const FeedPageSchema = Type.Unsafe<string>(
+  Type.Object({
+    data: Type.Array(Type.Object({ cursor: Cursor, event: ErpEventSchema }), { maxItems: FEED_MAX_LIMIT }),
+    next_cursor: Cursor,
+  }),
+);
+
+const feedDescription =
+  'For an ERP that cannot receive webhooks: the ERP events in one sequence (per order strictly in order), each `event` byte for byte the body a push carries. ' +
+  'Start without `after`; then pass `next_cursor`. With `wait`, an empty feed answers when a first event arrives or the time is up. ' +
+  'Two pullers with the same key see the same sequence. Acknowledge what was processed with `POST /api/erp-events/ack`. A cursor of another database, or an altered one, is 400. ' +
+  'A waiting pull is answered at once, with no events and the cursor given, when the service shuts down.';
+
+export async function erpFeedRoutes(app: App, services: Services): Promise<void> {
+  // A pull waiting for events would hold the close up until its wait ends (and the process's own
+  // deadline would cut it off first): shutting down answers it at once instead. One controller per
+  // pull, dropped when it ends, so nothing accumulates on a signal that lives as long as the app.
+  const pulls = new Set<AbortController>();
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    for (const p of pulls) p.abort();
+  });
+  app.get(
+    '/api/erp-events',
+    {
+      config: { auth: 'key' },
+      schema: { tags: [TAGS.ops], summary: 'Pull the ERP events (for ERPs that cannot receive webhooks)', description: feedDescription, querystring: FeedQuery, response: { 200: FeedPageSchema, 400: ProblemSchema, 401: ProblemSchema } },
+    },
+    async (req, reply) => {
+      const stop = new AbortController();
+      req.raw.once('close', () => stop.abort());
+      if (closing) stop.abort();
+      const limit = countParam('limit', req.query.limit, 100, FEED_MAX_LIMIT);
+      const waitS = boundedParam('wait', req.query.wait, 0, 0, FEED_MAX_WAIT_S);
+      pulls.add(stop);
+      const page = await pullErpEvents(services, { after: req.query.after, limit, waitS }, stop.signal).finally(() => pulls.delete(stop));
+      if (closing) reply.header('connection', 'close');
+      // The stored bodies go out as they are: re-serialising would not be byte for byte.
+      const data = page.data.map((d) => `{"cursor":${JSON.stringify(d.cursor)},"event":${d.payload}}`).join(',');
+      return reply.type('application/json; charset=utf-8').send(`{"data":[${data}],"next_cursor":${JSON.stringify(page.nextCursor)}}`);
+    },
+  );
+
+  app.post(
+    '/api/erp-events/ack',
+    {
+      config: { auth: 'key' },
+      schema: {
+        tags: [TAGS.ops],
+        summary: 'Acknowledge the pulled ERP events up to a cursor',
+        description:
+          'Every event up to `cursor` that a pull handed out counts as delivered: the push outbox stops retrying it. Acknowledging an event already pushed (or acknowledged) changes nothing. `acked` is how many were not delivered before. ' +
+          'A cursor later than anything this feed could have handed out is 400.',
+        body: Type.Object({ cursor: Cursor }, { additionalProperties: false }),
+        response: { 200: Type.Object({ acked: Type.Integer({ minimum: 0 }) }), 400: ProblemSchema, 401: ProblemSchema },
+      },
+    },
+    async (req) => ({ acked: await acknowledgeErpEvents(services, req.body.cursor, 'erp-feed') }),
+  );
+}

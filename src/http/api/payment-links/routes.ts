@@ -1,0 +1,94 @@
+import type { App } from '../../types.js';
+import { TAGS } from '../../types.js';
+import type { Services } from '../../../types.js';
+import { ProblemSchema } from '../../../platform/errors.js';
+import { idempotent } from '../../plugins/idempotency.js';
+import { apiActor } from '../../plugins/actor.js';
+import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
+import { LinkDetailViewSchema, LinkViewSchema, linkDetailView, linkView } from './views.js';
+import { cancelLink, createDirectLink, createErpLink, resolveLink } from '../../../domain/orders/links.js';
+import { DirectLinkInputSchema, ErpLinkInputSchema } from '../../../domain/orders/schemas.js';
+
+const createResponses = {
+  200: LinkViewSchema,
+  201: LinkViewSchema,
+  400: ProblemSchema,
+  401: ProblemSchema,
+  409: ProblemSchema,
+  422: ProblemSchema,
+  502: ProblemSchema,
+  503: ProblemSchema,
+  504: ProblemSchema,
+};
+
+export async function paymentLinkRoutes(app: App, services: Services): Promise<void> {
+  app.post(
+    '/api/payment-links',
+    {
+      ...idempotent(services, 'payment-links.create'),
+      config: { auth: 'key' },
+      schema: {
+        tags: [TAGS.links],
+        summary: 'Create a payment link (direct shape)',
+        description: 'Same order_id and body again → 200 with the same link; a different body → 409 ORDER_CONFLICT.',
+        headers: IdemHeaders,
+        body: DirectLinkInputSchema,
+        response: createResponses,
+      },
+    },
+    async (req, reply) => {
+      const { created, tx } = await createDirectLink(services, req.body);
+      return reply.code(created ? 201 : 200).send(linkView(tx));
+    },
+  );
+
+  app.post(
+    '/createtransaksi',
+    {
+      ...idempotent(services, 'createtransaksi'),
+      config: { auth: 'key' },
+      schema: {
+        tags: [TAGS.links],
+        summary: 'Create a payment link (ERP shape)',
+        description:
+          'nominal = Σ price × quantity. An active link for the same mercant_id and items → 200 with it; already paid → 409 ORDER_CONFLICT (current_status); expired, cancelled or failed → a new attempt mercant_id:N+1, 201.',
+        headers: IdemHeaders,
+        body: ErpLinkInputSchema,
+        response: createResponses,
+      },
+    },
+    async (req, reply) => {
+      const { created, tx } = await createErpLink(services, req.body);
+      return reply.code(created ? 201 : 200).send(linkView(tx));
+    },
+  );
+
+  app.get(
+    '/api/payment-links/:order_id',
+    {
+      config: { auth: 'key' },
+      schema: {
+        tags: [TAGS.links],
+        summary: 'Resolve a payment link',
+        params: OrderIdParams,
+        response: { 200: LinkDetailViewSchema, 401: ProblemSchema, 404: ProblemSchema },
+      },
+    },
+    async (req) => linkDetailView(await resolveLink(services, req.params.order_id)),
+  );
+
+  app.delete(
+    '/api/payment-links/:order_id',
+    {
+      config: { auth: 'key' },
+      schema: {
+        tags: [TAGS.links],
+        summary: 'Deactivate a payment link',
+        description: 'Deletes the link at the gateway and marks it cancelled; a paid link → 409. Closed links answer as they are.',
+        params: OrderIdParams,
+        response: { 200: LinkDetailViewSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema },
+      },
+    },
+    async (req) => linkDetailView(await cancelLink(services, req.params.order_id, apiActor(req))),
+  );
+}

@@ -1,0 +1,51 @@
+/** What the ERP sees of a payment link: the creation answer, plus the current state on GET. */
+import { Type, type Static } from 'typebox';
+import type { TransactionRecord } from '../../../model/payment.js';
+import { NullableStr, Str } from '../../schemas/common.js';
+import { apiTime, apiTimeOrNull } from '../../schemas/time.js';
+
+export const LinkViewSchema = Type.Object({
+  order_id: Str(),
+  gateway_order_id: Str(50),
+  mercant_id: Str(),
+  payment_url: NullableStr(2048),
+  status: Str(32),
+  nominal: Type.Integer(),
+  expire_at: NullableStr(40),
+  created_at: Str(40),
+});
+export type LinkView = Static<typeof LinkViewSchema>;
+
+export const LinkDetailViewSchema = Type.Object({
+  ...LinkViewSchema.properties,
+  transaction_status: NullableStr(64),
+  payment_type: NullableStr(64),
+  transaction_id: NullableStr(),
+  settlement_time: NullableStr(40),
+  updated_at: Str(40),
+});
+export type LinkDetailView = Static<typeof LinkDetailViewSchema>;
+
+export function linkView(tx: TransactionRecord): LinkView {
+  return {
+    order_id: tx.orderId,
+    gateway_order_id: tx.gatewayOrderId,
+    mercant_id: tx.mercantId,
+    payment_url: tx.paymentUrl,
+    status: tx.status,
+    nominal: tx.nominal,
+    expire_at: apiTimeOrNull(tx.expireAt),
+    created_at: apiTime(tx.createdAt),
+  };
+}
+
+export function linkDetailView(tx: TransactionRecord): LinkDetailView {
+  return {
+    ...linkView(tx),
+    transaction_status: tx.transactionStatus,
+    payment_type: tx.paymentType,
+    transaction_id: tx.gatewayTransactionId,
+    settlement_time: apiTimeOrNull(tx.settlementTime),
+    updated_at: apiTime(tx.updatedAt),
+  };
+}

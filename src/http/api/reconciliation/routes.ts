@@ -1,0 +1,143 @@
+import { Stream, type Readable } from 'node:stream';
+import { Type } from 'typebox';
+import type { App } from '../../types.js';
+import { TAGS } from '../../types.js';
+import type { Services } from '../../../types.js';
+import { AppError, ProblemSchema } from '../../../platform/errors.js';
+import { RECONCILIATION_RESULTS } from '../../../model/reconciliation.js';
+import { Count, Nullable, NullableInt, countParam } from '../../schemas/common.js';
+import { importView, rowView } from './views.js';
+import { REPORT_FIELDS } from '../../../domain/reconciliation/columns.js';
+import { MAX_REPORT_BYTES, importGatewayReport } from '../../../domain/reconciliation/import.js';
+import { SEPARATORS, type SeparatorName } from '../../../domain/reconciliation/reader.js';
+import { getReconciliation, listReconciliations } from '../../../domain/reconciliation/queries.js';
+
+const Counts = {
+  rows: Type.Integer(),
+  matched: Type.Integer(),
+  missing_here: Type.Integer({ description: 'In the report, unknown to paylink' }),
+  missing_at_gateway: Type.Integer({ description: 'Paid here, absent from a report that covers its day' }),
+  amount_mismatch: Type.Integer(),
+  status_mismatch: Type.Integer(),
+  transaction_mismatch: Type.Integer({ description: "The row's transaction id is paylink's for another payment" }),
+};
+
+const ImportSchema = Type.Object({
+  id: Type.String(),
+  ...Counts,
+  covers_from: Nullable(Type.String({ description: 'First day (Jakarta) the report covers' })),
+  covers_to: Nullable(Type.String({ description: 'Last day (Jakarta) the report covers' })),
+  file_sha256: Type.String(),
+  created_by: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  finished_at: Nullable(Type.String({ format: 'date-time' })),
+});
+
+const RowSchema = Type.Object({
+  id: Type.Integer(),
+  line: NullableInt,
+  result: Type.Unsafe<string>({ type: 'string', enum: [...RECONCILIATION_RESULTS] }),
+  gateway_order_id: Type.String(),
+  order_id: Nullable(Type.String()),
+  report_status: Nullable(Type.String()),
+  report_amount: NullableInt,
+  fee_amount: NullableInt,
+  net_amount: NullableInt,
+  paylink_status: Nullable(Type.String()),
+  paylink_amount: NullableInt,
+  detail: Nullable(Type.String()),
+});
+
+const ImportQuery = Type.Object(
+  {
+    columns: Type.Optional(Type.String({ maxLength: 2000, description: `For other layouts: \`field:Header,…\` or a JSON object; fields ${REPORT_FIELDS.join(', ')}` })),
+    separator: Type.Optional(Type.Unsafe<SeparatorName>({ type: 'string', enum: Object.keys(SEPARATORS), description: "The file's separator, for every line; default: the one its header line uses" })),
+    from: Type.Optional(Type.String({ maxLength: 10, pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'First day (Jakarta) the report covers; with `to`. Default: the earliest date in the file' })),
+    to: Type.Optional(Type.String({ maxLength: 10, pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'Last day (Jakarta) the report covers; with `from`' })),
+  },
+  { additionalProperties: false },
+);
+
+/** The report as it streams in: only a CSV body is one (a JSON body was parsed into something else). */
+function reportBody(body: unknown): Readable {
+  if (body === undefined) throw new AppError('VALIDATION_FAILED', 'The report is empty: send the CSV file as the body.', { errors: [{ path: 'body', message: 'no file' }] });
+  if (!(body instanceof Stream)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The report is a CSV file: send it as text/csv.');
+  return body as Readable;
+}
+
+export async function reconciliationRoutes(app: App, services: Services): Promise<void> {
+  await app.register(async (scope) => {
+    const s = scope as App;
+    // The report streams through: it is read row by row, never held whole.
+    s.addContentTypeParser(['text/csv', 'application/csv', 'text/plain'], (_req, payload, done) => done(null, payload));
+    s.post(
+      '/api/reconciliation/imports',
+      {
+        config: { auth: 'op' },
+        bodyLimit: MAX_REPORT_BYTES,
+        schema: {
+          tags: [TAGS.operations],
+          summary: "Import a report exported from the gateway's dashboard (CSV)",
+          description:
+            'Body: the CSV file as exported (`text/csv`), up to 64 MB, UTF-8 (or UTF-16 with a byte-order mark), one separator for every line (comma, semicolon or tab: the one its header line uses, or `separator`). ' +
+            'Columns are found by their header (Order ID, Transaction ID, Transaction Status, Amount, Fee, Settlement Time, …); name them with `columns` for other layouts. ' +
+            'Every row is kept with its result: `matched` (only these write their fee and net onto the payment), `missing_here`, `amount_mismatch`, `status_mismatch`, `transaction_mismatch` (its transaction id is another payment\'s); ' +
+            'payments paid here on the days the report covers that it does not list are `missing_at_gateway`. 201 with the summary; the same file again is 200 with the first import. ' +
+            'The whole file is checked before anything is written, then the import and the fees are written in one transaction: a malformed file (a cell that cannot be read, a NUL, an impossible date or one outside two years back to tomorrow, a fee above the amount, a net other than amount − fee) is a 400 naming the line and column, and nothing of it is kept.',
+          querystring: ImportQuery,
+          consumes: ['text/csv'],
+          response: { 200: ImportSchema, 201: ImportSchema, 400: ProblemSchema, 409: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema },
+        },
+      },
+      async (req, reply) => {
+        const body = reportBody(req.body);
+        const out = await importGatewayReport(services, { body, columns: req.query.columns, separator: req.query.separator, from: req.query.from, to: req.query.to, actor: `operator:${req.operatorUser ?? 'operator'}` });
+        return reply.code(out.created ? 201 : 200).send(importView(out.import));
+      },
+    );
+  });
+
+  app.get(
+    '/api/reconciliation/imports',
+    {
+      config: { auth: 'op' },
+      schema: {
+        tags: [TAGS.operations],
+        summary: 'Imports of gateway reports, newest first',
+        querystring: Type.Object({ limit: Type.Optional(Count('1..200, default 50', 3)), cursor: Type.Optional(Type.String({ maxLength: 300 })) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ items: Type.Array(ImportSchema), next_cursor: Type.Optional(Type.String()) }), 400: ProblemSchema },
+      },
+    },
+    async (req) => {
+      const page = await listReconciliations(services, { limit: countParam('limit', req.query.limit, 50, 200), cursor: req.query.cursor });
+      return page.nextCursor ? { items: page.items.map(importView), next_cursor: page.nextCursor } : { items: page.items.map(importView) };
+    },
+  );
+
+  app.get(
+    '/api/reconciliation/imports/:id',
+    {
+      config: { auth: 'op' },
+      schema: {
+        tags: [TAGS.operations],
+        summary: 'One import with its rows and their results',
+        params: Type.Object({ id: Type.String({ maxLength: 36, pattern: '^[0-9a-f-]{36}$' }) }, { additionalProperties: false }),
+        querystring: Type.Object(
+          {
+            result: Type.Optional(Type.Unsafe<(typeof RECONCILIATION_RESULTS)[number]>({ type: 'string', enum: [...RECONCILIATION_RESULTS] })),
+            limit: Type.Optional(Count('1..5000, default 500')),
+            after: Type.Optional(Type.String({ maxLength: 15, pattern: '^[0-9]{1,15}$', description: 'The last row id of the previous page' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ ...ImportSchema.properties, items: Type.Array(RowSchema), next_after: Type.Optional(Type.String()) }), 400: ProblemSchema, 404: ProblemSchema },
+      },
+    },
+    async (req) => {
+      const limit = countParam('limit', req.query.limit, 500, 5000);
+      const { imp, rows } = await getReconciliation(services, req.params.id, { result: req.query.result, limit, afterId: req.query.after === undefined ? undefined : Number(req.query.after) });
+      const last = rows.at(-1);
+      return { ...importView(imp), items: rows.map(rowView), ...(rows.length === limit && last ? { next_after: String(last.id) } : {}) };
+    },
+  );
+}

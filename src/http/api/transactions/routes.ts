@@ -1,0 +1,105 @@
+import { Type } from 'typebox';
+import type { App } from '../../types.js';
+import { TAGS } from '../../types.js';
+import type { Services } from '../../../types.js';
+import { ProblemSchema } from '../../../platform/errors.js';
+import { Count, CsvSeparatorParam, NoQuery, PaymentStatusSchema, countParam, instantParam } from '../../schemas/common.js';
+import { Readable } from 'node:stream';
+import { TransactionSchema, transactionView, type TransactionView } from './views.js';
+import { eachTransaction, listTransactions } from '../../../domain/queries/listing.js';
+import { CSV_BOM, CSV_CONTENT_TYPE, csvLine } from '../../csv.js';
+
+/** The list's filters, shared by the list and its CSV export. */
+const Filters = {
+  status: Type.Optional(PaymentStatusSchema),
+  mercant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  since: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Only transactions created at or after this time' })),
+};
+
+const ListQuery = Type.Object(
+  {
+    ...Filters,
+    limit: Type.Optional(Count('1..1000, default 100')),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$' })),
+  },
+  { additionalProperties: false },
+);
+
+const ExportQuery = Type.Object({ ...Filters, format: Type.Literal('csv', { description: 'csv (the only format)' }), sep: CsvSeparatorParam }, { additionalProperties: false });
+
+/** The export's columns: the list's fields, in its order. */
+const EXPORT_COLUMNS = Object.keys(TransactionSchema.properties) as Array<keyof TransactionView>;
+
+export async function operationsRoutes(app: App, services: Services): Promise<void> {
+  app.get(
+    '/api/transactions',
+    {
+      config: { auth: 'op' },
+      schema: {
+        tags: [TAGS.operations],
+        summary: 'Transactions, newest first',
+        querystring: ListQuery,
+        response: { 200: Type.Object({ items: Type.Array(TransactionSchema), next_cursor: Type.Optional(Type.String()) }), 400: ProblemSchema },
+      },
+    },
+    async (req) => {
+      const { status, mercant_id, since, cursor } = req.query;
+      // Stored times are UTC ISO strings compared as text, so the filter must be one too.
+      const sinceIso = instantParam('since', since)?.toISOString();
+      const page = await listTransactions(services, { status, mercantId: mercant_id, since: sinceIso, cursor, limit: countParam('limit', req.query.limit, 100, 1000) });
+      const items = page.items.map(transactionView);
+      return page.nextCursor ? { items, next_cursor: page.nextCursor } : { items };
+    },
+  );
+
+  app.get(
+    '/api/transactions/export',
+    {
+      config: { auth: 'op' },
+      schema: {
+        tags: [TAGS.operations],
+        summary: 'The transaction list as a CSV file',
+        description:
+          'Every transaction the filters select (those of `GET /api/transactions`), newest first, one row each with the list\'s fields as columns. Spreadsheet-ready: UTF-8 with BOM, header row, RFC 4180 quoting, `,` or (`sep=;`) `;` between cells. No text cell can start a formula: a `=`, `+`, `-`, `@` (or tab, CR, fullwidth `＝＋－＠`) at its start or after a `,`, `;`, tab or line end in it gets a `\'` in front; numbers stay numbers. Streamed, whatever the size.',
+        querystring: ExportQuery,
+        response: { 200: Type.Unsafe<unknown>({ description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } }), 400: ProblemSchema },
+      },
+    },
+    async (req, reply) => {
+      const { status, mercant_id, since, sep = ',' } = req.query;
+      const sinceIso = instantParam('since', since)?.toISOString();
+      const rows = eachTransaction(services, { status, mercantId: mercant_id, since: sinceIso });
+      async function* lines() {
+        yield CSV_BOM + csvLine(EXPORT_COLUMNS, sep);
+        for await (const t of rows) {
+          const v = transactionView(t);
+          yield csvLine(EXPORT_COLUMNS.map((c) => v[c]), sep);
+        }
+      }
+      return reply.type(CSV_CONTENT_TYPE).header('content-disposition', 'attachment; filename="paylink-transactions.csv"').send(Readable.from(lines()));
+    },
+  );
+
+  app.get(
+    '/metrics',
+    {
+      config: { auth: 'op' },
+      schema: {
+        tags: [TAGS.operations],
+        summary: 'Prometheus metrics (text exposition format)',
+        querystring: NoQuery,
+        response: { 200: Type.Unsafe<string>({ description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }) },
+      },
+    },
+    async (req, reply) => {
+      try {
+        await services.outbox.refreshDepth();
+      } catch (err) {
+        // Metrics must still be served when the database is down; the gauge keeps its last value.
+        req.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'outbox depth not refreshed');
+      }
+      const text = await services.metrics.registry.metrics();
+      return reply.type(services.metrics.registry.contentType).send(text);
+    },
+  );
+}

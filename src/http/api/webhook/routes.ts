@@ -1,0 +1,79 @@
+import type { FastifyRequest } from 'fastify';
+import type { App } from '../../types.js';
+import { TAGS } from '../../types.js';
+import type { Services } from '../../../types.js';
+import { AppError, ProblemSchema, isDatabaseUnavailable } from '../../../platform/errors.js';
+import { operatorActor } from '../../plugins/actor.js';
+import { ReplayAnswerSchema, WebhookAnswerSchema, replayAnswer, webhookAnswer } from './views.js';
+import { TestEventReportSchema, testEventView } from '../deliveries/views.js';
+import { handleGatewayNotification, replayNotification, type NotificationOutcome } from '../../../domain/reports/verify.js';
+import { sendTestEvent } from '../../../domain/erp-events/test-event.js';
+import { TestEventInputSchema } from '../../../erp/events.js';
+import { NotificationBodySchema } from '../../../gateway/midtrans/report.js';
+
+/**
+ * A notification's errors as the gateway must see them: a bad signature is counted and logged as
+ * a security event (with the client's address), and a database that is down is a 503, since the
+ * gateway retries a 503 four times but a 500 only once.
+ */
+async function asGatewaySees(services: Services, req: FastifyRequest, body: Record<string, unknown>, source: 'webhook' | 'replay', run: () => Promise<NotificationOutcome>): Promise<NotificationOutcome> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'SIGNATURE_INVALID') {
+      services.metrics.notifications.inc({ source, result: 'signature_invalid' });
+      const orderId = typeof body.order_id === 'string' ? body.order_id.slice(0, 100) : undefined;
+      req.log.warn({ security_event: 'webhook_signature_invalid', source, order_id: orderId, ip: req.ip }, 'gateway notification rejected: signature invalid');
+    }
+    if (!(err instanceof AppError) && isDatabaseUnavailable(err)) throw new AppError('DATABASE_UNAVAILABLE');
+    throw err;
+  }
+}
+
+/** A route that takes a gateway notification body: at most 64 KiB, its strings as sent (the signature covers them). */
+function notificationRoute<R extends object>(auth: 'sig' | 'op', summary: string, response: R) {
+  return { bodyLimit: 64 * 1024, config: { auth, rawStrings: true }, schema: { tags: [TAGS.webhook], summary, body: NotificationBodySchema, response } };
+}
+
+export async function webhookRoutes(app: App, services: Services): Promise<void> {
+  app.post(
+    '/webhook/midtrans',
+    notificationRoute('sig', 'Gateway notification (signature-verified; recorded, applied and queued for the ERP in one transaction)', {
+      200: WebhookAnswerSchema,
+      400: ProblemSchema,
+      401: ProblemSchema,
+      413: ProblemSchema,
+      415: ProblemSchema,
+      503: ProblemSchema,
+    }),
+    async (req) => webhookAnswer(await asGatewaySees(services, req, req.body, 'webhook', () => handleGatewayNotification(services, req.body, 'webhook'))),
+  );
+
+  app.post(
+    '/webhook/midtrans/replay',
+    notificationRoute('op', 'Re-run a captured notification through the same pipeline (signature still verified)', { 200: ReplayAnswerSchema, 400: ProblemSchema, 401: ProblemSchema, 413: ProblemSchema, 503: ProblemSchema }),
+    async (req) => replayAnswer(await asGatewaySees(services, req, req.body, 'replay', () => replayNotification(services, req.body, operatorActor(req)))),
+  );
+
+  if (services.config.exposeDevApi) await testNotifyRoute(app, services);
+}
+
+async function testNotifyRoute(app: App, services: Services): Promise<void> {
+  app.post(
+    '/test-notify-erp',
+    {
+      config: { auth: 'op' },
+      schema: {
+        tags: [TAGS.dev],
+        summary: 'Send a test ERP event (type payment.test) through the outbox and report its first delivery attempt',
+        body: TestEventInputSchema,
+        response: { 200: TestEventReportSchema, 400: ProblemSchema, 401: ProblemSchema },
+      },
+      // The body is optional: no body at all means all defaults (Fastify would validate `undefined`).
+      preValidation: async (req) => {
+        if (req.body === undefined || req.body === null) req.body = {};
+      },
+    },
+    async (req) => testEventView(await sendTestEvent(services, req.body, operatorActor(req))),
+  );
+}

@@ -1,0 +1,170 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { AppError, isDatabaseUnavailable } from '../../platform/errors.js';
+import { secretEquals } from '../../platform/secrets.js';
+import type { Deps, Services } from '../../types.js';
+import type { AuthFailurePolicy } from '../../model/auth-failures.js';
+import { audit } from '../../domain/audit.js';
+import { crossSiteRefusal } from './same-origin.js';
+
+/** `Authorization: Bearer K` or `X-API-Key: K`; every configured key is compared in constant time. */
+export function checkApiKey(req: FastifyRequest, keys: string[]): boolean {
+  if (keys.length === 0) return true;
+  const auth = req.headers.authorization;
+  const header = req.headers['x-api-key'];
+  const given = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : typeof header === 'string' ? header.trim() : undefined;
+  if (!given) return false;
+  let ok = false;
+  for (const k of keys) ok = secretEquals(given, k) || ok;
+  return ok;
+}
+
+/** Parses `Authorization: Basic base64(user:pass)`; undefined when absent or malformed. */
+export function parseBasic(header: string | undefined): { user: string; pass: string } | undefined {
+  if (!header) return undefined;
+  const m = /^Basic\s+([A-Za-z0-9+/=]{1,1024})\s*$/i.exec(header);
+  if (!m?.[1]) return undefined;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  if (i < 0) return undefined;
+  return { user: decoded.slice(0, i), pass: decoded.slice(i + 1) };
+}
+
+export function checkOperator(req: FastifyRequest, operator: { user: string; pass: string }): string | undefined {
+  const creds = parseBasic(req.headers.authorization);
+  if (!creds) return undefined;
+  // Both compared every time, so timing does not tell which one was wrong.
+  const userOk = secretEquals(creds.user, operator.user);
+  const passOk = secretEquals(creds.pass, operator.pass);
+  return userOk && passOk ? creds.user : undefined;
+}
+
+/** PCI DSS 8.3.4: at most 10 failed attempts, then locked for at least 30 minutes. */
+export const LOCKOUT: AuthFailurePolicy = { maxFailures: 10, windowMs: 15 * 60_000, lockMs: 30 * 60_000 };
+/**
+ * Wrong API keys: counted like operator logins, per client address, with more room (an ERP being
+ * set up with a stale key sends a burst of them) and a shorter lock. API keys are long random
+ * strings: this stops scans and floods, where guessing was never feasible anyway.
+ */
+export const API_KEY_THROTTLE: AuthFailurePolicy = { maxFailures: 50, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
+
+/**
+ * Failed attempts per client address for one scope, counted in the database (every instance sees
+ * the same counts and locks). `req.ip` is the client address: the socket's, or with TRUST_PROXY the
+ * one the trusted proxies forwarded.
+ */
+export interface Lockout {
+  /** Seconds left when `ip` is locked out (0 when not), and whether failures are on record. */
+  state(ip: string): Promise<{ lockedFor: number; failures: number }>;
+  /** Records a failure; the seconds left when the client is (now) locked out, else 0. */
+  fail(ip: string): Promise<number>;
+  succeed(ip: string): Promise<void>;
+}
+
+/**
+ * While the database cannot answer, counting is skipped (logged) rather than refusing everyone:
+ * credentials are still checked, and the operator endpoints stay usable to diagnose the outage.
+ */
+export function createLockout({ store, clock }: Deps<'clock' | 'store'>, scope: string, policy: AuthFailurePolicy, logger?: Logger): Lockout {
+  const secondsLeft = (until: string | null, now: Date) => (until === null ? 0 : Math.max(0, Math.ceil((Date.parse(until) - now.getTime()) / 1000)));
+  const unavailable = <T>(fallback: T) => (err: unknown): T => {
+    if (!isDatabaseUnavailable(err)) throw err;
+    logger?.warn({ scope, err: { message: err instanceof Error ? err.message : String(err) } }, 'failed-login counts unavailable: database down');
+    return fallback;
+  };
+  return {
+    async state(ip) {
+      const s = await store.authFailures.get(scope, ip).catch(unavailable(undefined));
+      return { lockedFor: s ? secondsLeft(s.lockedUntil, clock.now()) : 0, failures: s?.failures ?? 0 };
+    },
+    async fail(ip) {
+      const now = clock.now();
+      const s = await store.authFailures.fail(scope, ip, now, policy).catch(unavailable(undefined));
+      return s ? secondsLeft(s.lockedUntil, now) : 0;
+    },
+    succeed: (ip) => store.authFailures.clear(scope, ip).catch(unavailable(undefined)),
+  };
+}
+
+/** An audit line for a client refused at the door: not signed in, so named by its address only. */
+function refusal(services: Deps<'logger'>, req: FastifyRequest, action: string, message: string, detail: Record<string, unknown> = {}): void {
+  const outcome = action === 'auth_lockout' ? 'locked' : 'refused';
+  audit(services, { actor: { kind: 'anonymous', ip: req.ip }, action, subject: req.routeOptions.url ?? null, outcome }, message, detail, 'warn');
+}
+
+async function operatorFailure(req: FastifyRequest, reply: FastifyReply, services: Services, lockout: Lockout): Promise<never> {
+  const creds = parseBasic(req.headers.authorization);
+  // The user name is logged only when it is the real one: people type passwords into user fields.
+  const user = creds && secretEquals(creds.user, services.operator.user) ? creds.user : undefined;
+  // Only a presented credential counts as a guess: a browser's first, anonymous request (and
+  // anyone who can reach the port without credentials) must not lock real operators out.
+  const locked = req.headers.authorization === undefined ? false : (await lockout.fail(req.ip)) > 0;
+  // A browser asks without credentials first and sends them after the Basic prompt: that first
+  // request is the handshake, not a failure (debug); wrong credentials are (warn, audited).
+  if (req.headers.authorization === undefined) services.logger.debug({ ip: req.ip, subject: req.routeOptions.url ?? null }, 'operator credentials requested (request without credentials)');
+  else refusal(services, req, 'auth_failed', 'operator authentication failed', { user, scheme: authScheme(req.headers.authorization) });
+  if (locked) refusal(services, req, 'auth_lockout', 'operator login locked for this client after repeated failures', { user, locked_for_s: LOCKOUT.lockMs / 1000 });
+  reply.header('www-authenticate', 'Basic realm="paylink", charset="UTF-8"');
+  throw new AppError('UNAUTHORIZED', 'Operator credentials are required (HTTP Basic).');
+}
+
+/**
+ * A wrong or missing API key: counted per client; once locked, 429 with Retry-After instead of
+ * 401. A right key is never counted, looked up or slowed (an ERP sharing an address with a
+ * guesser keeps working); keys are long random strings, so the throttle's job is to stop scans
+ * and floods, not to make a guess feasible.
+ */
+async function apiKeyFailure(services: Services, req: FastifyRequest, throttle: Lockout): Promise<never> {
+  // No key at all is not a guess: 401 without touching the database.
+  const presented = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
+  const lockedFor = presented ? await throttle.fail(req.ip) : 0;
+  if (lockedFor > 0) {
+    refusal(services, req, 'api_key_throttled', 'API request refused: too many wrong keys from this client', { retry_after_s: lockedFor });
+    throw new AppError('TOO_MANY_REQUESTS', 'Too many wrong API keys from this address; try again later.', { headers: { 'retry-after': String(lockedFor) } });
+  }
+  if (presented) refusal(services, req, 'api_key_failed', 'API key authentication failed');
+  throw new AppError('UNAUTHORIZED', 'A valid API key is required (Authorization: Bearer <key> or X-API-Key).');
+}
+
+/** An API key was presented (Bearer or X-API-Key), as opposed to Basic credentials or none. */
+function presentsApiKey(req: FastifyRequest): boolean {
+  const auth = req.headers.authorization;
+  return (typeof auth === 'string' && /^Bearer\s/i.test(auth)) || req.headers['x-api-key'] !== undefined;
+}
+
+function authScheme(header: string | undefined): string {
+  if (!header) return 'none';
+  const scheme = /^([A-Za-z]{1,20})(\s|$)/.exec(header)?.[1];
+  return scheme ? scheme.toLowerCase() : 'malformed';
+}
+
+export function authHook(services: Services) {
+  const lockout = createLockout(services, 'operator', LOCKOUT, services.logger);
+  const keyThrottle = createLockout(services, 'api_key', API_KEY_THROTTLE, services.logger);
+  return async function enforceAuth(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const auth = req.routeOptions.config.auth;
+    if (auth === 'key') {
+      if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
+    } else if (auth === 'doc' && services.config.apiKeys.length > 0 && presentsApiKey(req)) {
+      if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
+    } else if (auth === 'op' || auth === 'doc') {
+      // Before the credentials: a cross-site page must not even add to the failed-login count.
+      const crossSite = crossSiteRefusal(req, services.config.publicBaseUrl);
+      if (crossSite) {
+        const origin = typeof req.headers.origin === 'string' ? req.headers.origin.slice(0, 200) : undefined;
+        refusal(services, req, 'cross_site_refused', 'operator request refused: cross-site', { origin, sec_fetch_site: req.headers['sec-fetch-site'] });
+        throw new AppError('CROSS_SITE_REFUSED', `Refused: ${crossSite}. Operator changes are accepted from the console itself or from clients that are not browsers.`);
+      }
+      const { lockedFor, failures } = await lockout.state(req.ip);
+      if (lockedFor > 0) {
+        refusal(services, req, 'auth_locked_out', 'operator request refused: client locked out', { retry_after_s: lockedFor });
+        throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins from this address; try again later.', { headers: { 'retry-after': String(lockedFor) } });
+      }
+      const user = checkOperator(req, services.operator);
+      if (!user) await operatorFailure(req, reply, services, lockout);
+      // A success forgets earlier failures; nothing is written when there were none.
+      else if (failures > 0) await lockout.succeed(req.ip);
+      req.operatorUser = user;
+    }
+  };
+}

@@ -1,0 +1,106 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, isDatabaseUnavailable, plainFieldErrors, problem, type ErrorCode, type FieldError, type SchemaIssue } from '../../platform/errors.js';
+import { GatewayError, toAppError } from '../../gateway/midtrans/errors.js';
+import type { MethodTable } from './allowed-methods.js';
+import { drainBody } from './drain-body.js';
+
+/** A schema's complaints, as the catalogue's field errors in plain words (paths relative to the body). */
+function fieldErrors(context: string | undefined, items: SchemaIssue[], root: unknown): FieldError[] {
+  const where = context ?? 'body';
+  return plainFieldErrors(root, items).map((e) => ({ ...e, path: where === 'body' ? e.path || '(body)' : [where, e.path].filter(Boolean).join('.') }));
+}
+
+/**
+ * The answer to input its schema refused: the same 400 wherever the input came in (a JSON body, a
+ * console form). `root` is the schema that was checked, so a field is described as a whole.
+ */
+export function schemaProblem(context: string | undefined, items: SchemaIssue[], root?: unknown): AppError {
+  const errors = fieldErrors(context, items, root);
+  const detail = errors.length === 1 && errors[0] ? `${errors[0].path} ${errors[0].message}.` : 'The request does not match the schema.';
+  return new AppError('VALIDATION_FAILED', detail, { errors });
+}
+
+/** Fastify's own errors, mapped onto the catalogue. */
+function frameworkCode(err: FastifyError): ErrorCode | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'PAYLOAD_TOO_LARGE';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION_FAILED';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'INVALID_JSON';
+    default:
+      break;
+  }
+  if (err instanceof SyntaxError || /JSON|proto/i.test(err.message)) {
+    if (err.statusCode === 400) return 'INVALID_JSON';
+  }
+  if (err.statusCode === 413) return 'PAYLOAD_TOO_LARGE';
+  if (err.statusCode === 415) return 'UNSUPPORTED_MEDIA_TYPE';
+  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return 'VALIDATION_FAILED';
+  return undefined;
+}
+
+export async function errorHandler(this: unknown, error: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  let appErr: AppError;
+  const fe = error as FastifyError;
+  if (error instanceof AppError) appErr = error;
+  else if (error instanceof GatewayError) appErr = toAppError(error);
+  else if (Array.isArray(fe.validation)) {
+    const schemas = req.routeOptions.schema as Record<string, unknown> | undefined;
+    appErr = schemaProblem(fe.validationContext, fe.validation as SchemaIssue[], fe.validationContext ? schemas?.[fe.validationContext] : undefined);
+  } else if (isDatabaseUnavailable(error)) {
+    req.log.error({ err: { message: error.message } }, 'database unavailable');
+    appErr = new AppError('DATABASE_UNAVAILABLE');
+  } else {
+    const code = frameworkCode(fe);
+    if (code) appErr = new AppError(code, code === 'INTERNAL' ? undefined : error.message.slice(0, 300));
+    else {
+      req.log.error({ err: error }, 'unhandled error');
+      appErr = new AppError('INTERNAL');
+    }
+  }
+  if (appErr.status >= 500 && appErr.code !== 'INTERNAL') req.log.warn({ code: appErr.code }, appErr.message);
+  for (const [k, v] of Object.entries(appErr.extras.headers ?? {})) reply.header(k, v);
+  // 5xx details stay in the log; the body says only what the catalogue says.
+  const detail = appErr.code === 'INTERNAL' ? undefined : appErr.message;
+  // An error met before the body has all arrived (a body refused for its size, an import failing
+  // half-way) is answered once the rest is read and dropped: unread bytes would reset the connection
+  // under the answer. A body left unread past the bound can only be followed by a close.
+  if (!(await drainBody(req.raw))) reply.header('connection', 'close');
+  await reply.code(appErr.status).type('application/problem+json').send(problem(appErr.code, req.id, detail, appErr.extras));
+}
+
+/** No route for this method and path: 405 with `Allow` when the path has routes for other methods, else 404. */
+export function notFoundHandler(methods: MethodTable) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const path = req.url.split('?')[0] ?? '';
+    const allowed = methods.allowed(path);
+    if (allowed.length > 0) {
+      await reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .type('application/problem+json')
+        .send(problem('METHOD_NOT_ALLOWED', req.id, `${req.method} is not allowed here; allowed: ${allowed.join(', ')}.`));
+      return;
+    }
+    await reply.code(404).type('application/problem+json').send(problem('NOT_FOUND', req.id, `No route ${req.method} ${path}`.slice(0, 300)));
+  };
+}
+
+/**
+ * Errors Fastify raises before routing (a malformed percent-encoding, a path segment over the
+ * router's limit): problem+json with a request id like every other answer, never the URL echoed.
+ */
+export function routingErrorHandler(error: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is longer than 512 characters.' : 'The URL is not valid (malformed percent-encoding or characters).';
+  req.log.info({ code: error.code }, 'request refused before routing');
+  void reply
+    .code(400)
+    .header('x-request-id', req.id)
+    .header('cache-control', 'no-store')
+    .type('application/problem+json')
+    .send(problem('VALIDATION_FAILED', req.id, detail, { errors: [{ path: '(url)', message: detail }] }));
+}

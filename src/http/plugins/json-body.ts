@@ -1,0 +1,44 @@
+import type { FastifyBodyParser } from 'fastify';
+import { AppError } from '../../platform/errors.js';
+import type { App } from '../types.js';
+
+/** The deepest JSON body accepted. The deepest real body (an order with items) nests 3 levels. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * True when `text` opens more than `max` objects/arrays at once. Scanned before parsing, so a
+ * deeply nested body is refused without building it: parsing it is cheap, but writing it back
+ * (the `/echo` answer, a log line) recurses once per level and overflows the stack.
+ */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/**
+ * The app's `application/json` parser: Fastify's own (prototype and constructor poisoning refused)
+ * behind the depth check. Routes inherit it; a scope that replaces parsers (`/echo2`) takes raw bytes.
+ */
+export function registerJsonParser(app: App): void {
+  const parse: FastifyBodyParser<string> = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+      done(new AppError('INVALID_JSON', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`), undefined);
+      return;
+    }
+    parse.call(app, req, text, done);
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * `/docs`: the OpenAPI description rendered by Scalar's reference (served from its package, see
+ * scalar-bundle.ts), behind the operator credentials or an API key like `/openapi.json`. The
+ * renderer mounts on `#reference`: the bundle mounts a second, unconfigured one on an element whose
+ * id is `api-reference`. The error catalogue is
+ * also rendered on the server below it, so `/docs#error-CODE` (every problem's `type`) lands on it.
+ */
+import { Type } from 'typebox';
+import type { App } from '../types.js';
+import { TAGS } from '../types.js';
+import { ERRORS, type ErrorCode } from '../../platform/errors.js';
+import { html } from '../console/html.js';
+import { scalarBundle } from './scalar-bundle.js';
+import { DOCS_INIT_JS } from './docs-init.js';
+import { NoQuery } from '../schemas/common.js';
+
+/**
+ * Scripts only from this origin and no connection elsewhere; the renderer sets inline styles as it
+ * lays the page out, so styles (only styles) may be inline here — unlike the console.
+ */
+export function docsCsp(): string {
+  return `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; form-action 'none'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'`;
+}
+
+function catalogue() {
+  return html`<section id="error-catalogue" class="catalogue" aria-labelledby="errors-h">
+<h2 id="errors-h">Error catalogue</h2>
+<p>Every error is <code>application/problem+json</code> (RFC 9457) with <code>code</code>, <code>detail</code> and <code>request_id</code>; its <code>type</code> links here.</p>
+<dl>${(Object.keys(ERRORS) as ErrorCode[]).map((c) => html`<dt id="error-${c}"><code>${c}</code> · ${ERRORS[c].status} ${ERRORS[c].title}</dt><dd>${ERRORS[c].doc}</dd>`)}</dl>
+</section>`;
+}
+
+export async function docsRoutes(app: App): Promise<void> {
+  const page = () => {
+    return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>paylink API reference</title>
+<link rel="stylesheet" href="/docs/docs.css">
+</head>
+<body>
+<header class="docs-top"><strong>paylink API reference</strong> <a href="/console">Operator console</a> <a href="/openapi.json">openapi.json</a> <a href="#error-catalogue">Error catalogue</a></header>
+<div id="reference"></div>
+<script src="/docs/scalar.js"></script>
+<script src="/docs/init.js"></script>
+${catalogue()}
+</body>
+</html>`.text;
+  };
+
+  const schema = (summary: string, description: string) => ({ tags: [TAGS.logs], summary, description, querystring: NoQuery });
+  app.get(
+    '/docs',
+    {
+      config: { auth: 'doc' },
+      schema: {
+        ...schema('Human-readable reference', 'This description rendered as a readable, searchable reference (Scalar, served from this service: nothing is loaded from elsewhere), followed by the error catalogue.'),
+        response: { 200: Type.Unsafe<string>({ description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } }) },
+      },
+    },
+    async (_req, reply) => {
+      return reply.type('text/html; charset=utf-8').header('content-security-policy', docsCsp()).header('x-content-type-options', 'nosniff').header('cache-control', 'no-store').send(page());
+    },
+  );
+  app.get('/docs/scalar.js', { config: { auth: 'doc' }, schema: schema('Reference renderer script', 'The Scalar API reference bundle, served from its npm package.') }, async (_req, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'private, max-age=3600').send(await scalarBundle()),
+  );
+  app.get('/docs/init.js', { config: { auth: 'doc' }, schema: schema('Reference start-up script', 'Starts the renderer on the description embedded in the page.') }, async (_req, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('x-content-type-options', 'nosniff').send(DOCS_INIT_JS),
+  );
+  app.get('/docs/docs.css', { config: { auth: 'doc' }, schema: schema('Reference stylesheet', 'The page frame and the error catalogue.') }, async (_req, reply) =>
+    reply.type('text/css; charset=utf-8').header('x-content-type-options', 'nosniff').send(DOCS_CSS),
+  );
+}
+
+const DOCS_CSS = `
+body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+.docs-top{display:flex;flex-wrap:wrap;gap:6px 16px;align-items:center;padding:8px 16px;background:#12263f;color:#fff;font-size:14px}.docs-top a{color:#dce8f7}
+.catalogue{max-width:960px;margin:24px auto 48px;padding:0 16px;font-size:15px;line-height:1.5}.catalogue dt{font-weight:600;margin-top:10px}.catalogue dd{margin:2px 0 0 0;color:#4a5568}
+.catalogue dt:target{background:#fff4c2}
+`;

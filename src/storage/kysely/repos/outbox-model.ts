@@ -1,0 +1,47 @@
+/** Reading the outbox's rows into its records (checked against their literal lists). */
+import type { Selectable } from 'kysely';
+import { ATTEMPT_OUTCOMES, OUTBOX_STATES, type DeliveryAttempt, type OutboxEvent } from '../../../model/delivery.js';
+import type { DeliveryAttemptsTable, OutboxEventsTable } from '../schema.js';
+import { oneOf } from './literal.js';
+
+export type OutboxRow = Selectable<OutboxEventsTable>;
+
+export function toEvent(r: OutboxRow): OutboxEvent {
+  return {
+    seq: Number(r.seq),
+    eventId: r.event_id,
+    eventType: r.event_type,
+    orderKey: r.order_key,
+    orderId: r.order_id,
+    mercantId: r.mercant_id,
+    statusVersion: r.status_version === null ? null : Number(r.status_version),
+    payload: r.payload,
+    state: oneOf(OUTBOX_STATES, r.state, 'outbox_events.state'),
+    attempts: Number(r.attempts),
+    nextAttemptAt: r.next_attempt_at,
+    leaseOwner: r.lease_owner,
+    leaseUntil: r.lease_until,
+    leaseToken: Number(r.lease_token),
+    lastStatusCode: r.last_status_code === null ? null : Number(r.last_status_code),
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    deliveredAt: r.delivered_at,
+    retryFrom: r.retry_from ?? r.created_at,
+  };
+}
+
+export function toAttempt(r: Selectable<DeliveryAttemptsTable>): DeliveryAttempt {
+  return {
+    id: Number(r.id),
+    eventSeq: Number(r.event_seq),
+    attemptNo: Number(r.attempt_no),
+    startedAt: r.started_at,
+    statusCode: r.status_code === null ? null : Number(r.status_code),
+    latencyMs: r.latency_ms === null ? null : Number(r.latency_ms),
+    error: r.error,
+    outcome: oneOf(ATTEMPT_OUTCOMES, r.outcome, 'delivery_attempts.outcome'),
+    instance: r.instance,
+  };
+}
+

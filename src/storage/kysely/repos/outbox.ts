@@ -1,0 +1,175 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { toAttempt, toEvent, type OutboxRow } from './outbox-model.js';
+import { OUTBOX_STATES, type AttemptResult, type DeliveryAttempt, type NewOutboxEvent, type OutboxEvent, type OutboxState } from '../../../model/delivery.js';
+import type { Page } from '../../../model/page.js';
+import type { OutboxRepo } from '../../contract.js';
+import type { SqlDialect } from '../dialect.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import { asOneOf } from './literal.js';
+
+const UNDELIVERED = ['pending', 'failed'] as const;
+
+/**
+ * `e` is the first undelivered event of its order: only such an event may be claimed (in order per
+ * order). A dead event holds its order's lane: later events wait until it is retried by hand and
+ * delivered, so the ERP never gets a later status while an earlier one is missing.
+ */
+// A subquery with LIMIT, not NOT EXISTS: PostgreSQL turns NOT EXISTS into an anti-join whose plan,
+// with statistics older than a burst of waiting events, scanned every undelivered event for each
+// candidate (15 s with 100,000 waiting); a limited subquery runs per candidate on outbox_order_idx.
+const FIRST_OF_ORDER = sql`(
+  select p.seq from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed', 'dead') limit 1
+) is null`;
+
+/** Writes a new event, due at `now` (its retry window starting then). */
+export async function insertOutboxEvent(db: Kysely<Database>, e: NewOutboxEvent, now: Date): Promise<OutboxEvent> {
+  const at = now.toISOString();
+  const row = await db
+    .insertInto('outbox_events')
+    .values({
+      event_id: e.eventId,
+      event_type: e.eventType,
+      order_key: e.orderKey,
+      order_id: e.orderId,
+      mercant_id: e.mercantId,
+      status_version: e.statusVersion,
+      payload: e.payload,
+      state: 'pending',
+      attempts: 0,
+      next_attempt_at: at,
+      lease_owner: null,
+      lease_until: null,
+      lease_token: 0,
+      last_status_code: null,
+      last_error: null,
+      created_at: at,
+      updated_at: at,
+      delivered_at: null,
+      retry_from: at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toEvent(row);
+}
+
+export class KyselyOutboxRepo implements OutboxRepo {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly now: () => Date,
+    private readonly dialect: SqlDialect,
+  ) {}
+
+  enqueue(e: NewOutboxEvent, now?: Date): Promise<OutboxEvent> {
+    return insertOutboxEvent(this.db, e, now ?? this.now());
+  }
+
+  async claimDue(owner: string, now: Date, leaseMs: number, limit: number): Promise<OutboxEvent[]> {
+    const at = now.toISOString();
+    const until = new Date(now.getTime() + leaseMs).toISOString();
+    const result = await sql<OutboxRow>`
+      update outbox_events set lease_owner = ${owner}, lease_until = ${until}, lease_token = lease_token + 1, updated_at = ${at}
+      where seq in (
+        select e.seq from outbox_events e ${this.dialect.indexedBy('outbox_claimable_idx')}
+        where e.state in ('pending', 'failed') and e.next_attempt_at <= ${at}
+          and (e.lease_until is null or e.lease_until <= ${at})
+          and ${FIRST_OF_ORDER}
+        order by e.next_attempt_at, e.seq
+        limit ${limit}
+        ${this.dialect.skipLocked}
+      )
+      returning *`.execute(this.db);
+    return result.rows.map(toEvent).sort((a, b) => a.seq - b.seq);
+  }
+
+  complete(seq: number, leaseToken: number, instance: string, r: AttemptResult): Promise<boolean> {
+    return this.dialect.completeAttempt(this.db, this.now().toISOString(), { seq, leaseToken, instance, result: r });
+  }
+
+  async findByEventId(eventId: string): Promise<OutboxEvent | undefined> {
+    const row = await this.db.selectFrom('outbox_events').selectAll().where('event_id', '=', eventId).executeTakeFirst();
+    return row ? toEvent(row) : undefined;
+  }
+
+  async list(filter: { state?: OutboxState; limit?: number; cursor?: string }): Promise<Page<OutboxEvent>> {
+    const limit = Math.min(Math.max(filter.limit ?? 50, 1), 500);
+    let q = this.db.selectFrom('outbox_events').selectAll();
+    if (filter.state) q = q.where('state', '=', filter.state);
+    const cursor = filter.cursor ? decodeCursor(filter.cursor) : undefined;
+    if (cursor) q = q.where('seq', '<', Number(cursor.id));
+    const rows = await q.orderBy('seq', 'desc').limit(limit + 1).execute();
+    const items = rows.slice(0, limit).map(toEvent);
+    const last = items[items.length - 1];
+    return rows.length > limit && last ? { items, nextCursor: encodeCursor({ at: last.createdAt, id: String(last.seq) }) } : { items };
+  }
+
+  async attemptsFor(seqs: number[]): Promise<DeliveryAttempt[]> {
+    if (seqs.length === 0) return [];
+    const rows = await this.db.selectFrom('delivery_attempts').selectAll().where('event_seq', 'in', seqs).orderBy('id', 'asc').execute();
+    return rows.map(toAttempt);
+  }
+
+  async retryNow(eventId: string, now: Date): Promise<OutboxEvent | undefined> {
+    const at = now.toISOString();
+    const row = await this.db
+      .updateTable('outbox_events')
+      .set((eb) => ({
+        state: 'pending',
+        next_attempt_at: at,
+        retry_from: at,
+        lease_owner: null,
+        lease_until: null,
+        lease_token: eb('lease_token', '+', 1),
+        delivered_at: null,
+        updated_at: this.now().toISOString(),
+      }))
+      .where('event_id', '=', eventId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return undefined;
+    await this.db
+      .updateTable('outbox_events')
+      .set({ retry_from: at })
+      .where('order_key', '=', row.order_key)
+      .where('seq', '>', row.seq)
+      .where('state', 'in', UNDELIVERED)
+      .execute();
+    return toEvent(row);
+  }
+
+  async countByState(): Promise<Record<OutboxState, number>> {
+    const rows = await this.db.selectFrom('outbox_events').select((eb) => ['state', eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
+    const out: Record<OutboxState, number> = { pending: 0, delivered: 0, failed: 0, dead: 0 };
+    for (const r of rows) {
+      const state = asOneOf(OUTBOX_STATES, r.state);
+      if (state) out[state] = Number(r.n);
+    }
+    return out;
+  }
+
+  async releaseAllLeases(): Promise<number> {
+    const res = await this.db
+      .updateTable('outbox_events')
+      .set((eb) => ({ lease_owner: null, lease_until: null, lease_token: eb('lease_token', '+', 1) }))
+      .where('lease_owner', 'is not', null)
+      .where('state', 'in', UNDELIVERED)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
+
+  async nextDueAt(): Promise<string | undefined> {
+    // Only the first undelivered event of each order can be claimed, and not before its lease ends:
+    // an event waiting behind its predecessor must not make the worker poll for it. Two index walks
+    // that stop early (outbox_claimable_idx in due order, outbox_leased_idx over the few leased
+    // events) instead of a minimum over every waiting event.
+    const free = await sql<{ due: string }>`
+      select e.next_attempt_at as due from outbox_events e ${this.dialect.indexedBy('outbox_claimable_idx')}
+      where e.state in ('pending', 'failed') and (e.lease_until is null or e.lease_until <= e.next_attempt_at) and ${FIRST_OF_ORDER}
+      order by e.next_attempt_at limit 1`.execute(this.db);
+    const leased = await sql<{ due: string | null }>`
+      select min(e.lease_until) as due from outbox_events e ${this.dialect.indexedBy('outbox_leased_idx')}
+      where e.lease_until is not null and e.state in ('pending', 'failed') and e.lease_until > e.next_attempt_at and ${FIRST_OF_ORDER}`.execute(this.db);
+    const dues = [free.rows[0]?.due, leased.rows[0]?.due].filter((d): d is string => typeof d === 'string');
+    return dues.length === 0 ? undefined : dues.reduce((a, b) => (a <= b ? a : b));
+  }
+}

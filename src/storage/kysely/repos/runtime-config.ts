@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { isUniqueViolation, type ConfigRepo, type RuntimeConfigRow } from '../../contract.js';
+
+const ROW_ID = 'current';
+
+export class KyselyConfigRepo implements ConfigRepo {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly now: () => Date,
+  ) {}
+
+  async get(): Promise<RuntimeConfigRow | undefined> {
+    const row = await this.db.selectFrom('runtime_config').selectAll().where('id', '=', ROW_ID).executeTakeFirst();
+    if (!row) return undefined;
+    const parsed: unknown = JSON.parse(row.document);
+    const document = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return { document, version: Number(row.version), updatedAt: row.updated_at, updatedBy: row.updated_by };
+  }
+
+  async put(document: Record<string, unknown>, expectedVersion: number, updatedBy: string | null): Promise<RuntimeConfigRow | undefined> {
+    const at = this.now().toISOString();
+    const text = JSON.stringify(document);
+    const version = expectedVersion + 1;
+    if (expectedVersion === 0) {
+      try {
+        await this.db.insertInto('runtime_config').values({ id: ROW_ID, document: text, version, updated_at: at, updated_by: updatedBy }).execute();
+      } catch (err) {
+        if (isUniqueViolation(err)) return undefined;
+        throw err;
+      }
+    } else {
+      const res = await this.db
+        .updateTable('runtime_config')
+        .set({ document: text, version, updated_at: at, updated_by: updatedBy })
+        .where('id', '=', ROW_ID)
+        .where('version', '=', expectedVersion)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) return undefined;
+    }
+    return { document, version, updatedAt: at, updatedBy };
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * Delivers ERP events from the outbox: claims due events under a lease (PostgreSQL: SKIP LOCKED,
+ * so instances share one outbox), delivers outside any database transaction, records the attempt
+ * only if the lease's fencing token is still current. Woken in-process right after an event is
+ * committed; a slow poll is the safety net (other instances' events, retries coming due).
+ */
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { Agent, type Dispatcher } from 'undici';
+import type { Logger } from 'pino';
+import type { Outbox } from '../../types.js';
+import { systemClock, type Clock } from '../../platform/clock.js';
+import type { Metrics } from '../../platform/metrics.js';
+import type { Settings } from '../../config/runtime.js';
+import type { RuntimeSettings } from '../../model/runtime-config.js';
+import type { Store } from '../../storage/contract.js';
+import type { AttemptOutcome, OutboxEvent } from '../../model/delivery.js';
+import { deliver } from '../../erp/deliver.js';
+import { judge, type Verdict } from './policy.js';
+import { guardedLookup, literalRefusal } from '../../platform/connect-guard.js';
+import { forEachLimited, waitForAttempt } from './lanes.js';
+import { Periodic } from '../periodic.js';
+
+export type { Outbox } from '../../types.js';
+
+export interface OutboxDeps {
+  store: Store;
+  settings: Settings;
+  clock: Clock;
+  /** Wall-clock time for the signature timestamp the ERP checks against its own clock. Default: the system clock. */
+  wallClock?: Clock;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+export interface OutboxOptions {
+  /** Names this instance in leases and attempt records. Default host:pid:random. */
+  instanceId?: string;
+  /** Lease per claim, ms. Default max(5 s, 2 × erp.timeout_ms + 2 s): longer than any attempt can take. */
+  leaseMs?: number;
+  /** Safety-net poll, ms. Default 5000. */
+  pollMs?: number;
+  /**
+   * Events claimed per round. Default 32, two per lane: a round's claim and its results each cost
+   * a commit (an fsync on SQLite), so fuller rounds drain a backlog faster, while each lane's share
+   * of the lease (how long a crashed instance's claimed events wait on PostgreSQL) stays two events.
+   */
+  batchSize?: number;
+  /** Deliveries in parallel (always different orders). Default 16. */
+  concurrency?: number;
+  random?: () => number;
+  /** Refuse ERP URLs that are or resolve to private addresses (production). Default false. Link-local and metadata addresses are refused always. */
+  blockPrivateAddresses?: boolean;
+  /** Tests: the name resolver behind the connect-time address check (default `dns.lookup`). */
+  resolve?: Parameters<typeof guardedLookup>[1];
+  /** Tests: runs between the HTTP answer and recording it (e.g. to stall past the lease). */
+  beforeComplete?: (e: OutboxEvent) => Promise<void>;
+}
+
+const MIN_IDLE_MS = 200;
+
+/** What an attempt's HTTP exchange came to, before it is recorded. */
+interface Exchange {
+  statusCode: number | null;
+  latencyMs: number;
+}
+
+/**
+ * The worker: `runOnce` is one claim-and-deliver round. Started, it runs rounds back to back while
+ * they find work, at once when woken, and otherwise when the next event is due (at most the poll
+ * interval, at least 200 ms after an idle round). Times come from the injected
+ * clocks only: `clock` for leases and retry times, `wallClock` for what another machine checks
+ * against its own clock (the signature timestamp) and for pacing the depth gauge.
+ */
+class OutboxWorker implements Outbox {
+  readonly name = 'outbox';
+  readonly instanceId: string;
+  private readonly random: () => number;
+  private readonly wallClock: Clock;
+  private readonly blockPrivate: boolean;
+  private readonly log: Logger;
+  private readonly events = new EventEmitter();
+  /** One HTTP agent for this worker's deliveries (with the connect-time address check), closed on stop. */
+  private dispatcher: Dispatcher | undefined;
+  private readonly periodic: Periodic;
+  private releaseLeasesFirst = false;
+  private depthAt = 0;
+
+  constructor(
+    private readonly deps: OutboxDeps,
+    private readonly o: OutboxOptions = {},
+  ) {
+    this.instanceId = o.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.random = o.random ?? Math.random;
+    this.wallClock = deps.wallClock ?? systemClock;
+    this.blockPrivate = o.blockPrivateAddresses ?? false;
+    this.log = deps.logger;
+    this.events.setMaxListeners(0);
+    const pollMs = o.pollMs ?? 5_000;
+    this.periodic = new Periodic({
+      name: this.name,
+      logger: this.log,
+      clock: deps.clock,
+      firstDelayMs: 0,
+      tick: () => this.tick(),
+      nextDelayMs: () => this.idleDelay(pollMs),
+      fallbackDelayMs: pollMs,
+      failureMessage: 'outbox round failed; retried at the next due time or poll',
+    });
+  }
+
+  start(): void {
+    if (this.periodic.running) return;
+    // SQLite: this process owns the file, so leases still held were left by a previous run.
+    this.releaseLeasesFirst = this.deps.store.kind === 'sqlite';
+    this.periodic.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.periodic.stop();
+    await this.dispatcher?.close().catch(() => undefined);
+    this.dispatcher = undefined;
+  }
+
+  wake(): void {
+    this.periodic.wake();
+  }
+
+  async runOnce(): Promise<number> {
+    const s = await this.deps.settings.current();
+    const url = s.erp.notify_url;
+    if (!url) return 0;
+    const batch = this.o.batchSize ?? 32;
+    const lanes = this.o.concurrency ?? 16;
+    // Each lane delivers its share of the batch one after another, each attempt up to the ERP
+    // timeout plus the time to record it: the lease outlasts the slowest lane, with room to spare.
+    const leaseMs = this.o.leaseMs ?? Math.ceil(batch / lanes) * (s.erp.timeout_ms + 1_000) + 5_000;
+    const claimed = await this.deps.store.outbox.claimDue(this.instanceId, this.deps.clock.now(), leaseMs, batch);
+    const recorded: Promise<void>[] = [];
+    // The lease runs out and the event is claimed again: at least once, never lost.
+    const unrecorded = (e: OutboxEvent) => (err: unknown) => this.log.error({ err: { message: err instanceof Error ? err.message : String(err) }, event_id: e.eventId }, 'ERP delivery could not be recorded');
+    await forEachLimited(claimed, lanes, async (e) => {
+      try {
+        recorded.push((await this.attempt(e, url, s)).recorded.catch(unrecorded(e)));
+      } catch (err) {
+        unrecorded(e)(err);
+      }
+    });
+    await Promise.all(recorded);
+    return claimed.length;
+  }
+
+  async drain(maxRounds = 1000): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < maxRounds; i++) {
+      const n = await this.runOnce();
+      if (n === 0) break;
+      total += n;
+    }
+    return total;
+  }
+
+  waitForAttempt(seq: number, afterAttempts: number, timeoutMs: number): Promise<AttemptOutcome | undefined> {
+    return waitForAttempt(this.deps.store, this.events, seq, afterAttempts, timeoutMs);
+  }
+
+  async refreshDepth(): Promise<void> {
+    const counts = await this.deps.store.outbox.countByState();
+    for (const [state, n] of Object.entries(counts)) this.deps.metrics.outboxDepth.set({ state }, n);
+  }
+
+  private agent(): Dispatcher {
+    this.dispatcher ??= new Agent({ connect: { timeout: 5_000, lookup: guardedLookup(this.blockPrivate, this.o.resolve) }, keepAliveTimeout: 4_000 });
+    return this.dispatcher;
+  }
+
+  /**
+   * Delivers `e` and starts recording the result; resolves once the HTTP answer is judged, with the
+   * recording still under way, so the lane moves on to its next event while the result waits for
+   * its commit (on SQLite the lanes' results then share one).
+   */
+  private async attempt(e: OutboxEvent, url: string, s: RuntimeSettings): Promise<{ recorded: Promise<void> }> {
+    const startedAt = this.deps.clock.now();
+    const refused = literalRefusal(url, this.blockPrivate);
+    const res = refused
+      ? { statusCode: null, error: refused === 'private' ? 'refused: private address' : 'refused: link-local or metadata address', latencyMs: 0 }
+      : await deliver({ url, secret: s.erp.webhook_secret, eventId: e.eventId, body: e.payload, timeoutMs: s.erp.timeout_ms, sentAt: this.wallClock.now() }, this.agent());
+    this.deps.metrics.deliveryDuration.observe(res.latencyMs / 1000);
+    const now = this.deps.clock.now();
+    const v = judge({ statusCode: res.statusCode, retryAfter: res.retryAfter, failures: e.attempts + 1, now, retryFrom: new Date(e.retryFrom), retryForHours: s.erp.retry_for_hours, random: this.random });
+    await this.o.beforeComplete?.(e);
+    const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
+    return { recorded: this.record(e, v, res, startedAt, error) };
+  }
+
+  private async record(e: OutboxEvent, v: Verdict, res: Exchange, startedAt: Date, error: string | null): Promise<void> {
+    const kept = await this.deps.store.outbox.complete(e.seq, e.leaseToken, this.instanceId, {
+      state: v.state,
+      nextAttemptAt: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined,
+      startedAt: startedAt.toISOString(),
+      statusCode: res.statusCode,
+      latencyMs: res.latencyMs,
+      error,
+    });
+    const outcome: AttemptOutcome = kept ? v.state : 'rejected_stale_lease';
+    this.deps.metrics.deliveries.inc({ outcome });
+    this.events.emit(`attempt:${e.seq}`, outcome);
+    const fields = { event_id: e.eventId, order_id: e.orderId, mercant_id: e.mercantId, attempt: e.attempts + 1, outcome, http_status: res.statusCode, latency_ms: res.latencyMs, error, next_attempt_at: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined };
+    if (outcome === 'dead') this.log.error(fields, "ERP event dead: not retried any more; the order's later events wait behind it until it is retried by hand (POST /api/deliveries/{id}/retry) and delivered");
+    else if (outcome === 'rejected_stale_lease') this.log.warn(fields, 'ERP delivery result rejected: this instance lost the lease');
+    else this.log.info(fields, outcome === 'delivered' ? 'ERP event delivered' : 'ERP delivery failed; retry scheduled');
+  }
+
+  private async idleDelay(pollMs: number): Promise<number> {
+    const due = await this.deps.store.outbox.nextDueAt();
+    if (due === undefined) return pollMs;
+    return Math.min(pollMs, Math.max(MIN_IDLE_MS, Date.parse(due) - this.deps.clock.now().getTime()));
+  }
+
+  /** A tick: one round, then the depth gauge at most every 5 s; true when the round found work. */
+  private async tick(): Promise<boolean> {
+    if (this.releaseLeasesFirst) {
+      this.releaseLeasesFirst = false;
+      const n = await this.deps.store.outbox.releaseAllLeases().catch(() => 0);
+      if (n > 0) this.log.warn({ released: n }, 'outbox: leases left by a previous run released (SQLite: this process owns the file)');
+    }
+    const n = await this.runOnce();
+    const t = this.wallClock.now().getTime();
+    if (t - this.depthAt > 5_000) {
+      this.depthAt = t;
+      await this.refreshDepth();
+    }
+    return n > 0;
+  }
+}
+
+export function createOutbox(deps: OutboxDeps, o: OutboxOptions = {}): Outbox {
+  return new OutboxWorker(deps, o);
+}

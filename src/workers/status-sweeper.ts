@@ -1,0 +1,168 @@
+/**
+ * The sweeper: a lost notification must never leave an order pending forever. Every
+ * `reconcile.interval_s` it asks the gateway about transactions still pending past their expiry or
+ * past `reconcile.pending_after_minutes` without news, and re-checks notifications recorded as
+ * `unverified`; what it learns goes through the same pipeline as a notification. At most
+ * `ratePerSecond` (default 5) status calls per second per instance; several instances may sweep at
+ * once (the status machine makes a repeated answer a no-op).
+ */
+import type { Logger } from 'pino';
+import type { BackgroundWorker, Deps } from '../types.js';
+import { systemClock, type Clock } from '../platform/clock.js';
+import { recheckUnverified, refreshFromGateway, type RefreshDeps } from '../domain/reports/verify.js';
+import { GatewayError } from '../gateway/midtrans/errors.js';
+import { Periodic } from './periodic.js';
+
+/** What a sweep uses: the settings, and what asking the gateway and recording its answer need. */
+export type ReconcilerDeps = RefreshDeps & Deps<'settings'>;
+
+export interface ReconcilerOptions {
+  /** Gateway status calls per second, default 5. */
+  ratePerSecond?: number;
+  /** Transactions per sweep, default 200. */
+  batchSize?: number;
+  /** Waits between calls; tests pass a fake. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Real time between two status calls, for the pacing (the injected `clock` may stand still in tests). Default: the system clock. */
+  wallClock?: Clock;
+}
+
+export interface SweepReport {
+  checked: number;
+  outcomes: Record<string, number>;
+  errors: number;
+}
+
+const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+/** Unverified notifications re-checked per sweep. */
+const RECHECKS_PER_SWEEP = 50;
+/** Between sweeps when `reconcile.interval_s` cannot be read. */
+const DEFAULT_INTERVAL_MS = 300_000;
+
+export interface Reconciler extends BackgroundWorker {
+  /** One sweep; a call while a sweep runs shares it. */
+  sweepOnce(): Promise<SweepReport>;
+}
+
+/**
+ * Started, it sweeps every `reconcile.interval_s` (read after each sweep), the first time after
+ * 5 s. Times come from the injected clocks only: `services.clock` for what is due, `wallClock` for
+ * pacing the gateway calls.
+ */
+class Sweeper implements Reconciler {
+  readonly name = 'reconciler';
+  private readonly log: Logger;
+  private readonly gapMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly wallClock: Clock;
+  private readonly periodic: Periodic;
+  /** Set by `stop`: a running sweep ends after its current gateway call. */
+  private stopped = false;
+  private sweeping: Promise<SweepReport> | undefined;
+  private lastCallAt = 0;
+
+  constructor(
+    private readonly services: ReconcilerDeps,
+    private readonly o: ReconcilerOptions = {},
+  ) {
+    this.log = services.logger.child({ component: 'reconciler' });
+    this.gapMs = 1000 / (o.ratePerSecond ?? 5);
+    this.sleep = o.sleep ?? realSleep;
+    this.wallClock = o.wallClock ?? systemClock;
+    this.periodic = new Periodic({
+      name: this.name,
+      logger: this.log,
+      clock: services.clock,
+      // The first sweep waits a little, so start-up is not a burst of gateway calls.
+      firstDelayMs: 5_000,
+      tick: async (now) => {
+        await this.shared(now);
+        return false;
+      },
+      nextDelayMs: async () => Math.max(1, (await services.settings.current()).reconcile.interval_s) * 1000,
+      fallbackDelayMs: DEFAULT_INTERVAL_MS,
+      failureMessage: 'reconcile sweep failed',
+    });
+  }
+
+  start(): void {
+    if (this.periodic.running) return;
+    this.stopped = false;
+    this.periodic.start();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.periodic.stop();
+    await this.sweeping?.catch(() => undefined);
+  }
+
+  sweepOnce(): Promise<SweepReport> {
+    return this.shared(this.services.clock.now());
+  }
+
+  private async shared(now: Date): Promise<SweepReport> {
+    this.sweeping ??= this.sweep(now);
+    try {
+      return await this.sweeping;
+    } finally {
+      this.sweeping = undefined;
+    }
+  }
+
+  private async sweep(now: Date): Promise<SweepReport> {
+    const report: SweepReport = { checked: 0, outcomes: {}, errors: 0 };
+    await this.refreshOverdue(now, report);
+    await this.recheckUnverified(report);
+    if (report.checked > 0 || report.errors > 0) this.log.info({ reconcile: report }, 'reconcile sweep done');
+    return report;
+  }
+
+  /** Pending transactions past their expiry, or without news for `reconcile.pending_after_minutes`. */
+  private async refreshOverdue(now: Date, report: SweepReport): Promise<void> {
+    const { services } = this;
+    const s = await services.settings.current();
+    const createdBefore = new Date(now.getTime() - s.reconcile.pending_after_minutes * 60_000).toISOString();
+    const due = await services.store.transactions.listOverduePending(now.toISOString(), createdBefore, this.o.batchSize ?? 200);
+    for (const tx of due) {
+      if (this.stopped) break;
+      try {
+        const r = await this.paced(() => refreshFromGateway(services, tx, 'reconcile'));
+        report.outcomes[r.outcome] = (report.outcomes[r.outcome] ?? 0) + 1;
+      } catch (err) {
+        report.errors++;
+        const kind = err instanceof GatewayError ? err.kind : 'error';
+        this.log.warn({ order_id: tx.orderId, error: kind, err: err instanceof GatewayError ? undefined : { message: String(err) } }, 'reconcile: status check failed; tried again next sweep');
+      }
+      // To the back of the queue, whatever the answer: an order the gateway keeps not knowing must
+      // not hold back the others.
+      await services.store.transactions.markChecked(tx.id, services.clock.now().toISOString()).catch(() => undefined);
+      report.checked++;
+    }
+  }
+
+  private async recheckUnverified(report: SweepReport): Promise<void> {
+    const { services } = this;
+    for (const n of await services.store.notifications.listUnverifiedForRecheck(RECHECKS_PER_SWEEP)) {
+      if (this.stopped) break;
+      try {
+        if (await this.paced(() => recheckUnverified(services, n))) report.outcomes.rechecked = (report.outcomes.rechecked ?? 0) + 1;
+      } catch {
+        report.errors++;
+      }
+      // To the back of the queue as well: fifty whose check keeps failing must not starve newer ones.
+      await services.store.notifications.markChecked(n.id, services.clock.now().toISOString()).catch(() => undefined);
+    }
+  }
+
+  private async paced<T>(fn: () => Promise<T>): Promise<T> {
+    const wait = this.lastCallAt + this.gapMs - this.wallClock.now().getTime();
+    if (wait > 0) await this.sleep(wait);
+    this.lastCallAt = this.wallClock.now().getTime();
+    return fn();
+  }
+}
+
+export function createReconciler(services: ReconcilerDeps, o: ReconcilerOptions = {}): Reconciler {
+  return new Sweeper(services, o);
+}
