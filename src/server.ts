@@ -74,8 +74,8 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
   // those stored in plain text or under a previous key, and registers them with the log scrubber
   // before anything could log them.
   try {
-    if (await services.settings.reencrypt()) logger.info('runtime-config secrets re-encrypted with the current CONFIG_ENCRYPTION_KEY');
-    await services.settings.current();
+    if (await services.runtimeConfig.reencrypt()) logger.info('runtime-config secrets re-encrypted with the current CONFIG_ENCRYPTION_KEY');
+    await services.runtimeConfig.current();
   } catch (err) {
     if (err instanceof ConfigKeyError) {
       await services.close();
@@ -95,9 +95,9 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
     // The password goes to the terminal only: the log files must never hold it.
     process.stderr.write(`paylink: operator user "${operator.user}", password: ${operator.pass}\n`);
   }
-  const settings = await services.settings.current().catch(() => undefined);
+  const runtimeConfig = await services.runtimeConfig.current().catch(() => undefined);
   const base = config.port === 0 ? address : config.publicBaseUrl;
-  for (const notice of startupNotices(config, { operatorGenerated: operator.generated, operatorUser: operator.user, erpNotifyUrl: settings ? settings.erp.notify_url : config.erp.notifyUrl, gatewayMode: settings?.gateway.mode ?? config.gateway.mode })) {
+  for (const notice of startupNotices(config, { operatorGenerated: operator.generated, operatorUser: operator.user, erpNotifyUrl: runtimeConfig ? runtimeConfig.erp.notify_url : config.erp.notifyUrl, gatewayMode: runtimeConfig?.gateway.mode ?? config.gateway.mode })) {
     logger.warn(notice.fields, notice.message);
   }
   logger.info(

@@ -4,7 +4,7 @@ import type { Clock } from './platform/clock.js';
 import { systemClock } from './platform/clock.js';
 import type { Store } from './storage/contract.js';
 import { createSecretBox, processSecretBox } from './platform/secret-box.js';
-import { createSettings, defaultSettings, secretValues } from './config/runtime.js';
+import { createRuntimeConfigService, defaultRuntimeConfig, secretValues } from './config/runtime.js';
 import { MidtransClient } from './gateway/midtrans/client.js';
 import { createMetrics } from './platform/metrics.js';
 import { createOutbox, type OutboxOptions } from './workers/outbox/worker.js';
@@ -17,12 +17,12 @@ import { VERSION } from './platform/version.js';
 
 export type { BackgroundWorker, Services } from './types.js';
 
-export interface ServiceOverrides {
+export interface ServiceOptions {
   clock?: Clock;
   simulatorBaseUrl?: string;
   gatewayTimeoutMs?: number;
   /** Cache time of the runtime settings, ms (default 1000). */
-  settingsCacheMs?: number;
+  runtimeConfigCacheMs?: number;
   /** Tests: the name resolver behind the gateway client's connect-time address check (default `dns.lookup`). */
   gatewayResolve?: Resolve;
   /** Outbox worker tuning (instance id, lease, poll interval, randomness). */
@@ -38,21 +38,21 @@ export interface ServiceOverrides {
 export function createServices(
   config: Config,
   deps: { logger: Logger; store: Store; operator: { user: string; pass: string }; configKeys?: { current: Buffer; previous: Buffer[] } },
-  o: ServiceOverrides = {},
+  o: ServiceOptions = {},
 ): Services {
   const clock = o.clock ?? systemClock;
   // `startService` passes the keys resolved from the environment or DATA_DIR; see processSecretBox otherwise.
   const box = deps.configKeys ? createSecretBox(deps.configKeys.current, deps.configKeys.previous) : processSecretBox();
-  const settings = createSettings(
+  const runtimeConfig = createRuntimeConfigService(
     deps.store,
-    () => defaultSettings(config, o.simulatorBaseUrl),
-    o.settingsCacheMs ?? 1_000,
+    () => defaultRuntimeConfig(config, o.simulatorBaseUrl),
+    o.runtimeConfigCacheMs ?? 1_000,
     (s) => registerLogSecrets(deps.logger, secretValues(s)),
     box,
   );
   const metrics = createMetrics();
   const gateway = new MidtransClient({
-    settings: () => settings.current(),
+    runtimeConfig: () => runtimeConfig.current(),
     logger: deps.logger.child({ component: 'gateway' }),
     timeoutMs: o.gatewayTimeoutMs,
     blockPrivateAddresses: config.isProduction,
@@ -60,14 +60,14 @@ export function createServices(
     observe: (ob) => metrics.gatewayDuration.observe({ operation: ob.operation, outcome: String(ob.outcome) }, ob.durationMs / 1000),
   });
   const workers: BackgroundWorker[] = [];
-  const outbox = createOutbox({ store: deps.store, settings, clock, logger: deps.logger.child({ component: 'outbox' }), metrics }, { blockPrivateAddresses: config.isProduction, ...o.outbox });
+  const outbox = createOutbox({ store: deps.store, runtimeConfig, clock, logger: deps.logger.child({ component: 'outbox' }), metrics }, { blockPrivateAddresses: config.isProduction, ...o.outbox });
   workers.push(outbox);
   const services: Services = {
     config,
     logger: deps.logger,
     clock,
     store: deps.store,
-    settings,
+    runtimeConfig,
     gateway,
     metrics,
     operator: deps.operator,
@@ -85,6 +85,6 @@ export function createServices(
     },
   };
   workers.push(createReconciler(services, o.reconciler));
-  workers.push(createPruner({ store: deps.store, settings, clock, logger: deps.logger.child({ component: 'retention' }) }, o.retention));
+  workers.push(createPruner({ store: deps.store, runtimeConfig, clock, logger: deps.logger.child({ component: 'retention' }) }, o.retention));
   return services;
 }

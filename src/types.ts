@@ -7,7 +7,7 @@ import type { Config } from './config/env.js';
 import type { Clock } from './platform/clock.js';
 import type { Store } from './storage/contract.js';
 import type { AttemptOutcome } from './model/delivery.js';
-import type { Settings } from './config/runtime.js';
+import type { RuntimeConfigService } from './config/runtime.js';
 import type { MidtransClient } from './gateway/midtrans/client.js';
 import type { Metrics } from './platform/metrics.js';
 
@@ -24,7 +24,7 @@ export interface Services {
   logger: Logger;
   clock: Clock;
   store: Store;
-  settings: Settings;
+  runtimeConfig: RuntimeConfigService;
   gateway: MidtransClient;
   metrics: Metrics;
   /** Operator Basic-Auth credentials in force (configured or generated). */

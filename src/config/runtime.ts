@@ -1,5 +1,5 @@
 import { SIMULATOR_DEV_SERVER_KEY, type Config } from './env.js';
-import type { GatewayMode, RuntimeSettings } from '../model/runtime-config.js';
+import type { GatewayMode, RuntimeConfig } from '../model/runtime-config.js';
 import type { Store } from '../storage/contract.js';
 import { processSecretBox, type SecretBox } from '../platform/secret-box.js';
 import { SECRET_FIELDS } from '../platform/secrets.js';
@@ -7,7 +7,7 @@ import { SECRET_FIELDS } from '../platform/secrets.js';
 
 
 /** The values of the secret fields (`SECRET_FIELDS`, secrets.ts), for the log scrubber. */
-export function secretValues(s: RuntimeSettings): (string | undefined)[] {
+export function secretValues(s: RuntimeConfig): (string | undefined)[] {
   return [...SECRET_FIELDS.gateway.map((f) => s.gateway[f]), ...SECRET_FIELDS.erp.map((f) => s.erp[f])];
 }
 
@@ -21,7 +21,7 @@ export const GATEWAY_HOSTS: Record<Exclude<GatewayMode, 'simulator'>, { api: str
 };
 
 /** Defaults from the environment. `simulatorBaseUrl` is where the embedded simulator listens, in simulator mode. */
-export function defaultSettings(config: Config, simulatorBaseUrl?: string): RuntimeSettings {
+export function defaultRuntimeConfig(config: Config, simulatorBaseUrl?: string): RuntimeConfig {
   const mode = config.gateway.mode;
   const hosts = mode === 'simulator' ? { api: simulatorBaseUrl ?? `http://127.0.0.1:${config.simulatorPort}`, app: simulatorBaseUrl ?? `http://127.0.0.1:${config.simulatorPort}` } : GATEWAY_HOSTS[mode];
   return {
@@ -41,10 +41,10 @@ export function defaultSettings(config: Config, simulatorBaseUrl?: string): Runt
 }
 
 /** Stored overrides: any subset of each section. Validated by the `/api/config` route before saving. */
-export type RuntimeOverrides = { [S in keyof RuntimeSettings]?: Partial<RuntimeSettings[S]> };
+export type RuntimeConfigOverrides = { [S in keyof RuntimeConfig]?: Partial<RuntimeConfig[S]> };
 
 /** Each section merges field by field; an override replaces the default (arrays included). */
-export function applyOverrides(base: RuntimeSettings, o: RuntimeOverrides): RuntimeSettings {
+export function applyOverrides(base: RuntimeConfig, o: RuntimeConfigOverrides): RuntimeConfig {
   return {
     gateway: { ...base.gateway, ...o.gateway },
     erp: { ...base.erp, ...o.erp },
@@ -54,8 +54,8 @@ export function applyOverrides(base: RuntimeSettings, o: RuntimeOverrides): Runt
   };
 }
 
-function asOverrides(doc: Record<string, unknown>): RuntimeOverrides {
-  const out: RuntimeOverrides = {};
+function asOverrides(doc: Record<string, unknown>): RuntimeConfigOverrides {
+  const out: RuntimeConfigOverrides = {};
   for (const section of ['gateway', 'erp', 'links', 'reconcile', 'retention'] as const) {
     const v = doc[section];
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, { [section]: v });
@@ -67,23 +67,23 @@ function asOverrides(doc: Record<string, unknown>): RuntimeOverrides {
  * Whether notifications must be confirmed with the status API: always outside simulator mode,
  * whatever a stored override says (an override written before this rule cannot weaken it).
  */
-export function mustConfirmNotifications(s: RuntimeSettings): boolean {
+export function mustConfirmNotifications(s: RuntimeConfig): boolean {
   return s.gateway.confirm_notifications || s.gateway.mode !== 'simulator';
 }
 
-export interface Settings {
+export interface RuntimeConfigService {
   /** The effective document; cached for at most `cacheMs` so every instance sees a change within that time. */
-  current(): Promise<RuntimeSettings>;
+  current(): Promise<RuntimeConfig>;
   /** The stored overrides (secrets decrypted) and their version (0 = none). */
-  overrides(): Promise<{ document: RuntimeOverrides; version: number }>;
+  overrides(): Promise<{ document: RuntimeConfigOverrides; version: number }>;
   /** Persists new overrides (secrets encrypted) if nobody else changed them since `expectedVersion`; false on a lost race. */
-  save(overrides: RuntimeOverrides, expectedVersion: number, updatedBy: string | null): Promise<boolean>;
+  save(overrides: RuntimeConfigOverrides, expectedVersion: number, updatedBy: string | null): Promise<boolean>;
   /**
    * Start-up: reads every stored secret (a wrong key is a ConfigKeyError here, not later) and
    * re-encrypts the ones stored in plain text or under a previous key. True when it rewrote them.
    */
   reencrypt(): Promise<boolean>;
-  defaults(): RuntimeSettings;
+  defaults(): RuntimeConfig;
 }
 
 type Sealing = (v: string) => string;
@@ -110,13 +110,13 @@ function mapSecrets(doc: Record<string, unknown>, f: Sealing): Record<string, un
  * encrypts the secret fields at rest (AES-256-GCM, see secret-box.ts); `startService` passes the
  * configured key's, an app built in process without one seals with a key for the whole process.
  */
-export function createSettings(store: Store, defaults: () => RuntimeSettings, cacheMs = 1_000, onLoad?: (s: RuntimeSettings) => void, box: SecretBox = processSecretBox()): Settings {
-  let cached: { at: number; value: RuntimeSettings } | undefined;
+export function createRuntimeConfigService(store: Store, defaults: () => RuntimeConfig, cacheMs = 1_000, onLoad?: (s: RuntimeConfig) => void, box: SecretBox = processSecretBox()): RuntimeConfigService {
+  let cached: { at: number; value: RuntimeConfig } | undefined;
   const overrides = async () => {
     const row = await store.config.get();
     return { document: asOverrides(mapSecrets(row?.document ?? {}, (v) => box.decrypt(v))), version: row?.version ?? 0 };
   };
-  const save = async (doc: RuntimeOverrides, expectedVersion: number, updatedBy: string | null) => {
+  const save = async (doc: RuntimeConfigOverrides, expectedVersion: number, updatedBy: string | null) => {
     const saved = await store.config.put(mapSecrets({ ...doc }, (v) => box.encrypt(v)), expectedVersion, updatedBy);
     cached = undefined;
     return saved !== undefined;

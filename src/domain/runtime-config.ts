@@ -1,20 +1,20 @@
 /**
  * Changing the runtime configuration: the stored document of overrides over the environment's
  * values, shared by every instance through the database. The patch's shape is checked at the edge
- * with `ConfigPatchSchema`; the rules across fields, and where the server key may go, are here.
+ * with `RuntimeConfigPatchSchema`; the rules across fields, and where the server key may go, are here.
  */
 import { Type, type Static, type TObject } from 'typebox';
 import type { Deps } from '../types.js';
 import { serverKeyProblem } from '../config/env.js';
-import { GATEWAY_HOSTS, applyOverrides, isSecretField, secretValues, type RuntimeOverrides } from '../config/runtime.js';
-import { RuntimeSettingsSchema, type RuntimeSettings } from '../model/runtime-config.js';
+import { GATEWAY_HOSTS, applyOverrides, isSecretField, secretValues, type RuntimeConfigOverrides } from '../config/runtime.js';
+import { RuntimeConfigSchema, type RuntimeConfig } from '../model/runtime-config.js';
 import { AppError, type FieldError } from '../platform/errors.js';
 import { outboundUrlProblem } from '../platform/url-policy.js';
 import { enabledPaymentsProblem } from '../gateway/midtrans/payment-methods.js';
 import { registerLogSecrets } from '../platform/logging/logger.js';
 import { actorName, audit, type Actor } from './audit.js';
 
-const S = RuntimeSettingsSchema.properties;
+const S = RuntimeConfigSchema.properties;
 /** A section of the patch: any of its fields; `null` removes an override, so the field falls back to the environment's value. */
 function patchOf<T extends TObject>(section: T) {
   const patch = Type.Script({ S: section }, '{ [F in keyof S]?: S[F] | null }', { additionalProperties: false });
@@ -25,11 +25,11 @@ function patchOf<T extends TObject>(section: T) {
   return Type.Optional(patch);
 }
 
-export const ConfigPatchSchema = Type.Object(
+export const RuntimeConfigPatchSchema = Type.Object(
   { gateway: patchOf(S.gateway), erp: patchOf(S.erp), links: patchOf(S.links), reconcile: patchOf(S.reconcile), retention: patchOf(S.retention) },
   { additionalProperties: false },
 );
-export type ConfigPatch = Static<typeof ConfigPatchSchema>;
+export type RuntimeConfigPatch = Static<typeof RuntimeConfigPatchSchema>;
 
 /** `****` + last 4; short secrets show nothing, since 4 of 8 characters is half the secret. */
 export function mask(secret: string | undefined): string | null {
@@ -40,14 +40,14 @@ export function mask(secret: string | undefined): string | null {
 /** A secret as `mask` shows it: sent back in a patch, it means "unchanged". */
 const isMasked = (v: unknown) => typeof v === 'string' && v.startsWith('****');
 
-type Section = keyof RuntimeOverrides;
+type Section = keyof RuntimeConfigOverrides;
 const SECTIONS: Section[] = ['gateway', 'erp', 'links', 'reconcile', 'retention'];
 
 /**
  * The stored overrides with `patch` merged in: `null` deletes a field's override, a masked secret
  * sent back is ignored. Also returns the changed field names (for the audit line; never values).
  */
-export function mergePatch(current: RuntimeOverrides, patch: ConfigPatch): { next: RuntimeOverrides; changed: string[] } {
+export function mergePatch(current: RuntimeConfigOverrides, patch: RuntimeConfigPatch): { next: RuntimeConfigOverrides; changed: string[] } {
   const next: Record<string, Record<string, unknown>> = {};
   for (const section of SECTIONS) next[section] = { ...(current[section] ?? {}) };
   const changed: string[] = [];
@@ -78,7 +78,7 @@ export function mergePatch(current: RuntimeOverrides, patch: ConfigPatch): { nex
       if (before !== gw[field]) changed.push(`gateway.${field}`);
     }
   }
-  const out: RuntimeOverrides = {};
+  const out: RuntimeConfigOverrides = {};
   for (const section of SECTIONS) if (Object.keys(next[section] ?? {}).length > 0) Object.assign(out, { [section]: next[section] });
   return { next: out, changed: [...new Set(changed)] };
 }
@@ -93,7 +93,7 @@ const KEY_DESTINATION = ['mode', 'api_base_url', 'app_base_url'] as const;
  * gateway call. Sending the key proves it is known already, or chooses a new one for the new host.
  * Undefined when the patch may be saved.
  */
-export function serverKeyReentryProblem(before: RuntimeSettings, after: RuntimeSettings, patch: ConfigPatch): FieldError | undefined {
+export function serverKeyReentryProblem(before: RuntimeConfig, after: RuntimeConfig, patch: RuntimeConfigPatch): FieldError | undefined {
   const moved = KEY_DESTINATION.filter((f) => before.gateway[f] !== after.gateway[f]);
   if (moved.length === 0) return undefined;
   const key = patch.gateway?.server_key;
@@ -102,7 +102,7 @@ export function serverKeyReentryProblem(before: RuntimeSettings, after: RuntimeS
 }
 
 /** Rules across fields, checked on the document that would be in effect. */
-export function effectiveProblems(s: RuntimeSettings, o: { production: boolean; simulatorAvailable: boolean }): FieldError[] {
+export function effectiveProblems(s: RuntimeConfig, o: { production: boolean; simulatorAvailable: boolean }): FieldError[] {
   const out: FieldError[] = [];
   const url = (path: string, v: string | undefined) => {
     const p = v === undefined ? undefined : outboundUrlProblem(v, o.production);
@@ -128,8 +128,8 @@ export function effectiveProblems(s: RuntimeSettings, o: { production: boolean; 
 }
 
 /** The settings in effect, and the stored version they come from. */
-export interface ConfigState {
-  settings: RuntimeSettings;
+export interface RuntimeConfigState {
+  effective: RuntimeConfig;
   version: number;
   updatedAt: string | null;
   updatedBy: string | null;
@@ -138,11 +138,11 @@ export interface ConfigState {
 }
 
 /** The configuration in effect now. Its secrets are added to the log redaction, wherever they were set. */
-export async function currentConfig(services: Deps<'logger' | 'settings' | 'store'>): Promise<ConfigState> {
-  const settings = await services.settings.current();
-  registerLogSecrets(services.logger, secretValues(settings));
+export async function currentRuntimeConfig(services: Deps<'logger' | 'runtimeConfig' | 'store'>): Promise<RuntimeConfigState> {
+  const effective = await services.runtimeConfig.current();
+  registerLogSecrets(services.logger, secretValues(effective));
   const row = await services.store.config.get();
-  return { settings, version: row?.version ?? 0, updatedAt: row?.updatedAt ?? null, updatedBy: row?.updatedBy ?? null, database: services.store.kind };
+  return { effective, version: row?.version ?? 0, updatedAt: row?.updatedAt ?? null, updatedBy: row?.updatedBy ?? null, database: services.store.kind };
 }
 
 /** How often a save that lost a race with another instance's is merged again and retried. */
@@ -154,17 +154,17 @@ const SAVE_ATTEMPTS = 3;
  * without the key), 409 `CONFIG_CONFLICT` (lost the race to other saves every time). A patch that
  * changes nothing saves nothing and writes no audit line. Answers the changed field names.
  */
-export async function changeConfig(services: Deps<'config' | 'logger' | 'settings'>, patch: ConfigPatch, actor: Actor): Promise<string[]> {
+export async function changeRuntimeConfig(services: Deps<'config' | 'logger' | 'runtimeConfig'>, patch: RuntimeConfigPatch, actor: Actor): Promise<string[]> {
   for (let attempt = 1; attempt <= SAVE_ATTEMPTS; attempt++) {
-    const stored = await services.settings.overrides();
+    const stored = await services.runtimeConfig.overrides();
     const { next, changed } = mergePatch(stored.document, patch);
-    const effective = applyOverrides(services.settings.defaults(), next);
+    const effective = applyOverrides(services.runtimeConfig.defaults(), next);
     const problems = effectiveProblems(effective, { production: services.config.isProduction, simulatorAvailable: services.config.gateway.mode === 'simulator' });
     if (problems.length > 0) throw new AppError('VALIDATION_FAILED', 'The configuration would not be usable.', { errors: problems });
-    const keyProblem = serverKeyReentryProblem(applyOverrides(services.settings.defaults(), stored.document), effective, patch);
+    const keyProblem = serverKeyReentryProblem(applyOverrides(services.runtimeConfig.defaults(), stored.document), effective, patch);
     if (keyProblem) throw new AppError('SERVER_KEY_REQUIRED', 'Changing the gateway mode or host needs the server key in the same request.', { errors: [keyProblem] });
     if (changed.length === 0) return changed;
-    if (await services.settings.save(next, stored.version, actor.kind === 'operator' ? actor.user : null)) {
+    if (await services.runtimeConfig.save(next, stored.version, actor.kind === 'operator' ? actor.user : null)) {
       const version = stored.version + 1;
       audit(services, { actor, action: 'config_change', subject: 'runtime_config', outcome: 'saved' }, `${actorName(actor)} changed the runtime configuration`, { fields: changed, config_version: version });
       return changed;

@@ -13,7 +13,7 @@ const Int = (minimum: number, maximum: number) => Type.Integer({ minimum, maximu
  * the stored overrides, the `POST` patch and the answer are derived from it. Environment values are
  * the defaults; overrides stored in the database win, so a change made on one instance reaches all.
  */
-export const RuntimeSettingsSchema = Type.Object({
+export const RuntimeConfigSchema = Type.Object({
   gateway: Type.Object({
     mode: GatewayModeSchema,
     server_key: Type.Optional(Secret),
@@ -49,4 +49,4 @@ export const RuntimeSettingsSchema = Type.Object({
    */
   retention: Type.Object({ days: Int(1, 3650) }),
 });
-export type RuntimeSettings = Static<typeof RuntimeSettingsSchema>;
+export type RuntimeConfig = Static<typeof RuntimeConfigSchema>;

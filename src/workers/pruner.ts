@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../platform/clock.js';
-import type { Settings } from '../config/runtime.js';
+import type { RuntimeConfigService } from '../config/runtime.js';
 import type { Store } from '../storage/contract.js';
 import type { BackgroundWorker } from '../types.js';
 import { Periodic } from './periodic.js';
@@ -37,7 +37,7 @@ const DAY_MS = 86_400_000;
 
 export interface PrunerDeps {
   store: Store;
-  settings: Settings;
+  runtimeConfig: RuntimeConfigService;
   clock: Clock;
   logger: Logger;
 }
@@ -87,8 +87,8 @@ class RetentionPruner implements Pruner {
   }
 
   private async prune(now: Date, going: () => boolean): Promise<PruneReport> {
-    const { store, settings, logger } = this.deps;
-    const s = await settings.current();
+    const { store, runtimeConfig, logger } = this.deps;
+    const s = await runtimeConfig.current();
     const before = new Date(now.getTime() - s.retention.days * DAY_MS).toISOString();
     const batch = this.batch;
     const report: PruneReport = {

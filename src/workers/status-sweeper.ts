@@ -14,7 +14,7 @@ import { GatewayError } from '../gateway/midtrans/errors.js';
 import { Periodic } from './periodic.js';
 
 /** What a sweep uses: the settings, and what asking the gateway and recording its answer need. */
-export type ReconcilerDeps = RefreshDeps & Deps<'settings'>;
+export type ReconcilerDeps = RefreshDeps & Deps<'runtimeConfig'>;
 
 export interface ReconcilerOptions {
   /** Gateway status calls per second, default 5. */
@@ -79,7 +79,7 @@ class Sweeper implements Reconciler {
         await this.shared(now);
         return false;
       },
-      nextDelayMs: async () => Math.max(1, (await services.settings.current()).reconcile.interval_s) * 1000,
+      nextDelayMs: async () => Math.max(1, (await services.runtimeConfig.current()).reconcile.interval_s) * 1000,
       fallbackDelayMs: DEFAULT_INTERVAL_MS,
       failureMessage: 'reconcile sweep failed',
     });
@@ -121,7 +121,7 @@ class Sweeper implements Reconciler {
   /** Pending transactions past their expiry, or without news for `reconcile.pending_after_minutes`. */
   private async refreshOverdue(now: Date, report: SweepReport): Promise<void> {
     const { services } = this;
-    const s = await services.settings.current();
+    const s = await services.runtimeConfig.current();
     const createdBefore = new Date(now.getTime() - s.reconcile.pending_after_minutes * 60_000).toISOString();
     const due = await services.store.transactions.listOverduePending(now.toISOString(), createdBefore, this.o.batchSize ?? 200);
     for (const tx of due) {

@@ -11,7 +11,7 @@ import { basicAuth } from '../helpers/services.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { E2E_SERVER_KEY, simClient, type SimClient } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
-import { patchSettings } from '../helpers/seed.js';
+import { patchRuntimeConfig } from '../helpers/seed.js';
 import { formState, hiddenFields } from '../helpers/console-forms.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 
@@ -27,8 +27,8 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     simulator = await startSimulator({ serverKey: E2E_SERVER_KEY, logger: false, seed: 5 });
     sim = simClient(simulator.baseUrl);
     erp = await startErpReceiver();
-    t = await makeLoggedApp(kind, { API_KEYS: KEY, MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY, CONSOLE_TIME_ZONE: 'Asia/Jakarta' }, { simulatorBaseUrl: simulator.baseUrl, settingsCacheMs: 0 });
-    await patchSettings(t.services.settings, { erp: { notify_url: erp.url, timeout_ms: 2_000 } });
+    t = await makeLoggedApp(kind, { API_KEYS: KEY, MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY, CONSOLE_TIME_ZONE: 'Asia/Jakarta' }, { simulatorBaseUrl: simulator.baseUrl, runtimeConfigCacheMs: 0 });
+    await patchRuntimeConfig(t.services.runtimeConfig, { erp: { notify_url: erp.url, timeout_ms: 2_000 } });
   });
   afterEach(async () => {
     await t.close();

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
-import { patchSettings } from '../helpers/seed.js';
+import { patchRuntimeConfig } from '../helpers/seed.js';
 
 const KEY = 'erp-key-cards-0123456789';
 const SECRET = 'raw-erp-secret-cards-0123456789';
@@ -14,8 +14,8 @@ describe.each(DATABASE_KINDS)('card, 3-D Secure and redirect payments through pa
   let erp: ErpReceiver;
   beforeEach(async () => {
     erp = await startErpReceiver({ secret: SECRET });
-    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, overrides: { settingsCacheMs: 0 }, simulator: { notificationTimeoutMs: 2_000, clientKey: CLIENT_KEY } });
-    await patchSettings(e.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, serviceOptions: { runtimeConfigCacheMs: 0 }, simulator: { notificationTimeoutMs: 2_000, clientKey: CLIENT_KEY } });
+    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
     e.services.outbox.start();
   });
   afterEach(async () => {

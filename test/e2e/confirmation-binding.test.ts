@@ -56,7 +56,7 @@ describe.each(DATABASE_KINDS)('confirmation is bound to the signed order id (%s)
   const postReplay = (body: unknown) => e.app.inject({ method: 'POST', url: '/webhook/midtrans/replay', headers: { 'content-type': 'application/json', authorization: basicAuth() }, payload: JSON.stringify(body) });
 
   beforeAll(async () => {
-    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, overrides: { settingsCacheMs: 0 }, simulator: { notificationTimeoutMs: 2_000 } });
+    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, serviceOptions: { runtimeConfigCacheMs: 0 }, simulator: { notificationTimeoutMs: 2_000 } });
     // A: large, left unpaid. B: small, paid. X: expired. P: paid, then partly refunded. L: a link bought once.
     const a = await charge('BIND-A', 5_000_000);
     const b = await charge('BIND-B', 1_000);

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
-import { patchSettings } from '../helpers/seed.js';
+import { patchRuntimeConfig } from '../helpers/seed.js';
 import { FEED_CLOCK_SLACK_MS, encodeFeedCursor, feedClockFloor } from '../../src/domain/erp-events/feed.js';
 
 const KEY = 'erp-key-feed-0123456789';
@@ -28,7 +28,7 @@ describe.each(DATABASE_KINDS)('GET /api/erp-events and POST /api/erp-events/ack 
   const clock = { setTo: undefined as Date | undefined, now: (): Date => clock.setTo ?? new Date() };
   beforeEach(async () => {
     clock.setTo = undefined;
-    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, overrides: { settingsCacheMs: 0, clock } });
+    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, serviceOptions: { runtimeConfigCacheMs: 0, clock } });
   });
   afterEach(async () => {
     await other?.close();
@@ -122,7 +122,7 @@ describe.each(DATABASE_KINDS)('GET /api/erp-events and POST /api/erp-events/ack 
 
   it('with pushing on as well, acknowledging an event already pushed changes nothing', async () => {
     erp = await startErpReceiver({ secret: SECRET });
-    await patchSettings(e.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
     e.services.outbox.start();
     await paid('FEED-P1');
     await erp.waitFor((r) => r.accepted().filter((d) => d.json?.order_id === 'FEED-P1').length === 1);
@@ -169,7 +169,7 @@ describe.each(DATABASE_KINDS)('GET /api/erp-events and POST /api/erp-events/ack 
     expect(await (await ack(beyond)).json()).toEqual({ acked: 1 });
     expect(await (await ack(beyond)).json()).toEqual({ acked: 0 });
     erp = await startErpReceiver({ secret: SECRET });
-    await patchSettings(e.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
     e.services.outbox.start();
     await expect.poll(async () => (await e.services.store.outbox.countByState()).delivered, { timeout: 10_000 }).toBe(3);
     expect(erp.accepted().map((d) => d.json?.order_id).sort()).toEqual(['FEED-H2', 'FEED-H3']);

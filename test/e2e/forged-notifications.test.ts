@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
-import { patchSettings } from '../helpers/seed.js';
+import { patchRuntimeConfig } from '../helpers/seed.js';
 import { signedNotification } from '../helpers/notifications.js';
 import { basicAuth } from '../helpers/services.js';
 import { makeTestApp, type TestContext } from '../helpers/services.js';
@@ -27,8 +27,8 @@ describe.each(DATABASE_KINDS)('edited notifications never change payment state (
   let erp: ErpReceiver;
   beforeEach(async () => {
     erp = await startErpReceiver({ secret: SECRET });
-    e = await startE2E(kind, { listen: true, overrides: { settingsCacheMs: 0 }, simulator: { notificationTimeoutMs: 2_000 } });
-    await patchSettings(e.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    e = await startE2E(kind, { listen: true, serviceOptions: { runtimeConfigCacheMs: 0 }, simulator: { notificationTimeoutMs: 2_000 } });
+    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
     e.services.outbox.start();
   });
   afterEach(async () => {
@@ -60,7 +60,7 @@ describe.each(DATABASE_KINDS)('edited notifications never change payment state (
   }
 
   it('confirmation is on by default in simulator mode: a settlement edited into a refund is checked and not applied', async () => {
-    expect((await e.services.settings.current()).gateway.confirm_notifications).toBe(true);
+    expect((await e.services.runtimeConfig.current()).gateway.confirm_notifications).toBe(true);
     const real = await paidOrder('FORGE-1');
     const before = (await e.sim.requests('/status')).length;
     const forged = await postWebhook({ ...real, transaction_status: 'refund' });
@@ -70,7 +70,7 @@ describe.each(DATABASE_KINDS)('edited notifications never change payment state (
   });
 
   it('with confirmation off (simulator mode only), a status that contradicts the same signed triple is checked first', async () => {
-    await patchSettings(e.services.settings, { gateway: { confirm_notifications: false } });
+    await patchRuntimeConfig(e.services.runtimeConfig, { gateway: { confirm_notifications: false } });
     const real = await paidOrder('FORGE-2');
     for (const edit of [{ transaction_status: 'refund' }, { transaction_status: 'chargeback' }, { transaction_status: 'partial_refund' }, { fraud_status: 'deny' }]) {
       const before = (await e.sim.requests('/status')).length;
@@ -82,7 +82,7 @@ describe.each(DATABASE_KINDS)('edited notifications never change payment state (
   });
 
   it('with confirmation off, a genuine refund (the gateway agrees) is still applied after its check', async () => {
-    await patchSettings(e.services.settings, { gateway: { confirm_notifications: false } });
+    await patchRuntimeConfig(e.services.runtimeConfig, { gateway: { confirm_notifications: false } });
     const real = await paidOrder('FORGE-3');
     // the gateway really refunds, but its notification is lost: the replayed edit is then the truth
     await e.sim.put('/_sim/faults', { drop_rate: 1 });
@@ -111,7 +111,7 @@ describe.each(DATABASE_KINDS)('confirmation cannot be turned off outside simulat
   const SERVER_KEY = 'SB-Mid-server-forgery-test-0001';
   beforeEach(async () => {
     // the status API is unreachable: a notification can then only be kept unverified
-    ctx = await makeTestApp(kind, { MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: SERVER_KEY, MIDTRANS_API_BASE_URL: 'http://127.0.0.1:9' }, { settingsCacheMs: 0, gatewayTimeoutMs: 500 });
+    ctx = await makeTestApp(kind, { MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: SERVER_KEY, MIDTRANS_API_BASE_URL: 'http://127.0.0.1:9' }, { runtimeConfigCacheMs: 0, gatewayTimeoutMs: 500 });
   });
   afterEach(async () => ctx.close());
 
@@ -120,11 +120,11 @@ describe.each(DATABASE_KINDS)('confirmation cannot be turned off outside simulat
     expect(res.statusCode).toBe(400);
     const errors = (res.json() as { errors?: Array<{ path: string; message: string }> }).errors ?? [];
     expect(errors.find((x) => x.path === 'gateway.confirm_notifications')?.message).toMatch(/sandbox mode.*signature does not cover transaction_status/);
-    expect((await ctx.services.settings.current()).gateway.confirm_notifications).toBe(true);
+    expect((await ctx.services.runtimeConfig.current()).gateway.confirm_notifications).toBe(true);
   });
 
   it('a stored override that turned it off is not obeyed: the notification is kept unverified', async () => {
-    await ctx.services.settings.save({ gateway: { confirm_notifications: false } }, 0, 'older version');
+    await ctx.services.runtimeConfig.save({ gateway: { confirm_notifications: false } }, 0, 'older version');
     const n = signedNotification({ order_id: 'FORGE-5', transaction_status: 'settlement' }, SERVER_KEY);
     const res = await ctx.app.inject({ method: 'POST', url: '/webhook/midtrans', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(n) });
     expect(res.statusCode).toBe(200);

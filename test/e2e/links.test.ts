@@ -169,7 +169,7 @@ describe.each(DATABASE_KINDS)('payment links against the simulator (%s)', (kind)
 
   it('a timeout after the gateway created the link never produces a second link on retry', async () => {
     await e.close();
-    e = await startE2E(kind, { env: { API_KEYS: KEY }, overrides: { gatewayTimeoutMs: 300 } });
+    e = await startE2E(kind, { env: { API_KEYS: KEY }, serviceOptions: { gatewayTimeoutMs: 300 } });
     await e.sim.put('/_sim/faults', { timeout_rate: 1 });
     const first = await post('/api/payment-links', { order_id: 'T-1', nominal: 7000 }, { 'idempotency-key': 'k-timeout' });
     expect(first.statusCode).toBe(504);

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { TEST_DATABASE_URL } from '../helpers/stores.js';
 import { makeTestApp, type TestContext } from '../helpers/services.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
-import { patchSettings } from '../helpers/seed.js';
+import { patchRuntimeConfig } from '../helpers/seed.js';
 import { createOutbox, type Outbox, type OutboxDeps } from '../../src/workers/outbox/worker.js';
 import type { Store } from '../../src/storage/contract.js';
 
@@ -21,9 +21,9 @@ describe.runIf(TEST_DATABASE_URL)('multi-instance outbox on PostgreSQL', () => {
 
   beforeEach(async () => {
     erp = await startErpReceiver({ secret: SECRET });
-    ctx = await makeTestApp('postgres', {}, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
+    ctx = await makeTestApp('postgres', {}, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
     storeB = await ctx.db.open();
-    await patchSettings(ctx.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    await patchRuntimeConfig(ctx.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
   });
   afterEach(async () => {
     for (const w of workers.splice(0)) await w.stop();
@@ -32,7 +32,7 @@ describe.runIf(TEST_DATABASE_URL)('multi-instance outbox on PostgreSQL', () => {
     await erp.close();
   });
 
-  const deps = (store: Store, clock = ctx.services.clock): OutboxDeps => ({ store, settings: ctx.services.settings, clock, logger: ctx.services.logger, metrics: ctx.services.metrics });
+  const deps = (store: Store, clock = ctx.services.clock): OutboxDeps => ({ store, runtimeConfig: ctx.services.runtimeConfig, clock, logger: ctx.services.logger, metrics: ctx.services.metrics });
 
   async function enqueue(n: number): Promise<string[]> {
     const ids: string[] = [];

@@ -29,8 +29,8 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
   beforeEach(async () => {
     clock = new FakeClock();
     erp = await startErpReceiver({ secret: SECRET });
-    ctx = await makeTestApp(kind, {}, { clock, simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0, outbox: { instanceId: 'w1', random: () => 0.5 } });
-    await ctx.services.settings.save({ erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } }, 0, 'test');
+    ctx = await makeTestApp(kind, {}, { clock, simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0, outbox: { instanceId: 'w1', random: () => 0.5 } });
+    await ctx.services.runtimeConfig.save({ erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } }, 0, 'test');
   });
   afterEach(async () => {
     await ctx.close();
@@ -146,7 +146,7 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
   });
 
   it('with no ERP URL events wait in the outbox', async () => {
-    await ctx.services.settings.save({ erp: { timeout_ms: 2_000 } }, 1, 'test');
+    await ctx.services.runtimeConfig.save({ erp: { timeout_ms: 2_000 } }, 1, 'test');
     const id = await paidEvent('SO:5');
     expect(await ctx.services.outbox.runOnce()).toBe(0);
     expect(await event(id)).toMatchObject({ state: 'pending', attempts: 0 });
@@ -171,7 +171,7 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
 
   it('is woken at once when an event is written (no poll delay)', async () => {
     const w = createOutbox(
-      { store: ctx.services.store, settings: ctx.services.settings, clock: ctx.services.clock, logger: ctx.services.logger, metrics: ctx.services.metrics },
+      { store: ctx.services.store, runtimeConfig: ctx.services.runtimeConfig, clock: ctx.services.clock, logger: ctx.services.logger, metrics: ctx.services.metrics },
       { pollMs: 600_000, instanceId: 'w-wake' },
     );
     ctx.services.outbox = w;
@@ -187,12 +187,12 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
   });
 
   it('production guard: ERP URLs that are or resolve to private addresses are refused, 0 sockets to them', async () => {
-    const deps = { store: ctx.services.store, settings: ctx.services.settings, clock: ctx.services.clock, logger: ctx.services.logger, metrics: ctx.services.metrics };
+    const deps = { store: ctx.services.store, runtimeConfig: ctx.services.runtimeConfig, clock: ctx.services.clock, logger: ctx.services.logger, metrics: ctx.services.metrics };
     const guarded = createOutbox(deps, { instanceId: 'G', blockPrivateAddresses: true });
     const id = await paidEvent('SO:10');
     await guarded.runOnce();
     expect(await event(id)).toMatchObject({ state: 'failed', lastError: 'refused: private address' });
-    await ctx.services.settings.save({ erp: { notify_url: erp.url.replace('127.0.0.1', 'localhost'), timeout_ms: 2_000 } }, 1, 'test');
+    await ctx.services.runtimeConfig.save({ erp: { notify_url: erp.url.replace('127.0.0.1', 'localhost'), timeout_ms: 2_000 } }, 1, 'test');
     clock.advance(3_600_000);
     await guarded.runOnce();
     expect(await event(id)).toMatchObject({ state: 'failed', attempts: 2, lastError: 'refused: private address' });
@@ -205,7 +205,7 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
     const stalled = new Promise<void>((r) => (release = r));
     let reachedStall: () => void = () => undefined;
     const atStall = new Promise<void>((r) => (reachedStall = r));
-    const deps = { store: ctx.services.store, settings: ctx.services.settings, clock: ctx.services.clock, logger: ctx.services.logger, metrics: ctx.services.metrics };
+    const deps = { store: ctx.services.store, runtimeConfig: ctx.services.runtimeConfig, clock: ctx.services.clock, logger: ctx.services.logger, metrics: ctx.services.metrics };
     const a = createOutbox(deps, { instanceId: 'A', leaseMs: 30_000, beforeComplete: async () => (reachedStall(), stalled) });
     const b = createOutbox(deps, { instanceId: 'B', leaseMs: 30_000 });
     const id = await paidEvent('SO:9');

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
-import { patchSettings } from '../helpers/seed.js';
+import { patchRuntimeConfig } from '../helpers/seed.js';
 
 const KEY = 'erp-key-actions-0123456789';
 const SECRET = 'raw-erp-secret-for-actions-0123456789';
@@ -12,8 +12,8 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire against the simulator (
   let e: E2EContext;
   let erp: ErpReceiver;
   const start = async (gatewayTimeoutMs?: number) => {
-    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, overrides: { settingsCacheMs: 0, ...(gatewayTimeoutMs ? { gatewayTimeoutMs } : {}) }, simulator: { notificationTimeoutMs: 2_000 } });
-    await patchSettings(e.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, serviceOptions: { runtimeConfigCacheMs: 0, ...(gatewayTimeoutMs ? { gatewayTimeoutMs } : {}) }, simulator: { notificationTimeoutMs: 2_000 } });
+    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
     e.services.outbox.start();
   };
   beforeEach(async () => {

@@ -164,7 +164,7 @@ describe.each(DATABASE_KINDS)('charge, Snap and status against the simulator (%s
     expect(refused.statusCode).toBe(502);
     expect(refused.json()).toMatchObject({ code: 'GATEWAY_REFUSED', gateway: { status_code: '503' } });
     await e.close();
-    e = await startE2E(kind, { env: { API_KEYS: KEY }, overrides: { gatewayTimeoutMs: 300 } });
+    e = await startE2E(kind, { env: { API_KEYS: KEY }, serviceOptions: { gatewayTimeoutMs: 300 } });
     await e.sim.put('/_sim/faults', { timeout_rate: 1 });
     const payload = { order_id: 'F-2', nominal: 1000, payment_type: 'bank_transfer', bank_transfer: { bank: 'bca' } };
     expect((await post('/api/charge', payload)).statusCode).toBe(504);

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { makeTestApp, type TestContext } from '../helpers/services.js';
 import { E2E_SERVER_KEY, simClient } from '../helpers/e2e.js';
-import { patchSettings } from '../helpers/seed.js';
+import { patchRuntimeConfig } from '../helpers/seed.js';
 import { signedNotification } from '../helpers/notifications.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { createReconciler } from '../../src/workers/status-sweeper.js';
@@ -50,8 +50,8 @@ describe.each(DATABASE_KINDS)('reconciler: unverified notifications (%s)', (kind
   beforeEach(async () => {
     sim = await startSimulator({ serverKey: E2E_SERVER_KEY, logger: false });
     gw = await filteringGateway(sim.baseUrl, failing);
-    ctx = await makeTestApp(kind, { MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY }, { simulatorBaseUrl: gw.url, settingsCacheMs: 0 });
-    await patchSettings(ctx.services.settings, { gateway: { confirm_notifications: true } });
+    ctx = await makeTestApp(kind, { MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY }, { simulatorBaseUrl: gw.url, runtimeConfigCacheMs: 0 });
+    await patchRuntimeConfig(ctx.services.runtimeConfig, { gateway: { confirm_notifications: true } });
   });
   afterEach(async () => {
     await ctx.close();

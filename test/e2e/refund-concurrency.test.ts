@@ -31,13 +31,13 @@ describe.each(DATABASE_KINDS)('refunds at once on one payment (%s)', (kind) => {
   });
 
   async function start(): Promise<void> {
-    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, overrides: { settingsCacheMs: 0 } });
+    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, serviceOptions: { runtimeConfigCacheMs: 0 } });
     urls.push(e.url ?? '');
     if (kind !== 'postgres') return;
     // A second instance over the same database and gateway: the serialisation must hold across instances.
     const logger = pino({ level: 'silent' });
     const config = { ...loadConfig({ PORT: '0', MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: e.serverKey, API_KEYS: KEY }), database: e.db.config };
-    second = await appOver(config, { logger, store: await e.db.open({ logger }) }, { simulatorBaseUrl: e.simulator.baseUrl, settingsCacheMs: 0 });
+    second = await appOver(config, { logger, store: await e.db.open({ logger }) }, { simulatorBaseUrl: e.simulator.baseUrl, runtimeConfigCacheMs: 0 });
     urls.push(await second.app.listen({ host: '127.0.0.1', port: 0 }));
   }
 

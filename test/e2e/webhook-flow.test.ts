@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
-import { patchSettings, seedTransaction } from '../helpers/seed.js';
+import { patchRuntimeConfig, seedTransaction } from '../helpers/seed.js';
 import { createReconciler } from '../../src/workers/status-sweeper.js';
 import { basicAuth } from '../helpers/services.js';
 
@@ -13,8 +13,8 @@ describe.each(DATABASE_KINDS)('gateway → webhook → outbox → ERP, end to en
   let erp: ErpReceiver;
   beforeEach(async () => {
     erp = await startErpReceiver({ secret: SECRET });
-    e = await startE2E(kind, { listen: true, overrides: { settingsCacheMs: 0 }, simulator: { notificationTimeoutMs: 2_000 } });
-    await patchSettings(e.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    e = await startE2E(kind, { listen: true, serviceOptions: { runtimeConfigCacheMs: 0 }, simulator: { notificationTimeoutMs: 2_000 } });
+    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
     e.services.outbox.start();
   });
   afterEach(async () => {
@@ -74,7 +74,7 @@ describe.each(DATABASE_KINDS)('gateway → webhook → outbox → ERP, end to en
   });
 
   it('with confirmation on, the status API is asked before a notification is trusted', async () => {
-    await patchSettings(e.services.settings, { gateway: { confirm_notifications: true } });
+    await patchRuntimeConfig(e.services.runtimeConfig, { gateway: { confirm_notifications: true } });
     const link = await createLink('CONF-1');
     await e.sim.post(`/_sim/transactions/${link.gateway_order_id}/pay`, { payment_type: 'bank_transfer' });
     await erp.waitFor((r) => r.accepted().length >= 1);
@@ -87,8 +87,8 @@ describe.each(DATABASE_KINDS)('gateway → webhook → outbox → ERP, end to en
     // The client's own limit is far beyond this test's timeout: only the webhook's tighter
     // confirmation budget lets the notification be answered in time.
     await e.close();
-    e = await startE2E(kind, { listen: true, overrides: { settingsCacheMs: 0, gatewayTimeoutMs: 120_000 }, simulator: { notificationTimeoutMs: 10_000 } });
-    await patchSettings(e.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 }, gateway: { confirm_notifications: true } });
+    e = await startE2E(kind, { listen: true, serviceOptions: { runtimeConfigCacheMs: 0, gatewayTimeoutMs: 120_000 }, simulator: { notificationTimeoutMs: 10_000 } });
+    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 }, gateway: { confirm_notifications: true } });
     e.services.outbox.start();
     const link = await createLink('CONF-SLOW:1');
     await e.sim.put('/_sim/faults', { timeout_rate: 1 });
@@ -113,7 +113,7 @@ describe.each(DATABASE_KINDS)('gateway → webhook → outbox → ERP, end to en
     await e.sim.post(`/_sim/transactions/${link.gateway_order_id}/pay`, { payment_type: 'bank_transfer' });
     const unused = await seedTransaction(e.services.store, { orderId: 'SNAP-UNUSED:1', kind: 'snap', expireAt: new Date(Date.now() - 60_000).toISOString() });
     // the link is not overdue yet; make it so (no notification for longer than pending_after_minutes)
-    await patchSettings(e.services.settings, { reconcile: { interval_s: 300, pending_after_minutes: 0 } });
+    await patchRuntimeConfig(e.services.runtimeConfig, { reconcile: { interval_s: 300, pending_after_minutes: 0 } });
     await new Promise((r) => setTimeout(r, 5));
     const sweeper = createReconciler(e.services, { ratePerSecond: 1000 });
     const report = await sweeper.sweepOnce();

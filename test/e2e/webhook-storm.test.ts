@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, E2E_SERVER_KEY, type E2EContext } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
-import { patchSettings, seedTransaction } from '../helpers/seed.js';
+import { patchRuntimeConfig, seedTransaction } from '../helpers/seed.js';
 import { signedNotification } from '../helpers/notifications.js';
 import type { PaymentStatus } from '../../src/model/payment.js';
 
@@ -71,8 +71,8 @@ describe.each(DATABASE_KINDS)('storm: 500 orders, duplicates, reordering, ERP do
     erp.setMode({ kind: 'refuse' });
     // Gateway retries (2, 10, 30… minutes) at 1/1000: a notification that timed out on a busy
     // machine is sent again within a second instead of an hour.
-    e = await startE2E(kind, { listen: true, env: { MIDTRANS_CONFIRM_NOTIFICATIONS: 'false' }, overrides: { settingsCacheMs: 0, clock, outbox: { pollMs: 500 } }, simulator: { notificationTimeoutMs: 5_000, seed: 7, timeScale: 0.001 } });
-    await patchSettings(e.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    e = await startE2E(kind, { listen: true, env: { MIDTRANS_CONFIRM_NOTIFICATIONS: 'false' }, serviceOptions: { runtimeConfigCacheMs: 0, clock, outbox: { pollMs: 500 } }, simulator: { notificationTimeoutMs: 5_000, seed: 7, timeScale: 0.001 } });
+    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
     e.services.outbox.start();
   });
   afterEach(async () => {

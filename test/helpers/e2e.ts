@@ -7,7 +7,7 @@
  *   await e.sim.post('/_sim/transactions/ORDER/pay');
  *   await e.close();
  */
-import type { ServiceOverrides } from '../../src/services.js';
+import type { ServiceOptions } from '../../src/services.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/index.js';
 import { makeTestApp, type TestContext } from './services.js';
 
@@ -37,7 +37,7 @@ export interface E2EOptions {
   serverKey?: string;
   /** Extra environment for the app (e.g. API_KEYS, ERP_NOTIFY_URL). */
   env?: Record<string, string>;
-  overrides?: ServiceOverrides;
+  serviceOptions?: ServiceOptions;
   /** Listen on 127.0.0.1:0 and point the simulator's notifications at `<url>/webhook/midtrans`. */
   listen?: boolean;
   simulator?: Partial<SimulatorOptions>;
@@ -81,7 +81,7 @@ export async function startE2E(kind: 'sqlite' | 'postgres', o: E2EOptions = {}):
   const simulator = await startSimulator({ serverKey, logger: false, ...o.simulator });
   let ctx: TestContext;
   try {
-    ctx = await makeTestApp(kind, { MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: serverKey, ...o.env }, { ...o.overrides, simulatorBaseUrl: simulator.baseUrl });
+    ctx = await makeTestApp(kind, { MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: serverKey, ...o.env }, { ...o.serviceOptions, simulatorBaseUrl: simulator.baseUrl });
   } catch (err) {
     await simulator.close();
     throw err;

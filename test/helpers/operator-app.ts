@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RouteOptions } from 'fastify';
 import { loadConfig, type Config } from '../../src/config/env.js';
-import { createServices, type ServiceOverrides, type Services } from '../../src/services.js';
+import { createServices, type ServiceOptions, type Services } from '../../src/services.js';
 import { buildApp } from '../../src/app.js';
 import { closeLogger, createLogger, flushLogger } from '../../src/platform/logging/logger.js';
 import type { App } from '../../src/http/types.js';
@@ -33,7 +33,7 @@ export interface LoggedApp {
 export async function makeLoggedApp(
   kind: 'sqlite' | 'postgres',
   env: Record<string, string> = {},
-  overrides: ServiceOverrides = {},
+  serviceOptions: ServiceOptions = {},
   operator = OPERATOR,
 ): Promise<LoggedApp> {
   const root = tempDir('paylink-ops-');
@@ -47,7 +47,7 @@ export async function makeLoggedApp(
     secrets: [config.gateway.serverKey, config.gateway.clientKey, config.erp.webhookSecret, operator.pass, ...config.apiKeys],
   });
   const store = await db.open({ logger });
-  const services = createServices(config, { logger, store, operator }, { simulatorBaseUrl: 'http://127.0.0.1:9', ...overrides });
+  const services = createServices(config, { logger, store, operator }, { simulatorBaseUrl: 'http://127.0.0.1:9', ...serviceOptions });
   const routes: RouteOptions[] = [];
   const app = await buildApp(services, { onRoute: (r) => routes.push(r) });
   await app.ready();

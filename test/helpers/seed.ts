@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store } from '../../src/storage/contract.js';
 import type { KyselyBackedStore } from '../../src/storage/kysely/store.js';
 import type { NewTransaction, PaymentStatus, TransactionRecord } from '../../src/model/payment.js';
-import type { RuntimeOverrides, Settings } from '../../src/config/runtime.js';
+import type { RuntimeConfigOverrides, RuntimeConfigService } from '../../src/config/runtime.js';
 
 export function gatewayIdOf(orderId: string): string {
   return orderId.replace(/[^A-Za-z0-9\-_~.]/g, '.');
@@ -44,12 +44,12 @@ export async function seedPaymentAt(store: KyselyBackedStore, now: Date, orderId
   await store.db.updateTable('transactions').set({ created_at: created.toISOString() }).where('id', '=', t.id).execute();
 }
 
-export async function patchSettings(settings: Settings, patch: RuntimeOverrides): Promise<void> {
-  const { document, version } = await settings.overrides();
-  const merged: RuntimeOverrides = { ...document };
+export async function patchRuntimeConfig(runtimeConfig: RuntimeConfigService, patch: RuntimeConfigOverrides): Promise<void> {
+  const { document, version } = await runtimeConfig.overrides();
+  const merged: RuntimeConfigOverrides = { ...document };
   for (const k of ['gateway', 'erp', 'links', 'reconcile'] as const) {
     const add = patch[k];
     if (add) Object.assign(merged, { [k]: { ...document[k], ...add } });
   }
-  if (!(await settings.save(merged, version, 'test'))) throw new Error('settings changed concurrently');
+  if (!(await runtimeConfig.save(merged, version, 'test'))) throw new Error('settings changed concurrently');
 }

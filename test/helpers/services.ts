@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config/env.js';
-import { createServices, type ServiceOverrides, type Services } from '../../src/services.js';
+import { createServices, type ServiceOptions, type Services } from '../../src/services.js';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import type { App } from '../../src/http/types.js';
 import { freshDatabase, type TestDatabase } from './stores.js';
@@ -30,8 +30,8 @@ export interface AppInstance {
  * The real app and services over a store already open (a second instance, a restart, a logger of
  * the test's own); the operator is `OPERATOR`. The one place tests build services.
  */
-export async function appOver(config: Config, deps: { logger: Logger; store: Store }, overrides: ServiceOverrides = {}, appOptions: AppOptions = {}): Promise<AppInstance> {
-  const services = createServices(config, { ...deps, operator: OPERATOR }, overrides);
+export async function appOver(config: Config, deps: { logger: Logger; store: Store }, serviceOptions: ServiceOptions = {}, appOptions: AppOptions = {}): Promise<AppInstance> {
+  const services = createServices(config, { ...deps, operator: OPERATOR }, serviceOptions);
   const app = await buildApp(services, appOptions);
   return {
     app,
@@ -47,14 +47,14 @@ export async function appOver(config: Config, deps: { logger: Logger; store: Sto
 export async function makeTestApp(
   kind: 'sqlite' | 'postgres',
   env: Record<string, string> = {},
-  overrides: ServiceOverrides = {},
+  serviceOptions: ServiceOptions = {},
   appOptions: AppOptions = {},
 ): Promise<TestContext> {
   const db = freshDatabase(kind);
   const config: Config = { ...loadConfig({ PORT: '0', ...env }), database: db.config };
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const store = await db.open({ logger });
-  const instance = await appOver(config, { logger, store }, overrides, appOptions);
+  const instance = await appOver(config, { logger, store }, serviceOptions, appOptions);
   return {
     app: instance.app,
     services: instance.services,

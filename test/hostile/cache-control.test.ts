@@ -16,7 +16,7 @@ describe.each(DATABASE_KINDS)('Cache-Control: no-store on every answer (%s)', (k
   let t: LoggedApp;
   beforeAll(async () => {
     simulator = await startSimulator({ serverKey: E2E_SERVER_KEY, logger: false, seed: 7 });
-    t = await makeLoggedApp(kind, { API_KEYS: KEY, LOG_EXPOSE_API: 'true', MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY }, { simulatorBaseUrl: simulator.baseUrl, settingsCacheMs: 0 });
+    t = await makeLoggedApp(kind, { API_KEYS: KEY, LOG_EXPOSE_API: 'true', MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY }, { simulatorBaseUrl: simulator.baseUrl, runtimeConfigCacheMs: 0 });
   });
   afterAll(async () => {
     await t.close();

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/stores.js';
 import { OPERATOR } from '../helpers/services.js';
-import { patchSettings } from '../helpers/seed.js';
+import { patchRuntimeConfig } from '../helpers/seed.js';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { openStore } from '../../src/storage/kysely/store.js';
@@ -88,7 +88,7 @@ describe('runtime-config secrets at rest, across restarts', () => {
     const s = await start({ CONFIG_ENCRYPTION_KEY: KEY_A });
     const res = await s.app.inject({ method: 'POST', url: '/api/config', headers: { authorization: `Basic ${Buffer.from(`${OPERATOR.user}:${OPERATOR.pass}`).toString('base64')}` }, payload: { erp: { webhook_secret: ERP_SECRET }, gateway: { client_key: SERVER_KEY } } });
     expect(res.statusCode).toBe(200);
-    expect((await s.services.settings.current()).erp.webhook_secret).toBe(ERP_SECRET);
+    expect((await s.services.runtimeConfig.current()).erp.webhook_secret).toBe(ERP_SECRET);
     await stop();
     const row = await storedRow();
     const text = JSON.stringify(row?.document);
@@ -96,22 +96,22 @@ describe('runtime-config secrets at rest, across restarts', () => {
     expect(text).not.toContain(SERVER_KEY);
     expect(row?.document).toMatchObject({ erp: { webhook_secret: expect.stringMatching(/^enc:v1:/) }, gateway: { client_key: expect.stringMatching(/^enc:v1:/) } });
     const again = await start({ CONFIG_ENCRYPTION_KEY: KEY_A });
-    expect((await again.services.settings.current()).erp.webhook_secret).toBe(ERP_SECRET);
+    expect((await again.services.runtimeConfig.current()).erp.webhook_secret).toBe(ERP_SECRET);
   });
 
   it('a wrong key stops the start with a clear error; the previous key lets a rotation through, then the old key is no longer needed', async () => {
     dir = tempDir('paylink-enc-');
     const s = await start({ CONFIG_ENCRYPTION_KEY: KEY_A });
-    await patchSettings(s.services.settings, { erp: { webhook_secret: ERP_SECRET } });
+    await patchRuntimeConfig(s.services.runtimeConfig, { erp: { webhook_secret: ERP_SECRET } });
     await stop();
     await expect(start({ CONFIG_ENCRYPTION_KEY: KEY_B })).rejects.toThrow(/encrypted with another key .*CONFIG_ENCRYPTION_KEY_PREVIOUS/);
     const rotated = await start({ CONFIG_ENCRYPTION_KEY: KEY_B, CONFIG_ENCRYPTION_KEY_PREVIOUS: KEY_A });
-    expect((await rotated.services.settings.current()).erp.webhook_secret).toBe(ERP_SECRET);
+    expect((await rotated.services.runtimeConfig.current()).erp.webhook_secret).toBe(ERP_SECRET);
     await stop();
     const b = parseEncryptionKey(KEY_B) ?? Buffer.alloc(0);
     expect((await storedRow())?.document).toMatchObject({ erp: { webhook_secret: expect.stringMatching(new RegExp(`^enc:v1:${keyId(b)}:`)) } });
     const after = await start({ CONFIG_ENCRYPTION_KEY: KEY_B });
-    expect((await after.services.settings.current()).erp.webhook_secret).toBe(ERP_SECRET);
+    expect((await after.services.runtimeConfig.current()).erp.webhook_secret).toBe(ERP_SECRET);
   });
 
   it('no key configured (outside production): one is generated into DATA_DIR (0600) and kept; plain-text secrets from before are encrypted at start', async () => {
@@ -123,10 +123,10 @@ describe('runtime-config secrets at rest, across restarts', () => {
     const file = path.join(dir, 'data', 'config-encryption.key');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(parseEncryptionKey(fs.readFileSync(file, 'utf8'))).toBeDefined();
-    expect((await s.services.settings.current()).erp.webhook_secret).toBe(ERP_SECRET);
+    expect((await s.services.runtimeConfig.current()).erp.webhook_secret).toBe(ERP_SECRET);
     await stop();
     expect(JSON.stringify((await storedRow())?.document)).not.toContain(ERP_SECRET);
     const again = await start();
-    expect((await again.services.settings.current()).erp.webhook_secret).toBe(ERP_SECRET);
+    expect((await again.services.runtimeConfig.current()).erp.webhook_secret).toBe(ERP_SECRET);
   });
 });

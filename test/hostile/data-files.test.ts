@@ -37,7 +37,7 @@ describe('data directory and files: owner only', () => {
     const config = sqliteConfig();
     service = await startService(config, { stdoutLogs: false });
     // A write, so the WAL and shared-memory files certainly exist.
-    await service.services.settings.save({ reconcile: { interval_s: 60 } }, 0, 'test');
+    await service.services.runtimeConfig.save({ reconcile: { interval_s: 60 } }, 0, 'test');
     const dir = config.dataDir;
     expect(modeOf(dir)).toBe(0o700);
     const names = fs.readdirSync(dir);
@@ -48,13 +48,13 @@ describe('data directory and files: owner only', () => {
   it('SQLite: files and a directory left open by an earlier run are narrowed at the next start', async () => {
     const config = sqliteConfig();
     service = await startService(config, { stdoutLogs: false });
-    await service.services.settings.save({ reconcile: { interval_s: 60 } }, 0, 'test');
+    await service.services.runtimeConfig.save({ reconcile: { interval_s: 60 } }, 0, 'test');
     await service.stop();
     service = undefined;
     fs.chmodSync(config.dataDir, 0o755);
     for (const f of fs.readdirSync(config.dataDir)) fs.chmodSync(path.join(config.dataDir, f), 0o644);
     service = await startService(config, { stdoutLogs: false });
-    await service.services.settings.save({ reconcile: { interval_s: 90 } }, 1, 'test');
+    await service.services.runtimeConfig.save({ reconcile: { interval_s: 90 } }, 1, 'test');
     expect(modeOf(config.dataDir)).toBe(0o700);
     expect(modes(config.dataDir).filter((m) => !m.endsWith(' 0600'))).toEqual([]);
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
 import { signedNotification } from '../helpers/notifications.js';
-import { patchSettings, seedTransaction } from '../helpers/seed.js';
+import { patchRuntimeConfig, seedTransaction } from '../helpers/seed.js';
 import { jsonDepthExceeds } from '../../src/http/plugins/json-body.js';
 
 const op = { authorization: basicAuth() };
@@ -49,9 +49,9 @@ describe('JSON nesting depth', () => {
 describe.each(DATABASE_KINDS)('NUL characters never reach the database (%s)', (kind) => {
   let ctx: TestContext;
   beforeAll(async () => {
-    ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
+    ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
     // Confirmation off, so what the notification itself says is what gets recorded and applied.
-    await patchSettings(ctx.services.settings, { gateway: { confirm_notifications: false } });
+    await patchRuntimeConfig(ctx.services.runtimeConfig, { gateway: { confirm_notifications: false } });
   });
   afterAll(async () => ctx.close());
 
@@ -128,7 +128,7 @@ describe.each(DATABASE_KINDS)('NUL characters never reach the database (%s)', (k
 describe.each(DATABASE_KINDS)('order ids that could look like another: bidirectional and invisible characters refused at creation (%s)', (kind) => {
   let ctx: TestContext;
   beforeAll(async () => {
-    ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
+    ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
   });
   afterAll(async () => ctx.close());
 

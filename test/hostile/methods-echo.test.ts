@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { basicAuth, makeTestApp, OPERATOR, type TestContext } from '../helpers/services.js';
-import { patchSettings } from '../helpers/seed.js';
+import { patchRuntimeConfig } from '../helpers/seed.js';
 
 const op = { authorization: basicAuth() };
 const API_KEY = 'erp-key-echo-0123456789';
@@ -58,8 +58,8 @@ describe('/echo hides configured secrets by value, wherever they appear', () => 
       MIDTRANS_SERVER_KEY: SERVER_KEY,
       MIDTRANS_CLIENT_KEY: CLIENT_KEY,
     };
-    ctx = await makeTestApp('sqlite', env, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
-    await patchSettings(ctx.services.settings, {
+    ctx = await makeTestApp('sqlite', env, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
+    await patchRuntimeConfig(ctx.services.runtimeConfig, {
       gateway: { client_key: RUNTIME_CLIENT_KEY, server_key: RUNTIME_SERVER_KEY },
       erp: { webhook_secret: RUNTIME_ERP_SECRET },
     });

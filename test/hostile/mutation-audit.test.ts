@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { DATABASE_KINDS, tempDir } from '../helpers/stores.js';
 import { makeTestApp, OPERATOR, type TestContext } from '../helpers/services.js';
 import { signedNotification, TEST_SERVER_KEY } from '../helpers/notifications.js';
-import { patchSettings, seedTransaction } from '../helpers/seed.js';
+import { patchRuntimeConfig, seedTransaction } from '../helpers/seed.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { midtransSignature, verifyMidtransSignature } from '../../src/gateway/midtrans/signature.js';
 import { loadConfig } from '../../src/config/env.js';
@@ -40,8 +40,8 @@ describe('signature: over the exact gross_amount string', () => {
 describe.each(DATABASE_KINDS)('settlement below the order amount (%s)', (kind) => {
   let ctx: TestContext;
   beforeAll(async () => {
-    ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
-    await patchSettings(ctx.services.settings, { gateway: { confirm_notifications: false } });
+    ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
+    await patchRuntimeConfig(ctx.services.runtimeConfig, { gateway: { confirm_notifications: false } });
   });
   afterAll(async () => ctx.close());
 
@@ -110,7 +110,7 @@ describe.each(DATABASE_KINDS)('gateway round trips (%s)', (kind) => {
 
   it('after a timeout, a gateway link with another payment_link_id is not adopted: 409', async () => {
     await e.close();
-    e = await startE2E(kind, { env: { API_KEYS: `${K1},${K2}` }, overrides: { gatewayTimeoutMs: 300 } });
+    e = await startE2E(kind, { env: { API_KEYS: `${K1},${K2}` }, serviceOptions: { gatewayTimeoutMs: 300 } });
     await e.sim.put('/_sim/faults', { timeout_rate: 1 });
     expect((await post(K1, { order_id: 'AD-1', nominal: 7000 })).statusCode).toBe(504);
     await e.sim.del('/_sim/faults');

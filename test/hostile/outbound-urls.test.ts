@@ -12,7 +12,7 @@ import { createOutbox } from '../../src/workers/outbox/worker.js';
 import { literalRefusal } from '../../src/platform/connect-guard.js';
 import { MidtransClient } from '../../src/gateway/midtrans/client.js';
 import { GatewayError } from '../../src/gateway/midtrans/errors.js';
-import { defaultSettings } from '../../src/config/runtime.js';
+import { defaultRuntimeConfig } from '../../src/config/runtime.js';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 
 const op = { authorization: basicAuth() };
@@ -42,7 +42,7 @@ function configError(env: Record<string, string>): string {
 describe('configured URLs: no control characters, never link-local or metadata (any mode)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
-    ctx = await makeTestApp('sqlite', {}, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
+    ctx = await makeTestApp('sqlite', {}, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
   });
   afterAll(async () => ctx.close());
   const post = (payload: unknown) => ctx.app.inject({ method: 'POST', url: '/api/config', headers: op, payload: payload as object });
@@ -91,9 +91,9 @@ describe('ERP delivery: the resolved address is checked at connect time', () => 
   let erp: ErpReceiver;
   beforeEach(async () => {
     erp = await startErpReceiver({});
-    ctx = await makeTestApp('sqlite', {}, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
+    ctx = await makeTestApp('sqlite', {}, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
     // Stored directly, as if the name had been re-pointed after the URL was accepted.
-    await ctx.services.settings.save({ erp: { notify_url: erp.url.replace('127.0.0.1', 'erp.test'), timeout_ms: 2_000 } }, 0, 'test');
+    await ctx.services.runtimeConfig.save({ erp: { notify_url: erp.url.replace('127.0.0.1', 'erp.test'), timeout_ms: 2_000 } }, 0, 'test');
   });
   afterEach(async () => {
     await ctx.close();
@@ -104,7 +104,7 @@ describe('ERP delivery: the resolved address is checked at connect time', () => 
     const t = await seedTransaction(ctx.services.store, { orderId: `R-${addresses.length}` });
     const r = await ingestGatewayReport(ctx.services, signedReport({ order_id: t.gatewayOrderId, status_code: '200', gross_amount: '150000.00', transaction_status: 'settlement', transaction_id: `tx-${t.id}` }), 'webhook');
     const resolved: LookupAddress[] = addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    const deps = { store: ctx.services.store, settings: ctx.services.settings, clock: ctx.services.clock, logger: ctx.services.logger, metrics: ctx.services.metrics };
+    const deps = { store: ctx.services.store, runtimeConfig: ctx.services.runtimeConfig, clock: ctx.services.clock, logger: ctx.services.logger, metrics: ctx.services.metrics };
     const outbox = createOutbox(deps, { instanceId: 'dns', resolve: (host, _o, cb) => (host === 'erp.test' ? cb(null, resolved) : cb(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), [])) });
     try {
       await outbox.runOnce();
@@ -164,9 +164,9 @@ describe('gateway client: every resolved address is checked when it connects', (
   async function statusThrough(base: string, o: { blockPrivate: boolean; addresses?: string[] }) {
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(l) });
-    const settings = defaultSettings(loadConfig({ MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: 'SB-Mid-server-guard-test-0001' }));
+    const runtimeConfig = defaultRuntimeConfig(loadConfig({ MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: 'SB-Mid-server-guard-test-0001' }));
     const client = new MidtransClient({
-      settings: async () => ({ ...settings, gateway: { ...settings.gateway, api_base_url: base, app_base_url: base } }),
+      runtimeConfig: async () => ({ ...runtimeConfig, gateway: { ...runtimeConfig.gateway, api_base_url: base, app_base_url: base } }),
       logger,
       timeoutMs: 2_000,
       blockPrivateAddresses: o.blockPrivate,

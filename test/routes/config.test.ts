@@ -18,7 +18,7 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
 
   // One app per database; each test starts from no stored overrides (settings uncached for that).
   beforeAll(async () => {
-    ctx = await makeLoggedApp(kind, { MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: SERVER_KEY, ERP_WEBHOOK_SECRET: 'whsec_short' }, { settingsCacheMs: 0 });
+    ctx = await makeLoggedApp(kind, { MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: SERVER_KEY, ERP_WEBHOOK_SECRET: 'whsec_short' }, { runtimeConfigCacheMs: 0 });
   });
   beforeEach(async () => {
     await ctx.store.db.deleteFrom('runtime_config').execute();
@@ -45,7 +45,7 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
     expect(body.erp).toEqual({ notify_url: 'https://erp.example.com/hook', webhook_secret: '****9876', timeout_ms: 5000, retry_for_hours: 72 });
     expect(body.links.enabled_payments).toEqual(['bca_va', 'gopay']);
     expect(body.info).toMatchObject({ config_version: 1, updated_by: 'ops' });
-    const s = await ctx.services.settings.current();
+    const s = await ctx.services.runtimeConfig.current();
     expect(s.erp).toMatchObject({ notify_url: 'https://erp.example.com/hook', webhook_secret: 'whsec_new-secret-value-9876', timeout_ms: 5000 });
     expect(s.gateway.server_key).toBe(SERVER_KEY);
 
@@ -61,7 +61,7 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
     const masked = (await get()).json().gateway.server_key;
     const res = await post({ gateway: { server_key: masked, client_key: 'SB-Mid-client-cfgtest-0002' } });
     expect(res.statusCode).toBe(200);
-    expect((await ctx.services.settings.current()).gateway).toMatchObject({ server_key: SERVER_KEY, client_key: 'SB-Mid-client-cfgtest-0002' });
+    expect((await ctx.services.runtimeConfig.current()).gateway).toMatchObject({ server_key: SERVER_KEY, client_key: 'SB-Mid-client-cfgtest-0002' });
     expect(res.json().info.config_version).toBe(1);
   });
 
@@ -81,7 +81,7 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
     // Calls go to a closed loopback port unless a change moves them (never to the real gateway).
     const CLOSED = 'http://127.0.0.1:9';
     beforeEach(async () => {
-      await ctx.services.settings.save({ gateway: { api_base_url: CLOSED, app_base_url: CLOSED } }, 0, 'test');
+      await ctx.services.runtimeConfig.save({ gateway: { api_base_url: CLOSED, app_base_url: CLOSED } }, 0, 'test');
     });
 
     it.each([
@@ -120,16 +120,16 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
 
   it('null removes an override, back to the environment value', async () => {
     await post({ reconcile: { interval_s: 60 } });
-    expect((await ctx.services.settings.current()).reconcile.interval_s).toBe(60);
+    expect((await ctx.services.runtimeConfig.current()).reconcile.interval_s).toBe(60);
     const res = await post({ reconcile: { interval_s: null } });
     expect(res.json().reconcile.interval_s).toBe(300);
   });
 
   it('null on a secret falls back to the environment secret, never to none', async () => {
     await post({ gateway: { server_key: 'SB-Mid-server-override-00000000' } });
-    expect((await ctx.services.settings.current()).gateway.server_key).toBe('SB-Mid-server-override-00000000');
+    expect((await ctx.services.runtimeConfig.current()).gateway.server_key).toBe('SB-Mid-server-override-00000000');
     await post({ gateway: { server_key: null } });
-    expect((await ctx.services.settings.current()).gateway.server_key).toBe(SERVER_KEY);
+    expect((await ctx.services.runtimeConfig.current()).gateway.server_key).toBe(SERVER_KEY);
   });
 
   it('a mode change brings that mode\'s gateway hosts unless hosts are given', async () => {
@@ -175,7 +175,7 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
       headers: { ...auth, cookie, 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'console-save-1' },
     });
     expect(res.statusCode).toBe(303);
-    expect((await ctx.services.settings.current()).erp.timeout_ms).toBe(4321);
+    expect((await ctx.services.runtimeConfig.current()).erp.timeout_ms).toBe(4321);
     const lines = (await ctx.lines()).filter((l) => l.request_id === 'console-save-1');
     expect(lines.filter((l) => l.msg === 'request completed')).toHaveLength(1);
     expect(lines.filter(isChange)).toEqual([expect.objectContaining({ audit: { actor: 'operator:ops', action: 'config_change', subject: 'runtime_config', outcome: 'saved' }, fields: ['erp.timeout_ms'] })]);
@@ -202,7 +202,7 @@ describe.each(DATABASE_KINDS)('POST /api/config in production (%s)', (kind) => {
       MIDTRANS_SERVER_KEY: SERVER_KEY,
       PUBLIC_BASE_URL: 'https://pay.example.com',
       CONFIG_ENCRYPTION_KEY: 'c'.repeat(64),
-    }, { settingsCacheMs: 0 });
+    }, { runtimeConfigCacheMs: 0 });
   });
   beforeEach(async () => {
     await ctx.store.db.deleteFrom('runtime_config').execute();
@@ -237,7 +237,7 @@ describe.each(DATABASE_KINDS)('POST /api/config in production (%s)', (kind) => {
     const res = await ctx.app.inject({ method: 'POST', url: '/api/config', headers: { authorization: basicAuth(), 'content-type': 'application/json' }, payload: { erp: { notify_url: url } } });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].path).toBe('erp.notify_url');
-    expect((await ctx.services.settings.current()).erp.notify_url).toBeUndefined();
+    expect((await ctx.services.runtimeConfig.current()).erp.notify_url).toBeUndefined();
   });
 
   it('accepts a public https ERP URL', async () => {

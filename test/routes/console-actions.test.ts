@@ -8,7 +8,7 @@ import { basicAuth, OPERATOR } from '../helpers/services.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { E2E_SERVER_KEY, simClient, type SimClient } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
-import { patchSettings } from '../helpers/seed.js';
+import { patchRuntimeConfig } from '../helpers/seed.js';
 import { formState, hiddenFields } from '../helpers/console-forms.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 
@@ -25,8 +25,8 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     sim = simClient(simulator.baseUrl);
     erp = await startErpReceiver();
     // The simulator has no notification URL: the local status moves only when paylink asks.
-    t = await makeLoggedApp(kind, { API_KEYS: KEY, MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY }, { simulatorBaseUrl: simulator.baseUrl, settingsCacheMs: 0 });
-    await patchSettings(t.services.settings, { erp: { notify_url: erp.url, timeout_ms: 2_000 } });
+    t = await makeLoggedApp(kind, { API_KEYS: KEY, MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY }, { simulatorBaseUrl: simulator.baseUrl, runtimeConfigCacheMs: 0 });
+    await patchRuntimeConfig(t.services.runtimeConfig, { erp: { notify_url: erp.url, timeout_ms: 2_000 } });
   });
   afterEach(async () => {
     await t.close();

@@ -86,7 +86,7 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
   });
 
   it('the configuration form shows the API’s own validation message and masks secrets', async () => {
-    await t.services.settings.save({ erp: { webhook_secret: 'whsec_supersecretvalue1234' } }, 0, 'test');
+    await t.services.runtimeConfig.save({ erp: { webhook_secret: 'whsec_supersecretvalue1234' } }, 0, 'test');
     const page = await get('/console/config');
     expect(page.body).not.toContain('supersecretvalue');
     expect(page.body).toContain('****1234');
@@ -102,7 +102,7 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     const ok = `_csrf=${encodeURIComponent(token)}&erp.timeout_ms=4500`;
     const saved = await t.app.inject({ method: 'POST', url: '/console/config', payload: ok, headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
     expect(saved.statusCode).toBe(303);
-    expect((await t.services.settings.current()).erp).toMatchObject({ timeout_ms: 4500, webhook_secret: 'whsec_supersecretvalue1234' });
+    expect((await t.services.runtimeConfig.current()).erp).toMatchObject({ timeout_ms: 4500, webhook_secret: 'whsec_supersecretvalue1234' });
   });
 
   it('the configuration form has the retention age, checked by the API', async () => {
@@ -117,9 +117,9 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     const bad = await post('retention.days=0');
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain(`<span id="cfg-retention-days-help" class="field-error">${apiMessage.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</span>`);
-    expect((await t.services.settings.current()).retention.days).toBe(30);
+    expect((await t.services.runtimeConfig.current()).retention.days).toBe(30);
     expect((await post('retention.days=90')).statusCode).toBe(303);
-    expect((await t.services.settings.current()).retention.days).toBe(90);
+    expect((await t.services.runtimeConfig.current()).retention.days).toBe(90);
     expect((await get('/console/config')).body).toContain('name="retention.days" inputmode="numeric" value="90"');
   });
 });

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
-import { patchSettings, seedTransaction } from '../helpers/seed.js';
+import { patchRuntimeConfig, seedTransaction } from '../helpers/seed.js';
 import { ingestGatewayReport } from '../../src/domain/reports/ingest.js';
 import { signedReport } from '../../src/domain/reports/trust.js';
 
@@ -12,8 +12,8 @@ describe.each(DATABASE_KINDS)('GET /api/deliveries, POST /api/deliveries/{id}/re
   const auth = { authorization: basicAuth() };
   beforeEach(async () => {
     erp = await startErpReceiver();
-    ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
-    await patchSettings(ctx.services.settings, { erp: { notify_url: erp.url, timeout_ms: 2_000 } });
+    ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
+    await patchRuntimeConfig(ctx.services.runtimeConfig, { erp: { notify_url: erp.url, timeout_ms: 2_000 } });
   });
   afterEach(async () => {
     await ctx.close();

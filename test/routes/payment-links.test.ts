@@ -104,7 +104,7 @@ describe.each(DATABASE_KINDS)('Idempotency-Key on creating POSTs (%s)', (kind) =
 
   it('a gateway timeout is not remembered: the retry with the same key recovers the link', async () => {
     await e.close();
-    e = await startE2E(kind, { env: { API_KEYS: KEY }, overrides: { gatewayTimeoutMs: 300 } });
+    e = await startE2E(kind, { env: { API_KEYS: KEY }, serviceOptions: { gatewayTimeoutMs: 300 } });
     await e.sim.put('/_sim/faults', { timeout_rate: 1 });
     expect((await post('/createtransaksi', { mercant_id: 'TO', item: [{ name: 'a', price: 10, quantity: 1 }] }, 'k-to')).statusCode).toBe(504);
     await e.sim.del('/_sim/faults');
@@ -133,7 +133,7 @@ describe.each(DATABASE_KINDS)('payment link routes (%s)', (kind) => {
   });
 
   it('ERP shape: explicit order_id, customer trimmed, enabled_payments and default expiry from runtime settings', async () => {
-    await e.services.settings.save({ links: { enabled_payments: ['bca_va', 'gopay'], default_expiry_minutes: 90 } }, 0, 'test');
+    await e.services.runtimeConfig.save({ links: { enabled_payments: ['bca_va', 'gopay'], default_expiry_minutes: 90 } }, 0, 'test');
     const res = await post('/createtransaksi', { mercant_id: 'SO/9', order_id: 'SO/9:x', item: [{ id: 1, name: 'n', price: '700', quantity: '2' }], customer: { first_name: ' Ani ', email: 'ani@example.co.id' } });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ order_id: 'SO/9:x', gateway_order_id: 'SO.9.x', mercant_id: 'SO/9', nominal: 1400 });
@@ -150,7 +150,7 @@ describe.each(DATABASE_KINDS)('payment link routes (%s)', (kind) => {
   it('ERP shape: a pending link past its expiry counts as expired → next attempt; a refused attempt is retried under its own number', async () => {
     await e.close();
     let shiftMs = 0;
-    e = await startE2E(kind, { env: { API_KEYS: KEY }, overrides: { clock: { now: () => new Date(Date.now() + shiftMs) } } });
+    e = await startE2E(kind, { env: { API_KEYS: KEY }, serviceOptions: { clock: { now: () => new Date(Date.now() + shiftMs) } } });
     const body = { mercant_id: 'EXP', item: [{ name: 'a', price: 100, quantity: 1 }], expire_at: new Date(Date.now() + 3_600_000).toISOString() };
     expect((await post('/createtransaksi', body)).json()).toMatchObject({ order_id: 'EXP:1' });
     shiftMs = 2 * 3_600_000;
@@ -180,7 +180,7 @@ describe.each(DATABASE_KINDS)('payment link routes (%s)', (kind) => {
   it('the same direct request after its expire_at has passed is answered with its link, not refused', async () => {
     let t = Date.now();
     await e.close();
-    e = await startE2E(kind, { env: { API_KEYS: KEY }, overrides: { clock: { now: () => new Date(t) } } });
+    e = await startE2E(kind, { env: { API_KEYS: KEY }, serviceOptions: { clock: { now: () => new Date(t) } } });
     const body = { order_id: 'EXP-1', nominal: 10, expire_at: new Date(t + 60 * 60_000).toISOString() };
     const first = await post('/api/payment-links', body);
     expect(first.statusCode).toBe(201);

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
-import { patchSettings } from '../helpers/seed.js';
+import { patchRuntimeConfig } from '../helpers/seed.js';
 
 const SECRET = `whsec_${Buffer.from('dev-test-secret-0123456789abcdef').toString('base64')}`;
 
@@ -28,8 +28,8 @@ describe.each(DATABASE_KINDS)('POST /test-notify-erp (%s)', (kind) => {
   });
 
   it('sends a marked test event through the outbox and reports the first attempt', async () => {
-    ctx = await makeTestApp(kind, { LOG_EXPOSE_API: 'true' }, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
-    await patchSettings(ctx.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    ctx = await makeTestApp(kind, { LOG_EXPOSE_API: 'true' }, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
+    await patchRuntimeConfig(ctx.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
     ctx.services.outbox.start();
     expect((await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', payload: {} })).statusCode).toBe(401);
     const res = await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', headers: auth, payload: { order_id: 'SO-9:1', status: 'expired' } });
@@ -49,8 +49,8 @@ describe.each(DATABASE_KINDS)('POST /test-notify-erp (%s)', (kind) => {
   });
 
   it('a test event can never say paid: pending by default, paid refused', async () => {
-    ctx = await makeTestApp(kind, { LOG_EXPOSE_API: 'true' }, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
-    await patchSettings(ctx.services.settings, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    ctx = await makeTestApp(kind, { LOG_EXPOSE_API: 'true' }, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
+    await patchRuntimeConfig(ctx.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
     ctx.services.outbox.start();
     const res = await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', headers: auth, payload: {} });
     expect(res.json()).toMatchObject({ outcome: 'delivered' });
@@ -63,7 +63,7 @@ describe.each(DATABASE_KINDS)('POST /test-notify-erp (%s)', (kind) => {
   });
 
   it('with no ERP URL the event waits and the answer says so', async () => {
-    ctx = await makeTestApp(kind, { LOG_EXPOSE_API: 'true' }, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
+    ctx = await makeTestApp(kind, { LOG_EXPOSE_API: 'true' }, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
     const res = await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', headers: auth, payload: {} });
     expect(res.json()).toMatchObject({ outcome: 'pending', state: 'pending', http_status: null });
     expect(res.json().error).toMatch(/notify_url/);

@@ -31,7 +31,7 @@ async function makeApp(kind: 'sqlite' | 'postgres', env: Record<string, string> 
   const store = await db.open({ logger });
   // These tests drive the status machine with hand-signed notifications; confirmation has its own tests.
   const config = { ...loadConfig({ PORT: '0', MIDTRANS_CONFIRM_NOTIFICATIONS: 'false', ...env }), database: db.config };
-  const instance = await appOver(config, { logger, store }, { simulatorBaseUrl: 'http://127.0.0.1:9', settingsCacheMs: 0 });
+  const instance = await appOver(config, { logger, store }, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
   return {
     app: instance.app,
     services: instance.services,
@@ -249,7 +249,7 @@ describe.each(DATABASE_KINDS)('POST /webhook/midtrans (%s)', (kind) => {
   });
 
   it('with confirmation on and the status API unreachable: recorded as unverified, 200, nothing applied', async () => {
-    await ctx.services.settings.save({ gateway: { confirm_notifications: true } }, 0, 'test');
+    await ctx.services.runtimeConfig.save({ gateway: { confirm_notifications: true } }, 0, 'test');
     const tx = await seedTransaction(ctx.services.store, { orderId: 'SO-10' });
     const n = signedNotification({ order_id: 'SO-10', transaction_status: 'settlement', transaction_id: 'c1' });
     const res = await post(ctx, n);

@@ -15,7 +15,7 @@ import { ChargeRequestSchema, PAYMENT_TYPES, chargeBody, methodObject, type Char
 import { CORE_CUSTOMER_LIMITS, LINK_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems } from '../../src/domain/orders/input.js';
 import { resolveExpiry } from '../../src/domain/orders/expiry.js';
 import { gatewayOrderIdFor } from '../../src/domain/orders/ids.js';
-import { defaultSettings } from '../../src/config/runtime.js';
+import { defaultRuntimeConfig } from '../../src/config/runtime.js';
 import { loadConfig } from '../../src/config/env.js';
 
 const NOW = new Date('2026-11-22T03:00:00.000Z');
@@ -152,8 +152,8 @@ describe('the simulator accepts each body from paylink\'s client', () => {
   let client: MidtransClient;
   beforeAll(async () => {
     sim = await start({ clientKey: CLIENT_KEY });
-    const settings = defaultSettings(loadConfig({ MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: 'SB-Mid-server-test-key' }), sim.baseUrl);
-    client = new MidtransClient({ settings: async () => settings, logger: pino({ level: 'silent' }), timeoutMs: 5_000 });
+    const runtimeConfig = defaultRuntimeConfig(loadConfig({ MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: 'SB-Mid-server-test-key' }), sim.baseUrl);
+    client = new MidtransClient({ runtimeConfig: async () => runtimeConfig, logger: pino({ level: 'silent' }), timeoutMs: 5_000 });
   });
   afterAll(async () => {
     await client.close();

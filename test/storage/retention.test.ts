@@ -9,7 +9,7 @@ import pino from 'pino';
 import { DATABASE_KINDS, freshStoreEachTest } from '../helpers/stores.js';
 import type { Store } from '../../src/storage/contract.js';
 import { loadConfig } from '../../src/config/env.js';
-import { createSettings, defaultSettings } from '../../src/config/runtime.js';
+import { createRuntimeConfigService, defaultRuntimeConfig } from '../../src/config/runtime.js';
 import { createPruner } from '../../src/workers/pruner.js';
 
 const DAY = 86_400_000;
@@ -54,8 +54,8 @@ describe.each(DATABASE_KINDS)('retention (%s)', (kind) => {
     await store.idempotency.claim('s', 'live', 'h', { now: NOW, retentionMs: DAY, lockMs: 1000 });
     clock = NOW;
 
-    const settings = createSettings(store, () => defaultSettings(loadConfig({ PORT: '0' })));
-    const pruner = createPruner({ store, settings, clock: { now: () => NOW }, logger: pino({ level: 'silent' }) }, { batchSize: 3, pauseMs: 0 });
+    const runtimeConfig = createRuntimeConfigService(store, () => defaultRuntimeConfig(loadConfig({ PORT: '0' })));
+    const pruner = createPruner({ store, runtimeConfig, clock: { now: () => NOW }, logger: pino({ level: 'silent' }) }, { batchSize: 3, pauseMs: 0 });
     // Default 30 days: 40-day-old records go.
     const report = await pruner.runOnce();
     expect(report).toEqual({ events: 8, notifications: 8, idempotency: 1 });
@@ -77,10 +77,10 @@ describe.each(DATABASE_KINDS)('retention (%s)', (kind) => {
   it('follows retention.days from the runtime config', async () => {
     await history('TEN-DAYS', new Date(NOW.getTime() - 10 * DAY), true);
     clock = NOW;
-    const settings = createSettings(store, () => defaultSettings(loadConfig({ PORT: '0' })), 0);
-    const pruner = createPruner({ store, settings, clock: { now: () => NOW }, logger: pino({ level: 'silent' }) }, { pauseMs: 0 });
+    const runtimeConfig = createRuntimeConfigService(store, () => defaultRuntimeConfig(loadConfig({ PORT: '0' })), 0);
+    const pruner = createPruner({ store, runtimeConfig, clock: { now: () => NOW }, logger: pino({ level: 'silent' }) }, { pauseMs: 0 });
     expect((await pruner.runOnce()).events).toBe(0);
-    expect(await settings.save({ retention: { days: 7 } }, 0, 'ops')).toBe(true);
+    expect(await runtimeConfig.save({ retention: { days: 7 } }, 0, 'ops')).toBe(true);
     expect((await pruner.runOnce()).events).toBe(1);
   });
 
@@ -90,8 +90,8 @@ describe.each(DATABASE_KINDS)('retention (%s)', (kind) => {
     for (let i = 0; i < 3; i++) await history(`AUTO-${i}`, new Date(at.getTime() - 40 * DAY), true);
     await history('AUTO-RECENT', new Date(at.getTime() - 2 * DAY), true);
     clock = at;
-    const settings = createSettings(store, () => defaultSettings(loadConfig({ PORT: '0' })));
-    const pruner = createPruner({ store, settings, clock: { now: () => at }, logger: pino({ level: 'silent' }) }, { intervalMs: 1, batchSize: 2, pauseMs: 0 });
+    const runtimeConfig = createRuntimeConfigService(store, () => defaultRuntimeConfig(loadConfig({ PORT: '0' })));
+    const pruner = createPruner({ store, runtimeConfig, clock: { now: () => at }, logger: pino({ level: 'silent' }) }, { intervalMs: 1, batchSize: 2, pauseMs: 0 });
     pruner.start();
     try {
       await expect.poll(async () => (await store.outbox.list({ limit: 100 })).items.map((e) => e.orderKey), { timeout: 10_000, interval: 20 }).toEqual(['AUTO-RECENT']);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { ConfigError, loadConfig, SIMULATOR_DEV_SERVER_KEY } from '../../src/config/env.js';
 import type { GatewayMode } from '../../src/model/runtime-config.js';
-import { defaultSettings } from '../../src/config/runtime.js';
+import { defaultRuntimeConfig } from '../../src/config/runtime.js';
 import { effectiveProblems } from '../../src/domain/runtime-config.js';
 import { resolveOperatorCredentials } from '../../src/config/operator-credentials.js';
 
@@ -72,7 +72,7 @@ describe('loadConfig', () => {
           expect(String(err), `${mode} ${String(key)}`).toMatch(/MIDTRANS_SERVER_KEY/);
           continue;
         }
-        const problems = effectiveProblems(defaultSettings(config, 'http://127.0.0.1:9'), { production: false, simulatorAvailable: mode === 'simulator' });
+        const problems = effectiveProblems(defaultRuntimeConfig(config, 'http://127.0.0.1:9'), { production: false, simulatorAvailable: mode === 'simulator' });
         expect(problems.filter((p) => p.path === 'gateway.server_key'), `${mode} ${String(key)}`).toEqual([]);
       }
     }

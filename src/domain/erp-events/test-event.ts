@@ -22,8 +22,8 @@ export interface TestEventReport {
 /** How much longer than the ERP timeout the first attempt is waited for (claiming and recording it). */
 const WAIT_MARGIN_MS = 2_000;
 
-export async function sendTestEvent(services: Deps<'clock' | 'logger' | 'outbox' | 'settings' | 'store'>, input: TestEventInput, actor: Actor): Promise<TestEventReport> {
-  const s = await services.settings.current();
+export async function sendTestEvent(services: Deps<'clock' | 'logger' | 'outbox' | 'runtimeConfig' | 'store'>, input: TestEventInput, actor: Actor): Promise<TestEventReport> {
+  const s = await services.runtimeConfig.current();
   const eventId = randomUUID();
   const payload = testEvent(input, eventId, services.clock.now());
   const ev = await services.store.outbox.enqueue(

@@ -158,17 +158,17 @@ export async function createCharge(services: RefreshDeps, input: ChargeInput): P
 }
 
 /** A Snap token: the record holds the token and the payment page URL. `created` as for a charge. */
-export async function createSnapToken(services: Deps<'clock' | 'gateway' | 'settings' | 'store'>, input: SnapInput): Promise<{ created: boolean; tx: TransactionRecord }> {
+export async function createSnapToken(services: Deps<'clock' | 'gateway' | 'runtimeConfig' | 'store'>, input: SnapInput): Promise<{ created: boolean; tx: TransactionRecord }> {
   const c = common(services, input, SNAP_MAX_MINUTES);
   const enabled = input.enabled_payments ?? [];
   const methodsProblem = enabledPaymentsProblem(enabled, 'enabled_payments');
   if (methodsProblem) throw new AppError('VALIDATION_FAILED', `enabled_payments ${methodsProblem.message}.`, { errors: [methodsProblem] });
-  assertPageAmount(c.nominal, enabled.length > 0 ? enabled : (await services.settings.current()).links.enabled_payments);
+  assertPageAmount(c.nominal, enabled.length > 0 ? enabled : (await services.runtimeConfig.current()).links.enabled_payments);
   const hash = requestHash({ shape: 'snap', order_id: input.order_id, nominal: c.nominal, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString(), enabled_payments: enabled });
   const { tx, fresh } = await recordFor(services, c, 'snap', hash, { shape: 'snap', order_id: input.order_id, items: c.items, customer: c.customer, enabled_payments: enabled });
   if (!fresh && !isUnconfirmed(tx)) return { created: false, tx };
-  const settings = await services.settings.current();
-  const methods = enabled.length > 0 ? enabled : settings.links.enabled_payments;
+  const runtimeConfig = await services.runtimeConfig.current();
+  const methods = enabled.length > 0 ? enabled : runtimeConfig.links.enabled_payments;
   const body = snapBody({ gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, items: c.items, customer: c.customer, expiry: c.expiry, enabledPayments: methods });
   // Before a method is picked the gateway lets an order id ask again: the new token replaces a lost one.
   const res = await services.gateway.createSnapTransaction(body, { idempotencyKey: gatewayKey('s', tx) }).catch((err: unknown) => markRefused(services, tx, err));

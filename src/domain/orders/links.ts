@@ -18,7 +18,7 @@ import { enqueueStatusChanged } from '../reports/ingest.js';
 import { actorName, audit, type Actor } from '../audit.js';
 
 /** Creating and looking up payment links. */
-export type LinkDeps = Deps<'clock' | 'gateway' | 'logger' | 'settings' | 'store'>;
+export type LinkDeps = Deps<'clock' | 'gateway' | 'logger' | 'runtimeConfig' | 'store'>;
 
 /** 201 = created by this request; 200 = the link already existed. */
 export interface LinkOutcome {
@@ -40,11 +40,11 @@ interface Draft {
 }
 
 /** What a draft stores: the request, and the gateway body built from it (expiry fixed now). */
-async function draftFields(services: Deps<'clock' | 'settings'>, d: Draft) {
-  const settings = await services.settings.current();
-  const expiry = resolveExpiry(d.expireAtText, services.clock.now(), settings.links.default_expiry_minutes);
+async function draftFields(services: Deps<'clock' | 'runtimeConfig'>, d: Draft) {
+  const runtimeConfig = await services.runtimeConfig.current();
+  const expiry = resolveExpiry(d.expireAtText, services.clock.now(), runtimeConfig.links.default_expiry_minutes);
   const paymentLinkId = newPaymentLinkId();
-  const gateway = paymentLinkBody({ gatewayOrderId: d.gatewayOrderId, paymentLinkId, nominal: d.nominal, items: d.items, customer: d.customer, expiry, enabledPayments: settings.links.enabled_payments });
+  const gateway = paymentLinkBody({ gatewayOrderId: d.gatewayOrderId, paymentLinkId, nominal: d.nominal, items: d.items, customer: d.customer, expiry, enabledPayments: runtimeConfig.links.enabled_payments });
   return { nominal: d.nominal, paymentLinkId, requestHash: d.hash, requestJson: JSON.stringify({ request: d.request, gateway }), expireAt: expiry.expireAt.toISOString() };
 }
 
@@ -89,7 +89,7 @@ async function existingOutcome(services: Deps<'gateway' | 'logger' | 'store'>, t
 export async function createDirectLink(services: LinkDeps, input: DirectLinkInput): Promise<LinkOutcome> {
   const gatewayOrderId = gatewayOrderIdFor(input.order_id);
   const nominal = parseNominal(input.nominal);
-  assertPageAmount(nominal, (await services.settings.current()).links.enabled_payments);
+  assertPageAmount(nominal, (await services.runtimeConfig.current()).links.enabled_payments);
   const customer = normalizeCustomer(input.customer, LINK_CUSTOMER_LIMITS);
   // A malformed expire_at is a 400 even when the order already exists; one that has passed since is
   // not, when the very same request created the link (it is answered with that link).
@@ -135,7 +135,7 @@ export async function createErpLink(services: LinkDeps, input: ErpLinkInput): Pr
   else gatewayOrderIdFor(`${mercantId}:1`, 'mercant_id');
   const items = normalizeItems(input.item);
   const nominal = itemsTotal(items);
-  assertPageAmount(nominal, (await services.settings.current()).links.enabled_payments, 'item');
+  assertPageAmount(nominal, (await services.runtimeConfig.current()).links.enabled_payments, 'item');
   const customer = normalizeCustomer(input.customer, LINK_CUSTOMER_LIMITS);
   if (input.expire_at !== undefined) resolveExpiry(input.expire_at, services.clock.now(), 1);
   // The contract's identity of an ERP request is the mercant_id and its items.

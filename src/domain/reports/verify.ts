@@ -16,7 +16,7 @@ import { answerFor, confirmNotification, localExpiry, signedReport, type Trusted
 import { actorName, audit, type Actor } from '../audit.js';
 
 /** A signed notification: verified with the configured server key, confirmed, recorded. */
-export type NotificationDeps = RefreshDeps & Deps<'settings'>;
+export type NotificationDeps = RefreshDeps & Deps<'runtimeConfig'>;
 
 /** Asking the gateway, then recording what it says. */
 export type RefreshDeps = IngestDeps & Deps<'gateway'>;
@@ -41,7 +41,7 @@ export async function handleGatewayNotification(services: NotificationDeps, raw:
   if (signedNul.length > 0) {
     throw new AppError('VALIDATION_FAILED', 'A signed field contains a NUL character.', { errors: signedNul.map((f) => ({ path: f, message: 'must not contain NUL (U+0000)' })) });
   }
-  const s = await services.settings.current();
+  const s = await services.runtimeConfig.current();
   const key = s.gateway.server_key ?? '';
   if (key === '' || !verifyMidtransSignature({ ...report, signature_key: raw.signature_key }, key)) {
     throw new AppError('SIGNATURE_INVALID', 'The notification signature does not verify.');

@@ -1,6 +1,6 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import type { RuntimeSettings } from '../../model/runtime-config.js';
+import type { RuntimeConfig } from '../../model/runtime-config.js';
 import { GatewayError } from './errors.js';
 import { currentLogContext } from '../../platform/logging/context.js';
 import { PrivateAddressError, guardedLookup, literalRefusal, refusalOf, type Resolve } from '../../platform/connect-guard.js';
@@ -38,7 +38,7 @@ export interface GatewayCallObservation {
 }
 
 export interface GatewayClientOptions {
-  settings: () => Promise<RuntimeSettings>;
+  runtimeConfig: () => Promise<RuntimeConfig>;
   logger: Logger;
   /** Per call, connect to last byte. Default 10 000 ms. */
   timeoutMs?: number;
@@ -161,7 +161,7 @@ export class MidtransClient {
   }
 
   private async call(op: string, host: Host, method: 'GET' | 'POST' | 'DELETE', path: string, body?: RequestBody, o: GatewayCallOptions = {}): Promise<RawResponse> {
-    const s = await this.opts.settings();
+    const s = await this.opts.runtimeConfig();
     const base = host === 'api' ? s.gateway.api_base_url : s.gateway.app_base_url;
     const key = s.gateway.server_key ?? '';
     const headers: Record<string, string> = {

@@ -5,7 +5,7 @@ import { AppError } from '../../platform/errors.js';
 import { operatorActor } from '../plugins/actor.js';
 import { schemaProblem } from '../plugins/errors.js';
 import { configView } from '../api/config/views.js';
-import { ConfigPatchSchema, changeConfig, currentConfig, type ConfigPatch } from '../../domain/runtime-config.js';
+import { RuntimeConfigPatchSchema, changeRuntimeConfig, currentRuntimeConfig, type RuntimeConfigPatch } from '../../domain/runtime-config.js';
 import { configForm, patchFromForm } from './config-page.js';
 import { LangQuery, consoleDoc, doneAlert, errorAlert, type ConsoleContext } from './context.js';
 
@@ -20,10 +20,10 @@ function flatForm(body: Record<string, unknown>): Record<string, string> {
 }
 
 /** The form's patch checked with the API's own schema and validator, so a refusal reads the same on the page as from the API. */
-function checkedPatch(req: FastifyRequest, patch: unknown): ConfigPatch {
-  const validate = req.compileValidationSchema(ConfigPatchSchema, 'body');
+function checkedPatch(req: FastifyRequest, patch: unknown): RuntimeConfigPatch {
+  const validate = req.compileValidationSchema(RuntimeConfigPatchSchema, 'body');
   if (!validate(patch)) throw schemaProblem('body', validate.errors ?? []);
-  return patch as ConfigPatch;
+  return patch as RuntimeConfigPatch;
 }
 
 export async function consoleConfigRoutes(app: App, ctx: ConsoleContext): Promise<void> {
@@ -36,7 +36,7 @@ export async function consoleConfigRoutes(app: App, ctx: ConsoleContext): Promis
       section: 'config',
       status: o.status,
       alert: o.alert,
-      body: configForm(configView(await currentConfig(services), services), ctx.csrfToken(req, reply), o.errors ?? new Map(), v, o.submitted),
+      body: configForm(configView(await currentRuntimeConfig(services), services), ctx.csrfToken(req, reply), o.errors ?? new Map(), v, o.submitted),
     });
   };
 
@@ -49,9 +49,9 @@ export async function consoleConfigRoutes(app: App, ctx: ConsoleContext): Promis
     { config: { auth: 'op' }, preHandler: app.csrfProtection, schema: { ...consoleDoc('Console form: save configuration', 'Saved as POST /api/config saves it: the same schema, checks, messages and audit line; needs the form\'s CSRF token.'), body: Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.String({ maxLength: 4096 }), Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 4 })])) } },
     async (req, reply) => {
       const form = flatForm(req.body);
-      const patch = patchFromForm(form, configView(await currentConfig(services), services));
+      const patch = patchFromForm(form, configView(await currentRuntimeConfig(services), services));
       try {
-        await changeConfig(services, checkedPatch(req, patch), operatorActor(req));
+        await changeRuntimeConfig(services, checkedPatch(req, patch), operatorActor(req));
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         const list = err.extras.errors ?? [];

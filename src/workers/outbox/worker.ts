@@ -12,8 +12,8 @@ import type { Logger } from 'pino';
 import type { Outbox } from '../../types.js';
 import { systemClock, type Clock } from '../../platform/clock.js';
 import type { Metrics } from '../../platform/metrics.js';
-import type { Settings } from '../../config/runtime.js';
-import type { RuntimeSettings } from '../../model/runtime-config.js';
+import type { RuntimeConfigService } from '../../config/runtime.js';
+import type { RuntimeConfig } from '../../model/runtime-config.js';
 import type { Store } from '../../storage/contract.js';
 import type { AttemptOutcome, OutboxEvent } from '../../model/delivery.js';
 import { deliver } from '../../erp/deliver.js';
@@ -26,7 +26,7 @@ export type { Outbox } from '../../types.js';
 
 export interface OutboxDeps {
   store: Store;
-  settings: Settings;
+  runtimeConfig: RuntimeConfigService;
   clock: Clock;
   /** Wall-clock time for the signature timestamp the ERP checks against its own clock. Default: the system clock. */
   wallClock?: Clock;
@@ -128,7 +128,7 @@ class OutboxWorker implements Outbox {
   }
 
   async runOnce(): Promise<number> {
-    const s = await this.deps.settings.current();
+    const s = await this.deps.runtimeConfig.current();
     const url = s.erp.notify_url;
     if (!url) return 0;
     const batch = this.o.batchSize ?? 32;
@@ -180,7 +180,7 @@ class OutboxWorker implements Outbox {
    * recording still under way, so the lane moves on to its next event while the result waits for
    * its commit (on SQLite the lanes' results then share one).
    */
-  private async attempt(e: OutboxEvent, url: string, s: RuntimeSettings): Promise<{ recorded: Promise<void> }> {
+  private async attempt(e: OutboxEvent, url: string, s: RuntimeConfig): Promise<{ recorded: Promise<void> }> {
     const startedAt = this.deps.clock.now();
     const refused = literalRefusal(url, this.blockPrivate);
     const res = refused

@@ -5,7 +5,7 @@ import { ProblemSchema } from '../../../platform/errors.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { NoQuery } from '../../schemas/common.js';
 import { ConfigDocumentSchema, configView } from './views.js';
-import { ConfigPatchSchema, changeConfig, currentConfig } from '../../../domain/runtime-config.js';
+import { RuntimeConfigPatchSchema, changeRuntimeConfig, currentRuntimeConfig } from '../../../domain/runtime-config.js';
 
 /** `GET`/`POST /api/config`: the runtime document, stored in the database and shared by every instance. */
 export async function configRoutes(app: App, services: Services): Promise<void> {
@@ -21,7 +21,7 @@ export async function configRoutes(app: App, services: Services): Promise<void> 
         response: { 200: ConfigDocumentSchema },
       },
     },
-    async () => configView(await currentConfig(services), services),
+    async () => configView(await currentRuntimeConfig(services), services),
   );
 
   app.post(
@@ -33,13 +33,13 @@ export async function configRoutes(app: App, services: Services): Promise<void> 
         summary: 'Change runtime configuration',
         description:
           'Any subset of the document; sections merge field by field, `null` removes an override (back to the environment value), a masked secret sent back leaves the secret unchanged. Unknown fields and `info` → 400. A change of `gateway.mode`, `gateway.api_base_url` or `gateway.app_base_url` needs `gateway.server_key` (unmasked) in the same request, else 400 `SERVER_KEY_REQUIRED`. In effect on every instance within about a second, and kept across restarts.',
-        body: ConfigPatchSchema,
+        body: RuntimeConfigPatchSchema,
         response: { 200: ConfigDocumentSchema, 400: ProblemSchema, 409: ProblemSchema },
       },
     },
     async (req) => {
-      await changeConfig(services, req.body, operatorActor(req));
-      return configView(await currentConfig(services), services);
+      await changeRuntimeConfig(services, req.body, operatorActor(req));
+      return configView(await currentRuntimeConfig(services), services);
     },
   );
 }

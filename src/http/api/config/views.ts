@@ -1,12 +1,12 @@
 /** The runtime configuration as operators see it: secrets masked, unset URLs as null, facts about this instance. */
 import { Type, type Static } from 'typebox';
 import type { Deps } from '../../../types.js';
-import { RuntimeSettingsSchema } from '../../../model/runtime-config.js';
+import { RuntimeConfigSchema } from '../../../model/runtime-config.js';
 import { SECRET_FIELDS } from '../../../platform/secrets.js';
-import { mask, type ConfigState } from '../../../domain/runtime-config.js';
+import { mask, type RuntimeConfigState } from '../../../domain/runtime-config.js';
 import { apiTimeOrNull } from '../../schemas/time.js';
 
-const S = RuntimeSettingsSchema.properties;
+const S = RuntimeConfigSchema.properties;
 const Masked = Type.Union([Type.String({ maxLength: 16 }), Type.Null()], { description: 'Write-only secret: `****` + last 4 characters, or null when unset' });
 const OrNull = Type.Union([Type.String(), Type.Null()]);
 
@@ -33,8 +33,8 @@ function masked<T extends Partial<Record<K, string>>, K extends string>(section:
   return Object.fromEntries(fields.map((f) => [f, mask(section[f])])) as Record<K, string | null>;
 }
 
-export function configView(c: ConfigState, services: Deps<'config' | 'version'>): ConfigDocument {
-  const s = c.settings;
+export function configView(c: RuntimeConfigState, services: Deps<'config' | 'version'>): ConfigDocument {
+  const s = c.effective;
   return {
     gateway: { ...s.gateway, ...masked(s.gateway, SECRET_FIELDS.gateway) },
     erp: { ...s.erp, notify_url: s.erp.notify_url ?? null, ...masked(s.erp, SECRET_FIELDS.erp) },

@@ -33,7 +33,7 @@ export async function devTestRoutes(app: App, services: Services): Promise<void>
       const q = req.url.indexOf('?');
       // Secrets are hidden by field name, and also by value wherever they appear (a key pasted
       // into an unrelated field, a header, the path).
-      const s = await services.settings.current();
+      const s = await services.runtimeConfig.current();
       const secrets = createSecretScrubber();
       secrets.add([...secretValues(s), ...configSecretValues(services.config), services.operator.pass]);
       return scrubValues(

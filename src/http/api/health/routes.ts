@@ -26,8 +26,8 @@ export async function healthConfigRoutes(app: App, services: Services): Promise<
     async (_req, reply) => {
       const db = await databaseHealth(services);
       // Without the database the stored overrides are unknown: the environment's gateway is shown.
-      const s = db.ok ? await services.settings.current().catch(() => undefined) : undefined;
-      const g = (s ?? services.settings.defaults()).gateway;
+      const s = db.ok ? await services.runtimeConfig.current().catch(() => undefined) : undefined;
+      const g = (s ?? services.runtimeConfig.defaults()).gateway;
       const gateway = { status: s ? 'configured' : 'unknown', mode: g.mode, base_url: g.api_base_url };
       const body = {
         status: db.ok ? ('ok' as const) : ('unavailable' as const),
