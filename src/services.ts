@@ -21,7 +21,7 @@ export interface ServiceOptions {
   clock?: Clock;
   simulatorBaseUrl?: string;
   gatewayTimeoutMs?: number;
-  /** Cache time of the runtime settings, ms (default 1000). */
+  /** Cache time of the runtime config, ms (default 1000). */
   runtimeConfigCacheMs?: number;
   /** Tests: the name resolver behind the gateway client's connect-time address check (default `dns.lookup`). */
   gatewayResolve?: Resolve;

@@ -127,7 +127,7 @@ export function effectiveProblems(s: RuntimeConfig, o: { production: boolean; si
   return out;
 }
 
-/** The settings in effect, and the stored version they come from. */
+/** The runtime config in effect, and the stored version its overrides come from. */
 export interface RuntimeConfigState {
   effective: RuntimeConfig;
   version: number;

@@ -1,6 +1,6 @@
 /**
  * Secrets every layer handles: the runtime-configuration fields that hold one (named once here and
- * used by the settings, the `/api/config` answer and the log redaction) and the constant-time
+ * used by the runtime config service, the `/api/config` answer and the log redaction) and the constant-time
  * comparison of two secrets. A leaf: imports nothing of the service.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 /**
  * The secret fields of the runtime configuration, by section: shown masked in answers, left
  * unchanged when a masked value is sent back, redacted from logs by name, and taught to the log
- * scrubber by value whenever settings are read.
+ * scrubber by value whenever the runtime config is read.
  */
 export const SECRET_FIELDS = { gateway: ['server_key', 'client_key'], erp: ['webhook_secret'] } as const;
 

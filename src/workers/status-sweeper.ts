@@ -13,7 +13,7 @@ import { recheckUnverified, refreshFromGateway, type RefreshDeps } from '../doma
 import { GatewayError } from '../gateway/midtrans/errors.js';
 import { Periodic } from './periodic.js';
 
-/** What a sweep uses: the settings, and what asking the gateway and recording its answer need. */
+/** What a sweep uses: the runtime config, and what asking the gateway and recording its answer need. */
 export type ReconcilerDeps = RefreshDeps & Deps<'runtimeConfig'>;
 
 export interface ReconcilerOptions {

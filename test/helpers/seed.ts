@@ -51,5 +51,5 @@ export async function patchRuntimeConfig(runtimeConfig: RuntimeConfigService, pa
     const add = patch[k];
     if (add) Object.assign(merged, { [k]: { ...document[k], ...add } });
   }
-  if (!(await runtimeConfig.save(merged, version, 'test'))) throw new Error('settings changed concurrently');
+  if (!(await runtimeConfig.save(merged, version, 'test'))) throw new Error('runtime config changed concurrently');
 }
