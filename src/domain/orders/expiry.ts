@@ -1,8 +1,8 @@
 /** `expire_at` parsing: when an order's payment window closes. */
 import { AppError } from '../../platform/errors.js';
 import { gatewayTime } from '../../gateway/midtrans/time.js';
+import { JAKARTA_OFFSET_MINUTES } from '../../platform/time.js';
 
-const JAKARTA_OFFSET_MIN = 7 * 60;
 const MINUTE_MS = 60_000;
 /** Longest link lifetime we accept; far-future dates are almost always a typo (year 20260). */
 export const MAX_EXPIRY_DAYS = 366;
@@ -44,7 +44,7 @@ export function parseExpireAtText(text: string): Date | undefined {
     return instant([1, 2, 3, 4, 5, 6].map((i) => Number(iso[i] ?? '0')).concat(ms), offset);
   }
   const local = JAKARTA_LOCAL.exec(text);
-  if (local) return instant([1, 2, 3, 4, 5, 6].map((i) => Number(local[i] ?? '0')), JAKARTA_OFFSET_MIN);
+  if (local) return instant([1, 2, 3, 4, 5, 6].map((i) => Number(local[i] ?? '0')), JAKARTA_OFFSET_MINUTES);
   return undefined;
 }
 

@@ -7,6 +7,7 @@
 import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { AppError } from '../../platform/errors.js';
+import { jakartaDayEnd, jakartaDayStart, toJakartaIso } from '../../platform/time.js';
 
 export const DEFAULT_REPORT_TIME_ZONE = 'Asia/Jakarta';
 /** Longest period one report covers, days. */
@@ -61,21 +62,17 @@ export async function dailyReport(services: Deps<'store'>, q: DailyQuery): Promi
   if (days > MAX_REPORT_DAYS) throw new AppError('VALIDATION_FAILED', `A report covers at most ${MAX_REPORT_DAYS} days.`, { errors: [{ path: 'to', message: `at most ${MAX_REPORT_DAYS} days after from` }] });
   const formatter = dayFormatter(q.timeZone ?? DEFAULT_REPORT_TIME_ZONE);
   // Stored payment times are Jakarta text; a day elsewhere starts at most 14 h off Jakarta's.
-  const from = new Date(Date.parse(`${q.from}T00:00:00+07:00`) - 86_400_000);
-  const to = new Date(Date.parse(`${q.to}T23:59:59+07:00`) + 86_400_000);
+  const from = new Date(Date.parse(jakartaDayStart(q.from)) - 86_400_000);
+  const to = new Date(Date.parse(jakartaDayEnd(q.to)) + 86_400_000);
   const groups = new Map<string, DailyRow>();
   let after = '';
   for (;;) {
-    const page = await services.store.transactions.listMoneyMovedBetween(jakarta(from), jakarta(to), after, 1000);
+    const page = await services.store.transactions.listMoneyMovedBetween(toJakartaIso(from), toJakartaIso(to), after, 1000);
     for (const tx of page) add(groups, formatter, tx, q);
     if (page.length < 1000) break;
     after = page.at(-1)?.id ?? after;
   }
   return [...groups.values()].sort((a, b) => a.date.localeCompare(b.date) || a.payment_type.localeCompare(b.payment_type));
-}
-
-function jakarta(d: Date): string {
-  return `${new Date(d.getTime() + 7 * 3600_000).toISOString().slice(0, 19)}+07:00`;
 }
 
 function add(groups: Map<string, DailyRow>, formatter: Intl.DateTimeFormat, tx: TransactionRecord, q: DailyQuery): void {

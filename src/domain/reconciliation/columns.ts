@@ -6,7 +6,7 @@
  */
 import { AppError } from '../../platform/errors.js';
 import type { ReportRow } from '../../model/reconciliation.js';
-import { jakartaDay } from '../../platform/time.js';
+import { JAKARTA_OFFSET, jakartaDay } from '../../platform/time.js';
 
 export const REPORT_FIELDS = ['order_id', 'transaction_id', 'status', 'amount', 'fee', 'net', 'original_amount', 'payment_type', 'transaction_time', 'settlement_time'] as const;
 export type ReportField = (typeof REPORT_FIELDS)[number];
@@ -140,7 +140,7 @@ export function readTime(raw: string, line: number, column: string, window: Date
   if (!m) throw malformed(line, column, `${shown} is not a date and time ${TIME_FORMS}`);
   const [, day = '', hh = '00', mm = '00', ss = '00'] = m;
   if (!isCalendarDay(day) || Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) throw malformed(line, column, `${shown} is not a real date and time`);
-  const out = local ? `${day}T${hh}:${mm}:${ss}+07:00` : s;
+  const out = local ? `${day}T${hh}:${mm}:${ss}${JAKARTA_OFFSET}` : s;
   const jakarta = jakartaDay(out);
   if (jakarta < window.from || jakarta > window.to) throw malformed(line, column, `${shown} is outside the days a report of today can cover (${window.from} to ${window.to}, Jakarta)`);
   return out;

@@ -17,7 +17,7 @@ import { isPurchaseOf } from '../../gateway/midtrans/wire.js';
 import { isCalendarDay, locateColumns, parseColumnMapping, readRow, refuseNul, reportWindow, type ColumnIndex, type DateWindow } from './columns.js';
 import { readRecords, type SeparatorName } from './reader.js';
 import { matchRow } from './match.js';
-import { jakartaDay } from '../../platform/time.js';
+import { jakartaDay, jakartaDayEnd, jakartaDayStart } from '../../platform/time.js';
 
 export type ImportDeps = Deps<'store' | 'clock' | 'logger'>;
 
@@ -207,7 +207,7 @@ class ImportRun {
   async findMissingAtGateway(fromDay: string, toDay: string): Promise<void> {
     let after = '';
     for (;;) {
-      const page = await this.services.store.reconciliation.missingAtGateway(this.id, `${fromDay}T00:00:00+07:00`, `${toDay}T23:59:59+07:00`, after, BATCH);
+      const page = await this.services.store.reconciliation.missingAtGateway(this.id, jakartaDayStart(fromDay), jakartaDayEnd(toDay), after, BATCH);
       if (page.length === 0) return;
       this.counts.missing_at_gateway += page.length;
       await this.services.store.reconciliation.addRows(

@@ -4,7 +4,7 @@ import type { Deps } from '../../../types.js';
 import { RuntimeConfigSchema } from '../../../model/runtime-config.js';
 import { SECRET_FIELDS } from '../../../platform/secrets.js';
 import { mask, type RuntimeConfigState } from '../../../domain/runtime-config.js';
-import { apiTimeOrNull } from '../../schemas/time.js';
+import { apiTimeOrNull } from '../../../platform/time.js';
 
 const S = RuntimeConfigSchema.properties;
 const Masked = Type.Union([Type.String({ maxLength: 16 }), Type.Null()], { description: 'Write-only secret: `****` + last 4 characters, or null when unset' });

@@ -4,7 +4,7 @@ import type { DeliveryAttempt, OutboxEvent } from '../../../model/delivery.js';
 import type { TestEventReport } from '../../../domain/erp-events/test-event.js';
 import { NullableInt, NullableStr, Str } from '../../schemas/common.js';
 import { jsonObject } from '../../schemas/json-object.js';
-import { apiTime, apiTimeOrNull } from '../../schemas/time.js';
+import { apiTime, apiTimeOrNull } from '../../../platform/time.js';
 
 export const DeliveryStateSchema = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('dead')]);
 

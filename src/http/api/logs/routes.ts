@@ -10,7 +10,7 @@ import { docsRoutes } from '../../reference/routes.js';
 import { Count, NoQuery, countParam, instantParam } from '../../schemas/common.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { openLogFile } from '../../../domain/queries/log-files.js';
-import { apiTime } from '../../schemas/time.js';
+import { apiTime } from '../../../platform/time.js';
 
 const Level = Type.Union(
   ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((l) => Type.Literal(l)),

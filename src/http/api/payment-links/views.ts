@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import type { TransactionRecord } from '../../../model/payment.js';
 import { NullableStr, Str } from '../../schemas/common.js';
-import { apiTime, apiTimeOrNull } from '../../schemas/time.js';
+import { apiTime, apiTimeOrNull } from '../../../platform/time.js';
 
 export const LinkViewSchema = Type.Object({
   order_id: Str(),

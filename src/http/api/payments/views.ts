@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { TransactionRecord } from '../../../model/payment.js';
 import { expiryTime, type CoreResponse } from '../../../gateway/midtrans/wire.js';
 import { NullableStr, OptionalStr, Str } from '../../schemas/common.js';
-import { apiTime, apiTimeOrNull } from '../../schemas/time.js';
+import { apiTime, apiTimeOrNull } from '../../../platform/time.js';
 
 
 export const ChargeViewSchema = Type.Object({

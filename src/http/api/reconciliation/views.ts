@@ -1,6 +1,6 @@
 /** What the operator sees of an import of a gateway report and of its rows. */
 import type { ReconciliationImport, ReconciliationRow } from '../../../model/reconciliation.js';
-import { apiTime, apiTimeOrNull } from '../../schemas/time.js';
+import { apiTime, apiTimeOrNull } from '../../../platform/time.js';
 
 export function importView(i: ReconciliationImport) {
   return {

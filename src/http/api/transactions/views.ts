@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { TransactionRecord } from '../../../model/payment.js';
 import { Nullable, PaymentStatusSchema } from '../../schemas/common.js';
-import { apiTime, apiTimeOrNull } from '../../schemas/time.js';
+import { apiTime, apiTimeOrNull } from '../../../platform/time.js';
 
 const NullableText = Nullable(Type.String());
 
