@@ -128,12 +128,7 @@ export type GatewayApi = 'core' | 'snap' | 'payment_link';
 
 export const MERCHANT_ID = 'G123456789';
 
-const PAID: ReadonlySet<TxnStatus> = new Set(['capture', 'settlement', 'refund', 'partial_refund']);
 const REUSABLE: ReadonlySet<TxnStatus> = new Set(['expire', 'cancel', 'deny']);
-
-export function isPaid(t: Txn): boolean {
-  return PAID.has(t.status);
-}
 
 /** An order id whose transaction expired, was cancelled or denied may be charged again. */
 export function blocksOrderId(t: Txn): boolean {

@@ -47,6 +47,3 @@ function transactionMismatch(row: ReportRow, tx: TransactionRecord | undefined, 
     : `paylink holds no payment with this order id; its transaction id ${row.transactionId ?? ''} is paylink's order ${holder.orderId} (gateway order id ${holder.gatewayOrderId})`;
   return { result: 'transaction_mismatch', paylinkStatus: about.status, paylinkAmount: about.paidAmount ?? about.nominal, detail };
 }
-
-/** A payment whose money moved at the gateway: the statuses a settlement report lists. */
-export const MONEY_MOVED_STATUSES = ['paid', 'partially_refunded', 'refunded', 'chargeback'] as const;
