@@ -6,7 +6,7 @@ import { Engine } from './engine.js';
 import { defaultFaults, type CoreHttpStatus } from './faults.js';
 import { registerGatewayHooks } from './gateway-hooks.js';
 import { HOSTED_CSP, messagePage, tr } from './html.js';
-import { negotiateLang, type Lang } from '../src/platform/i18n.js';
+import { negotiateLang, type Lang } from './i18n/index.js';
 import { areaOf, coreError, safeRequestSerializer } from './http.js';
 import { IdempotencyStore } from './idempotency.js';
 import { seededRandom } from './lib/rng.js';

@@ -1,4 +1,4 @@
-import type { Lang } from '../src/platform/i18n.js';
+import type { Lang } from './i18n/index.js';
 import { SANDBOX_OTP } from './cards.js';
 import { layout, methodLabel, orderSummary, statusLabel, tr } from './html.js';
 import { escapeHtml as e } from './lib/format.js';

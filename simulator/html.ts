@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import QRCode from 'qrcode';
 import { HOSTED, jakartaDateTime, type HostedKey } from './i18n/hosted.js';
-import { LANGS, formatRupiah, translator, type Lang, type Translate } from '../src/platform/i18n.js';
+import { LANGS, formatRupiah, translator, type Lang, type Translate } from './i18n/index.js';
 import { escapeHtml as e } from './lib/format.js';
 import type { Item } from './lib/validate.js';
 import { METHODS } from './methods.js';

@@ -1,9 +1,10 @@
 /**
  * The words of the gateway's hosted payment pages (choose a method, pay, the card's 3-D Secure
  * challenge, the approval and result pages), in English and Bahasa Indonesia. A pure leaf: the
- * simulator imports it, so it imports nothing but `./index.js`.
+ * simulator imports it, so it imports nothing but `./index.js` and the simulator's Jakarta clock.
  */
-import { defineMessages, type Lang } from '../../src/platform/i18n.js';
+import { defineMessages, type Lang } from './index.js';
+import { jakartaTime } from '../lib/format.js';
 
 export const HOSTED = defineMessages(
   {
@@ -150,7 +151,6 @@ export const HOSTED = defineMessages(
 
 export type HostedKey = keyof (typeof HOSTED)['en'];
 
-const JAKARTA_OFFSET_MS = 7 * 60 * 60 * 1000;
 const LOCALE: Record<Lang, string> = { en: 'en-GB', id: 'id-ID' };
 
 /**
@@ -160,8 +160,8 @@ const LOCALE: Record<Lang, string> = { en: 'en-GB', id: 'id-ID' };
  */
 export function jakartaDateTime(at: Date, lang: Lang): { date: string; time: string } {
   const date = new Intl.DateTimeFormat(LOCALE[lang], { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'Asia/Jakarta' }).format(at);
-  const wall = new Date(at.getTime() + JAKARTA_OFFSET_MS);
-  const hh = String(wall.getUTCHours()).padStart(2, '0');
-  const mm = String(wall.getUTCMinutes()).padStart(2, '0');
+  const wall = jakartaTime(at);
+  const hh = wall.slice(11, 13);
+  const mm = wall.slice(14, 16);
   return { date, time: lang === 'id' ? `${hh}.${mm}` : `${hh}:${mm}` };
 }

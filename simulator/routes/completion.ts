@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Lang } from '../../src/platform/i18n.js';
+import type { Lang } from '../i18n/index.js';
 import { SANDBOX_OTP } from '../cards.js';
 import type { SimContext } from '../context.js';
 import { completionPage, finishedPage, threeDsPage } from '../completion-html.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HostedKey } from '../i18n/hosted.js';
-import { negotiateLang, type Lang } from '../../src/platform/i18n.js';
+import { negotiateLang, type Lang } from '../i18n/index.js';
 import type { SimContext } from '../context.js';
 import { HOSTED_CSP, instructionsPage, messagePage, methodsPage, resultPage, statusLabel, tr } from '../html.js';
 import { isObject } from '../lib/validate.js';

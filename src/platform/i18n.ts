@@ -1,8 +1,8 @@
 /**
- * Languages of the pages people read (the console and the hosted payment pages): English and
- * Bahasa Indonesia. A page's words come from a catalogue made with `defineMessages`, never from
- * strings in its template, so a key missing in one language is a type error here and a failing
- * test, not a blank on screen.
+ * Languages of the console's pages: English and Bahasa Indonesia (the simulator's hosted pages
+ * keep their own copy, simulator/i18n/index.ts). A page's words come from a catalogue made with
+ * `defineMessages`, never from strings in its template, so a key missing in one language is a type
+ * error here and a failing test, not a blank on screen.
  */
 
 export const LANGS = ['en', 'id'] as const;
