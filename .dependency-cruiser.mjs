@@ -108,6 +108,20 @@ export default {
       from: { path: '^src/', pathNot: '^src/(storage/|cli/|server\\.ts$)' },
       to: { path: '^src/storage/kysely/store\\.ts$' },
     },
+    {
+      name: 'simulator-imports-nothing-of-src',
+      severity: 'error',
+      comment: 'The simulator checks paylink the way the real gateway would: sharing code with what it checks would let a bug agree with itself.',
+      from: { path: '^simulator/' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'src-reaches-simulator-through-its-entry',
+      severity: 'error',
+      comment: 'paylink embeds the simulator in simulator mode through its one entry; nothing else of src/ knows its insides.',
+      from: { path: '^src/' },
+      to: { path: '^simulator/', pathNot: '^simulator/index\\.ts$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,41 +1,11 @@
-import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
-import { buildSimulator, type SimulatorOptions } from './app.js';
-
+/**
+ * The simulator's one entry for everything outside it: paylink's simulator mode (`src/server.ts`),
+ * the `paylink simulator` command (`src/cli.ts`) and the tests' helpers. Lint keeps `src/` to this
+ * file, so the simulator's insides can change without paylink noticing.
+ */
 export { buildSimulator, type BuiltSimulator, type SimulatorOptions } from './app.js';
+export { startSimulator, type RunningSimulator } from './start.js';
+export { runStandalone } from './standalone.js';
 export { midtransSignature } from './lib/format.js';
 export { retriesFor, RETRY_INTERVALS_MIN, type NotificationRecord, type Attempt } from './notifier.js';
 export type { Faults, CoreHttpStatus } from './faults.js';
-
-export interface RunningSimulator {
-  baseUrl: string;
-  app: FastifyInstance;
-  setNotificationUrl(url: string | undefined): void;
-  close(): Promise<void>;
-}
-
-function urlOf(addr: AddressInfo): string {
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  return `http://${host}:${addr.port}`;
-}
-
-export async function startSimulator(opts: SimulatorOptions & { host?: string; port?: number }): Promise<RunningSimulator> {
-  const sim = buildSimulator(opts);
-  await sim.app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
-  const addr = sim.app.server.address();
-  if (addr === null || typeof addr === 'string') throw new Error('simulator: unexpected listen address');
-  const listenUrl = urlOf(addr);
-  sim.setBaseUrl(opts.publicBaseUrl ?? listenUrl);
-  let closed = false;
-  return {
-    baseUrl: listenUrl,
-    app: sim.app,
-    setNotificationUrl: sim.setNotificationUrl,
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      sim.stop();
-      await sim.app.close();
-    },
-  };
-}

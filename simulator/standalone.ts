@@ -1,4 +1,5 @@
-import { startSimulator } from './index.js';
+/** The simulator on its own (`npm run simulator`, `paylink simulator`): its settings from the environment, stopped by a signal. */
+import { startSimulator } from './start.js';
 import { isHttpUrl } from './routes/control.js';
 
 interface MainConfig {
@@ -61,7 +62,12 @@ async function main(): Promise<void> {
   console.log(`  notifications → ${config.notificationUrl ?? '(none; set via PUT /_sim/config)'}`);
 }
 
-main().catch((err: unknown) => {
-  console.error('simulator: failed to start:', err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+/** Starts the simulator from `SIMULATOR_*` variables; resolves once it listens. A bad setting or a failed start ends the process with 1. */
+export async function runStandalone(): Promise<void> {
+  try {
+    await main();
+  } catch (err: unknown) {
+    console.error('simulator: failed to start:', err instanceof Error ? err.message : err);
+    process.exit(1);
+  }
+}

@@ -119,7 +119,8 @@ export async function main(argv: readonly string[], o: { env?: Record<string, st
     }
     case 'simulator': {
       // The simulator reads process.env itself: what .env set above is there too when env is process.env.
-      await import('../simulator/main.js');
+      const { runStandalone } = await import('../simulator/index.js');
+      await runStandalone();
       return 'serving';
     }
     case 'check-config':
