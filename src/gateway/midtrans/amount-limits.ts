@@ -1,8 +1,9 @@
 /**
- * The gateway's largest amount per payment method (reference §6, "Min/max per method"), the one
- * place these limits are kept. A method the reference gives no maximum for is held to the largest
- * maximum it documents for any method (BCA VA, 20 billion rupiah): the gateway's amounts are
- * bounded, and refusing beyond the largest known bound costs nothing a real payment needs.
+ * The gateway's largest amount per payment method, the one place these limits are kept (Midtrans,
+ * https://docs.midtrans.com/docs/is-there-a-minimum-and-maximum-transaction-value-that-i-can-charge-with-midtrans).
+ * A method the documentation gives no maximum for is held to the largest maximum it gives for any
+ * method (BCA VA, 20 billion rupiah): the gateway's amounts are bounded, and refusing beyond the
+ * largest known bound costs nothing a real payment needs.
  */
 import type { PaymentType } from './charge-body.js';
 

@@ -1,4 +1,7 @@
-/** Core API charge requests (reference §3.2): one method object per payment type, checked before the call. */
+/**
+ * Core API charge requests (https://docs.midtrans.com/reference/charge-transactions-1): one method
+ * object per payment type, checked before the call.
+ */
 import { Type, type Static, type TLiteral, type TProperties, type TUnion } from 'typebox';
 import { AppError } from '../../platform/errors.js';
 import { Value } from 'typebox/value';
@@ -32,8 +35,8 @@ const CreditCard = object({
 const UobEzpay = object({ callback_url: Type.Optional(Text(255)) });
 
 /**
- * The method objects of a charge request, one per payment type that takes one (reference §3.2);
- * the request carries the one its type needs. The route validates requests against this schema.
+ * The method objects of a charge request, one per payment type that takes one; the request
+ * carries the one its type needs. The route validates requests against this schema.
  */
 export const ChargeMethodsSchema = Type.Object({
   bank_transfer: Type.Optional(BankTransfer),
@@ -75,8 +78,8 @@ const chargeOf = <T extends PaymentType, P extends TProperties>(paymentType: T, 
   });
 
 /**
- * The Core API charge body (reference §3.2): one shape per payment type, carrying that type's
- * method object under its name (types that take none carry none).
+ * The Core API charge body: one shape per payment type, carrying that type's method object under
+ * its name (types that take none carry none).
  */
 export const ChargeRequestSchema = Type.Union([
   chargeOf('bank_transfer', { bank_transfer: SentMethods.bank_transfer }),

@@ -1,7 +1,9 @@
 /**
- * The payment methods the gateway documents for `enabled_payments` (Snap and Payment Link,
- * reference §1–§2), with the aliases `bank_transfer` and `cstore`. The gateway skips names it does
- * not offer and refuses a list that names none it does; paylink refuses that list first (400).
+ * The payment methods the gateway documents for `enabled_payments` (Payment Link and Snap:
+ * https://docs.midtrans.com/reference/create-payment-link,
+ * https://docs.midtrans.com/reference/request-body-json-parameter), with the aliases `bank_transfer`
+ * and `cstore`. The gateway skips names it does not offer and refuses a list that names none it
+ * does; paylink refuses that list first (400).
  */
 import type { FieldError } from '../../platform/errors.js';
 
@@ -28,8 +30,8 @@ export const KNOWN_PAYMENT_METHODS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The payment types the gateway refunds (reference §3.5: card, GoPay, ShopeePay, DANA, OVO, QRIS,
- * Kredivo, Akulaku). Any other type (bank transfer, convenience store, …) is answered 412 "Merchant
+ * The payment types the gateway refunds (card, GoPay, ShopeePay, DANA, OVO, QRIS, Kredivo, Akulaku:
+ * https://docs.midtrans.com/reference/refund-transaction). Any other type (bank transfer, convenience store, …) is answered 412 "Merchant
  * cannot modify the status of the transaction": paylink says so before asking.
  */
 export const REFUNDABLE_PAYMENT_TYPES: ReadonlySet<string> = new Set(['credit_card', 'gopay', 'shopeepay', 'dana', 'ovo', 'qris', 'kredivo', 'akulaku']);

@@ -1,6 +1,6 @@
 /**
- * Request bodies for the Payment Link, Snap and refund APIs (reference §1.2, §2, §3.5), one schema
- * each, and the order details (items, customer, payment window) that they and Core charges share.
+ * Request bodies for the Payment Link, Snap and refund APIs, one schema each, and the order details
+ * (items, customer, payment window) that they and Core charges share.
  * The builders below produce these types; the client's methods take nothing else.
  */
 import { Type, type Static } from 'typebox';
@@ -75,7 +75,10 @@ export function truncate(text: string, max: number): string {
   return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
-/** The Payment Link create body (reference §1.2). One use only: a link pays one order. */
+/**
+ * The Payment Link create body (https://docs.midtrans.com/reference/create-payment-link). One use
+ * only: a link pays one order.
+ */
 export const PaymentLinkRequestSchema = Type.Object(
   {
     transaction_details: Type.Object({ ...orderDetails, payment_link_id: Type.String({ pattern: '^[a-z0-9-]{1,50}$' }) }, { additionalProperties: false }),
@@ -120,7 +123,7 @@ export function storedPaymentLinkRequest(stored: unknown): PaymentLinkRequest {
   return stored;
 }
 
-/** The Snap transaction body (reference §2). */
+/** The Snap transaction body (https://docs.midtrans.com/reference/request-body-json-parameter). */
 export const SnapRequestSchema = Type.Object(
   {
     transaction_details: TransactionDetailsSchema,
@@ -152,8 +155,8 @@ export function snapBody(i: SnapBodyInput): SnapRequest {
 }
 
 /**
- * The refund body (reference §3.5): `refund_key` is the idempotency key the gateway keeps the refund
- * under; no `amount` refunds the rest.
+ * The refund body (https://docs.midtrans.com/reference/refund-transaction): `refund_key` is the
+ * idempotency key the gateway keeps the refund under; no `amount` refunds the rest.
  */
 export const RefundRequestSchema = Type.Object(
   {
