@@ -108,6 +108,13 @@ export default {
       from: { path: '^src/', pathNot: '^src/(storage/|cli/|server\\.ts$)' },
       to: { path: '^src/storage/kysely/store\\.ts$' },
     },
+    {
+      name: 'storage-contract-imports-no-implementation',
+      severity: 'error',
+      comment: 'The contract is what the rest of the service sees: it names domain types, never a database or Kysely.',
+      from: { path: '^src/storage/contract\\.ts$' },
+      to: { path: '^src/storage/(kysely|sqlite|postgres)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
