@@ -178,7 +178,8 @@ function sqliteKysely(file: string): Kysely<Database> {
   database.pragma('busy_timeout = 5000');
   // FULL: a commit is on disk before we answer. The webhook answers 200 only after its commit, and
   // the gateway never resends what it saw acknowledged; NORMAL could lose that commit on power loss.
-  // Measured cost: about a quarter of the webhook throughput (npm run bench; docs/performance.md).
+  // Measured cost: about a quarter of the webhook throughput (npm run bench, as docs/performance.md
+  // describes it).
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   return new Kysely<Database>({ dialect: new CachedSqliteDialect(database) });
