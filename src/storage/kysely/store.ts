@@ -112,10 +112,8 @@ function repositories(make: <K extends keyof Repositories>(name: K) => Repositor
   return built as Repositories;
 }
 
-interface Connection {
-  readonly backend: Backend;
-  readonly db: Kysely<Database>;
-  readonly now: () => Date;
+/** What a store runs on: its repositories' context, how it closes, and (SQLite) its group commit. */
+interface Connection extends RepoContext {
   readonly close: () => Promise<void>;
   /** SQLite: concurrent transactions share one commit. */
   readonly group?: GroupCommit;
@@ -128,10 +126,9 @@ interface Connection {
  * `STORE_ACCESS` state. Reads go straight to the connection.
  */
 function kyselyStore(c: Connection, inTransaction: boolean): KyselyBackedStore {
-  const context: RepoContext = { db: c.db, now: c.now, backend: c.backend };
   const { group } = c;
   const build = <K extends keyof Repositories>(name: K): Repositories[K] => {
-    const repo = REPOSITORIES[name](context);
+    const repo = REPOSITORIES[name](c);
     return group ? groupedWrites(repo, STORE_ACCESS[name], (fn) => store.transaction((tx) => fn(tx[name]))) : repo;
   };
   const store: KyselyBackedStore = {
