@@ -109,6 +109,11 @@ export default {
       to: { path: '^src/storage/kysely/store\\.ts$' },
     },
     {
+      name: 'storage-contract-imports-no-implementation',
+      severity: 'error',
+      comment: 'The contract is what the rest of the service sees: it names domain types, never a database or Kysely.',
+      from: { path: '^src/storage/contract\\.ts$' },
+      to: { path: '^src/storage/(kysely|sqlite|postgres)/' },
       name: 'simulator-imports-nothing-of-src',
       severity: 'error',
       comment: 'The simulator checks paylink the way the real gateway would: sharing code with what it checks would let a bug agree with itself.',

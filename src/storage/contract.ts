@@ -1,7 +1,8 @@
 /**
  * The storage contract, in domain terms: every repository interface, the Store that holds them,
- * and which methods write. Implemented once with Kysely for SQLite and PostgreSQL (`kysely-store.ts`,
- * `repos/`); the rest of the service depends on this file and on `model/` only.
+ * and which methods write. Implemented once with Kysely for SQLite and PostgreSQL (`kysely/`); the
+ * rest of the service depends on this file and on `model/` only, and this file imports nothing
+ * else: a database's codes and its cursor format stay behind the Store's own methods.
  */
 import type { PaymentStatus, NewTransaction, TransactionPatch, TransactionRecord } from '../model/payment.js';
 import type { NewNotification, NotificationOutcomeUpdate, NotificationRecord, NotificationResult } from '../model/notification.js';
@@ -10,12 +11,6 @@ import type { NewRefund, RefundRecord, RefundState } from '../model/refund.js';
 import type { AuthFailurePolicy, AuthFailureState } from '../model/auth-failures.js';
 import type { Page } from '../model/page.js';
 import type { NewReconciliationRow, ReconciliationCounts, ReconciliationImport, ReconciliationResult, ReconciliationRow } from '../model/reconciliation.js';
-import { decodeCursor } from './kysely/cursor.js';
-
-/** Whether `s` is a list cursor this storage hands out (a forged or foreign one is not). */
-export function isCursor(s: string): boolean {
-  return decodeCursor(s) !== undefined;
-}
 
 export interface TransactionFilter {
   status?: PaymentStatus;
@@ -334,8 +329,11 @@ export interface ReportWritesRepo {
   recordNew(w: ReportWrite): Promise<ReportWritten>;
 }
 
-export interface Store {
-  readonly kind: 'sqlite' | 'postgres';
+/**
+ * The repositories a Store holds, by name. The Kysely store builds one of each from its table
+ * (`kysely/store.ts`), and `STORE_ACCESS` classifies each one's methods.
+ */
+export interface Repositories {
   readonly transactions: TransactionsRepo;
   readonly config: ConfigRepo;
   readonly idempotency: IdempotencyRepo;
@@ -357,8 +355,31 @@ export interface Store {
   readonly feed: FeedRepo;
   /** Imports of the gateway's reports. */
   readonly reconciliation: ReconciliationRepo;
+}
+
+/**
+ * The repositories, and the transaction that groups their calls.
+ *
+ * Where a write commits: inside `transaction(fn)`, every call through `tx` commits with the rest of
+ * `fn`. A repository method called on the Store itself, outside any transaction, runs as its
+ * `STORE_ACCESS` entry says. On SQLite a `write` runs as a transaction of its own that joins the
+ * group commit: it shares one commit (one fsync) with the transactions of the same moment, in a
+ * savepoint of its own, so it succeeds or fails alone and resolves only once committed. So
+ * `store.transactions.update(…)` is a transaction there, although nothing at the call site says so.
+ * On PostgreSQL, and for `autocommit` and `read` methods on both, the call goes straight to the
+ * connection: each statement commits on its own unless the method opens a transaction itself.
+ */
+export interface Store extends Repositories {
+  readonly kind: 'sqlite' | 'postgres';
   /** Runs `fn` in one database transaction; everything `fn` does through `tx` commits or rolls back together. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /** Whether `cursor` is a list cursor this store hands out (a forged or foreign one is not). */
+  isListCursor(cursor: string): boolean;
+  /**
+   * Whether `err`, thrown by a write or by a transaction, says that a unique key exists already:
+   * a `UniqueViolationError`, or the database's own report of a unique violation.
+   */
+  isUniqueViolation(err: unknown): boolean;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   /** Which of this version's migrations the database has, and which it has that this version does not know. */
@@ -367,27 +388,16 @@ export interface Store {
 }
 
 /**
- * What each repository method does to the database. `read`: straight to the connection. `write`: on
- * SQLite, called outside a transaction, it joins a group commit (one fsync shared by the writes of a
- * busy moment). `autocommit`: a write that commits on its own, never waiting for a group. Every
- * method is listed, so a new one cannot be left unclassified.
+ * What each repository method does to the database when it is called on the Store outside a
+ * transaction (see `Store`). `read`: straight to the connection. `write`: on SQLite, a transaction of
+ * its own that joins the group commit (one fsync shared by the writes of a busy moment:
+ * `kysely/group-commit.ts`, measured in docs/performance.md). `autocommit`: a write that commits on
+ * its own, never waiting for a group. Every method is listed, so a new one cannot be left
+ * unclassified.
  */
 export type Access<R> = { readonly [K in keyof R]: 'read' | 'write' | 'autocommit' };
 
-export const STORE_ACCESS: {
-  transactions: Access<TransactionsRepo>;
-  config: Access<ConfigRepo>;
-  idempotency: Access<IdempotencyRepo>;
-  notifications: Access<NotificationsRepo>;
-  outbox: Access<OutboxRepo>;
-  reports: Access<ReportWritesRepo>;
-  refunds: Access<RefundsRepo>;
-  console: Access<ConsoleQueries>;
-  retention: Access<RetentionRepo>;
-  authFailures: Access<AuthFailuresRepo>;
-  feed: Access<FeedRepo>;
-  reconciliation: Access<ReconciliationRepo>;
-} = {
+export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Repositories[K]> } = {
   transactions: {
     insert: 'write',
     findById: 'read',
@@ -472,11 +482,4 @@ export class UniqueViolationError extends Error {
     super(message);
     this.name = 'UniqueViolationError';
   }
-}
-
-export function isUniqueViolation(err: unknown): boolean {
-  if (err instanceof UniqueViolationError) return true;
-  if (!(err instanceof Error)) return false;
-  const code = (err as { code?: unknown }).code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

@@ -1,12 +1,15 @@
 /**
  * SQLite group commit: concurrent transactions share commits, yet each caller learns of its
  * transaction only once it is committed, and a failing transaction takes nothing else with it.
+ * A `write` method called on the store outside a transaction joins a group too; an `autocommit` one
+ * commits on its own (the rule the contract states on `Store` and `STORE_ACCESS`).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import SqliteDatabase from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { freshDatabase, type TestDatabase } from '../helpers/stores.js';
-import type { Store } from '../../src/storage/contract.js';
+import { STORE_ACCESS, UniqueViolationError, type Store } from '../../src/storage/contract.js';
 
 function charge(orderId: string) {
   return {
@@ -91,5 +94,38 @@ describe('SQLite group commit', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     const page = await s.transactions.list({ limit: 10 });
     expect(page.items.map((t) => t.orderId).sort()).toEqual(['DUP-1', 'DUP-2']);
+  });
+
+  it('a write called outside a transaction joins a group commit and fails alone; an autocommit write commits on its own', async () => {
+    expect(STORE_ACCESS.transactions.insert).toBe('write');
+    expect(STORE_ACCESS.authFailures.fail).toBe('autocommit');
+    db = freshDatabase('sqlite');
+    const s = (store = await db.open());
+    if (db.config.kind !== 'sqlite') throw new Error('sqlite expected');
+    const file = db.config.path;
+    // Every commit appends at least one frame to the write-ahead log, so fewer frames than writes
+    // means the writes shared commits.
+    const side = new SqliteDatabase(file);
+    try {
+      const frameSize = Number(side.pragma('page_size', { simple: true })) + 24;
+      const framesOf = async (writes: () => Promise<unknown>): Promise<number> => {
+        side.pragma('wal_checkpoint(TRUNCATE)');
+        await writes();
+        return Math.max(0, (fs.statSync(`${file}-wal`).size - 32) / frameSize);
+      };
+      const n = 40;
+      const grouped = await framesOf(() => Promise.all(Array.from({ length: n }, (_, i) => s.transactions.insert(charge(`SW-${i}`)))));
+      expect(grouped).toBeGreaterThan(0);
+      expect(grouped).toBeLessThan(n);
+      const policy = { maxFailures: 5, windowMs: 60_000, lockMs: 60_000 };
+      const alone = await framesOf(() => Promise.all(Array.from({ length: n }, (_, i) => s.authFailures.fail('api', `client-${i}`, new Date(), policy))));
+      expect(alone).toBeGreaterThanOrEqual(n);
+    } finally {
+      side.close();
+    }
+    const results = await Promise.allSettled([s.transactions.insert(charge('SD-1')), s.transactions.insert(charge('SD-1')), s.transactions.insert(charge('SD-2'))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(results[1]?.status === 'rejected' ? results[1].reason : undefined).toBeInstanceOf(UniqueViolationError);
+    expect((await s.transactions.findByOrderId('SD-2'))?.orderId).toBe('SD-2');
   });
 });

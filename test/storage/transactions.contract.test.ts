@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { DATABASE_KINDS, freshStoreEachTest, type TestDatabase } from '../helpers/stores.js';
 import { UniqueViolationError, type Store } from '../../src/storage/contract.js';
 import { type NewTransaction } from '../../src/model/payment.js';
+import type { KyselyBackedStore } from '../../src/storage/kysely/store.js';
 
 function newTx(over: Partial<NewTransaction> = {}): NewTransaction {
   const orderId = over.orderId ?? `SO-${randomUUID().slice(0, 8)}`;
@@ -54,6 +56,27 @@ describe.each(DATABASE_KINDS)('storage contract: transactions and config (%s)', 
     await store.transactions.insert(newTx({ orderId: 'A:1', gatewayOrderId: 'A.1' }));
     await expect(store.transactions.insert(newTx({ orderId: 'A:1', gatewayOrderId: 'A.1x' }))).rejects.toBeInstanceOf(UniqueViolationError);
     await expect(store.transactions.insert(newTx({ orderId: 'A/1', gatewayOrderId: 'A.1' }))).rejects.toBeInstanceOf(UniqueViolationError);
+  });
+
+  it('tells a unique violation, in its own words or the database\'s, from other errors', async () => {
+    await store.transactions.insert(newTx({ orderId: 'U:1' }));
+    const own = await store.transactions.insert(newTx({ orderId: 'U:1' })).catch((err: unknown) => err);
+    expect(own).toBeInstanceOf(UniqueViolationError);
+    expect(store.isUniqueViolation(own)).toBe(true);
+    const raw = (store as KyselyBackedStore).db;
+    const driver = await sql`insert into paylink_meta (key, value) values ('database_id', 'again')`.execute(raw).catch((err: unknown) => err);
+    expect(driver).not.toBeInstanceOf(UniqueViolationError);
+    expect(store.isUniqueViolation(driver)).toBe(true);
+    expect(store.isUniqueViolation(await sql`selec 1`.execute(raw).catch((err: unknown) => err))).toBe(false);
+    expect(store.isUniqueViolation('23505')).toBe(false);
+  });
+
+  it('tells the list cursors it hands out from other text', async () => {
+    for (let i = 0; i < 3; i++) await store.transactions.insert(newTx());
+    const { nextCursor } = await store.transactions.list({ limit: 1 });
+    expect(nextCursor).toBeDefined();
+    expect(store.isListCursor(nextCursor ?? '')).toBe(true);
+    for (const other of ['', 'nope', Buffer.from('{"at":"x","id":"y"}').toString('base64url'), Buffer.from('[1,2]').toString('base64url')]) expect(store.isListCursor(other)).toBe(false);
   });
 
   it('updates a patch and bumps updated_at, leaving other fields', async () => {

@@ -8,10 +8,10 @@ import type { PaymentStatus, TransactionRecord } from '../../model/payment.js';
 import type { DeliveryAttempt, OutboxEvent, OutboxState } from '../../model/delivery.js';
 import type { Page } from '../../model/page.js';
 import { AppError } from '../../platform/errors.js';
-import { isCursor, type ConsoleSearch } from '../../storage/contract.js';
+import type { ConsoleSearch, Store } from '../../storage/contract.js';
 
-function checkCursor(cursor: string | undefined): void {
-  if (cursor !== undefined && !isCursor(cursor)) throw new AppError('VALIDATION_FAILED', 'The cursor is not one this list handed out.', { errors: [{ path: 'cursor', message: 'is not a cursor this list returned' }] });
+function checkCursor(store: Store, cursor: string | undefined): void {
+  if (cursor !== undefined && !store.isListCursor(cursor)) throw new AppError('VALIDATION_FAILED', 'The cursor is not one this list handed out.', { errors: [{ path: 'cursor', message: 'is not a cursor this list returned' }] });
 }
 
 export interface TransactionListQuery {
@@ -25,7 +25,7 @@ export interface TransactionListQuery {
 }
 
 export async function listTransactions(services: Deps<'store'>, q: TransactionListQuery): Promise<Page<TransactionRecord>> {
-  checkCursor(q.cursor);
+  checkCursor(services.store, q.cursor);
   return services.store.transactions.list(q);
 }
 
@@ -48,7 +48,7 @@ export interface DeliveryListQuery {
 
 /** ERP events newest first, each page with the delivery attempts of its events. */
 export async function listDeliveries(services: Deps<'store'>, q: DeliveryListQuery): Promise<{ page: Page<OutboxEvent>; attempts: DeliveryAttempt[] }> {
-  checkCursor(q.cursor);
+  checkCursor(services.store, q.cursor);
   const page = await services.store.outbox.list(q);
   return { page, attempts: await services.store.outbox.attemptsFor(page.items.map((e) => e.seq)) };
 }

@@ -3,10 +3,9 @@ import type { Deps } from '../../types.js';
 import type { Page } from '../../model/page.js';
 import type { ReconciliationImport, ReconciliationResult, ReconciliationRow } from '../../model/reconciliation.js';
 import { AppError } from '../../platform/errors.js';
-import { isCursor } from '../../storage/contract.js';
 
 export async function listReconciliations(services: Deps<'store'>, q: { limit: number; cursor?: string }): Promise<Page<ReconciliationImport>> {
-  if (q.cursor !== undefined && !isCursor(q.cursor)) throw new AppError('VALIDATION_FAILED', 'The cursor is not one this list handed out.', { errors: [{ path: 'cursor', message: 'is not a cursor this list returned' }] });
+  if (q.cursor !== undefined && !services.store.isListCursor(q.cursor)) throw new AppError('VALIDATION_FAILED', 'The cursor is not one this list handed out.', { errors: [{ path: 'cursor', message: 'is not a cursor this list returned' }] });
   return services.store.reconciliation.list(q);
 }
 

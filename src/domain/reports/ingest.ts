@@ -10,7 +10,6 @@ import type { Store } from '../../storage/contract.js';
 import type { NewOutboxEvent } from '../../model/delivery.js';
 import type { NotificationResult, NotificationSource } from '../../model/notification.js';
 import type { PaymentStatus, TransactionPatch, TransactionRecord } from '../../model/payment.js';
-import { isUniqueViolation } from '../../storage/contract.js';
 import { decideTransition, type Decision } from './status-machine.js';
 import { mapGatewayStatus, reportIsReversible } from '../../gateway/midtrans/status.js';
 import { dedupeKey, grossToNumber, type GatewayReport } from '../../gateway/midtrans/report.js';
@@ -53,7 +52,7 @@ export async function ingestGatewayReport(services: IngestDeps, report: TrustedR
     out = await run();
   } catch (err) {
     // Two first reports of the same unknown order raced to create it; the loser's transaction rolled back.
-    if (!isUniqueViolation(err)) throw err;
+    if (!services.store.isUniqueViolation(err)) throw err;
     out = await run();
   }
   if (out.eventId) services.outbox.wake();

@@ -11,6 +11,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
+import type { Access } from '../contract.js';
 
 interface Member {
   fn: (trx: Transaction<Database>) => Promise<unknown>;
@@ -84,4 +85,28 @@ export class GroupCommit {
       return { ok: false, error };
     }
   }
+}
+
+/**
+ * `repo`, with each method `access` declares a `write` run through `run` (a transaction of the group
+ * commit, on that transaction's own repo): how a write called on the Store outside a transaction
+ * joins a group (the rule `Store` and `STORE_ACCESS` state in the contract). A repo with no `write`
+ * method is returned as it is.
+ */
+export function groupedWrites<R extends object>(repo: R, access: Access<R>, run: <T>(fn: (r: R) => Promise<T>) => Promise<T>): R {
+  const kinds: Record<string, string> = access;
+  if (!Object.values(kinds).includes('write')) return repo;
+  const isWrite = (prop: string | symbol): prop is keyof R & string => typeof prop === 'string' && kinds[prop] === 'write';
+  return new Proxy(repo, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function' || !isWrite(prop)) return value;
+      return (...args: unknown[]) =>
+        run((r) => {
+          const method: unknown = Reflect.get(r, prop);
+          if (typeof method !== 'function') throw new Error(`no method ${prop}`);
+          return Promise.resolve(method.apply(r, args));
+        });
+    },
+  });
 }

@@ -6,7 +6,7 @@ import { CurrentSchemaPostgresDialect } from '../postgres/introspection.js';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '../../config/env.js';
 import type { Database } from './schema.js';
-import { STORE_ACCESS, type Access, type AuthFailuresRepo, type ConfigRepo, type FeedRepo, type MigrationStatus, type ReconciliationRepo, type ConsoleQueries, type IdempotencyRepo, type NotificationsRepo, type OutboxRepo, type RefundsRepo, type ReportWritesRepo, type RetentionRepo, type Store, type TransactionsRepo } from '../contract.js';
+import { STORE_ACCESS, type MigrationStatus, type Repositories, type Store } from '../contract.js';
 import { migrationProvider, migrations } from './migrations.js';
 import { KyselyTransactionsRepo } from './repos/transactions.js';
 import { KyselyConfigRepo } from './repos/runtime-config.js';
@@ -19,12 +19,18 @@ import { KyselyRetentionRepo } from './repos/retention.js';
 import { KyselyAuthFailuresRepo } from './repos/auth-failures.js';
 import { KyselyFeedRepo } from './repos/feed.js';
 import { KyselyReconciliationRepo } from './repos/reconciliation.js';
-import type { SqlDialect } from './dialect.js';
-import { sqliteDialect } from '../sqlite/dialect.js';
-import { postgresDialect } from '../postgres/dialect.js';
+import type { Backend } from './backend.js';
+import { sqliteDialect } from '../sqlite/fragments.js';
+import { SqliteReportWrites } from '../sqlite/report-writes.js';
+import { sqliteCompleteAttempt } from '../sqlite/outbox-complete.js';
+import { postgresDialect } from '../postgres/fragments.js';
+import { PostgresReportWrites } from '../postgres/report-writes.js';
+import { postgresCompleteAttempt } from '../postgres/outbox-complete.js';
+import { decodeCursor } from './cursor.js';
+import { isUniqueViolation } from './errors.js';
 import { isDatabaseUnavailable } from '../../platform/errors.js';
 import { CachedSqliteDialect } from '../sqlite/driver.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, groupedWrites } from './group-commit.js';
 import { ensurePrivateFile, privateDir, privateFile } from '../../platform/private-files.js';
 
 /** One process per SQLite file (the service takes this lock before it opens the store). */
@@ -60,91 +66,99 @@ export interface KyselyBackedStore extends Store {
   transaction<T>(fn: (tx: KyselyBackedStore) => Promise<T>): Promise<T>;
 }
 
-class KyselyStore implements KyselyBackedStore {
-  readonly transactions: TransactionsRepo;
-  readonly config: ConfigRepo;
-  readonly idempotency: IdempotencyRepo;
-  readonly notifications: NotificationsRepo;
-  readonly outbox: OutboxRepo;
-  readonly reports: ReportWritesRepo;
-  readonly refunds: RefundsRepo;
-  readonly console: ConsoleQueries;
-  readonly retention: RetentionRepo;
-  readonly authFailures: AuthFailuresRepo;
-  readonly feed: FeedRepo;
-  readonly reconciliation: ReconciliationRepo;
+/** Each database's own SQL, picked once when the store is opened. */
+const BACKENDS: Record<'sqlite' | 'postgres', Backend> = {
+  sqlite: { dialect: sqliteDialect, reportWrites: (db, now) => new SqliteReportWrites(db, now), completeAttempt: sqliteCompleteAttempt },
+  postgres: { dialect: postgresDialect, reportWrites: (db, now) => new PostgresReportWrites(db, now), completeAttempt: postgresCompleteAttempt },
+};
 
-  readonly kind: 'sqlite' | 'postgres';
-
-  constructor(
-    private readonly dialect: SqlDialect,
-    readonly db: Kysely<Database>,
-    private readonly now: () => Date,
-    private readonly onClose: () => Promise<void>,
-    private readonly inTransaction = false,
-    /** SQLite: concurrent transactions share one commit. */
-    private readonly group?: GroupCommit,
-  ) {
-    this.kind = dialect.kind;
-    // SQLite outside a transaction: every write joins a group commit too (alone, each would cost
-    // an fsync of its own on the event loop); reads go straight to the connection.
-    const writes = <R extends object>(repo: R, access: Access<R>, inTx: (tx: Store) => R): R => (group ? groupedWrites(repo, access, (fn) => this.transaction((tx) => fn(inTx(tx)))) : repo);
-    this.transactions = writes<TransactionsRepo>(new KyselyTransactionsRepo(db, now, dialect), STORE_ACCESS.transactions, (tx) => tx.transactions);
-    this.config = writes<ConfigRepo>(new KyselyConfigRepo(db, now), STORE_ACCESS.config, (tx) => tx.config);
-    this.idempotency = writes<IdempotencyRepo>(new KyselyIdempotencyRepo(db), STORE_ACCESS.idempotency, (tx) => tx.idempotency);
-    this.notifications = writes<NotificationsRepo>(new KyselyNotificationsRepo(db, now), STORE_ACCESS.notifications, (tx) => tx.notifications);
-    this.outbox = writes<OutboxRepo>(new KyselyOutboxRepo(db, now, dialect), STORE_ACCESS.outbox, (tx) => tx.outbox);
-    this.reports = writes<ReportWritesRepo>({ recordNew: (w) => dialect.recordReport(db, now, w) }, STORE_ACCESS.reports, (tx) => tx.reports);
-    this.refunds = writes<RefundsRepo>(new KyselyRefundsRepo(db, now), STORE_ACCESS.refunds, (tx) => tx.refunds);
-    this.console = new KyselyConsoleQueries(db);
-    this.retention = writes<RetentionRepo>(new KyselyRetentionRepo(db), STORE_ACCESS.retention, (tx) => tx.retention);
-    this.authFailures = new KyselyAuthFailuresRepo(db);
-    this.feed = writes<FeedRepo>(new KyselyFeedRepo(db, dialect), STORE_ACCESS.feed, (tx) => tx.feed);
-    this.reconciliation = writes<ReconciliationRepo>(new KyselyReconciliationRepo(db, now, dialect.kind), STORE_ACCESS.reconciliation, (tx) => tx.reconciliation);
-  }
-
-  async transaction<T>(fn: (tx: KyselyBackedStore) => Promise<T>): Promise<T> {
-    if (this.inTransaction) return fn(this);
-    const inner = (trx: Transaction<Database>) => fn(new KyselyStore(this.dialect, trx, this.now, async () => undefined, true));
-    return this.group ? this.group.run(inner) : this.db.transaction().execute(inner);
-  }
-
-  async ping(): Promise<void> {
-    await sql`select 1`.execute(this.db);
-  }
-
-  async migrationStatus(): Promise<MigrationStatus> {
-    // Kysely's table, in the schema the connection's search_path names (see `migrate`).
-    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(this.db);
-    const applied = new Set(rows.map((r) => r.name));
-    const known = Object.keys(migrations(this.kind));
-    return {
-      applied: known.filter((n) => applied.has(n)).length,
-      pending: known.filter((n) => !applied.has(n)),
-      unknown: [...applied].filter((n) => !known.includes(n)).sort(),
-    };
-  }
-
-  async close(): Promise<void> {
-    await this.onClose();
-  }
+/** What a repository is built from: the connection or transaction it runs on, the clock, and its database's own SQL. */
+interface RepoContext {
+  readonly db: Kysely<Database>;
+  readonly now: () => Date;
+  readonly backend: Backend;
 }
 
-/** `repo`, with each method `access` declares a `write` run through `run` (in a transaction of the group commit, on the transaction's own repo). */
-function groupedWrites<R extends object>(repo: R, access: Access<R>, run: <T>(fn: (r: R) => Promise<T>) => Promise<T>): R {
-  const isWrite = (prop: string | symbol): prop is keyof R & string => typeof prop === 'string' && (access as Record<string, string>)[prop] === 'write';
-  return new Proxy(repo, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function' || !isWrite(prop)) return value;
-      return (...args: unknown[]) =>
-        run((r) => {
-          const method: unknown = Reflect.get(r, prop);
-          if (typeof method !== 'function') throw new Error(`no method ${prop}`);
-          return Promise.resolve(method.apply(r, args));
-        });
+/**
+ * Every repository of the store, in one table: a new repository is its interface in the contract
+ * (with its `Repositories` field and `STORE_ACCESS` entry), its file in repos/, and one line here.
+ */
+const REPOSITORIES: { readonly [K in keyof Repositories]: (c: RepoContext) => Repositories[K] } = {
+  transactions: (c) => new KyselyTransactionsRepo(c.db, c.now, c.backend.dialect),
+  config: (c) => new KyselyConfigRepo(c.db, c.now),
+  idempotency: (c) => new KyselyIdempotencyRepo(c.db),
+  notifications: (c) => new KyselyNotificationsRepo(c.db, c.now),
+  outbox: (c) => new KyselyOutboxRepo(c.db, c.now, c.backend.dialect, c.backend.completeAttempt),
+  reports: (c) => c.backend.reportWrites(c.db, c.now),
+  refunds: (c) => new KyselyRefundsRepo(c.db, c.now),
+  console: (c) => new KyselyConsoleQueries(c.db),
+  retention: (c) => new KyselyRetentionRepo(c.db),
+  authFailures: (c) => new KyselyAuthFailuresRepo(c.db),
+  feed: (c) => new KyselyFeedRepo(c.db, c.backend.dialect),
+  reconciliation: (c) => new KyselyReconciliationRepo(c.db, c.now, c.backend.dialect.kind),
+};
+
+/** The table's names, typed (`Object.keys` widens them to string). */
+const REPOSITORY_NAMES = Object.keys(REPOSITORIES) as (keyof Repositories)[];
+
+/** One of each repository, each as `make` builds it. */
+function repositories(make: <K extends keyof Repositories>(name: K) => Repositories[K]): Repositories {
+  const built: { -readonly [K in keyof Repositories]?: Repositories[K] } = {};
+  const add = <K extends keyof Repositories>(name: K): void => {
+    built[name] = make(name);
+  };
+  REPOSITORY_NAMES.forEach(add);
+  // Every name of the table was added just above.
+  return built as Repositories;
+}
+
+/** What a store runs on: its repositories' context, how it closes, and (SQLite) its group commit. */
+interface Connection extends RepoContext {
+  readonly close: () => Promise<void>;
+  /** SQLite: concurrent transactions share one commit. */
+  readonly group?: GroupCommit;
+}
+
+/**
+ * The store over `c`, or (`inTransaction`) over one of its transactions. Outside a transaction on
+ * SQLite, each repository's `write` methods run in a transaction of the group commit of their own
+ * (alone, each would cost an fsync of its own on the event loop): the rule `Store` and
+ * `STORE_ACCESS` state. Reads go straight to the connection.
+ */
+function kyselyStore(c: Connection, inTransaction: boolean): KyselyBackedStore {
+  const { group } = c;
+  const build = <K extends keyof Repositories>(name: K): Repositories[K] => {
+    const repo = REPOSITORIES[name](c);
+    return group ? groupedWrites(repo, STORE_ACCESS[name], (fn) => store.transaction((tx) => fn(tx[name]))) : repo;
+  };
+  const store: KyselyBackedStore = {
+    kind: c.backend.dialect.kind,
+    db: c.db,
+    ...repositories(build),
+    async transaction<T>(fn: (tx: KyselyBackedStore) => Promise<T>): Promise<T> {
+      if (inTransaction) return fn(store);
+      const inner = (trx: Transaction<Database>) => fn(kyselyStore({ ...c, db: trx, close: async () => undefined, group: undefined }, true));
+      return group ? group.run(inner) : c.db.transaction().execute(inner);
     },
-  });
+    isListCursor: (cursor) => decodeCursor(cursor) !== undefined,
+    isUniqueViolation,
+    async ping(): Promise<void> {
+      await sql`select 1`.execute(c.db);
+    },
+    async migrationStatus(): Promise<MigrationStatus> {
+      // Kysely's table, in the schema the connection's search_path names (see `migrate`).
+      const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(c.db);
+      const applied = new Set(rows.map((r) => r.name));
+      const known = Object.keys(migrations(c.backend.dialect.kind));
+      return {
+        applied: known.filter((n) => applied.has(n)).length,
+        pending: known.filter((n) => !applied.has(n)),
+        unknown: [...applied].filter((n) => !known.includes(n)).sort(),
+      };
+    },
+    close: () => c.close(),
+  };
+  return store;
 }
 
 function sqliteKysely(file: string): Kysely<Database> {
@@ -161,7 +175,8 @@ function sqliteKysely(file: string): Kysely<Database> {
   database.pragma('busy_timeout = 5000');
   // FULL: a commit is on disk before we answer. The webhook answers 200 only after its commit, and
   // the gateway never resends what it saw acknowledged; NORMAL could lose that commit on power loss.
-  // Measured cost: about a quarter of the webhook throughput (npm run bench).
+  // Measured cost: about a quarter of the webhook throughput (npm run bench, as docs/performance.md
+  // describes it).
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   return new Kysely<Database>({ dialect: new CachedSqliteDialect(database) });
@@ -211,7 +226,7 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
     closed = true;
     await db.destroy();
   };
-  return new KyselyStore(cfg.kind === 'sqlite' ? sqliteDialect : postgresDialect, db, now, close, false, cfg.kind === 'sqlite' ? new GroupCommit(db) : undefined);
+  return kyselyStore({ backend: BACKENDS[cfg.kind], db, now, close, group: cfg.kind === 'sqlite' ? new GroupCommit(db) : undefined }, false);
 }
 
 async function migrate(db: Kysely<Database>, kind: 'sqlite' | 'postgres', schema?: string): Promise<void> {

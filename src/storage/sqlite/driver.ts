@@ -2,7 +2,7 @@
  * The SQLite driver for Kysely, in place of Kysely's own: the same single better-sqlite3
  * connection, but
  * - prepared statements are cached by SQL text (Kysely's driver prepares every statement again on
- *   every query, about a tenth of the webhook's CPU time), and
+ *   every query, about a tenth of the webhook's CPU time; docs/performance.md), and
  * - waiters for the connection queue in order (Kysely's mutex wakes every waiter on each release).
  */
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';

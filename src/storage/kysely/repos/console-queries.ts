@@ -5,9 +5,9 @@ import type { ConsoleQueries, ConsoleSearch } from '../../contract.js';
 import type { TransactionRecord } from '../../../model/payment.js';
 import type { NotificationRecord } from '../../../model/notification.js';
 import type { OutboxEvent } from '../../../model/delivery.js';
-import { toRecord as toTransaction } from './transactions.js';
-import { toRecord as toNotification } from './notifications.js';
-import { toEvent } from './outbox-model.js';
+import { toTransaction } from '../rows/transactions.js';
+import { toNotification } from '../rows/notifications.js';
+import { toEvent } from '../rows/outbox.js';
 
 function likeEscape(s: string): string {
   return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

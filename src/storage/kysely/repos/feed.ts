@@ -26,7 +26,7 @@ export class KyselyFeedRepo implements FeedRepo {
    */
   async sequence(floor: number): Promise<number> {
     const run = async (trx: Kysely<Database>): Promise<number> => {
-      await this.dialect.lockFeed(trx);
+      if (this.dialect.feedLock) await this.dialect.feedLock.execute(trx);
       const top = await trx.selectFrom('outbox_events').select((eb) => eb.fn.max('feed_seq').as('top')).where('feed_seq', 'is not', null).executeTakeFirst();
       const before = Math.max(Number(top?.top ?? 0), floor - 1);
       const res = await sql`

@@ -1,27 +1,8 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database, NotificationsTable } from '../schema.js';
-import { oneOf } from './literal.js';
-import { NOTIFICATION_RESULTS, NOTIFICATION_SOURCES, type NewNotification, type NotificationOutcomeUpdate, type NotificationRecord, type NotificationResult } from '../../../model/notification.js';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { insertNotification, toNotification } from '../rows/notifications.js';
+import type { NewNotification, NotificationOutcomeUpdate, NotificationRecord, NotificationResult } from '../../../model/notification.js';
 import type { NotificationsRepo } from '../../contract.js';
-
-type Row = Selectable<NotificationsTable>;
-
-export function toRecord(r: Row): NotificationRecord {
-  return {
-    id: Number(r.id),
-    dedupeKey: r.dedupe_key,
-    gatewayOrderId: r.gateway_order_id,
-    transactionRef: r.transaction_ref,
-    gatewayTransactionId: r.gateway_transaction_id,
-    transactionStatus: r.transaction_status,
-    statusCode: r.status_code,
-    source: oneOf(NOTIFICATION_SOURCES, r.source, 'notifications.source'),
-    result: oneOf(NOTIFICATION_RESULTS, r.result, 'notifications.result'),
-    payload: r.payload,
-    reason: r.reason,
-    receivedAt: r.received_at,
-  };
-}
 
 export class KyselyNotificationsRepo implements NotificationsRepo {
   constructor(
@@ -30,35 +11,11 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
   ) {}
 
   async record(n: NewNotification): Promise<{ inserted: true; id: number } | { inserted: false; existing: NotificationRecord }> {
-    const id = await this.insertNew(n);
+    const id = await insertNotification(this.db, this.now, n);
     if (id !== undefined) return { inserted: true, id };
     const existing = await this.db.selectFrom('notifications').selectAll().where('dedupe_key', '=', n.dedupeKey).executeTakeFirst();
     if (!existing) throw new Error('notification dedupe conflict without a row');
-    return { inserted: false, existing: toRecord(existing) };
-  }
-
-  /** The new record's id, or undefined when the dedupe key exists (nothing written). */
-  async insertNew(n: NewNotification): Promise<number | undefined> {
-    // ON CONFLICT DO NOTHING: a unique violation would abort a PostgreSQL transaction.
-    const row = await this.db
-      .insertInto('notifications')
-      .values({
-        dedupe_key: n.dedupeKey,
-        gateway_order_id: n.gatewayOrderId,
-        transaction_ref: n.transactionRef,
-        gateway_transaction_id: n.gatewayTransactionId,
-        transaction_status: n.transactionStatus,
-        status_code: n.statusCode,
-        source: n.source,
-        result: n.result,
-        payload: n.payload,
-        reason: n.reason === undefined || n.reason === null ? null : n.reason.slice(0, 500),
-        received_at: this.now().toISOString(),
-      })
-      .onConflict((oc) => oc.column('dedupe_key').doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    return row ? Number(row.id) : undefined;
+    return { inserted: false, existing: toNotification(existing) };
   }
 
   async setResult(id: number, o: NotificationOutcomeUpdate): Promise<void> {
@@ -71,17 +28,17 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
 
   async findById(id: number): Promise<NotificationRecord | undefined> {
     const row = await this.db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+    return row ? toNotification(row) : undefined;
   }
 
   async findByDedupeKey(dedupeKey: string): Promise<NotificationRecord | undefined> {
     const row = await this.db.selectFrom('notifications').selectAll().where('dedupe_key', '=', dedupeKey).executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+    return row ? toNotification(row) : undefined;
   }
 
   async listByResult(result: NotificationResult, limit: number): Promise<NotificationRecord[]> {
     const rows = await this.db.selectFrom('notifications').selectAll().where('result', '=', result).orderBy('id', 'asc').limit(limit).execute();
-    return rows.map(toRecord);
+    return rows.map(toNotification);
   }
 
   async listUnverifiedForRecheck(limit: number): Promise<NotificationRecord[]> {
@@ -94,7 +51,7 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
       .orderBy('id', 'asc')
       .limit(limit)
       .execute();
-    return rows.map(toRecord);
+    return rows.map(toNotification);
   }
 
   async markChecked(id: number, at: string): Promise<void> {
@@ -103,7 +60,7 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
 
   async listForOrder(gatewayOrderId: string, limit = 1000): Promise<NotificationRecord[]> {
     const rows = await this.db.selectFrom('notifications').selectAll().where('gateway_order_id', '=', gatewayOrderId).orderBy('id', 'asc').limit(limit).execute();
-    return rows.map(toRecord);
+    return rows.map(toNotification);
   }
 
   async transactionSeen(transactionRef: string, gatewayTransactionId: string): Promise<boolean> {

@@ -1,12 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import { toAttempt, toEvent, type OutboxRow } from './outbox-model.js';
+import { insertOutboxEvent, toAttempt, toEvent, type OutboxRow } from '../rows/outbox.js';
 import { OUTBOX_STATES, type AttemptResult, type DeliveryAttempt, type NewOutboxEvent, type OutboxEvent, type OutboxState } from '../../../model/delivery.js';
 import type { Page } from '../../../model/page.js';
 import type { OutboxRepo } from '../../contract.js';
 import type { SqlDialect } from '../dialect.js';
+import type { CompleteAttempt } from '../backend.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { asOneOf } from './literal.js';
+import { asOneOf } from '../rows/literal.js';
 
 const UNDELIVERED = ['pending', 'failed'] as const;
 
@@ -17,47 +18,18 @@ const UNDELIVERED = ['pending', 'failed'] as const;
  */
 // A subquery with LIMIT, not NOT EXISTS: PostgreSQL turns NOT EXISTS into an anti-join whose plan,
 // with statistics older than a burst of waiting events, scanned every undelivered event for each
-// candidate (15 s with 100,000 waiting); a limited subquery runs per candidate on outbox_order_idx.
+// candidate (15 s with 100,000 waiting; docs/performance.md, "The outbox's claim"); a limited
+// subquery runs per candidate on outbox_order_idx.
 const FIRST_OF_ORDER = sql`(
   select p.seq from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed', 'dead') limit 1
 ) is null`;
-
-/** Writes a new event, due at `now` (its retry window starting then). */
-export async function insertOutboxEvent(db: Kysely<Database>, e: NewOutboxEvent, now: Date): Promise<OutboxEvent> {
-  const at = now.toISOString();
-  const row = await db
-    .insertInto('outbox_events')
-    .values({
-      event_id: e.eventId,
-      event_type: e.eventType,
-      order_key: e.orderKey,
-      order_id: e.orderId,
-      mercant_id: e.mercantId,
-      status_version: e.statusVersion,
-      payload: e.payload,
-      state: 'pending',
-      attempts: 0,
-      next_attempt_at: at,
-      lease_owner: null,
-      lease_until: null,
-      lease_token: 0,
-      last_status_code: null,
-      last_error: null,
-      created_at: at,
-      updated_at: at,
-      delivered_at: null,
-      retry_from: at,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toEvent(row);
-}
 
 export class KyselyOutboxRepo implements OutboxRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
     private readonly dialect: SqlDialect,
+    private readonly completeAttempt: CompleteAttempt,
   ) {}
 
   enqueue(e: NewOutboxEvent, now?: Date): Promise<OutboxEvent> {
@@ -83,7 +55,7 @@ export class KyselyOutboxRepo implements OutboxRepo {
   }
 
   complete(seq: number, leaseToken: number, instance: string, r: AttemptResult): Promise<boolean> {
-    return this.dialect.completeAttempt(this.db, this.now().toISOString(), { seq, leaseToken, instance, result: r });
+    return this.completeAttempt(this.db, this.now().toISOString(), { seq, leaseToken, instance, result: r });
   }
 
   async findByEventId(eventId: string): Promise<OutboxEvent | undefined> {

@@ -4,9 +4,9 @@ import type { ReconciliationRepo } from '../../contract.js';
 import type { TransactionRecord } from '../../../model/payment.js';
 import type { Page } from '../../../model/page.js';
 import { RECONCILIATION_RESULTS, type NewReconciliationRow, type ReconciliationCounts, type ReconciliationImport, type ReconciliationResult, type ReconciliationRow } from '../../../model/reconciliation.js';
-import { toRecord as toTransaction } from './transactions.js';
+import { toTransaction } from '../rows/transactions.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { oneOf } from './literal.js';
+import { oneOf } from '../rows/literal.js';
 
 const MONEY_MOVED = ['paid', 'partially_refunded', 'refunded', 'chargeback'];
 /** Row ids per fee-writing statement: a few seconds of PostgreSQL's time at most. */

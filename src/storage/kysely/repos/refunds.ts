@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, RefundsTable } from '../schema.js';
-import { oneOf } from './literal.js';
+import { oneOf } from '../rows/literal.js';
 import { REFUND_STATES, type NewRefund, type RefundRecord, type RefundState } from '../../../model/refund.js';
 import type { RefundsRepo } from '../../contract.js';
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import { isUniqueViolation, type ConfigRepo, type RuntimeConfigRow } from '../../contract.js';
+import type { ConfigRepo, RuntimeConfigRow } from '../../contract.js';
+import { isUniqueViolation } from '../errors.js';
 
 const ROW_ID = 'current';
 

@@ -1,89 +1,12 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
-import { UniqueViolationError, isUniqueViolation, type TransactionFilter, type TransactionsRepo } from '../../contract.js';
-import { PAYMENT_STATUSES, TRANSACTION_KINDS, type NewTransaction, type TransactionPatch, type TransactionRecord } from '../../../model/payment.js';
+import { UniqueViolationError, type TransactionFilter, type TransactionsRepo } from '../../contract.js';
+import { isUniqueViolation } from '../errors.js';
+import type { NewTransaction, TransactionPatch, TransactionRecord } from '../../../model/payment.js';
 import type { Page } from '../../../model/page.js';
 import type { SqlDialect } from '../dialect.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { oneOf } from './literal.js';
-
-type Row = Selectable<TransactionsTable>;
-
-export function toRecord(r: Row): TransactionRecord {
-  return {
-    id: r.id,
-    orderId: r.order_id,
-    gatewayOrderId: r.gateway_order_id,
-    mercantId: r.mercant_id,
-    kind: oneOf(TRANSACTION_KINDS, r.kind, 'transactions.kind'),
-    attempt: Number(r.attempt),
-    nominal: Number(r.nominal),
-    status: oneOf(PAYMENT_STATUSES, r.status, 'transactions.status'),
-    transactionStatus: r.transaction_status,
-    fraudStatus: r.fraud_status,
-    paymentType: r.payment_type,
-    gatewayTransactionId: r.gateway_transaction_id,
-    paymentUrl: r.payment_url,
-    paymentLinkId: r.payment_link_id,
-    snapToken: r.snap_token,
-    requestHash: r.request_hash,
-    requestJson: r.request_json,
-    gatewayJson: r.gateway_json,
-    expireAt: r.expire_at,
-    settlementTime: r.settlement_time,
-    transactionTime: r.transaction_time,
-    statusVersion: Number(r.status_version),
-    refundedAmount: Number(r.refunded_amount ?? 0),
-    paidAmount: r.paid_amount === null ? null : Number(r.paid_amount),
-    originalAmount: r.original_amount === null ? null : Number(r.original_amount),
-    feeAmount: r.fee_amount === null ? null : Number(r.fee_amount),
-    netAmount: r.net_amount === null ? null : Number(r.net_amount),
-    flags: r.flags,
-    lastEventAt: r.last_event_at,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-const COLUMNS: Record<keyof TransactionPatch, keyof TransactionsTable> = {
-  mercantId: 'mercant_id',
-  kind: 'kind',
-  attempt: 'attempt',
-  nominal: 'nominal',
-  status: 'status',
-  transactionStatus: 'transaction_status',
-  fraudStatus: 'fraud_status',
-  paymentType: 'payment_type',
-  gatewayTransactionId: 'gateway_transaction_id',
-  paymentUrl: 'payment_url',
-  paymentLinkId: 'payment_link_id',
-  snapToken: 'snap_token',
-  requestHash: 'request_hash',
-  requestJson: 'request_json',
-  gatewayJson: 'gateway_json',
-  expireAt: 'expire_at',
-  settlementTime: 'settlement_time',
-  transactionTime: 'transaction_time',
-  statusVersion: 'status_version',
-  refundedAmount: 'refunded_amount',
-  paidAmount: 'paid_amount',
-  originalAmount: 'original_amount',
-  feeAmount: 'fee_amount',
-  netAmount: 'net_amount',
-  flags: 'flags',
-  lastEventAt: 'last_event_at',
-};
-
-export function toColumns(patch: TransactionPatch): Partial<TransactionsTable> {
-  const out: Partial<Record<keyof TransactionsTable, unknown>> = {};
-  for (const [k, v] of Object.entries(patch)) {
-    const col = COLUMNS[k as keyof TransactionPatch];
-    if (col !== undefined && v !== undefined) out[col] = v;
-  }
-  return out as Partial<TransactionsTable>;
-}
-
-type UpdateOptions = Parameters<TransactionsRepo['update']>[2] & object;
+import { selectTransactionBy, toTransaction, updateTransaction, type TransactionUpdateOptions } from '../rows/transactions.js';
 
 export class KyselyTransactionsRepo implements TransactionsRepo {
   constructor(
@@ -134,14 +57,11 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       if (isUniqueViolation(err)) throw new UniqueViolationError(`transaction ${t.orderId} exists`);
       throw err;
     }
-    return toRecord(row);
+    return toTransaction(row);
   }
 
-  /** By a unique column: no ordering (on SQLite an `order by … limit` here costs 2.5× the lookup). */
-  private async findBy(col: 'id' | 'order_id' | 'gateway_order_id', value: string, lock = false): Promise<TransactionRecord | undefined> {
-    const row = await sql<Row>`select * from transactions where ${sql.ref(col)} = ${value} ${lock ? this.dialect.rowLock : sql``}`.execute(this.db);
-    const first = row.rows[0];
-    return first ? toRecord(first) : undefined;
+  private findBy(col: 'id' | 'order_id' | 'gateway_order_id', value: string, lock = false): Promise<TransactionRecord | undefined> {
+    return selectTransactionBy(this.db, col, value, lock ? this.dialect.rowLock : sql``);
   }
 
   findById(id: string) {
@@ -158,7 +78,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
   }
   async findByGatewayTransactionId(transactionId: string): Promise<TransactionRecord | undefined> {
     const row = await this.db.selectFrom('transactions').selectAll().where('gateway_transaction_id', '=', transactionId).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+    return row ? toTransaction(row) : undefined;
   }
 
   async listMoneyMovedBetween(from: string, to: string, afterId: string, limit: number): Promise<TransactionRecord[]> {
@@ -173,14 +93,14 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       .orderBy('id')
       .limit(limit)
       .execute();
-    return rows.map(toRecord);
+    return rows.map(toTransaction);
   }
 
   async findManyByGatewayOrderIds(gatewayOrderIds: readonly string[]): Promise<TransactionRecord[]> {
     if (gatewayOrderIds.length === 0) return [];
     if (gatewayOrderIds.length > 1000) throw new Error('findManyByGatewayOrderIds: at most 1000 ids a call');
     const rows = await this.db.selectFrom('transactions').selectAll().where('gateway_order_id', 'in', [...gatewayOrderIds]).execute();
-    return rows.map(toRecord);
+    return rows.map(toTransaction);
   }
 
   async latestForMercant(mercantId: string): Promise<TransactionRecord | undefined> {
@@ -192,28 +112,11 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       .orderBy('created_at', 'desc')
       .limit(1)
       .executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+    return row ? toTransaction(row) : undefined;
   }
 
-  async update(id: string, patch: TransactionPatch, o: UpdateOptions = {}): Promise<TransactionRecord> {
-    const always: Record<string, unknown> = toColumns(patch);
-    const values: Record<string, unknown> = { ...always, updated_at: this.now().toISOString() };
-    if (o.whileStatusIn) {
-      // Every expression of an UPDATE reads the row as it was, so each column tests the old status.
-      const when = sql.join(o.whileStatusIn.statuses.length > 0 ? [...o.whileStatusIn.statuses] : ['-none-']);
-      for (const [col, v] of Object.entries(toColumns(o.whileStatusIn.patch))) {
-        const otherwise = col in always ? sql`${always[col]}` : sql.ref(col);
-        values[col] = sql`case when ${sql.ref('status')} in (${when}) then ${v} else ${otherwise} end`;
-      }
-    }
-    let q = this.db.updateTable('transactions').set(values).where('id', '=', id);
-    if (o.ifStatusIn) q = q.where('status', 'in', o.ifStatusIn.length > 0 ? [...o.ifStatusIn] : ['-none-']);
-    // The changed row comes back with the update (one statement); an update whose condition did not
-    // hold changes nothing and the row is read as it stands.
-    const changed = await q.returningAll().executeTakeFirst();
-    const after = changed ? toRecord(changed) : await this.findById(id);
-    if (!after) throw new Error(`transaction ${id} vanished during update`);
-    return after;
+  update(id: string, patch: TransactionPatch, o: TransactionUpdateOptions = {}): Promise<TransactionRecord> {
+    return updateTransaction(this.db, this.now, id, patch, o);
   }
 
   async list(filter: TransactionFilter): Promise<Page<TransactionRecord>> {
@@ -227,7 +130,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       q = q.where((eb) => eb.or([eb('created_at', '<', cursor.at), eb.and([eb('created_at', '=', cursor.at), eb('id', '<', cursor.id)])]));
     }
     const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
-    const items = rows.slice(0, limit).map(toRecord);
+    const items = rows.slice(0, limit).map(toTransaction);
     const last = items[items.length - 1];
     return rows.length > limit && last ? { items, nextCursor: encodeCursor({ at: last.createdAt, id: last.id }) } : { items };
   }
@@ -248,7 +151,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       .orderBy('updated_at', 'asc')
       .limit(limit)
       .execute();
-    return rows.map(toRecord);
+    return rows.map(toTransaction);
   }
 
   async markChecked(id: string, at: string): Promise<void> {

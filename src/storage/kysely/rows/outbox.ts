@@ -1,7 +1,10 @@
-/** Reading the outbox's rows into its records (checked against their literal lists). */
-import type { Selectable } from 'kysely';
-import { ATTEMPT_OUTCOMES, OUTBOX_STATES, type DeliveryAttempt, type OutboxEvent } from '../../../model/delivery.js';
-import type { DeliveryAttemptsTable, OutboxEventsTable } from '../schema.js';
+/**
+ * The outbox's rows read into its records (checked against their literal lists), and the insert of
+ * a new event that both the repository and a database's own report writes run.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import { ATTEMPT_OUTCOMES, OUTBOX_STATES, type DeliveryAttempt, type NewOutboxEvent, type OutboxEvent } from '../../../model/delivery.js';
+import type { Database, DeliveryAttemptsTable, OutboxEventsTable } from '../schema.js';
 import { oneOf } from './literal.js';
 
 export type OutboxRow = Selectable<OutboxEventsTable>;
@@ -45,3 +48,33 @@ export function toAttempt(r: Selectable<DeliveryAttemptsTable>): DeliveryAttempt
   };
 }
 
+/** Writes a new event, due at `now` (its retry window starting then). */
+export async function insertOutboxEvent(db: Kysely<Database>, e: NewOutboxEvent, now: Date): Promise<OutboxEvent> {
+  const at = now.toISOString();
+  const row = await db
+    .insertInto('outbox_events')
+    .values({
+      event_id: e.eventId,
+      event_type: e.eventType,
+      order_key: e.orderKey,
+      order_id: e.orderId,
+      mercant_id: e.mercantId,
+      status_version: e.statusVersion,
+      payload: e.payload,
+      state: 'pending',
+      attempts: 0,
+      next_attempt_at: at,
+      lease_owner: null,
+      lease_until: null,
+      lease_token: 0,
+      last_status_code: null,
+      last_error: null,
+      created_at: at,
+      updated_at: at,
+      delivered_at: null,
+      retry_from: at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toEvent(row);
+}

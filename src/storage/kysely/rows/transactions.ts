@@ -1,0 +1,119 @@
+/**
+ * A transaction's row and its record, and the statements on it that both the repository and a
+ * database's own report writes (`sqlite/report-writes.ts`) run.
+ */
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import type { Database, TransactionsTable } from '../schema.js';
+import type { TransactionsRepo } from '../../contract.js';
+import { PAYMENT_STATUSES, TRANSACTION_KINDS, type TransactionPatch, type TransactionRecord } from '../../../model/payment.js';
+import { oneOf } from './literal.js';
+
+export type TransactionRow = Selectable<TransactionsTable>;
+
+export function toTransaction(r: TransactionRow): TransactionRecord {
+  return {
+    id: r.id,
+    orderId: r.order_id,
+    gatewayOrderId: r.gateway_order_id,
+    mercantId: r.mercant_id,
+    kind: oneOf(TRANSACTION_KINDS, r.kind, 'transactions.kind'),
+    attempt: Number(r.attempt),
+    nominal: Number(r.nominal),
+    status: oneOf(PAYMENT_STATUSES, r.status, 'transactions.status'),
+    transactionStatus: r.transaction_status,
+    fraudStatus: r.fraud_status,
+    paymentType: r.payment_type,
+    gatewayTransactionId: r.gateway_transaction_id,
+    paymentUrl: r.payment_url,
+    paymentLinkId: r.payment_link_id,
+    snapToken: r.snap_token,
+    requestHash: r.request_hash,
+    requestJson: r.request_json,
+    gatewayJson: r.gateway_json,
+    expireAt: r.expire_at,
+    settlementTime: r.settlement_time,
+    transactionTime: r.transaction_time,
+    statusVersion: Number(r.status_version),
+    refundedAmount: Number(r.refunded_amount ?? 0),
+    paidAmount: r.paid_amount === null ? null : Number(r.paid_amount),
+    originalAmount: r.original_amount === null ? null : Number(r.original_amount),
+    feeAmount: r.fee_amount === null ? null : Number(r.fee_amount),
+    netAmount: r.net_amount === null ? null : Number(r.net_amount),
+    flags: r.flags,
+    lastEventAt: r.last_event_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+const COLUMNS: Record<keyof TransactionPatch, keyof TransactionsTable> = {
+  mercantId: 'mercant_id',
+  kind: 'kind',
+  attempt: 'attempt',
+  nominal: 'nominal',
+  status: 'status',
+  transactionStatus: 'transaction_status',
+  fraudStatus: 'fraud_status',
+  paymentType: 'payment_type',
+  gatewayTransactionId: 'gateway_transaction_id',
+  paymentUrl: 'payment_url',
+  paymentLinkId: 'payment_link_id',
+  snapToken: 'snap_token',
+  requestHash: 'request_hash',
+  requestJson: 'request_json',
+  gatewayJson: 'gateway_json',
+  expireAt: 'expire_at',
+  settlementTime: 'settlement_time',
+  transactionTime: 'transaction_time',
+  statusVersion: 'status_version',
+  refundedAmount: 'refunded_amount',
+  paidAmount: 'paid_amount',
+  originalAmount: 'original_amount',
+  feeAmount: 'fee_amount',
+  netAmount: 'net_amount',
+  flags: 'flags',
+  lastEventAt: 'last_event_at',
+};
+
+export function toColumns(patch: TransactionPatch): Partial<TransactionsTable> {
+  const out: Partial<Record<keyof TransactionsTable, unknown>> = {};
+  for (const [k, v] of Object.entries(patch)) {
+    const col = COLUMNS[k as keyof TransactionPatch];
+    if (col !== undefined && v !== undefined) out[col] = v;
+  }
+  return out as Partial<TransactionsTable>;
+}
+
+export type TransactionUpdateOptions = Parameters<TransactionsRepo['update']>[2] & object;
+
+/**
+ * By a unique column, with `lock` (the dialect's row lock) after it for a lookup that locks. No
+ * ordering: on SQLite an `order by … limit` here costs 2.5× the lookup (docs/performance.md).
+ */
+export async function selectTransactionBy(db: Kysely<Database>, col: 'id' | 'order_id' | 'gateway_order_id', value: string, lock: RawBuilder<unknown> = sql``): Promise<TransactionRecord | undefined> {
+  const row = await sql<TransactionRow>`select * from transactions where ${sql.ref(col)} = ${value} ${lock}`.execute(db);
+  const first = row.rows[0];
+  return first ? toTransaction(first) : undefined;
+}
+
+/** `TransactionsRepo.update`: the patch, and the record as it is afterwards. */
+export async function updateTransaction(db: Kysely<Database>, now: () => Date, id: string, patch: TransactionPatch, o: TransactionUpdateOptions = {}): Promise<TransactionRecord> {
+  const always: Record<string, unknown> = toColumns(patch);
+  const values: Record<string, unknown> = { ...always, updated_at: now().toISOString() };
+  if (o.whileStatusIn) {
+    // Every expression of an UPDATE reads the row as it was, so each column tests the old status.
+    const when = sql.join(o.whileStatusIn.statuses.length > 0 ? [...o.whileStatusIn.statuses] : ['-none-']);
+    for (const [col, v] of Object.entries(toColumns(o.whileStatusIn.patch))) {
+      const otherwise = col in always ? sql`${always[col]}` : sql.ref(col);
+      values[col] = sql`case when ${sql.ref('status')} in (${when}) then ${v} else ${otherwise} end`;
+    }
+  }
+  let q = db.updateTable('transactions').set(values).where('id', '=', id);
+  if (o.ifStatusIn) q = q.where('status', 'in', o.ifStatusIn.length > 0 ? [...o.ifStatusIn] : ['-none-']);
+  // The changed row comes back with the update (one statement); an update whose condition did not
+  // hold changes nothing and the row is read as it stands.
+  const changed = await q.returningAll().executeTakeFirst();
+  const after = changed ? toTransaction(changed) : await selectTransactionBy(db, 'id', id);
+  if (!after) throw new Error(`transaction ${id} vanished during update`);
+  return after;
+}
