@@ -9,14 +9,14 @@ import type { Deps } from '../../types.js';
 import type { Store } from '../../storage/contract.js';
 import type { PaymentStatus, TransactionRecord } from '../../model/payment.js';
 import type { RefundRecord } from '../../model/refund.js';
-import { refundableMethod } from '../../gateway/midtrans/payment-methods.js';
+import { refundableMethod } from '../../gateway/payment-methods.js';
 import { AppError, type ErrorCode } from '../../platform/errors.js';
 import { GatewayError } from '../../gateway/midtrans/errors.js';
-import { refundKeys, type CoreResponse } from '../../gateway/midtrans/wire.js';
-import { grossToNumber } from '../../gateway/midtrans/report.js';
+import { refundKeys, type GatewayAnswer } from '../../gateway/answer.js';
+import { grossToNumber } from '../../gateway/report.js';
 import { answerFor } from '../reports/trust.js';
 import { actorName, audit, type Actor } from '../audit.js';
-import { gatewayPhase } from '../../gateway/midtrans/status.js';
+import { gatewayPhase } from '../../gateway/status.js';
 import { ingestGatewayReport } from '../reports/ingest.js';
 import { newestPurchaseOrderId, refreshFromGateway } from '../reports/verify.js';
 import { closeUnusedLink, findTransaction } from '../orders/links.js';
@@ -257,7 +257,7 @@ async function closePayment(services: RefreshDeps, id: string, actor: Actor, act
   auditAsk(services, actor, action === 'cancelled' ? 'cancel' : 'expire', tx);
   const target = await gatewayTarget(services, tx);
   if (target === null) return closeUnusedLink(services, tx, action);
-  let res: CoreResponse;
+  let res: GatewayAnswer;
   try {
     res = action === 'cancelled' ? await services.gateway.cancel(target) : await services.gateway.expire(target);
   } catch (err) {

@@ -7,23 +7,24 @@ import type { Deps } from '../../types.js';
 import type { TransactionKind, TransactionRecord } from '../../model/payment.js';
 import { AppError } from '../../platform/errors.js';
 import { GatewayError } from '../../gateway/midtrans/errors.js';
-import { expiryTime, type CoreResponse } from '../../gateway/midtrans/wire.js';
+import { expiryTime, type GatewayAnswer } from '../../gateway/answer.js';
 import { resolveExpiry, type Expiry } from './expiry.js';
 import { deriveMercantId, gatewayOrderIdFor } from './ids.js';
 import { CORE_CUSTOMER_LIMITS, assertChargeAmount, assertPageAmount, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, } from './input.js';
 import type { ChargeInput, CustomerInput, ItemInput, SnapInput } from './schemas.js';
-import type { Customer, Item } from '../../gateway/midtrans/requests.js';
+import type { Customer, Item } from '../../gateway/order.js';
 import { conflict, findForCreate, insertOrFind, isUnconfirmed, recordCreated, recordRefused, wasRefused } from './records.js';
-import { MAX_CHARGE_EXPIRY_MINUTES, chargeBody, methodObject } from '../../gateway/midtrans/charge-body.js';
-import { chargeMethod } from '../../gateway/midtrans/amount-limits.js';
+import { MAX_CHARGE_EXPIRY_MINUTES, methodObject } from '../../gateway/charge-methods.js';
+import { chargeBody } from '../../gateway/midtrans/charge-body.js';
+import { chargeMethod } from '../../gateway/amount-limits.js';
 import { requestHash } from './request-hash.js';
-import { mapGatewayStatus } from '../../gateway/midtrans/status.js';
+import { mapGatewayStatus } from '../../gateway/status.js';
 import { ingestGatewayReport } from '../reports/ingest.js';
 import { refreshFromGateway } from '../reports/verify.js';
 import { answerFor } from '../reports/trust.js';
-import { gatewayTimeToIso } from '../../gateway/midtrans/time.js';
+import { gatewayTimeToIso } from '../../gateway/time.js';
 import { findTransaction } from './links.js';
-import { enabledPaymentsProblem } from '../../gateway/midtrans/payment-methods.js';
+import { enabledPaymentsProblem } from '../../gateway/payment-methods.js';
 import { snapBody } from '../../gateway/midtrans/requests.js';
 import type { IngestDeps } from '../reports/ingest.js';
 import type { RefreshDeps } from '../reports/verify.js';
@@ -105,7 +106,7 @@ function utcIso(iso: string | null): string | null {
 }
 
 /** Identifiers from the gateway's answer; a status other than pending goes through the status machine. */
-async function applyCharge(services: IngestDeps, tx: TransactionRecord, res: CoreResponse): Promise<TransactionRecord> {
+async function applyCharge(services: IngestDeps, tx: TransactionRecord, res: GatewayAnswer): Promise<TransactionRecord> {
   const { signature_key: _omit, ...kept } = res;
   let t = await recordCreated(
     services.store,
@@ -132,7 +133,7 @@ export interface ChargeOutcome {
   /** False when the same request was answered before (the stored answer is given again). */
   created: boolean;
   tx: TransactionRecord;
-  answer: CoreResponse;
+  answer: GatewayAnswer;
 }
 
 export async function createCharge(services: RefreshDeps, input: ChargeInput): Promise<ChargeOutcome> {

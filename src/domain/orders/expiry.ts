@@ -1,6 +1,6 @@
 /** `expire_at` parsing: when an order's payment window closes. */
 import { AppError } from '../../platform/errors.js';
-import { gatewayTime } from '../../gateway/midtrans/time.js';
+import { gatewayTime } from '../../gateway/time.js';
 
 const JAKARTA_OFFSET_MIN = 7 * 60;
 const MINUTE_MS = 60_000;

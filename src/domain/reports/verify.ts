@@ -9,8 +9,9 @@ import { AppError } from '../../platform/errors.js';
 import { mustConfirmNotifications } from '../../config/runtime.js';
 import { GatewayError } from '../../gateway/midtrans/errors.js';
 import { verifyMidtransSignature } from '../../gateway/midtrans/signature.js';
-import { SIGNED_FIELDS, dedupeKey, parseReport, type GatewayReport } from '../../gateway/midtrans/report.js';
-import { newestPurchase, type CoreResponse } from '../../gateway/midtrans/wire.js';
+import { SIGNED_FIELDS, dedupeKey, parseReport, type GatewayReport } from '../../gateway/report.js';
+import { newestPurchase } from '../../gateway/midtrans/wire.js';
+import type { GatewayAnswer } from '../../gateway/answer.js';
 import { ingestGatewayReport, noteReport, type IngestDeps, type IngestResult } from './ingest.js';
 import { answerFor, confirmNotification, localExpiry, signedReport, type TrustedReport } from './trust.js';
 import { actorName, audit, type Actor } from '../audit.js';
@@ -122,7 +123,7 @@ const UNKNOWN_TO_GATEWAY = 'the gateway does not know the order';
  * verdict (the gateway does not know the order, or answers about another one).
  */
 async function confirm(services: RefreshDeps, report: GatewayReport): Promise<Confirmation> {
-  let st: CoreResponse | undefined;
+  let st: GatewayAnswer | undefined;
   try {
     st = await services.gateway.status(report.order_id, { timeoutMs: CONFIRM_TIMEOUT_MS });
   } catch (err) {

@@ -7,7 +7,6 @@ import { PrivateAddressError, guardedLookup, literalRefusal, refusalOf, type Res
 import {
   parseCoreResponse,
   parseErrorMessages,
-  type CoreResponse,
   type PaymentLinkCreated,
   type PaymentLinkDetails,
   type SnapCreated,
@@ -15,6 +14,7 @@ import {
   parsePaymentLinkDetails,
   parseSnapCreated,
 } from './wire.js';
+import type { GatewayAnswer } from '../answer.js';
 import type { PaymentLinkRequest, RefundRequest, SnapRequest } from './requests.js';
 import type { ChargeRequest } from './charge-body.js';
 
@@ -108,12 +108,12 @@ export class MidtransClient {
     return parseSnapCreated(res.body);
   }
 
-  async charge(body: ChargeRequest, o: GatewayCallOptions = {}): Promise<CoreResponse> {
+  async charge(body: ChargeRequest, o: GatewayCallOptions = {}): Promise<GatewayAnswer> {
     return this.core('core.charge', 'POST', '/v2/charge', body, o);
   }
 
   /** By order id or transaction id. Undefined when the gateway does not know it (404 "Transaction doesn't exist."). */
-  async status(id: string, o: Pick<GatewayCallOptions, 'timeoutMs'> = {}): Promise<CoreResponse | undefined> {
+  async status(id: string, o: Pick<GatewayCallOptions, 'timeoutMs'> = {}): Promise<GatewayAnswer | undefined> {
     try {
       return await this.core('core.status', 'GET', `/v2/${pathId(id)}/status`, undefined, o);
     } catch (err) {
@@ -122,19 +122,19 @@ export class MidtransClient {
     }
   }
 
-  cancel(id: string): Promise<CoreResponse> {
+  cancel(id: string): Promise<GatewayAnswer> {
     return this.core('core.cancel', 'POST', `/v2/${pathId(id)}/cancel`);
   }
-  expire(id: string): Promise<CoreResponse> {
+  expire(id: string): Promise<GatewayAnswer> {
     return this.core('core.expire', 'POST', `/v2/${pathId(id)}/expire`);
   }
-  approve(id: string): Promise<CoreResponse> {
+  approve(id: string): Promise<GatewayAnswer> {
     return this.core('core.approve', 'POST', `/v2/${pathId(id)}/approve`);
   }
-  deny(id: string): Promise<CoreResponse> {
+  deny(id: string): Promise<GatewayAnswer> {
     return this.core('core.deny', 'POST', `/v2/${pathId(id)}/deny`);
   }
-  refund(id: string, body: RefundRequest): Promise<CoreResponse> {
+  refund(id: string, body: RefundRequest): Promise<GatewayAnswer> {
     return this.core('core.refund', 'POST', `/v2/${pathId(id)}/refund`, body);
   }
 
@@ -143,7 +143,7 @@ export class MidtransClient {
   }
 
   /** Core API errors may come as HTTP 200 with an error `status_code` in the body; 407 is an answer, not an error. */
-  private async core(op: string, method: 'GET' | 'POST', path: string, body?: ChargeRequest | RefundRequest, o: GatewayCallOptions = {}): Promise<CoreResponse> {
+  private async core(op: string, method: 'GET' | 'POST', path: string, body?: ChargeRequest | RefundRequest, o: GatewayCallOptions = {}): Promise<GatewayAnswer> {
     const res = await this.call(op, 'api', method, path, body, o);
     const parsed = res.status < 500 ? parseCoreResponse(res.body) : undefined;
     const code = parsed ? Number(parsed.status_code) : NaN;

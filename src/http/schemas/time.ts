@@ -3,7 +3,7 @@
  * the gateway's clock and the ERP events' format. Stored instants (UTC `Z`) and the gateway's
  * zone-less `YYYY-MM-DD HH:mm:ss` (WIB) are both written this way.
  */
-import { gatewayTimeToIso } from '../../gateway/midtrans/time.js';
+import { gatewayTimeToIso } from '../../gateway/time.js';
 
 /** Pattern every time field of an answer matches. */
 export const API_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\+07:00$';

@@ -1,5 +1,5 @@
 /** The gateway's spellings of Jakarta time (WIB, +07:00). */
-import { toJakartaIso } from '../../platform/time.js';
+import { toJakartaIso } from '../platform/time.js';
 
 const JAKARTA_OFFSET_MS = 7 * 3600_000;
 
