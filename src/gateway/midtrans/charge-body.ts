@@ -2,8 +2,9 @@
 import { Type, type Static, type TProperties } from 'typebox';
 import { Value } from 'typebox/value';
 import { GatewayTimeSchema, TransactionDetailsSchema } from './requests.js';
-import { CustomerSchema, ItemSchema, type Customer, type GatewayExpiry, type Item } from '../order.js';
-import { MAX_CHARGE_EXPIRY_MINUTES, METHOD_OBJECT_TYPES, SentMethods, type ChargeMethodObject, type PaymentType } from '../charge-methods.js';
+import { CustomerSchema, ItemSchema } from '../order.js';
+import { MAX_CHARGE_EXPIRY_MINUTES, METHOD_OBJECT_TYPES, SentMethods, type PaymentType } from '../charge-methods.js';
+import type { ChargeOrder } from '../port.js';
 
 const object = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false });
 
@@ -38,23 +39,12 @@ export const ChargeRequestSchema = Type.Union([
 ]);
 export type ChargeRequest = Static<typeof ChargeRequestSchema>;
 
-export interface ChargeBodyInput {
-  gatewayOrderId: string;
-  nominal: number;
-  paymentType: PaymentType;
-  /** From `methodObject` for the same payment type. */
-  method: ChargeMethodObject;
-  items?: Item[];
-  customer?: Customer;
-  expiry?: GatewayExpiry;
-}
-
 /**
  * The charge body. Which method object belongs to which payment type is known only when the body
  * is put together, so the body is checked against its schema here: a mismatch is a defect, thrown
  * before anything reaches the gateway.
  */
-export function chargeBody(c: ChargeBodyInput): ChargeRequest {
+export function chargeBody(c: ChargeOrder): ChargeRequest {
   const body: Record<string, unknown> = {
     payment_type: c.paymentType,
     transaction_details: { order_id: c.gatewayOrderId, gross_amount: c.nominal },

@@ -1,7 +1,8 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { RuntimeSettings } from '../../model/runtime-config.js';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../port.js';
+import { MidtransRefusal } from './errors.js';
 import { currentLogContext } from '../../platform/logging/context.js';
 import { PrivateAddressError, guardedLookup, literalRefusal, refusalOf, type Resolve } from '../../platform/connect-guard.js';
 import {
@@ -117,7 +118,7 @@ export class MidtransClient {
     try {
       return await this.core('core.status', 'GET', `/v2/${pathId(id)}/status`, undefined, o);
     } catch (err) {
-      if (err instanceof GatewayError && err.kind === 'refused' && err.statusCode === '404') return undefined;
+      if (err instanceof MidtransRefusal && err.refusal.code === '404') return undefined;
       throw err;
     }
   }
@@ -151,13 +152,13 @@ export class MidtransClient {
     return parsed;
   }
 
-  private refusal(res: RawResponse): GatewayError {
+  /** The code is the body's `status_code`, else the HTTP status; the message its `status_message`, else its first error message. */
+  private refusal(res: RawResponse): MidtransRefusal {
     const b = res.body;
     const rec = b !== null && typeof b === 'object' ? (b as Record<string, unknown>) : {};
-    const statusCode = typeof rec.status_code === 'string' ? rec.status_code : String(res.status);
-    const messages = parseErrorMessages(b);
-    const statusMessage = typeof rec.status_message === 'string' ? rec.status_message : messages[0];
-    return new GatewayError('refused', `gateway refused (${statusCode})`, { httpStatus: res.status, statusCode, statusMessage, messages });
+    const code = typeof rec.status_code === 'string' ? rec.status_code : String(res.status);
+    const message = typeof rec.status_message === 'string' ? rec.status_message : (parseErrorMessages(b)[0] ?? '');
+    return new MidtransRefusal(res.status, { code, message });
   }
 
   private async call(op: string, host: Host, method: 'GET' | 'POST' | 'DELETE', path: string, body?: RequestBody, o: GatewayCallOptions = {}): Promise<RawResponse> {

@@ -5,7 +5,8 @@
  */
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import { CustomerSchema, ItemSchema, LinkCustomerSchema, ORDER_ID_MAX, type Customer, type GatewayExpiry, type Item } from '../order.js';
+import { CustomerSchema, ItemSchema, LinkCustomerSchema, ORDER_ID_MAX } from '../order.js';
+import type { PaymentLinkOrder, SnapOrder } from '../port.js';
 
 /** `transaction_details`: the gateway's order id and a whole, positive amount of rupiah. */
 const orderDetails = {
@@ -32,17 +33,7 @@ export const PaymentLinkRequestSchema = Type.Object(
 );
 export type PaymentLinkRequest = Static<typeof PaymentLinkRequestSchema>;
 
-export interface LinkBodyInput {
-  gatewayOrderId: string;
-  paymentLinkId: string;
-  nominal: number;
-  items: Item[];
-  customer?: Customer;
-  expiry: GatewayExpiry;
-  enabledPayments: string[];
-}
-
-export function paymentLinkBody(i: LinkBodyInput): PaymentLinkRequest {
+export function paymentLinkBody(i: PaymentLinkOrder): PaymentLinkRequest {
   const body: PaymentLinkRequest = {
     transaction_details: { order_id: i.gatewayOrderId, gross_amount: i.nominal, payment_link_id: i.paymentLinkId },
     usage_limit: 1,
@@ -76,16 +67,7 @@ export const SnapRequestSchema = Type.Object(
 );
 export type SnapRequest = Static<typeof SnapRequestSchema>;
 
-export interface SnapBodyInput {
-  gatewayOrderId: string;
-  nominal: number;
-  items?: Item[];
-  customer?: Customer;
-  expiry?: GatewayExpiry;
-  enabledPayments: string[];
-}
-
-export function snapBody(i: SnapBodyInput): SnapRequest {
+export function snapBody(i: SnapOrder): SnapRequest {
   const body: SnapRequest = { transaction_details: { order_id: i.gatewayOrderId, gross_amount: i.nominal } };
   if (i.items) body.item_details = i.items.map((it) => ({ ...it }));
   if (i.customer) body.customer_details = { ...i.customer };

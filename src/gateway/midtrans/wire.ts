@@ -5,7 +5,7 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../port.js';
 import { GatewayAnswerSchema, type GatewayAnswer } from '../answer.js';
 
 const Str = Type.String({ maxLength: 4096 });
