@@ -60,11 +60,18 @@ export default {
       to: { path: `^src/(http|workers|cli)/|${root}`, pathNot: '^src/types\\.ts$' },
     },
     {
+      name: 'domain-through-the-gateway-port',
+      severity: 'error',
+      comment: 'The domain calls the gateway through its port (gateway/port.ts) and the domain-level facts beside it; the Midtrans wire stays inside gateway/midtrans/.',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/gateway/midtrans/' },
+    },
+    {
       name: 'http-through-domain',
       severity: 'error',
-      comment: 'http/ parses, calls a domain function and renders: what it reads or writes goes through domain/, never storage/ or a worker.',
+      comment: 'http/ parses, calls a domain function and renders: what it reads or writes goes through domain/, never storage/ or a gateway adapter.',
       from: { path: '^src/http/' },
-      to: { path: '^src/(storage|workers)/' },
+      to: { path: '^src/(storage|workers)/|^src/gateway/midtrans/' },
     },
     {
       name: 'workers-below-http',

@@ -6,6 +6,7 @@ import type { Store } from './storage/contract.js';
 import { createSecretBox, processSecretBox } from './platform/secret-box.js';
 import { createRuntimeConfigService, defaultRuntimeConfig, secretValues } from './config/runtime.js';
 import { MidtransClient } from './gateway/midtrans/client.js';
+import { MidtransGateway } from './gateway/midtrans/gateway.js';
 import { createMetrics } from './platform/metrics.js';
 import { createOutbox, type OutboxOptions } from './workers/outbox/worker.js';
 import { createReconciler, type ReconcilerOptions } from './workers/status-sweeper.js';
@@ -51,7 +52,7 @@ export function createServices(
     box,
   );
   const metrics = createMetrics();
-  const gateway = new MidtransClient({
+  const client = new MidtransClient({
     runtimeConfig: () => runtimeConfig.current(),
     logger: deps.logger.child({ component: 'gateway' }),
     timeoutMs: o.gatewayTimeoutMs,
@@ -59,6 +60,7 @@ export function createServices(
     resolve: o.gatewayResolve,
     observe: (ob) => metrics.gatewayDuration.observe({ operation: ob.operation, outcome: String(ob.outcome) }, ob.durationMs / 1000),
   });
+  const gateway = new MidtransGateway(client, () => runtimeConfig.current());
   const workers: BackgroundWorker[] = [];
   const outbox = createOutbox({ store: deps.store, runtimeConfig, clock, logger: deps.logger.child({ component: 'outbox' }), metrics }, { blockPrivateAddresses: config.isProduction, ...o.outbox });
   workers.push(outbox);
@@ -80,7 +82,7 @@ export function createServices(
     outbox,
     async close() {
       await Promise.allSettled(workers.map((w) => w.stop()));
-      await gateway.close();
+      await client.close();
       await deps.store.close();
     },
   };

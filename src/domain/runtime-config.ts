@@ -10,7 +10,7 @@ import { GATEWAY_HOSTS, applyOverrides, isSecretField, secretValues, type Runtim
 import { RuntimeConfigSchema, type RuntimeConfig } from '../model/runtime-config.js';
 import { AppError, type FieldError } from '../platform/errors.js';
 import { outboundUrlProblem } from '../platform/url-policy.js';
-import { enabledPaymentsProblem } from '../gateway/midtrans/payment-methods.js';
+import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
 import { registerLogSecrets } from '../platform/logging/logger.js';
 import { actorName, audit, type Actor } from './audit.js';
 

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { BackgroundWorker, Deps } from '../types.js';
 import { systemClock, type Clock } from '../platform/clock.js';
 import { recheckUnverified, refreshFromGateway, type RefreshDeps } from '../domain/reports/verify.js';
-import { GatewayError } from '../gateway/midtrans/errors.js';
+import { GatewayError } from '../gateway/port.js';
 import { Periodic } from './periodic.js';
 
 /** What a sweep uses: the runtime config, and what asking the gateway and recording its answer need. */

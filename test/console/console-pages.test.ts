@@ -12,7 +12,7 @@ import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { seedTransaction } from '../helpers/seed.js';
 import { formState } from '../helpers/console-forms.js';
 import { availableActions } from '../../src/domain/actions/refund.js';
-import { refundableMethod } from '../../src/gateway/midtrans/payment-methods.js';
+import { refundableMethod } from '../../src/gateway/payment-methods.js';
 
 describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
   let t: LoggedApp;

@@ -11,7 +11,7 @@ import { signedReport } from '../../src/domain/reports/trust.js';
 import { createOutbox } from '../../src/workers/outbox/worker.js';
 import { literalRefusal } from '../../src/platform/connect-guard.js';
 import { MidtransClient } from '../../src/gateway/midtrans/client.js';
-import { GatewayError } from '../../src/gateway/midtrans/errors.js';
+import { GatewayError } from '../../src/gateway/port.js';
 import { defaultRuntimeConfig } from '../../src/config/runtime.js';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 

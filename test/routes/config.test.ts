@@ -99,7 +99,7 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
       expect((await get()).body).toBe(before);
       if (!name.startsWith('the mode')) {
         await ctx.services.gateway.status('SO-KEY-1').catch(() => undefined);
-        await ctx.services.gateway.createSnapTransaction({ transaction_details: { order_id: 'SO-KEY-1', gross_amount: 1 } }).catch(() => undefined);
+        await ctx.services.gateway.createSnap({ gatewayOrderId: 'SO-KEY-1', nominal: 1, enabledPayments: [] }, 'SO-KEY-1').catch(() => undefined);
       }
       expect(gateway.authorizations).toEqual([]);
     });

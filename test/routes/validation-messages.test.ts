@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { basicAuth } from '../helpers/services.js';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
-import { PAYMENT_TYPES } from '../../src/gateway/midtrans/charge-body.js';
+import { PAYMENT_TYPES } from '../../src/gateway/charge-methods.js';
 
 const KEY = 'validation-messages-key-0123456789';
 

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { gatewayTimeToIso } from '../../src/gateway/midtrans/time.js';
+import { gatewayTimeToIso } from '../../src/gateway/time.js';
 import { toJakartaIso } from '../../src/platform/time.js';
 import { deliver, deliveryHeaders } from '../../src/erp/deliver.js';
 import { Value } from 'typebox/value';

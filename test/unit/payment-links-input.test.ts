@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { AppError } from '../../src/platform/errors.js';
 import { parseExpireAtText, resolveExpiry } from '../../src/domain/orders/expiry.js';
-import { gatewayTime } from '../../src/gateway/midtrans/time.js';
+import { gatewayTime } from '../../src/gateway/time.js';
 import { LINK_CUSTOMER_LIMITS, itemsTotal, normalizeCustomer, normalizeItems, parseNominal } from '../../src/domain/orders/input.js';
-import { paymentLinkBody, truncate } from '../../src/gateway/midtrans/requests.js';
+import { paymentLinkBody } from '../../src/gateway/midtrans/requests.js';
+import { truncate } from '../../src/gateway/order.js';
 import { requestHash, stableStringify } from '../../src/domain/orders/request-hash.js';
 
 function codeOf(fn: () => unknown): string | undefined {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { decideTransition, statusRank, type CurrentState, type IncomingReport } from '../../src/domain/reports/status-machine.js';
-import { isReversibleChannel, mapGatewayStatus } from '../../src/gateway/midtrans/status.js';
+import { isReversibleChannel, mapGatewayStatus } from '../../src/gateway/status.js';
 import type { PaymentStatus } from '../../src/model/payment.js';
 
 describe('mapGatewayStatus', () => {

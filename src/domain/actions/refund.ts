@@ -9,14 +9,14 @@ import type { Deps } from '../../types.js';
 import type { Store } from '../../storage/contract.js';
 import type { PaymentStatus, TransactionRecord } from '../../model/payment.js';
 import type { RefundRecord } from '../../model/refund.js';
-import { refundableMethod } from '../../gateway/midtrans/payment-methods.js';
+import { refundableMethod } from '../../gateway/payment-methods.js';
 import { AppError, type ErrorCode } from '../../platform/errors.js';
-import { GatewayError } from '../../gateway/midtrans/errors.js';
-import { refundKeys, type CoreResponse } from '../../gateway/midtrans/wire.js';
-import { grossToNumber } from '../../gateway/midtrans/report.js';
+import { GatewayError, type Answered } from '../../gateway/port.js';
+import { refundKeys } from '../../gateway/answer.js';
+import { grossToNumber } from '../../gateway/report.js';
 import { answerFor } from '../reports/trust.js';
 import { actorName, audit, type Actor } from '../audit.js';
-import { gatewayPhase } from '../../gateway/midtrans/status.js';
+import { gatewayPhase } from '../../gateway/status.js';
 import { ingestGatewayReport } from '../reports/ingest.js';
 import { newestPurchaseOrderId, refreshFromGateway } from '../reports/verify.js';
 import { closeUnusedLink, findTransaction } from '../orders/links.js';
@@ -107,14 +107,18 @@ export async function refundPayment(services: RefreshDeps, id: string, input: Re
     throw stateConflict('PAYMENT_NOT_PAID', tx, 'refunded');
   }
   auditAsk(services, actor, 'refund', tx, { amount: rec.amount ?? 'rest', reason: rec.reason, refund_key: rec.refundKey, retry_of_same_request: own !== undefined });
+  let res: Answered;
   try {
-    const res = await services.gateway.refund(target, { refund_key: rec.refundKey, ...(rec.amount === null ? {} : { amount: rec.amount }), ...(rec.reason === null ? {} : { reason: rec.reason }) });
-    await services.store.refunds.settle(rec.id, 'approved', res.status_code);
+    res = await services.gateway.refund(target, { refundKey: rec.refundKey, ...(rec.amount === null ? {} : { amount: rec.amount }), ...(rec.reason === null ? {} : { reason: rec.reason }) });
+    if (res.kind === 'answered') await services.store.refunds.settle(rec.id, 'approved', res.answer.status_code);
   } catch (err) {
-    if (err instanceof GatewayError && err.kind === 'refused') await services.store.refunds.settle(rec.id, 'refused', err.statusCode ?? null);
     // Outcome unknown: the lease is given up, and the next request asks the gateway what became of it.
-    else await services.store.refunds.releaseLease(rec.id);
+    await services.store.refunds.releaseLease(rec.id);
     throw err;
+  }
+  if (res.kind === 'refused') {
+    await services.store.refunds.settle(rec.id, 'refused', res.refusal.code);
+    throw GatewayError.refused(res.refusal);
   }
   return confirm(services, tx);
 }
@@ -257,17 +261,15 @@ async function closePayment(services: RefreshDeps, id: string, actor: Actor, act
   auditAsk(services, actor, action === 'cancelled' ? 'cancel' : 'expire', tx);
   const target = await gatewayTarget(services, tx);
   if (target === null) return closeUnusedLink(services, tx, action);
-  let res: CoreResponse;
-  try {
-    res = action === 'cancelled' ? await services.gateway.cancel(target) : await services.gateway.expire(target);
-  } catch (err) {
+  const res = action === 'cancelled' ? await services.gateway.cancel(target) : await services.gateway.expire(target);
+  if (res.kind === 'not_found') {
     // A link nobody bought yet has no gateway transaction: the link itself is closed instead.
-    if (tx.kind === 'payment_link' && err instanceof GatewayError && err.kind === 'refused' && err.statusCode === '404') return closeUnusedLink(services, tx, action);
-    throw err;
+    if (tx.kind === 'payment_link') return closeUnusedLink(services, tx, action);
+    throw GatewayError.refused(res.refusal);
   }
   // The gateway's own answer to the action is as good as its status API when it is about this
   // payment: it goes through the status machine. Otherwise the status API is asked.
-  const bound = answerFor(res, tx);
+  const bound = answerFor(res.answer, tx);
   if (!bound.ok) return confirm(services, tx);
   return (await ingestGatewayReport(services, bound.report, 'status_check', { transaction: tx })).transaction;
 }

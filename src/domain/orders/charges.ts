@@ -6,25 +6,23 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../types.js';
 import type { TransactionKind, TransactionRecord } from '../../model/payment.js';
 import { AppError } from '../../platform/errors.js';
-import { GatewayError } from '../../gateway/midtrans/errors.js';
-import { expiryTime, type CoreResponse } from '../../gateway/midtrans/wire.js';
+import { expiryTime, type GatewayAnswer } from '../../gateway/answer.js';
 import { resolveExpiry, type Expiry } from './expiry.js';
 import { deriveMercantId, gatewayOrderIdFor } from './ids.js';
 import { CORE_CUSTOMER_LIMITS, assertChargeAmount, assertPageAmount, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, } from './input.js';
 import type { ChargeInput, CustomerInput, ItemInput, SnapInput } from './schemas.js';
-import type { Customer, Item } from '../../gateway/midtrans/requests.js';
-import { conflict, findForCreate, insertOrFind, isUnconfirmed, recordCreated, recordRefused, wasRefused } from './records.js';
-import { MAX_CHARGE_EXPIRY_MINUTES, chargeBody, methodObject } from '../../gateway/midtrans/charge-body.js';
-import { chargeMethod } from '../../gateway/midtrans/amount-limits.js';
+import type { Customer, Item } from '../../gateway/order.js';
+import { conflict, findForCreate, insertOrFind, isUnconfirmed, recordCreated, refusedCreation, wasRefused } from './records.js';
+import { MAX_CHARGE_EXPIRY_MINUTES, methodObject } from '../../gateway/charge-methods.js';
+import { chargeMethod } from '../../gateway/amount-limits.js';
 import { requestHash } from './request-hash.js';
-import { mapGatewayStatus } from '../../gateway/midtrans/status.js';
+import { mapGatewayStatus } from '../../gateway/status.js';
 import { ingestGatewayReport } from '../reports/ingest.js';
 import { refreshFromGateway } from '../reports/verify.js';
 import { answerFor } from '../reports/trust.js';
-import { gatewayTimeToIso } from '../../gateway/midtrans/time.js';
+import { gatewayTimeToIso } from '../../gateway/time.js';
 import { findTransaction } from './links.js';
-import { enabledPaymentsProblem } from '../../gateway/midtrans/payment-methods.js';
-import { snapBody } from '../../gateway/midtrans/requests.js';
+import { enabledPaymentsProblem } from '../../gateway/payment-methods.js';
 import type { IngestDeps } from '../reports/ingest.js';
 import type { RefreshDeps } from '../reports/verify.js';
 import { actorName, audit, type Actor } from '../audit.js';
@@ -86,11 +84,6 @@ async function recordFor(services: Deps<'clock' | 'store'>, c: Common, kind: Tra
   return created ? { tx, fresh: true } : check(tx);
 }
 
-async function markRefused(services: Deps<'store'>, tx: TransactionRecord, err: unknown): Promise<never> {
-  if (err instanceof GatewayError && err.kind === 'refused') await recordRefused(services.store, tx);
-  throw err;
-}
-
 /**
  * The gateway's Idempotency-Key (≤ 46 characters) for creating `tx`: the same request retried
  * after a timeout reuses it; a corrected request after a refusal gets a new one, since the
@@ -105,7 +98,7 @@ function utcIso(iso: string | null): string | null {
 }
 
 /** Identifiers from the gateway's answer; a status other than pending goes through the status machine. */
-async function applyCharge(services: IngestDeps, tx: TransactionRecord, res: CoreResponse): Promise<TransactionRecord> {
+async function applyCharge(services: IngestDeps, tx: TransactionRecord, res: GatewayAnswer): Promise<TransactionRecord> {
   const { signature_key: _omit, ...kept } = res;
   let t = await recordCreated(
     services.store,
@@ -132,7 +125,7 @@ export interface ChargeOutcome {
   /** False when the same request was answered before (the stored answer is given again). */
   created: boolean;
   tx: TransactionRecord;
-  answer: CoreResponse;
+  answer: GatewayAnswer;
 }
 
 export async function createCharge(services: RefreshDeps, input: ChargeInput): Promise<ChargeOutcome> {
@@ -152,9 +145,10 @@ export async function createCharge(services: RefreshDeps, input: ChargeInput): P
     const known = await services.gateway.status(tx.gatewayOrderId);
     if (known) return { created: true, tx: await applyCharge(services, tx, known), answer: known };
   }
-  const body = chargeBody({ gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, paymentType: input.payment_type, method, items: c.items, customer: c.customer, expiry: c.expiry });
-  const res = await services.gateway.charge(body, { idempotencyKey: gatewayKey('c', tx) }).catch((err: unknown) => markRefused(services, tx, err));
-  return { created: true, tx: await applyCharge(services, tx, res), answer: res };
+  const order = { gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, paymentType: input.payment_type, method, items: c.items, customer: c.customer, expiry: c.expiry };
+  const res = await services.gateway.charge(order, gatewayKey('c', tx));
+  if (res.kind === 'refused') return refusedCreation(services.store, tx, res.refusal);
+  return { created: true, tx: await applyCharge(services, tx, res.answer), answer: res.answer };
 }
 
 /** A Snap token: the record holds the token and the payment page URL. `created` as for a charge. */
@@ -167,12 +161,13 @@ export async function createSnapToken(services: Deps<'clock' | 'gateway' | 'runt
   const hash = requestHash({ shape: 'snap', order_id: input.order_id, nominal: c.nominal, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString(), enabled_payments: enabled });
   const { tx, fresh } = await recordFor(services, c, 'snap', hash, { shape: 'snap', order_id: input.order_id, items: c.items, customer: c.customer, enabled_payments: enabled });
   if (!fresh && !isUnconfirmed(tx)) return { created: false, tx };
-  const runtimeConfig = await services.runtimeConfig.current();
-  const methods = enabled.length > 0 ? enabled : runtimeConfig.links.enabled_payments;
-  const body = snapBody({ gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, items: c.items, customer: c.customer, expiry: c.expiry, enabledPayments: methods });
+  const settings = await services.runtimeConfig.current();
+  const methods = enabled.length > 0 ? enabled : settings.links.enabled_payments;
+  const order = { gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, items: c.items, customer: c.customer, expiry: c.expiry, enabledPayments: methods };
   // Before a method is picked the gateway lets an order id ask again: the new token replaces a lost one.
-  const res = await services.gateway.createSnapTransaction(body, { idempotencyKey: gatewayKey('s', tx) }).catch((err: unknown) => markRefused(services, tx, err));
-  return { created: true, tx: await recordCreated(services.store, tx, { snapToken: res.token, paymentUrl: res.redirect_url, gatewayJson: JSON.stringify(res) }) };
+  const res = await services.gateway.createSnap(order, gatewayKey('s', tx));
+  if (res.kind === 'refused') return refusedCreation(services.store, tx, res.refusal);
+  return { created: true, tx: await recordCreated(services.store, tx, { snapToken: res.token, paymentUrl: res.redirectUrl, gatewayJson: res.answerJson }) };
 }
 
 /**

@@ -1,6 +1,6 @@
 /** `expire_at` parsing: when an order's payment window closes. */
 import { AppError } from '../../platform/errors.js';
-import { gatewayTime } from '../../gateway/midtrans/time.js';
+import { gatewayTime } from '../../gateway/time.js';
 import { JAKARTA_OFFSET_MINUTES } from '../../platform/time.js';
 
 const MINUTE_MS = 60_000;

@@ -4,9 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../platform/errors.js';
-import { ORDER_ID_MAX as GATEWAY_ORDER_ID_MAX } from '../../gateway/midtrans/requests.js';
+import { ORDER_ID_MAX as GATEWAY_ORDER_ID_MAX } from '../../gateway/order.js';
 
-export { ORDER_ID_MAX as GATEWAY_ORDER_ID_MAX } from '../../gateway/midtrans/requests.js';
+export { ORDER_ID_MAX as GATEWAY_ORDER_ID_MAX } from '../../gateway/order.js';
 
 const OUTSIDE_GATEWAY_CHARSET = /[^A-Za-z0-9\-_~.]/gu;
 // C0, DEL and C1 controls; also lone surrogates, which cannot be stored or logged faithfully.

@@ -3,16 +3,16 @@
  * before any gateway call, so input errors are 400s that never reach the gateway.
  */
 import { AppError } from '../../platform/errors.js';
-import { ITEM_TEXT_MAX, truncate, type Customer, type CustomerLimits, type Item } from '../../gateway/midtrans/requests.js';
+import { ITEM_TEXT_MAX, truncate, type Customer, type CustomerLimits, type Item } from '../../gateway/order.js';
 import type { CustomerInput, ItemInput } from './schemas.js';
-import { largestMaximum, methodMaximum } from '../../gateway/midtrans/amount-limits.js';
+import { largestMaximum, methodMaximum } from '../../gateway/amount-limits.js';
 
 /** Largest amount we accept: beyond it JSON numbers stop being exact. */
 export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
 /** Our cap on item lines; the gateway's page and dashboard become unusable long before. */
 export const MAX_ITEMS = 100;
 
-export { CORE_CUSTOMER_LIMITS, LINK_CUSTOMER_LIMITS, type CustomerLimits } from '../../gateway/midtrans/requests.js';
+export { CORE_CUSTOMER_LIMITS, LINK_CUSTOMER_LIMITS, type CustomerLimits } from '../../gateway/order.js';
 
 function fieldError(code: 'VALIDATION_FAILED' | 'AMOUNT_INVALID', path: string, message: string): AppError {
   return new AppError(code, `${path} ${message}.`, { errors: [{ path, message }] });

@@ -9,7 +9,7 @@ import { parseExpireAtText, resolveExpiry } from './expiry.js';
 import { assertPrintableId, deriveMercantId, gatewayOrderIdFor, newPaymentLinkId } from './ids.js';
 import { LINK_CUSTOMER_LIMITS, assertPageAmount, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, } from './input.js';
 import type { DirectLinkInput, ErpLinkInput } from './schemas.js';
-import { paymentLinkBody, truncate, type Customer, type Item } from '../../gateway/midtrans/requests.js';
+import { truncate, type Customer, type Item } from '../../gateway/order.js';
 import { PAID_STATUSES, conflict, findForCreate, insertOrFind, isUnconfirmed, wasRefused } from './records.js';
 import { pushPaymentLink } from './link-gateway.js';
 import { requestHash } from './request-hash.js';
@@ -40,11 +40,11 @@ interface Draft {
 }
 
 /** What a draft stores: the request, and the gateway body built from it (expiry fixed now). */
-async function draftFields(services: Deps<'clock' | 'runtimeConfig'>, d: Draft) {
-  const runtimeConfig = await services.runtimeConfig.current();
-  const expiry = resolveExpiry(d.expireAtText, services.clock.now(), runtimeConfig.links.default_expiry_minutes);
+async function draftFields(services: Deps<'clock' | 'gateway' | 'runtimeConfig'>, d: Draft) {
+  const settings = await services.runtimeConfig.current();
+  const expiry = resolveExpiry(d.expireAtText, services.clock.now(), settings.links.default_expiry_minutes);
   const paymentLinkId = newPaymentLinkId();
-  const gateway = paymentLinkBody({ gatewayOrderId: d.gatewayOrderId, paymentLinkId, nominal: d.nominal, items: d.items, customer: d.customer, expiry, enabledPayments: runtimeConfig.links.enabled_payments });
+  const gateway = services.gateway.paymentLinkRequest({ gatewayOrderId: d.gatewayOrderId, paymentLinkId, nominal: d.nominal, items: d.items, customer: d.customer, expiry, enabledPayments: settings.links.enabled_payments });
   return { nominal: d.nominal, paymentLinkId, requestHash: d.hash, requestJson: JSON.stringify({ request: d.request, gateway }), expireAt: expiry.expireAt.toISOString() };
 }
 

@@ -3,6 +3,7 @@
  * BEFORE the gateway call, so a timeout after the gateway acted can be recovered instead of repeated.
  */
 import { AppError } from '../../platform/errors.js';
+import { GatewayError, type Refusal } from '../../gateway/port.js';
 import { UniqueViolationError, type Store } from '../../storage/contract.js';
 import { type NewTransaction, type PaymentStatus, type TransactionPatch, type TransactionRecord } from '../../model/payment.js';
 
@@ -36,6 +37,12 @@ export async function recordCreated(store: Store, tx: TransactionRecord, patch: 
 /** The gateway refused the creation: failed, unless a notification moved the record meanwhile. */
 export async function recordRefused(store: Store, tx: TransactionRecord): Promise<void> {
   await store.transactions.update(tx.id, { status: 'failed' }, { ifStatusIn: ['pending'] });
+}
+
+/** Records the refusal (see `recordRefused`), then answers with it (502, the gateway's code and message). */
+export async function refusedCreation(store: Store, tx: TransactionRecord, refusal: Refusal): Promise<never> {
+  await recordRefused(store, tx);
+  throw GatewayError.refused(refusal);
 }
 
 export function collision(orderId: string, other: TransactionRecord): AppError {

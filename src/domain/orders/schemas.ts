@@ -4,7 +4,7 @@
  * are judged by the domain (`order-input.ts`, `expiry.ts`), so their errors carry the right codes.
  */
 import { Type, type Static } from 'typebox';
-import { ChargeMethodsSchema, PaymentTypeSchema } from '../../gateway/midtrans/charge-body.js';
+import { ChargeMethodsSchema, PaymentTypeSchema } from '../../gateway/charge-methods.js';
 
 /** Integers may come as digit strings; the domain parses and judges them (AMOUNT_INVALID). */
 const Amount = (description: string) => Type.Union([Type.Number(), Type.String({ maxLength: 32 })], { description });

@@ -1,6 +1,6 @@
 /** Whether the service's two dependencies answer: the database, and the gateway with our key. */
 import type { Deps } from '../../types.js';
-import { GatewayError } from '../../gateway/midtrans/errors.js';
+import { GatewayError } from '../../gateway/port.js';
 
 export interface DatabaseHealth {
   ok: boolean;
@@ -41,7 +41,7 @@ export async function gatewayHealth(services: Deps<'gateway'>): Promise<GatewayH
     await services.gateway.status(PROBE_ID, { timeoutMs: 2_000 });
     return { status: 'reachable', detail: `answered in ${Math.round(performance.now() - started)} ms` };
   } catch (err) {
-    if (err instanceof GatewayError) return { status: err.kind, detail: err.kind === 'refused' ? `answered ${err.statusCode ?? '?'}` : 'no usable answer' };
+    if (err instanceof GatewayError) return { status: err.kind, detail: err.kind === 'refused' ? `answered ${err.refusal?.code ?? '?'}` : 'no usable answer' };
     throw err;
   }
 }

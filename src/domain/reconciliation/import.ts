@@ -13,7 +13,7 @@ import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import type { NewReconciliationRow, ReconciliationCounts, ReconciliationImport, ReportRow } from '../../model/reconciliation.js';
 import { AppError } from '../../platform/errors.js';
-import { isPurchaseOf } from '../../gateway/midtrans/wire.js';
+import { isPurchaseOf } from '../../gateway/report.js';
 import { isCalendarDay, locateColumns, parseColumnMapping, readRow, refuseNul, reportWindow, type ColumnIndex, type DateWindow } from './columns.js';
 import { readRecords, type SeparatorName } from './reader.js';
 import { matchRow } from './match.js';

@@ -13,7 +13,7 @@
  */
 import type { TransactionRecord } from '../../model/payment.js';
 import type { ReconciliationResult, ReportRow } from '../../model/reconciliation.js';
-import { mapGatewayStatus } from '../../gateway/midtrans/status.js';
+import { mapGatewayStatus } from '../../gateway/status.js';
 
 export interface RowVerdict {
   result: Exclude<ReconciliationResult, 'missing_at_gateway'>;

@@ -11,12 +11,12 @@ import type { NewOutboxEvent } from '../../model/delivery.js';
 import type { NotificationResult, NotificationSource } from '../../model/notification.js';
 import type { PaymentStatus, TransactionPatch, TransactionRecord } from '../../model/payment.js';
 import { decideTransition, type Decision } from './status-machine.js';
-import { mapGatewayStatus, reportIsReversible } from '../../gateway/midtrans/status.js';
-import { dedupeKey, grossToNumber, type GatewayReport } from '../../gateway/midtrans/report.js';
+import { mapGatewayStatus, reportIsReversible } from '../../gateway/status.js';
+import { dedupeKey, grossToNumber, type GatewayReport } from '../../gateway/report.js';
 import { deriveMercantId } from '../orders/ids.js';
 import type { TrustedReport } from './trust.js';
 import { STATUS_CHANGED, statusChangedEvent } from '../../erp/events.js';
-import { gatewayTimeToIso } from '../../gateway/midtrans/time.js';
+import { gatewayTimeToIso } from '../../gateway/time.js';
 
 /** What recording a gateway report needs: the database, the clock, the outbox to wake, metrics and logs. */
 export type IngestDeps = Deps<'clock' | 'logger' | 'metrics' | 'outbox' | 'store'>;

@@ -19,7 +19,7 @@
  *    transaction is applied any more. Everything else after paid is refund/chargeback only.
  */
 import type { PaymentStatus } from '../../model/payment.js';
-import { gatewayPhase, statusVerdict, type GatewayPhase } from '../../gateway/midtrans/status.js';
+import { gatewayPhase, statusVerdict, type GatewayPhase } from '../../gateway/status.js';
 
 /** The contract statuses, as the store checks them when read. */
 export { PAYMENT_STATUSES } from '../../model/payment.js';

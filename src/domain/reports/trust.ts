@@ -14,8 +14,8 @@
  * nothing else, so a new way in cannot skip the rule.
  */
 import type { TransactionRecord } from '../../model/payment.js';
-import { grossToNumber, localExpiryReport, reportFromStatus, wireAmount, type GatewayReport } from '../../gateway/midtrans/report.js';
-import { isPurchaseOf, type CoreResponse } from '../../gateway/midtrans/wire.js';
+import { grossToNumber, isPurchaseOf, localExpiryReport, reportFromStatus, wireAmount, type GatewayReport } from '../../gateway/report.js';
+import type { GatewayAnswer } from '../../gateway/answer.js';
 
 declare const trusted: unique symbol;
 /** A report paylink may apply: signed, or the gateway's answer about the order asked about. */
@@ -26,7 +26,7 @@ export type Binding = { ok: true; report: TrustedReport } | { ok: false; reason:
 const trust = (r: GatewayReport): TrustedReport => r as TrustedReport;
 
 /** Undefined when `answer` is about the gateway order `orderId` (for a link, also one of its purchases); else why not. */
-export function notAbout(answer: Pick<CoreResponse, 'order_id' | 'transaction_id'>, orderId: string, o: { link?: boolean } = {}): string | undefined {
+export function notAbout(answer: Pick<GatewayAnswer, 'order_id' | 'transaction_id'>, orderId: string, o: { link?: boolean } = {}): string | undefined {
   const named = answer.order_id;
   if (named === orderId || answer.transaction_id === orderId) return undefined;
   if (o.link === true && named !== undefined && isPurchaseOf(named, orderId)) return undefined;
@@ -43,7 +43,7 @@ export function signedReport(verified: GatewayReport): TrustedReport {
 }
 
 /** The status API's answer for a notification's signed order id: applied only when it is about that order and that amount. */
-export function confirmNotification(answer: CoreResponse, signed: GatewayReport): Binding {
+export function confirmNotification(answer: GatewayAnswer, signed: GatewayReport): Binding {
   const problem = notAbout(answer, signed.order_id);
   if (problem) return { ok: false, reason: problem };
   if (answer.gross_amount !== undefined && grossToNumber(answer.gross_amount) !== grossToNumber(signed.gross_amount)) {
@@ -53,7 +53,7 @@ export function confirmNotification(answer: CoreResponse, signed: GatewayReport)
 }
 
 /** An answer to paylink's own question about `tx` (status check, charge, cancel, expire): applied only when it is about `tx`. */
-export function answerFor(answer: CoreResponse, tx: TransactionRecord): Binding {
+export function answerFor(answer: GatewayAnswer, tx: TransactionRecord): Binding {
   const problem = notAbout(answer, tx.gatewayOrderId, { link: tx.kind === 'payment_link' });
   if (problem) return { ok: false, reason: problem };
   return { ok: true, report: trust(reportFromStatus(answer, { order_id: tx.gatewayOrderId, gross_amount: wireAmount(tx.nominal) })) };

@@ -7,10 +7,9 @@ import type { NotificationRecord, NotificationSource } from '../../model/notific
 import type { TransactionRecord } from '../../model/payment.js';
 import { AppError } from '../../platform/errors.js';
 import { mustConfirmNotifications } from '../../config/runtime.js';
-import { GatewayError } from '../../gateway/midtrans/errors.js';
-import { verifyMidtransSignature } from '../../gateway/midtrans/signature.js';
-import { SIGNED_FIELDS, dedupeKey, parseReport, type GatewayReport } from '../../gateway/midtrans/report.js';
-import { newestPurchase, type CoreResponse } from '../../gateway/midtrans/wire.js';
+import { GatewayError } from '../../gateway/port.js';
+import { SIGNED_FIELDS, dedupeKey, parseReport, type GatewayReport } from '../../gateway/report.js';
+import type { GatewayAnswer } from '../../gateway/answer.js';
 import { ingestGatewayReport, noteReport, type IngestDeps, type IngestResult } from './ingest.js';
 import { answerFor, confirmNotification, localExpiry, signedReport, type TrustedReport } from './trust.js';
 import { actorName, audit, type Actor } from '../audit.js';
@@ -24,10 +23,10 @@ export type RefreshDeps = IngestDeps & Deps<'gateway'>;
 export type NotificationOutcome = (IngestResult & { confirmed: boolean }) | { result: 'unverified' | 'duplicate'; notificationId: number; confirmed: false; reason: string };
 
 /**
- * A notification body: verified (SHA-512 signature over the exact strings, constant time), then —
- * when `gateway.confirm_notifications` is on — confirmed with the status API outside any database
- * transaction: the gateway is asked about the signed order id, and what it answers about that order
- * is what is applied (report-binding.ts). If the confirmation cannot be had (gateway down, it does
+ * A notification body: its signature verified by the gateway (Midtrans: SHA-512 over the exact
+ * strings, constant time), then — when `gateway.confirm_notifications` is on — confirmed with the
+ * status API outside any database transaction: the gateway is asked about the signed order id, and
+ * what it answers about that order is what is applied (trust.ts). If the confirmation cannot be had (gateway down, it does
  * not know the order, or it answers about another order or amount), the notification is recorded
  * as `unverified` with the reason, nothing changes, and the answer is still 200: a 5xx would make
  * the gateway retry a notification we already hold, and the reconciler re-checks unverified
@@ -41,11 +40,8 @@ export async function handleGatewayNotification(services: NotificationDeps, raw:
   if (signedNul.length > 0) {
     throw new AppError('VALIDATION_FAILED', 'A signed field contains a NUL character.', { errors: signedNul.map((f) => ({ path: f, message: 'must not contain NUL (U+0000)' })) });
   }
+  if (!(await services.gateway.verifyNotification(report, raw.signature_key))) throw new AppError('SIGNATURE_INVALID', 'The notification signature does not verify.');
   const s = await services.runtimeConfig.current();
-  const key = s.gateway.server_key ?? '';
-  if (key === '' || !verifyMidtransSignature({ ...report, signature_key: raw.signature_key }, key)) {
-    throw new AppError('SIGNATURE_INVALID', 'The notification signature does not verify.');
-  }
   // Unsigned fields carried a NUL (replaced by U+FFFD): accepted (a retry would carry the same
   // bytes), recorded as received, flagged on the order, and never trusted as a lookup key.
   const flags = replaced.length > 0 ? ['nul_in_notification'] : [];
@@ -122,7 +118,7 @@ const UNKNOWN_TO_GATEWAY = 'the gateway does not know the order';
  * verdict (the gateway does not know the order, or answers about another one).
  */
 async function confirm(services: RefreshDeps, report: GatewayReport): Promise<Confirmation> {
-  let st: CoreResponse | undefined;
+  let st: GatewayAnswer | undefined;
   try {
     st = await services.gateway.status(report.order_id, { timeoutMs: CONFIRM_TIMEOUT_MS });
   } catch (err) {
@@ -180,8 +176,8 @@ export interface RefreshOutcome {
 
 /** The newest purchase on a payment link; undefined when the gateway does not know the link. */
 export async function newestPurchaseOrderId(services: Deps<'gateway'>, tx: TransactionRecord): Promise<string | null | undefined> {
-  const link = await services.gateway.getPaymentLink(tx.gatewayOrderId);
-  return link ? newestPurchase(link) : undefined;
+  const link = await services.gateway.findPaymentLink(tx.gatewayOrderId);
+  return link ? link.newestPurchase : undefined;
 }
 
 /**

@@ -1,13 +1,13 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { RuntimeConfig } from '../../model/runtime-config.js';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../port.js';
+import { MidtransRefusal } from './errors.js';
 import { currentLogContext } from '../../platform/logging/context.js';
 import { PrivateAddressError, guardedLookup, literalRefusal, refusalOf, type Resolve } from '../../platform/connect-guard.js';
 import {
   parseCoreResponse,
   parseErrorMessages,
-  type CoreResponse,
   type PaymentLinkCreated,
   type PaymentLinkDetails,
   type SnapCreated,
@@ -15,6 +15,7 @@ import {
   parsePaymentLinkDetails,
   parseSnapCreated,
 } from './wire.js';
+import type { GatewayAnswer } from '../answer.js';
 import type { PaymentLinkRequest, RefundRequest, SnapRequest } from './requests.js';
 import type { ChargeRequest } from './charge-body.js';
 
@@ -108,33 +109,33 @@ export class MidtransClient {
     return parseSnapCreated(res.body);
   }
 
-  async charge(body: ChargeRequest, o: GatewayCallOptions = {}): Promise<CoreResponse> {
+  async charge(body: ChargeRequest, o: GatewayCallOptions = {}): Promise<GatewayAnswer> {
     return this.core('core.charge', 'POST', '/v2/charge', body, o);
   }
 
   /** By order id or transaction id. Undefined when the gateway does not know it (404 "Transaction doesn't exist."). */
-  async status(id: string, o: Pick<GatewayCallOptions, 'timeoutMs'> = {}): Promise<CoreResponse | undefined> {
+  async status(id: string, o: Pick<GatewayCallOptions, 'timeoutMs'> = {}): Promise<GatewayAnswer | undefined> {
     try {
       return await this.core('core.status', 'GET', `/v2/${pathId(id)}/status`, undefined, o);
     } catch (err) {
-      if (err instanceof GatewayError && err.kind === 'refused' && err.statusCode === '404') return undefined;
+      if (err instanceof MidtransRefusal && err.refusal.code === '404') return undefined;
       throw err;
     }
   }
 
-  cancel(id: string): Promise<CoreResponse> {
+  cancel(id: string): Promise<GatewayAnswer> {
     return this.core('core.cancel', 'POST', `/v2/${pathId(id)}/cancel`);
   }
-  expire(id: string): Promise<CoreResponse> {
+  expire(id: string): Promise<GatewayAnswer> {
     return this.core('core.expire', 'POST', `/v2/${pathId(id)}/expire`);
   }
-  approve(id: string): Promise<CoreResponse> {
+  approve(id: string): Promise<GatewayAnswer> {
     return this.core('core.approve', 'POST', `/v2/${pathId(id)}/approve`);
   }
-  deny(id: string): Promise<CoreResponse> {
+  deny(id: string): Promise<GatewayAnswer> {
     return this.core('core.deny', 'POST', `/v2/${pathId(id)}/deny`);
   }
-  refund(id: string, body: RefundRequest): Promise<CoreResponse> {
+  refund(id: string, body: RefundRequest): Promise<GatewayAnswer> {
     return this.core('core.refund', 'POST', `/v2/${pathId(id)}/refund`, body);
   }
 
@@ -143,7 +144,7 @@ export class MidtransClient {
   }
 
   /** Core API errors may come as HTTP 200 with an error `status_code` in the body; 407 is an answer, not an error. */
-  private async core(op: string, method: 'GET' | 'POST', path: string, body?: ChargeRequest | RefundRequest, o: GatewayCallOptions = {}): Promise<CoreResponse> {
+  private async core(op: string, method: 'GET' | 'POST', path: string, body?: ChargeRequest | RefundRequest, o: GatewayCallOptions = {}): Promise<GatewayAnswer> {
     const res = await this.call(op, 'api', method, path, body, o);
     const parsed = res.status < 500 ? parseCoreResponse(res.body) : undefined;
     const code = parsed ? Number(parsed.status_code) : NaN;
@@ -151,13 +152,13 @@ export class MidtransClient {
     return parsed;
   }
 
-  private refusal(res: RawResponse): GatewayError {
+  /** The code is the body's `status_code`, else the HTTP status; the message its `status_message`, else its first error message. */
+  private refusal(res: RawResponse): MidtransRefusal {
     const b = res.body;
     const rec = b !== null && typeof b === 'object' ? (b as Record<string, unknown>) : {};
-    const statusCode = typeof rec.status_code === 'string' ? rec.status_code : String(res.status);
-    const messages = parseErrorMessages(b);
-    const statusMessage = typeof rec.status_message === 'string' ? rec.status_message : messages[0];
-    return new GatewayError('refused', `gateway refused (${statusCode})`, { httpStatus: res.status, statusCode, statusMessage, messages });
+    const code = typeof rec.status_code === 'string' ? rec.status_code : String(res.status);
+    const message = typeof rec.status_message === 'string' ? rec.status_message : (parseErrorMessages(b)[0] ?? '');
+    return new MidtransRefusal(res.status, { code, message });
   }
 
   private async call(op: string, host: Host, method: 'GET' | 'POST' | 'DELETE', path: string, body?: RequestBody, o: GatewayCallOptions = {}): Promise<RawResponse> {

@@ -1,55 +1,12 @@
 /**
- * Request bodies for the Payment Link, Snap and refund APIs, one schema each, and the order details
- * (items, customer, payment window) that they and Core charges share.
- * The builders below produce these types; the client's methods take nothing else.
+ * Request bodies for the Payment Link, Snap and refund APIs (reference §1.2, §2, §3.5), one schema
+ * each, written from the order details of `gateway/order.ts`. The builders below produce these
+ * types; the client's methods take nothing else.
  */
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-
-/** The gateway's order id limit (Payment Link, Snap and Core all accept 50). */
-export const ORDER_ID_MAX = 50;
-/** Item ids and names. */
-export const ITEM_TEXT_MAX = 50;
-
-/** Per-field customer limits: Payment Link 50/50/50/20; Snap and Core 255. */
-export interface CustomerLimits {
-  first_name: number;
-  last_name: number;
-  email: number;
-  phone: number;
-}
-export const LINK_CUSTOMER_LIMITS: CustomerLimits = { first_name: 50, last_name: 50, email: 50, phone: 20 };
-export const CORE_CUSTOMER_LIMITS: CustomerLimits = { first_name: 255, last_name: 255, email: 255, phone: 255 };
-
-const customerSchema = (l: CustomerLimits) =>
-  Type.Object(
-    {
-      first_name: Type.Optional(Type.String({ minLength: 1, maxLength: l.first_name })),
-      last_name: Type.Optional(Type.String({ minLength: 1, maxLength: l.last_name })),
-      email: Type.Optional(Type.String({ minLength: 1, maxLength: l.email })),
-      phone: Type.Optional(Type.String({ minLength: 1, maxLength: l.phone })),
-    },
-    { additionalProperties: false },
-  );
-
-/** `customer_details` for Snap and Core charges. */
-export const CustomerSchema = customerSchema(CORE_CUSTOMER_LIMITS);
-/** `customer_details` for a Payment Link: the same fields, tighter limits. */
-export const LinkCustomerSchema = customerSchema(LINK_CUSTOMER_LIMITS);
-/** Customer details, each field within the limits of the API it goes to. */
-export type Customer = Static<typeof CustomerSchema>;
-
-/** An `item_details` line: integer prices (negative for discounts), quantity ≥ 1. */
-export const ItemSchema = Type.Object(
-  {
-    id: Type.Optional(Type.String({ minLength: 1, maxLength: ITEM_TEXT_MAX })),
-    name: Type.String({ minLength: 1, maxLength: ITEM_TEXT_MAX }),
-    price: Type.Integer(),
-    quantity: Type.Integer({ minimum: 1 }),
-  },
-  { additionalProperties: false },
-);
-export type Item = Static<typeof ItemSchema>;
+import { CustomerSchema, ItemSchema, LinkCustomerSchema, ORDER_ID_MAX } from '../order.js';
+import type { PaymentLinkOrder, SnapOrder } from '../port.js';
 
 /** `transaction_details`: the gateway's order id and a whole, positive amount of rupiah. */
 const orderDetails = {
@@ -62,23 +19,7 @@ export const TransactionDetailsSchema = Type.Object(orderDetails, { additionalPr
 export const GatewayTimeSchema = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} [+-]\\d{4}$' });
 const Minutes = Type.Integer({ minimum: 1 });
 
-/** The payment window: `start_time` in the gateway's format, and its length in whole minutes. */
-export interface GatewayExpiry {
-  startTime: string;
-  durationMinutes: number;
-}
-
-/** Cuts to `max` UTF-16 units without leaving half a surrogate pair. */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max);
-  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
-}
-
-/**
- * The Payment Link create body (https://docs.midtrans.com/reference/create-payment-link). One use
- * only: a link pays one order.
- */
+/** The Payment Link create body (reference §1.2). One use only: a link pays one order. */
 export const PaymentLinkRequestSchema = Type.Object(
   {
     transaction_details: Type.Object({ ...orderDetails, payment_link_id: Type.String({ pattern: '^[a-z0-9-]{1,50}$' }) }, { additionalProperties: false }),
@@ -92,17 +33,7 @@ export const PaymentLinkRequestSchema = Type.Object(
 );
 export type PaymentLinkRequest = Static<typeof PaymentLinkRequestSchema>;
 
-export interface LinkBodyInput {
-  gatewayOrderId: string;
-  paymentLinkId: string;
-  nominal: number;
-  items: Item[];
-  customer?: Customer;
-  expiry: GatewayExpiry;
-  enabledPayments: string[];
-}
-
-export function paymentLinkBody(i: LinkBodyInput): PaymentLinkRequest {
+export function paymentLinkBody(i: PaymentLinkOrder): PaymentLinkRequest {
   const body: PaymentLinkRequest = {
     transaction_details: { order_id: i.gatewayOrderId, gross_amount: i.nominal, payment_link_id: i.paymentLinkId },
     usage_limit: 1,
@@ -136,16 +67,7 @@ export const SnapRequestSchema = Type.Object(
 );
 export type SnapRequest = Static<typeof SnapRequestSchema>;
 
-export interface SnapBodyInput {
-  gatewayOrderId: string;
-  nominal: number;
-  items?: Item[];
-  customer?: Customer;
-  expiry?: GatewayExpiry;
-  enabledPayments: string[];
-}
-
-export function snapBody(i: SnapBodyInput): SnapRequest {
+export function snapBody(i: SnapOrder): SnapRequest {
   const body: SnapRequest = { transaction_details: { order_id: i.gatewayOrderId, gross_amount: i.nominal } };
   if (i.items) body.item_details = i.items.map((it) => ({ ...it }));
   if (i.customer) body.customer_details = { ...i.customer };

@@ -1,10 +1,12 @@
 /**
  * The gateway's answers, parsed leniently at the edge: unknown fields are kept but never trusted,
- * required fields are checked, and anything unparseable is a `bad_response`.
+ * required fields are checked, and anything unparseable is a `bad_response`. The answer about a
+ * transaction has paylink's shape (`gateway/answer.ts`); the Payment Link and Snap answers stay here.
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../port.js';
+import { GatewayAnswerSchema, type GatewayAnswer } from '../answer.js';
 
 const Str = Type.String({ maxLength: 4096 });
 
@@ -37,61 +39,8 @@ export function newestPurchase(link: PaymentLinkDetails): string | null {
   return ids.reduce((best, id) => (suffix(id) >= suffix(best) ? id : best));
 }
 
-/** A payment link's purchases carry the link's order id plus a `-suffix`: each is a gateway transaction of its own. */
-export function isPurchaseOf(orderId: string, linkOrderId: string): boolean {
-  return orderId.length > linkOrderId.length + 1 && orderId.startsWith(`${linkOrderId}-`);
-}
-
-/** The refund keys a status answer lists as made (the gateway keeps each refund with the key it was asked with). */
-export function refundKeys(res: CoreResponse): Set<string> {
-  return new Set((res.refunds ?? []).map((r) => r.refund_key).filter((k): k is string => typeof k === 'string' && k.length > 0));
-}
-
 export const SnapCreatedSchema = Type.Object({ token: Str, redirect_url: Str });
 export type SnapCreated = Static<typeof SnapCreatedSchema>;
-
-/** Core API answer: charge, status, cancel, expire, refund… and notifications share this shape. */
-export const CoreResponseSchema = Type.Object({
-  status_code: Str,
-  status_message: Type.Optional(Str),
-  transaction_id: Type.Optional(Str),
-  order_id: Type.Optional(Str),
-  gross_amount: Type.Optional(Str),
-  payment_type: Type.Optional(Str),
-  transaction_time: Type.Optional(Str),
-  transaction_status: Type.Optional(Str),
-  fraud_status: Type.Optional(Str),
-  settlement_time: Type.Optional(Str),
-  expiry_time: Type.Optional(Str),
-  expire_time: Type.Optional(Str),
-  signature_key: Type.Optional(Str),
-  va_numbers: Type.Optional(Type.Array(Type.Object({ bank: Type.Optional(Str), va_number: Type.Optional(Str) }), { maxItems: 20 })),
-  permata_va_number: Type.Optional(Str),
-  bill_key: Type.Optional(Str),
-  biller_code: Type.Optional(Str),
-  payment_code: Type.Optional(Str),
-  store: Type.Optional(Str),
-  qr_string: Type.Optional(Str),
-  actions: Type.Optional(Type.Array(Type.Object({ name: Type.Optional(Str), method: Type.Optional(Str), url: Type.Optional(Str) }), { maxItems: 20 })),
-  redirect_url: Type.Optional(Str),
-  refund_amount: Type.Optional(Str),
-  refunds: Type.Optional(
-    Type.Array(
-      Type.Object({
-        refund_key: Type.Optional(Str),
-        refund_amount: Type.Optional(Str),
-        refund_chargeback_id: Type.Optional(Type.Union([Type.Number(), Str])),
-      }),
-      { maxItems: 1000 },
-    ),
-  ),
-});
-export type CoreResponse = Static<typeof CoreResponseSchema>;
-
-/** When a Core transaction expires: the charge answer spells it `expire_time`, the status API `expiry_time` (a real gateway inconsistency). */
-export function expiryTime(res: CoreResponse): string | undefined {
-  return res.expiry_time ?? res.expire_time;
-}
 
 function parse<S extends TSchema>(schema: S, body: unknown, what: string): Static<S> {
   if (!Value.Check(schema, body)) throw new GatewayError('bad_response', `unexpected ${what} from gateway`);
@@ -103,8 +52,8 @@ export const parsePaymentLinkDetails = (b: unknown) => parse(PaymentLinkDetailsS
 export const parseSnapCreated = (b: unknown) => parse(SnapCreatedSchema, b, 'Snap answer');
 
 /** Undefined when the body is not a Core answer (then the caller treats it as a bad response). */
-export function parseCoreResponse(b: unknown): CoreResponse | undefined {
-  return Value.Check(CoreResponseSchema, b) ? b : undefined;
+export function parseCoreResponse(b: unknown): GatewayAnswer | undefined {
+  return Value.Check(GatewayAnswerSchema, b) ? b : undefined;
 }
 
 /** `error_messages` is an array on most APIs but a plain string on some 401s; `validation_messages` on Core. */

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../types.js';
 import { AppError } from '../../platform/errors.js';
-import { GatewayError, toAppError } from '../../gateway/midtrans/errors.js';
+import { GatewayError, toAppError } from '../../gateway/port.js';
 import { operatorActor } from '../plugins/actor.js';
 import { EventId } from '../schemas/common.js';
 import { findTransaction } from '../../domain/orders/links.js';

@@ -11,7 +11,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { AppError, ERRORS, type ErrorCode } from '../../platform/errors.js';
-import { GatewayError, toAppError } from '../../gateway/midtrans/errors.js';
+import { GatewayError, toAppError } from '../../gateway/port.js';
 import { requestHash, stableStringify } from '../../domain/orders/request-hash.js';
 import type { Deps } from '../../types.js';
 import { CLAIM_LOCK_MS, KEY_RETENTION_MS, isOutcome, requestKeyWithin } from '../plugins/idempotency.js';

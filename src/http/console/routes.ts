@@ -12,7 +12,7 @@ import type { App } from '../types.js';
 import { OptionalStr } from '../schemas/common.js';
 import type { Services } from '../../types.js';
 import { AppError, isDatabaseUnavailable } from '../../platform/errors.js';
-import { GatewayError, toAppError } from '../../gateway/midtrans/errors.js';
+import { GatewayError, toAppError } from '../../gateway/port.js';
 import { errorHandler } from '../plugins/errors.js';
 import { findTransaction } from '../../domain/orders/links.js';
 import { html } from './html.js';

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isDatabaseUnavailable, plainFieldErrors, problem, type ErrorCode, type FieldError, type SchemaIssue } from '../../platform/errors.js';
-import { GatewayError, toAppError } from '../../gateway/midtrans/errors.js';
+import { GatewayError, toAppError } from '../../gateway/port.js';
 import type { MethodTable } from './allowed-methods.js';
 import { drainBody } from './drain-body.js';
 

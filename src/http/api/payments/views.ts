@@ -1,7 +1,7 @@
 /** What the ERP sees of charges, Snap tokens and payment status. */
 import { Type, type Static } from 'typebox';
 import type { TransactionRecord } from '../../../model/payment.js';
-import { expiryTime, type CoreResponse } from '../../../gateway/midtrans/wire.js';
+import { expiryTime, type GatewayAnswer } from '../../../gateway/answer.js';
 import { NullableStr, OptionalStr, Str } from '../../schemas/common.js';
 import { apiTime, apiTimeOrNull } from '../../../platform/time.js';
 
@@ -26,7 +26,7 @@ export const ChargeViewSchema = Type.Object({
 export type ChargeView = Static<typeof ChargeViewSchema>;
 
 /** The charge answer's method details; the record holds the status (which only the status machine moves). */
-export function chargeView(tx: TransactionRecord, res: CoreResponse): ChargeView {
+export function chargeView(tx: TransactionRecord, res: GatewayAnswer): ChargeView {
   const view: ChargeView = {
     order_id: tx.orderId,
     gateway_order_id: tx.gatewayOrderId,

@@ -9,7 +9,7 @@ import { TestEventReportSchema, testEventView } from '../deliveries/views.js';
 import { handleGatewayNotification, replayNotification, type NotificationOutcome } from '../../../domain/reports/verify.js';
 import { sendTestEvent } from '../../../domain/erp-events/test-event.js';
 import { TestEventInputSchema } from '../../../erp/events.js';
-import { NotificationBodySchema } from '../../../gateway/midtrans/report.js';
+import { NotificationBodySchema } from '../../../gateway/report.js';
 
 /**
  * A notification's errors as the gateway must see them: a bad signature is counted and logged as

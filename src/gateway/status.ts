@@ -1,10 +1,10 @@
 /**
  * The gateway's status words read in paylink's terms: `transaction_status` and `fraud_status` as
  * the contract's `status`, the phase of the gateway transaction that the status machine
- * (`domain/payment-status.ts`) needs to recognise the documented reversals, and the channels whose
+ * (`domain/reports/status-machine.ts`) needs to recognise the documented reversals, and the channels whose
  * settlement the gateway may reverse. Pure: no I/O, no clock.
  */
-import type { PaymentStatus } from '../../model/payment.js';
+import type { PaymentStatus } from '../model/payment.js';
 import type { GatewayReport } from './report.js';
 
 /**

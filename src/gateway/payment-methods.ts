@@ -5,7 +5,7 @@
  * and `cstore`. The gateway skips names it does not offer and refuses a list that names none it
  * does; paylink refuses that list first (400).
  */
-import type { FieldError } from '../../platform/errors.js';
+import type { FieldError } from '../platform/errors.js';
 
 export const KNOWN_PAYMENT_METHODS: ReadonlySet<string> = new Set([
   'credit_card',

@@ -1,5 +1,5 @@
 /** The gateway's spellings of Jakarta time (WIB), on the one Jakarta-time module (platform/time.ts). */
-import { jakartaIsoOf, jakartaWallClock } from '../../platform/time.js';
+import { jakartaIsoOf, jakartaWallClock } from '../platform/time.js';
 
 /**
  * The gateway writes times as `YYYY-MM-DD HH:MM:SS` in WIB without a zone. Anything else that

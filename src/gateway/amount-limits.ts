@@ -5,7 +5,7 @@
  * method (BCA VA, 20 billion rupiah): the gateway's amounts are bounded, and refusing beyond the
  * largest known bound costs nothing a real payment needs.
  */
-import type { PaymentType } from './charge-body.js';
+import type { PaymentType } from './charge-methods.js';
 
 /** The largest amount any payment method takes (the BCA VA maximum). */
 export const GATEWAY_MAX_AMOUNT = 20_000_000_000;

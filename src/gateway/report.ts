@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Type, type TOptional, type TUnknown } from 'typebox';
-import type { CoreResponse } from './wire.js';
+import type { GatewayAnswer } from './answer.js';
 
 /**
  * The fields of a report the pipeline reads, each with what the gateway sends in it: the one list
@@ -93,7 +93,7 @@ function originalAmount(raw: Record<string, unknown>): string | undefined {
 }
 
 /** A status-API answer as a report; `fallback` fills what the answer leaves out. */
-export function reportFromStatus(st: CoreResponse, fallback: { order_id: string; gross_amount: string }): GatewayReport {
+export function reportFromStatus(st: GatewayAnswer, fallback: { order_id: string; gross_amount: string }): GatewayReport {
   const { report } = parseReport({ ...st, order_id: st.order_id ?? fallback.order_id, gross_amount: st.gross_amount ?? fallback.gross_amount });
   return report ?? { order_id: fallback.order_id, status_code: st.status_code, gross_amount: fallback.gross_amount };
 }
@@ -105,6 +105,12 @@ export function dedupeKey(r: GatewayReport): string {
   if (r.refund_amount !== undefined) parts.push(r.refund_amount);
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
+
+/** A payment link's purchases carry the link's order id plus a `-suffix`: each is a gateway transaction of its own. */
+export function isPurchaseOf(orderId: string, linkOrderId: string): boolean {
+  return orderId.length > linkOrderId.length + 1 && orderId.startsWith(`${linkOrderId}-`);
+}
+
 
 /** The gateway's spelling of whole rupiah in reports and signatures: `150000` → `"150000.00"`. */
 export function wireAmount(nominal: number): string {

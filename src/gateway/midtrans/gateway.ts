@@ -1,0 +1,106 @@
+/**
+ * Midtrans as the gateway port: the port's orders written as Midtrans request bodies, and the
+ * HTTP statuses that carry a meaning (404: not known, 409: the link exists) turned into results.
+ * The wire client (`client.ts`) does the calls.
+ */
+import type { RuntimeConfig } from '../../model/runtime-config.js';
+import type { GatewayAnswer } from '../answer.js';
+import type { GatewayReport } from '../report.js';
+import type { ActionResult, Answered, ChargeOrder, Gateway, LinkAtGateway, LinkCreation, PaymentLinkOrder, RefundOrder, SnapCreation, SnapOrder } from '../port.js';
+import type { MidtransClient } from './client.js';
+import { MidtransRefusal } from './errors.js';
+import { paymentLinkBody, snapBody, storedPaymentLinkRequest } from './requests.js';
+import { chargeBody } from './charge-body.js';
+import { newestPurchase } from './wire.js';
+import { verifyMidtransSignature } from './signature.js';
+
+/** The refusal the wire client threw; anything else (no answer, a defect) goes on as it is. */
+function refusalOf(err: unknown): MidtransRefusal {
+  if (err instanceof MidtransRefusal) return err;
+  throw err;
+}
+
+async function answered(call: Promise<GatewayAnswer>): Promise<Answered> {
+  try {
+    return { kind: 'answered', answer: await call };
+  } catch (err) {
+    return { kind: 'refused', refusal: refusalOf(err).refusal };
+  }
+}
+
+/** Cancel and expire answer "404" (in the body or as the HTTP status) for an id the gateway does not know. */
+async function acted(call: Promise<GatewayAnswer>): Promise<ActionResult> {
+  try {
+    return { kind: 'answered', answer: await call };
+  } catch (err) {
+    const refused = refusalOf(err);
+    if (refused.refusal.code === '404') return { kind: 'not_found', refusal: refused.refusal };
+    throw refused;
+  }
+}
+
+export class MidtransGateway implements Gateway {
+  constructor(
+    private readonly client: MidtransClient,
+    /** Where the server key is read, for each notification (the runtime config may change it). */
+    private readonly runtimeConfig: () => Promise<RuntimeConfig>,
+  ) {}
+
+  paymentLinkRequest(order: PaymentLinkOrder): Record<string, unknown> {
+    return paymentLinkBody(order);
+  }
+
+  async createPaymentLink(request: Record<string, unknown>, idempotencyKey?: string): Promise<LinkCreation> {
+    try {
+      const created = await this.client.createPaymentLink(storedPaymentLinkRequest(request), { idempotencyKey });
+      return { kind: 'created', paymentUrl: created.payment_url, answerJson: JSON.stringify(created) };
+    } catch (err) {
+      const refused = refusalOf(err);
+      return refused.httpStatus === 409 ? { kind: 'exists', refusal: refused.refusal } : { kind: 'refused', refusal: refused.refusal };
+    }
+  }
+
+  async findPaymentLink(gatewayOrderId: string): Promise<LinkAtGateway | undefined> {
+    const link = await this.client.getPaymentLink(gatewayOrderId);
+    if (!link) return undefined;
+    return { orderId: link.order_id, url: link.payment_link_url, paymentLinkId: link.payment_link_id, newestPurchase: newestPurchase(link) };
+  }
+
+  deletePaymentLink(gatewayOrderId: string): Promise<boolean> {
+    return this.client.deletePaymentLink(gatewayOrderId);
+  }
+
+  async createSnap(order: SnapOrder, idempotencyKey: string): Promise<SnapCreation> {
+    try {
+      const res = await this.client.createSnapTransaction(snapBody(order), { idempotencyKey });
+      return { kind: 'created', token: res.token, redirectUrl: res.redirect_url, answerJson: JSON.stringify(res) };
+    } catch (err) {
+      return { kind: 'refused', refusal: refusalOf(err).refusal };
+    }
+  }
+
+  async charge(order: ChargeOrder, idempotencyKey: string): Promise<Answered> {
+    return answered(this.client.charge(chargeBody(order), { idempotencyKey }));
+  }
+
+  status(id: string, o: { timeoutMs?: number } = {}): Promise<GatewayAnswer | undefined> {
+    return this.client.status(id, o);
+  }
+
+  cancel(id: string): Promise<ActionResult> {
+    return acted(this.client.cancel(id));
+  }
+
+  expire(id: string): Promise<ActionResult> {
+    return acted(this.client.expire(id));
+  }
+
+  refund(id: string, r: RefundOrder): Promise<Answered> {
+    return answered(this.client.refund(id, { refund_key: r.refundKey, ...(r.amount === undefined ? {} : { amount: r.amount }), ...(r.reason === undefined ? {} : { reason: r.reason }) }));
+  }
+
+  async verifyNotification(report: GatewayReport, signature: string): Promise<boolean> {
+    const key = (await this.runtimeConfig()).gateway.server_key ?? '';
+    return key !== '' && verifyMidtransSignature({ ...report, signature_key: signature }, key);
+  }
+}
