@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../types.js';
 import { AppError } from '../../platform/errors.js';
-import { GatewayError, toAppError } from '../../gateway/midtrans/errors.js';
+import { knownProblem } from '../plugins/errors.js';
 import { operatorActor } from '../plugins/actor.js';
 import { EventId } from '../schemas/common.js';
 import { findTransaction } from '../../domain/orders/links.js';
@@ -169,9 +169,9 @@ export async function consoleActionRoutes(app: App, ctx: ConsoleContext): Promis
           });
         }
       } catch (err) {
-        if (!(err instanceof AppError || err instanceof GatewayError)) throw err;
-        // The answer is the same page with what went wrong on top, so the operator can correct and retry.
-        const e = err instanceof GatewayError ? toAppError(err) : err;
+        // A refusal is answered with the same page and what went wrong on top, so the operator can correct and retry.
+        const e = knownProblem(err);
+        if (!e) throw err;
         // A confirmed form without its key is asked again, with a key of its own, while the action is still offered: nothing was done.
         if (e.code === 'FORM_KEY_INVALID' && needsConfirmation(action) && !notOffered(v, action, tx, false)) return askConfirmation(ctx, req, reply, tx, action, req.body, { status: e.status, alert: errorAlert(v, e, req.id) });
         return showPayment(e.status, errorAlert(v, e, req.id));

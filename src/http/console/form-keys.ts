@@ -11,7 +11,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { AppError, ERRORS, type ErrorCode } from '../../platform/errors.js';
-import { GatewayError, toAppError } from '../../gateway/midtrans/errors.js';
+import { knownProblem } from '../plugins/errors.js';
 import { requestHash, stableStringify } from '../../domain/orders/request-hash.js';
 import type { Deps } from '../../types.js';
 import { CLAIM_LOCK_MS, KEY_RETENTION_MS, isOutcome, requestKeyWithin } from '../plugins/idempotency.js';
@@ -107,7 +107,7 @@ async function runClaimed(services: FormKeyDeps, c: Claimed, act: () => Promise<
     outcome = { status: 303, body: { location } };
     return location;
   } catch (err) {
-    const e = err instanceof GatewayError ? toAppError(err) : err instanceof AppError ? err : undefined;
+    const e = knownProblem(err);
     if (e && isOutcome(e.status, e.code)) outcome = { status: e.status, body: { code: e.code, message: e.message, errors: e.extras.errors, gateway: e.extras.gateway } };
     throw err;
   } finally {

@@ -6,14 +6,12 @@
 import formbody from '@fastify/formbody';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
-import type { FastifyError, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../types.js';
 import { OptionalStr } from '../schemas/common.js';
 import type { Services } from '../../types.js';
-import { AppError, isDatabaseUnavailable } from '../../platform/errors.js';
-import { GatewayError, toAppError } from '../../gateway/midtrans/errors.js';
-import { errorHandler } from '../plugins/errors.js';
+import { AppError } from '../../platform/errors.js';
+import { errorHandler, toProblem } from '../plugins/errors.js';
 import { findTransaction } from '../../domain/orders/links.js';
 import { html } from './html.js';
 import { CONSOLE_CSS, CONSOLE_JS, page } from './layout.js';
@@ -32,18 +30,6 @@ import { consoleReconciliationRoutes } from './reconciliation-page.js';
 import { operatorActor } from '../plugins/actor.js';
 
 export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
-
-function consoleError(err: unknown, req: FastifyRequest): AppError {
-  if (err instanceof AppError) return err;
-  if (err instanceof GatewayError) return toAppError(err);
-  const fe = err as FastifyError;
-  if (typeof fe.code === 'string' && fe.code.startsWith('FST_CSRF')) return new AppError('CSRF_INVALID');
-  if (Array.isArray(fe.validation)) return new AppError('VALIDATION_FAILED', 'The request does not match what this page expects.');
-  if (isDatabaseUnavailable(err)) return new AppError('DATABASE_UNAVAILABLE');
-  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) return new AppError('VALIDATION_FAILED', fe.message.slice(0, 300));
-  req.log.error({ err }, 'console: unhandled error');
-  return new AppError('INTERNAL');
-}
 
 /** Form bodies, the CSRF token's cookie, and the security headers of every console answer. */
 async function consoleSecurity(s: App, services: Services): Promise<void> {
@@ -72,7 +58,7 @@ async function consoleSecurity(s: App, services: Services): Promise<void> {
 /** What went wrong, shown as a console page. */
 function consoleErrorPages(s: App, ctx: ConsoleContext): void {
   s.setErrorHandler(async (err, req, reply) => {
-    const e = consoleError(err, req);
+    const e = toProblem(err, req);
     // Credentials problems answer like every operator route (the browser shows its own sign-in
     // dialog), and so does a cross-site refusal: no page is rendered for another site's request.
     if (e.status === 401 || e.status === 429 || e.code === 'CROSS_SITE_REFUSED') return errorHandler.call(s, e, req, reply);

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../types.js';
 import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
-import { AppError, ProblemSchema, isDatabaseUnavailable } from '../../../platform/errors.js';
+import type { Deps, Services } from '../../../types.js';
+import { AppError, ProblemSchema } from '../../../platform/errors.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { ReplayAnswerSchema, WebhookAnswerSchema, replayAnswer, webhookAnswer } from './views.js';
 import { TestEventReportSchema, testEventView } from '../deliveries/views.js';
@@ -12,11 +12,11 @@ import { TestEventInputSchema } from '../../../erp/events.js';
 import { NotificationBodySchema } from '../../../gateway/midtrans/report.js';
 
 /**
- * A notification's errors as the gateway must see them: a bad signature is counted and logged as
- * a security event (with the client's address), and a database that is down is a 503, since the
- * gateway retries a 503 four times but a 500 only once.
+ * A notification refused for its signature is counted and logged as a security event, with the
+ * client's address. Every error is then answered by the error mapper, which makes a database that
+ * is down a 503: the gateway retries a 503 four times but a 500 only once.
  */
-async function asGatewaySees(services: Services, req: FastifyRequest, body: Record<string, unknown>, source: 'webhook' | 'replay', run: () => Promise<NotificationOutcome>): Promise<NotificationOutcome> {
+async function asGatewaySees(services: Deps<'metrics'>, req: FastifyRequest, body: Record<string, unknown>, source: 'webhook' | 'replay', run: () => Promise<NotificationOutcome>): Promise<NotificationOutcome> {
   try {
     return await run();
   } catch (err) {
@@ -25,7 +25,6 @@ async function asGatewaySees(services: Services, req: FastifyRequest, body: Reco
       const orderId = typeof body.order_id === 'string' ? body.order_id.slice(0, 100) : undefined;
       req.log.warn({ security_event: 'webhook_signature_invalid', source, order_id: orderId, ip: req.ip }, 'gateway notification rejected: signature invalid');
     }
-    if (!(err instanceof AppError) && isDatabaseUnavailable(err)) throw new AppError('DATABASE_UNAVAILABLE');
     throw err;
   }
 }
