@@ -1,11 +1,11 @@
 import type { App } from '../../types.js';
 import { TAGS } from '../../types.js';
 import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { NoQuery } from '../../schemas/common.js';
 import { ConfigDocumentSchema, configView } from './views.js';
 import { ConfigPatchSchema, changeConfig, currentConfig } from '../../../domain/runtime-config.js';
+import { problems } from '../../schemas/problems.js';
 
 /** `GET`/`POST /api/config`: the runtime document, stored in the database and shared by every instance. */
 export async function configRoutes(app: App, services: Services): Promise<void> {
@@ -34,7 +34,7 @@ export async function configRoutes(app: App, services: Services): Promise<void> 
         description:
           'Any subset of the document; sections merge field by field, `null` removes an override (back to the environment value), a masked secret sent back leaves the secret unchanged. Unknown fields and `info` → 400. A change of `gateway.mode`, `gateway.api_base_url` or `gateway.app_base_url` needs `gateway.server_key` (unmasked) in the same request, else 400 `SERVER_KEY_REQUIRED`. In effect on every instance within about a second, and kept across restarts.',
         body: ConfigPatchSchema,
-        response: { 200: ConfigDocumentSchema, 400: ProblemSchema, 409: ProblemSchema },
+        response: { 200: ConfigDocumentSchema, ...problems(400, 409) },
       },
     },
     async (req) => {

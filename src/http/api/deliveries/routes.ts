@@ -2,12 +2,12 @@ import { Type } from 'typebox';
 import type { App } from '../../types.js';
 import { TAGS } from '../../types.js';
 import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { Count, EventId, Str, countParam } from '../../schemas/common.js';
 import { DeliverySchema, DeliveryStateSchema, deliveryView } from './views.js';
 import { listDeliveries } from '../../../domain/queries/listing.js';
 import { retryDelivery } from '../../../domain/erp-events/deliveries.js';
+import { problems } from '../../schemas/problems.js';
 
 const ListQuery = Type.Object(
   {
@@ -27,7 +27,7 @@ export async function deliveryRoutes(app: App, services: Services): Promise<void
         tags: [TAGS.operations],
         summary: 'ERP deliveries (newest first) with their attempts; filter by status, page with the cursor',
         querystring: ListQuery,
-        response: { 200: Type.Object({ items: Type.Array(DeliverySchema, { maxItems: 500 }), next_cursor: Type.Optional(Str(200)) }), 400: ProblemSchema, 401: ProblemSchema },
+        response: { 200: Type.Object({ items: Type.Array(DeliverySchema, { maxItems: 500 }), next_cursor: Type.Optional(Str(200)) }), ...problems(400, 401) },
       },
     },
     async (req) => {
@@ -45,7 +45,7 @@ export async function deliveryRoutes(app: App, services: Services): Promise<void
         tags: [TAGS.operations],
         summary: 'Re-deliver one event now (same event id and body); a dead or delivered event gets a new retry window',
         params: Type.Object({ id: EventId }, { additionalProperties: false }),
-        response: { 200: DeliverySchema, 401: ProblemSchema, 404: ProblemSchema, 400: ProblemSchema },
+        response: { 200: DeliverySchema, ...problems(400, 401, 404) },
       },
     },
     async (req) => {

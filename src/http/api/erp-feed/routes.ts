@@ -2,10 +2,10 @@ import { Type } from 'typebox';
 import type { App } from '../../types.js';
 import { TAGS } from '../../types.js';
 import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
 import { Count, boundedParam, countParam } from '../../schemas/common.js';
 import { ErpEventSchema } from '../../../erp/events.js';
 import { FEED_MAX_LIMIT, FEED_MAX_WAIT_S, acknowledgeErpEvents, pullErpEvents } from '../../../domain/erp-events/feed.js';
+import { problems } from '../../schemas/problems.js';
 
 const Cursor = Type.String({ minLength: 1, maxLength: 300, description: 'A cursor this feed handed out (opaque)' });
 
@@ -46,7 +46,7 @@ export async function erpFeedRoutes(app: App, services: Services): Promise<void>
     '/api/erp-events',
     {
       config: { auth: 'key' },
-      schema: { tags: [TAGS.ops], summary: 'Pull the ERP events (for ERPs that cannot receive webhooks)', description: feedDescription, querystring: FeedQuery, response: { 200: FeedPageSchema, 400: ProblemSchema, 401: ProblemSchema } },
+      schema: { tags: [TAGS.ops], summary: 'Pull the ERP events (for ERPs that cannot receive webhooks)', description: feedDescription, querystring: FeedQuery, response: { 200: FeedPageSchema, ...problems(400, 401) } },
     },
     async (req, reply) => {
       const stop = new AbortController();
@@ -74,7 +74,7 @@ export async function erpFeedRoutes(app: App, services: Services): Promise<void>
           'Every event up to `cursor` that a pull handed out counts as delivered: the push outbox stops retrying it. Acknowledging an event already pushed (or acknowledged) changes nothing. `acked` is how many were not delivered before. ' +
           'A cursor later than anything this feed could have handed out is 400.',
         body: Type.Object({ cursor: Cursor }, { additionalProperties: false }),
-        response: { 200: Type.Object({ acked: Type.Integer({ minimum: 0 }) }), 400: ProblemSchema, 401: ProblemSchema },
+        response: { 200: Type.Object({ acked: Type.Integer({ minimum: 0 }) }), ...problems(400, 401) },
       },
     },
     async (req) => ({ acked: await acknowledgeErpEvents(services, req.body.cursor, 'erp-feed') }),

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { App } from '../../types.js';
 import { TAGS } from '../../types.js';
 import type { Services } from '../../../types.js';
-import { AppError, ProblemSchema } from '../../../platform/errors.js';
+import { AppError } from '../../../platform/errors.js';
 import { LOG_FILE_NAME, LogFileChangedError, TAIL_MAX_LINES, listLogFiles, openLogView, tailLogFile } from '../../../platform/logging/files.js';
 import { decodeLogCursor, queryLogs } from '../../../platform/logging/query.js';
 import { docsRoutes } from '../../reference/routes.js';
@@ -11,6 +11,7 @@ import { Count, NoQuery, countParam, instantParam } from '../../schemas/common.j
 import { operatorActor } from '../../plugins/actor.js';
 import { openLogFile } from '../../../domain/queries/log-files.js';
 import { apiTime } from '../../schemas/time.js';
+import { problems } from '../../schemas/problems.js';
 
 const Level = Type.Union(
   ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((l) => Type.Literal(l)),
@@ -53,7 +54,7 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
         tags: [TAGS.logs],
         summary: 'Search log entries, newest first, across rotated files',
         querystring: LogsQuery,
-        response: { 200: Type.Object({ entries: Type.Array(Entry), next_cursor: Type.Optional(Type.String()) }), 400: ProblemSchema },
+        response: { 200: Type.Object({ entries: Type.Array(Entry), next_cursor: Type.Optional(Type.String()) }), ...problems(400) },
       },
     },
     async (req) => {
@@ -83,7 +84,7 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
         tags: [TAGS.logs],
         summary: 'One log file as text (last 1 MiB, or the last N lines)',
         querystring: ViewQuery,
-        response: { 200: PlainTextBody('The file content (JSON lines); `x-log-truncated: true` when cut'), 400: ProblemSchema, 404: ProblemSchema },
+        response: { 200: PlainTextBody('The file content (JSON lines); `x-log-truncated: true` when cut'), ...problems(400, 404) },
       },
     },
     async (req, reply) => {

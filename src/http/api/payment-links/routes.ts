@@ -1,24 +1,18 @@
 import type { App } from '../../types.js';
 import { TAGS } from '../../types.js';
 import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { apiActor } from '../../plugins/actor.js';
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
 import { LinkDetailViewSchema, LinkViewSchema, linkDetailView, linkView } from './views.js';
 import { cancelLink, createDirectLink, createErpLink, resolveLink } from '../../../domain/orders/links.js';
 import { DirectLinkInputSchema, ErpLinkInputSchema } from '../../../domain/orders/schemas.js';
+import { problems } from '../../schemas/problems.js';
 
 const createResponses = {
   200: LinkViewSchema,
   201: LinkViewSchema,
-  400: ProblemSchema,
-  401: ProblemSchema,
-  409: ProblemSchema,
-  422: ProblemSchema,
-  502: ProblemSchema,
-  503: ProblemSchema,
-  504: ProblemSchema,
+  ...problems(400, 401, 409, 422, 502, 503, 504),
 };
 
 export async function paymentLinkRoutes(app: App, services: Services): Promise<void> {
@@ -71,7 +65,7 @@ export async function paymentLinkRoutes(app: App, services: Services): Promise<v
         tags: [TAGS.links],
         summary: 'Resolve a payment link',
         params: OrderIdParams,
-        response: { 200: LinkDetailViewSchema, 401: ProblemSchema, 404: ProblemSchema },
+        response: { 200: LinkDetailViewSchema, ...problems(401, 404) },
       },
     },
     async (req) => linkDetailView(await resolveLink(services, req.params.order_id)),
@@ -86,7 +80,7 @@ export async function paymentLinkRoutes(app: App, services: Services): Promise<v
         summary: 'Deactivate a payment link',
         description: 'Deletes the link at the gateway and marks it cancelled; a paid link → 409. Closed links answer as they are.',
         params: OrderIdParams,
-        response: { 200: LinkDetailViewSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema },
+        response: { 200: LinkDetailViewSchema, ...problems(401, 404, 409, 502, 503, 504) },
       },
     },
     async (req) => linkDetailView(await cancelLink(services, req.params.order_id, apiActor(req))),

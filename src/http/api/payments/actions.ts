@@ -1,14 +1,14 @@
 import type { App } from '../../types.js';
 import { TAGS } from '../../types.js';
 import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
 import { idempotent, requestKeyOf } from '../../plugins/idempotency.js';
 import { apiActor } from '../../plugins/actor.js';
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
 import { StatusViewSchema, statusView } from './views.js';
 import { cancelPayment, expirePayment, refundPayment } from '../../../domain/actions/refund.js';
 import { RefundInputSchema } from '../../../domain/orders/schemas.js';
-const errors = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 422: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema };
+import { problems } from '../../schemas/problems.js';
+const errors = problems(400, 401, 404, 409, 422, 502, 503, 504);
 
 const STATE_RULES =
   'The local status moves only when the gateway confirms (its answer, its status API or its notification), and the ERP gets a `payment.status_changed` event for it through the outbox. ' +

@@ -1,15 +1,15 @@
 import type { App } from '../../types.js';
 import { TAGS } from '../../types.js';
 import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { apiActor } from '../../plugins/actor.js';
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
 import { ChargeViewSchema, SnapViewSchema, StatusViewSchema, chargeView, snapView, statusView } from './views.js';
 import { createCharge, createSnapToken, paymentStatus } from '../../../domain/orders/charges.js';
 import { ChargeInputSchema, SnapInputSchema } from '../../../domain/orders/schemas.js';
+import { problems } from '../../schemas/problems.js';
 
-const errors = { 400: ProblemSchema, 401: ProblemSchema, 409: ProblemSchema, 422: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema };
+const errors = problems(400, 401, 409, 422, 502, 503, 504);
 
 export async function paymentOpsRoutes(app: App, services: Services): Promise<void> {
   app.post(
@@ -59,7 +59,7 @@ export async function paymentOpsRoutes(app: App, services: Services): Promise<vo
         tags: [TAGS.ops],
         summary: 'Ask the gateway, update the local record, return the status (by order_id, gateway_order_id or the gateway transaction_id)',
         params: OrderIdParams,
-        response: { 200: StatusViewSchema, 401: ProblemSchema, 404: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema },
+        response: { 200: StatusViewSchema, ...problems(401, 404, 502, 503, 504) },
       },
     },
     async (req) => statusView(await paymentStatus(services, req.params.order_id, apiActor(req))),

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { App } from '../../types.js';
 import { TAGS } from '../../types.js';
 import type { Services } from '../../../types.js';
-import { AppError, ProblemSchema } from '../../../platform/errors.js';
+import { AppError } from '../../../platform/errors.js';
 import { RECONCILIATION_RESULTS } from '../../../model/reconciliation.js';
 import { Count, Nullable, NullableInt, countParam } from '../../schemas/common.js';
 import { importView, rowView } from './views.js';
@@ -11,6 +11,7 @@ import { REPORT_FIELDS } from '../../../domain/reconciliation/columns.js';
 import { MAX_REPORT_BYTES, importGatewayReport } from '../../../domain/reconciliation/import.js';
 import { SEPARATORS, type SeparatorName } from '../../../domain/reconciliation/reader.js';
 import { getReconciliation, listReconciliations } from '../../../domain/reconciliation/queries.js';
+import { problems } from '../../schemas/problems.js';
 
 const Counts = {
   rows: Type.Integer(),
@@ -86,7 +87,7 @@ export async function reconciliationRoutes(app: App, services: Services): Promis
             'The whole file is checked before anything is written, then the import and the fees are written in one transaction: a malformed file (a cell that cannot be read, a NUL, an impossible date or one outside two years back to tomorrow, a fee above the amount, a net other than amount − fee) is a 400 naming the line and column, and nothing of it is kept.',
           querystring: ImportQuery,
           consumes: ['text/csv'],
-          response: { 200: ImportSchema, 201: ImportSchema, 400: ProblemSchema, 409: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema },
+          response: { 200: ImportSchema, 201: ImportSchema, ...problems(400, 409, 413, 415) },
         },
       },
       async (req, reply) => {
@@ -105,7 +106,7 @@ export async function reconciliationRoutes(app: App, services: Services): Promis
         tags: [TAGS.operations],
         summary: 'Imports of gateway reports, newest first',
         querystring: Type.Object({ limit: Type.Optional(Count('1..200, default 50', 3)), cursor: Type.Optional(Type.String({ maxLength: 300 })) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ items: Type.Array(ImportSchema), next_cursor: Type.Optional(Type.String()) }), 400: ProblemSchema },
+        response: { 200: Type.Object({ items: Type.Array(ImportSchema), next_cursor: Type.Optional(Type.String()) }), ...problems(400) },
       },
     },
     async (req) => {
@@ -130,7 +131,7 @@ export async function reconciliationRoutes(app: App, services: Services): Promis
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ ...ImportSchema.properties, items: Type.Array(RowSchema), next_after: Type.Optional(Type.String()) }), 400: ProblemSchema, 404: ProblemSchema },
+        response: { 200: Type.Object({ ...ImportSchema.properties, items: Type.Array(RowSchema), next_after: Type.Optional(Type.String()) }), ...problems(400, 404) },
       },
     },
     async (req) => {

@@ -3,10 +3,10 @@ import { Type } from 'typebox';
 import type { App } from '../../types.js';
 import { TAGS } from '../../types.js';
 import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
 import { CsvSeparatorParam } from '../../schemas/common.js';
 import { DEFAULT_REPORT_TIME_ZONE, MAX_REPORT_DAYS, dailyReport, type DailyRow } from '../../../domain/queries/daily-report.js';
 import { CSV_BOM, CSV_CONTENT_TYPE, csvLine } from '../../csv.js';
+import { problems } from '../../schemas/problems.js';
 
 const DAILY_COLUMNS = ['date', 'payment_type', 'paid_count', 'paid_amount', 'refunded_amount', 'net_amount', 'fee_amount'] as const satisfies readonly (keyof DailyRow)[];
 
@@ -41,7 +41,7 @@ export async function reportRoutes(app: App, services: Services): Promise<void> 
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Unsafe<unknown>({ ...Type.Object({ items: Type.Array(DailyRowSchema) }), content: { 'application/json': { schema: Type.Object({ items: Type.Array(DailyRowSchema) }) }, 'text/csv': { schema: { type: 'string' } } } }), 400: ProblemSchema },
+        response: { 200: Type.Unsafe<unknown>({ ...Type.Object({ items: Type.Array(DailyRowSchema) }), content: { 'application/json': { schema: Type.Object({ items: Type.Array(DailyRowSchema) }) }, 'text/csv': { schema: { type: 'string' } } } }), ...problems(400) },
       },
     },
     async (req, reply) => {

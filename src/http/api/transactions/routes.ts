@@ -2,12 +2,12 @@ import { Type } from 'typebox';
 import type { App } from '../../types.js';
 import { TAGS } from '../../types.js';
 import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
 import { Count, CsvSeparatorParam, NoQuery, PaymentStatusSchema, countParam, instantParam } from '../../schemas/common.js';
 import { Readable } from 'node:stream';
 import { TransactionSchema, transactionView, type TransactionView } from './views.js';
 import { eachTransaction, listTransactions } from '../../../domain/queries/listing.js';
 import { CSV_BOM, CSV_CONTENT_TYPE, csvLine } from '../../csv.js';
+import { problems } from '../../schemas/problems.js';
 
 /** The list's filters, shared by the list and its CSV export. */
 const Filters = {
@@ -39,7 +39,7 @@ export async function operationsRoutes(app: App, services: Services): Promise<vo
         tags: [TAGS.operations],
         summary: 'Transactions, newest first',
         querystring: ListQuery,
-        response: { 200: Type.Object({ items: Type.Array(TransactionSchema), next_cursor: Type.Optional(Type.String()) }), 400: ProblemSchema },
+        response: { 200: Type.Object({ items: Type.Array(TransactionSchema), next_cursor: Type.Optional(Type.String()) }), ...problems(400) },
       },
     },
     async (req) => {
@@ -62,7 +62,7 @@ export async function operationsRoutes(app: App, services: Services): Promise<vo
         description:
           'Every transaction the filters select (those of `GET /api/transactions`), newest first, one row each with the list\'s fields as columns. Spreadsheet-ready: UTF-8 with BOM, header row, RFC 4180 quoting, `,` or (`sep=;`) `;` between cells. No text cell can start a formula: a `=`, `+`, `-`, `@` (or tab, CR, fullwidth `＝＋－＠`) at its start or after a `,`, `;`, tab or line end in it gets a `\'` in front; numbers stay numbers. Streamed, whatever the size.',
         querystring: ExportQuery,
-        response: { 200: Type.Unsafe<unknown>({ description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } }), 400: ProblemSchema },
+        response: { 200: Type.Unsafe<unknown>({ description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } }), ...problems(400) },
       },
     },
     async (req, reply) => {

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../../types.js';
 import { TAGS } from '../../types.js';
 import type { Deps, Services } from '../../../types.js';
-import { AppError, ProblemSchema } from '../../../platform/errors.js';
+import { AppError } from '../../../platform/errors.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { ReplayAnswerSchema, WebhookAnswerSchema, replayAnswer, webhookAnswer } from './views.js';
 import { TestEventReportSchema, testEventView } from '../deliveries/views.js';
@@ -10,6 +10,7 @@ import { handleGatewayNotification, replayNotification, type NotificationOutcome
 import { sendTestEvent } from '../../../domain/erp-events/test-event.js';
 import { TestEventInputSchema } from '../../../erp/events.js';
 import { NotificationBodySchema } from '../../../gateway/midtrans/report.js';
+import { problems } from '../../schemas/problems.js';
 
 /**
  * A notification refused for its signature is counted and logged as a security event, with the
@@ -39,18 +40,14 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
     '/webhook/midtrans',
     notificationRoute('sig', 'Gateway notification (signature-verified; recorded, applied and queued for the ERP in one transaction)', {
       200: WebhookAnswerSchema,
-      400: ProblemSchema,
-      401: ProblemSchema,
-      413: ProblemSchema,
-      415: ProblemSchema,
-      503: ProblemSchema,
+      ...problems(400, 401, 413, 415, 503),
     }),
     async (req) => webhookAnswer(await asGatewaySees(services, req, req.body, 'webhook', () => handleGatewayNotification(services, req.body, 'webhook'))),
   );
 
   app.post(
     '/webhook/midtrans/replay',
-    notificationRoute('op', 'Re-run a captured notification through the same pipeline (signature still verified)', { 200: ReplayAnswerSchema, 400: ProblemSchema, 401: ProblemSchema, 413: ProblemSchema, 503: ProblemSchema }),
+    notificationRoute('op', 'Re-run a captured notification through the same pipeline (signature still verified)', { 200: ReplayAnswerSchema, ...problems(400, 401, 413, 503) }),
     async (req) => replayAnswer(await asGatewaySees(services, req, req.body, 'replay', () => replayNotification(services, req.body, operatorActor(req)))),
   );
 
@@ -66,7 +63,7 @@ async function testNotifyRoute(app: App, services: Services): Promise<void> {
         tags: [TAGS.dev],
         summary: 'Send a test ERP event (type payment.test) through the outbox and report its first delivery attempt',
         body: TestEventInputSchema,
-        response: { 200: TestEventReportSchema, 400: ProblemSchema, 401: ProblemSchema },
+        response: { 200: TestEventReportSchema, ...problems(400, 401) },
       },
       // The body is optional: no body at all means all defaults (Fastify would validate `undefined`).
       preValidation: async (req) => {
