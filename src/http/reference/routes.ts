@@ -1,13 +1,12 @@
 /**
- * `/docs`: the OpenAPI description rendered by Scalar's reference (served from its package, see
- * scalar-bundle.ts), behind the operator credentials or an API key like `/openapi.json`. The
+ * `/openapi.json`, and `/docs`: that description rendered by Scalar's reference (served from its
+ * package, see scalar-bundle.ts), both behind the operator credentials or an API key. The
  * renderer mounts on `#reference`: the bundle mounts a second, unconfigured one on an element whose
  * id is `api-reference`. The error catalogue is
  * also rendered on the server below it, so `/docs#error-CODE` (every problem's `type`) lands on it.
  */
 import { Type } from 'typebox';
-import type { App } from '../types.js';
-import { TAGS } from '../types.js';
+import { TAGS, type RoutePlugin } from '../types.js';
 import { ERRORS, type ErrorCode } from '../../platform/errors.js';
 import { html } from '../console/html.js';
 import { scalarBundle } from './scalar-bundle.js';
@@ -30,7 +29,16 @@ function catalogue() {
 </section>`;
 }
 
-export async function docsRoutes(app: App): Promise<void> {
+export const referenceRoutes: RoutePlugin = async (app) => {
+  app.get(
+    '/openapi.json',
+    {
+      config: { auth: 'doc' },
+      schema: { tags: [TAGS.logs], summary: 'This OpenAPI 3.1 description', querystring: NoQuery, response: { 200: Type.Object({}, { additionalProperties: true }) } },
+    },
+    async () => app.swagger(),
+  );
+
   const page = () => {
     return html`<!doctype html>
 <html lang="en">
@@ -73,7 +81,7 @@ ${catalogue()}
   app.get('/docs/docs.css', { config: { auth: 'doc' }, schema: schema('Reference stylesheet', 'The page frame and the error catalogue.') }, async (_req, reply) =>
     reply.type('text/css; charset=utf-8').header('x-content-type-options', 'nosniff').send(DOCS_CSS),
   );
-}
+};
 
 const DOCS_CSS = `
 body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}

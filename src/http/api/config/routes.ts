@@ -1,6 +1,5 @@
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { NoQuery } from '../../schemas/common.js';
 import { ConfigDocumentSchema, configView } from './views.js';
@@ -8,7 +7,7 @@ import { ConfigPatchSchema, changeConfig, currentConfig } from '../../../domain/
 import { problems } from '../../schemas/problems.js';
 
 /** `GET`/`POST /api/config`: the runtime document, stored in the database and shared by every instance. */
-export async function configRoutes(app: App, services: Services): Promise<void> {
+export const configRoutes: RoutePlugin<Deps<'config' | 'logger' | 'settings' | 'store' | 'version'>> = async (app, services) => {
   app.get(
     '/api/config',
     {
@@ -42,4 +41,4 @@ export async function configRoutes(app: App, services: Services): Promise<void> 
       return configView(await currentConfig(services), services);
     },
   );
-}
+};

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { Count, EventId, Str, countParam } from '../../schemas/common.js';
 import { DeliverySchema, DeliveryStateSchema, deliveryView } from './views.js';
@@ -18,7 +17,7 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export async function deliveryRoutes(app: App, services: Services): Promise<void> {
+export const deliveryRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'outbox' | 'store'>> = async (app, services) => {
   app.get(
     '/api/deliveries',
     {
@@ -53,4 +52,4 @@ export async function deliveryRoutes(app: App, services: Services): Promise<void
       return deliveryView(event, attempts);
     },
   );
-}
+};

@@ -1,7 +1,6 @@
-/** What operators see of ERP deliveries: an event with its attempts, and the report of a test event. */
+/** What operators see of ERP deliveries: an event with its attempts. */
 import { Type } from 'typebox';
 import type { DeliveryAttempt, OutboxEvent } from '../../../model/delivery.js';
-import type { TestEventReport } from '../../../domain/erp-events/test-event.js';
 import { NullableInt, NullableStr, Str } from '../../schemas/common.js';
 import { jsonObject } from '../../schemas/json-object.js';
 import { apiTime, apiTimeOrNull } from '../../schemas/time.js';
@@ -60,17 +59,4 @@ export function deliveryView(e: OutboxEvent, attempts: DeliveryAttempt[]) {
     payload: jsonObject(e.payload),
     attempts: attempts.filter((a) => a.eventSeq === e.seq).map(attemptView),
   };
-}
-
-export const TestEventReportSchema = Type.Object({
-  event_id: Str(64),
-  outcome: Str(32, 'first attempt: delivered, failed, dead, rejected_stale_lease; pending = no attempt yet (no ERP URL, or none within the timeout)'),
-  state: Str(16, 'delivery state: pending, delivered, failed, dead'),
-  http_status: NullableInt,
-  error: NullableStr(500),
-  latency_ms: NullableInt,
-});
-
-export function testEventView(r: TestEventReport) {
-  return { event_id: r.eventId, outcome: r.outcome, state: r.state, http_status: r.httpStatus, error: r.error, latency_ms: r.latencyMs };
 }

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { configSecretValues } from '../../../config/env.js';
 import { secretValues } from '../../../config/runtime.js';
 import { createSecretScrubber, redactFields, redactHeaders, scrubValues } from '../../../platform/logging/redact.js';
@@ -21,7 +20,7 @@ const EchoSchema = Type.Object({
  * they answer exactly like any unknown path. Operator auth still applies when they are on.
  * (`/test-notify-erp` lives with the ERP delivery code.)
  */
-export async function devTestRoutes(app: App, services: Services): Promise<void> {
+export const devRoutes: RoutePlugin<Deps<'config' | 'operator' | 'settings'>> = async (app, services) => {
   if (!services.config.exposeDevApi) return;
 
   app.route({
@@ -70,4 +69,4 @@ export async function devTestRoutes(app: App, services: Services): Promise<void>
       },
     });
   });
-}
+};

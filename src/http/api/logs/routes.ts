@@ -1,12 +1,10 @@
 import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { AppError } from '../../../platform/errors.js';
 import { LOG_FILE_NAME, LogFileChangedError, TAIL_MAX_LINES, listLogFiles, openLogView, tailLogFile } from '../../../platform/logging/files.js';
 import { decodeLogCursor, queryLogs } from '../../../platform/logging/query.js';
-import { docsRoutes } from '../../reference/routes.js';
 import { Count, NoQuery, countParam, instantParam } from '../../schemas/common.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { openLogFile } from '../../../domain/queries/log-files.js';
@@ -43,7 +41,7 @@ const ViewQuery = Type.Object(
 );
 const PlainTextBody = (description: string) => Type.Unsafe<string | Buffer | Readable>({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
 
-export async function logsDocsRoutes(app: App, services: Services): Promise<void> {
+export const logRoutes: RoutePlugin<Deps<'config' | 'logger'>> = async (app, services) => {
   const logDir = services.config.logDir;
 
   app.get(
@@ -109,15 +107,4 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
       return reply.header('x-log-truncated', String(truncated)).send(stream);
     },
   );
-
-  app.get(
-    '/openapi.json',
-    {
-      config: { auth: 'doc' },
-      schema: { tags: [TAGS.logs], summary: 'This OpenAPI 3.1 description', querystring: NoQuery, response: { 200: Type.Object({}, { additionalProperties: true }) } },
-    },
-    async () => app.swagger(),
-  );
-
-  await docsRoutes(app);
-}
+};

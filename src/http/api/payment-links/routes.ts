@@ -1,6 +1,5 @@
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { apiActor } from '../../plugins/actor.js';
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
@@ -15,7 +14,7 @@ const createResponses = {
   ...problems(400, 401, 409, 422, 502, 503, 504),
 };
 
-export async function paymentLinkRoutes(app: App, services: Services): Promise<void> {
+export const paymentLinkRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' | 'outbox' | 'settings' | 'store'>> = async (app, services) => {
   app.post(
     '/api/payment-links',
     {
@@ -85,4 +84,4 @@ export async function paymentLinkRoutes(app: App, services: Services): Promise<v
     },
     async (req) => linkDetailView(await cancelLink(services, req.params.order_id, apiActor(req))),
   );
-}
+};

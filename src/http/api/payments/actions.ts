@@ -1,6 +1,5 @@
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { idempotent, requestKeyOf } from '../../plugins/idempotency.js';
 import { apiActor } from '../../plugins/actor.js';
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
@@ -14,7 +13,7 @@ const STATE_RULES =
   'The local status moves only when the gateway confirms (its answer, its status API or its notification), and the ERP gets a `payment.status_changed` event for it through the outbox. ' +
   'A payment link acts on its newest purchase.';
 
-export async function paymentActionRoutes(app: App, services: Services): Promise<void> {
+export const paymentActionRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'store'>> = async (app, services) => {
   app.post(
     '/api/payments/:order_id/refund',
     {
@@ -81,4 +80,4 @@ export async function paymentActionRoutes(app: App, services: Services): Promise
     },
     async (req) => statusView(await expirePayment(services, req.params.order_id, apiActor(req))),
   );
-}
+};

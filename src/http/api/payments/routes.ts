@@ -1,6 +1,5 @@
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { apiActor } from '../../plugins/actor.js';
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
@@ -11,7 +10,7 @@ import { problems } from '../../schemas/problems.js';
 
 const errors = problems(400, 401, 409, 422, 502, 503, 504);
 
-export async function paymentOpsRoutes(app: App, services: Services): Promise<void> {
+export const paymentRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'settings' | 'store'>> = async (app, services) => {
   app.post(
     '/api/charge',
     {
@@ -64,4 +63,4 @@ export async function paymentOpsRoutes(app: App, services: Services): Promise<vo
     },
     async (req) => statusView(await paymentStatus(services, req.params.order_id, apiActor(req))),
   );
-}
+};

@@ -1,8 +1,7 @@
 import { Stream, type Readable } from 'node:stream';
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
+import { TAGS, type App, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { AppError } from '../../../platform/errors.js';
 import { RECONCILIATION_RESULTS } from '../../../model/reconciliation.js';
 import { Count, Nullable, NullableInt, countParam } from '../../schemas/common.js';
@@ -66,7 +65,7 @@ function reportBody(body: unknown): Readable {
   return body as Readable;
 }
 
-export async function reconciliationRoutes(app: App, services: Services): Promise<void> {
+export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'>> = async (app, services) => {
   await app.register(async (scope) => {
     const s = scope as App;
     // The report streams through: it is read row by row, never held whole.
@@ -141,4 +140,4 @@ export async function reconciliationRoutes(app: App, services: Services): Promis
       return { ...importView(imp), items: rows.map(rowView), ...(rows.length === limit && last ? { next_after: String(last.id) } : {}) };
     },
   );
-}
+};

@@ -1,8 +1,7 @@
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { CsvSeparatorParam } from '../../schemas/common.js';
 import { DEFAULT_REPORT_TIME_ZONE, MAX_REPORT_DAYS, dailyReport, type DailyRow } from '../../../domain/queries/daily-report.js';
 import { CSV_BOM, CSV_CONTENT_TYPE, csvLine } from '../../csv.js';
@@ -20,7 +19,7 @@ const DailyRowSchema = Type.Object({
   fee_amount: Type.Union([Type.Integer(), Type.Null()], { description: 'From imported gateway reports; null (empty in CSV) when none of the payments has one' }),
 });
 
-export async function reportRoutes(app: App, services: Services): Promise<void> {
+export const reportRoutes: RoutePlugin<Deps<'store'>> = async (app, services) => {
   app.get(
     '/api/reports/daily',
     {
@@ -55,4 +54,4 @@ export async function reportRoutes(app: App, services: Services): Promise<void> 
         .send(Readable.from(lines));
     },
   );
-}
+};

@@ -1,8 +1,7 @@
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
-import { Count, CsvSeparatorParam, NoQuery, PaymentStatusSchema, countParam, instantParam } from '../../schemas/common.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
+import { Count, CsvSeparatorParam, PaymentStatusSchema, countParam, instantParam } from '../../schemas/common.js';
 import { Readable } from 'node:stream';
 import { TransactionSchema, transactionView, type TransactionView } from './views.js';
 import { eachTransaction, listTransactions } from '../../../domain/queries/listing.js';
@@ -30,7 +29,7 @@ const ExportQuery = Type.Object({ ...Filters, format: Type.Literal('csv', { desc
 /** The export's columns: the list's fields, in its order. */
 const EXPORT_COLUMNS = Object.keys(TransactionSchema.properties) as Array<keyof TransactionView>;
 
-export async function operationsRoutes(app: App, services: Services): Promise<void> {
+export const transactionRoutes: RoutePlugin<Deps<'store'>> = async (app, services) => {
   app.get(
     '/api/transactions',
     {
@@ -79,27 +78,4 @@ export async function operationsRoutes(app: App, services: Services): Promise<vo
       return reply.type(CSV_CONTENT_TYPE).header('content-disposition', 'attachment; filename="paylink-transactions.csv"').send(Readable.from(lines()));
     },
   );
-
-  app.get(
-    '/metrics',
-    {
-      config: { auth: 'op' },
-      schema: {
-        tags: [TAGS.operations],
-        summary: 'Prometheus metrics (text exposition format)',
-        querystring: NoQuery,
-        response: { 200: Type.Unsafe<string>({ description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }) },
-      },
-    },
-    async (req, reply) => {
-      try {
-        await services.outbox.refreshDepth();
-      } catch (err) {
-        // Metrics must still be served when the database is down; the gauge keeps its last value.
-        req.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'outbox depth not refreshed');
-      }
-      const text = await services.metrics.registry.metrics();
-      return reply.type(services.metrics.registry.contentType).send(text);
-    },
-  );
-}
+};

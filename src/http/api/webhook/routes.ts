@@ -1,14 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Deps, Services } from '../../../types.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { AppError } from '../../../platform/errors.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { ReplayAnswerSchema, WebhookAnswerSchema, replayAnswer, webhookAnswer } from './views.js';
-import { TestEventReportSchema, testEventView } from '../deliveries/views.js';
 import { handleGatewayNotification, replayNotification, type NotificationOutcome } from '../../../domain/reports/verify.js';
-import { sendTestEvent } from '../../../domain/erp-events/test-event.js';
-import { TestEventInputSchema } from '../../../erp/events.js';
 import { NotificationBodySchema } from '../../../gateway/midtrans/report.js';
 import { problems } from '../../schemas/problems.js';
 
@@ -35,7 +31,7 @@ function notificationRoute<R extends object>(auth: 'sig' | 'op', summary: string
   return { bodyLimit: 64 * 1024, config: { auth, rawStrings: true }, schema: { tags: [TAGS.webhook], summary, body: NotificationBodySchema, response } };
 }
 
-export async function webhookRoutes(app: App, services: Services): Promise<void> {
+export const webhookRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'settings' | 'store'>> = async (app, services) => {
   app.post(
     '/webhook/midtrans',
     notificationRoute('sig', 'Gateway notification (signature-verified; recorded, applied and queued for the ERP in one transaction)', {
@@ -50,26 +46,4 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
     notificationRoute('op', 'Re-run a captured notification through the same pipeline (signature still verified)', { 200: ReplayAnswerSchema, ...problems(400, 401, 413, 503) }),
     async (req) => replayAnswer(await asGatewaySees(services, req, req.body, 'replay', () => replayNotification(services, req.body, operatorActor(req)))),
   );
-
-  if (services.config.exposeDevApi) await testNotifyRoute(app, services);
-}
-
-async function testNotifyRoute(app: App, services: Services): Promise<void> {
-  app.post(
-    '/test-notify-erp',
-    {
-      config: { auth: 'op' },
-      schema: {
-        tags: [TAGS.dev],
-        summary: 'Send a test ERP event (type payment.test) through the outbox and report its first delivery attempt',
-        body: TestEventInputSchema,
-        response: { 200: TestEventReportSchema, ...problems(400, 401) },
-      },
-      // The body is optional: no body at all means all defaults (Fastify would validate `undefined`).
-      preValidation: async (req) => {
-        if (req.body === undefined || req.body === null) req.body = {};
-      },
-    },
-    async (req) => testEventView(await sendTestEvent(services, req.body, operatorActor(req))),
-  );
-}
+};

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { Count, boundedParam, countParam } from '../../schemas/common.js';
 import { ErpEventSchema } from '../../../erp/events.js';
 import { FEED_MAX_LIMIT, FEED_MAX_WAIT_S, acknowledgeErpEvents, pullErpEvents } from '../../../domain/erp-events/feed.js';
@@ -32,7 +31,7 @@ const feedDescription =
   'Two pullers with the same key see the same sequence. Acknowledge what was processed with `POST /api/erp-events/ack`. A cursor of another database, or an altered one, is 400. ' +
   'A waiting pull is answered at once, with no events and the cursor given, when the service shuts down.';
 
-export async function erpFeedRoutes(app: App, services: Services): Promise<void> {
+export const erpEventRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'>> = async (app, services) => {
   // A pull waiting for events would hold the close up until its wait ends (and the process's own
   // deadline would cut it off first): shutting down answers it at once instead. One controller per
   // pull, dropped when it ends, so nothing accumulates on a signal that lives as long as the app.
@@ -79,4 +78,4 @@ export async function erpFeedRoutes(app: App, services: Services): Promise<void>
     },
     async (req) => ({ acked: await acknowledgeErpEvents(services, req.body.cursor, 'erp-feed') }),
   );
-}
+};
