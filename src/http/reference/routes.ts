@@ -12,6 +12,8 @@ import { html } from '../console/html.js';
 import { scalarBundle } from './scalar-bundle.js';
 import { DOCS_INIT_JS } from './docs-init.js';
 import { NoQuery } from '../schemas/common.js';
+import { withExample } from '../schemas/examples.js';
+import { VERSION } from '../../platform/version.js';
 
 /**
  * Scripts only from this origin and no connection elsewhere; the renderer sets inline styles as it
@@ -34,7 +36,21 @@ export const referenceRoutes: RoutePlugin = async (app) => {
     '/openapi.json',
     {
       config: { auth: 'doc' },
-      schema: { tags: [TAGS.logs], summary: 'This OpenAPI 3.1 description', querystring: NoQuery, response: { 200: Type.Object({}, { additionalProperties: true }) } },
+      schema: {
+        tags: [TAGS.logs],
+        summary: 'This OpenAPI 3.1 description',
+        description: 'This document (OpenAPI 3.1), which /docs renders. The ERP event is described under `webhooks`; the error catalogue under `x-error-catalogue` (also a section of /docs, anchors `#error-CODE`).',
+        querystring: NoQuery,
+        response: {
+          200: withExample(Type.Object({}, { additionalProperties: true }), {
+            openapi: '3.1.0',
+            info: { title: 'paylink', version: VERSION },
+            paths: { '/api/payment-links': { post: { summary: 'Create a payment link (direct shape)' } } },
+            webhooks: { 'payment.status_changed': { post: { summary: 'Payment event delivered to ERP_NOTIFY_URL' } } },
+            'x-error-catalogue': { VALIDATION_FAILED: { status: 400, title: 'Validation failed', doc: 'The request does not match the schema; see errors[].' } },
+          }),
+        },
+      },
     },
     async () => app.swagger(),
   );

@@ -4,6 +4,7 @@ import type { DeliveryAttempt, OutboxEvent } from '../../../model/delivery.js';
 import { NullableInt, NullableStr, Str } from '../../schemas/common.js';
 import { jsonObject } from '../../schemas/json-object.js';
 import { apiTime, apiTimeOrNull } from '../../schemas/time.js';
+import { ERP_EVENT_EXAMPLE } from '../../schemas/examples.js';
 
 export const DeliveryStateSchema = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('dead')]);
 
@@ -34,6 +35,25 @@ export const DeliverySchema = Type.Object({
   payload: Type.Record(Type.String(), Type.Unknown(), { description: 'the exact event body delivered' }),
   attempts: Type.Array(AttemptSchema, { maxItems: 10_000 }),
 });
+
+/** An event the ERP refused three times, retried later: the example the reference shows. */
+export const DELIVERY_EXAMPLE = {
+  id: '550321d5-d1a2-495e-a8ab-716356a7def2',
+  event_id: '550321d5-d1a2-495e-a8ab-716356a7def2',
+  type: 'payment.status_changed',
+  status: 'failed' as const,
+  order_id: 'INV/2026/0042:1',
+  mercant_id: 'INV/2026/0042',
+  status_version: 2,
+  attempts_count: 3,
+  next_attempt_at: '2026-11-22T10:21:20+07:00',
+  last_status_code: 503,
+  last_error: 'HTTP 503',
+  created_at: '2026-11-22T10:20:00+07:00',
+  delivered_at: null,
+  payload: ERP_EVENT_EXAMPLE,
+  attempts: [{ attempt_no: 1, started_at: '2026-11-22T10:20:00+07:00', status_code: 503, latency_ms: 41, error: 'HTTP 503', outcome: 'failed', instance: 'paylink-1' }],
+};
 
 function attemptView(a: DeliveryAttempt) {
   return { attempt_no: a.attemptNo, started_at: apiTime(a.startedAt), status_code: a.statusCode, latency_ms: a.latencyMs, error: a.error, outcome: a.outcome, instance: a.instance };

@@ -3,6 +3,7 @@ import { TAGS, type RoutePlugin } from '../../types.js';
 import type { Deps } from '../../../types.js';
 import { Count, boundedParam, countParam } from '../../schemas/common.js';
 import { ErpEventSchema } from '../../../erp/events.js';
+import { ERP_EVENT_EXAMPLE, withExample } from '../../schemas/examples.js';
 import { FEED_MAX_LIMIT, FEED_MAX_WAIT_S, acknowledgeErpEvents, pullErpEvents } from '../../../domain/erp-events/feed.js';
 import { problems } from '../../schemas/problems.js';
 
@@ -18,11 +19,15 @@ const FeedQuery = Type.Object(
 );
 
 // Documented as the page it is; sent as the JSON text built from the stored bodies.
+const FEED_CURSOR_EXAMPLE = 'YTUyMzQzMjJjZTllM2JiYjRjN2NkMzU4ODdkNzJiZDIuMTI.0xWfweuRGPK8YtYM6uJYZc';
 const FeedPageSchema = Type.Unsafe<string>(
-  Type.Object({
-    data: Type.Array(Type.Object({ cursor: Cursor, event: ErpEventSchema }), { maxItems: FEED_MAX_LIMIT }),
-    next_cursor: Cursor,
-  }),
+  withExample(
+    Type.Object({
+      data: Type.Array(Type.Object({ cursor: Cursor, event: ErpEventSchema }), { maxItems: FEED_MAX_LIMIT }),
+      next_cursor: Cursor,
+    }),
+    { data: [{ cursor: FEED_CURSOR_EXAMPLE, event: ERP_EVENT_EXAMPLE }], next_cursor: FEED_CURSOR_EXAMPLE },
+  ),
 );
 
 const feedDescription =
@@ -73,7 +78,7 @@ export const erpEventRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'>> = a
           'Every event up to `cursor` that a pull handed out counts as delivered: the push outbox stops retrying it. Acknowledging an event already pushed (or acknowledged) changes nothing. `acked` is how many were not delivered before. ' +
           'A cursor later than anything this feed could have handed out is 400.',
         body: Type.Object({ cursor: Cursor }, { additionalProperties: false }),
-        response: { 200: Type.Object({ acked: Type.Integer({ minimum: 0 }) }), ...problems(400, 401) },
+        response: { 200: withExample(Type.Object({ acked: Type.Integer({ minimum: 0 }) }), { acked: 12 }), ...problems(400, 401) },
       },
     },
     async (req) => ({ acked: await acknowledgeErpEvents(services, req.body.cursor, 'erp-feed') }),

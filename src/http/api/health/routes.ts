@@ -7,6 +7,8 @@
  */
 import { Type } from 'typebox';
 import { TAGS, type RoutePlugin } from '../../types.js';
+import { withExample } from '../../schemas/examples.js';
+import { VERSION } from '../../../platform/version.js';
 import type { Deps } from '../../../types.js';
 import { readiness, serviceHealth, type ServiceHealth } from '../../../domain/queries/health.js';
 
@@ -55,7 +57,20 @@ export const healthRoutes: RoutePlugin<Deps<'clock' | 'settings' | 'startedAt' |
     '/health',
     {
       config: { auth: 'none' },
-      schema: { tags: [TAGS.health], summary: 'Liveness and readiness', response: { 200: HealthSchema, 503: HealthSchema } },
+      schema: {
+        tags: [TAGS.health],
+        summary: 'Liveness and readiness',
+        description: 'Public. 200 while the database answers (with its latency) and the configured gateway; 503 when the database is unreachable, so a load balancer takes the instance out.',
+        response: {
+          200: withExample(HealthSchema, {
+            status: 'ok',
+            checks: { database: { status: 'ok', kind: 'postgres', latency_ms: 2 }, gateway: { status: 'configured', mode: 'sandbox', base_url: 'https://api.sandbox.midtrans.com' } },
+            version: VERSION,
+            uptime_s: 3600,
+          }),
+          503: HealthSchema,
+        },
+      },
     },
     async (_req, reply) => {
       const health = await serviceHealth(services);
@@ -65,7 +80,7 @@ export const healthRoutes: RoutePlugin<Deps<'clock' | 'settings' | 'startedAt' |
 
   app.get(
     '/health/live',
-    { config: { auth: 'none' }, schema: { tags: [TAGS.health], summary: 'Liveness', description: '200 while the process answers.', response: { 200: LiveSchema } } },
+    { config: { auth: 'none' }, schema: { tags: [TAGS.health], summary: 'Liveness', description: '200 while the process answers.', response: { 200: withExample(LiveSchema, { status: 'live' }) } } },
     async () => ({ status: 'live' as const }),
   );
 
@@ -77,7 +92,7 @@ export const healthRoutes: RoutePlugin<Deps<'clock' | 'settings' | 'startedAt' |
         tags: [TAGS.health],
         summary: 'Readiness',
         description: '200 when this instance should receive traffic: the database answers, every migration of this version is applied and it is not shutting down. 503 otherwise, naming the failing checks.',
-        response: { 200: ReadySchema, 503: ReadySchema },
+        response: { 200: withExample(ReadySchema, { status: 'ready', checks: { database: { status: 'ok' }, migrations: { status: 'ok' }, shutting_down: { status: 'ok' } }, failing: [] }), 503: ReadySchema },
       },
     },
     async (_req, reply) => {

@@ -52,7 +52,7 @@ export const homeRoutes: RoutePlugin = async (app) => {
         response: {
           200: Type.Unsafe<unknown>({
             description: 'The links: an HTML page for a browser, JSON otherwise',
-            content: { 'application/json': { schema: HomeSchema }, 'text/html': { schema: { type: 'string' } } },
+            content: { 'application/json': { schema: HomeSchema, example: { service: 'paylink', links: HOME_LINKS } }, 'text/html': { schema: { type: 'string' } } },
           }),
         },
       },

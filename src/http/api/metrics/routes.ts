@@ -12,6 +12,7 @@ export const metricsRoutes: RoutePlugin<Deps<'metrics' | 'outbox'>> = async (app
       schema: {
         tags: [TAGS.operations],
         summary: 'Prometheus metrics (text exposition format)',
+        description: 'Prometheus text format: HTTP requests and latency per route, gateway calls per operation and outcome, notifications per source and result, outbox states and delivery latency.',
         querystring: NoQuery,
         response: { 200: Type.Unsafe<string>({ description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }) },
       },

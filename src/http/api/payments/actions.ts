@@ -3,7 +3,8 @@ import type { Deps } from '../../../types.js';
 import { idempotent, requestKeyOf } from '../../plugins/idempotency.js';
 import { apiActor } from '../../plugins/actor.js';
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
-import { StatusViewSchema, statusView } from './views.js';
+import { withExample } from '../../schemas/examples.js';
+import { STATUS_EXAMPLE, StatusViewSchema, statusView } from './views.js';
 import { cancelPayment, expirePayment, refundPayment } from '../../../domain/actions/refund.js';
 import { RefundInputSchema } from '../../../domain/orders/schemas.js';
 import { problems } from '../../schemas/problems.js';
@@ -35,8 +36,8 @@ export const paymentActionRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger
           STATE_RULES,
         params: OrderIdParams,
         headers: IdemHeaders,
-        body: RefundInputSchema,
-        response: { 200: StatusViewSchema, ...errors },
+        body: withExample(RefundInputSchema, { amount: 50000, reason: 'One item returned' }),
+        response: { 200: withExample(StatusViewSchema, STATUS_EXAMPLE), ...errors },
       },
     },
     async (req) => statusView(await refundPayment(services, req.params.order_id, { ...req.body, requestKey: requestKeyOf(req) }, apiActor(req))),
@@ -56,7 +57,7 @@ export const paymentActionRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger
           STATE_RULES,
         params: OrderIdParams,
         headers: IdemHeaders,
-        response: { 200: StatusViewSchema, ...errors },
+        response: { 200: withExample(StatusViewSchema, { ...STATUS_EXAMPLE, status: 'cancelled', transaction_status: 'cancel', refunded_amount: 0, settlement_time: null }), ...errors },
       },
     },
     async (req) => statusView(await cancelPayment(services, req.params.order_id, apiActor(req))),
@@ -75,7 +76,7 @@ export const paymentActionRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger
           STATE_RULES,
         params: OrderIdParams,
         headers: IdemHeaders,
-        response: { 200: StatusViewSchema, ...errors },
+        response: { 200: withExample(StatusViewSchema, { ...STATUS_EXAMPLE, status: 'expired', transaction_status: 'expire', refunded_amount: 0, settlement_time: null }), ...errors },
       },
     },
     async (req) => statusView(await expirePayment(services, req.params.order_id, apiActor(req))),

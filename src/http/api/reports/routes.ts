@@ -19,6 +19,8 @@ const DailyRowSchema = Type.Object({
   fee_amount: Type.Union([Type.Integer(), Type.Null()], { description: 'From imported gateway reports; null (empty in CSV) when none of the payments has one' }),
 });
 
+const DAILY_EXAMPLE = { items: [{ date: '2026-11-20', payment_type: 'qris', paid_count: 2, paid_amount: 150000, refunded_amount: 20000, net_amount: 128950, fee_amount: 1050 }] };
+
 export const reportRoutes: RoutePlugin<Deps<'store'>> = async (app, services) => {
   app.get(
     '/api/reports/daily',
@@ -40,7 +42,7 @@ export const reportRoutes: RoutePlugin<Deps<'store'>> = async (app, services) =>
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Unsafe<unknown>({ ...Type.Object({ items: Type.Array(DailyRowSchema) }), content: { 'application/json': { schema: Type.Object({ items: Type.Array(DailyRowSchema) }) }, 'text/csv': { schema: { type: 'string' } } } }), ...problems(400) },
+        response: { 200: Type.Unsafe<unknown>({ ...Type.Object({ items: Type.Array(DailyRowSchema) }), content: { 'application/json': { schema: Type.Object({ items: Type.Array(DailyRowSchema) }), example: DAILY_EXAMPLE }, 'text/csv': { schema: { type: 'string' } } } }), ...problems(400) },
       },
     },
     async (req, reply) => {

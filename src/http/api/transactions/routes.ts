@@ -3,6 +3,7 @@ import { TAGS, type RoutePlugin } from '../../types.js';
 import type { Deps } from '../../../types.js';
 import { Count, CsvSeparatorParam, PaymentStatusSchema, countParam, instantParam } from '../../schemas/common.js';
 import { Readable } from 'node:stream';
+import { withExample } from '../../schemas/examples.js';
 import { TransactionSchema, transactionView, type TransactionView } from './views.js';
 import { eachTransaction, listTransactions } from '../../../domain/queries/listing.js';
 import { CSV_BOM, CSV_CONTENT_TYPE, csvLine } from '../../csv.js';
@@ -26,6 +27,38 @@ const ListQuery = Type.Object(
 
 const ExportQuery = Type.Object({ ...Filters, format: Type.Literal('csv', { description: 'csv (the only format)' }), sep: CsvSeparatorParam }, { additionalProperties: false });
 
+const LIST_EXAMPLE = {
+  items: [
+    {
+      order_id: 'INV/2026/0042:1',
+      gateway_order_id: 'INV.2026.0042.1',
+      mercant_id: 'INV/2026/0042',
+      kind: 'payment_link',
+      attempt: 1,
+      nominal: 150000,
+      paid_amount: 150000,
+      original_amount: null,
+      refunded_amount: 0,
+      fee_amount: 1050,
+      net_amount: 148950,
+      amount_mismatch: false,
+      status: 'paid' as const,
+      transaction_status: 'settlement',
+      fraud_status: 'accept',
+      payment_type: 'qris',
+      transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b',
+      payment_url: 'https://app.midtrans.com/payment-links/pl-d8c4687194071ce6ba',
+      expire_at: '2026-11-23T10:00:00+07:00',
+      transaction_time: '2026-11-22T10:00:00+07:00',
+      settlement_time: '2026-11-22T10:05:00+07:00',
+      status_version: 1,
+      created_at: '2026-11-22T10:00:00+07:00',
+      updated_at: '2026-11-22T10:05:00+07:00',
+    },
+  ],
+  next_cursor: 'eyJjIjoiMjAyNi0xMS0yMlQwMzowMDowMC4wMDBaIn0',
+};
+
 /** The export's columns: the list's fields, in its order. */
 const EXPORT_COLUMNS = Object.keys(TransactionSchema.properties) as Array<keyof TransactionView>;
 
@@ -37,8 +70,10 @@ export const transactionRoutes: RoutePlugin<Deps<'store'>> = async (app, service
       schema: {
         tags: [TAGS.operations],
         summary: 'Transactions, newest first',
+        description:
+          "Stored payments newest first, filtered by `status`, `mercant_id` and `since`, paged with `cursor`, with the money the gateway reported beside the order's amount (paid, original before a fee, refunded, and fee and net once a settlement report was imported). Reads only this service's records; it does not ask the gateway.",
         querystring: ListQuery,
-        response: { 200: Type.Object({ items: Type.Array(TransactionSchema), next_cursor: Type.Optional(Type.String()) }), ...problems(400) },
+        response: { 200: withExample(Type.Object({ items: Type.Array(TransactionSchema), next_cursor: Type.Optional(Type.String()) }), LIST_EXAMPLE), ...problems(400) },
       },
     },
     async (req) => {
