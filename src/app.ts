@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type FastifyPluginOptions, type RouteOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Services } from './types.js';
+import type { Deps, Services } from './types.js';
 import type { App, Mount, RoutePlugin } from './http/types.js';
 import { authHook } from './http/plugins/auth.js';
 import { errorHandler, notFoundHandler, routingErrorHandler } from './http/plugins/errors.js';
@@ -77,7 +77,7 @@ function trustProxyOption(v: string[] | number | undefined): string[] | boolean 
 }
 
 /** The server's options: logging, request ids, proxies, limits and the answers of its own errors. */
-function serverOptions(services: Services, opts: AppOptions) {
+function serverOptions(services: Deps<'config' | 'logger'>, opts: AppOptions) {
   const requestTimeout = opts.requestTimeout ?? 120_000;
   return {
     loggerInstance: services.logger as FastifyBaseLogger,

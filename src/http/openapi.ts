@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { ERRORS, ProblemSchema, type ErrorCode } from '../platform/errors.js';
-import type { Services } from '../types.js';
+import type { Deps } from '../types.js';
 import { TAGS, type RouteAuth } from './types.js';
 import { ERP_EVENT_EXAMPLE } from './schemas/examples.js';
 import { introduction } from './reference/guide.js';
@@ -140,7 +140,7 @@ function addErrorResponses(method: string, op: Operation): void {
 const ONE_TENANT = 'Every key acts for the same merchant (one tenant): any key can read and act on any order. Idempotency-Keys are kept per API key.';
 
 /** Registers @fastify/swagger; must run before the route groups so it sees every route. */
-export async function registerOpenApi(app: FastifyInstance, services: Services): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, services: Deps<'config' | 'version'>): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
