@@ -59,6 +59,7 @@ export default {
       from: { path: '^src/domain/' },
       to: { path: `^src/(http|workers|cli)/|${root}`, pathNot: '^src/types\\.ts$' },
     },
+    // Property access is beyond an import rule: test/unit/dependency-rules.test.ts checks that http/ never reads `.store` (idempotency and sign-in counts go through domain/ too).
     {
       name: 'domain-through-the-gateway-port',
       severity: 'error',

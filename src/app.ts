@@ -1,25 +1,33 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type RouteOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type FastifyPluginOptions, type RouteOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Services } from './types.js';
-import type { App } from './http/types.js';
+import type { Deps, Services } from './types.js';
+import type { App, Mount, RoutePlugin } from './http/types.js';
 import { authHook } from './http/plugins/auth.js';
 import { errorHandler, notFoundHandler, routingErrorHandler } from './http/plugins/errors.js';
-import { healthConfigRoutes } from './http/api/health/routes.js';
 import { homeRoutes } from './http/api/home/routes.js';
+import { healthRoutes } from './http/api/health/routes.js';
+import { configRoutes } from './http/api/config/routes.js';
 import { paymentLinkRoutes } from './http/api/payment-links/routes.js';
-import { paymentOpsRoutes } from './http/api/payments/routes.js';
+import { paymentRoutes } from './http/api/payments/routes.js';
 import { paymentActionRoutes } from './http/api/payments/actions.js';
-import { consoleRoutes } from './http/console/routes.js';
 import { webhookRoutes } from './http/api/webhook/routes.js';
+import { testEventRoutes } from './http/api/erp-events/test-event.js';
 import { deliveryRoutes } from './http/api/deliveries/routes.js';
-import { logsDocsRoutes } from './http/api/logs/routes.js';
-import { devTestRoutes } from './http/api/dev/routes.js';
-import { operationsRoutes } from './http/api/transactions/routes.js';
-import { erpFeedRoutes } from './http/api/erp-feed/routes.js';
+import { logRoutes } from './http/api/logs/routes.js';
+import { referenceRoutes } from './http/reference/routes.js';
+import { devRoutes } from './http/api/dev/routes.js';
+import { transactionRoutes } from './http/api/transactions/routes.js';
+import { metricsRoutes } from './http/api/metrics/routes.js';
+import { erpEventRoutes } from './http/api/erp-events/routes.js';
 import { reconciliationRoutes } from './http/api/reconciliation/routes.js';
 import { reportRoutes } from './http/api/reports/routes.js';
+import { consoleScope } from './http/console/scope.js';
+import { consolePages } from './http/console/pages.js';
+import { consoleActionRoutes } from './http/console/actions.js';
+import { consoleConfigRoutes } from './http/console/config-routes.js';
+import { consoleReconciliationRoutes } from './http/console/reconciliation-page.js';
 import { registerOpenApi } from './http/openapi.js';
 import { clientErrorHandler } from './http/plugins/client-error.js';
 import { registerJsonParser } from './http/plugins/json-body.js';
@@ -69,7 +77,7 @@ function trustProxyOption(v: string[] | number | undefined): string[] | boolean 
 }
 
 /** The server's options: logging, request ids, proxies, limits and the answers of its own errors. */
-function serverOptions(services: Services, opts: AppOptions) {
+function serverOptions(services: Deps<'config' | 'logger'>, opts: AppOptions) {
   const requestTimeout = opts.requestTimeout ?? 120_000;
   return {
     loggerInstance: services.logger as FastifyBaseLogger,
@@ -98,6 +106,41 @@ function serverOptions(services: Services, opts: AppOptions) {
     frameworkErrors: routingErrorHandler,
     clientErrorHandler: clientErrorHandler(services.logger as FastifyBaseLogger),
   } satisfies FastifyHttpOptions<Server>;
+}
+
+/** A route plugin with the options it is registered with. */
+function mount<Options extends FastifyPluginOptions>(plugin: RoutePlugin<Options>, options: Options): Mount {
+  return async (app) => {
+    await app.register(plugin, options);
+  };
+}
+
+/**
+ * Every route of the app, one plugin per resource, each given the services it names; the order is
+ * the order of the OpenAPI document. The Dev/Test plugins register nothing without LOG_EXPOSE_API.
+ * The console's pages share its scope (form bodies, CSRF, its headers and error pages).
+ */
+function routeTable(services: Services): Mount[] {
+  return [
+    mount(homeRoutes, {}),
+    mount(healthRoutes, services),
+    mount(configRoutes, services),
+    mount(paymentLinkRoutes, services),
+    mount(paymentRoutes, services),
+    mount(paymentActionRoutes, services),
+    mount(webhookRoutes, services),
+    mount(testEventRoutes, services),
+    mount(deliveryRoutes, services),
+    mount(logRoutes, services),
+    mount(referenceRoutes, {}),
+    mount(devRoutes, services),
+    mount(transactionRoutes, services),
+    mount(metricsRoutes, services),
+    mount(erpEventRoutes, services),
+    mount(reconciliationRoutes, services),
+    mount(reportRoutes, services),
+    consoleScope(services, [mount(consolePages, services), mount(consoleActionRoutes, services), mount(consoleConfigRoutes, services), mount(consoleReconciliationRoutes, services)]),
+  ];
 }
 
 /** Builds the HTTP app over already-created services. Listening is the caller's business. */
@@ -149,22 +192,6 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   // Before the route groups: @fastify/swagger collects routes as they are added.
   await registerOpenApi(app, services);
 
-  await app.register(async (scope) => {
-    const s = scope as App;
-    await homeRoutes(s);
-    await healthConfigRoutes(s, services);
-    await paymentLinkRoutes(s, services);
-    await paymentOpsRoutes(s, services);
-    await paymentActionRoutes(s, services);
-    await webhookRoutes(s, services);
-    await deliveryRoutes(s, services);
-    await logsDocsRoutes(s, services);
-    await devTestRoutes(s, services);
-    await operationsRoutes(s, services);
-    await erpFeedRoutes(s, services);
-    await reconciliationRoutes(s, services);
-    await reportRoutes(s, services);
-    await consoleRoutes(s, services);
-  });
+  for (const routes of routeTable(services)) await routes(app);
   return app;
 }

@@ -1,10 +1,9 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { ERRORS, ProblemSchema, type ErrorCode } from '../platform/errors.js';
-import type { Services } from '../types.js';
+import type { Deps } from '../types.js';
 import { TAGS, type RouteAuth } from './types.js';
-import { ANSWER_DESCRIPTIONS, ERP_EVENT_EXAMPLE, OPERATION_DOCS } from './reference/operation-docs.js';
-import { DEV_DOCS } from './reference/dev-docs.js';
+import { ERP_EVENT_EXAMPLE } from './schemas/examples.js';
 import { introduction } from './reference/guide.js';
 import { ErpEventSchema } from '../erp/events.js';
 
@@ -64,26 +63,20 @@ function webhooks() {
 
 type Doc = Record<string, unknown>;
 
-/** Descriptions for operations declared with a summary only, examples, and plain answer descriptions. */
-function applyOperationDocs(paths: Record<string, unknown>): void {
-  for (const [p, item] of Object.entries(paths)) {
+/** Plain descriptions for answers declared without one. */
+const ANSWER_DESCRIPTIONS: Record<string, string> = { '200': 'OK', '201': 'Created', '204': 'No content' };
+
+/**
+ * What a route's schema may leave unsaid: a description (its summary, as a sentence) and the plain
+ * words of an answer declared without a description. Examples sit on the schemas themselves.
+ */
+function completeOperations(paths: Record<string, unknown>): void {
+  for (const item of Object.values(paths)) {
     if (!item || typeof item !== 'object') continue;
-    for (const [m, op] of Object.entries(item as Record<string, Doc>)) {
-      const d = OPERATION_DOCS[`${m.toUpperCase()} ${p}`] ?? DEV_DOCS[`${m.toUpperCase()} ${p}`];
-      if (d?.description && !op.description) op.description = d.description;
+    for (const op of Object.values(item as Record<string, Doc>)) {
       if (!op.description && typeof op.summary === 'string') op.description = `${op.summary}.`;
-      const body = (op.requestBody as Doc | undefined)?.content as Record<string, Doc> | undefined;
-      if (d?.request !== undefined && body?.['application/json']) body['application/json'].example = d.request;
-      const responses = (op.responses ?? {}) as Record<string, Doc>;
-      const json = (status: string) => (responses[status]?.content as Record<string, Doc> | undefined)?.['application/json'];
-      const documented = d?.answer ? json(d.answer.status) : undefined;
-      for (const [status, r] of Object.entries(responses)) {
+      for (const [status, r] of Object.entries((op.responses ?? {}) as Record<string, Doc>)) {
         if (r.description === 'Default Response') r.description = ANSWER_DESCRIPTIONS[status] ?? 'Answer';
-        const content = json(status);
-        if (!d?.answer || !content || !documented) continue;
-        // A body declared under several success statuses (201 created, 200 the same request again) shows the one example under each.
-        const same = status === d.answer.status || (/^2/.test(status) && JSON.stringify(content.schema) === JSON.stringify(documented.schema));
-        if (same) content.example = d.answer.example;
       }
     }
   }
@@ -147,7 +140,7 @@ function addErrorResponses(method: string, op: Operation): void {
 const ONE_TENANT = 'Every key acts for the same merchant (one tenant): any key can read and act on any order. Idempotency-Keys are kept per API key.';
 
 /** Registers @fastify/swagger; must run before the route groups so it sees every route. */
-export async function registerOpenApi(app: FastifyInstance, services: Services): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, services: Deps<'config' | 'version'>): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -182,7 +175,7 @@ export async function registerOpenApi(app: FastifyInstance, services: Services):
       for (const item of Object.values(doc.paths ?? {})) {
         for (const [method, op] of Object.entries(item ?? {})) if (op && typeof op === 'object' && 'responses' in op) addErrorResponses(method, op as Operation);
       }
-      applyOperationDocs(doc.paths ?? {});
+      completeOperations(doc.paths ?? {});
       markOperatorOnly(doc.paths ?? {});
       // Only the groups this instance serves: Dev/Test is listed with LOG_EXPOSE_API only.
       const used = new Set(Object.values(doc.paths ?? {}).flatMap((item) => Object.values(item ?? {}).flatMap((op) => (op && typeof op === 'object' && 'tags' in op && Array.isArray(op.tags) ? (op.tags as string[]) : []))));

@@ -105,6 +105,17 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     expect((await t.services.runtimeConfig.current()).erp).toMatchObject({ timeout_ms: 4500, webhook_secret: 'whsec_supersecretvalue1234' });
   });
 
+  it('a database that cannot answer is the same 503 on a page as from the API', async () => {
+    await t.services.store.close();
+    const page = await get('/console/transactions');
+    expect(page.statusCode).toBe(503);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.body).toContain('(DATABASE_UNAVAILABLE)');
+    const api = await get('/api/transactions');
+    expect(api.statusCode).toBe(503);
+    expect(api.json()).toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+  });
+
   it('the configuration form has the retention age, checked by the API', async () => {
     const page = await get('/console/config');
     expect(page.body).toContain('<legend>Retention</legend>');

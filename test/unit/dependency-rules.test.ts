@@ -3,6 +3,8 @@
  * deliberate type-only import cycle, they report it and name both files; run on a test module that
  * builds services without test/helpers, they name it.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cruise, type IViolation } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
@@ -33,5 +35,18 @@ describe('dependency rules', () => {
     if (typeof result.output !== 'object') throw new Error('expected a JSON cruise result');
     expect(result.output.summary.violations.map((v: IViolation) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
     expect(result.output.modules.length).toBeGreaterThan(50);
+  });
+
+  it('http/ reaches the store only through domain/: no `.store` or `{ store }` in its code (depcruise sees imports, not property access)', () => {
+    const files = fs.readdirSync('src/http', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => path.join('src/http', f));
+    const found: string[] = [];
+    for (const file of files) {
+      const code = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, '')).replace(/\/\/.*$/gm, '');
+      code.split('\n').forEach((line, i) => {
+        if (/\.store\b|[{,]\s*store\s*[,}:]/.test(line)) found.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    expect(files.length).toBeGreaterThan(30);
+    expect(found).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { toJakartaIso } from '../../src/platform/time.js';
 import { deliver, deliveryHeaders } from '../../src/erp/deliver.js';
 import { Value } from 'typebox/value';
 import { ErpEventSchema, statusChangedEvent, testEvent } from '../../src/erp/events.js';
-import { ERP_EVENT_EXAMPLE } from '../../src/http/reference/operation-docs.js';
+import { ERP_EVENT_EXAMPLE } from '../../src/http/schemas/examples.js';
 import { newTransaction } from '../helpers/seed.js';
 import type { TransactionRecord } from '../../src/model/payment.js';
 

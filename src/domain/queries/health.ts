@@ -75,3 +75,25 @@ export async function readiness(services: Deps<'store'>, closing: boolean, timeo
   const checks = { database, migrations, shutting_down };
   return { checks, failing: Object.entries(checks).filter(([, c]) => c.status === 'failing').map(([name]) => name) };
 }
+
+/** What `/health` reports: the database, the gateway in use, and this instance. */
+export interface ServiceHealth {
+  database: DatabaseHealth;
+  /** The gateway of the stored configuration, or the environment's (`configured` false) when the database cannot say. */
+  gateway: { configured: boolean; mode: string; baseUrl: string };
+  version: string;
+  uptimeS: number;
+}
+
+export async function serviceHealth(services: Deps<'clock' | 'runtimeConfig' | 'startedAt' | 'store' | 'version'>): Promise<ServiceHealth> {
+  const database = await databaseHealth(services);
+  // Without the database the stored overrides are unknown: the environment's gateway is shown.
+  const stored = database.ok ? await services.runtimeConfig.current().catch(() => undefined) : undefined;
+  const g = (stored ?? services.runtimeConfig.defaults()).gateway;
+  return {
+    database,
+    gateway: { configured: stored !== undefined, mode: g.mode, baseUrl: g.api_base_url },
+    version: services.version,
+    uptimeS: Math.round((services.clock.now().getTime() - services.startedAt.getTime()) / 1000),
+  };
+}

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../types.js';
+import type { RoutePlugin } from '../types.js';
+import type { Deps } from '../../types.js';
 import { AppError } from '../../platform/errors.js';
-import { GatewayError, toAppError } from '../../gateway/port.js';
+import { knownProblem } from '../plugins/errors.js';
 import { operatorActor } from '../plugins/actor.js';
 import { EventId } from '../schemas/common.js';
 import { findTransaction } from '../../domain/orders/links.js';
@@ -14,10 +15,14 @@ import type { TransactionRecord } from '../../model/payment.js';
 import { transactionBody } from './transaction-page.js';
 import { txLink } from './transactions.js';
 import { consoleDoc, errorAlert, operatorBinding, type ConsoleContext, type FormRequest, type FormTokens } from './context.js';
-import { FormKeyField, actOnce, formKeyField, formRequest } from './form-keys.js';
+import { FormKeyField, actOnce, formKeyField, formRequest, type FormKeyDeps } from './form-keys.js';
+import { consoleContext } from './scope.js';
 import { html, rupiah, type Html } from './html.js';
 import type { Alert } from './layout.js';
 import type { View } from './view.js';
+
+/** What the actions and the payment page shown after them use. */
+type ActionDeps = Deps<'clock' | 'config' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'store'> & FormKeyDeps;
 
 const ACTIONS = ['check', 'refund', 'cancel', 'expire', 'retry-deliveries'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -48,9 +53,8 @@ function refundInput(body: { amount?: string; reason?: string }): RefundInput {
 }
 
 /** `requestKey`: the form's one-time key as the domain keeps it, so a refund sent again after a lost answer is the same refund. */
-async function run(ctx: ConsoleContext, req: FastifyRequest, action: Action, tx: TransactionRecord, body: { amount?: string; reason?: string }, requestKey?: string): Promise<void> {
+async function run(services: ActionDeps, req: FastifyRequest, action: Action, tx: TransactionRecord, body: { amount?: string; reason?: string }, requestKey?: string): Promise<void> {
   const actor = operatorActor(req);
-  const { services } = ctx;
   switch (action) {
     case 'check':
       await paymentStatus(services, tx.orderId, actor);
@@ -128,8 +132,8 @@ function askConfirmation(ctx: ConsoleContext, req: FastifyRequest, reply: Fastif
   return ctx.render(reply, req, { title: v.t('title_confirm', { action: v.t(`cf_${action}_action`) }), section: 'transactions', here: txLink(tx.orderId), body: page, ...again });
 }
 
-export async function consoleActionRoutes(app: App, ctx: ConsoleContext): Promise<void> {
-  const { services } = ctx;
+export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services) => {
+  const ctx = consoleContext(services);
   app.post(
     '/console/transactions/:order_id/:action',
     {
@@ -160,18 +164,18 @@ export async function consoleActionRoutes(app: App, ctx: ConsoleContext): Promis
           if (refused) return await showPayment(409, { kind: 'error', text: refused });
           if (!confirmed) return askConfirmation(ctx, req, reply, tx, action, req.body);
         }
-        if (action === 'check') await run(ctx, req, action, tx, req.body);
+        if (action === 'check') await run(services, req, action, tx, req.body);
         else {
           const request = formRequest(action, tx.orderId, req.body);
           location = await actOnce(services, { operator: operatorBinding(req), key: req.body._key, request }, async (requestKey) => {
-            await run(ctx, req, action, tx, req.body, requestKey);
+            await run(services, req, action, tx, req.body, requestKey);
             return done;
           });
         }
       } catch (err) {
-        if (!(err instanceof AppError || err instanceof GatewayError)) throw err;
-        // The answer is the same page with what went wrong on top, so the operator can correct and retry.
-        const e = err instanceof GatewayError ? toAppError(err) : err;
+        // A refusal is answered with the same page and what went wrong on top, so the operator can correct and retry.
+        const e = knownProblem(err);
+        if (!e) throw err;
         // A confirmed form without its key is asked again, with a key of its own, while the action is still offered: nothing was done.
         if (e.code === 'FORM_KEY_INVALID' && needsConfirmation(action) && !notOffered(v, action, tx, false)) return askConfirmation(ctx, req, reply, tx, action, req.body, { status: e.status, alert: errorAlert(v, e, req.id) });
         return showPayment(e.status, errorAlert(v, e, req.id));
@@ -202,4 +206,4 @@ export async function consoleActionRoutes(app: App, ctx: ConsoleContext): Promis
       return reply.redirect(location, 303);
     },
   );
-}
+};

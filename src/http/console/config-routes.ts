@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../types.js';
+import type { RoutePlugin } from '../types.js';
+import type { Deps } from '../../types.js';
 import { AppError } from '../../platform/errors.js';
 import { operatorActor } from '../plugins/actor.js';
 import { schemaProblem } from '../plugins/errors.js';
@@ -8,6 +9,7 @@ import { configView } from '../api/config/views.js';
 import { RuntimeConfigPatchSchema, changeRuntimeConfig, currentRuntimeConfig, type RuntimeConfigPatch } from '../../domain/runtime-config.js';
 import { configForm, patchFromForm } from './config-page.js';
 import { LangQuery, consoleDoc, doneAlert, errorAlert, type ConsoleContext } from './context.js';
+import { consoleContext } from './scope.js';
 
 function flatForm(body: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -26,8 +28,8 @@ function checkedPatch(req: FastifyRequest, patch: unknown): RuntimeConfigPatch {
   return patch as RuntimeConfigPatch;
 }
 
-export async function consoleConfigRoutes(app: App, ctx: ConsoleContext): Promise<void> {
-  const { services } = ctx;
+export const consoleConfigRoutes: RoutePlugin<Deps<'clock' | 'config' | 'formKeySecret' | 'logger' | 'runtimeConfig' | 'store' | 'version'>> = async (app, services) => {
+  const ctx = consoleContext(services);
   const page = async (req: FastifyRequest, reply: FastifyReply, o: { alert?: Parameters<ConsoleContext['render']>[2]['alert']; status?: number; errors?: Map<string, string>; submitted?: Record<string, string> } = {}) => {
     const v = ctx.view(req, reply);
     return ctx.render(reply, req, {
@@ -65,4 +67,4 @@ export async function consoleConfigRoutes(app: App, ctx: ConsoleContext): Promis
       return reply.redirect('/console/config?done=saved', 303);
     },
   );
-}
+};

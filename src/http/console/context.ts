@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OptionalStr } from '../schemas/common.js';
 import type { AppError } from '../../platform/errors.js';
-import type { Services } from '../../types.js';
 import type { Html } from './html.js';
 import type { Alert, Section } from './layout.js';
 import type { View } from './view.js';
@@ -14,7 +13,6 @@ export const consoleDoc = (summary: string, description: string) => ({ tags: ['O
 export const LangQuery = OptionalStr(5);
 
 export interface ConsoleContext {
-  services: Services;
   timeZone: string;
   /** The page's language (`?lang`, its cookie, `Accept-Language`) and its words; remembers an explicit choice. */
   view(req: FastifyRequest, reply: FastifyReply): View;

@@ -1,4 +1,4 @@
-import type { Services } from '../../types.js';
+import type { Deps } from '../../types.js';
 import type { OutboxEvent } from '../../model/delivery.js';
 import { undeliveredEvents } from '../../domain/queries/listing.js';
 import { jsonObject } from '../schemas/json-object.js';
@@ -34,7 +34,7 @@ function orderRetryForms(rows: OutboxEvent[], forms: FormTokens, v: View): Html 
   )}</ul></section>`;
 }
 
-export async function deliveriesBody(services: Services, stateParam: string | undefined, pageParam: string | undefined, v: View, forms: FormTokens): Promise<Html> {
+export async function deliveriesBody(services: Deps<'store'>, stateParam: string | undefined, pageParam: string | undefined, v: View, forms: FormTokens): Promise<Html> {
   const { t } = v;
   const state = stateParam === 'failed' || stateParam === 'dead' ? stateParam : 'both';
   const page = Math.max(1, Math.min(10_000, Number.parseInt(pageParam ?? '1', 10) || 1));

@@ -11,14 +11,15 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { AppError, ERRORS, type ErrorCode } from '../../platform/errors.js';
-import { GatewayError, toAppError } from '../../gateway/port.js';
+import { knownProblem } from '../plugins/errors.js';
 import { requestHash, stableStringify } from '../../domain/orders/request-hash.js';
 import type { Deps } from '../../types.js';
-import { CLAIM_LOCK_MS, KEY_RETENTION_MS, isOutcome, requestKeyWithin } from '../plugins/idempotency.js';
+import { isOutcome, requestKeyWithin } from '../plugins/idempotency.js';
+import { CLAIM_LOCK_MS, KEY_RETENTION_MS, claimKey, keepOutcome, releaseKey, type IdempotencyDeps, type KeyClaim } from '../../domain/idempotency.js';
 import { CSRF_VALIDITY_MS, type FormRequest } from './context.js';
 import { html, type Html } from './html.js';
 
-export type FormKeyDeps = Deps<'clock' | 'store' | 'logger' | 'formKeySecret'>;
+export type FormKeyDeps = IdempotencyDeps & Deps<'formKeySecret'>;
 
 /** The form field carrying the key. */
 export const FormKeyField = Type.Optional(Type.String({ maxLength: 200 }));
@@ -93,21 +94,15 @@ function replay(body: string | null): string | undefined {
   throw new AppError(stored.code, stored.message, { ...(stored.errors ? { errors: stored.errors } : {}), ...(stored.gateway ? { gateway: stored.gateway } : {}) });
 }
 
-interface Claimed {
-  scope: string;
-  key: string;
-  token: string;
-}
-
 /** Runs the action under its claim, then keeps its outcome for the key — or frees the key when the answer is not an outcome (a timeout, a 5xx), so a later submit runs it again. */
-async function runClaimed(services: FormKeyDeps, c: Claimed, act: () => Promise<string>): Promise<string> {
+async function runClaimed(services: FormKeyDeps, c: KeyClaim, act: () => Promise<string>): Promise<string> {
   let outcome: { status: number; body: object } | undefined;
   try {
     const location = await act();
     outcome = { status: 303, body: { location } };
     return location;
   } catch (err) {
-    const e = err instanceof GatewayError ? toAppError(err) : err instanceof AppError ? err : undefined;
+    const e = knownProblem(err);
     if (e && isOutcome(e.status, e.code)) outcome = { status: e.status, body: { code: e.code, message: e.message, errors: e.extras.errors, gateway: e.extras.gateway } };
     throw err;
   } finally {
@@ -115,9 +110,9 @@ async function runClaimed(services: FormKeyDeps, c: Claimed, act: () => Promise<
   }
 }
 
-async function keep(services: FormKeyDeps, c: Claimed, outcome: { status: number; body: object } | undefined): Promise<void> {
+async function keep(services: FormKeyDeps, c: KeyClaim, outcome: { status: number; body: object } | undefined): Promise<void> {
   try {
-    const kept = outcome ? await services.store.idempotency.complete(c.scope, c.key, c.token, outcome.status, JSON.stringify(outcome.body)) : await services.store.idempotency.release(c.scope, c.key, c.token);
+    const kept = outcome ? await keepOutcome(services, c, outcome.status, JSON.stringify(outcome.body)) : await releaseKey(services, c);
     if (!kept) services.logger.warn({ idempotency_scope: c.scope }, 'console form key: the claim was lost before its outcome was kept');
   } catch (err) {
     // The answer still goes out; the claim's lock expires and a later submit is a retry of the same request.
@@ -137,8 +132,8 @@ export async function actOnce(services: FormKeyDeps, o: { operator: string; key:
   const scope = `console:${createHash('sha256').update(o.operator).digest('hex').slice(0, 16)}`;
   const hash = requestHash(o.request);
   for (let waited = 0; ; waited += POLL_MS) {
-    const res = await services.store.idempotency.claim(scope, key, hash, { now: services.clock.now(), retentionMs: KEY_RETENTION_MS, lockMs: CLAIM_LOCK_MS });
-    if (res.claimed) return runClaimed(services, { scope, key, token: res.token }, () => act(requestKeyWithin(scope, key)));
+    const res = await claimKey(services, scope, key, hash, { now: services.clock.now(), retentionMs: KEY_RETENTION_MS, lockMs: CLAIM_LOCK_MS });
+    if (res.claimed) return runClaimed(services, res.claim, () => act(requestKeyWithin(scope, key)));
     // A key is only taken for the request it was made for, so this holds while its HMAC does; a record is still never answered for another request.
     if (res.record.requestHash !== hash) throw new AppError('IDEMPOTENCY_MISMATCH', 'This form was already sent with other values; nothing was done.');
     const location = res.record.state === 'completed' ? replay(res.record.responseBody) : undefined;

@@ -1,4 +1,4 @@
-import type { Services } from '../../types.js';
+import type { Deps } from '../../types.js';
 import { decodeLogCursor, queryLogs } from '../../platform/logging/query.js';
 import { TAIL_MAX_LINES, listLogFiles, tailLogFile } from '../../platform/logging/files.js';
 import { openLogFile } from '../../domain/queries/log-files.js';
@@ -30,7 +30,7 @@ function entryRow(e: Record<string, unknown>, v: View): Html {
 <td>${requestId ? html`<a class="mono" href="/console/logs?request_id=${encodeURIComponent(requestId)}">${requestId.slice(0, 13)}</a>` : ''}${orderId ? html`<br><a class="mono" href="${txLink(orderId)}">${orderId}</a>` : ''}</td></tr>`;
 }
 
-export async function logsBody(services: Services, query: LogsQuery, v: View): Promise<{ body: Html; alert?: Alert }> {
+export async function logsBody(services: Deps<'config'>, query: LogsQuery, v: View): Promise<{ body: Html; alert?: Alert }> {
   const { t } = v;
   const dir = services.config.logDir;
   const cursor = query.cursor ? decodeLogCursor(query.cursor) : undefined;
@@ -55,7 +55,7 @@ export async function logsBody(services: Services, query: LogsQuery, v: View): P
   return { body, alert: query.cursor && !cursor ? { kind: 'error', text: t('lg_bad_cursor') } : undefined };
 }
 
-export async function logFileBody(services: Services, name: string | undefined, actor: Actor, v: View): Promise<Html | undefined> {
+export async function logFileBody(services: Deps<'config' | 'logger'>, name: string | undefined, actor: Actor, v: View): Promise<Html | undefined> {
   const { t } = v;
   if (!name) return undefined;
   const file = await openLogFile(services, name, actor);

@@ -1,4 +1,4 @@
-import type { Services } from '../../types.js';
+import type { Deps } from '../../types.js';
 import { PAYMENT_STATUSES } from '../../domain/reports/status-machine.js';
 import { overview } from '../../domain/queries/overview.js';
 import { html, startOfDay, type Html } from './html.js';
@@ -8,7 +8,7 @@ import { overviewMoneySection } from './money.js';
 
 const DAY_MS = 86_400_000;
 
-export async function overviewBody(services: Services, v: View): Promise<Html> {
+export async function overviewBody(services: Deps<'clock' | 'gateway' | 'store' | 'version'>, v: View): Promise<Html> {
   const { t } = v;
   const today = startOfDay(services.clock.now(), v.timeZone);
   const o = await overview(services, { today, week: new Date(today.getTime() - 6 * DAY_MS) });

@@ -8,7 +8,8 @@ import { Readable } from 'node:stream';
 import multipart, { type Multipart, type MultipartFile } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { App } from '../types.js';
+import type { App, RoutePlugin } from '../types.js';
+import type { Deps } from '../../types.js';
 import { AppError } from '../../platform/errors.js';
 import { RECONCILIATION_RESULTS, type ReconciliationImport, type ReconciliationResult } from '../../model/reconciliation.js';
 import { MAX_REPORT_BYTES, importGatewayReport } from '../../domain/reconciliation/import.js';
@@ -24,7 +25,8 @@ import { EMPTY, type View } from './view.js';
 import { statusBadge } from './layout.js';
 import type { Alert } from './layout.js';
 import { txLink } from './transactions.js';
-import { consoleDoc, type ConsoleContext } from './context.js';
+import { consoleDoc } from './context.js';
+import { consoleContext } from './scope.js';
 
 type T = Translate<MoneyKey>;
 
@@ -74,8 +76,8 @@ function countHeads(t: T): Html {
   return html`<th scope="col" class="num">${t('rows')}</th>${RECONCILIATION_RESULTS.map((r) => html`<th scope="col" class="num">${resultLabel(t, r)}</th>`)}`;
 }
 
-async function listBody(ctx: ConsoleContext, v: View, t: T, token: string, cursor: string | undefined): Promise<Html> {
-  const page = await listReconciliations(ctx.services, { limit: LIST_SIZE, cursor });
+async function listBody(services: Deps<'store'>, v: View, t: T, token: string, cursor: string | undefined): Promise<Html> {
+  const page = await listReconciliations(services, { limit: LIST_SIZE, cursor });
   return html`${uploadForm(t, token)}
 <h2 id="h-imports">${t('imports')}</h2>
 ${
@@ -87,8 +89,8 @@ ${
 ${page.nextCursor ? html`<p class="pager"><a href="${BASE}?cursor=${encodeURIComponent(page.nextCursor)}">${t('older')}</a></p>` : ''}`;
 }
 
-async function importBody(ctx: ConsoleContext, v: View, t: T, id: string, result: ReconciliationResult | undefined, after: number | undefined): Promise<{ imp: ReconciliationImport; body: Html }> {
-  const { imp, rows } = await getReconciliation(ctx.services, id, { result, limit: ROWS_SIZE, afterId: after });
+async function importBody(services: Deps<'store'>, v: View, t: T, id: string, result: ReconciliationResult | undefined, after: number | undefined): Promise<{ imp: ReconciliationImport; body: Html }> {
+  const { imp, rows } = await getReconciliation(services, id, { result, limit: ROWS_SIZE, afterId: after });
   const last = rows.at(-1);
   const self = `${BASE}/${imp.id}`;
   const body = html`<p><a href="${BASE}">${t('backToList')}</a></p>
@@ -115,13 +117,13 @@ ${rows.length === ROWS_SIZE && last ? html`<p class="pager"><a href="${self}?${n
 }
 
 /** Every row of an import but the matched ones, grouped by result, as spreadsheets read CSV. */
-async function* exceptionsCsv(ctx: ConsoleContext, id: string, sep: CsvSeparator): AsyncGenerator<string> {
+async function* exceptionsCsv(services: Deps<'store'>, id: string, sep: CsvSeparator): AsyncGenerator<string> {
   const header = Object.keys(rowView({ id: 0, importId: id, line: null, result: 'matched', gatewayOrderId: '', orderId: null, transactionRef: null, reportStatus: null, reportAmount: null, feeAmount: null, netAmount: null, paylinkStatus: null, paylinkAmount: null, detail: null }));
   yield CSV_BOM + csvLine(header, sep);
   for (const result of EXCEPTIONS) {
     let afterId: number | undefined;
     for (;;) {
-      const { rows } = await getReconciliation(ctx.services, id, { result, limit: CSV_BATCH, afterId });
+      const { rows } = await getReconciliation(services, id, { result, limit: CSV_BATCH, afterId });
       if (rows.length > 0) yield rows.map((r) => csvLine(Object.values(rowView(r)), sep)).join('');
       if (rows.length < CSV_BATCH) break;
       afterId = rows.at(-1)?.id;
@@ -213,12 +215,12 @@ function drainUpload(req: FastifyRequest, reply: FastifyReply): void {
   if (!req.raw.complete) void reply.header('connection', 'close');
 }
 
-export async function consoleReconciliationRoutes(app: App, ctx: ConsoleContext): Promise<void> {
-  const { services } = ctx;
+export const consoleReconciliationRoutes: RoutePlugin<Deps<'clock' | 'config' | 'formKeySecret' | 'logger' | 'store'>> = async (app, services) => {
+  const ctx = consoleContext(services);
   const render = async (req: FastifyRequest, reply: FastifyReply, o: { alert?: Alert; status?: number; cursor?: string }) => {
     const v = ctx.view(req, reply);
     const t = translator(MONEY_MESSAGES, v.lang);
-    return ctx.render(reply, req, { title: t('reconciliation'), section: 'reconciliation', status: o.status, alert: o.alert, body: await listBody(ctx, v, t, ctx.csrfToken(req, reply), o.cursor) });
+    return ctx.render(reply, req, { title: t('reconciliation'), section: 'reconciliation', status: o.status, alert: o.alert, body: await listBody(services, v, t, ctx.csrfToken(req, reply), o.cursor) });
   };
 
   app.get(
@@ -283,7 +285,7 @@ export async function consoleReconciliationRoutes(app: App, ctx: ConsoleContext)
       const v = ctx.view(req, reply);
       const t = translator(MONEY_MESSAGES, v.lang);
       const result = req.query.result === '' ? undefined : req.query.result;
-      const { imp, body } = await importBody(ctx, v, t, req.params.id, result, req.query.after === undefined ? undefined : Number(req.query.after));
+      const { imp, body } = await importBody(services, v, t, req.params.id, result, req.query.after === undefined ? undefined : Number(req.query.after));
       const done = req.query.done === 'imported' ? t('imported') : req.query.done === 'again' ? t('importedBefore') : undefined;
       return ctx.render(reply, req, { title: t('importTitle', { when: v.when(imp.createdAt) }), section: 'reconciliation', body, alert: done ? { kind: 'ok', text: done } : undefined });
     },
@@ -307,7 +309,7 @@ export async function consoleReconciliationRoutes(app: App, ctx: ConsoleContext)
       return reply
         .type(CSV_CONTENT_TYPE)
         .header('content-disposition', `attachment; filename="reconciliation-${req.params.id}-exceptions.csv"`)
-        .send(Readable.from(exceptionsCsv(ctx, req.params.id, req.query.sep ?? ',')));
+        .send(Readable.from(exceptionsCsv(services, req.params.id, req.query.sep ?? ',')));
     },
   );
-}
+};

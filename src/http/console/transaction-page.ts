@@ -1,5 +1,5 @@
 import QRCode from 'qrcode';
-import type { Services } from '../../types.js';
+import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { html, raw, rupiah, type Html } from './html.js';
 import { statusBadge } from './layout.js';
@@ -47,7 +47,7 @@ async function qrFigure(tx: TransactionRecord, v: View): Promise<Html> {
   return html`<figure class="qr" role="img" aria-label="${v.t('pay_qr_desc', { amount: rupiah(tx.nominal) })}" data-qr>${raw(svg)}<figcaption>${v.t('pay_qr')}</figcaption></figure>`;
 }
 
-export async function transactionBody(services: Services, tx: TransactionRecord, v: View, forms: FormTokens): Promise<Html> {
+export async function transactionBody(services: Deps<'config' | 'store'>, tx: TransactionRecord, v: View, forms: FormTokens): Promise<Html> {
   const { t } = v;
   const token = forms.csrf;
   const { entries, events } = await timeline(services, tx, v);

@@ -1,4 +1,4 @@
-import type { Services } from '../../types.js';
+import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import type { OutboxEvent } from '../../model/delivery.js';
 import type { NotificationRecord } from '../../model/notification.js';
@@ -21,7 +21,7 @@ interface Entry {
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 
 /** Gateway calls made about this order, from the log (the only place they are recorded). */
-async function gatewayCalls(services: Services, tx: TransactionRecord, v: View): Promise<Entry[]> {
+async function gatewayCalls(services: Deps<'config'>, tx: TransactionRecord, v: View): Promise<Entry[]> {
   try {
     const page = await queryLogs(services.config.logDir, { order_id: tx.orderId, q: 'gateway call', limit: 200 });
     return page.entries.flatMap((e) => {
@@ -92,7 +92,7 @@ export interface TimelineData {
   events: OutboxEvent[];
 }
 
-export async function timeline(services: Services, tx: TransactionRecord, v: View): Promise<TimelineData> {
+export async function timeline(services: Deps<'config' | 'store'>, tx: TransactionRecord, v: View): Promise<TimelineData> {
   const [{ notifications, events, attempts, refunds }, calls] = await Promise.all([paymentHistory(services, tx), gatewayCalls(services, tx, v)]);
   const entries: Entry[] = [
     { at: tx.createdAt, title: html`${v.t('tl_created', { kind: v.word('kind', tx.kind), amount: rupiah(tx.nominal) })}`, detail: html`${v.t('tl_gateway_order_id')} <code>${tx.gatewayOrderId}</code>` },

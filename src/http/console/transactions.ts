@@ -1,4 +1,4 @@
-import type { Services } from '../../types.js';
+import type { Deps } from '../../types.js';
 import { PAYMENT_STATUSES } from '../../domain/reports/status-machine.js';
 import { searchTransactions } from '../../domain/queries/listing.js';
 import { html, rupiah, zonedInput, type Html } from './html.js';
@@ -29,7 +29,7 @@ function pageUrl(query: ListQuery, page: number): string {
   return `/console/transactions?${p.toString()}`;
 }
 
-export async function transactionsBody(services: Services, query: ListQuery, v: View): Promise<{ body: Html; alert?: Alert }> {
+export async function transactionsBody(services: Deps<'store'>, query: ListQuery, v: View): Promise<{ body: Html; alert?: Alert }> {
   const { t, timeZone } = v;
   const problems: string[] = [];
   const status = query.status && (PAYMENT_STATUSES as readonly string[]).includes(query.status) ? query.status : undefined;

@@ -1,10 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
-import { AppError, isDatabaseUnavailable } from '../../platform/errors.js';
+import { AppError } from '../../platform/errors.js';
 import { secretEquals } from '../../platform/secrets.js';
-import type { Deps, Services } from '../../types.js';
-import type { AuthFailurePolicy } from '../../model/auth-failures.js';
+import type { Deps } from '../../types.js';
 import { audit } from '../../domain/audit.js';
+import { API_KEY_THROTTLE, LOCKOUT, createLockout, type Lockout } from '../../domain/sign-in-throttle.js';
 import { crossSiteRefusal } from './same-origin.js';
 
 /** `Authorization: Bearer K` or `X-API-Key: K`; every configured key is compared in constant time. */
@@ -39,60 +38,13 @@ export function checkOperator(req: FastifyRequest, operator: { user: string; pas
   return userOk && passOk ? creds.user : undefined;
 }
 
-/** PCI DSS 8.3.4: at most 10 failed attempts, then locked for at least 30 minutes. */
-export const LOCKOUT: AuthFailurePolicy = { maxFailures: 10, windowMs: 15 * 60_000, lockMs: 30 * 60_000 };
-/**
- * Wrong API keys: counted like operator logins, per client address, with more room (an ERP being
- * set up with a stale key sends a burst of them) and a shorter lock. API keys are long random
- * strings: this stops scans and floods, where guessing was never feasible anyway.
- */
-export const API_KEY_THROTTLE: AuthFailurePolicy = { maxFailures: 50, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
-
-/**
- * Failed attempts per client address for one scope, counted in the database (every instance sees
- * the same counts and locks). `req.ip` is the client address: the socket's, or with TRUST_PROXY the
- * one the trusted proxies forwarded.
- */
-export interface Lockout {
-  /** Seconds left when `ip` is locked out (0 when not), and whether failures are on record. */
-  state(ip: string): Promise<{ lockedFor: number; failures: number }>;
-  /** Records a failure; the seconds left when the client is (now) locked out, else 0. */
-  fail(ip: string): Promise<number>;
-  succeed(ip: string): Promise<void>;
-}
-
-/**
- * While the database cannot answer, counting is skipped (logged) rather than refusing everyone:
- * credentials are still checked, and the operator endpoints stay usable to diagnose the outage.
- */
-export function createLockout({ store, clock }: Deps<'clock' | 'store'>, scope: string, policy: AuthFailurePolicy, logger?: Logger): Lockout {
-  const secondsLeft = (until: string | null, now: Date) => (until === null ? 0 : Math.max(0, Math.ceil((Date.parse(until) - now.getTime()) / 1000)));
-  const unavailable = <T>(fallback: T) => (err: unknown): T => {
-    if (!isDatabaseUnavailable(err)) throw err;
-    logger?.warn({ scope, err: { message: err instanceof Error ? err.message : String(err) } }, 'failed-login counts unavailable: database down');
-    return fallback;
-  };
-  return {
-    async state(ip) {
-      const s = await store.authFailures.get(scope, ip).catch(unavailable(undefined));
-      return { lockedFor: s ? secondsLeft(s.lockedUntil, clock.now()) : 0, failures: s?.failures ?? 0 };
-    },
-    async fail(ip) {
-      const now = clock.now();
-      const s = await store.authFailures.fail(scope, ip, now, policy).catch(unavailable(undefined));
-      return s ? secondsLeft(s.lockedUntil, now) : 0;
-    },
-    succeed: (ip) => store.authFailures.clear(scope, ip).catch(unavailable(undefined)),
-  };
-}
-
 /** An audit line for a client refused at the door: not signed in, so named by its address only. */
 function refusal(services: Deps<'logger'>, req: FastifyRequest, action: string, message: string, detail: Record<string, unknown> = {}): void {
   const outcome = action === 'auth_lockout' ? 'locked' : 'refused';
   audit(services, { actor: { kind: 'anonymous', ip: req.ip }, action, subject: req.routeOptions.url ?? null, outcome }, message, detail, 'warn');
 }
 
-async function operatorFailure(req: FastifyRequest, reply: FastifyReply, services: Services, lockout: Lockout): Promise<never> {
+async function operatorFailure(req: FastifyRequest, reply: FastifyReply, services: Deps<'logger' | 'operator'>, lockout: Lockout): Promise<never> {
   const creds = parseBasic(req.headers.authorization);
   // The user name is logged only when it is the real one: people type passwords into user fields.
   const user = creds && secretEquals(creds.user, services.operator.user) ? creds.user : undefined;
@@ -114,7 +66,7 @@ async function operatorFailure(req: FastifyRequest, reply: FastifyReply, service
  * guesser keeps working); keys are long random strings, so the throttle's job is to stop scans
  * and floods, not to make a guess feasible.
  */
-async function apiKeyFailure(services: Services, req: FastifyRequest, throttle: Lockout): Promise<never> {
+async function apiKeyFailure(services: Deps<'logger'>, req: FastifyRequest, throttle: Lockout): Promise<never> {
   // No key at all is not a guess: 401 without touching the database.
   const presented = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
   const lockedFor = presented ? await throttle.fail(req.ip) : 0;
@@ -138,9 +90,10 @@ function authScheme(header: string | undefined): string {
   return scheme ? scheme.toLowerCase() : 'malformed';
 }
 
-export function authHook(services: Services) {
-  const lockout = createLockout(services, 'operator', LOCKOUT, services.logger);
-  const keyThrottle = createLockout(services, 'api_key', API_KEY_THROTTLE, services.logger);
+/** Checks the credentials each route's `config.auth` asks for, before anything else of the request. */
+export function authHook(services: Deps<'clock' | 'config' | 'logger' | 'operator' | 'store'>) {
+  const lockout = createLockout(services, 'operator', LOCKOUT);
+  const keyThrottle = createLockout(services, 'api_key', API_KEY_THROTTLE);
   return async function enforceAuth(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const auth = req.routeOptions.config.auth;
     if (auth === 'key') {

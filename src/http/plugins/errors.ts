@@ -1,3 +1,8 @@
+/**
+ * The one mapping of a thrown error onto the catalogue: the API's problem+json answers, the
+ * console's error pages and the webhook all answer what `toProblem` decides, so a database that
+ * is down is a 503 (the gateway retries a 503 four times, a 500 once) wherever it happens.
+ */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isDatabaseUnavailable, plainFieldErrors, problem, type ErrorCode, type FieldError, type SchemaIssue } from '../../platform/errors.js';
 import { GatewayError, toAppError } from '../../gateway/port.js';
@@ -21,7 +26,8 @@ export function schemaProblem(context: string | undefined, items: SchemaIssue[],
 }
 
 /** Fastify's own errors, mapped onto the catalogue. */
-function frameworkCode(err: FastifyError): ErrorCode | undefined {
+function frameworkCode(error: Error): ErrorCode | undefined {
+  const err = error as Partial<FastifyError>;
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'PAYLOAD_TOO_LARGE';
@@ -34,7 +40,7 @@ function frameworkCode(err: FastifyError): ErrorCode | undefined {
     default:
       break;
   }
-  if (err instanceof SyntaxError || /JSON|proto/i.test(err.message)) {
+  if (error instanceof SyntaxError || /JSON|proto/i.test(error.message)) {
     if (err.statusCode === 400) return 'INVALID_JSON';
   }
   if (err.statusCode === 413) return 'PAYLOAD_TOO_LARGE';
@@ -43,25 +49,45 @@ function frameworkCode(err: FastifyError): ErrorCode | undefined {
   return undefined;
 }
 
-export async function errorHandler(this: unknown, error: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): Promise<void> {
-  let appErr: AppError;
-  const fe = error as FastifyError;
-  if (error instanceof AppError) appErr = error;
-  else if (error instanceof GatewayError) appErr = toAppError(error);
-  else if (Array.isArray(fe.validation)) {
+/** A gateway failure as the catalogue says it; apart, so the gateway's error type can move behind its port in one place. */
+function gatewayProblem(err: unknown): AppError | undefined {
+  return err instanceof GatewayError ? toAppError(err) : undefined;
+}
+
+/**
+ * A refusal a domain action answers with (the catalogue's own errors and the gateway's, mapped onto
+ * it); undefined for anything else, which a page that shows refusals in place lets through.
+ */
+export function knownProblem(err: unknown): AppError | undefined {
+  return err instanceof AppError ? err : gatewayProblem(err);
+}
+
+/**
+ * Any error as the catalogue says it: a known refusal, the console's CSRF refusal, a schema's
+ * complaints, a database that cannot answer (503, its cause logged), Fastify's own errors (a body
+ * too large, of the wrong type, not JSON). Anything else is logged and answered INTERNAL.
+ */
+export function toProblem(err: unknown, req: FastifyRequest): AppError {
+  const known = knownProblem(err);
+  if (known) return known;
+  const fe: Partial<FastifyError> = typeof err === 'object' && err !== null ? err : {};
+  if (typeof fe.code === 'string' && fe.code.startsWith('FST_CSRF')) return new AppError('CSRF_INVALID');
+  if (Array.isArray(fe.validation)) {
     const schemas = req.routeOptions.schema as Record<string, unknown> | undefined;
-    appErr = schemaProblem(fe.validationContext, fe.validation as SchemaIssue[], fe.validationContext ? schemas?.[fe.validationContext] : undefined);
-  } else if (isDatabaseUnavailable(error)) {
-    req.log.error({ err: { message: error.message } }, 'database unavailable');
-    appErr = new AppError('DATABASE_UNAVAILABLE');
-  } else {
-    const code = frameworkCode(fe);
-    if (code) appErr = new AppError(code, code === 'INTERNAL' ? undefined : error.message.slice(0, 300));
-    else {
-      req.log.error({ err: error }, 'unhandled error');
-      appErr = new AppError('INTERNAL');
-    }
+    return schemaProblem(fe.validationContext, fe.validation as SchemaIssue[], fe.validationContext ? schemas?.[fe.validationContext] : undefined);
   }
+  if (isDatabaseUnavailable(err)) {
+    req.log.error({ err: { message: fe.message } }, 'database unavailable');
+    return new AppError('DATABASE_UNAVAILABLE');
+  }
+  const code = err instanceof Error ? frameworkCode(err) : undefined;
+  if (code) return new AppError(code, fe.message?.slice(0, 300));
+  req.log.error({ err }, 'unhandled error');
+  return new AppError('INTERNAL');
+}
+
+export async function errorHandler(this: unknown, error: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const appErr = toProblem(error, req);
   if (appErr.status >= 500 && appErr.code !== 'INTERNAL') req.log.warn({ code: appErr.code }, appErr.message);
   for (const [k, v] of Object.entries(appErr.extras.headers ?? {})) reply.header(k, v);
   // 5xx details stay in the log; the body says only what the catalogue says.

@@ -11,8 +11,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors.js';
-import type { Services } from '../../types.js';
 import { stableStringify } from '../../domain/orders/request-hash.js';
+import { CLAIM_LOCK_MS, KEY_RETENTION_MS, claimKey, keepOutcome, pruneExpiredKeys, releaseKey, type IdempotencyDeps, type KeyClaim } from '../../domain/idempotency.js';
 
 export interface IdempotencyOptions {
   /** How long a key is remembered, ms. Default 24 h (the contract's minimum). */
@@ -23,23 +23,10 @@ export interface IdempotencyOptions {
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const KEY = /^[\x21-\x7e]{1,255}$/;
-const DAY_MS = 24 * 60 * 60 * 1000;
-const PRUNE_EVERY_MS = 60_000;
 /** Answers that describe this request's input or a passing condition (another refund holding the payment), never its outcome: the same key may try again. */
 const TRANSIENT_CODES = new Set(['IDEMPOTENCY_IN_FLIGHT', 'IDEMPOTENCY_MISMATCH', 'TOO_MANY_REQUESTS', 'REFUND_IN_PROGRESS']);
-/** How long a key is remembered by default: the contract's minimum. */
-export const KEY_RETENTION_MS = DAY_MS;
-/** How long an in-flight claim blocks its key by default before a retry may take over (a crashed instance). */
-export const CLAIM_LOCK_MS = 90_000;
 
-interface Claim {
-  scope: string;
-  key: string;
-  token: string;
-}
-
-const claims = new WeakMap<FastifyRequest, Claim>();
-const lastPrune = new WeakMap<Services, number>();
+const claims = new WeakMap<FastifyRequest, KeyClaim>();
 
 /** Keys are per client: the hash of the presented API key, so two ERPs never share a key space. */
 function clientOf(req: FastifyRequest): string {
@@ -85,18 +72,7 @@ function remember(status: number, payload: string): boolean {
   }
 }
 
-async function pruneNowAndThen(services: Services, now: Date): Promise<void> {
-  const last = lastPrune.get(services) ?? 0;
-  if (now.getTime() - last < PRUNE_EVERY_MS) return;
-  lastPrune.set(services, now.getTime());
-  try {
-    await services.store.idempotency.pruneExpired(now);
-  } catch (err) {
-    services.logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'idempotency prune failed');
-  }
-}
-
-export function idempotent(services: Services, scope: string, o: IdempotencyOptions = {}) {
+export function idempotent(services: IdempotencyDeps, scope: string, o: IdempotencyOptions = {}) {
   const retentionMs = o.retentionMs ?? KEY_RETENTION_MS;
   const lockMs = o.lockMs ?? CLAIM_LOCK_MS;
 
@@ -107,12 +83,11 @@ export function idempotent(services: Services, scope: string, o: IdempotencyOpti
       throw new AppError('VALIDATION_FAILED', 'Idempotency-Key must be 1–255 visible ASCII characters.', { errors: [{ path: 'Idempotency-Key', message: 'must be 1–255 visible ASCII characters' }] });
     }
     const now = services.clock.now();
-    await pruneNowAndThen(services, now);
-    const fullScope = `${scope}:${clientOf(req)}`;
+    await pruneExpiredKeys(services, now);
     const hash = fingerprint(req);
-    const res = await services.store.idempotency.claim(fullScope, raw, hash, { now, retentionMs, lockMs });
+    const res = await claimKey(services, `${scope}:${clientOf(req)}`, raw, hash, { now, retentionMs, lockMs });
     if (res.claimed) {
-      claims.set(req, { scope: fullScope, key: raw, token: res.token });
+      claims.set(req, res.claim);
       return undefined;
     }
     const rec = res.record;
@@ -132,10 +107,10 @@ export function idempotent(services: Services, scope: string, o: IdempotencyOpti
     claims.delete(req);
     try {
       if (typeof payload === 'string' && remember(reply.statusCode, payload)) {
-        const stored = await services.store.idempotency.complete(claim.scope, claim.key, claim.token, reply.statusCode, payload);
+        const stored = await keepOutcome(services, claim, reply.statusCode, payload);
         if (!stored) req.log.warn({ idempotency_scope: claim.scope }, 'idempotency claim was lost before completion');
       } else {
-        await services.store.idempotency.release(claim.scope, claim.key, claim.token);
+        await releaseKey(services, claim);
       }
     } catch (err) {
       // The answer still goes out; the claim's lock expires and a retry re-runs safely.

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { problem } from '../../platform/errors.js';
-import { PROBE_PATHS } from '../api/health/probes.js';
+import { PROBE_PATHS } from '../api/health/routes.js';
 
 /**
  * While the app closes, Node closes idle connections only: a request that still arrives on a busy

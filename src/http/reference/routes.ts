@@ -1,18 +1,19 @@
 /**
- * `/docs`: the OpenAPI description rendered by Scalar's reference (served from its package, see
- * scalar-bundle.ts), behind the operator credentials or an API key like `/openapi.json`. The
+ * `/openapi.json`, and `/docs`: that description rendered by Scalar's reference (served from its
+ * package, see scalar-bundle.ts), both behind the operator credentials or an API key. The
  * renderer mounts on `#reference`: the bundle mounts a second, unconfigured one on an element whose
  * id is `api-reference`. The error catalogue is
  * also rendered on the server below it, so `/docs#error-CODE` (every problem's `type`) lands on it.
  */
 import { Type } from 'typebox';
-import type { App } from '../types.js';
-import { TAGS } from '../types.js';
+import { TAGS, type RoutePlugin } from '../types.js';
 import { ERRORS, type ErrorCode } from '../../platform/errors.js';
 import { html } from '../console/html.js';
 import { scalarBundle } from './scalar-bundle.js';
 import { DOCS_INIT_JS } from './docs-init.js';
 import { NoQuery } from '../schemas/common.js';
+import { withExample } from '../schemas/examples.js';
+import { VERSION } from '../../platform/version.js';
 
 /**
  * Scripts only from this origin and no connection elsewhere; the renderer sets inline styles as it
@@ -30,7 +31,30 @@ function catalogue() {
 </section>`;
 }
 
-export async function docsRoutes(app: App): Promise<void> {
+export const referenceRoutes: RoutePlugin = async (app) => {
+  app.get(
+    '/openapi.json',
+    {
+      config: { auth: 'doc' },
+      schema: {
+        tags: [TAGS.logs],
+        summary: 'This OpenAPI 3.1 description',
+        description: 'This document (OpenAPI 3.1), which /docs renders. The ERP event is described under `webhooks`; the error catalogue under `x-error-catalogue` (also a section of /docs, anchors `#error-CODE`).',
+        querystring: NoQuery,
+        response: {
+          200: withExample(Type.Object({}, { additionalProperties: true }), {
+            openapi: '3.1.0',
+            info: { title: 'paylink', version: VERSION },
+            paths: { '/api/payment-links': { post: { summary: 'Create a payment link (direct shape)' } } },
+            webhooks: { 'payment.status_changed': { post: { summary: 'Payment event delivered to ERP_NOTIFY_URL' } } },
+            'x-error-catalogue': { VALIDATION_FAILED: { status: 400, title: 'Validation failed', doc: 'The request does not match the schema; see errors[].' } },
+          }),
+        },
+      },
+    },
+    async () => app.swagger(),
+  );
+
   const page = () => {
     return html`<!doctype html>
 <html lang="en">
@@ -73,7 +97,7 @@ ${catalogue()}
   app.get('/docs/docs.css', { config: { auth: 'doc' }, schema: schema('Reference stylesheet', 'The page frame and the error catalogue.') }, async (_req, reply) =>
     reply.type('text/css; charset=utf-8').header('x-content-type-options', 'nosniff').send(DOCS_CSS),
   );
-}
+};
 
 const DOCS_CSS = `
 body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}

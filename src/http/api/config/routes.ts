@@ -1,14 +1,16 @@
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { NoQuery } from '../../schemas/common.js';
-import { ConfigDocumentSchema, configView } from './views.js';
+import { withExample } from '../../schemas/examples.js';
+import { CONFIG_EXAMPLE, ConfigDocumentSchema, configView } from './views.js';
 import { RuntimeConfigPatchSchema, changeRuntimeConfig, currentRuntimeConfig } from '../../../domain/runtime-config.js';
+import { problems } from '../../schemas/problems.js';
+
+const ConfigAnswer = withExample(ConfigDocumentSchema, CONFIG_EXAMPLE);
 
 /** `GET`/`POST /api/config`: the runtime document, stored in the database and shared by every instance. */
-export async function configRoutes(app: App, services: Services): Promise<void> {
+export const configRoutes: RoutePlugin<Deps<'config' | 'logger' | 'runtimeConfig' | 'store' | 'version'>> = async (app, services) => {
   app.get(
     '/api/config',
     {
@@ -18,7 +20,7 @@ export async function configRoutes(app: App, services: Services): Promise<void> 
         summary: 'Effective runtime configuration',
         description: 'Environment values overridden by the stored runtime configuration. Secrets are shown as `****` + last 4 characters (nothing for short ones).',
         querystring: NoQuery,
-        response: { 200: ConfigDocumentSchema },
+        response: { 200: ConfigAnswer },
       },
     },
     async () => configView(await currentRuntimeConfig(services), services),
@@ -33,8 +35,8 @@ export async function configRoutes(app: App, services: Services): Promise<void> 
         summary: 'Change runtime configuration',
         description:
           'Any subset of the document; sections merge field by field, `null` removes an override (back to the environment value), a masked secret sent back leaves the secret unchanged. Unknown fields and `info` → 400. A change of `gateway.mode`, `gateway.api_base_url` or `gateway.app_base_url` needs `gateway.server_key` (unmasked) in the same request, else 400 `SERVER_KEY_REQUIRED`. In effect on every instance within about a second, and kept across restarts.',
-        body: RuntimeConfigPatchSchema,
-        response: { 200: ConfigDocumentSchema, 400: ProblemSchema, 409: ProblemSchema },
+        body: withExample(RuntimeConfigPatchSchema, { erp: { notify_url: 'https://erp.example.com/paylink/events', timeout_ms: 10000 }, links: { default_expiry_minutes: 1440 } }),
+        response: { 200: ConfigAnswer, ...problems(400, 409) },
       },
     },
     async (req) => {
@@ -42,4 +44,4 @@ export async function configRoutes(app: App, services: Services): Promise<void> 
       return configView(await currentRuntimeConfig(services), services);
     },
   );
-}
+};

@@ -1,13 +1,13 @@
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { Count, EventId, Str, countParam } from '../../schemas/common.js';
-import { DeliverySchema, DeliveryStateSchema, deliveryView } from './views.js';
+import { withExample } from '../../schemas/examples.js';
+import { DELIVERY_EXAMPLE, DeliverySchema, DeliveryStateSchema, deliveryView } from './views.js';
 import { listDeliveries } from '../../../domain/queries/listing.js';
 import { retryDelivery } from '../../../domain/erp-events/deliveries.js';
+import { problems } from '../../schemas/problems.js';
 
 const ListQuery = Type.Object(
   {
@@ -18,7 +18,7 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export async function deliveryRoutes(app: App, services: Services): Promise<void> {
+export const deliveryRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'outbox' | 'store'>> = async (app, services) => {
   app.get(
     '/api/deliveries',
     {
@@ -26,8 +26,13 @@ export async function deliveryRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: [TAGS.operations],
         summary: 'ERP deliveries (newest first) with their attempts; filter by status, page with the cursor',
+        description:
+          'The ERP outbox: every event with its state (`pending`, `delivered`, `failed`, `dead`), the exact body delivered and each attempt with its status code and latency. Filter by `status`; page with `cursor`.',
         querystring: ListQuery,
-        response: { 200: Type.Object({ items: Type.Array(DeliverySchema, { maxItems: 500 }), next_cursor: Type.Optional(Str(200)) }), 400: ProblemSchema, 401: ProblemSchema },
+        response: {
+          200: withExample(Type.Object({ items: Type.Array(DeliverySchema, { maxItems: 500 }), next_cursor: Type.Optional(Str(200)) }), { items: [DELIVERY_EXAMPLE], next_cursor: 'eyJzIjoxMjN9' }),
+          ...problems(400, 401),
+        },
       },
     },
     async (req) => {
@@ -44,8 +49,10 @@ export async function deliveryRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: [TAGS.operations],
         summary: 'Re-deliver one event now (same event id and body); a dead or delivered event gets a new retry window',
+        description:
+          "Makes one event due now with the same event id and body (the ERP deduplicates on `webhook-id`). A dead event gets a new retry window. Written to the audit log with the operator's name.",
         params: Type.Object({ id: EventId }, { additionalProperties: false }),
-        response: { 200: DeliverySchema, 401: ProblemSchema, 404: ProblemSchema, 400: ProblemSchema },
+        response: { 200: withExample(DeliverySchema, { ...DELIVERY_EXAMPLE, status: 'pending', next_attempt_at: '2026-11-22T11:00:00+07:00' }), ...problems(400, 401, 404) },
       },
     },
     async (req) => {
@@ -53,4 +60,4 @@ export async function deliveryRoutes(app: App, services: Services): Promise<void
       return deliveryView(event, attempts);
     },
   );
-}
+};

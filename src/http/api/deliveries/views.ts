@@ -1,10 +1,10 @@
-/** What operators see of ERP deliveries: an event with its attempts, and the report of a test event. */
+/** What operators see of ERP deliveries: an event with its attempts. */
 import { Type } from 'typebox';
 import type { DeliveryAttempt, OutboxEvent } from '../../../model/delivery.js';
-import type { TestEventReport } from '../../../domain/erp-events/test-event.js';
 import { NullableInt, NullableStr, Str } from '../../schemas/common.js';
 import { jsonObject } from '../../schemas/json-object.js';
 import { apiTime, apiTimeOrNull } from '../../../platform/time.js';
+import { ERP_EVENT_EXAMPLE } from '../../schemas/examples.js';
 
 export const DeliveryStateSchema = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('dead')]);
 
@@ -36,6 +36,25 @@ export const DeliverySchema = Type.Object({
   attempts: Type.Array(AttemptSchema, { maxItems: 10_000 }),
 });
 
+/** An event the ERP refused three times, retried later: the example the reference shows. */
+export const DELIVERY_EXAMPLE = {
+  id: '550321d5-d1a2-495e-a8ab-716356a7def2',
+  event_id: '550321d5-d1a2-495e-a8ab-716356a7def2',
+  type: 'payment.status_changed',
+  status: 'failed' as const,
+  order_id: 'INV/2026/0042:1',
+  mercant_id: 'INV/2026/0042',
+  status_version: 2,
+  attempts_count: 3,
+  next_attempt_at: '2026-11-22T10:21:20+07:00',
+  last_status_code: 503,
+  last_error: 'HTTP 503',
+  created_at: '2026-11-22T10:20:00+07:00',
+  delivered_at: null,
+  payload: ERP_EVENT_EXAMPLE,
+  attempts: [{ attempt_no: 1, started_at: '2026-11-22T10:20:00+07:00', status_code: 503, latency_ms: 41, error: 'HTTP 503', outcome: 'failed', instance: 'paylink-1' }],
+};
+
 function attemptView(a: DeliveryAttempt) {
   return { attempt_no: a.attemptNo, started_at: apiTime(a.startedAt), status_code: a.statusCode, latency_ms: a.latencyMs, error: a.error, outcome: a.outcome, instance: a.instance };
 }
@@ -60,17 +79,4 @@ export function deliveryView(e: OutboxEvent, attempts: DeliveryAttempt[]) {
     payload: jsonObject(e.payload),
     attempts: attempts.filter((a) => a.eventSeq === e.seq).map(attemptView),
   };
-}
-
-export const TestEventReportSchema = Type.Object({
-  event_id: Str(64),
-  outcome: Str(32, 'first attempt: delivered, failed, dead, rejected_stale_lease; pending = no attempt yet (no ERP URL, or none within the timeout)'),
-  state: Str(16, 'delivery state: pending, delivered, failed, dead'),
-  http_status: NullableInt,
-  error: NullableStr(500),
-  latency_ms: NullableInt,
-});
-
-export function testEventView(r: TestEventReport) {
-  return { event_id: r.eventId, outcome: r.outcome, state: r.state, http_status: r.httpStatus, error: r.error, latency_ms: r.latencyMs };
 }

@@ -4,8 +4,7 @@
  * same links as JSON. Public: it names only paths every installation has.
  */
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
 import { NoQuery } from '../../schemas/common.js';
 
 export const HOME_LINKS = { console: '/console', docs: '/docs', openapi: '/openapi.json', health: '/health' } as const;
@@ -40,7 +39,7 @@ function wantsHtml(accept: string | undefined): boolean {
   });
 }
 
-export async function homeRoutes(app: App): Promise<void> {
+export const homeRoutes: RoutePlugin = async (app) => {
   app.get(
     '/',
     {
@@ -53,7 +52,7 @@ export async function homeRoutes(app: App): Promise<void> {
         response: {
           200: Type.Unsafe<unknown>({
             description: 'The links: an HTML page for a browser, JSON otherwise',
-            content: { 'application/json': { schema: HomeSchema }, 'text/html': { schema: { type: 'string' } } },
+            content: { 'application/json': { schema: HomeSchema, example: { service: 'paylink', links: HOME_LINKS } }, 'text/html': { schema: { type: 'string' } } },
           }),
         },
       },
@@ -66,4 +65,4 @@ export async function homeRoutes(app: App): Promise<void> {
       return reply.type('application/json; charset=utf-8').send(JSON.stringify({ service: 'paylink', links: HOME_LINKS }));
     },
   );
-}
+};

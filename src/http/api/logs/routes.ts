@@ -1,16 +1,16 @@
 import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
-import { AppError, ProblemSchema } from '../../../platform/errors.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
+import { AppError } from '../../../platform/errors.js';
 import { LOG_FILE_NAME, LogFileChangedError, TAIL_MAX_LINES, listLogFiles, openLogView, tailLogFile } from '../../../platform/logging/files.js';
 import { decodeLogCursor, queryLogs } from '../../../platform/logging/query.js';
-import { docsRoutes } from '../../reference/routes.js';
 import { Count, NoQuery, countParam, instantParam } from '../../schemas/common.js';
 import { operatorActor } from '../../plugins/actor.js';
+import { withExample } from '../../schemas/examples.js';
 import { openLogFile } from '../../../domain/queries/log-files.js';
 import { apiTime } from '../../../platform/time.js';
+import { problems } from '../../schemas/problems.js';
 
 const Level = Type.Union(
   ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((l) => Type.Literal(l)),
@@ -40,9 +40,22 @@ const ViewQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+const ENTRIES_EXAMPLE = {
+  entries: [
+    {
+      level: 30,
+      time: '2026-11-22T10:20:00+07:00',
+      request_id: '123d61e7-6c1e-4f6a-9a53-5f3b1f6b0a11',
+      order_id: 'INV/2026/0042:1',
+      gateway: { op: 'core.refund', method: 'POST', path: '/v2/INV.2026.0042.1-1795460839321/refund', status: 200, duration_ms: 84 },
+      msg: 'gateway call',
+    },
+  ],
+  next_cursor: 'eyJmIjoicGF5bGluay4yMDI2LTExLTIyLjEubG9nIn0',
+};
 const PlainTextBody = (description: string) => Type.Unsafe<string | Buffer | Readable>({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
 
-export async function logsDocsRoutes(app: App, services: Services): Promise<void> {
+export const logRoutes: RoutePlugin<Deps<'config' | 'logger'>> = async (app, services) => {
   const logDir = services.config.logDir;
 
   app.get(
@@ -52,8 +65,10 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: [TAGS.logs],
         summary: 'Search log entries, newest first, across rotated files',
+        description:
+          "Searches the JSON log files newest first: `q` (text), `level` (minimum), `order_id`, `request_id`, `since`/`until`. Every request's lines carry its `request_id` (also in the `X-Request-Id` answer header), and lines about an order its `order_id`. Page with `cursor`.",
         querystring: LogsQuery,
-        response: { 200: Type.Object({ entries: Type.Array(Entry), next_cursor: Type.Optional(Type.String()) }), 400: ProblemSchema },
+        response: { 200: withExample(Type.Object({ entries: Type.Array(Entry), next_cursor: Type.Optional(Type.String()) }), ENTRIES_EXAMPLE), ...problems(400) },
       },
     },
     async (req) => {
@@ -70,7 +85,13 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
     '/api/logs/files',
     {
       config: { auth: 'op' },
-      schema: { tags: [TAGS.logs], summary: 'Log files in LOG_DIR, newest first', querystring: NoQuery, response: { 200: Type.Object({ files: Type.Array(FileInfo) }) } },
+      schema: {
+        tags: [TAGS.logs],
+        summary: 'Log files in LOG_DIR, newest first',
+        description: 'The log files in LOG_DIR (rotated daily and at 20 MB), newest first, with size and modification time.',
+        querystring: NoQuery,
+        response: { 200: withExample(Type.Object({ files: Type.Array(FileInfo) }), { files: [{ name: 'paylink.2026-11-22.1.log', size_bytes: 482113, modified_at: '2026-11-22T17:20:00+07:00' }] }) },
+      },
     },
     async () => ({ files: (await listLogFiles(logDir)).map(({ name, size_bytes, modified_at }) => ({ name, size_bytes, modified_at: apiTime(modified_at) })) }),
   );
@@ -82,8 +103,9 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: [TAGS.logs],
         summary: 'One log file as text (last 1 MiB, or the last N lines)',
+        description: 'One file listed by /api/logs/files, as text: the last 1 MiB, or its last `tail` lines. Only plain files directly in LOG_DIR are served.',
         querystring: ViewQuery,
-        response: { 200: PlainTextBody('The file content (JSON lines); `x-log-truncated: true` when cut'), 400: ProblemSchema, 404: ProblemSchema },
+        response: { 200: PlainTextBody('The file content (JSON lines); `x-log-truncated: true` when cut'), ...problems(400, 404) },
       },
     },
     async (req, reply) => {
@@ -108,15 +130,4 @@ export async function logsDocsRoutes(app: App, services: Services): Promise<void
       return reply.header('x-log-truncated', String(truncated)).send(stream);
     },
   );
-
-  app.get(
-    '/openapi.json',
-    {
-      config: { auth: 'doc' },
-      schema: { tags: [TAGS.logs], summary: 'This OpenAPI 3.1 description', querystring: NoQuery, response: { 200: Type.Object({}, { additionalProperties: true }) } },
-    },
-    async () => app.swagger(),
-  );
-
-  await docsRoutes(app);
-}
+};

@@ -1,27 +1,22 @@
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
+import type { Static } from 'typebox';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { apiActor } from '../../plugins/actor.js';
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
-import { LinkDetailViewSchema, LinkViewSchema, linkDetailView, linkView } from './views.js';
+import { withExample } from '../../schemas/examples.js';
+import { LINK_DETAIL_EXAMPLE, LINK_EXAMPLE, LinkDetailViewSchema, LinkViewSchema, linkDetailView, linkView } from './views.js';
 import { cancelLink, createDirectLink, createErpLink, resolveLink } from '../../../domain/orders/links.js';
 import { DirectLinkInputSchema, ErpLinkInputSchema } from '../../../domain/orders/schemas.js';
+import { problems } from '../../schemas/problems.js';
 
-const createResponses = {
-  200: LinkViewSchema,
-  201: LinkViewSchema,
-  400: ProblemSchema,
-  401: ProblemSchema,
-  409: ProblemSchema,
-  422: ProblemSchema,
-  502: ProblemSchema,
-  503: ProblemSchema,
-  504: ProblemSchema,
-};
+/** A creation's answers: 201 with the new link, 200 with the link an earlier request made; both show `example`. */
+function createResponses(example: Static<typeof LinkViewSchema>) {
+  const link = withExample(LinkViewSchema, example);
+  return { 200: link, 201: link, ...problems(400, 401, 409, 422, 502, 503, 504) };
+}
 
-export async function paymentLinkRoutes(app: App, services: Services): Promise<void> {
+export const paymentLinkRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' | 'outbox' | 'runtimeConfig' | 'store'>> = async (app, services) => {
   app.post(
     '/api/payment-links',
     {
@@ -32,8 +27,13 @@ export async function paymentLinkRoutes(app: App, services: Services): Promise<v
         summary: 'Create a payment link (direct shape)',
         description: 'Same order_id and body again → 200 with the same link; a different body → 409 ORDER_CONFLICT.',
         headers: IdemHeaders,
-        body: DirectLinkInputSchema,
-        response: createResponses,
+        body: withExample(DirectLinkInputSchema, {
+          order_id: 'SO-77:3',
+          nominal: 150000,
+          customer: { first_name: 'Rina', last_name: 'Wijaya', email: 'rina@example.com', phone: '+628123456789' },
+          expire_at: '2026-12-01T10:00:00+07:00',
+        }),
+        response: createResponses({ ...LINK_EXAMPLE, order_id: 'SO-77:3', gateway_order_id: 'SO-77.3', mercant_id: 'SO-77' }),
       },
     },
     async (req, reply) => {
@@ -53,8 +53,8 @@ export async function paymentLinkRoutes(app: App, services: Services): Promise<v
         description:
           'nominal = Σ price × quantity. An active link for the same mercant_id and items → 200 with it; already paid → 409 ORDER_CONFLICT (current_status); expired, cancelled or failed → a new attempt mercant_id:N+1, 201.',
         headers: IdemHeaders,
-        body: ErpLinkInputSchema,
-        response: createResponses,
+        body: withExample(ErpLinkInputSchema, { mercant_id: 'INV/2026/0042', item: [{ id: 'SKU-1', name: 'Kopi Gayo 250 g', price: 75000, quantity: 2 }], customer: { first_name: 'Rina', email: 'rina@example.com' } }),
+        response: createResponses(LINK_EXAMPLE),
       },
     },
     async (req, reply) => {
@@ -70,8 +70,10 @@ export async function paymentLinkRoutes(app: App, services: Services): Promise<v
       schema: {
         tags: [TAGS.links],
         summary: 'Resolve a payment link',
+        description:
+          'By the original order_id (URL-encoded, e.g. `INV%2F2026%2F0042%3A1`), the gateway_order_id or the gateway transaction_id. Answers the link as stored, with its current status; 404 when unknown.',
         params: OrderIdParams,
-        response: { 200: LinkDetailViewSchema, 401: ProblemSchema, 404: ProblemSchema },
+        response: { 200: withExample(LinkDetailViewSchema, LINK_DETAIL_EXAMPLE), ...problems(401, 404) },
       },
     },
     async (req) => linkDetailView(await resolveLink(services, req.params.order_id)),
@@ -86,9 +88,12 @@ export async function paymentLinkRoutes(app: App, services: Services): Promise<v
         summary: 'Deactivate a payment link',
         description: 'Deletes the link at the gateway and marks it cancelled; a paid link → 409. Closed links answer as they are.',
         params: OrderIdParams,
-        response: { 200: LinkDetailViewSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema },
+        response: {
+          200: withExample(LinkDetailViewSchema, { ...LINK_DETAIL_EXAMPLE, status: 'cancelled', transaction_status: null, payment_type: null, transaction_id: null, settlement_time: null }),
+          ...problems(401, 404, 409, 502, 503, 504),
+        },
       },
     },
     async (req) => linkDetailView(await cancelLink(services, req.params.order_id, apiActor(req))),
   );
-}
+};

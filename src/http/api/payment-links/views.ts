@@ -26,6 +26,29 @@ export const LinkDetailViewSchema = Type.Object({
 });
 export type LinkDetailView = Static<typeof LinkDetailViewSchema>;
 
+/** A link as created: the example the reference shows under the creating routes. */
+export const LINK_EXAMPLE = {
+  order_id: 'INV/2026/0042:1',
+  gateway_order_id: 'INV.2026.0042.1',
+  mercant_id: 'INV/2026/0042',
+  payment_url: 'https://app.midtrans.com/payment-links/pl-d8c4687194071ce6ba',
+  status: 'pending',
+  nominal: 150000,
+  expire_at: '2026-11-23T10:00:00+07:00',
+  created_at: '2026-11-22T10:00:00+07:00',
+};
+
+/** The same link once paid, as resolved. */
+export const LINK_DETAIL_EXAMPLE = {
+  ...LINK_EXAMPLE,
+  status: 'paid',
+  transaction_status: 'settlement',
+  payment_type: 'qris',
+  transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b',
+  settlement_time: '2026-11-22T10:05:00+07:00',
+  updated_at: '2026-11-22T10:05:00+07:00',
+};
+
 export function linkView(tx: TransactionRecord): LinkView {
   return {
     order_id: tx.orderId,

@@ -1,20 +1,20 @@
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { idempotent, requestKeyOf } from '../../plugins/idempotency.js';
 import { apiActor } from '../../plugins/actor.js';
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
-import { StatusViewSchema, statusView } from './views.js';
+import { withExample } from '../../schemas/examples.js';
+import { STATUS_EXAMPLE, StatusViewSchema, statusView } from './views.js';
 import { cancelPayment, expirePayment, refundPayment } from '../../../domain/actions/refund.js';
 import { RefundInputSchema } from '../../../domain/orders/schemas.js';
-const errors = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 422: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema };
+import { problems } from '../../schemas/problems.js';
+const errors = problems(400, 401, 404, 409, 422, 502, 503, 504);
 
 const STATE_RULES =
   'The local status moves only when the gateway confirms (its answer, its status API or its notification), and the ERP gets a `payment.status_changed` event for it through the outbox. ' +
   'A payment link acts on its newest purchase.';
 
-export async function paymentActionRoutes(app: App, services: Services): Promise<void> {
+export const paymentActionRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'store'>> = async (app, services) => {
   app.post(
     '/api/payments/:order_id/refund',
     {
@@ -36,8 +36,8 @@ export async function paymentActionRoutes(app: App, services: Services): Promise
           STATE_RULES,
         params: OrderIdParams,
         headers: IdemHeaders,
-        body: RefundInputSchema,
-        response: { 200: StatusViewSchema, ...errors },
+        body: withExample(RefundInputSchema, { amount: 50000, reason: 'One item returned' }),
+        response: { 200: withExample(StatusViewSchema, STATUS_EXAMPLE), ...errors },
       },
     },
     async (req) => statusView(await refundPayment(services, req.params.order_id, { ...req.body, requestKey: requestKeyOf(req) }, apiActor(req))),
@@ -57,7 +57,7 @@ export async function paymentActionRoutes(app: App, services: Services): Promise
           STATE_RULES,
         params: OrderIdParams,
         headers: IdemHeaders,
-        response: { 200: StatusViewSchema, ...errors },
+        response: { 200: withExample(StatusViewSchema, { ...STATUS_EXAMPLE, status: 'cancelled', transaction_status: 'cancel', refunded_amount: 0, settlement_time: null }), ...errors },
       },
     },
     async (req) => statusView(await cancelPayment(services, req.params.order_id, apiActor(req))),
@@ -76,9 +76,9 @@ export async function paymentActionRoutes(app: App, services: Services): Promise
           STATE_RULES,
         params: OrderIdParams,
         headers: IdemHeaders,
-        response: { 200: StatusViewSchema, ...errors },
+        response: { 200: withExample(StatusViewSchema, { ...STATUS_EXAMPLE, status: 'expired', transaction_status: 'expire', refunded_amount: 0, settlement_time: null }), ...errors },
       },
     },
     async (req) => statusView(await expirePayment(services, req.params.order_id, apiActor(req))),
   );
-}
+};

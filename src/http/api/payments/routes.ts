@@ -1,17 +1,29 @@
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { apiActor } from '../../plugins/actor.js';
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
-import { ChargeViewSchema, SnapViewSchema, StatusViewSchema, chargeView, snapView, statusView } from './views.js';
+import { withExample } from '../../schemas/examples.js';
+import { ChargeViewSchema, STATUS_EXAMPLE, SnapViewSchema, StatusViewSchema, chargeView, snapView, statusView } from './views.js';
 import { createCharge, createSnapToken, paymentStatus } from '../../../domain/orders/charges.js';
 import { ChargeInputSchema, SnapInputSchema } from '../../../domain/orders/schemas.js';
+import { problems } from '../../schemas/problems.js';
 
-const errors = { 400: ProblemSchema, 401: ProblemSchema, 409: ProblemSchema, 422: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema };
+const errors = problems(400, 401, 409, 422, 502, 503, 504);
 
-export async function paymentOpsRoutes(app: App, services: Services): Promise<void> {
+const charge = withExample(ChargeViewSchema, {
+  order_id: 'PO/5:1',
+  gateway_order_id: 'PO.5.1',
+  transaction_id: 'be4f3e44-d6ee-4355-8c64-c1d1dc7f4590',
+  status: 'pending',
+  transaction_status: 'pending',
+  payment_type: 'bank_transfer',
+  va_numbers: [{ bank: 'bca', va_number: '12345678901' }],
+  expiry_time: '2026-11-23 10:00:00',
+});
+const snap = withExample(SnapViewSchema, { order_id: 'SNAP-1', gateway_order_id: 'SNAP-1', token: '66e4fa55-fdac-4ef9-91b5-733b97d1b862', redirect_url: 'https://app.midtrans.com/snap/v4/redirection/66e4fa55-fdac-4ef9-91b5-733b97d1b862' });
+
+export const paymentRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'runtimeConfig' | 'store'>> = async (app, services) => {
   app.post(
     '/api/charge',
     {
@@ -22,8 +34,8 @@ export async function paymentOpsRoutes(app: App, services: Services): Promise<vo
         summary: 'Charge through the Core API',
         description: 'payment_type plus its method object. Same order_id and body again → 200 with the stored answer; a different body → 409.',
         headers: IdemHeaders,
-        body: ChargeInputSchema,
-        response: { 200: ChargeViewSchema, 201: ChargeViewSchema, ...errors },
+        body: withExample(ChargeInputSchema, { order_id: 'PO/5:1', nominal: 125000, payment_type: 'bank_transfer', bank_transfer: { bank: 'bca' }, customer: { first_name: 'Rina', email: 'rina@example.com' } }),
+        response: { 200: charge, 201: charge, ...errors },
       },
     },
     async (req, reply) => {
@@ -40,9 +52,10 @@ export async function paymentOpsRoutes(app: App, services: Services): Promise<vo
       schema: {
         tags: [TAGS.ops],
         summary: 'Create a payment-page (Snap) token',
+        description: "A token for the gateway's payment page (Snap), where the customer picks a method. Same order_id and body again → 200 with the same token; a different body → 409. Input errors are 400 before the gateway is asked.",
         headers: IdemHeaders,
-        body: SnapInputSchema,
-        response: { 200: SnapViewSchema, 201: SnapViewSchema, ...errors },
+        body: withExample(SnapInputSchema, { order_id: 'SNAP-1', nominal: 99000, enabled_payments: ['other_qris', 'bca_va'] }),
+        response: { 200: snap, 201: snap, ...errors },
       },
     },
     async (req, reply) => {
@@ -58,10 +71,12 @@ export async function paymentOpsRoutes(app: App, services: Services): Promise<vo
       schema: {
         tags: [TAGS.ops],
         summary: 'Ask the gateway, update the local record, return the status (by order_id, gateway_order_id or the gateway transaction_id)',
+        description:
+          'Asks the gateway now (a payment link through its newest purchase), feeds the answer through the same status machine as notifications — so a change found this way reaches the ERP too, once — and answers the stored payment.',
         params: OrderIdParams,
-        response: { 200: StatusViewSchema, 401: ProblemSchema, 404: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema },
+        response: { 200: withExample(StatusViewSchema, { ...STATUS_EXAMPLE, status: 'paid', transaction_status: 'settlement', refunded_amount: 0 }), ...problems(401, 404, 502, 503, 504) },
       },
     },
     async (req) => statusView(await paymentStatus(services, req.params.order_id, apiActor(req))),
   );
-}
+};

@@ -5,7 +5,6 @@ import { expiryTime, type GatewayAnswer } from '../../../gateway/answer.js';
 import { NullableStr, OptionalStr, Str } from '../../schemas/common.js';
 import { apiTime, apiTimeOrNull } from '../../../platform/time.js';
 
-
 export const ChargeViewSchema = Type.Object({
   order_id: Str(),
   gateway_order_id: Str(50),
@@ -69,6 +68,23 @@ export const StatusViewSchema = Type.Object({
   updated_at: Str(40),
 });
 export type StatusView = Static<typeof StatusViewSchema>;
+
+/** A payment partly refunded: the example the reference shows under the status and action answers. */
+export const STATUS_EXAMPLE = {
+  order_id: 'INV/2026/0042:1',
+  gateway_order_id: 'INV.2026.0042.1',
+  mercant_id: 'INV/2026/0042',
+  status: 'partially_refunded',
+  transaction_status: 'partial_refund',
+  fraud_status: 'accept',
+  payment_type: 'qris',
+  nominal: 150000,
+  refunded_amount: 50000,
+  transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b',
+  expire_at: '2026-11-23T10:00:00+07:00',
+  settlement_time: '2026-11-22T10:05:00+07:00',
+  updated_at: '2026-11-22T10:20:00+07:00',
+};
 
 export function statusView(tx: TransactionRecord): StatusView {
   return {

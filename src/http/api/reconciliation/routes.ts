@@ -1,16 +1,17 @@
 import { Stream, type Readable } from 'node:stream';
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
-import { AppError, ProblemSchema } from '../../../platform/errors.js';
+import { TAGS, type App, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
+import { AppError } from '../../../platform/errors.js';
 import { RECONCILIATION_RESULTS } from '../../../model/reconciliation.js';
 import { Count, Nullable, NullableInt, countParam } from '../../schemas/common.js';
-import { importView, rowView } from './views.js';
+import { withExample } from '../../schemas/examples.js';
+import { IMPORT_EXAMPLE, importView, rowView } from './views.js';
 import { REPORT_FIELDS } from '../../../domain/reconciliation/columns.js';
 import { MAX_REPORT_BYTES, importGatewayReport } from '../../../domain/reconciliation/import.js';
 import { SEPARATORS, type SeparatorName } from '../../../domain/reconciliation/reader.js';
 import { getReconciliation, listReconciliations } from '../../../domain/reconciliation/queries.js';
+import { problems } from '../../schemas/problems.js';
 
 const Counts = {
   rows: Type.Integer(),
@@ -33,6 +34,9 @@ const ImportSchema = Type.Object({
   finished_at: Nullable(Type.String({ format: 'date-time' })),
 });
 
+/** An import's answer, the first time (201) and for the same file again (200). */
+const Imported = withExample(ImportSchema, IMPORT_EXAMPLE);
+
 const RowSchema = Type.Object({
   id: Type.Integer(),
   line: NullableInt,
@@ -47,6 +51,26 @@ const RowSchema = Type.Object({
   paylink_amount: NullableInt,
   detail: Nullable(Type.String()),
 });
+
+const IMPORT_ROWS_EXAMPLE = {
+  ...IMPORT_EXAMPLE,
+  items: [
+    {
+      id: 7,
+      line: 8,
+      result: 'amount_mismatch',
+      gateway_order_id: 'INV.2026.0042.1',
+      order_id: 'INV/2026/0042:1',
+      report_status: 'settlement',
+      report_amount: 150500,
+      fee_amount: 1050,
+      net_amount: 149450,
+      paylink_status: 'paid',
+      paylink_amount: 150000,
+      detail: 'amount: the report says 150500, paylink 150000',
+    },
+  ],
+};
 
 const ImportQuery = Type.Object(
   {
@@ -65,7 +89,7 @@ function reportBody(body: unknown): Readable {
   return body as Readable;
 }
 
-export async function reconciliationRoutes(app: App, services: Services): Promise<void> {
+export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'>> = async (app, services) => {
   await app.register(async (scope) => {
     const s = scope as App;
     // The report streams through: it is read row by row, never held whole.
@@ -86,7 +110,7 @@ export async function reconciliationRoutes(app: App, services: Services): Promis
             'The whole file is checked before anything is written, then the import and the fees are written in one transaction: a malformed file (a cell that cannot be read, a NUL, an impossible date or one outside two years back to tomorrow, a fee above the amount, a net other than amount − fee) is a 400 naming the line and column, and nothing of it is kept.',
           querystring: ImportQuery,
           consumes: ['text/csv'],
-          response: { 200: ImportSchema, 201: ImportSchema, 400: ProblemSchema, 409: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema },
+          response: { 200: Imported, 201: Imported, ...problems(400, 409, 413, 415) },
         },
       },
       async (req, reply) => {
@@ -104,8 +128,9 @@ export async function reconciliationRoutes(app: App, services: Services): Promis
       schema: {
         tags: [TAGS.operations],
         summary: 'Imports of gateway reports, newest first',
+        description: 'The finished imports of gateway reports, newest first, each with its summary; page with `cursor`. A file imported twice appears once.',
         querystring: Type.Object({ limit: Type.Optional(Count('1..200, default 50', 3)), cursor: Type.Optional(Type.String({ maxLength: 300 })) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ items: Type.Array(ImportSchema), next_cursor: Type.Optional(Type.String()) }), 400: ProblemSchema },
+        response: { 200: withExample(Type.Object({ items: Type.Array(ImportSchema), next_cursor: Type.Optional(Type.String()) }), { items: [IMPORT_EXAMPLE] }), ...problems(400) },
       },
     },
     async (req) => {
@@ -121,6 +146,8 @@ export async function reconciliationRoutes(app: App, services: Services): Promis
       schema: {
         tags: [TAGS.operations],
         summary: 'One import with its rows and their results',
+        description:
+          'The import with its rows in the order of the report (`missing_at_gateway` rows last), each with its `result` and, where the report and paylink differ, a `detail` in words. Filter by `result`; page with `after` (the last row id).',
         params: Type.Object({ id: Type.String({ maxLength: 36, pattern: '^[0-9a-f-]{36}$' }) }, { additionalProperties: false }),
         querystring: Type.Object(
           {
@@ -130,7 +157,7 @@ export async function reconciliationRoutes(app: App, services: Services): Promis
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ ...ImportSchema.properties, items: Type.Array(RowSchema), next_after: Type.Optional(Type.String()) }), 400: ProblemSchema, 404: ProblemSchema },
+        response: { 200: withExample(Type.Object({ ...ImportSchema.properties, items: Type.Array(RowSchema), next_after: Type.Optional(Type.String()) }), IMPORT_ROWS_EXAMPLE), ...problems(400, 404) },
       },
     },
     async (req) => {
@@ -140,4 +167,4 @@ export async function reconciliationRoutes(app: App, services: Services): Promis
       return { ...importView(imp), items: rows.map(rowView), ...(rows.length === limit && last ? { next_after: String(last.id) } : {}) };
     },
   );
-}
+};

@@ -2,6 +2,24 @@
 import type { ReconciliationImport, ReconciliationRow } from '../../../model/reconciliation.js';
 import { apiTime, apiTimeOrNull } from '../../../platform/time.js';
 
+/** A finished import with one of each difference: the example the reference shows. */
+export const IMPORT_EXAMPLE = {
+  id: '0b6f7c1e-5a52-4d0e-9c31-2f1e8a7d6b40',
+  rows: 1250,
+  matched: 1247,
+  missing_here: 1,
+  missing_at_gateway: 1,
+  amount_mismatch: 1,
+  status_mismatch: 0,
+  transaction_mismatch: 0,
+  covers_from: '2026-11-20',
+  covers_to: '2026-11-22',
+  file_sha256: '5f1d2c0a9b8e7f6a5d4c3b2a19080706f5e4d3c2b1a09f8e7d6c5b4a39281706',
+  created_by: 'operator:ops',
+  created_at: '2026-11-23T09:00:00+07:00',
+  finished_at: '2026-11-23T09:00:03+07:00',
+};
+
 export function importView(i: ReconciliationImport) {
   return {
     id: i.id,

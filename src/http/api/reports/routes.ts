@@ -1,12 +1,11 @@
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { CsvSeparatorParam } from '../../schemas/common.js';
 import { DEFAULT_REPORT_TIME_ZONE, MAX_REPORT_DAYS, dailyReport, type DailyRow } from '../../../domain/queries/daily-report.js';
 import { CSV_BOM, CSV_CONTENT_TYPE, csvLine } from '../../csv.js';
+import { problems } from '../../schemas/problems.js';
 
 const DAILY_COLUMNS = ['date', 'payment_type', 'paid_count', 'paid_amount', 'refunded_amount', 'net_amount', 'fee_amount'] as const satisfies readonly (keyof DailyRow)[];
 
@@ -20,7 +19,9 @@ const DailyRowSchema = Type.Object({
   fee_amount: Type.Union([Type.Integer(), Type.Null()], { description: 'From imported gateway reports; null (empty in CSV) when none of the payments has one' }),
 });
 
-export async function reportRoutes(app: App, services: Services): Promise<void> {
+const DAILY_EXAMPLE = { items: [{ date: '2026-11-20', payment_type: 'qris', paid_count: 2, paid_amount: 150000, refunded_amount: 20000, net_amount: 128950, fee_amount: 1050 }] };
+
+export const reportRoutes: RoutePlugin<Deps<'store'>> = async (app, services) => {
   app.get(
     '/api/reports/daily',
     {
@@ -41,7 +42,7 @@ export async function reportRoutes(app: App, services: Services): Promise<void> 
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Unsafe<unknown>({ ...Type.Object({ items: Type.Array(DailyRowSchema) }), content: { 'application/json': { schema: Type.Object({ items: Type.Array(DailyRowSchema) }) }, 'text/csv': { schema: { type: 'string' } } } }), 400: ProblemSchema },
+        response: { 200: Type.Unsafe<unknown>({ ...Type.Object({ items: Type.Array(DailyRowSchema) }), content: { 'application/json': { schema: Type.Object({ items: Type.Array(DailyRowSchema) }), example: DAILY_EXAMPLE }, 'text/csv': { schema: { type: 'string' } } } }), ...problems(400) },
       },
     },
     async (req, reply) => {
@@ -55,4 +56,4 @@ export async function reportRoutes(app: App, services: Services): Promise<void> 
         .send(Readable.from(lines));
     },
   );
-}
+};

@@ -1,13 +1,13 @@
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
-import { Count, CsvSeparatorParam, NoQuery, PaymentStatusSchema, countParam, instantParam } from '../../schemas/common.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
+import { Count, CsvSeparatorParam, PaymentStatusSchema, countParam, instantParam } from '../../schemas/common.js';
 import { Readable } from 'node:stream';
+import { withExample } from '../../schemas/examples.js';
 import { TransactionSchema, transactionView, type TransactionView } from './views.js';
 import { eachTransaction, listTransactions } from '../../../domain/queries/listing.js';
 import { CSV_BOM, CSV_CONTENT_TYPE, csvLine } from '../../csv.js';
+import { problems } from '../../schemas/problems.js';
 
 /** The list's filters, shared by the list and its CSV export. */
 const Filters = {
@@ -27,10 +27,42 @@ const ListQuery = Type.Object(
 
 const ExportQuery = Type.Object({ ...Filters, format: Type.Literal('csv', { description: 'csv (the only format)' }), sep: CsvSeparatorParam }, { additionalProperties: false });
 
+const LIST_EXAMPLE = {
+  items: [
+    {
+      order_id: 'INV/2026/0042:1',
+      gateway_order_id: 'INV.2026.0042.1',
+      mercant_id: 'INV/2026/0042',
+      kind: 'payment_link',
+      attempt: 1,
+      nominal: 150000,
+      paid_amount: 150000,
+      original_amount: null,
+      refunded_amount: 0,
+      fee_amount: 1050,
+      net_amount: 148950,
+      amount_mismatch: false,
+      status: 'paid' as const,
+      transaction_status: 'settlement',
+      fraud_status: 'accept',
+      payment_type: 'qris',
+      transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b',
+      payment_url: 'https://app.midtrans.com/payment-links/pl-d8c4687194071ce6ba',
+      expire_at: '2026-11-23T10:00:00+07:00',
+      transaction_time: '2026-11-22T10:00:00+07:00',
+      settlement_time: '2026-11-22T10:05:00+07:00',
+      status_version: 1,
+      created_at: '2026-11-22T10:00:00+07:00',
+      updated_at: '2026-11-22T10:05:00+07:00',
+    },
+  ],
+  next_cursor: 'eyJjIjoiMjAyNi0xMS0yMlQwMzowMDowMC4wMDBaIn0',
+};
+
 /** The export's columns: the list's fields, in its order. */
 const EXPORT_COLUMNS = Object.keys(TransactionSchema.properties) as Array<keyof TransactionView>;
 
-export async function operationsRoutes(app: App, services: Services): Promise<void> {
+export const transactionRoutes: RoutePlugin<Deps<'store'>> = async (app, services) => {
   app.get(
     '/api/transactions',
     {
@@ -38,8 +70,10 @@ export async function operationsRoutes(app: App, services: Services): Promise<vo
       schema: {
         tags: [TAGS.operations],
         summary: 'Transactions, newest first',
+        description:
+          "Stored payments newest first, filtered by `status`, `mercant_id` and `since`, paged with `cursor`, with the money the gateway reported beside the order's amount (paid, original before a fee, refunded, and fee and net once a settlement report was imported). Reads only this service's records; it does not ask the gateway.",
         querystring: ListQuery,
-        response: { 200: Type.Object({ items: Type.Array(TransactionSchema), next_cursor: Type.Optional(Type.String()) }), 400: ProblemSchema },
+        response: { 200: withExample(Type.Object({ items: Type.Array(TransactionSchema), next_cursor: Type.Optional(Type.String()) }), LIST_EXAMPLE), ...problems(400) },
       },
     },
     async (req) => {
@@ -62,7 +96,7 @@ export async function operationsRoutes(app: App, services: Services): Promise<vo
         description:
           'Every transaction the filters select (those of `GET /api/transactions`), newest first, one row each with the list\'s fields as columns. Spreadsheet-ready: UTF-8 with BOM, header row, RFC 4180 quoting, `,` or (`sep=;`) `;` between cells. No text cell can start a formula: a `=`, `+`, `-`, `@` (or tab, CR, fullwidth `＝＋－＠`) at its start or after a `,`, `;`, tab or line end in it gets a `\'` in front; numbers stay numbers. Streamed, whatever the size.',
         querystring: ExportQuery,
-        response: { 200: Type.Unsafe<unknown>({ description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } }), 400: ProblemSchema },
+        response: { 200: Type.Unsafe<unknown>({ description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } }), ...problems(400) },
       },
     },
     async (req, reply) => {
@@ -79,27 +113,4 @@ export async function operationsRoutes(app: App, services: Services): Promise<vo
       return reply.type(CSV_CONTENT_TYPE).header('content-disposition', 'attachment; filename="paylink-transactions.csv"').send(Readable.from(lines()));
     },
   );
-
-  app.get(
-    '/metrics',
-    {
-      config: { auth: 'op' },
-      schema: {
-        tags: [TAGS.operations],
-        summary: 'Prometheus metrics (text exposition format)',
-        querystring: NoQuery,
-        response: { 200: Type.Unsafe<string>({ description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }) },
-      },
-    },
-    async (req, reply) => {
-      try {
-        await services.outbox.refreshDepth();
-      } catch (err) {
-        // Metrics must still be served when the database is down; the gauge keeps its last value.
-        req.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'outbox depth not refreshed');
-      }
-      const text = await services.metrics.registry.metrics();
-      return reply.type(services.metrics.registry.contentType).send(text);
-    },
-  );
-}
+};

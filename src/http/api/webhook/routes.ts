@@ -1,22 +1,21 @@
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
-import { AppError, ProblemSchema, isDatabaseUnavailable } from '../../../platform/errors.js';
+import type { Static } from 'typebox';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
+import { AppError } from '../../../platform/errors.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { ReplayAnswerSchema, WebhookAnswerSchema, replayAnswer, webhookAnswer } from './views.js';
-import { TestEventReportSchema, testEventView } from '../deliveries/views.js';
 import { handleGatewayNotification, replayNotification, type NotificationOutcome } from '../../../domain/reports/verify.js';
-import { sendTestEvent } from '../../../domain/erp-events/test-event.js';
-import { TestEventInputSchema } from '../../../erp/events.js';
 import { NotificationBodySchema } from '../../../gateway/report.js';
+import { problems } from '../../schemas/problems.js';
+import { withExample } from '../../schemas/examples.js';
 
 /**
- * A notification's errors as the gateway must see them: a bad signature is counted and logged as
- * a security event (with the client's address), and a database that is down is a 503, since the
- * gateway retries a 503 four times but a 500 only once.
+ * A notification refused for its signature is counted and logged as a security event, with the
+ * client's address. Every error is then answered by the error mapper, which makes a database that
+ * is down a 503: the gateway retries a 503 four times but a 500 only once.
  */
-async function asGatewaySees(services: Services, req: FastifyRequest, body: Record<string, unknown>, source: 'webhook' | 'replay', run: () => Promise<NotificationOutcome>): Promise<NotificationOutcome> {
+async function asGatewaySees(services: Deps<'metrics'>, req: FastifyRequest, body: Record<string, unknown>, source: 'webhook' | 'replay', run: () => Promise<NotificationOutcome>): Promise<NotificationOutcome> {
   try {
     return await run();
   } catch (err) {
@@ -25,55 +24,63 @@ async function asGatewaySees(services: Services, req: FastifyRequest, body: Reco
       const orderId = typeof body.order_id === 'string' ? body.order_id.slice(0, 100) : undefined;
       req.log.warn({ security_event: 'webhook_signature_invalid', source, order_id: orderId, ip: req.ip }, 'gateway notification rejected: signature invalid');
     }
-    if (!(err instanceof AppError) && isDatabaseUnavailable(err)) throw new AppError('DATABASE_UNAVAILABLE');
     throw err;
   }
 }
 
 /** A route that takes a gateway notification body: at most 64 KiB, its strings as sent (the signature covers them). */
-function notificationRoute<R extends object>(auth: 'sig' | 'op', summary: string, response: R) {
-  return { bodyLimit: 64 * 1024, config: { auth, rawStrings: true }, schema: { tags: [TAGS.webhook], summary, body: NotificationBodySchema, response } };
+function notificationRoute<R extends object>(auth: 'sig' | 'op', doc: { summary: string; description: string; example: Static<typeof NotificationBodySchema> & Record<string, unknown> }, response: R) {
+  const { summary, description, example } = doc;
+  return { bodyLimit: 64 * 1024, config: { auth, rawStrings: true }, schema: { tags: [TAGS.webhook], summary, description, body: withExample(NotificationBodySchema, example), response } };
 }
 
-export async function webhookRoutes(app: App, services: Services): Promise<void> {
+export const webhookRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'runtimeConfig' | 'store'>> = async (app, services) => {
   app.post(
     '/webhook/midtrans',
-    notificationRoute('sig', 'Gateway notification (signature-verified; recorded, applied and queued for the ERP in one transaction)', {
-      200: WebhookAnswerSchema,
-      400: ProblemSchema,
-      401: ProblemSchema,
-      413: ProblemSchema,
-      415: ProblemSchema,
-      503: ProblemSchema,
-    }),
+    notificationRoute(
+      'sig',
+      {
+        summary: 'Gateway notification (signature-verified; recorded, applied and queued for the ERP in one transaction)',
+        description:
+          "Where the gateway sends its HTTP notifications (configure `PUBLIC_BASE_URL/webhook/midtrans` in the gateway dashboard). The SHA-512 `signature_key` is verified, the status is confirmed with the gateway's status API, and the report is recorded, applied and turned into an ERP event in one database transaction before the 200. A bad signature is 401; a database outage 503 (the gateway retries).",
+        example: {
+          transaction_time: '2026-11-22 10:00:00',
+          transaction_status: 'settlement',
+          transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b',
+          status_code: '200',
+          signature_key: '…sha512(order_id + status_code + gross_amount + server_key)…',
+          payment_type: 'qris',
+          order_id: 'INV.2026.0042.1-1795460839321',
+          gross_amount: '150000.00',
+          fraud_status: 'accept',
+          currency: 'IDR',
+        },
+      },
+      { 200: withExample(WebhookAnswerSchema, { status: 'ok', result: 'applied' }), ...problems(400, 401, 413, 415, 503) },
+    ),
     async (req) => webhookAnswer(await asGatewaySees(services, req, req.body, 'webhook', () => handleGatewayNotification(services, req.body, 'webhook'))),
   );
 
   app.post(
     '/webhook/midtrans/replay',
-    notificationRoute('op', 'Re-run a captured notification through the same pipeline (signature still verified)', { 200: ReplayAnswerSchema, 400: ProblemSchema, 401: ProblemSchema, 413: ProblemSchema, 503: ProblemSchema }),
+    notificationRoute(
+      'op',
+      {
+        summary: 'Re-run a captured notification through the same pipeline (signature still verified)',
+        description:
+          'For operators: runs a captured notification body (from the log or the gateway dashboard) through exactly the same pipeline as the webhook. Duplicates are recognised, so replaying is always safe.',
+        example: {
+          transaction_status: 'settlement',
+          transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b',
+          status_code: '200',
+          signature_key: '…as received…',
+          order_id: 'INV.2026.0042.1-1795460839321',
+          gross_amount: '150000.00',
+          payment_type: 'qris',
+        },
+      },
+      { 200: withExample(ReplayAnswerSchema, { result: 'duplicate', confirmed: false, order_id: 'INV/2026/0042:1', status: 'paid' }), ...problems(400, 401, 413, 503) },
+    ),
     async (req) => replayAnswer(await asGatewaySees(services, req, req.body, 'replay', () => replayNotification(services, req.body, operatorActor(req)))),
   );
-
-  if (services.config.exposeDevApi) await testNotifyRoute(app, services);
-}
-
-async function testNotifyRoute(app: App, services: Services): Promise<void> {
-  app.post(
-    '/test-notify-erp',
-    {
-      config: { auth: 'op' },
-      schema: {
-        tags: [TAGS.dev],
-        summary: 'Send a test ERP event (type payment.test) through the outbox and report its first delivery attempt',
-        body: TestEventInputSchema,
-        response: { 200: TestEventReportSchema, 400: ProblemSchema, 401: ProblemSchema },
-      },
-      // The body is optional: no body at all means all defaults (Fastify would validate `undefined`).
-      preValidation: async (req) => {
-        if (req.body === undefined || req.body === null) req.body = {};
-      },
-    },
-    async (req) => testEventView(await sendTestEvent(services, req.body, operatorActor(req))),
-  );
-}
+};

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import type { App } from '../../types.js';
-import { TAGS } from '../../types.js';
-import type { Services } from '../../../types.js';
-import { ProblemSchema } from '../../../platform/errors.js';
+import { TAGS, type RoutePlugin } from '../../types.js';
+import type { Deps } from '../../../types.js';
 import { Count, boundedParam, countParam } from '../../schemas/common.js';
 import { ErpEventSchema } from '../../../erp/events.js';
+import { ERP_EVENT_EXAMPLE, withExample } from '../../schemas/examples.js';
 import { FEED_MAX_LIMIT, FEED_MAX_WAIT_S, acknowledgeErpEvents, pullErpEvents } from '../../../domain/erp-events/feed.js';
+import { problems } from '../../schemas/problems.js';
 
 const Cursor = Type.String({ minLength: 1, maxLength: 300, description: 'A cursor this feed handed out (opaque)' });
 
@@ -19,11 +19,15 @@ const FeedQuery = Type.Object(
 );
 
 // Documented as the page it is; sent as the JSON text built from the stored bodies.
+const FEED_CURSOR_EXAMPLE = 'YTUyMzQzMjJjZTllM2JiYjRjN2NkMzU4ODdkNzJiZDIuMTI.0xWfweuRGPK8YtYM6uJYZc';
 const FeedPageSchema = Type.Unsafe<string>(
-  Type.Object({
-    data: Type.Array(Type.Object({ cursor: Cursor, event: ErpEventSchema }), { maxItems: FEED_MAX_LIMIT }),
-    next_cursor: Cursor,
-  }),
+  withExample(
+    Type.Object({
+      data: Type.Array(Type.Object({ cursor: Cursor, event: ErpEventSchema }), { maxItems: FEED_MAX_LIMIT }),
+      next_cursor: Cursor,
+    }),
+    { data: [{ cursor: FEED_CURSOR_EXAMPLE, event: ERP_EVENT_EXAMPLE }], next_cursor: FEED_CURSOR_EXAMPLE },
+  ),
 );
 
 const feedDescription =
@@ -32,7 +36,7 @@ const feedDescription =
   'Two pullers with the same key see the same sequence. Acknowledge what was processed with `POST /api/erp-events/ack`. A cursor of another database, or an altered one, is 400. ' +
   'A waiting pull is answered at once, with no events and the cursor given, when the service shuts down.';
 
-export async function erpFeedRoutes(app: App, services: Services): Promise<void> {
+export const erpEventRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'>> = async (app, services) => {
   // A pull waiting for events would hold the close up until its wait ends (and the process's own
   // deadline would cut it off first): shutting down answers it at once instead. One controller per
   // pull, dropped when it ends, so nothing accumulates on a signal that lives as long as the app.
@@ -46,7 +50,7 @@ export async function erpFeedRoutes(app: App, services: Services): Promise<void>
     '/api/erp-events',
     {
       config: { auth: 'key' },
-      schema: { tags: [TAGS.ops], summary: 'Pull the ERP events (for ERPs that cannot receive webhooks)', description: feedDescription, querystring: FeedQuery, response: { 200: FeedPageSchema, 400: ProblemSchema, 401: ProblemSchema } },
+      schema: { tags: [TAGS.ops], summary: 'Pull the ERP events (for ERPs that cannot receive webhooks)', description: feedDescription, querystring: FeedQuery, response: { 200: FeedPageSchema, ...problems(400, 401) } },
     },
     async (req, reply) => {
       const stop = new AbortController();
@@ -74,9 +78,9 @@ export async function erpFeedRoutes(app: App, services: Services): Promise<void>
           'Every event up to `cursor` that a pull handed out counts as delivered: the push outbox stops retrying it. Acknowledging an event already pushed (or acknowledged) changes nothing. `acked` is how many were not delivered before. ' +
           'A cursor later than anything this feed could have handed out is 400.',
         body: Type.Object({ cursor: Cursor }, { additionalProperties: false }),
-        response: { 200: Type.Object({ acked: Type.Integer({ minimum: 0 }) }), 400: ProblemSchema, 401: ProblemSchema },
+        response: { 200: withExample(Type.Object({ acked: Type.Integer({ minimum: 0 }) }), { acked: 12 }), ...problems(400, 401) },
       },
     },
     async (req) => ({ acked: await acknowledgeErpEvents(services, req.body.cursor, 'erp-feed') }),
   );
-}
+};
