@@ -41,14 +41,16 @@ export default {
     {
       name: 'config-below-domain',
       severity: 'error',
-      comment: 'config/ reads the environment and keeps the runtime config: it knows the storage contract, never the layers that use it.',
+      comment:
+        'config/ reads the environment and keeps the runtime config: it knows the storage contract, never the layers that use it.',
       from: { path: '^src/config/' },
       to: { path: '^src/', pathNot: '^src/(config|platform|model)/|^src/storage/contract\\.ts$' },
     },
     {
       name: 'adapters-only-model-and-leaves',
       severity: 'error',
-      comment: 'gateway/, storage/ and erp/ import, from the rest of src/, only model/, platform/ and the environment\'s types: never each other, the domain, the workers or http/.',
+      comment:
+        "gateway/, storage/ and erp/ import, from the rest of src/, only model/, platform/ and the environment's types: never each other, the domain, the workers or http/.",
       from: { path: adapters },
       to: { path: '^src/', pathNot: '^src/($1|model|platform)/|^src/config/env\\.ts$' },
     },
@@ -63,14 +65,16 @@ export default {
     {
       name: 'domain-through-the-gateway-port',
       severity: 'error',
-      comment: 'The domain calls the gateway through its port (gateway/port.ts) and the domain-level facts beside it; the Midtrans wire stays inside gateway/midtrans/.',
+      comment:
+        'The domain calls the gateway through its port (gateway/port.ts) and the domain-level facts beside it; the Midtrans wire stays inside gateway/midtrans/.',
       from: { path: '^src/domain/' },
       to: { path: '^src/gateway/midtrans/' },
     },
     {
       name: 'http-through-domain',
       severity: 'error',
-      comment: 'http/ parses, calls a domain function and renders: what it reads or writes goes through domain/, never storage/ or a gateway adapter.',
+      comment:
+        'http/ parses, calls a domain function and renders: what it reads or writes goes through domain/, never storage/ or a gateway adapter.',
       from: { path: '^src/http/' },
       to: { path: '^src/(storage|workers)/|^src/gateway/midtrans/' },
     },
@@ -84,14 +88,16 @@ export default {
     {
       name: 'composition-root-only-from-server',
       severity: 'error',
-      comment: 'services.ts wires everything; only server.ts, the bench and the tests build services. Import types from types.ts.',
+      comment:
+        'services.ts wires everything; only server.ts, the bench and the tests build services. Import types from types.ts.',
       from: { path: '^src/', pathNot: '^src/server\\.ts$' },
       to: { path: '^src/services\\.ts$' },
     },
     {
       name: 'tests-build-services-in-helpers',
       severity: 'error',
-      comment: 'Tests build services through test/helpers/ (appOver, makeTestApp, …), so a change to the wiring lands in one place.',
+      comment:
+        'Tests build services through test/helpers/ (appOver, makeTestApp, …), so a change to the wiring lands in one place.',
       from: { path: '^test/', pathNot: '^test/helpers/' },
       to: { path: '^src/services\\.ts$' },
     },
@@ -105,14 +111,16 @@ export default {
     {
       name: 'storage-internals-stay-in-storage',
       severity: 'error',
-      comment: 'Outside storage/, code uses the contract (storage/contract.ts) and the opener (storage/kysely/store.ts), never repositories, the schema or a database\'s own SQL.',
+      comment:
+        "Outside storage/, code uses the contract (storage/contract.ts) and the opener (storage/kysely/store.ts), never repositories, the schema or a database's own SQL.",
       from: { path: '^src/', pathNot: '^src/storage/' },
       to: { path: '^src/storage/', pathNot: '^src/storage/(contract|kysely/store)\\.ts$' },
     },
     {
       name: 'store-opened-by-entry-points-only',
       severity: 'error',
-      comment: 'Only the entry points open the database (server.ts, and cli/ for migrate and backup); everything else gets the Store contract.',
+      comment:
+        'Only the entry points open the database (server.ts, and cli/ for migrate and backup); everything else gets the Store contract.',
       from: { path: '^src/', pathNot: '^src/(storage/|cli/|server\\.ts$)' },
       to: { path: '^src/storage/kysely/store\\.ts$' },
     },
@@ -124,14 +132,16 @@ export default {
       to: { path: '^src/storage/(kysely|sqlite|postgres)/' },
       name: 'simulator-imports-nothing-of-src',
       severity: 'error',
-      comment: 'The simulator checks paylink the way the real gateway would: sharing code with what it checks would let a bug agree with itself.',
+      comment:
+        'The simulator checks paylink the way the real gateway would: sharing code with what it checks would let a bug agree with itself.',
       from: { path: '^simulator/' },
       to: { path: '^src/' },
     },
     {
       name: 'src-reaches-simulator-through-its-entry',
       severity: 'error',
-      comment: 'paylink embeds the simulator in simulator mode through its one entry; nothing else of src/ knows its insides.',
+      comment:
+        'paylink embeds the simulator in simulator mode through its one entry; nothing else of src/ knows its insides.',
       from: { path: '^src/' },
       to: { path: '^simulator/', pathNot: '^simulator/index\\.ts$' },
     },
@@ -141,7 +151,11 @@ export default {
     exclude: { path: '^(node_modules|dist)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

@@ -22,7 +22,9 @@ async function main(): Promise<void> {
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
     db.pragma('synchronous = FULL');
-    db.exec('create table if not exists floor (id integer primary key autoincrement, body text not null, at text not null)');
+    db.exec(
+      'create table if not exists floor (id integer primary key autoincrement, body text not null, at text not null)',
+    );
     const insert = db.prepare('insert into floor (body, at) values (?, ?)');
     app.post('/', async (req) => {
       insert.run(JSON.stringify(req.body), new Date().toISOString());
@@ -31,9 +33,14 @@ async function main(): Promise<void> {
     app.addHook('onClose', async () => db.close());
   } else if (kind === 'pg') {
     const pool = new pg.Pool({ connectionString: target, max: 10 });
-    await pool.query('create table if not exists floor (id bigserial primary key, body text not null, at text not null)');
+    await pool.query(
+      'create table if not exists floor (id bigserial primary key, body text not null, at text not null)',
+    );
     app.post('/', async (req) => {
-      await pool.query('insert into floor (body, at) values ($1, $2)', [JSON.stringify(req.body), new Date().toISOString()]);
+      await pool.query('insert into floor (body, at) values ($1, $2)', [
+        JSON.stringify(req.body),
+        new Date().toISOString(),
+      ]);
       return { status: 'ok' };
     });
     app.addHook('onClose', async () => pool.end());

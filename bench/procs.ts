@@ -71,7 +71,10 @@ async function waitReady(child: ChildProcess, url: string, stderr: () => string)
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${stderr().slice(-2000)}`);
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -84,19 +87,33 @@ const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((
 /** The built service (`node dist/src/server.js`), as an operator would start it. */
 export async function startService(env: Record<string, string>, port: number): Promise<Running> {
   const started = epochMs();
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist/src/server.js')], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist/src/server.js')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-8000)));
   const url = `http://127.0.0.1:${port}`;
   await waitReady(child, `${url}/health`, () => err);
   const startupMs = epochMs() - started;
-  return { pid: child.pid ?? 0, url, startupMs, peakRssMb: () => peakRss(child.pid ?? 0), cpuMs: () => cpuTime(child.pid ?? 0), stop: stopper(child) };
+  return {
+    pid: child.pid ?? 0,
+    url,
+    startupMs,
+    peakRssMb: () => peakRss(child.pid ?? 0),
+    cpuMs: () => cpuTime(child.pid ?? 0),
+    stop: stopper(child),
+  };
 }
 
 /** A floor server of `bench/floors.ts`. */
 export async function startFloor(kind: 'bare' | 'sqlite' | 'pg', target = ''): Promise<Running> {
   const started = epochMs();
-  const child = spawn(process.execPath, [...TSX, path.join(here, 'floors.ts'), kind, target], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...TSX, path.join(here, 'floors.ts'), kind, target], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
@@ -108,7 +125,14 @@ export async function startFloor(kind: 'bare' | 'sqlite' | 'pg', target = ''): P
     });
     child.once('exit', (code) => reject(new Error(`floor ${kind} exited (${code}): ${err}`)));
   });
-  return { pid: child.pid ?? 0, url, startupMs: epochMs() - started, peakRssMb: () => peakRss(child.pid ?? 0), cpuMs: () => cpuTime(child.pid ?? 0), stop: stopper(child) };
+  return {
+    pid: child.pid ?? 0,
+    url,
+    startupMs: epochMs() - started,
+    peakRssMb: () => peakRss(child.pid ?? 0),
+    cpuMs: () => cpuTime(child.pid ?? 0),
+    stop: stopper(child),
+  };
 }
 
 /** Runs autocannon in its own process with `spec`. */
@@ -117,7 +141,10 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const file = path.join(dir, 'spec.json');
   fs.writeFileSync(file, JSON.stringify(spec));
   try {
-    const child = spawn(process.execPath, [...TSX, path.join(here, 'load.ts'), file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...TSX, path.join(here, 'load.ts'), file], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));

@@ -3,45 +3,111 @@ import type { Figures } from './scenarios.js';
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const rps = (v: unknown) => (num(v) === undefined ? '—' : `${Math.round(num(v) ?? 0).toLocaleString('en-US')}/s`);
-const ms = (v: unknown) => (num(v) === undefined ? '—' : `${(num(v) ?? 0) < 10 ? (num(v) ?? 0).toFixed(1) : Math.round(num(v) ?? 0)} ms`);
-const cpu = (v: unknown) => (num(v) === undefined ? '' : `, ${Math.round(num(v) ?? 0).toLocaleString('en-US')} µs CPU each`);
-const ratio = (a: unknown, b: unknown) => (num(a) !== undefined && num(b) ? `${((num(a) ?? 0) / (num(b) ?? 1)).toFixed(2)}×` : '—');
+const ms = (v: unknown) =>
+  num(v) === undefined ? '—' : `${(num(v) ?? 0) < 10 ? (num(v) ?? 0).toFixed(1) : Math.round(num(v) ?? 0)} ms`;
+const cpu = (v: unknown) =>
+  num(v) === undefined ? '' : `, ${Math.round(num(v) ?? 0).toLocaleString('en-US')} µs CPU each`;
+const ratio = (a: unknown, b: unknown) =>
+  num(a) !== undefined && num(b) ? `${((num(a) ?? 0) / (num(b) ?? 1)).toFixed(2)}×` : '—';
 
 type Cell = (f: Figures, floor: Figures | undefined) => string;
 
 const ROWS: [string, Cell, string][] = [
-  ['webhook, new settlement', (f, fl) => `${rps(f.webhook_rps)} = ${ratio(f.webhook_rps, fl?.rps)} floor, p99 ${ms(f.webhook_p99_ms)}${cpu(f.webhook_cpu_us)}${num(f.webhook_unconfirmed) ? ` (${f.webhook_unconfirmed} left unverified: status API over 2 s)` : ''}`, 'Fastify + one durable INSERT (goal ≥ 1.0×, p99 ≤ 50 ms)'],
-  ['webhook, duplicate', (f, fl) => `${rps(f.duplicate_rps)} = ${ratio(f.duplicate_rps, fl?.rps)} floor, p99 ${ms(f.duplicate_p99_ms)}${cpu(f.duplicate_cpu_us)}`, 'same floor (goal ≥ 2×)'],
-  ['link creation (16 conn.)', (f) => `${rps(f.link_rps)} = ${ratio(f.link_rps, f.simulator_rps)} simulator (${rps(f.simulator_rps)}), p99 ${ms(f.link_p99_ms)}`, 'the simulator hit directly (goal ≥ 0.5×)'],
-  ['outbox drain, fast receiver', (f) => `${rps(f.drain_eps)} events${cpu(f.drain_cpu_us)}`, 'goal ≥ 3,000/s SQLite, ≥ 2,000/s PostgreSQL'],
-  ['notification → ERP, steady', (f) => `${rps(f.steady_rate)}: p50 ${ms(f.steady_e2e_p50_ms)}, p99 ${ms(f.steady_e2e_p99_ms)} (webhook p99 ${ms(f.steady_webhook_p99_ms)})${num(f.steady_missing) ? `, ${f.steady_missing} missing` : ''}`, 'goal p50 ≤ 10 ms, p99 ≤ 50 ms (PG ≤ 100 ms)'],
-  ['peak RSS / start-up', (f) => `${Math.round(num(f.peak_rss_mb) ?? 0)} MB / ${ms(f.startup_ms)}`, 'goal ≤ 150 MB / ≤ 1 s'],
+  [
+    'webhook, new settlement',
+    (f, fl) =>
+      `${rps(f.webhook_rps)} = ${ratio(f.webhook_rps, fl?.rps)} floor, p99 ${ms(f.webhook_p99_ms)}${cpu(f.webhook_cpu_us)}${num(f.webhook_unconfirmed) ? ` (${f.webhook_unconfirmed} left unverified: status API over 2 s)` : ''}`,
+    'Fastify + one durable INSERT (goal ≥ 1.0×, p99 ≤ 50 ms)',
+  ],
+  [
+    'webhook, duplicate',
+    (f, fl) =>
+      `${rps(f.duplicate_rps)} = ${ratio(f.duplicate_rps, fl?.rps)} floor, p99 ${ms(f.duplicate_p99_ms)}${cpu(f.duplicate_cpu_us)}`,
+    'same floor (goal ≥ 2×)',
+  ],
+  [
+    'link creation (16 conn.)',
+    (f) =>
+      `${rps(f.link_rps)} = ${ratio(f.link_rps, f.simulator_rps)} simulator (${rps(f.simulator_rps)}), p99 ${ms(f.link_p99_ms)}`,
+    'the simulator hit directly (goal ≥ 0.5×)',
+  ],
+  [
+    'outbox drain, fast receiver',
+    (f) => `${rps(f.drain_eps)} events${cpu(f.drain_cpu_us)}`,
+    'goal ≥ 3,000/s SQLite, ≥ 2,000/s PostgreSQL',
+  ],
+  [
+    'notification → ERP, steady',
+    (f) =>
+      `${rps(f.steady_rate)}: p50 ${ms(f.steady_e2e_p50_ms)}, p99 ${ms(f.steady_e2e_p99_ms)} (webhook p99 ${ms(f.steady_webhook_p99_ms)})${num(f.steady_missing) ? `, ${f.steady_missing} missing` : ''}`,
+    'goal p50 ≤ 10 ms, p99 ≤ 50 ms (PG ≤ 100 ms)',
+  ],
+  [
+    'peak RSS / start-up',
+    (f) => `${Math.round(num(f.peak_rss_mb) ?? 0)} MB / ${ms(f.startup_ms)}`,
+    'goal ≤ 150 MB / ≤ 1 s',
+  ],
 ];
 
 const GROWTH: [string, Cell, string][] = [
-  ['webhook, new settlement', (g, e) => `${rps(g.webhook_rps)} = ${ratio(g.webhook_rps, e?.webhook_rps)} empty, p99 ${ms(g.webhook_p99_ms)}`, 'the empty database above (goal ≥ 0.8×)'],
-  ['link creation', (g, e) => `${rps(g.link_rps)} = ${ratio(g.link_rps, e?.link_rps)} empty`, 'the empty database above (goal ≥ 0.8×)'],
-  ['/api/transactions filtered page', (g) => `p99 ${ms(g.transactions_page_p99_ms)} (status only: ${ms(g.transactions_status_page_p99_ms)})`, 'goal p99 ≤ 50 ms'],
+  [
+    'webhook, new settlement',
+    (g, e) => `${rps(g.webhook_rps)} = ${ratio(g.webhook_rps, e?.webhook_rps)} empty, p99 ${ms(g.webhook_p99_ms)}`,
+    'the empty database above (goal ≥ 0.8×)',
+  ],
+  [
+    'link creation',
+    (g, e) => `${rps(g.link_rps)} = ${ratio(g.link_rps, e?.link_rps)} empty`,
+    'the empty database above (goal ≥ 0.8×)',
+  ],
+  [
+    '/api/transactions filtered page',
+    (g) => `p99 ${ms(g.transactions_page_p99_ms)} (status only: ${ms(g.transactions_status_page_p99_ms)})`,
+    'goal p99 ≤ 50 ms',
+  ],
   ['/api/deliveries filtered page', (g) => `p99 ${ms(g.deliveries_page_p99_ms)}`, 'goal p99 ≤ 50 ms'],
-  ['claim due events, ERP down', (g) => `${ms(g.claim_100k_ms)} with 100k waiting vs ${ms(g.claim_10_ms)} with 10 (next due: ${ms(g.next_due_100k_ms)} vs ${ms(g.next_due_10_ms)})`, 'the same with 10 waiting (goal: equal)'],
+  [
+    'claim due events, ERP down',
+    (g) =>
+      `${ms(g.claim_100k_ms)} with 100k waiting vs ${ms(g.claim_10_ms)} with 10 (next due: ${ms(g.next_due_100k_ms)} vs ${ms(g.next_due_10_ms)})`,
+    'the same with 10 waiting (goal: equal)',
+  ],
 ];
 
-function table(rows: [string, Cell, string][], sqlite: Figures | undefined, pg: Figures | undefined, base: (kind: 'sqlite' | 'pg') => Figures | undefined): void {
+function table(
+  rows: [string, Cell, string][],
+  sqlite: Figures | undefined,
+  pg: Figures | undefined,
+  base: (kind: 'sqlite' | 'pg') => Figures | undefined,
+): void {
   console.log('| path | SQLite | PostgreSQL | baseline in the same run |');
   console.log('|---|---|---|---|');
-  for (const [name, cell, baseline] of rows) console.log(`| ${name} | ${sqlite ? cell(sqlite, base('sqlite')) : '—'} | ${pg ? cell(pg, base('pg')) : '—'} | ${baseline} |`);
+  for (const [name, cell, baseline] of rows)
+    console.log(
+      `| ${name} | ${sqlite ? cell(sqlite, base('sqlite')) : '—'} | ${pg ? cell(pg, base('pg')) : '—'} | ${baseline} |`,
+    );
 }
 
-export function printReport(r: Record<string, Figures>, meta: { cpus: number; node: string; loadavg_before: number; loadavg_after: number }): void {
-  console.log(`\npaylink bench — ${meta.cpus} CPUs, node ${meta.node}, load average ${meta.loadavg_before.toFixed(1)} before / ${meta.loadavg_after.toFixed(1)} after (other work on the machine skews absolute figures; ratios are within this run)\n`);
+export function printReport(
+  r: Record<string, Figures>,
+  meta: { cpus: number; node: string; loadavg_before: number; loadavg_after: number },
+): void {
+  console.log(
+    `\npaylink bench — ${meta.cpus} CPUs, node ${meta.node}, load average ${meta.loadavg_before.toFixed(1)} before / ${meta.loadavg_after.toFixed(1)} after (other work on the machine skews absolute figures; ratios are within this run)\n`,
+  );
   const fb = r.floor_bare;
   const fs = r.floor_sqlite;
   const fp = r.floor_pg;
   console.log('| path | SQLite | PostgreSQL | baseline in the same run |');
   console.log('|---|---|---|---|');
   console.log(`| floor: bare Fastify GET | ${rps(fb?.rps)}, p99 ${ms(fb?.p99_ms)} | | — |`);
-  console.log(`| floor: Fastify + one INSERT (WAL, synchronous=FULL / pg pool) | ${rps(fs?.rps)}, p99 ${ms(fs?.p99_ms)} | ${fp ? `${rps(fp.rps)}, p99 ${ms(fp.p99_ms)}` : '—'} | the least "receive and persist durably" costs |`);
-  for (const [name, cell, baseline] of ROWS) console.log(`| ${name} | ${r.sqlite ? cell(r.sqlite, fs) : '—'} | ${r.postgres ? cell(r.postgres, fp) : '—'} | ${baseline} |`);
+  console.log(
+    `| floor: Fastify + one INSERT (WAL, synchronous=FULL / pg pool) | ${rps(fs?.rps)}, p99 ${ms(fs?.p99_ms)} | ${fp ? `${rps(fp.rps)}, p99 ${ms(fp.p99_ms)}` : '—'} | the least "receive and persist durably" costs |`,
+  );
+  for (const [name, cell, baseline] of ROWS)
+    console.log(
+      `| ${name} | ${r.sqlite ? cell(r.sqlite, fs) : '—'} | ${r.postgres ? cell(r.postgres, fp) : '—'} | ${baseline} |`,
+    );
   if (r.sqlite_growth || r.postgres_growth) {
     console.log(`\ngrowth: ${'1,000,000'} stored transactions, notifications, delivered events and attempts\n`);
     table(GROWTH, r.sqlite_growth, r.postgres_growth, (k) => (k === 'sqlite' ? r.sqlite : r.postgres));

@@ -35,7 +35,14 @@ const opts: Options = {
 function floorBodies(n: number): string[] {
   return Array.from({ length: n }, (_, i) => {
     const orderId = `FLOOR-${i}`;
-    return JSON.stringify({ order_id: orderId, status_code: '200', gross_amount: '10000.00', transaction_status: 'settlement', signature_key: midtransSignature(orderId, '200', '10000.00', SERVER_KEY), va_numbers: [{ bank: 'bca', va_number: '1' }] });
+    return JSON.stringify({
+      order_id: orderId,
+      status_code: '200',
+      gross_amount: '10000.00',
+      transaction_status: 'settlement',
+      signature_key: midtransSignature(orderId, '200', '10000.00', SERVER_KEY),
+      va_numbers: [{ bank: 'bca', va_number: '1' }],
+    });
   });
 }
 
@@ -82,7 +89,11 @@ async function main(): Promise<void> {
   // Written after every phase: a failure later still leaves what was measured.
   const out = path.join(ROOT, 'bench', 'results');
   fs.mkdirSync(out, { recursive: true });
-  const save = (r: Record<string, Figures>, extra: object = {}) => fs.writeFileSync(path.join(out, 'latest.json'), `${JSON.stringify({ meta: { at: new Date().toISOString(), partial: true, ...extra }, results: r }, null, 2)}\n`);
+  const save = (r: Record<string, Figures>, extra: object = {}) =>
+    fs.writeFileSync(
+      path.join(out, 'latest.json'),
+      `${JSON.stringify({ meta: { at: new Date().toISOString(), partial: true, ...extra }, results: r }, null, 2)}\n`,
+    );
   save(results);
   results.sqlite = await benchService('sqlite', opts);
   save(results);
@@ -94,7 +105,17 @@ async function main(): Promise<void> {
     save(results);
     if (pgUrl) results.postgres_growth = await benchGrowth('postgres', opts, history, pgUrl);
   }
-  const meta = { at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, loadavg_before: load, loadavg_after: os.loadavg()[0] ?? 0, seconds: (Date.now() - started) / 1000, options: { ...opts, tmp: undefined }, quick, scale: args.has('--scale') };
+  const meta = {
+    at: new Date().toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    loadavg_before: load,
+    loadavg_after: os.loadavg()[0] ?? 0,
+    seconds: (Date.now() - started) / 1000,
+    options: { ...opts, tmp: undefined },
+    quick,
+    scale: args.has('--scale'),
+  };
   printReport(results, meta);
   fs.writeFileSync(path.join(out, 'latest.json'), `${JSON.stringify({ meta, results }, null, 2)}\n`);
   console.log(`\nwritten: bench/results/latest.json (${meta.seconds.toFixed(0)} s)`);

@@ -2,7 +2,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { midtransSignature } from '../src/gateway/midtrans/signature.js';
 import { openStore } from '../src/storage/kysely/store.js';
-import { bodiesFile, epochMs, freePort, runLoad, startReceiver, startService, waitFor, type Receiver, type Running } from './procs.js';
+import {
+  bodiesFile,
+  epochMs,
+  freePort,
+  runLoad,
+  startReceiver,
+  startService,
+  waitFor,
+  type Receiver,
+  type Running,
+} from './procs.js';
 import { freshDatabase, seedHistory, seedOrders, seedWaiting, type BenchDatabase, type KnownOrder } from './seed.js';
 import type { LoadResult } from './load.js';
 
@@ -48,7 +58,11 @@ function notification(orderId: string, nominal: number, transactionId: string = 
 const SIM_AUTH = `Basic ${Buffer.from(`${SERVER_KEY}:`).toString('base64')}`;
 
 async function simCall(url: string, body: unknown, auth = true): Promise<Record<string, unknown>> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: SIM_AUTH } : {}) }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(auth ? { authorization: SIM_AUTH } : {}) },
+    body: JSON.stringify(body),
+  });
   const out = (await res.json()) as Record<string, unknown>;
   if (!res.ok) throw new Error(`simulator ${url}: ${res.status} ${JSON.stringify(out)}`);
   return out;
@@ -60,7 +74,11 @@ async function simCall(url: string, body: unknown, auth = true): Promise<Record<
  * Returns the gateway transaction id of each order.
  */
 async function settleAtGateway(sim: string, known: KnownOrder[]): Promise<Map<string, string>> {
-  const res = await fetch(`${sim}/_sim/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ notification_url: null }) });
+  const res = await fetch(`${sim}/_sim/config`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ notification_url: null }),
+  });
   if (!res.ok) throw new Error(`simulator config: ${res.status}`);
   const ids = new Map<string, string>();
   let next = 0;
@@ -68,7 +86,11 @@ async function settleAtGateway(sim: string, known: KnownOrder[]): Promise<Map<st
     for (let i = next++; i < known.length; i = next++) {
       const k = known[i];
       if (!k) continue;
-      const charged = await simCall(`${sim}/v2/charge`, { payment_type: 'bank_transfer', transaction_details: { order_id: k.orderId, gross_amount: k.nominal }, bank_transfer: { bank: 'bca' } });
+      const charged = await simCall(`${sim}/v2/charge`, {
+        payment_type: 'bank_transfer',
+        transaction_details: { order_id: k.orderId, gross_amount: k.nominal },
+        bank_transfer: { bank: 'bca' },
+      });
       const id = String(charged.transaction_id);
       await simCall(`${sim}/_sim/transactions/${id}/pay`, {}, false);
       ids.set(k.orderId, id);
@@ -78,7 +100,8 @@ async function settleAtGateway(sim: string, known: KnownOrder[]): Promise<Map<st
   return ids;
 }
 
-const orders = (tag: string, n: number): KnownOrder[] => Array.from({ length: n }, (_, i) => ({ orderId: `M${i % 50}-${tag}-${i}`, nominal: 10_000 + i }));
+const orders = (tag: string, n: number): KnownOrder[] =>
+  Array.from({ length: n }, (_, i) => ({ orderId: `M${i % 50}-${tag}-${i}`, nominal: 10_000 + i }));
 
 function serviceEnv(db: BenchDatabase, simPort: number, tmp: string, erpUrl?: string): Record<string, string> {
   return {
@@ -105,47 +128,139 @@ async function launch(db: BenchDatabase, tmp: string, erpUrl?: string): Promise<
 }
 
 function check<R extends LoadResult>(name: string, r: R, expected: number): R {
-  if (r.failures > 0 || r.requests < expected) throw new Error(`${name}: ${r.failures} failed of ${r.requests} (expected ${expected}): ${JSON.stringify(r.statusCodes)}`);
+  if (r.failures > 0 || r.requests < expected)
+    throw new Error(
+      `${name}: ${r.failures} failed of ${r.requests} (expected ${expected}): ${JSON.stringify(r.statusCodes)}`,
+    );
   return r;
 }
 
 async function setErp(svcUrl: string, url: string | null): Promise<void> {
-  const res = await fetch(`${svcUrl}/api/config`, { method: 'POST', headers: { authorization: OP_AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ erp: { notify_url: url } }) });
+  const res = await fetch(`${svcUrl}/api/config`, {
+    method: 'POST',
+    headers: { authorization: OP_AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({ erp: { notify_url: url } }),
+  });
   if (!res.ok) throw new Error(`config change refused: ${res.status} ${await res.text()}`);
 }
 
 /** Link creation through the service, then the same load on the simulator directly. */
 async function links(svc: Running, sim: string, o: Options, tag: string, f: Figures, dir: string): Promise<void> {
   const body = (i: number) => ({ order_id: `L${i % 50}-${tag}-${i}`, nominal: 150_000 + i });
-  const warm = bodiesFile(dir, `links-warm-${tag}`, Array.from({ length: 100 }, (_, i) => body(1_000_000 + i)));
-  await runLoad({ url: svc.url, method: 'POST', path: '/api/payment-links', headers: { authorization: `Bearer ${API_KEY}` }, bodiesFile: warm, connections: 16, amount: 100 });
-  const file = bodiesFile(dir, `links-${tag}`, Array.from({ length: o.links }, (_, i) => body(i)));
-  const r = check('link', await runLoad({ url: svc.url, method: 'POST', path: '/api/payment-links', headers: { authorization: `Bearer ${API_KEY}` }, bodiesFile: file, connections: 16, amount: o.links }), o.links);
+  const warm = bodiesFile(
+    dir,
+    `links-warm-${tag}`,
+    Array.from({ length: 100 }, (_, i) => body(1_000_000 + i)),
+  );
+  await runLoad({
+    url: svc.url,
+    method: 'POST',
+    path: '/api/payment-links',
+    headers: { authorization: `Bearer ${API_KEY}` },
+    bodiesFile: warm,
+    connections: 16,
+    amount: 100,
+  });
+  const file = bodiesFile(
+    dir,
+    `links-${tag}`,
+    Array.from({ length: o.links }, (_, i) => body(i)),
+  );
+  const r = check(
+    'link',
+    await runLoad({
+      url: svc.url,
+      method: 'POST',
+      path: '/api/payment-links',
+      headers: { authorization: `Bearer ${API_KEY}` },
+      bodiesFile: file,
+      connections: 16,
+      amount: o.links,
+    }),
+    o.links,
+  );
   const direct = Array.from({ length: o.links }, (_, i) => ({
     transaction_details: { order_id: `D-${tag}-${i}`, gross_amount: 150_000 + i, payment_link_id: `d-${tag}-${i}` },
     usage_limit: 1,
     expiry: { duration: 60, unit: 'minutes' },
     item_details: [{ name: 'Order', price: 150_000 + i, quantity: 1 }],
   }));
-  const sr = check('simulator', await runLoad({ url: sim, method: 'POST', path: '/v1/payment-links', headers: { authorization: `Basic ${Buffer.from(`${SERVER_KEY}:`).toString('base64')}` }, bodiesFile: bodiesFile(dir, `direct-${tag}`, direct), connections: 16, amount: o.links }), o.links);
-  Object.assign(f, { link_rps: r.perSecond, link_p99_ms: r.p99ms, simulator_rps: sr.perSecond, link_ratio: r.perSecond / sr.perSecond });
+  const sr = check(
+    'simulator',
+    await runLoad({
+      url: sim,
+      method: 'POST',
+      path: '/v1/payment-links',
+      headers: { authorization: `Basic ${Buffer.from(`${SERVER_KEY}:`).toString('base64')}` },
+      bodiesFile: bodiesFile(dir, `direct-${tag}`, direct),
+      connections: 16,
+      amount: o.links,
+    }),
+    o.links,
+  );
+  Object.assign(f, {
+    link_rps: r.perSecond,
+    link_p99_ms: r.p99ms,
+    simulator_rps: sr.perSecond,
+    link_ratio: r.perSecond / sr.perSecond,
+  });
 }
 
 async function webhooks(svc: Running, o: Options, file: string, n: number): Promise<LoadResult & { cpuUs: number }> {
   const c0 = svc.cpuMs();
-  const r = await runLoad({ url: svc.url, method: 'POST', path: '/webhook/midtrans', bodiesFile: file, connections: o.connections, amount: n });
+  const r = await runLoad({
+    url: svc.url,
+    method: 'POST',
+    path: '/webhook/midtrans',
+    bodiesFile: file,
+    connections: o.connections,
+    amount: n,
+  });
   return { ...r, cpuUs: ((svc.cpuMs() - c0) * 1000) / Math.max(1, r.requests) };
 }
 
 /** Notifications at a steady rate for known orders; latency from sending to the ERP receiving the event. */
-async function steady(svc: Running, o: Options, rx: Receiver, known: KnownOrder[], ids: Map<string, string>, dir: string, f: Figures): Promise<void> {
-  const file = bodiesFile(dir, 'steady', known.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId))));
-  const r = check('steady', await runLoad({ url: svc.url, method: 'POST', path: '/webhook/midtrans', bodiesFile: file, connections: o.connections, amount: known.length, overallRate: o.rate, sendTimes: true }), known.length);
+async function steady(
+  svc: Running,
+  o: Options,
+  rx: Receiver,
+  known: KnownOrder[],
+  ids: Map<string, string>,
+  dir: string,
+  f: Figures,
+): Promise<void> {
+  const file = bodiesFile(
+    dir,
+    'steady',
+    known.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId))),
+  );
+  const r = check(
+    'steady',
+    await runLoad({
+      url: svc.url,
+      method: 'POST',
+      path: '/webhook/midtrans',
+      bodiesFile: file,
+      connections: o.connections,
+      amount: known.length,
+      overallRate: o.rate,
+      sendTimes: true,
+    }),
+    known.length,
+  );
   const sent = r.sendTimes ?? [];
   await waitFor(() => known.every((k) => rx.arrivals.has(k.orderId)), 60_000);
-  const lat = known.map((k, i) => (rx.arrivals.get(k.orderId) ?? Number.POSITIVE_INFINITY) - (sent[i] ?? 0)).sort((a, b) => a - b);
+  const lat = known
+    .map((k, i) => (rx.arrivals.get(k.orderId) ?? Number.POSITIVE_INFINITY) - (sent[i] ?? 0))
+    .sort((a, b) => a - b);
   const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))] ?? 0;
-  Object.assign(f, { steady_rate: r.perSecond, steady_webhook_p99_ms: r.p99ms, steady_e2e_p50_ms: pct(50), steady_e2e_p99_ms: pct(99), steady_missing: lat.filter((x) => !Number.isFinite(x)).length });
+  Object.assign(f, {
+    steady_rate: r.perSecond,
+    steady_webhook_p99_ms: r.p99ms,
+    steady_e2e_p50_ms: pct(50),
+    steady_e2e_p99_ms: pct(99),
+    steady_missing: lat.filter((x) => !Number.isFinite(x)).length,
+  });
 }
 
 export async function benchService(kind: 'sqlite' | 'postgres', o: Options, adminUrl?: string): Promise<Figures> {
@@ -170,11 +285,32 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
       await links(svc, sim, o, tag, f, o.tmp);
       const ids = await settleAtGateway(sim, [...a, ...b, ...w]);
       // The ERP is unset while notifications come in: the events wait, then the drain is timed alone.
-      await webhooks(svc, o, bodiesFile(o.tmp, 'warm', w.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId)))), w.length);
-      const fileA = bodiesFile(o.tmp, 'new', a.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId))));
+      await webhooks(
+        svc,
+        o,
+        bodiesFile(
+          o.tmp,
+          'warm',
+          w.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId))),
+        ),
+        w.length,
+      );
+      const fileA = bodiesFile(
+        o.tmp,
+        'new',
+        a.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId))),
+      );
       const fresh = check('webhook', await webhooks(svc, o, fileA, a.length), a.length);
       const dup = check('duplicate', await webhooks(svc, o, fileA, a.length), a.length);
-      Object.assign(f, { webhook_rps: fresh.perSecond, webhook_p50_ms: fresh.p50ms, webhook_p99_ms: fresh.p99ms, webhook_cpu_us: fresh.cpuUs, duplicate_rps: dup.perSecond, duplicate_p99_ms: dup.p99ms, duplicate_cpu_us: dup.cpuUs });
+      Object.assign(f, {
+        webhook_rps: fresh.perSecond,
+        webhook_p50_ms: fresh.p50ms,
+        webhook_p99_ms: fresh.p99ms,
+        webhook_cpu_us: fresh.cpuUs,
+        duplicate_rps: dup.perSecond,
+        duplicate_p99_ms: dup.p99ms,
+        duplicate_cpu_us: dup.cpuUs,
+      });
       // Under load a confirmation can miss its 2 s budget: that notification is kept unverified
       // (200, no event yet, the sweeper confirms it later). The drain counts the events written.
       const expected = await eventsWritten(db);
@@ -182,7 +318,8 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
       const t0 = epochMs();
       const c0 = svc.cpuMs();
       await setErp(svc.url, rx.url);
-      if (!(await waitFor(() => rx.received() >= expected, 120_000))) throw new Error(`drain: ${rx.received()} of ${expected} delivered`);
+      if (!(await waitFor(() => rx.received() >= expected, 120_000)))
+        throw new Error(`drain: ${rx.received()} of ${expected} delivered`);
       f.drain_eps = expected / ((rx.lastAt() - t0) / 1000);
       f.drain_cpu_us = ((svc.cpuMs() - c0) * 1000) / expected;
       await steady(svc, o, rx, b, ids, o.tmp, f);
@@ -215,20 +352,32 @@ async function timeEach(n: number, fn: () => Promise<unknown>): Promise<number> 
 }
 
 /** Claiming due events and finding the next due time, with `waiting` events held back by a down ERP. */
-async function claimCost(db: BenchDatabase, waiting: number, tag: string): Promise<{ claimMs: number; nextDueMs: number }> {
+async function claimCost(
+  db: BenchDatabase,
+  waiting: number,
+  tag: string,
+): Promise<{ claimMs: number; nextDueMs: number }> {
   await seedWaiting(db.config, waiting, tag);
   const store = await openStore(db.config);
   try {
     const now = new Date();
     await timeEach(20, () => store.outbox.claimDue('bench', now, 30_000, 16));
-    return { claimMs: await timeEach(200, () => store.outbox.claimDue('bench', now, 30_000, 16)), nextDueMs: await timeEach(200, () => store.outbox.nextDueAt()) };
+    return {
+      claimMs: await timeEach(200, () => store.outbox.claimDue('bench', now, 30_000, 16)),
+      nextDueMs: await timeEach(200, () => store.outbox.nextDueAt()),
+    };
   } finally {
     await store.close();
   }
 }
 
 /** The growth scenario: the same paths over a million stored transactions and delivered events. */
-export async function benchGrowth(kind: 'sqlite' | 'postgres', o: Options, history: number, adminUrl?: string): Promise<Figures> {
+export async function benchGrowth(
+  kind: 'sqlite' | 'postgres',
+  o: Options,
+  history: number,
+  adminUrl?: string,
+): Promise<Figures> {
   const f: Figures = {};
   const db = await freshDatabase(kind, o.tmp, adminUrl);
   try {
@@ -243,9 +392,34 @@ export async function benchGrowth(kind: 'sqlite' | 'postgres', o: Options, histo
     try {
       await links(svc, sim, o, tag, f, o.tmp);
       const ids = await settleAtGateway(sim, a);
-      const r = check('webhook', await webhooks(svc, o, bodiesFile(o.tmp, 'grow', a.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId)))), a.length), a.length);
+      const r = check(
+        'webhook',
+        await webhooks(
+          svc,
+          o,
+          bodiesFile(
+            o.tmp,
+            'grow',
+            a.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId))),
+          ),
+          a.length,
+        ),
+        a.length,
+      );
       Object.assign(f, { webhook_rps: r.perSecond, webhook_p99_ms: r.p99ms });
-      const page = async (p: string) => check(p, await runLoad({ url: svc.url, method: 'GET', path: p, headers: { authorization: OP_AUTH }, connections: 4, amount: 400 }), 400);
+      const page = async (p: string) =>
+        check(
+          p,
+          await runLoad({
+            url: svc.url,
+            method: 'GET',
+            path: p,
+            headers: { authorization: OP_AUTH },
+            connections: 4,
+            amount: 400,
+          }),
+          400,
+        );
       f.transactions_page_p99_ms = (await page('/api/transactions?status=pending&mercant_id=SEED7&limit=50')).p99ms;
       f.transactions_status_page_p99_ms = (await page('/api/transactions?status=paid&limit=50')).p99ms;
       f.deliveries_page_p99_ms = (await page('/api/deliveries?status=delivered&limit=50')).p99ms;
@@ -253,7 +427,12 @@ export async function benchGrowth(kind: 'sqlite' | 'postgres', o: Options, histo
       await svc.stop();
     }
     const big = await claimCost(db, 100_000, `b${tag}`);
-    Object.assign(f, { claim_10_ms: small.claimMs, claim_100k_ms: big.claimMs, next_due_10_ms: small.nextDueMs, next_due_100k_ms: big.nextDueMs });
+    Object.assign(f, {
+      claim_10_ms: small.claimMs,
+      claim_100k_ms: big.claimMs,
+      next_due_10_ms: small.nextDueMs,
+      next_due_100k_ms: big.nextDueMs,
+    });
   } finally {
     await db.drop();
   }

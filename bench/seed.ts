@@ -15,11 +15,19 @@ export interface BenchDatabase {
   drop(): Promise<void>;
 }
 
-export async function freshDatabase(kind: 'sqlite' | 'postgres', dir: string, adminUrl?: string): Promise<BenchDatabase> {
+export async function freshDatabase(
+  kind: 'sqlite' | 'postgres',
+  dir: string,
+  adminUrl?: string,
+): Promise<BenchDatabase> {
   const dataDir = path.join(dir, `data-${randomBytes(3).toString('hex')}`);
   fs.mkdirSync(dataDir, { recursive: true });
   if (kind === 'sqlite') {
-    return { config: { kind, path: path.join(dataDir, 'paylink.db') }, env: { DATA_DIR: dataDir }, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+    return {
+      config: { kind, path: path.join(dataDir, 'paylink.db') },
+      env: { DATA_DIR: dataDir },
+      drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    };
   }
   if (!adminUrl) throw new Error('PostgreSQL needs BENCH_DATABASE_URL');
   const name = `paylink_bench_${randomBytes(4).toString('hex')}`;
@@ -86,20 +94,30 @@ export async function seedHistory(db: DatabaseConfig, n: number): Promise<void> 
   const store = await openStore(db);
   try {
     if (store.kind === 'sqlite') {
-      const at = sql.raw(`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (i % 90) || ' days', '-' || (i % 86400) || ' seconds')`);
+      const at = sql.raw(
+        `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (i % 90) || ' days', '-' || (i % 86400) || ' seconds')`,
+      );
       const series = sql.raw(`with recursive c(i) as (select 1 union all select i + 1 from c where i < ${n})`);
       await store.transaction(async (tx) => {
         await sql`${series} insert into transactions (id, order_id, gateway_order_id, mercant_id, kind, attempt, nominal, status, transaction_status, gateway_transaction_id, status_version, created_at, updated_at, last_event_at)
-          select 'seed-' || i, 'SEED-' || i, 'SEED-' || i, 'SEED' || (i % 1000), 'charge', 1, 10000 + i, case when i % 10 = 0 then 'pending' else 'paid' end, 'settlement', 'seed-tx-' || i, 1, ${at}, ${at}, ${at} from c`.execute(tx.db);
+          select 'seed-' || i, 'SEED-' || i, 'SEED-' || i, 'SEED' || (i % 1000), 'charge', 1, 10000 + i, case when i % 10 = 0 then 'pending' else 'paid' end, 'settlement', 'seed-tx-' || i, 1, ${at}, ${at}, ${at} from c`.execute(
+          tx.db,
+        );
         await sql`${series} insert into notifications (dedupe_key, gateway_order_id, transaction_ref, gateway_transaction_id, transaction_status, status_code, source, result, payload, received_at)
-          select 'seed-' || i, 'SEED-' || i, 'seed-' || i, 'seed-tx-' || i, 'settlement', '200', 'webhook', 'applied', '{}', ${at} from c`.execute(tx.db);
+          select 'seed-' || i, 'SEED-' || i, 'seed-' || i, 'seed-tx-' || i, 'settlement', '200', 'webhook', 'applied', '{}', ${at} from c`.execute(
+          tx.db,
+        );
         await sql`${series} insert into outbox_events (event_id, event_type, order_key, order_id, mercant_id, status_version, payload, state, attempts, next_attempt_at, lease_token, last_status_code, created_at, updated_at, delivered_at, retry_from)
-          select 'seed-ev-' || i, 'payment.status_changed', 'SEED-' || i, 'SEED-' || i, 'SEED' || (i % 1000), 1, '{}', 'delivered', 1, ${at}, 1, 204, ${at}, ${at}, ${at}, ${at} from c`.execute(tx.db);
+          select 'seed-ev-' || i, 'payment.status_changed', 'SEED-' || i, 'SEED-' || i, 'SEED' || (i % 1000), 1, '{}', 'delivered', 1, ${at}, 1, 204, ${at}, ${at}, ${at}, ${at} from c`.execute(
+          tx.db,
+        );
         await sql`${series} insert into delivery_attempts (event_seq, attempt_no, started_at, status_code, latency_ms, outcome, instance)
           select i, 1, ${at}, 204, 3, 'delivered', 'seed' from c`.execute(tx.db);
       });
     } else {
-      const at = sql.raw(`to_char((now() at time zone 'utc') - (i % 90) * interval '1 day' - (i % 86400) * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+      const at = sql.raw(
+        `to_char((now() at time zone 'utc') - (i % 90) * interval '1 day' - (i % 86400) * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+      );
       const from = sql.raw(`from generate_series(1, ${n}) as i`);
       await store.transaction(async (tx) => {
         // A million rows take longer than the service's statement timeout.
@@ -114,11 +132,17 @@ export async function seedHistory(db: DatabaseConfig, n: number): Promise<void> 
 
 async function seedPostgres(db: Kysely<Database>, at: RawBuilder<unknown>, from: RawBuilder<unknown>): Promise<void> {
   await sql`insert into transactions (id, order_id, gateway_order_id, mercant_id, kind, attempt, nominal, status, transaction_status, gateway_transaction_id, status_version, created_at, updated_at, last_event_at)
-    select 'seed-' || i, 'SEED-' || i, 'SEED-' || i, 'SEED' || (i % 1000), 'charge', 1, 10000 + i, case when i % 10 = 0 then 'pending' else 'paid' end, 'settlement', 'seed-tx-' || i, 1, ${at}, ${at}, ${at} ${from}`.execute(db);
+    select 'seed-' || i, 'SEED-' || i, 'SEED-' || i, 'SEED' || (i % 1000), 'charge', 1, 10000 + i, case when i % 10 = 0 then 'pending' else 'paid' end, 'settlement', 'seed-tx-' || i, 1, ${at}, ${at}, ${at} ${from}`.execute(
+    db,
+  );
   await sql`insert into notifications (dedupe_key, gateway_order_id, transaction_ref, gateway_transaction_id, transaction_status, status_code, source, result, payload, received_at)
-    select 'seed-' || i, 'SEED-' || i, 'seed-' || i, 'seed-tx-' || i, 'settlement', '200', 'webhook', 'applied', '{}', ${at} ${from}`.execute(db);
+    select 'seed-' || i, 'SEED-' || i, 'seed-' || i, 'seed-tx-' || i, 'settlement', '200', 'webhook', 'applied', '{}', ${at} ${from}`.execute(
+    db,
+  );
   await sql`insert into outbox_events (event_id, event_type, order_key, order_id, mercant_id, status_version, payload, state, attempts, next_attempt_at, lease_token, last_status_code, created_at, updated_at, delivered_at, retry_from)
-    select 'seed-ev-' || i, 'payment.status_changed', 'SEED-' || i, 'SEED-' || i, 'SEED' || (i % 1000), 1, '{}', 'delivered', 1, ${at}, 1, 204, ${at}, ${at}, ${at}, ${at} ${from}`.execute(db);
+    select 'seed-ev-' || i, 'payment.status_changed', 'SEED-' || i, 'SEED-' || i, 'SEED' || (i % 1000), 1, '{}', 'delivered', 1, ${at}, 1, 204, ${at}, ${at}, ${at}, ${at} ${from}`.execute(
+    db,
+  );
   await sql`insert into delivery_attempts (event_seq, attempt_no, started_at, status_code, latency_ms, outcome, instance)
     select i, 1, ${at}, 204, 3, 'delivered', 'seed' ${from}`.execute(db);
   await sql`analyze`.execute(db);
@@ -147,7 +171,11 @@ export async function seedWaiting(db: DatabaseConfig, n: number, tag: string): P
         updated_at: now,
         retry_from: now,
       }));
-    for (let i = 0; i < n; i += 2000) await store.db.insertInto('outbox_events').values(rows(i, Math.min(n, i + 2000))).execute();
+    for (let i = 0; i < n; i += 2000)
+      await store.db
+        .insertInto('outbox_events')
+        .values(rows(i, Math.min(n, i + 2000)))
+        .execute();
   } finally {
     await store.close();
   }

@@ -40,7 +40,11 @@ function findUp(dir, relative) {
 export function sourceHash(root = ROOT) {
   const build = JSON.parse(fs.readFileSync(path.join(root, 'tsconfig.build.json'), 'utf8'));
   const include = Array.isArray(build.include) ? build.include : [];
-  const files = ['tsconfig.json', 'tsconfig.build.json', ...include.flatMap((d) => filesUnder(path.join(root, d)).map((f) => path.relative(root, f)))]
+  const files = [
+    'tsconfig.json',
+    'tsconfig.build.json',
+    ...include.flatMap((d) => filesUnder(path.join(root, d)).map((f) => path.relative(root, f))),
+  ]
     .filter((f) => fs.existsSync(path.join(root, f)))
     .sort();
   const hash = createHash('sha256');

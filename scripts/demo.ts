@@ -40,7 +40,11 @@ export async function startReceiver(secret: string, print: (line: string) => voi
       let event: Record<string, unknown>;
       try {
         const header = (name: string) => String(req.headers[name] ?? '');
-        event = wh.verify(Buffer.concat(chunks).toString('utf8'), { 'webhook-id': header('webhook-id'), 'webhook-timestamp': header('webhook-timestamp'), 'webhook-signature': header('webhook-signature') }) as Record<string, unknown>;
+        event = wh.verify(Buffer.concat(chunks).toString('utf8'), {
+          'webhook-id': header('webhook-id'),
+          'webhook-timestamp': header('webhook-timestamp'),
+          'webhook-signature': header('webhook-signature'),
+        }) as Record<string, unknown>;
       } catch (err) {
         print(`\n[ERP] refused ${id}: signature not verified (${err instanceof Error ? err.message : String(err)})`);
         res.writeHead(401).end();
@@ -64,7 +68,11 @@ export async function startReceiver(secret: string, print: (line: string) => voi
 
 /** What a person does on the hosted page: choose BCA VA, then "Pay now". */
 async function payLikeABrowser(paymentUrl: string): Promise<void> {
-  const chosen = await fetch(paymentUrl, { method: 'POST', body: new URLSearchParams({ method: 'bca_va' }), redirect: 'manual' });
+  const chosen = await fetch(paymentUrl, {
+    method: 'POST',
+    body: new URLSearchParams({ method: 'bca_va' }),
+    redirect: 'manual',
+  });
   const instructions = chosen.headers.get('location');
   if (!instructions) throw new Error(`the payment page did not accept the method (HTTP ${chosen.status})`);
   const page = new URL(instructions, paymentUrl);
@@ -110,7 +118,11 @@ async function main(): Promise<void> {
   const res = await fetch(`${running.url}/api/payment-links`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ order_id: orderId, nominal: 150000, customer: { first_name: 'Budi', last_name: 'Demo', email: 'budi@example.com', phone: '08123456789' } }),
+    body: JSON.stringify({
+      order_id: orderId,
+      nominal: 150000,
+      customer: { first_name: 'Budi', last_name: 'Demo', email: 'budi@example.com', phone: '08123456789' },
+    }),
   });
   const link = (await res.json()) as Record<string, unknown>;
   if (res.status >= 300 || typeof link.payment_url !== 'string') {
@@ -128,10 +140,10 @@ Created payment link for order ${orderId} (Rp 150.000):
     ${link.payment_url}
 
 ${
-    autoPay
-      ? 'Paying it now the way a customer would on that page (BCA VA, then "Pay now"); the demo stops once the ERP receiver has the paid event.'
-      : 'Open it in a browser, choose "BCA VA", then press "Pay now". The ERP receiver prints the event here.\nCtrl-C stops everything.'
-  }`);
+  autoPay
+    ? 'Paying it now the way a customer would on that page (BCA VA, then "Pay now"); the demo stops once the ERP receiver has the paid event.'
+    : 'Open it in a browser, choose "BCA VA", then press "Pay now". The ERP receiver prints the event here.\nCtrl-C stops everything.'
+}`);
 
   receiver.onEvent((e) => {
     if (autoPay && e.status === 'paid') void stop(0);

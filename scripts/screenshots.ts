@@ -20,14 +20,34 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-screens-'));
 const erp = await startErpReceiver({});
 const service = await startService(
-  loadConfig({ PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_DIR: path.join(dir, 'logs'), MIDTRANS_MODE: 'simulator', API_KEYS: API_KEY, ERP_NOTIFY_URL: erp.url, log_user: OPERATOR.user, log_pass: OPERATOR.pass }),
+  loadConfig({
+    PORT: '0',
+    DATA_DIR: path.join(dir, 'data'),
+    LOG_DIR: path.join(dir, 'logs'),
+    MIDTRANS_MODE: 'simulator',
+    API_KEYS: API_KEY,
+    ERP_NOTIFY_URL: erp.url,
+    log_user: OPERATOR.user,
+    log_pass: OPERATOR.pass,
+  }),
   { stdoutLogs: false },
 );
-const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
-const api = (p: string, body: unknown) => fetch(`${service.url}${p}`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu'],
+});
+const api = (p: string, body: unknown) =>
+  fetch(`${service.url}${p}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 async function pay(context: BrowserContext, orderId: string, nominal: number, method = 'other_qris'): Promise<void> {
-  const link = (await (await api('/api/payment-links', { order_id: orderId, nominal })).json()) as { payment_url: string };
+  const link = (await (await api('/api/payment-links', { order_id: orderId, nominal })).json()) as {
+    payment_url: string;
+  };
   const page = await context.newPage();
   await page.goto(link.payment_url);
   await page.click(`button[data-method="${method}"]`);
@@ -38,12 +58,18 @@ async function pay(context: BrowserContext, orderId: string, nominal: number, me
 
 try {
   fs.mkdirSync(OUT, { recursive: true });
-  const context = await browser.newContext({ httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass }, viewport: { width: 1280, height: 860 } });
+  const context = await browser.newContext({
+    httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass },
+    viewport: { width: 1280, height: 860 },
+  });
   await pay(context, 'INV/2026/0042:1', 150000);
   await pay(context, 'INV/2026/0043:1', 275000, 'bca_va');
   await api('/api/payment-links', { order_id: 'INV/2026/0044:1', nominal: 99000 });
   await new Promise((r) => setTimeout(r, 500));
-  await api(`/api/payments/${encodeURIComponent('INV/2026/0042:1')}/refund`, { amount: 50000, reason: 'one item returned' });
+  await api(`/api/payments/${encodeURIComponent('INV/2026/0042:1')}/refund`, {
+    amount: 50000,
+    reason: 'one item returned',
+  });
   erp.setMode({ kind: 'fail', status: 503 });
   await pay(context, 'INV/2026/0045:1', 42000);
   await new Promise((r) => setTimeout(r, 1500));
@@ -52,13 +78,27 @@ try {
   const tx = (id: string) => `/console/transactions/${encodeURIComponent(id)}`;
   // A gateway report of today's payments: one row changed in amount and one paylink never saw.
   const op = { authorization: `Basic ${Buffer.from(`${OPERATOR.user}:${OPERATOR.pass}`).toString('base64')}` };
-  const listed = (await (await fetch(`${service.url}/api/transactions?status=paid`, { headers: op })).json()) as { items: Array<{ gateway_order_id: string; paid_amount: number | null; nominal: number }> };
+  const listed = (await (await fetch(`${service.url}/api/transactions?status=paid`, { headers: op })).json()) as {
+    items: Array<{ gateway_order_id: string; paid_amount: number | null; nominal: number }>;
+  };
   const stamp = new Date().toLocaleString('sv-SE', { timeZone: 'Asia/Jakarta' });
-  const rows = listed.items.map((t, i) => `${t.gateway_order_id},settlement,${i === 0 ? (t.paid_amount ?? t.nominal) + 1000 : (t.paid_amount ?? t.nominal)},${Math.round((t.paid_amount ?? t.nominal) * 0.007)},${stamp}`);
-  const report = ['Order ID,Transaction Status,Amount,Fee,Settlement Time', ...rows, `INV-NEVER-SEEN,settlement,25000,175,${stamp}`].join('\r\n');
-  const importAnswer = await fetch(`${service.url}/api/reconciliation/imports`, { method: "POST", headers: { ...op, "content-type": "text/csv" }, body: report });
+  const rows = listed.items.map(
+    (t, i) =>
+      `${t.gateway_order_id},settlement,${i === 0 ? (t.paid_amount ?? t.nominal) + 1000 : (t.paid_amount ?? t.nominal)},${Math.round((t.paid_amount ?? t.nominal) * 0.007)},${stamp}`,
+  );
+  const report = [
+    'Order ID,Transaction Status,Amount,Fee,Settlement Time',
+    ...rows,
+    `INV-NEVER-SEEN,settlement,25000,175,${stamp}`,
+  ].join('\r\n');
+  const importAnswer = await fetch(`${service.url}/api/reconciliation/imports`, {
+    method: 'POST',
+    headers: { ...op, 'content-type': 'text/csv' },
+    body: report,
+  });
   const imported = (await importAnswer.json()) as { id: string };
-  if (importAnswer.status !== 201) throw new Error(`the report import answered ${importAnswer.status}: ${JSON.stringify(imported)}`);
+  if (importAnswer.status !== 201)
+    throw new Error(`the report import answered ${importAnswer.status}: ${JSON.stringify(imported)}`);
   const logFile = fs.readdirSync(path.join(dir, 'logs')).find((f) => f.endsWith('.log'));
   const shots: Array<[string, string]> = [
     ['console-overview', '/console'],
@@ -68,7 +108,9 @@ try {
     ['console-transaction-va', tx('INV/2026/0043:1')],
     ['console-deliveries', '/console/deliveries'],
     ['console-logs', '/console/logs?q=gateway'],
-    ...(logFile ? [['console-log-file', `/console/logs/view?file=${encodeURIComponent(logFile)}`] as [string, string]] : []),
+    ...(logFile
+      ? [['console-log-file', `/console/logs/view?file=${encodeURIComponent(logFile)}`] as [string, string]]
+      : []),
     ['console-config', '/console/config'],
     ['console-reconciliation', '/console/reconciliation'],
     ['console-reconciliation-import', `/console/reconciliation/${imported.id}`],
@@ -76,12 +118,18 @@ try {
   const withLang = (url: string, lang: string) => `${service.url}${url}${url.includes('?') ? '&' : '?'}lang=${lang}`;
   const page = await context.newPage();
   let written = 0;
-  for (const [width, suffix] of [[1280, ''], [375, '-375']] as const) {
+  for (const [width, suffix] of [
+    [1280, ''],
+    [375, '-375'],
+  ] as const) {
     await page.setViewportSize({ width, height: width === 375 ? 800 : 860 });
     for (const lang of ['en', 'id']) {
       for (const [name, url] of shots) {
         await page.goto(withLang(url, lang));
-        await page.screenshot({ path: path.join(OUT, `${name}-${lang}${suffix}.png`), fullPage: name !== 'console-logs' && name !== 'console-log-file' });
+        await page.screenshot({
+          path: path.join(OUT, `${name}-${lang}${suffix}.png`),
+          fullPage: name !== 'console-logs' && name !== 'console-log-file',
+        });
         written += 1;
       }
       // The confirmation a refund asks for first (not confirmed here).

@@ -1,5 +1,11 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { SimContext } from './context.js';
 import { Engine } from './engine.js';
@@ -52,7 +58,10 @@ function createApp(opts: SimulatorOptions): FastifyInstance {
   // Card data arrives in the /v2/token query: the request log line masks it.
   const serializers = { req: safeRequestSerializer };
   if (typeof opts.logger === 'object') {
-    return Fastify<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>({ ...base, loggerInstance: opts.logger.child({}, { serializers }) });
+    return Fastify<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>({
+      ...base,
+      loggerInstance: opts.logger.child({}, { serializers }),
+    });
   }
   return Fastify({ ...base, logger: opts.logger === true ? { serializers } : false });
 }
@@ -62,7 +71,11 @@ function badJson(): Error {
 }
 
 /** The gateway reads every API body as JSON, whatever its content type. */
-function parseJsonBody(_req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void {
+function parseJsonBody(
+  _req: FastifyRequest,
+  body: string | Buffer,
+  done: (err: Error | null, body?: unknown) => void,
+): void {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   // Clients such as midtrans-client send an empty or "null" body on cancel/expire.
   if (text.trim() === '') return done(null, undefined);
@@ -83,19 +96,37 @@ function registerParsers(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'string' }, parseJsonBody);
 }
 
-function errorBody(req: FastifyRequest, status: number, message: string): { status: number; body: unknown; html?: boolean } {
+function errorBody(
+  req: FastifyRequest,
+  status: number,
+  message: string,
+): { status: number; body: unknown; html?: boolean } {
   const area = areaOf(req.url);
   const bad = status === 400;
-  if (area === 'core') return { status, body: coreError(bad ? '413' : String(status), bad ? 'The request cannot be processed due to malformed syntax in the request body' : message) };
-  if (area === 'snap' || area === 'payment_link') return { status, body: { error_messages: [bad ? 'Invalid JSON data provided.' : message] } };
-  if (area === 'hosted') return { status, body: messagePage(tr(langOfPage(req))('error.title'), message, langOfPage(req)), html: true };
+  if (area === 'core')
+    return {
+      status,
+      body: coreError(
+        bad ? '413' : String(status),
+        bad ? 'The request cannot be processed due to malformed syntax in the request body' : message,
+      ),
+    };
+  if (area === 'snap' || area === 'payment_link')
+    return { status, body: { error_messages: [bad ? 'Invalid JSON data provided.' : message] } };
+  if (area === 'hosted')
+    return { status, body: messagePage(tr(langOfPage(req))('error.title'), message, langOfPage(req)), html: true };
   return { status, body: { error: bad ? 'bad_request' : 'error', message } };
 }
 
 /** An error page's language: as the hosted pages choose it, without remembering anything. */
 function langOfPage(req: FastifyRequest): Lang {
   const query = isObject(req.query) ? req.query.lang : undefined;
-  return negotiateLang({ query, cookieHeader: req.headers.cookie, acceptLanguage: req.headers['accept-language'], secure: false }).lang;
+  return negotiateLang({
+    query,
+    cookieHeader: req.headers.cookie,
+    acceptLanguage: req.headers['accept-language'],
+    secure: false,
+  }).lang;
 }
 
 function send(reply: FastifyReply, r: { status: number; body: unknown; html?: boolean }): FastifyReply {
@@ -114,11 +145,22 @@ function registerFallbacks(app: FastifyInstance): void {
     if (area === 'snap' || area === 'payment_link') return reply.code(404).send({ error_messages: ['Not Found'] });
     if (area === 'hosted') {
       const lang = langOfPage(req);
-      return send(reply, { status: 404, body: messagePage(tr(lang)('notFound.title'), tr(lang)('notFound.page'), lang), html: true });
+      return send(reply, {
+        status: 404,
+        body: messagePage(tr(lang)('notFound.title'), tr(lang)('notFound.page'), lang),
+        html: true,
+      });
     }
-    if (area === 'control') return reply.code(404).send({ error: 'not_found', message: `no route ${req.method} ${req.url}` });
+    if (area === 'control')
+      return reply.code(404).send({ error: 'not_found', message: `no route ${req.method} ${req.url}` });
     // Unknown gateway paths get the Spring-style body the real API sends for a broken path.
-    return reply.code(404).send({ timestamp: new Date().toISOString(), status: 404, error: 'Not Found', message: 'Not Found', path: req.url.split('?')[0] });
+    return reply.code(404).send({
+      timestamp: new Date().toISOString(),
+      status: 404,
+      error: 'Not Found',
+      message: 'Not Found',
+      path: req.url.split('?')[0],
+    });
   });
 }
 
@@ -127,7 +169,11 @@ export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
   const ledger = new Ledger();
   const random = seededRandom(opts.seed ?? Date.now());
   const faultsDefault = (): ReturnType<typeof defaultFaults> => defaultFaults(opts.coreHttpStatus ?? 'mirror');
-  const config = { notificationUrl: opts.notificationUrl, timeScale: opts.timeScale ?? 1, baseUrl: (opts.publicBaseUrl ?? 'http://127.0.0.1').replace(/\/+$/, '') };
+  const config = {
+    notificationUrl: opts.notificationUrl,
+    timeScale: opts.timeScale ?? 1,
+    baseUrl: (opts.publicBaseUrl ?? 'http://127.0.0.1').replace(/\/+$/, ''),
+  };
   const holder: { ctx?: SimContext } = {};
   const notifier = new Notifier({
     serverKey: opts.serverKey,

@@ -13,7 +13,12 @@ export interface CardOutcome {
  * Starts a Core card charge from its token: fields of the card, then either the 3DS wait
  * (`authentication: true`) or the outcome at once.
  */
-export function startCardCharge(t: Txn, tokenId: string, issued: ReadonlyMap<string, CardToken>, threeDsBase: string | undefined): CardOutcome | 'pending' {
+export function startCardCharge(
+  t: Txn,
+  tokenId: string,
+  issued: ReadonlyMap<string, CardToken>,
+  threeDsBase: string | undefined,
+): CardOutcome | 'pending' {
   const r = resolveCard(tokenId, issued);
   t.card = { behaviour: r.card.behaviour, cvvOk: r.cvvOk, brand: r.card.brand };
   t.fields = { masked_card: r.masked, bank: r.card.bank, card_type: 'credit' };
@@ -50,6 +55,10 @@ export function settleCard(t: Txn, authenticated: 'ok' | 'failed' | 'none'): Car
     Object.assign(f, { channel_response_code: '05', channel_response_message: 'Do not honor' });
     return { status: 'deny', fraud: 'accept' };
   }
-  Object.assign(f, { channel_response_code: '00', channel_response_message: 'Approved', approval_code: String(Date.now()) });
+  Object.assign(f, {
+    channel_response_code: '00',
+    channel_response_message: 'Approved',
+    approval_code: String(Date.now()),
+  });
   return { status: 'capture', fraud: card.behaviour === 'challenge' ? 'challenge' : 'accept' };
 }

@@ -61,7 +61,9 @@ export function cardByMask(bin6: string, last4: string): { pan: string; card: Te
 
 /** Any other Luhn-valid number is an ordinary card that is approved. */
 export function cardFor(pan: string): TestCard {
-  return TEST_CARDS.get(pan) ?? { behaviour: 'accept', bank: 'bni', brand: pan.startsWith('4') ? 'visa' : 'mastercard' };
+  return (
+    TEST_CARDS.get(pan) ?? { behaviour: 'accept', bank: 'bni', brand: pan.startsWith('4') ? 'visa' : 'mastercard' }
+  );
 }
 
 export interface CardToken {
@@ -115,7 +117,9 @@ export function resolveCard(tokenId: string, issued: ReadonlyMap<string, CardTok
     const masked = `${shaped[1]}-${shaped[2]}`;
     return hit ? { pan: hit.pan, masked, card: hit.card, cvvOk: true } : { masked, card: DEFAULT_CARD, cvvOk: true };
   }
-  if (tokenId.startsWith('deny')) return { masked: '481111-1114', card: { ...DEFAULT_CARD, behaviour: 'deny_fds' }, cvvOk: true };
-  if (tokenId.startsWith('challenge')) return { masked: '481111-1114', card: { ...DEFAULT_CARD, behaviour: 'challenge' }, cvvOk: true };
+  if (tokenId.startsWith('deny'))
+    return { masked: '481111-1114', card: { ...DEFAULT_CARD, behaviour: 'deny_fds' }, cvvOk: true };
+  if (tokenId.startsWith('challenge'))
+    return { masked: '481111-1114', card: { ...DEFAULT_CARD, behaviour: 'challenge' }, cvvOk: true };
   return { masked: '481111-1114', card: DEFAULT_CARD, cvvOk: true };
 }

@@ -37,10 +37,18 @@ export interface RefundInput {
   refund_key?: string;
 }
 
-export type RefundResult = { ok: true; txn: Txn; refund: Refund; message: string } | { ok: false; code: string; message: string };
+export type RefundResult =
+  { ok: true; txn: Txn; refund: Refund; message: string } | { ok: false; code: string; message: string };
 
 /** Online refunds exist only for cards, e-wallets and QRIS; VA/OTC money goes back offline. */
-const REFUNDABLE_TYPES: ReadonlySet<string> = new Set(['credit_card', 'gopay', 'shopeepay', 'qris', 'akulaku', 'kredivo']);
+const REFUNDABLE_TYPES: ReadonlySet<string> = new Set([
+  'credit_card',
+  'gopay',
+  'shopeepay',
+  'qris',
+  'akulaku',
+  'kredivo',
+]);
 
 export type ActionResult = { ok: true; txn: Txn; message: string } | { ok: false; code: string; message: string };
 
@@ -72,7 +80,12 @@ export class Engine {
       method: spec.key,
       status: 'pending',
       transaction_time: now,
-      fields: methodFields(spec, { baseUrl: this.baseUrl(), transactionId, vaNumber: input.vaNumber, acquirer: input.acquirer }),
+      fields: methodFields(spec, {
+        baseUrl: this.baseUrl(),
+        transactionId,
+        vaNumber: input.vaNumber,
+        acquirer: input.acquirer,
+      }),
       extras: input.extras,
       items: input.order.items,
       refunds: [],
@@ -98,16 +111,23 @@ export class Engine {
       return;
     }
     if (spec.payment_type === 'gopay') t.qr = qrPayload();
-    if (isRedirectType(spec.payment_type)) t.redirect_url = `${this.baseUrl()}/v2/${spec.payment_type}/redirect/${t.transaction_id}`;
+    if (isRedirectType(spec.payment_type))
+      t.redirect_url = `${this.baseUrl()}/v2/${spec.payment_type}/redirect/${t.transaction_id}`;
     t.expiry_time = input.expiry ?? new Date(now.getTime() + spec.expiryMs);
   }
 
   /** The customer's answer on the 3DS page: the card's outcome, or a deny when not authenticated. */
   complete3ds(t: Txn, authenticated: boolean): ActionResult {
-    if (t.status !== 'pending' || t.payment_type !== 'credit_card' || !t.card) return { ok: false, code: '412', message: NOT_MODIFIABLE };
+    if (t.status !== 'pending' || t.payment_type !== 'credit_card' || !t.card)
+      return { ok: false, code: '412', message: NOT_MODIFIABLE };
     const outcome = settleCard(t, authenticated ? 'ok' : 'failed');
     this.setStatus(t, outcome.status, outcome.fraud);
-    return { ok: true, txn: t, message: outcome.status === 'deny' ? 'Card is not authenticated.' : 'Success, Credit Card transaction is successful' };
+    return {
+      ok: true,
+      txn: t,
+      message:
+        outcome.status === 'deny' ? 'Card is not authenticated.' : 'Success, Credit Card transaction is successful',
+    };
   }
 
   private addCardFields(t: Txn, masked: string): void {
@@ -165,20 +185,23 @@ export class Engine {
   }
 
   approve(t: Txn): ActionResult {
-    if (t.status !== 'capture' || t.fraud_status !== 'challenge') return { ok: false, code: '412', message: NOT_MODIFIABLE };
+    if (t.status !== 'capture' || t.fraud_status !== 'challenge')
+      return { ok: false, code: '412', message: NOT_MODIFIABLE };
     this.setStatus(t, 'capture', 'accept');
     return { ok: true, txn: t, message: 'Success, transaction is approved' };
   }
 
   deny(t: Txn): ActionResult {
-    if (t.status !== 'capture' || t.fraud_status !== 'challenge') return { ok: false, code: '412', message: NOT_MODIFIABLE };
+    if (t.status !== 'capture' || t.fraud_status !== 'challenge')
+      return { ok: false, code: '412', message: NOT_MODIFIABLE };
     this.setStatus(t, 'deny', 'deny');
     return { ok: true, txn: t, message: 'Success, transaction is denied' };
   }
 
   /** Control-API deny: also models the bank reversal of a pending or just-settled payment. */
   forceDeny(t: Txn): ActionResult {
-    if (!['pending', 'capture', 'settlement'].includes(t.status)) return { ok: false, code: '412', message: NOT_MODIFIABLE };
+    if (!['pending', 'capture', 'settlement'].includes(t.status))
+      return { ok: false, code: '412', message: NOT_MODIFIABLE };
     this.setStatus(t, 'deny', t.payment_type === 'credit_card' ? 'deny' : t.fraud_status);
     return { ok: true, txn: t, message: 'Success, transaction is denied' };
   }
@@ -196,7 +219,8 @@ export class Engine {
     if (input.refund_key !== undefined) {
       const prior = t.refunds.find((r) => r.refund_key === input.refund_key);
       if (prior) return { ok: true, txn: t, refund: prior, message: 'Success, refund request is approved' };
-      if (this.refundKeyUsedElsewhere(input.refund_key)) return { ok: false, code: '406', message: 'Duplicate refund ID' };
+      if (this.refundKeyUsedElsewhere(input.refund_key))
+        return { ok: false, code: '406', message: 'Duplicate refund ID' };
     }
     const refundable = force || REFUNDABLE_TYPES.has(t.payment_type);
     if (!refundable || !['settlement', 'partial_refund', ...(force ? ['capture'] : [])].includes(t.status)) {
@@ -207,7 +231,11 @@ export class Engine {
     if (!Number.isInteger(amount) || amount <= 0 || amount > remaining) {
       return { ok: false, code: '414', message: 'Refund request is rejected due to invalid amount' };
     }
-    const refund: Refund = { refund_chargeback_id: this.ledger.nextPurchaseId++, refund_amount: amount, created_at: new Date() };
+    const refund: Refund = {
+      refund_chargeback_id: this.ledger.nextPurchaseId++,
+      refund_amount: amount,
+      created_at: new Date(),
+    };
     if (input.reason !== undefined) refund.reason = input.reason;
     if (input.refund_key !== undefined) refund.refund_key = input.refund_key;
     t.refunds.push(refund);
@@ -236,12 +264,24 @@ export class Engine {
       extras: link.extras,
       expiry: new Date(Math.min(methodExpiry, link.expires_at.getTime())),
     });
-    link.purchases.push({ id: this.ledger.nextPurchaseId++, snap_token: uuid(), order_id: orderId, transaction_id: t.transaction_id, created_at: new Date() });
+    link.purchases.push({
+      id: this.ledger.nextPurchaseId++,
+      snap_token: uuid(),
+      order_id: orderId,
+      transaction_id: t.transaction_id,
+      created_at: new Date(),
+    });
     return t;
   }
 
   pickSnapMethod(s: SnapSession, method: string): Txn {
-    const input: CreateTxnInput = { order: s.order, method, notify: s.notify, source: { kind: 'snap', token: s.token }, extras: s.extras };
+    const input: CreateTxnInput = {
+      order: s.order,
+      method,
+      notify: s.notify,
+      source: { kind: 'snap', token: s.token },
+      extras: s.extras,
+    };
     if (s.txn_expiry) input.expiry = s.txn_expiry;
     const t = this.createTxn(input);
     s.transaction_id = t.transaction_id;

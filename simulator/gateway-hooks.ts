@@ -55,7 +55,13 @@ export function registerGatewayHooks(scope: FastifyInstance, ctx: SimContext): v
 
 function logRequest(ctx: SimContext, req: FastifyRequest, api: GatewayApi): RequestLogEntry {
   const key = req.headers['idempotency-key'];
-  const entry: RequestLogEntry = { id: ctx.ledger.nextRequestId++, at: new Date().toISOString(), method: req.method, path: redactQuery(req.url), api };
+  const entry: RequestLogEntry = {
+    id: ctx.ledger.nextRequestId++,
+    at: new Date().toISOString(),
+    method: req.method,
+    path: redactQuery(req.url),
+    api,
+  };
   if (typeof key === 'string') entry.idempotency_key = key;
   if (req.body !== undefined) entry.body = redact(req.body);
   ctx.ledger.requests.push(entry);
@@ -82,11 +88,21 @@ async function gatewayGate(ctx: SimContext, req: FastifyRequest, reply: FastifyR
   const hit = ctx.idempotency.lookup(key);
   if (hit === 'in_flight') {
     // The gateway answers 202 while the first request with this key is still being processed.
-    await reply.code(202).send(api === 'core' ? { status_code: '202', status_message: 'Request is being processed' } : { error_messages: ['Request is being processed'] });
+    await reply
+      .code(202)
+      .send(
+        api === 'core'
+          ? { status_code: '202', status_message: 'Request is being processed' }
+          : { error_messages: ['Request is being processed'] },
+      );
     return;
   }
   if (hit) {
-    await reply.code(hit.status).header('content-type', hit.contentType).header('idempotent-replayed', 'true').send(hit.body);
+    await reply
+      .code(hit.status)
+      .header('content-type', hit.contentType)
+      .header('idempotent-replayed', 'true')
+      .send(hit.body);
     return;
   }
   ctx.idempotency.begin(key);
@@ -96,7 +112,10 @@ async function gatewayGate(ctx: SimContext, req: FastifyRequest, reply: FastifyR
 function finishIdempotency(ctx: SimContext, key: string, reply: FastifyReply, payload: unknown): void {
   const ok = reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string' && !isCoreError(payload);
   const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-  ctx.idempotency.finish(key, ok && typeof payload === 'string' ? { status: reply.statusCode, body: payload, contentType } : undefined);
+  ctx.idempotency.finish(
+    key,
+    ok && typeof payload === 'string' ? { status: reply.statusCode, body: payload, contentType } : undefined,
+  );
 }
 
 /** In `body` mode a refusal is HTTP 200 with an error status_code; it is still not a success to store. */

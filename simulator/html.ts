@@ -31,7 +31,9 @@ export function tr(lang: Lang): T {
 /** Links that switch the page's language (`?lang=`, remembered by the cookie); the current one is plain text. */
 function langToggle(lang: Lang, t: T): string {
   const items = LANGS.map((l) =>
-    l === lang ? `<span aria-current="true" lang="${l}">${e(t(`lang.${l}`))}</span>` : `<a href="?lang=${l}" hreflang="${l}" lang="${l}" data-lang="${l}">${e(t(`lang.${l}`))}</a>`,
+    l === lang
+      ? `<span aria-current="true" lang="${l}">${e(t(`lang.${l}`))}</span>`
+      : `<a href="?lang=${l}" hreflang="${l}" lang="${l}" data-lang="${l}">${e(t(`lang.${l}`))}</a>`,
   );
   return `<nav aria-label="${e(t('lang.label'))}">${items.join(' ')}</nav>`;
 }
@@ -59,9 +61,14 @@ export function statusLabel(status: string, t: T): string {
 function itemsTable(items: Item[], t: T): string {
   if (items.length === 0) return '';
   const rows = items
-    .map((it) => `<tr><td>${e(it.name)}</td><td>${it.quantity}</td><td>${e(formatRupiah(it.price))}</td><td>${e(formatRupiah(it.price * it.quantity))}</td></tr>`)
+    .map(
+      (it) =>
+        `<tr><td>${e(it.name)}</td><td>${it.quantity}</td><td>${e(formatRupiah(it.price))}</td><td>${e(formatRupiah(it.price * it.quantity))}</td></tr>`,
+    )
     .join('');
-  const head = (['items.item', 'items.qty', 'items.price', 'items.subtotal'] as const).map((k) => `<th>${e(t(k))}</th>`).join('');
+  const head = (['items.item', 'items.qty', 'items.price', 'items.subtotal'] as const)
+    .map((k) => `<th>${e(t(k))}</th>`)
+    .join('');
   return `<table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
@@ -84,7 +91,10 @@ export function methodsPage(lang: Lang, p: MethodsPageInput): string {
   const t = tr(lang);
   const title = p.title ?? t('methods.title');
   const buttons = p.methods
-    .map((m) => `<button type="submit" name="method" value="${e(m)}" data-method="${e(m)}">${e(methodLabel(m, t))}</button>`)
+    .map(
+      (m) =>
+        `<button type="submit" name="method" value="${e(m)}" data-method="${e(m)}">${e(methodLabel(m, t))}</button>`,
+    )
     .join('\n');
   return layout(
     lang,
@@ -116,10 +126,13 @@ async function instructions(tx: Txn, t: T): Promise<string> {
   const va = Array.isArray(f.va_numbers) ? f.va_numbers[0] : undefined;
   if (typeof va === 'object' && va !== null && 'va_number' in va) rows.push([t('pay.vaNumber'), String(va.va_number)]);
   if (typeof f.permata_va_number === 'string') rows.push([t('pay.vaNumber'), f.permata_va_number]);
-  if (typeof f.bill_key === 'string') rows.push([t('pay.billerCode'), String(f.biller_code)], [t('pay.billKey'), f.bill_key]);
+  if (typeof f.bill_key === 'string')
+    rows.push([t('pay.billerCode'), String(f.biller_code)], [t('pay.billKey'), f.bill_key]);
   if (typeof f.payment_code === 'string') rows.push([t('pay.paymentCode', { store: String(f.store) }), f.payment_code]);
-  if (tx.payment_type === 'credit_card') rows.push([t('pay.card'), t('pay.sandboxCard', { number: '4811 1111 1111 1114' })]);
-  if (tx.payment_type === 'gopay' || tx.payment_type === 'shopeepay') rows.push([t('pay.wallet'), t('pay.approveInApp')]);
+  if (tx.payment_type === 'credit_card')
+    rows.push([t('pay.card'), t('pay.sandboxCard', { number: '4811 1111 1111 1114' })]);
+  if (tx.payment_type === 'gopay' || tx.payment_type === 'shopeepay')
+    rows.push([t('pay.wallet'), t('pay.approveInApp')]);
   const text = rows.map(([k, v]) => `<p>${e(k)}:<br><span class="code">${e(v)}</span></p>`).join('\n');
   return typeof f.qr_string === 'string' ? `${await qrBlock(f.qr_string, t)}\n${text}` : text;
 }

@@ -25,7 +25,11 @@ const SNAP_401 = [
 export function unauthorizedBody(api: GatewayApi): Json {
   if (api === 'payment_link') return { error_messages: 'Access denied due to unauthorized request' };
   if (api === 'snap') return { error_messages: SNAP_401 };
-  return { status_code: '401', status_message: 'Transaction cannot be authorized with the current client/server key.', id: uuid() };
+  return {
+    status_code: '401',
+    status_message: 'Transaction cannot be authorized with the current client/server key.',
+    id: uuid(),
+  };
 }
 
 export const UNEXPECTED_MESSAGE = 'Sorry. Our system is recovering from unexpected issues. Please retry.';
@@ -40,7 +44,9 @@ const SERVER_ERRORS: Record<number, string> = {
 /** The error body a failing gateway would send, used by the error_rate fault. */
 export function faultBody(api: GatewayApi, status: number): Json {
   if (api === 'core') {
-    const message = SERVER_ERRORS[status] ?? (status === 429 ? 'Too many requests' : 'Sorry. Our system is recovering from unexpected issues. Please retry.');
+    const message =
+      SERVER_ERRORS[status] ??
+      (status === 429 ? 'Too many requests' : 'Sorry. Our system is recovering from unexpected issues. Please retry.');
     return { status_code: String(status), status_message: message, id: uuid() };
   }
   if (status === 401) return unauthorizedBody(api);

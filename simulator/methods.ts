@@ -21,9 +21,21 @@ const SPECS: MethodSpec[] = [
   { key: 'bni_va', label: 'BNI Virtual Account', payment_type: 'bank_transfer', bank: 'bni', expiryMs: DAY },
   { key: 'bri_va', label: 'BRI Virtual Account', payment_type: 'bank_transfer', bank: 'bri', expiryMs: DAY },
   { key: 'cimb_va', label: 'CIMB Virtual Account', payment_type: 'bank_transfer', bank: 'cimb', expiryMs: DAY },
-  { key: 'danamon_va', label: 'Danamon Virtual Account', payment_type: 'bank_transfer', bank: 'danamon', expiryMs: DAY },
+  {
+    key: 'danamon_va',
+    label: 'Danamon Virtual Account',
+    payment_type: 'bank_transfer',
+    bank: 'danamon',
+    expiryMs: DAY,
+  },
   { key: 'bsi_va', label: 'BSI Virtual Account', payment_type: 'bank_transfer', bank: 'bsi', expiryMs: DAY },
-  { key: 'permata_va', label: 'Permata Virtual Account', payment_type: 'bank_transfer', bank: 'permata', expiryMs: DAY },
+  {
+    key: 'permata_va',
+    label: 'Permata Virtual Account',
+    payment_type: 'bank_transfer',
+    bank: 'permata',
+    expiryMs: DAY,
+  },
   { key: 'echannel', label: 'Mandiri Bill Payment', payment_type: 'echannel', expiryMs: DAY },
   { key: 'gopay', label: 'GoPay', payment_type: 'gopay', expiryMs: 15 * MIN },
   { key: 'shopeepay', label: 'ShopeePay', payment_type: 'shopeepay', expiryMs: 15 * MIN },
@@ -42,7 +54,12 @@ const REDIRECT_LABELS: Record<RedirectType, string> = {
 };
 
 /** Internet banking and pay-later: pending until the customer finishes on the redirect page (2 h). */
-const REDIRECT_SPECS: MethodSpec[] = REDIRECT_TYPES.map((t) => ({ key: t, label: REDIRECT_LABELS[t], payment_type: t, expiryMs: 120 * MIN }));
+const REDIRECT_SPECS: MethodSpec[] = REDIRECT_TYPES.map((t) => ({
+  key: t,
+  label: REDIRECT_LABELS[t],
+  payment_type: t,
+  expiryMs: 120 * MIN,
+}));
 
 export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([...SPECS, ...REDIRECT_SPECS].map((s) => [s.key, s]));
 /** The default offer of Snap and Payment Links (the redirect types only when asked for). */
@@ -105,7 +122,12 @@ export function methodFromCharge(paymentType: string, body: Json): string | { er
 export function methodFromLoose(name: string | undefined): string | undefined {
   if (name === undefined) return 'bca_va';
   if (METHODS.has(name)) return name;
-  const mapped: Record<string, string> = { bank_transfer: 'bca_va', qris: 'other_qris', cstore: 'alfamart', permata: 'permata_va' };
+  const mapped: Record<string, string> = {
+    bank_transfer: 'bca_va',
+    qris: 'other_qris',
+    cstore: 'alfamart',
+    permata: 'permata_va',
+  };
   return mapped[name];
 }
 
@@ -133,7 +155,10 @@ export function methodFields(spec: MethodSpec, ctx: FieldContext): Json {
   switch (spec.payment_type) {
     case 'bank_transfer':
       if (spec.bank === 'permata') return { permata_va_number: ctx.vaNumber ?? `8778${digits(12)}` };
-      return { va_numbers: [{ bank: spec.bank, va_number: ctx.vaNumber ?? `12785${digits(10)}` }], payment_amounts: [] };
+      return {
+        va_numbers: [{ bank: spec.bank, va_number: ctx.vaNumber ?? `12785${digits(10)}` }],
+        payment_amounts: [],
+      };
     case 'echannel':
       return { bill_key: digits(12), biller_code: '70012' };
     case 'cstore':
@@ -156,9 +181,17 @@ export function methodFields(spec: MethodSpec, ctx: FieldContext): Json {
         ],
       };
     case 'shopeepay':
-      return { actions: [{ name: 'deeplink-redirect', method: 'GET', url: `${ctx.baseUrl}/v2/shopeepay/${trx}/deeplink` }] };
+      return {
+        actions: [{ name: 'deeplink-redirect', method: 'GET', url: `${ctx.baseUrl}/v2/shopeepay/${trx}/deeplink` }],
+      };
     case 'credit_card':
-      return { bank: 'mandiri', card_type: 'credit', channel_response_code: '00', channel_response_message: 'Approved', eci: '05' };
+      return {
+        bank: 'mandiri',
+        card_type: 'credit',
+        channel_response_code: '00',
+        channel_response_message: 'Approved',
+        eci: '05',
+      };
     default:
       return {};
   }

@@ -129,7 +129,13 @@ export class Notifier {
     for (const list of all) list.reverse().forEach((r) => this.start(r));
   }
 
-  private makeRecord(t: Txn, payload: Json, url: string | null, duplicate: boolean, outcome: Outcome): NotificationRecord {
+  private makeRecord(
+    t: Txn,
+    payload: Json,
+    url: string | null,
+    duplicate: boolean,
+    outcome: Outcome,
+  ): NotificationRecord {
     return {
       id: 0,
       url,
@@ -167,7 +173,12 @@ export class Notifier {
     if (this.stopped || r.url === null) return;
     const startedAt = Date.now();
     const res = await this.post(r.url, JSON.stringify(r.payload));
-    const attempt: Attempt = { n: r.attempts.length + 1, at: new Date(startedAt).toISOString(), url: r.url, duration_ms: Date.now() - startedAt };
+    const attempt: Attempt = {
+      n: r.attempts.length + 1,
+      at: new Date(startedAt).toISOString(),
+      url: r.url,
+      duration_ms: Date.now() - startedAt,
+    };
     if (res.status !== undefined) attempt.status = res.status;
     if (res.error !== undefined) attempt.error = res.error;
     if (res.redirects.length > 0) attempt.redirects = res.redirects;

@@ -15,18 +15,23 @@ function readConfig(env: NodeJS.ProcessEnv): { config: MainConfig } | { errors: 
   const errors: string[] = [];
   const portText = env.SIMULATOR_PORT ?? '3001';
   const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535) errors.push(`SIMULATOR_PORT must be an integer 0-65535, got '${portText}'`);
+  if (!/^\d+$/.test(portText) || port > 65535)
+    errors.push(`SIMULATOR_PORT must be an integer 0-65535, got '${portText}'`);
   const host = env.SIMULATOR_HOST ?? '127.0.0.1';
   if (host.trim() === '') errors.push('SIMULATOR_HOST must not be empty');
   const serverKey = env.SIMULATOR_SERVER_KEY ?? 'SB-Mid-server-simulator';
-  if (serverKey.trim() === '' || /\s/.test(serverKey)) errors.push('SIMULATOR_SERVER_KEY must be non-empty without whitespace');
+  if (serverKey.trim() === '' || /\s/.test(serverKey))
+    errors.push('SIMULATOR_SERVER_KEY must be non-empty without whitespace');
   const clientKey = env.SIMULATOR_CLIENT_KEY ?? 'SB-Mid-client-simulator';
-  if (clientKey.trim() === '' || /\s/.test(clientKey)) errors.push('SIMULATOR_CLIENT_KEY must be non-empty without whitespace');
+  if (clientKey.trim() === '' || /\s/.test(clientKey))
+    errors.push('SIMULATOR_CLIENT_KEY must be non-empty without whitespace');
   const notificationUrl = env.SIMULATOR_NOTIFICATION_URL || undefined;
-  if (notificationUrl !== undefined && !isHttpUrl(notificationUrl)) errors.push(`SIMULATOR_NOTIFICATION_URL must be an http(s) URL, got '${notificationUrl}'`);
+  if (notificationUrl !== undefined && !isHttpUrl(notificationUrl))
+    errors.push(`SIMULATOR_NOTIFICATION_URL must be an http(s) URL, got '${notificationUrl}'`);
   const scaleText = env.SIMULATOR_TIME_SCALE ?? '1';
   const timeScale = Number(scaleText);
-  if (!Number.isFinite(timeScale) || timeScale <= 0) errors.push(`SIMULATOR_TIME_SCALE must be a positive number, got '${scaleText}'`);
+  if (!Number.isFinite(timeScale) || timeScale <= 0)
+    errors.push(`SIMULATOR_TIME_SCALE must be a positive number, got '${scaleText}'`);
   if (errors.length > 0) return { errors };
   const config: MainConfig = { port, host, serverKey, clientKey, timeScale };
   if (notificationUrl !== undefined) config.notificationUrl = notificationUrl;

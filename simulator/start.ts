@@ -15,7 +15,9 @@ function urlOf(addr: AddressInfo): string {
   return `http://${host}:${addr.port}`;
 }
 
-export async function startSimulator(opts: SimulatorOptions & { host?: string; port?: number }): Promise<RunningSimulator> {
+export async function startSimulator(
+  opts: SimulatorOptions & { host?: string; port?: number },
+): Promise<RunningSimulator> {
   const sim = buildSimulator(opts);
   await sim.app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
   const addr = sim.app.server.address();

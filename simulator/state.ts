@@ -2,20 +2,14 @@ import type { CardBehaviour, CardToken } from './cards.js';
 import type { Customer, Item, Json, OrderInput } from './lib/validate.js';
 
 export type TxnStatus =
-  | 'pending'
-  | 'capture'
-  | 'settlement'
-  | 'deny'
-  | 'cancel'
-  | 'expire'
-  | 'refund'
-  | 'partial_refund';
+  'pending' | 'capture' | 'settlement' | 'deny' | 'cancel' | 'expire' | 'refund' | 'partial_refund';
 
 /** Payment types whose customer finishes on a page the gateway redirects to. */
 export const REDIRECT_TYPES = ['cimb_clicks', 'bri_epay', 'danamon_online', 'akulaku', 'kredivo', 'uob_ezpay'] as const;
 export type RedirectType = (typeof REDIRECT_TYPES)[number];
 
-export type PaymentType = 'bank_transfer' | 'echannel' | 'gopay' | 'shopeepay' | 'qris' | 'cstore' | 'credit_card' | RedirectType;
+export type PaymentType =
+  'bank_transfer' | 'echannel' | 'gopay' | 'shopeepay' | 'qris' | 'cstore' | 'credit_card' | RedirectType;
 export type FraudStatus = 'accept' | 'challenge' | 'deny';
 
 export interface Refund {

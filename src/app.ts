@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type FastifyPluginOptions, type RouteOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyHttpOptions,
+  type FastifyPluginOptions,
+  type RouteOptions,
+} from 'fastify';
 import type { Server } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps, Services } from './types.js';
@@ -67,11 +73,16 @@ function orderContext(params: unknown, body: unknown, fromGateway: boolean): Rec
   const orderId = text(p.order_id) ?? bodyOrderId;
   const mercantId = text(b.mercant_id) ?? (bodyOrderId === undefined ? undefined : deriveMercantId(bodyOrderId));
   if (orderId === undefined && mercantId === undefined) return undefined;
-  return { ...(orderId === undefined ? {} : { order_id: orderId }), ...(mercantId === undefined ? {} : { mercant_id: mercantId }) };
+  return {
+    ...(orderId === undefined ? {} : { order_id: orderId }),
+    ...(mercantId === undefined ? {} : { mercant_id: mercantId }),
+  };
 }
 
 /** A hop count trusts that many proxies in front of the service, whatever their addresses. */
-function trustProxyOption(v: string[] | number | undefined): string[] | boolean | ((address: string, hop: number) => boolean) {
+function trustProxyOption(
+  v: string[] | number | undefined,
+): string[] | boolean | ((address: string, hop: number) => boolean) {
   if (v === undefined) return false;
   return typeof v === 'number' ? (_address, hop) => hop < v : v;
 }
@@ -97,7 +108,10 @@ function serverOptions(services: Deps<'config' | 'logger'>, opts: AppOptions) {
     requestTimeout,
     // Node looks for requests over their time at this interval (its default, 30 s, for the default
     // timeout), and enforces the request timeout only when the headers' own (60 s) is not longer.
-    http: { headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(30_000, Math.ceil(requestTimeout / 4)) },
+    http: {
+      headersTimeout: Math.min(60_000, requestTimeout),
+      connectionsCheckingInterval: Math.min(30_000, Math.ceil(requestTimeout / 4)),
+    },
     // Requests during shutdown get problem+json instead (refuseWhileClosing).
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
@@ -139,7 +153,12 @@ function routeTable(services: Services): Mount[] {
     mount(erpEventRoutes, services),
     mount(reconciliationRoutes, services),
     mount(reportRoutes, services),
-    consoleScope(services, [mount(consolePages, services), mount(consoleActionRoutes, services), mount(consoleConfigRoutes, services), mount(consoleReconciliationRoutes, services)]),
+    consoleScope(services, [
+      mount(consolePages, services),
+      mount(consoleActionRoutes, services),
+      mount(consoleConfigRoutes, services),
+      mount(consoleReconciliationRoutes, services),
+    ]),
   ];
 }
 

@@ -75,7 +75,10 @@ const stdio: CliIo = { out: (t) => process.stdout.write(t), err: (t) => process.
  * Runs one command. Resolves with the exit code, or with `serving` once `serve` or `simulator`
  * started (the process then lives until a signal stops it).
  */
-export async function main(argv: readonly string[], o: { env?: Record<string, string | undefined>; io?: CliIo; envFile?: string } = {}): Promise<number | 'serving'> {
+export async function main(
+  argv: readonly string[],
+  o: { env?: Record<string, string | undefined>; io?: CliIo; envFile?: string } = {},
+): Promise<number | 'serving'> {
   const env = o.env ?? process.env;
   const io = o.io ?? stdio;
   const [command, ...rest] = argv;
@@ -106,7 +109,9 @@ export async function main(argv: readonly string[], o: { env?: Record<string, st
   const unknownFlag = flags.find((f) => !allowedFlags.includes(f));
   const wantedArgs = command === 'backup' ? 1 : 0;
   if (unknownFlag !== undefined || args.length !== wantedArgs) {
-    io.err(`paylink ${command}: ${unknownFlag !== undefined ? `unknown option ${unknownFlag}` : wantedArgs === 1 ? 'expects one FILE' : `takes no argument (got "${args.join(' ')}")`}\n\n${help}`);
+    io.err(
+      `paylink ${command}: ${unknownFlag !== undefined ? `unknown option ${unknownFlag}` : wantedArgs === 1 ? 'expects one FILE' : `takes no argument (got "${args.join(' ')}")`}\n\n${help}`,
+    );
     return EXIT.usage;
   }
 
@@ -132,15 +137,23 @@ export async function main(argv: readonly string[], o: { env?: Record<string, st
   }
 }
 
-async function runCheckConfig(env: Record<string, string | undefined>, allowSandbox: boolean, io: CliIo): Promise<number> {
+async function runCheckConfig(
+  env: Record<string, string | undefined>,
+  allowSandbox: boolean,
+  io: CliIo,
+): Promise<number> {
   const { checkConfig } = await import('./cli/check-config.js');
   const report = checkConfig(env, { allowSandbox });
   const list = (items: string[]) => items.map((i) => `  - ${i}\n`).join('');
   if (report.problems.length > 0) {
-    io.out(`paylink check-config: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}\n${list(report.problems)}`);
+    io.out(
+      `paylink check-config: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}\n${list(report.problems)}`,
+    );
   } else {
     const c = report.config;
-    io.out(`paylink check-config: no problem found (gateway ${c?.gateway.mode ?? '?'}, database ${c?.database.kind ?? '?'}, public URL ${c?.publicBaseUrl ?? '?'})\n`);
+    io.out(
+      `paylink check-config: no problem found (gateway ${c?.gateway.mode ?? '?'}, database ${c?.database.kind ?? '?'}, public URL ${c?.publicBaseUrl ?? '?'})\n`,
+    );
   }
   io.out(`Confirm by hand before going live:\n${list(report.toConfirm)}`);
   return report.problems.length > 0 ? EXIT.problem : EXIT.ok;
@@ -166,7 +179,10 @@ async function runMigrate(env: Record<string, string | undefined>, io: CliIo): P
   try {
     const status = await migrateDatabase(config);
     io.out(`paylink migrate: ${config.database.kind} database up to date (${status.applied} migrations applied)\n`);
-    if (status.unknown.length > 0) io.out(`  it also has migrations of a newer version (${status.unknown.join(', ')}); this version runs beside them\n`);
+    if (status.unknown.length > 0)
+      io.out(
+        `  it also has migrations of a newer version (${status.unknown.join(', ')}); this version runs beside them\n`,
+      );
     return EXIT.ok;
   } catch (err) {
     io.err(`paylink migrate: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -179,14 +195,18 @@ async function runBackup(env: Record<string, string | undefined>, file: string, 
   if (!config) return EXIT.problem;
   const { backupSqlite, pgDumpLine, BackupError } = await import('./cli/backup.js');
   if (config.database.kind === 'postgres') {
-    io.err('paylink backup: the database is PostgreSQL; nothing was copied. Take the backup with pg_dump (its version at least the server\'s):\n');
+    io.err(
+      "paylink backup: the database is PostgreSQL; nothing was copied. Take the backup with pg_dump (its version at least the server's):\n",
+    );
     io.out(`${pgDumpLine(file)}\n`);
     return EXIT.problem;
   }
   try {
     const started = performance.now();
     const result = backupSqlite(config.database.path, file);
-    io.out(`paylink backup: ${result.file} written (${result.bytes} bytes, integrity ok, ${Math.round(performance.now() - started)} ms)\n`);
+    io.out(
+      `paylink backup: ${result.file} written (${result.bytes} bytes, integrity ok, ${Math.round(performance.now() - started)} ms)\n`,
+    );
     return EXIT.ok;
   } catch (err) {
     if (err instanceof BackupError) {

@@ -28,12 +28,34 @@ export function startupNotices(
   o: { operatorGenerated: boolean; operatorUser: string; erpNotifyUrl: string | undefined; gatewayMode: string },
 ): Array<{ message: string; fields: Record<string, unknown> }> {
   const out: Array<{ message: string; fields: Record<string, unknown> }> = [];
-  const notice = (setting: string, message: string, fields: Record<string, unknown> = {}) => out.push({ message, fields: { setting, ...fields } });
-  if (config.apiKeys.length === 0) notice('API_KEYS', 'API_KEYS is not set: the ERP endpoints (/createtransaksi, /api/payment-links, /api/charge, …) answer anyone who can reach this port');
-  if (!o.erpNotifyUrl) notice('ERP_NOTIFY_URL', 'ERP_NOTIFY_URL is not set: ERP events are not pushed; they wait for the pull feed (GET /api/erp-events) and pile up until it is read');
-  if (o.gatewayMode === 'simulator') notice('MIDTRANS_MODE', 'MIDTRANS_MODE is simulator: payments go to the built-in gateway simulator, no money moves (set MIDTRANS_MODE=sandbox and MIDTRANS_SERVER_KEY for Midtrans)');
-  if (o.operatorGenerated) notice('log_pass', `operator credentials generated and kept in ${config.dataDir} (password printed on stderr; set log_user and log_pass to choose them)`, { operator_user: o.operatorUser });
-  if (config.exposeDevApi) notice('LOG_EXPOSE_API', 'LOG_EXPOSE_API is on: the Dev/Test endpoints (/echo, /echo2, /test-notify-erp) are served');
+  const notice = (setting: string, message: string, fields: Record<string, unknown> = {}) =>
+    out.push({ message, fields: { setting, ...fields } });
+  if (config.apiKeys.length === 0)
+    notice(
+      'API_KEYS',
+      'API_KEYS is not set: the ERP endpoints (/createtransaksi, /api/payment-links, /api/charge, …) answer anyone who can reach this port',
+    );
+  if (!o.erpNotifyUrl)
+    notice(
+      'ERP_NOTIFY_URL',
+      'ERP_NOTIFY_URL is not set: ERP events are not pushed; they wait for the pull feed (GET /api/erp-events) and pile up until it is read',
+    );
+  if (o.gatewayMode === 'simulator')
+    notice(
+      'MIDTRANS_MODE',
+      'MIDTRANS_MODE is simulator: payments go to the built-in gateway simulator, no money moves (set MIDTRANS_MODE=sandbox and MIDTRANS_SERVER_KEY for Midtrans)',
+    );
+  if (o.operatorGenerated)
+    notice(
+      'log_pass',
+      `operator credentials generated and kept in ${config.dataDir} (password printed on stderr; set log_user and log_pass to choose them)`,
+      { operator_user: o.operatorUser },
+    );
+  if (config.exposeDevApi)
+    notice(
+      'LOG_EXPOSE_API',
+      'LOG_EXPOSE_API is on: the Dev/Test endpoints (/echo, /echo2, /test-notify-erp) are served',
+    );
   return out;
 }
 
@@ -49,7 +71,8 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
   const configKeys = resolveEncryptionKeys(config);
   registerLogSecrets(logger, [operator.pass]);
   // Before anything touches the file: a second process on it must not start (see sqlite-lock.ts).
-  const fileLock: SqliteLock | undefined = config.database.kind === 'sqlite' ? lockSqliteFile(config.database.path) : undefined;
+  const fileLock: SqliteLock | undefined =
+    config.database.kind === 'sqlite' ? lockSqliteFile(config.database.path) : undefined;
   let store: Store;
   try {
     store = await openStore(config.database, { logger });
@@ -68,13 +91,18 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
       logger: logger.child({ component: 'simulator' }, { level: 'warn' }),
     });
   }
-  const services = createServices(config, { logger, store, operator, configKeys }, { simulatorBaseUrl: simulator?.baseUrl });
+  const services = createServices(
+    config,
+    { logger, store, operator, configKeys },
+    { simulatorBaseUrl: simulator?.baseUrl },
+  );
   // Secrets set earlier through /api/config live in the database, encrypted, not in the
   // environment. Reading them now makes a wrong CONFIG_ENCRYPTION_KEY a start-up error, rewrites
   // those stored in plain text or under a previous key, and registers them with the log scrubber
   // before anything could log them.
   try {
-    if (await services.runtimeConfig.reencrypt()) logger.info('runtime-config secrets re-encrypted with the current CONFIG_ENCRYPTION_KEY');
+    if (await services.runtimeConfig.reencrypt())
+      logger.info('runtime-config secrets re-encrypted with the current CONFIG_ENCRYPTION_KEY');
     await services.runtimeConfig.current();
   } catch (err) {
     if (err instanceof ConfigKeyError) {
@@ -86,7 +114,10 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
     }
     // Database trouble at this moment is the requests' and workers' business, as it is later.
   }
-  if (configKeys.generated) logger.info(`runtime-config secrets are encrypted with a key kept in ${config.dataDir} (set CONFIG_ENCRYPTION_KEY to choose it; required in production)`);
+  if (configKeys.generated)
+    logger.info(
+      `runtime-config secrets are encrypted with a key kept in ${config.dataDir} (set CONFIG_ENCRYPTION_KEY to choose it; required in production)`,
+    );
   const app = await buildApp(services);
   const address = await app.listen({ port: config.port, host: config.host });
   if (simulator && config.port === 0) simulator.setNotificationUrl(`${address}/webhook/midtrans`);
@@ -97,11 +128,23 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
   }
   const runtimeConfig = await services.runtimeConfig.current().catch(() => undefined);
   const base = config.port === 0 ? address : config.publicBaseUrl;
-  for (const notice of startupNotices(config, { operatorGenerated: operator.generated, operatorUser: operator.user, erpNotifyUrl: runtimeConfig ? runtimeConfig.erp.notify_url : config.erp.notifyUrl, gatewayMode: runtimeConfig?.gateway.mode ?? config.gateway.mode })) {
+  for (const notice of startupNotices(config, {
+    operatorGenerated: operator.generated,
+    operatorUser: operator.user,
+    erpNotifyUrl: runtimeConfig ? runtimeConfig.erp.notify_url : config.erp.notifyUrl,
+    gatewayMode: runtimeConfig?.gateway.mode ?? config.gateway.mode,
+  })) {
     logger.warn(notice.fields, notice.message);
   }
   logger.info(
-    { url: address, console: `${base}/console`, docs: `${base}/docs`, database: store.kind, gateway_mode: config.gateway.mode, simulator: simulator?.baseUrl },
+    {
+      url: address,
+      console: `${base}/console`,
+      docs: `${base}/docs`,
+      database: store.kind,
+      gateway_mode: config.gateway.mode,
+      simulator: simulator?.baseUrl,
+    },
     `paylink listening on ${address}: console ${base}/console, API reference ${base}/docs${simulator ? `, gateway simulator ${simulator.baseUrl}` : ''}`,
   );
   let stopping: Promise<void> | undefined;
@@ -143,7 +186,10 @@ export async function serve(env: Record<string, string | undefined> = process.en
   try {
     running = await startService(config);
   } catch (err) {
-    const msg = err instanceof MigrationError ? err.message : `start-up failed: ${err instanceof Error ? err.message : String(err)}`;
+    const msg =
+      err instanceof MigrationError
+        ? err.message
+        : `start-up failed: ${err instanceof Error ? err.message : String(err)}`;
     console.error(`paylink: ${msg}`);
     process.exit(1);
   }

@@ -34,11 +34,15 @@ export interface ServiceOptions {
   retention?: PrunerOptions;
 }
 
-
 /** The one composition root. Everything the app and the workers use is built here, once. */
 export function createServices(
   config: Config,
-  deps: { logger: Logger; store: Store; operator: { user: string; pass: string }; configKeys?: { current: Buffer; previous: Buffer[] } },
+  deps: {
+    logger: Logger;
+    store: Store;
+    operator: { user: string; pass: string };
+    configKeys?: { current: Buffer; previous: Buffer[] };
+  },
   o: ServiceOptions = {},
 ): Services {
   const clock = o.clock ?? systemClock;
@@ -58,11 +62,15 @@ export function createServices(
     timeoutMs: o.gatewayTimeoutMs,
     blockPrivateAddresses: config.isProduction,
     resolve: o.gatewayResolve,
-    observe: (ob) => metrics.gatewayDuration.observe({ operation: ob.operation, outcome: String(ob.outcome) }, ob.durationMs / 1000),
+    observe: (ob) =>
+      metrics.gatewayDuration.observe({ operation: ob.operation, outcome: String(ob.outcome) }, ob.durationMs / 1000),
   });
   const gateway = new MidtransGateway(client, () => runtimeConfig.current());
   const workers: BackgroundWorker[] = [];
-  const outbox = createOutbox({ store: deps.store, runtimeConfig, clock, logger: deps.logger.child({ component: 'outbox' }), metrics }, { blockPrivateAddresses: config.isProduction, ...o.outbox });
+  const outbox = createOutbox(
+    { store: deps.store, runtimeConfig, clock, logger: deps.logger.child({ component: 'outbox' }), metrics },
+    { blockPrivateAddresses: config.isProduction, ...o.outbox },
+  );
   workers.push(outbox);
   const services: Services = {
     config,
@@ -87,6 +95,11 @@ export function createServices(
     },
   };
   workers.push(createReconciler(services, o.reconciler));
-  workers.push(createPruner({ store: deps.store, runtimeConfig, clock, logger: deps.logger.child({ component: 'retention' }) }, o.retention));
+  workers.push(
+    createPruner(
+      { store: deps.store, runtimeConfig, clock, logger: deps.logger.child({ component: 'retention' }) },
+      o.retention,
+    ),
+  );
   return services;
 }

@@ -159,7 +159,12 @@ const LOCALE: Record<Lang, string> = { en: 'en-GB', id: 'id-ID' };
  * separator). Every hosted page labels times "WIB", whatever the language.
  */
 export function jakartaDateTime(at: Date, lang: Lang): { date: string; time: string } {
-  const date = new Intl.DateTimeFormat(LOCALE[lang], { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'Asia/Jakarta' }).format(at);
+  const date = new Intl.DateTimeFormat(LOCALE[lang], {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'Asia/Jakarta',
+  }).format(at);
   const wall = jakartaTime(at);
   const hh = wall.slice(11, 13);
   const mm = wall.slice(14, 16);

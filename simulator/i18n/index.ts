@@ -25,14 +25,26 @@ function isLang(v: unknown): v is Lang {
  * `Set-Cookie` value that remembers an explicit choice (a year, the whole site) when the cookie
  * does not already hold it.
  */
-export function negotiateLang(r: { query: unknown; cookieHeader: string | undefined; acceptLanguage: string | undefined; secure: boolean }): { lang: Lang; setCookie?: string } {
+export function negotiateLang(r: {
+  query: unknown;
+  cookieHeader: string | undefined;
+  acceptLanguage: string | undefined;
+  secure: boolean;
+}): { lang: Lang; setCookie?: string } {
   const cookie = r.cookieHeader
     ?.split(';')
     .map((c) => c.trim().split('='))
     .find(([k]) => k === LANG_COOKIE)?.[1];
-  const lang = isLang(r.query) ? r.query : isLang(cookie) ? cookie : (fromAcceptLanguage(r.acceptLanguage) ?? DEFAULT_LANG);
+  const lang = isLang(r.query)
+    ? r.query
+    : isLang(cookie)
+      ? cookie
+      : (fromAcceptLanguage(r.acceptLanguage) ?? DEFAULT_LANG);
   if (!isLang(r.query) || r.query === cookie) return { lang };
-  return { lang, setCookie: `${LANG_COOKIE}=${r.query}; Path=/; Max-Age=${YEAR_S}; SameSite=Lax${r.secure ? '; Secure' : ''}` };
+  return {
+    lang,
+    setCookie: `${LANG_COOKIE}=${r.query}; Path=/; Max-Age=${YEAR_S}; SameSite=Lax${r.secure ? '; Secure' : ''}`,
+  };
 }
 
 function fromAcceptLanguage(header: string | undefined): Lang | undefined {
@@ -58,7 +70,10 @@ function fromAcceptLanguage(header: string | undefined): Lang | undefined {
 export type Messages<K extends string> = Readonly<Record<Lang, Readonly<Record<K, string>>>>;
 
 /** A catalogue: the English messages, and the Indonesian ones with exactly the same keys. */
-export function defineMessages<const E extends Record<string, string>>(en: E, id: { readonly [K in keyof E]: string }): Messages<Extract<keyof E, string>> {
+export function defineMessages<const E extends Record<string, string>>(
+  en: E,
+  id: { readonly [K in keyof E]: string },
+): Messages<Extract<keyof E, string>> {
   return { en, id } as Messages<Extract<keyof E, string>>;
 }
 
@@ -78,5 +93,7 @@ export function translator<K extends string>(messages: Messages<K>, lang: Lang):
 export function formatRupiah(n: number | null | undefined, empty = '—'): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return empty;
   const sign = n < 0 ? '-' : '';
-  return `${sign}Rp ${Math.abs(Math.trunc(n)).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
+  return `${sign}Rp ${Math.abs(Math.trunc(n))
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
 }

@@ -13,7 +13,9 @@ export function grossString(amount: number): string {
 }
 
 export function midtransSignature(orderId: string, statusCode: string, grossAmount: string, serverKey: string): string {
-  return createHash('sha512').update(orderId + statusCode + grossAmount + serverKey).digest('hex');
+  return createHash('sha512')
+    .update(orderId + statusCode + grossAmount + serverKey)
+    .digest('hex');
 }
 
 export function uuid(): string {

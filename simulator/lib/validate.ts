@@ -62,7 +62,12 @@ function orderIdText(v: unknown): string | undefined {
   return undefined;
 }
 
-export function validateOrderId(v: unknown, errors: string[], field = 'transaction_details.order_id', rule: OrderIdRule = 'core'): string | undefined {
+export function validateOrderId(
+  v: unknown,
+  errors: string[],
+  field = 'transaction_details.order_id',
+  rule: OrderIdRule = 'core',
+): string | undefined {
   if (v === undefined || v === null || v === '') {
     errors.push(`${field} is required`);
     return undefined;
@@ -73,8 +78,10 @@ export function validateOrderId(v: unknown, errors: string[], field = 'transacti
     return undefined;
   }
   if (text.length > ORDER_ID_MAX) errors.push(`${field} too long, max ${ORDER_ID_MAX} characters`);
-  if (rule === 'core' && !ORDER_ID_RE.test(text)) errors.push(`${field} contains invalid characters, allowed: alphanumeric, '-', '_', '~' and '.'`);
-  if (rule === 'snap' && (!SNAP_ORDER_ID_RE.test(text) || text.trim() === '')) errors.push(`${field} contains invalid characters`);
+  if (rule === 'core' && !ORDER_ID_RE.test(text))
+    errors.push(`${field} contains invalid characters, allowed: alphanumeric, '-', '_', '~' and '.'`);
+  if (rule === 'snap' && (!SNAP_ORDER_ID_RE.test(text) || text.trim() === ''))
+    errors.push(`${field} contains invalid characters`);
   return text;
 }
 
@@ -115,8 +122,10 @@ function validateItem(raw: unknown, i: number, errors: string[]): Item | undefin
   const price = asInteger(raw.price);
   if (price === undefined) errors.push(`${f}.price must be an integer`);
   const quantity = asInteger(raw.quantity);
-  if (quantity === undefined || quantity < 1) errors.push(`${f}.quantity must be an integer greater than or equal to 1`);
-  const id = limitedString(raw, 'id', 50, `${f}.id`, errors) ?? limitedString(raw, 'item_id', 50, `${f}.item_id`, errors);
+  if (quantity === undefined || quantity < 1)
+    errors.push(`${f}.quantity must be an integer greater than or equal to 1`);
+  const id =
+    limitedString(raw, 'id', 50, `${f}.id`, errors) ?? limitedString(raw, 'item_id', 50, `${f}.item_id`, errors);
   const item: Item = { name: name ?? '', price: price ?? 0, quantity: quantity ?? 0 };
   if (id !== undefined) item.id = id;
   for (const k of ['brand', 'category', 'merchant_name'] as const) {
@@ -140,7 +149,11 @@ export function validateItems(raw: unknown, errors: string[]): Item[] {
   return items;
 }
 
-export function validateCustomer(raw: unknown, limits: OrderLimits['customer'], errors: string[]): Customer | undefined {
+export function validateCustomer(
+  raw: unknown,
+  limits: OrderLimits['customer'],
+  errors: string[],
+): Customer | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!isObject(raw)) {
     errors.push('customer_details must be an object');
@@ -153,7 +166,8 @@ export function validateCustomer(raw: unknown, limits: OrderLimits['customer'], 
   }
   const notes = limitedString(raw, 'notes', 255, 'customer_details.notes', errors);
   if (notes !== undefined) c.notes = notes;
-  if (c.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(c.email)) errors.push('customer_details.email format is invalid');
+  if (c.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(c.email))
+    errors.push('customer_details.email format is invalid');
   return c;
 }
 

@@ -1,5 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { SANDBOX_CVV, TEST_CARDS, cardFor, luhnValid, maskPan, newSavedTokenId, newTokenId, type CardToken } from '../cards.js';
+import {
+  SANDBOX_CVV,
+  TEST_CARDS,
+  cardFor,
+  luhnValid,
+  maskPan,
+  newSavedTokenId,
+  newTokenId,
+  type CardToken,
+} from '../cards.js';
 import type { SimContext } from '../context.js';
 import { coreError, sendCore } from '../http.js';
 import { uuid } from '../lib/format.js';
@@ -27,7 +36,8 @@ function checkExpiry(q: Query, errors: string[]): void {
   const month = text(q, 'card_exp_month');
   const year = text(q, 'card_exp_year');
   if (!month) errors.push('card_exp_month is required');
-  else if (!/^\d{1,2}$/.test(month) || Number(month) < 1 || Number(month) > 12) errors.push('card_exp_month must be between 01 and 12');
+  else if (!/^\d{1,2}$/.test(month) || Number(month) < 1 || Number(month) > 12)
+    errors.push('card_exp_month must be between 01 and 12');
   if (!year) errors.push('card_exp_year is required');
   else if (!/^(\d{2}|\d{4})$/.test(year)) errors.push('card_exp_year must be 2 or 4 digits');
   if (errors.length > 0 || !month || !year) return;
@@ -71,13 +81,24 @@ function cvvMatches(pan: string, cvv: string | undefined): boolean {
 }
 
 function issue(ctx: SimContext, pan: string, cvvOk: boolean, saved: boolean): CardToken {
-  const token: CardToken = { token_id: saved ? newSavedTokenId(pan) : newTokenId(pan), pan, card: cardFor(pan), cvvOk, saved, created_at: new Date() };
+  const token: CardToken = {
+    token_id: saved ? newSavedTokenId(pan) : newTokenId(pan),
+    pan,
+    card: cardFor(pan),
+    cvvOk,
+    saved,
+    created_at: new Date(),
+  };
   ctx.ledger.cardTokens.set(token.token_id, token);
   return token;
 }
 
 function tokenAnswer(t: CardToken, secure: boolean): Json {
-  const body: Json = { status_code: '200', status_message: 'Credit card token is created as Token ID.', token_id: t.token_id };
+  const body: Json = {
+    status_code: '200',
+    status_message: 'Credit card token is created as Token ID.',
+    token_id: t.token_id,
+  };
   if (secure) body.bank = t.card.bank;
   body.hash = `${maskPan(t.pan)}-mami`;
   return body;
@@ -93,23 +114,38 @@ export function registerCardTokens(scope: FastifyInstance, ctx: SimContext): voi
     if (savedId) {
       // Two-click: a saved token plus (usually) the CVV gives a fresh one-charge token.
       const cvv = checkCvv(q, false, errors);
-      if (errors.length > 0) return sendCore(reply, coreError('400', VALIDATION_MESSAGE, { validation_messages: errors }), ctx.faults);
+      if (errors.length > 0)
+        return sendCore(reply, coreError('400', VALIDATION_MESSAGE, { validation_messages: errors }), ctx.faults);
       const saved = ctx.ledger.cardTokens.get(savedId);
       if (!saved || !saved.saved) return sendCore(reply, coreError('411', TOKEN_INVALID), ctx.faults);
-      return sendCore(reply, tokenAnswer(issue(ctx, saved.pan, saved.cvvOk && cvvMatches(saved.pan, cvv), false), secure), ctx.faults);
+      return sendCore(
+        reply,
+        tokenAnswer(issue(ctx, saved.pan, saved.cvvOk && cvvMatches(saved.pan, cvv), false), secure),
+        ctx.faults,
+      );
     }
     const card = checkCard(q, true, errors);
-    if (!card) return sendCore(reply, coreError('400', VALIDATION_MESSAGE, { validation_messages: errors }), ctx.faults);
-    return sendCore(reply, tokenAnswer(issue(ctx, card.pan, cvvMatches(card.pan, card.cvv), false), secure), ctx.faults);
+    if (!card)
+      return sendCore(reply, coreError('400', VALIDATION_MESSAGE, { validation_messages: errors }), ctx.faults);
+    return sendCore(
+      reply,
+      tokenAnswer(issue(ctx, card.pan, cvvMatches(card.pan, card.cvv), false), secure),
+      ctx.faults,
+    );
   });
 
   scope.get('/v2/card/register', async (req, reply) => {
     const q: Query = isObject(req.query) ? req.query : {};
     const errors: string[] = [];
     const card = checkCard(q, false, errors);
-    if (!card) return sendCore(reply, coreError('400', VALIDATION_MESSAGE, { validation_messages: errors }), ctx.faults);
+    if (!card)
+      return sendCore(reply, coreError('400', VALIDATION_MESSAGE, { validation_messages: errors }), ctx.faults);
     const saved = issue(ctx, card.pan, cvvMatches(card.pan, card.cvv), true);
-    return sendCore(reply, { status_code: '200', saved_token_id: saved.token_id, transaction_id: uuid(), masked_card: maskPan(card.pan) }, ctx.faults);
+    return sendCore(
+      reply,
+      { status_code: '200', saved_token_id: saved.token_id, transaction_id: uuid(), masked_card: maskPan(card.pan) },
+      ctx.faults,
+    );
   });
 
   scope.get<{ Params: { token: string } }>('/v2/point_inquiry/:token', async (req, reply) => {

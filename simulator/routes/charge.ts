@@ -11,7 +11,8 @@ const CORE_CUSTOMER = { first_name: 255, last_name: 255, email: 255, phone: 255 
 const MAX_CUSTOM_EXPIRY_MS = 180 * 86_400_000;
 
 export const VALIDATION_MESSAGE = 'One or more parameters in the payload is invalid.';
-const DUPLICATE_MESSAGE = 'The request could not be completed due to a conflict with the current state of the target resource, please try again';
+const DUPLICATE_MESSAGE =
+  'The request could not be completed due to a conflict with the current state of the target resource, please try again';
 
 function parseCustomExpiry(raw: unknown, errors: string[]): Date | undefined {
   if (raw === undefined || raw === null) return undefined;
@@ -21,7 +22,8 @@ function parseCustomExpiry(raw: unknown, errors: string[]): Date | undefined {
   }
   const duration = asInteger(raw.expiry_duration);
   const ms = typeof raw.unit === 'string' ? unitMs(raw.unit) : undefined;
-  if (duration === undefined || duration < 1) errors.push('custom_expiry.expiry_duration must be an integer greater than 0');
+  if (duration === undefined || duration < 1)
+    errors.push('custom_expiry.expiry_duration must be an integer greater than 0');
   if (ms === undefined) errors.push('custom_expiry.unit must be one of second, minute, hour, day');
   let start = new Date();
   if (raw.order_time !== undefined) {
@@ -48,7 +50,8 @@ function methodOptions(body: Json, paymentType: string, method: string, errors: 
   }
   if (method === 'other_qris') {
     const acq = subObject(body, 'qris').acquirer;
-    if (acq !== undefined && acq !== 'gopay' && acq !== 'airpay shopee') errors.push("qris.acquirer must be 'gopay' or 'airpay shopee'");
+    if (acq !== undefined && acq !== 'gopay' && acq !== 'airpay shopee')
+      errors.push("qris.acquirer must be 'gopay' or 'airpay shopee'");
     else if (typeof acq === 'string') out.acquirer = acq;
   }
   if (paymentType === 'echannel') {
@@ -83,7 +86,8 @@ export function registerCharge(scope: FastifyInstance, ctx: SimContext): void {
   scope.post('/v2/charge', async (req, reply) => {
     // A JSON null, array or scalar body (whatever its content type: the gateway reads every body as JSON)
     // breaks the gateway's parser: its "unexpected" 500. Text that is not JSON never gets here (400, "413").
-    if (req.body !== undefined && !isObject(req.body)) return sendCore(reply, coreError('500', UNEXPECTED_MESSAGE), ctx.faults);
+    if (req.body !== undefined && !isObject(req.body))
+      return sendCore(reply, coreError('500', UNEXPECTED_MESSAGE), ctx.faults);
     const body: Json = isObject(req.body) ? req.body : {};
     const errors: string[] = [];
     const paymentType = typeof body.payment_type === 'string' ? body.payment_type : undefined;
@@ -101,8 +105,16 @@ export function registerCharge(scope: FastifyInstance, ctx: SimContext): void {
     if (method === 'credit_card' && (typeof token !== 'string' || token.length === 0)) {
       return sendCore(reply, coreError('411', 'Token id is missing, invalid, or timed out'), ctx.faults);
     }
-    if (ctx.engine.orderIdTaken(order.order_id)) return sendCore(reply, coreError('406', DUPLICATE_MESSAGE), ctx.faults);
-    const input: CreateTxnInput = { ...opts, order, method, notify: notifyTargets(req.headers), source: { kind: 'core' }, extras };
+    if (ctx.engine.orderIdTaken(order.order_id))
+      return sendCore(reply, coreError('406', DUPLICATE_MESSAGE), ctx.faults);
+    const input: CreateTxnInput = {
+      ...opts,
+      order,
+      method,
+      notify: notifyTargets(req.headers),
+      source: { kind: 'core' },
+      extras,
+    };
     if (expiry) input.expiry = expiry;
     if (typeof token === 'string') input.cardToken = token;
     if (method === 'credit_card' && wantsAuthentication(body)) input.authentication = true;

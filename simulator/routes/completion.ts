@@ -32,7 +32,11 @@ function registerThreeDs(app: FastifyInstance, ctx: SimContext): void {
     const lang = pageLang(req, reply);
     const t = threeDsTxn(ctx, req.params.ref);
     if (!t) return missing(reply, lang);
-    return html(reply, 200, t.status === 'pending' ? threeDsPage(lang, t, req.url.split('?')[0] ?? '') : finishedPage(lang, t));
+    return html(
+      reply,
+      200,
+      t.status === 'pending' ? threeDsPage(lang, t, req.url.split('?')[0] ?? '') : finishedPage(lang, t),
+    );
   });
   app.post<P>(path, async (req, reply) => {
     const t = threeDsTxn(ctx, req.params.ref);
@@ -44,7 +48,12 @@ function registerThreeDs(app: FastifyInstance, ctx: SimContext): void {
 }
 
 /** Redirect payment types and e-wallet deeplinks: a page where the customer approves the payment. */
-function registerApprovalPage(app: FastifyInstance, ctx: SimContext, path: string, matches: (t: Txn, kind: string) => boolean): void {
+function registerApprovalPage(
+  app: FastifyInstance,
+  ctx: SimContext,
+  path: string,
+  matches: (t: Txn, kind: string) => boolean,
+): void {
   const find = (id: string, kind: string): Txn | undefined => {
     const t = ctx.ledger.txns.get(id);
     return t && matches(t, kind) ? t : undefined;
@@ -53,7 +62,11 @@ function registerApprovalPage(app: FastifyInstance, ctx: SimContext, path: strin
     const lang = pageLang(req, reply);
     const t = find(req.params.id, req.params.kind);
     if (!t) return missing(reply, lang);
-    return html(reply, 200, t.status === 'pending' ? completionPage(lang, t, `${req.url.split('?')[0] ?? ''}/pay`) : finishedPage(lang, t));
+    return html(
+      reply,
+      200,
+      t.status === 'pending' ? completionPage(lang, t, `${req.url.split('?')[0] ?? ''}/pay`) : finishedPage(lang, t),
+    );
   });
   app.post<P & { Params: { kind: string } }>(`${path}/pay`, async (req, reply) => {
     const t = find(req.params.id, req.params.kind);
@@ -65,6 +78,16 @@ function registerApprovalPage(app: FastifyInstance, ctx: SimContext, path: strin
 
 export function registerCompletionPages(app: FastifyInstance, ctx: SimContext): void {
   registerThreeDs(app, ctx);
-  registerApprovalPage(app, ctx, '/v2/:kind/redirect/:id', (t, kind) => isRedirectType(kind) && t.payment_type === kind);
-  registerApprovalPage(app, ctx, '/v2/:kind/:id/deeplink', (t, kind) => (kind === 'gopay' || kind === 'shopeepay') && t.payment_type === kind);
+  registerApprovalPage(
+    app,
+    ctx,
+    '/v2/:kind/redirect/:id',
+    (t, kind) => isRedirectType(kind) && t.payment_type === kind,
+  );
+  registerApprovalPage(
+    app,
+    ctx,
+    '/v2/:kind/:id/deeplink',
+    (t, kind) => (kind === 'gopay' || kind === 'shopeepay') && t.payment_type === kind,
+  );
 }

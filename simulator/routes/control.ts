@@ -40,7 +40,8 @@ function findOrCreateForPay(ctx: SimContext, id: string, body: unknown): Found {
   if (!linkIsLive(link)) return { status: 410, error: 'gone', message: 'payment link expired or deleted' };
   const pending = link.purchases.map((p) => ctx.ledger.txns.get(p.transaction_id)).find((x) => x?.status === 'pending');
   if (pending) return { txn: pending };
-  if (ctx.engine.linkUsage(link).paid >= link.usage_limit) return { status: 409, error: 'conflict', message: 'payment link fully used' };
+  if (ctx.engine.linkUsage(link).paid >= link.usage_limit)
+    return { status: 409, error: 'conflict', message: 'payment link fully used' };
   return { txn: ctx.engine.createPurchase(link, method) };
 }
 
@@ -76,7 +77,11 @@ function registerActions(app: FastifyInstance, ctx: SimContext): void {
     if (!('txn' in found)) return fail(reply, found.status, found.error, found.message);
     const r = runAction(ctx, found.txn, action, req.body);
     if (!r || !r.ok) {
-      return reply.code(409).send({ error: 'not_allowed', message: r?.message ?? 'not allowed', transaction: statusBody(found.txn, ctx.serverKey) });
+      return reply.code(409).send({
+        error: 'not_allowed',
+        message: r?.message ?? 'not allowed',
+        transaction: statusBody(found.txn, ctx.serverKey),
+      });
     }
     return reply.send(statusBody(r.txn, ctx.serverKey, r.message));
   });
@@ -87,7 +92,10 @@ function wrap(t: Txn | undefined, id: string): Found {
 }
 
 function registerInspection(app: FastifyInstance, ctx: SimContext): void {
-  const view = (t: Txn): object => ({ ...statusBody(t, ctx.serverKey), _sim: { method: t.method, source: t.source, notify: t.notify } });
+  const view = (t: Txn): object => ({
+    ...statusBody(t, ctx.serverKey),
+    _sim: { method: t.method, source: t.source, notify: t.notify },
+  });
   app.get('/_sim/transactions', async () => ({ transactions: [...ctx.ledger.txns.values()].map(view) }));
   app.get<{ Params: { id: string } }>('/_sim/transactions/:id', async (req, reply) => {
     const t = ctx.ledger.findTxn(req.params.id);
@@ -105,7 +113,11 @@ function registerInspection(app: FastifyInstance, ctx: SimContext): void {
   });
   app.get<{ Querystring: { path?: string; api?: string } }>('/_sim/requests', async (req) => {
     const { path, api } = req.query;
-    return { requests: ctx.ledger.requests.filter((r) => (path === undefined || r.path.includes(path)) && (api === undefined || r.api === api)) };
+    return {
+      requests: ctx.ledger.requests.filter(
+        (r) => (path === undefined || r.path.includes(path)) && (api === undefined || r.api === api),
+      ),
+    };
   });
 }
 
@@ -113,7 +125,8 @@ function registerSettings(app: FastifyInstance, ctx: SimContext): void {
   app.get('/_sim/faults', async () => ctx.faults);
   app.put('/_sim/faults', async (req, reply) => {
     const parsed = parseFaults(req.body, ctx.defaultFaults());
-    if ('errors' in parsed) return reply.code(400).send({ error: 'bad_request', message: parsed.errors.join('; '), errors: parsed.errors });
+    if ('errors' in parsed)
+      return reply.code(400).send({ error: 'bad_request', message: parsed.errors.join('; '), errors: parsed.errors });
     ctx.faults = parsed.faults;
     if (!ctx.faults.reorder) ctx.notifier.flushHeld();
     return ctx.faults;
@@ -127,8 +140,10 @@ function registerSettings(app: FastifyInstance, ctx: SimContext): void {
   app.put('/_sim/config', async (req, reply) => {
     const body = isObject(req.body) ? req.body : undefined;
     const errors = body ? validateConfig(body) : ['body must be a JSON object'];
-    if (errors.length > 0 || !body) return reply.code(400).send({ error: 'bad_request', message: errors.join('; '), errors });
-    if ('notification_url' in body) ctx.config.notificationUrl = typeof body.notification_url === 'string' ? body.notification_url : undefined;
+    if (errors.length > 0 || !body)
+      return reply.code(400).send({ error: 'bad_request', message: errors.join('; '), errors });
+    if ('notification_url' in body)
+      ctx.config.notificationUrl = typeof body.notification_url === 'string' ? body.notification_url : undefined;
     if (typeof body.time_scale === 'number') ctx.config.timeScale = body.time_scale;
     return configView(ctx);
   });
@@ -142,16 +157,23 @@ function registerSettings(app: FastifyInstance, ctx: SimContext): void {
 }
 
 function configView(ctx: SimContext): object {
-  return { notification_url: ctx.config.notificationUrl ?? null, time_scale: ctx.config.timeScale, base_url: ctx.config.baseUrl };
+  return {
+    notification_url: ctx.config.notificationUrl ?? null,
+    time_scale: ctx.config.timeScale,
+    base_url: ctx.config.baseUrl,
+  };
 }
 
 function validateConfig(body: Record<string, unknown>): string[] {
   const errors: string[] = [];
-  for (const k of Object.keys(body)) if (k !== 'notification_url' && k !== 'time_scale') errors.push(`unknown field '${k}'`);
+  for (const k of Object.keys(body))
+    if (k !== 'notification_url' && k !== 'time_scale') errors.push(`unknown field '${k}'`);
   const url = body.notification_url;
-  if (url !== undefined && url !== null && (typeof url !== 'string' || !isHttpUrl(url))) errors.push('notification_url must be an http(s) URL or null');
+  if (url !== undefined && url !== null && (typeof url !== 'string' || !isHttpUrl(url)))
+    errors.push('notification_url must be an http(s) URL or null');
   const ts = body.time_scale;
-  if (ts !== undefined && (typeof ts !== 'number' || !(ts > 0) || ts > 1000)) errors.push('time_scale must be a number > 0 and ≤ 1000');
+  if (ts !== undefined && (typeof ts !== 'number' || !(ts > 0) || ts > 1000))
+    errors.push('time_scale must be a number > 0 and ≤ 1000');
   return errors;
 }
 

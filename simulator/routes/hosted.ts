@@ -13,7 +13,12 @@ import { linkIsLive } from './payment-links.js';
  */
 export function pageLang(req: FastifyRequest, reply: FastifyReply): Lang {
   const query = isObject(req.query) ? req.query.lang : undefined;
-  const { lang, setCookie } = negotiateLang({ query, cookieHeader: req.headers.cookie, acceptLanguage: req.headers['accept-language'], secure: req.protocol === 'https' });
+  const { lang, setCookie } = negotiateLang({
+    query,
+    cookieHeader: req.headers.cookie,
+    acceptLanguage: req.headers['accept-language'],
+    secure: req.protocol === 'https',
+  });
   if (setCookie) void reply.header('set-cookie', setCookie);
   // One URL answers in either language.
   void reply.header('vary', 'Accept-Language, Cookie');
@@ -30,7 +35,11 @@ const INVALID_CHOICE: Msg = ['invalidChoice.title', 'invalidChoice.text'];
 
 function page(reply: FastifyReply, r: Html): FastifyReply {
   if ('redirect' in r) return reply.redirect(r.redirect, 303);
-  return reply.code(r.status).type('text/html; charset=utf-8').header('content-security-policy', HOSTED_CSP).send(r.html);
+  return reply
+    .code(r.status)
+    .type('text/html; charset=utf-8')
+    .header('content-security-policy', HOSTED_CSP)
+    .send(r.html);
 }
 
 function gone(lang: Lang, [title, text]: Msg, status = 410): Html {
@@ -49,7 +58,10 @@ async function txnPage(lang: Lang, tx: Txn | undefined, payAction: string): Prom
   if (tx.status === 'pending') return { status: 200, html: await instructionsPage(lang, tx, payAction) };
   if (tx.status === 'capture' || tx.status === 'settlement') return { status: 200, html: resultPage(lang, tx) };
   const t = tr(lang);
-  return { status: 410, html: messagePage(t('closed.title'), t('closed.text', { status: statusLabel(tx.status, t) }), lang) };
+  return {
+    status: 410,
+    html: messagePage(t('closed.title'), t('closed.text', { status: statusLabel(tx.status, t) }), lang),
+  };
 }
 
 function linkState(ctx: SimContext, lang: Lang, link: PaymentLink | undefined): Html | undefined {
@@ -71,14 +83,22 @@ function linkPage(ctx: SimContext, lang: Lang, link: PaymentLink): Html {
   }
   return {
     status: 200,
-    html: methodsPage(lang, { title: link.title, orderId: link.order_id, amount: link.gross_amount, items: link.items, methods: link.enabled_payments, action: base }),
+    html: methodsPage(lang, {
+      title: link.title,
+      orderId: link.order_id,
+      amount: link.gross_amount,
+      items: link.items,
+      methods: link.enabled_payments,
+      action: base,
+    }),
   };
 }
 
 function snapState(lang: Lang, s: SnapSession | undefined): Html | undefined {
   if (!s) return gone(lang, NOT_FOUND_PAGE, 404);
   if (s.state === 'superseded') return gone(lang, ['pageReplaced.title', 'pageReplaced.text']);
-  if (s.transaction_id === undefined && s.expires_at.getTime() <= Date.now()) return gone(lang, ['pageExpired.title', 'pageExpired.text']);
+  if (s.transaction_id === undefined && s.expires_at.getTime() <= Date.now())
+    return gone(lang, ['pageExpired.title', 'pageExpired.text']);
   return undefined;
 }
 
@@ -89,7 +109,10 @@ function registerLinkPages(app: FastifyInstance, ctx: SimContext): void {
   app.get<P>('/payment-links/:plid', async (req, reply) => {
     const lang = pageLang(req, reply);
     const link = ctx.ledger.links.get(req.params.plid);
-    return page(reply, linkState(ctx, lang, link) ?? (link ? linkPage(ctx, lang, link) : gone(lang, NOT_FOUND_LINK, 404)));
+    return page(
+      reply,
+      linkState(ctx, lang, link) ?? (link ? linkPage(ctx, lang, link) : gone(lang, NOT_FOUND_LINK, 404)),
+    );
   });
   app.post<P>('/payment-links/:plid', async (req, reply) => {
     const lang = pageLang(req, reply);
@@ -134,7 +157,16 @@ function registerSnapPages(app: FastifyInstance, ctx: SimContext): void {
     if (t && t.status === 'pending') return page(reply, { redirect: `${base(s.token)}/t/${t.transaction_id}` });
     if (t) return page(reply, gone(lang, ['pageUsed.title', 'pageUsed.text']));
     const o = s.order;
-    return page(reply, { status: 200, html: methodsPage(lang, { orderId: o.order_id, amount: o.gross_amount, items: o.items, methods: s.enabled_payments, action: base(s.token) }) });
+    return page(reply, {
+      status: 200,
+      html: methodsPage(lang, {
+        orderId: o.order_id,
+        amount: o.gross_amount,
+        items: o.items,
+        methods: s.enabled_payments,
+        action: base(s.token),
+      }),
+    });
   });
   app.post<P>('/snap/v3/redirection/:token', async (req, reply) => {
     const lang = pageLang(req, reply);
@@ -144,7 +176,8 @@ function registerSnapPages(app: FastifyInstance, ctx: SimContext): void {
     if (s.transaction_id !== undefined) return page(reply, { redirect: `${base(s.token)}/t/${s.transaction_id}` });
     const method = chosenMethod(req.body, s.enabled_payments);
     if (!method) return page(reply, gone(lang, INVALID_CHOICE, 400));
-    if (ctx.engine.orderIdTaken(s.order.order_id)) return page(reply, gone(lang, ['orderUsed.title', 'orderUsed.text'], 409));
+    if (ctx.engine.orderIdTaken(s.order.order_id))
+      return page(reply, gone(lang, ['orderUsed.title', 'orderUsed.text'], 409));
     const t = ctx.engine.pickSnapMethod(s, method);
     return page(reply, { redirect: `${base(s.token)}/t/${t.transaction_id}` });
   });

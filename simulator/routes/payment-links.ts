@@ -42,7 +42,8 @@ function linkOptions(body: Json, errors: string[]): { plid?: string; usage: numb
   const out: { plid?: string; usage: number; title?: string } = { usage: 1 };
   if (td.payment_link_id !== undefined) {
     const plid = td.payment_link_id;
-    if (typeof plid !== 'string' || !PLID_RE.test(plid)) errors.push('payment_link_id must only contain alphanumeric characters [a-z, 0-9] and hyphens [-]');
+    if (typeof plid !== 'string' || !PLID_RE.test(plid))
+      errors.push('payment_link_id must only contain alphanumeric characters [a-z, 0-9] and hyphens [-]');
     else if (plid.length > 50) errors.push('payment_link_id must be at most 50 characters');
     else out.plid = plid;
   }
@@ -52,7 +53,8 @@ function linkOptions(body: Json, errors: string[]): { plid?: string; usage: numb
     else out.usage = n;
   }
   if (body.title !== undefined) {
-    if (typeof body.title !== 'string' || body.title.length > 40) errors.push('title must be a string of at most 40 characters');
+    if (typeof body.title !== 'string' || body.title.length > 40)
+      errors.push('title must be a string of at most 40 characters');
     else out.title = body.title;
   }
   if (body.payment_link_type !== undefined && body.payment_link_type !== 'FIXED_AMOUNT') {
@@ -85,7 +87,8 @@ export function registerPaymentLinks(scope: FastifyInstance, ctx: SimContext): v
       return reply.code(409).send({ error_messages: [`The Order ID '${order.order_id}' has been taken`] });
     }
     const plid = opts.plid ?? uuid();
-    if (ctx.ledger.links.has(plid)) return reply.code(400).send({ error_messages: [`This Payment Link ID '${plid}' has been taken`] });
+    if (ctx.ledger.links.has(plid))
+      return reply.code(400).send({ error_messages: [`This Payment Link ID '${plid}' has been taken`] });
     const link: PaymentLink = {
       id: ctx.ledger.nextLinkId++,
       order_id: order.order_id,
@@ -110,18 +113,22 @@ export function registerPaymentLinks(scope: FastifyInstance, ctx: SimContext): v
     if (opts.title !== undefined) link.title = opts.title;
     ctx.ledger.links.set(plid, link);
     ctx.ledger.linkByOrder.set(order.order_id, plid);
-    return reply.code(200).send({ order_id: order.order_id, payment_url: `${ctx.config.baseUrl}/payment-links/${plid}` });
+    return reply
+      .code(200)
+      .send({ order_id: order.order_id, payment_url: `${ctx.config.baseUrl}/payment-links/${plid}` });
   });
 
   scope.get<{ Params: { orderId: string } }>('/v1/payment-links/:orderId', async (req, reply) => {
     const link = ctx.ledger.linkByOrderId(req.params.orderId);
-    if (!link || link.deleted_at) return reply.code(404).send({ error_messages: [`Payment Link with Order ID ${req.params.orderId} not found`] });
+    if (!link || link.deleted_at)
+      return reply.code(404).send({ error_messages: [`Payment Link with Order ID ${req.params.orderId} not found`] });
     return reply.send(linkDetails(ctx, link));
   });
 
   scope.delete<{ Params: { orderId: string } }>('/v1/payment-links/:orderId', async (req, reply) => {
     const link = ctx.ledger.linkByOrderId(req.params.orderId);
-    if (!link || link.deleted_at) return reply.code(404).send({ error_messages: [`Payment Link with Order ID ${req.params.orderId} not found`] });
+    if (!link || link.deleted_at)
+      return reply.code(404).send({ error_messages: [`Payment Link with Order ID ${req.params.orderId} not found`] });
     link.deleted_at = new Date();
     return reply.send({ message: `Payment Link with Order ID ${link.order_id} deleted` });
   });

@@ -73,6 +73,8 @@ export function registerSnap(scope: FastifyInstance, ctx: SimContext): void {
     if (txnExpiry) session.txn_expiry = txnExpiry;
     ctx.ledger.snaps.set(session.token, session);
     ctx.ledger.snapByOrder.set(order.order_id, session.token);
-    return reply.code(201).send({ token: session.token, redirect_url: `${ctx.config.baseUrl}/snap/v3/redirection/${session.token}` });
+    return reply
+      .code(201)
+      .send({ token: session.token, redirect_url: `${ctx.config.baseUrl}/snap/v3/redirection/${session.token}` });
   });
 }

@@ -45,11 +45,13 @@ function parseRefund(body: unknown, errors: string[]): RefundInput {
     out.amount = n ?? Number.NaN;
   }
   if (b.reason !== undefined) {
-    if (typeof b.reason !== 'string' || b.reason.length > 255) errors.push('reason must be a string of at most 255 characters');
+    if (typeof b.reason !== 'string' || b.reason.length > 255)
+      errors.push('reason must be a string of at most 255 characters');
     else out.reason = b.reason;
   }
   if (b.refund_key !== undefined) {
-    if (typeof b.refund_key !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(b.refund_key)) errors.push('refund_key may only contain alphanumeric characters, - and _');
+    if (typeof b.refund_key !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(b.refund_key))
+      errors.push('refund_key may only contain alphanumeric characters, - and _');
     else out.refund_key = b.refund_key;
   }
   return out;
@@ -79,7 +81,8 @@ export function registerTransactionRoutes(scope: FastifyInstance, ctx: SimContex
     if (!t) return notFound(reply, ctx);
     const errors: string[] = [];
     const input = parseRefund(req.body, errors);
-    if (errors.length > 0) return sendCore(reply, coreError('400', VALIDATION_MESSAGE, { validation_messages: errors }), ctx.faults);
+    if (errors.length > 0)
+      return sendCore(reply, coreError('400', VALIDATION_MESSAGE, { validation_messages: errors }), ctx.faults);
     const r = ctx.engine.refund(t, input);
     if (!r.ok) return sendCore(reply, coreError(r.code, r.message), ctx.faults);
     return sendCore(

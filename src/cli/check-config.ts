@@ -24,7 +24,8 @@ const present = (env: Record<string, string | undefined>, name: string): boolean
 
 export function checkConfig(env: Record<string, string | undefined>, o: CheckConfigOptions = {}): CheckConfigReport {
   const problems: string[] = [];
-  if (env.NODE_ENV !== 'production') problems.push('NODE_ENV must be production: it turns every insecure default into a refusal to start');
+  if (env.NODE_ENV !== 'production')
+    problems.push('NODE_ENV must be production: it turns every insecure default into a refusal to start');
   let config: Config | undefined;
   try {
     config = loadConfig({ ...env, NODE_ENV: 'production' });
@@ -33,37 +34,56 @@ export function checkConfig(env: Record<string, string | undefined>, o: CheckCon
     problems.push(...err.problems);
   }
 
-  if (!present(env, 'MIDTRANS_SERVER_KEY') && !problems.some((p) => p.startsWith('MIDTRANS_SERVER_KEY'))) problems.push('MIDTRANS_SERVER_KEY is required: the production server key from the Midtrans dashboard');
+  if (!present(env, 'MIDTRANS_SERVER_KEY') && !problems.some((p) => p.startsWith('MIDTRANS_SERVER_KEY')))
+    problems.push('MIDTRANS_SERVER_KEY is required: the production server key from the Midtrans dashboard');
   if (!present(env, 'PUBLIC_BASE_URL')) {
     // Unset, it defaults to http://HOST:PORT, which the production rules already refuse as not https: one message says it.
     const i = problems.findIndex((p) => p.startsWith('PUBLIC_BASE_URL must use https'));
     if (i >= 0) problems.splice(i, 1);
-    problems.push('PUBLIC_BASE_URL is required: the gateway sends its notifications to PUBLIC_BASE_URL/webhook/midtrans, and payment pages return there');
+    problems.push(
+      'PUBLIC_BASE_URL is required: the gateway sends its notifications to PUBLIC_BASE_URL/webhook/midtrans, and payment pages return there',
+    );
   } else {
     const host = hostOf(env.PUBLIC_BASE_URL ?? '');
-    if (host !== undefined && isPrivateHost(host)) problems.push('PUBLIC_BASE_URL names a loopback or private address: the gateway cannot reach it from the internet');
+    if (host !== undefined && isPrivateHost(host))
+      problems.push(
+        'PUBLIC_BASE_URL names a loopback or private address: the gateway cannot reach it from the internet',
+      );
   }
 
   const mode = config?.gateway.mode ?? env.MIDTRANS_MODE;
-  if (mode === 'sandbox' && !o.allowSandbox) problems.push('MIDTRANS_MODE is sandbox (the default when a server key is set): real payments need MIDTRANS_MODE=production and production keys (--allow-sandbox checks a staging environment)');
-  if (mode === 'production' && (env.MIDTRANS_SERVER_KEY ?? '').startsWith('SB-')) problems.push('MIDTRANS_SERVER_KEY is a sandbox key (SB-…) but MIDTRANS_MODE is production: use the production server key');
-  if (mode === 'production' && (env.MIDTRANS_CLIENT_KEY ?? '').startsWith('SB-')) problems.push('MIDTRANS_CLIENT_KEY is a sandbox key (SB-…) but MIDTRANS_MODE is production');
+  if (mode === 'sandbox' && !o.allowSandbox)
+    problems.push(
+      'MIDTRANS_MODE is sandbox (the default when a server key is set): real payments need MIDTRANS_MODE=production and production keys (--allow-sandbox checks a staging environment)',
+    );
+  if (mode === 'production' && (env.MIDTRANS_SERVER_KEY ?? '').startsWith('SB-'))
+    problems.push(
+      'MIDTRANS_SERVER_KEY is a sandbox key (SB-…) but MIDTRANS_MODE is production: use the production server key',
+    );
+  if (mode === 'production' && (env.MIDTRANS_CLIENT_KEY ?? '').startsWith('SB-'))
+    problems.push('MIDTRANS_CLIENT_KEY is a sandbox key (SB-…) but MIDTRANS_MODE is production');
 
   // A value set through /api/config overrides these, but lives in the database: this check reads the environment only.
-  if (!present(env, 'ERP_NOTIFY_URL')) problems.push('ERP_NOTIFY_URL is not set: payment events would wait in the outbox and never reach the ERP');
-  if (!present(env, 'ERP_WEBHOOK_SECRET')) problems.push('ERP_WEBHOOK_SECRET is not set: the ERP could not verify that an event comes from paylink');
+  if (!present(env, 'ERP_NOTIFY_URL'))
+    problems.push('ERP_NOTIFY_URL is not set: payment events would wait in the outbox and never reach the ERP');
+  if (!present(env, 'ERP_WEBHOOK_SECRET'))
+    problems.push('ERP_WEBHOOK_SECRET is not set: the ERP could not verify that an event comes from paylink');
 
   // The service speaks plain HTTP; an https public URL means a TLS proxy in front of it.
   if ((env.PUBLIC_BASE_URL ?? '').startsWith('https://') && !present(env, 'TRUST_PROXY')) {
-    problems.push('TRUST_PROXY is not set while PUBLIC_BASE_URL is https (so a TLS proxy sits in front): every client would share the proxy\'s address for lockouts and throttles; name the proxy (e.g. TRUST_PROXY=loopback)');
+    problems.push(
+      "TRUST_PROXY is not set while PUBLIC_BASE_URL is https (so a TLS proxy sits in front): every client would share the proxy's address for lockouts and throttles; name the proxy (e.g. TRUST_PROXY=loopback)",
+    );
   }
 
   const base = (config?.publicBaseUrl ?? env.PUBLIC_BASE_URL ?? 'PUBLIC_BASE_URL').replace(/\/+$/, '');
   const toConfirm = [
     `the Midtrans dashboard (Settings → Configuration → Payment Notification URL) names ${base}/webhook/midtrans`,
     'the ERP holds one of the API_KEYS, the ERP_WEBHOOK_SECRET to verify events, and accepts deliveries at ERP_NOTIFY_URL',
-    config?.database.kind === 'postgres' ? 'pg_dump of the database is scheduled and a restore was tried' : '`paylink backup FILE` is scheduled (and copied off the machine) and a restore was tried',
-    'GET /metrics is scraped (with the operator credentials) and GET /health/ready is the load balancer\'s check',
+    config?.database.kind === 'postgres'
+      ? 'pg_dump of the database is scheduled and a restore was tried'
+      : '`paylink backup FILE` is scheduled (and copied off the machine) and a restore was tried',
+    "GET /metrics is scraped (with the operator credentials) and GET /health/ready is the load balancer's check",
     'CONFIG_ENCRYPTION_KEY and the operator password are kept where the team can find them',
   ];
   return { problems, toConfirm, config };

@@ -10,7 +10,8 @@ import type { MigrationStatus } from '../storage/contract.js';
 
 export async function migrateDatabase(config: Config): Promise<MigrationStatus> {
   // SQLite serves one process: while the service runs, it migrates the file itself.
-  const lock: SqliteLock | undefined = config.database.kind === 'sqlite' ? lockSqliteFile(config.database.path) : undefined;
+  const lock: SqliteLock | undefined =
+    config.database.kind === 'sqlite' ? lockSqliteFile(config.database.path) : undefined;
   try {
     const store = await openStore(config.database);
     try {

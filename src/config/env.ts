@@ -19,7 +19,9 @@ export const EnvSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^(postgres|postgresql)://' })),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   LOG_DIR: Type.Optional(Type.String({ minLength: 1 })),
-  LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
+  LOG_LEVEL: Type.Optional(
+    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
+  ),
   log_user: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   log_pass: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   LOG_USER: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
@@ -42,7 +44,10 @@ export const EnvSchema = Type.Object({
   NODE_ENV: Type.Optional(Type.String()),
 });
 const Str = Type.String();
-const DatabaseConfigSchema = Type.Union([Type.Object({ kind: Type.Literal('sqlite'), path: Str }), Type.Object({ kind: Type.Literal('postgres'), url: Str })]);
+const DatabaseConfigSchema = Type.Union([
+  Type.Object({ kind: Type.Literal('sqlite'), path: Str }),
+  Type.Object({ kind: Type.Literal('postgres'), url: Str }),
+]);
 export type DatabaseConfig = Static<typeof DatabaseConfigSchema>;
 
 /** The configuration the service runs with, read from the environment once by `loadConfig`. */
@@ -95,7 +100,8 @@ export const SIMULATOR_DEV_SERVER_KEY = 'SB-Mid-server-simulator';
 export function serverKeyProblem(mode: GatewayMode, key: string | undefined): string | undefined {
   if (mode === 'simulator') return undefined;
   if (!key) return `a server key is required in ${mode} mode`;
-  if (key === SIMULATOR_DEV_SERVER_KEY) return `the simulator's development key cannot be used in ${mode} mode: set the server key of your Midtrans account`;
+  if (key === SIMULATOR_DEV_SERVER_KEY)
+    return `the simulator's development key cannot be used in ${mode} mode: set the server key of your Midtrans account`;
   return undefined;
 }
 
@@ -153,14 +159,26 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   const serverKey = get('MIDTRANS_SERVER_KEY');
   const modeText = get('MIDTRANS_MODE');
   // An unknown mode is already a problem (the schema's); it is checked further as a gateway mode, not as the simulator.
-  const mode: GatewayMode = isGatewayMode(modeText) ? modeText : modeText !== undefined || serverKey ? 'sandbox' : 'simulator';
+  const mode: GatewayMode = isGatewayMode(modeText)
+    ? modeText
+    : modeText !== undefined || serverKey
+      ? 'sandbox'
+      : 'simulator';
   const isProduction = get('NODE_ENV') === 'production';
-  const apiKeys = (get('API_KEYS') ?? '').split(',').map((k) => k.trim()).filter((k) => k.length > 0);
+  const apiKeys = (get('API_KEYS') ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k.length > 0);
   const config: Config = {
     port,
     host,
-    publicBaseUrl: (get('PUBLIC_BASE_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
-    database: databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'sqlite', path: path.join(dataDir, 'paylink.db') },
+    publicBaseUrl: (get('PUBLIC_BASE_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
+      /\/+$/,
+      '',
+    ),
+    database: databaseUrl
+      ? { kind: 'postgres', url: databaseUrl }
+      : { kind: 'sqlite', path: path.join(dataDir, 'paylink.db') },
     dataDir,
     logDir,
     logLevel: get('LOG_LEVEL') ?? 'info',
@@ -173,7 +191,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       clientKey: get('MIDTRANS_CLIENT_KEY'),
       apiBaseUrl: get('MIDTRANS_API_BASE_URL')?.replace(/\/+$/, ''),
       appBaseUrl: get('MIDTRANS_APP_BASE_URL')?.replace(/\/+$/, ''),
-      confirmNotifications: get('MIDTRANS_CONFIRM_NOTIFICATIONS') === undefined || truthy(get('MIDTRANS_CONFIRM_NOTIFICATIONS')),
+      confirmNotifications:
+        get('MIDTRANS_CONFIRM_NOTIFICATIONS') === undefined || truthy(get('MIDTRANS_CONFIRM_NOTIFICATIONS')),
     },
     simulatorPort: portOf(get('SIMULATOR_PORT'), port === 0 ? 0 : port + 1, 'SIMULATOR_PORT', problems),
     erp: { notifyUrl: get('ERP_NOTIFY_URL'), webhookSecret: get('ERP_WEBHOOK_SECRET') },
@@ -181,19 +200,25 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     isProduction,
     consoleTimeZone: get('CONSOLE_TIME_ZONE') ?? 'Asia/Jakarta',
   };
-  if (!validTimeZone(config.consoleTimeZone)) problems.push('CONSOLE_TIME_ZONE must be an IANA time zone name such as Asia/Jakarta');
+  if (!validTimeZone(config.consoleTimeZone))
+    problems.push('CONSOLE_TIME_ZONE must be an IANA time zone name such as Asia/Jakarta');
   const keyProblem = serverKeyProblem(mode, serverKey);
   if (keyProblem) problems.push(`MIDTRANS_SERVER_KEY: ${keyProblem}`);
   // The signature does not cover transaction_status: only the status API can vouch for it.
-  if (mode !== 'simulator' && !config.gateway.confirmNotifications) problems.push(`MIDTRANS_CONFIRM_NOTIFICATIONS can be off only in simulator mode (not ${mode})`);
+  if (mode !== 'simulator' && !config.gateway.confirmNotifications)
+    problems.push(`MIDTRANS_CONFIRM_NOTIFICATIONS can be off only in simulator mode (not ${mode})`);
   problems.push(...urlProblems(env, isProduction));
   const encKey = get('CONFIG_ENCRYPTION_KEY');
   config.configEncryption.key = encKey === undefined ? undefined : parseEncryptionKey(encKey)?.toString('hex');
-  if (encKey !== undefined && !config.configEncryption.key) problems.push('CONFIG_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64 (e.g. `openssl rand -hex 32`)');
+  if (encKey !== undefined && !config.configEncryption.key)
+    problems.push('CONFIG_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64 (e.g. `openssl rand -hex 32`)');
   for (const raw of (get('CONFIG_ENCRYPTION_KEY_PREVIOUS') ?? '').split(',').filter((k) => k.trim() !== '')) {
     const k = parseEncryptionKey(raw);
     if (k) config.configEncryption.previous.push(k.toString('hex'));
-    else problems.push('CONFIG_ENCRYPTION_KEY_PREVIOUS must list 32-byte keys (64 hex characters or base64), comma-separated');
+    else
+      problems.push(
+        'CONFIG_ENCRYPTION_KEY_PREVIOUS must list 32-byte keys (64 hex characters or base64), comma-separated',
+      );
   }
   const proxy = trustProxyOf(get('TRUST_PROXY'));
   if (typeof proxy === 'string') problems.push(proxy);
@@ -235,7 +260,10 @@ function trustProxyOf(v: string | undefined): string[] | number | string | undef
     const n = Number(v);
     return n >= 1 && n <= 10 ? n : 'TRUST_PROXY as a hop count must be 1-10';
   }
-  const items = v.split(',').map((x) => x.trim()).filter((x) => x.length > 0);
+  const items = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0);
   const valid = (x: string) => {
     if (PROXY_NAMES.has(x)) return true;
     const [addr = '', bits, ...rest] = x.split('/');
@@ -243,7 +271,8 @@ function trustProxyOf(v: string | undefined): string[] | number | string | undef
     if (kind === 0 || rest.length > 0) return false;
     return bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (kind === 4 ? 32 : 128));
   };
-  if (items.length === 0 || !items.every(valid)) return 'TRUST_PROXY must list proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal), comma-separated, or be a hop count 1-10';
+  if (items.length === 0 || !items.every(valid))
+    return 'TRUST_PROXY must list proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal), comma-separated, or be a hop count 1-10';
   return items;
 }
 
@@ -261,7 +290,8 @@ function productionProblems(c: Config): string[] {
   if (c.exposeDevApi) out.push('LOG_EXPOSE_API must be off in production');
   // The outbound URLs are judged by urlProblems, under the address policy.
   if (!c.publicBaseUrl.startsWith('https://')) out.push('PUBLIC_BASE_URL must use https in production');
-  if (!c.configEncryption.key) out.push('CONFIG_ENCRYPTION_KEY is required in production (32 bytes, e.g. `openssl rand -hex 32`)');
+  if (!c.configEncryption.key)
+    out.push('CONFIG_ENCRYPTION_KEY is required in production (32 bytes, e.g. `openssl rand -hex 32`)');
   if (c.operator.pass && c.operator.pass.length < 12) out.push('log_pass must be at least 12 characters in production');
   return out;
 }

@@ -19,7 +19,14 @@ export function resolveOperatorCredentials(config: Config): { user: string; pass
   privateFile(file);
   try {
     const saved: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
-    if (saved && typeof saved === 'object' && 'user' in saved && 'pass' in saved && typeof saved.user === 'string' && typeof saved.pass === 'string') {
+    if (
+      saved &&
+      typeof saved === 'object' &&
+      'user' in saved &&
+      'pass' in saved &&
+      typeof saved.user === 'string' &&
+      typeof saved.pass === 'string'
+    ) {
       return { user: user ?? saved.user, pass: pass ?? saved.pass, generated: true };
     }
   } catch {

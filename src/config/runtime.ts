@@ -4,15 +4,16 @@ import type { Store } from '../storage/contract.js';
 import { processSecretBox, type SecretBox } from '../platform/secret-box.js';
 import { SECRET_FIELDS } from '../platform/secrets.js';
 
-
-
 /** The values of the secret fields (`SECRET_FIELDS`, secrets.ts), for the log scrubber. */
 export function secretValues(s: RuntimeConfig): (string | undefined)[] {
   return [...SECRET_FIELDS.gateway.map((f) => s.gateway[f]), ...SECRET_FIELDS.erp.map((f) => s.erp[f])];
 }
 
 export function isSecretField(section: string, field: string): boolean {
-  return (section === 'gateway' && SECRET_FIELDS.gateway.some((f) => f === field)) || (section === 'erp' && SECRET_FIELDS.erp.some((f) => f === field));
+  return (
+    (section === 'gateway' && SECRET_FIELDS.gateway.some((f) => f === field)) ||
+    (section === 'erp' && SECRET_FIELDS.erp.some((f) => f === field))
+  );
 }
 
 export const GATEWAY_HOSTS: Record<Exclude<GatewayMode, 'simulator'>, { api: string; app: string }> = {
@@ -23,7 +24,13 @@ export const GATEWAY_HOSTS: Record<Exclude<GatewayMode, 'simulator'>, { api: str
 /** Defaults from the environment. `simulatorBaseUrl` is where the embedded simulator listens, in simulator mode. */
 export function defaultRuntimeConfig(config: Config, simulatorBaseUrl?: string): RuntimeConfig {
   const mode = config.gateway.mode;
-  const hosts = mode === 'simulator' ? { api: simulatorBaseUrl ?? `http://127.0.0.1:${config.simulatorPort}`, app: simulatorBaseUrl ?? `http://127.0.0.1:${config.simulatorPort}` } : GATEWAY_HOSTS[mode];
+  const hosts =
+    mode === 'simulator'
+      ? {
+          api: simulatorBaseUrl ?? `http://127.0.0.1:${config.simulatorPort}`,
+          app: simulatorBaseUrl ?? `http://127.0.0.1:${config.simulatorPort}`,
+        }
+      : GATEWAY_HOSTS[mode];
   return {
     gateway: {
       mode,
@@ -33,7 +40,12 @@ export function defaultRuntimeConfig(config: Config, simulatorBaseUrl?: string):
       app_base_url: config.gateway.appBaseUrl ?? hosts.app,
       confirm_notifications: config.gateway.confirmNotifications,
     },
-    erp: { notify_url: config.erp.notifyUrl, webhook_secret: config.erp.webhookSecret, timeout_ms: 10_000, retry_for_hours: 72 },
+    erp: {
+      notify_url: config.erp.notifyUrl,
+      webhook_secret: config.erp.webhookSecret,
+      timeout_ms: 10_000,
+      retry_for_hours: 72,
+    },
     links: { default_expiry_minutes: 24 * 60, enabled_payments: [] },
     reconcile: { interval_s: 300, pending_after_minutes: 60 },
     retention: { days: 30 },
@@ -110,14 +122,27 @@ function mapSecrets(doc: Record<string, unknown>, f: Sealing): Record<string, un
  * encrypts the secret fields at rest (AES-256-GCM, see secret-box.ts); `startService` passes the
  * configured key's, an app built in process without one seals with a key for the whole process.
  */
-export function createRuntimeConfigService(store: Store, defaults: () => RuntimeConfig, cacheMs = 1_000, onLoad?: (s: RuntimeConfig) => void, box: SecretBox = processSecretBox()): RuntimeConfigService {
+export function createRuntimeConfigService(
+  store: Store,
+  defaults: () => RuntimeConfig,
+  cacheMs = 1_000,
+  onLoad?: (s: RuntimeConfig) => void,
+  box: SecretBox = processSecretBox(),
+): RuntimeConfigService {
   let cached: { at: number; value: RuntimeConfig } | undefined;
   const overrides = async () => {
     const row = await store.config.get();
-    return { document: asOverrides(mapSecrets(row?.document ?? {}, (v) => box.decrypt(v))), version: row?.version ?? 0 };
+    return {
+      document: asOverrides(mapSecrets(row?.document ?? {}, (v) => box.decrypt(v))),
+      version: row?.version ?? 0,
+    };
   };
   const save = async (doc: RuntimeConfigOverrides, expectedVersion: number, updatedBy: string | null) => {
-    const saved = await store.config.put(mapSecrets({ ...doc }, (v) => box.encrypt(v)), expectedVersion, updatedBy);
+    const saved = await store.config.put(
+      mapSecrets({ ...doc }, (v) => box.encrypt(v)),
+      expectedVersion,
+      updatedBy,
+    );
     cached = undefined;
     return saved !== undefined;
   };

@@ -31,8 +31,19 @@ export interface AuditEntry {
  * Writes one audit line. `detail` adds fields beside `audit` (amounts, field names, ids; never a
  * secret). Refusals at the door are warnings; actions are info.
  */
-export function audit(services: Deps<'logger'>, entry: AuditEntry, message: string, detail: Record<string, unknown> = {}, level: 'info' | 'warn' = 'info'): void {
+export function audit(
+  services: Deps<'logger'>,
+  entry: AuditEntry,
+  message: string,
+  detail: Record<string, unknown> = {},
+  level: 'info' | 'warn' = 'info',
+): void {
   // The request's id (and order), as on the request's own lines: the audit line leads to them.
-  const line = { ...currentLogContext(), audit: { actor: actorName(entry.actor), action: entry.action, subject: entry.subject, outcome: entry.outcome }, ...(entry.actor.ip === undefined ? {} : { ip: entry.actor.ip }), ...detail };
+  const line = {
+    ...currentLogContext(),
+    audit: { actor: actorName(entry.actor), action: entry.action, subject: entry.subject, outcome: entry.outcome },
+    ...(entry.actor.ip === undefined ? {} : { ip: entry.actor.ip }),
+    ...detail,
+  };
   services.logger[level](line, message);
 }

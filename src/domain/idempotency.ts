@@ -36,12 +36,21 @@ export async function pruneExpiredKeys(services: IdempotencyDeps, now: Date): Pr
   try {
     await services.store.idempotency.pruneExpired(now);
   } catch (err) {
-    services.logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'idempotency prune failed');
+    services.logger.warn(
+      { err: { message: err instanceof Error ? err.message : String(err) } },
+      'idempotency prune failed',
+    );
   }
 }
 
 /** Claims `key` within `scope` for the request of fingerprint `requestHash`, across instances. */
-export async function claimKey(services: IdempotencyDeps, scope: string, key: string, requestHash: string, o: { now: Date; retentionMs: number; lockMs: number }): Promise<ClaimResult> {
+export async function claimKey(
+  services: IdempotencyDeps,
+  scope: string,
+  key: string,
+  requestHash: string,
+  o: { now: Date; retentionMs: number; lockMs: number },
+): Promise<ClaimResult> {
   const res = await services.store.idempotency.claim(scope, key, requestHash, o);
   return res.claimed ? { claimed: true, claim: { scope, key, token: res.token } } : res;
 }

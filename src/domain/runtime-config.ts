@@ -6,7 +6,13 @@
 import { Type, type Static, type TObject } from 'typebox';
 import type { Deps } from '../types.js';
 import { serverKeyProblem } from '../config/env.js';
-import { GATEWAY_HOSTS, applyOverrides, isSecretField, secretValues, type RuntimeConfigOverrides } from '../config/runtime.js';
+import {
+  GATEWAY_HOSTS,
+  applyOverrides,
+  isSecretField,
+  secretValues,
+  type RuntimeConfigOverrides,
+} from '../config/runtime.js';
 import { RuntimeConfigSchema, type RuntimeConfig } from '../model/runtime-config.js';
 import { AppError, type FieldError } from '../platform/errors.js';
 import { outboundUrlProblem } from '../platform/url-policy.js';
@@ -21,12 +27,19 @@ function patchOf<T extends TObject>(section: T) {
   // The mapping rebuilds arrays without their bounds (maxItems, uniqueItems): each field keeps its own schema.
   const fields: unknown = Reflect.get(patch, 'properties');
   if (fields === null || typeof fields !== 'object') throw new Error('a patch section must be an object schema');
-  for (const [field, schema] of Object.entries(section.properties)) Object.assign(fields, { [field]: Type.Optional(Type.Union([schema, Type.Null()])) });
+  for (const [field, schema] of Object.entries(section.properties))
+    Object.assign(fields, { [field]: Type.Optional(Type.Union([schema, Type.Null()])) });
   return Type.Optional(patch);
 }
 
 export const RuntimeConfigPatchSchema = Type.Object(
-  { gateway: patchOf(S.gateway), erp: patchOf(S.erp), links: patchOf(S.links), reconcile: patchOf(S.reconcile), retention: patchOf(S.retention) },
+  {
+    gateway: patchOf(S.gateway),
+    erp: patchOf(S.erp),
+    links: patchOf(S.links),
+    reconcile: patchOf(S.reconcile),
+    retention: patchOf(S.retention),
+  },
   { additionalProperties: false },
 );
 export type RuntimeConfigPatch = Static<typeof RuntimeConfigPatchSchema>;
@@ -47,7 +60,10 @@ const SECTIONS: Section[] = ['gateway', 'erp', 'links', 'reconcile', 'retention'
  * The stored overrides with `patch` merged in: `null` deletes a field's override, a masked secret
  * sent back is ignored. Also returns the changed field names (for the audit line; never values).
  */
-export function mergePatch(current: RuntimeConfigOverrides, patch: RuntimeConfigPatch): { next: RuntimeConfigOverrides; changed: string[] } {
+export function mergePatch(
+  current: RuntimeConfigOverrides,
+  patch: RuntimeConfigPatch,
+): { next: RuntimeConfigOverrides; changed: string[] } {
   const next: Record<string, Record<string, unknown>> = {};
   for (const section of SECTIONS) next[section] = { ...(current[section] ?? {}) };
   const changed: string[] = [];
@@ -70,7 +86,10 @@ export function mergePatch(current: RuntimeConfigOverrides, patch: RuntimeConfig
   const mode = patch.gateway?.mode;
   const gw = next.gateway ?? {};
   if (mode !== undefined && changed.includes('gateway.mode')) {
-    for (const [field, host] of [['api_base_url', 'api'], ['app_base_url', 'app']] as const) {
+    for (const [field, host] of [
+      ['api_base_url', 'api'],
+      ['app_base_url', 'app'],
+    ] as const) {
       if (patch.gateway?.[field] !== undefined) continue;
       const before = gw[field];
       if (mode === null || mode === 'simulator') delete gw[field];
@@ -79,7 +98,8 @@ export function mergePatch(current: RuntimeConfigOverrides, patch: RuntimeConfig
     }
   }
   const out: RuntimeConfigOverrides = {};
-  for (const section of SECTIONS) if (Object.keys(next[section] ?? {}).length > 0) Object.assign(out, { [section]: next[section] });
+  for (const section of SECTIONS)
+    if (Object.keys(next[section] ?? {}).length > 0) Object.assign(out, { [section]: next[section] });
   return { next: out, changed: [...new Set(changed)] };
 }
 
@@ -93,16 +113,26 @@ const KEY_DESTINATION = ['mode', 'api_base_url', 'app_base_url'] as const;
  * gateway call. Sending the key proves it is known already, or chooses a new one for the new host.
  * Undefined when the patch may be saved.
  */
-export function serverKeyReentryProblem(before: RuntimeConfig, after: RuntimeConfig, patch: RuntimeConfigPatch): FieldError | undefined {
+export function serverKeyReentryProblem(
+  before: RuntimeConfig,
+  after: RuntimeConfig,
+  patch: RuntimeConfigPatch,
+): FieldError | undefined {
   const moved = KEY_DESTINATION.filter((f) => before.gateway[f] !== after.gateway[f]);
   if (moved.length === 0) return undefined;
   const key = patch.gateway?.server_key;
   if (typeof key === 'string' && !isMasked(key)) return undefined;
-  return { path: 'gateway.server_key', message: `must be sent again, unmasked, with a change of ${moved.map((f) => `gateway.${f}`).join(', ')}: the server key goes to the configured gateway host` };
+  return {
+    path: 'gateway.server_key',
+    message: `must be sent again, unmasked, with a change of ${moved.map((f) => `gateway.${f}`).join(', ')}: the server key goes to the configured gateway host`,
+  };
 }
 
 /** Rules across fields, checked on the document that would be in effect. */
-export function effectiveProblems(s: RuntimeConfig, o: { production: boolean; simulatorAvailable: boolean }): FieldError[] {
+export function effectiveProblems(
+  s: RuntimeConfig,
+  o: { production: boolean; simulatorAvailable: boolean },
+): FieldError[] {
   const out: FieldError[] = [];
   const url = (path: string, v: string | undefined) => {
     const p = v === undefined ? undefined : outboundUrlProblem(v, o.production);
@@ -114,7 +144,12 @@ export function effectiveProblems(s: RuntimeConfig, o: { production: boolean; si
   const methods = enabledPaymentsProblem(s.links.enabled_payments, 'links.enabled_payments');
   if (methods) out.push(methods);
   if (s.gateway.mode === 'simulator' && (o.production || !o.simulatorAvailable)) {
-    out.push({ path: 'gateway.mode', message: o.production ? 'simulator mode is not allowed in production' : 'simulator mode needs the service started in simulator mode' });
+    out.push({
+      path: 'gateway.mode',
+      message: o.production
+        ? 'simulator mode is not allowed in production'
+        : 'simulator mode needs the service started in simulator mode',
+    });
   }
   if (s.gateway.mode !== 'simulator' && !s.gateway.confirm_notifications) {
     out.push({
@@ -138,11 +173,19 @@ export interface RuntimeConfigState {
 }
 
 /** The configuration in effect now. Its secrets are added to the log redaction, wherever they were set. */
-export async function currentRuntimeConfig(services: Deps<'logger' | 'runtimeConfig' | 'store'>): Promise<RuntimeConfigState> {
+export async function currentRuntimeConfig(
+  services: Deps<'logger' | 'runtimeConfig' | 'store'>,
+): Promise<RuntimeConfigState> {
   const effective = await services.runtimeConfig.current();
   registerLogSecrets(services.logger, secretValues(effective));
   const row = await services.store.config.get();
-  return { effective, version: row?.version ?? 0, updatedAt: row?.updatedAt ?? null, updatedBy: row?.updatedBy ?? null, database: services.store.kind };
+  return {
+    effective,
+    version: row?.version ?? 0,
+    updatedAt: row?.updatedAt ?? null,
+    updatedBy: row?.updatedBy ?? null,
+    database: services.store.kind,
+  };
 }
 
 /** How often a save that lost a race with another instance's is merged again and retried. */
@@ -154,19 +197,41 @@ const SAVE_ATTEMPTS = 3;
  * without the key), 409 `CONFIG_CONFLICT` (lost the race to other saves every time). A patch that
  * changes nothing saves nothing and writes no audit line. Answers the changed field names.
  */
-export async function changeRuntimeConfig(services: Deps<'config' | 'logger' | 'runtimeConfig'>, patch: RuntimeConfigPatch, actor: Actor): Promise<string[]> {
+export async function changeRuntimeConfig(
+  services: Deps<'config' | 'logger' | 'runtimeConfig'>,
+  patch: RuntimeConfigPatch,
+  actor: Actor,
+): Promise<string[]> {
   for (let attempt = 1; attempt <= SAVE_ATTEMPTS; attempt++) {
     const stored = await services.runtimeConfig.overrides();
     const { next, changed } = mergePatch(stored.document, patch);
     const effective = applyOverrides(services.runtimeConfig.defaults(), next);
-    const problems = effectiveProblems(effective, { production: services.config.isProduction, simulatorAvailable: services.config.gateway.mode === 'simulator' });
-    if (problems.length > 0) throw new AppError('VALIDATION_FAILED', 'The configuration would not be usable.', { errors: problems });
-    const keyProblem = serverKeyReentryProblem(applyOverrides(services.runtimeConfig.defaults(), stored.document), effective, patch);
-    if (keyProblem) throw new AppError('SERVER_KEY_REQUIRED', 'Changing the gateway mode or host needs the server key in the same request.', { errors: [keyProblem] });
+    const problems = effectiveProblems(effective, {
+      production: services.config.isProduction,
+      simulatorAvailable: services.config.gateway.mode === 'simulator',
+    });
+    if (problems.length > 0)
+      throw new AppError('VALIDATION_FAILED', 'The configuration would not be usable.', { errors: problems });
+    const keyProblem = serverKeyReentryProblem(
+      applyOverrides(services.runtimeConfig.defaults(), stored.document),
+      effective,
+      patch,
+    );
+    if (keyProblem)
+      throw new AppError(
+        'SERVER_KEY_REQUIRED',
+        'Changing the gateway mode or host needs the server key in the same request.',
+        { errors: [keyProblem] },
+      );
     if (changed.length === 0) return changed;
     if (await services.runtimeConfig.save(next, stored.version, actor.kind === 'operator' ? actor.user : null)) {
       const version = stored.version + 1;
-      audit(services, { actor, action: 'config_change', subject: 'runtime_config', outcome: 'saved' }, `${actorName(actor)} changed the runtime configuration`, { fields: changed, config_version: version });
+      audit(
+        services,
+        { actor, action: 'config_change', subject: 'runtime_config', outcome: 'saved' },
+        `${actorName(actor)} changed the runtime configuration`,
+        { fields: changed, config_version: version },
+      );
       return changed;
     }
   }

@@ -31,13 +31,23 @@ export interface Lockout {
  * While the database cannot answer, counting is skipped (logged) rather than refusing everyone:
  * credentials are still checked, and the operator endpoints stay usable to diagnose the outage.
  */
-export function createLockout({ store, clock, logger }: Deps<'clock' | 'logger' | 'store'>, scope: string, policy: AuthFailurePolicy): Lockout {
-  const secondsLeft = (until: string | null, now: Date) => (until === null ? 0 : Math.max(0, Math.ceil((Date.parse(until) - now.getTime()) / 1000)));
-  const unavailable = <T>(fallback: T) => (err: unknown): T => {
-    if (!isDatabaseUnavailable(err)) throw err;
-    logger.warn({ scope, err: { message: err instanceof Error ? err.message : String(err) } }, 'failed-login counts unavailable: database down');
-    return fallback;
-  };
+export function createLockout(
+  { store, clock, logger }: Deps<'clock' | 'logger' | 'store'>,
+  scope: string,
+  policy: AuthFailurePolicy,
+): Lockout {
+  const secondsLeft = (until: string | null, now: Date) =>
+    until === null ? 0 : Math.max(0, Math.ceil((Date.parse(until) - now.getTime()) / 1000));
+  const unavailable =
+    <T>(fallback: T) =>
+    (err: unknown): T => {
+      if (!isDatabaseUnavailable(err)) throw err;
+      logger.warn(
+        { scope, err: { message: err instanceof Error ? err.message : String(err) } },
+        'failed-login counts unavailable: database down',
+      );
+      return fallback;
+    };
   return {
     async state(ip) {
       const s = await store.authFailures.get(scope, ip).catch(unavailable(undefined));

@@ -37,7 +37,9 @@ export function webhookSigner(secret: string): Webhook {
   if (cached) return cached;
   let wh: Webhook;
   try {
-    wh = secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
+    wh = secret.startsWith('whsec_')
+      ? new Webhook(secret)
+      : new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
   } catch {
     wh = new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
   }
@@ -46,7 +48,12 @@ export function webhookSigner(secret: string): Webhook {
   return wh;
 }
 
-export function deliveryHeaders(eventId: string, sentAt: Date, body: string, secret: string | undefined): Record<string, string> {
+export function deliveryHeaders(
+  eventId: string,
+  sentAt: Date,
+  body: string,
+  secret: string | undefined,
+): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': 'paylink-webhooks/1',
@@ -56,7 +63,6 @@ export function deliveryHeaders(eventId: string, sentAt: Date, body: string, sec
   if (secret) headers['webhook-signature'] = webhookSigner(secret).sign(eventId, sentAt, body);
   return headers;
 }
-
 
 async function drainCapped(body: Dispatcher.ResponseData['body']): Promise<void> {
   let size = 0;
@@ -76,7 +82,13 @@ async function drainCapped(body: Dispatcher.ResponseData['body']): Promise<void>
 function describe(err: unknown): string {
   const e = err as { name?: string; code?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code;
-  if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if (
+    e.name === 'TimeoutError' ||
+    e.name === 'AbortError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT'
+  )
+    return 'timeout';
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect timeout';
@@ -117,7 +129,11 @@ async function send(req: DeliveryRequest, dispatcher: Dispatcher): Promise<Deliv
     const latencyMs = Math.round(performance.now() - started);
     const ra = res.headers['retry-after'];
     const ok = res.statusCode >= 200 && res.statusCode < 300;
-    const out: DeliveryResponse = { statusCode: res.statusCode, error: ok ? null : `HTTP ${res.statusCode}`, latencyMs };
+    const out: DeliveryResponse = {
+      statusCode: res.statusCode,
+      error: ok ? null : `HTTP ${res.statusCode}`,
+      latencyMs,
+    };
     if (typeof ra === 'string') out.retryAfter = ra.slice(0, 64);
     return out;
   } catch (err) {

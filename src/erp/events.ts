@@ -32,20 +32,45 @@ export const ErpEventSchema = Type.Object(
     transaction_time: OrNull,
     settlement_time: OrNull,
     occurred_at: Type.String({ format: 'date-time' }),
-    status_version: Type.Integer({ minimum: 0, description: 'Grows with every forwarded status change of the order: an event with a lower version than one already processed is older news' }),
-    refunded_amount: Type.Optional(Type.Integer({ minimum: 0, description: 'Cumulative rupiah refunded so far; present on refunded and partially_refunded events' })),
-    expected_amount: Type.Optional(Type.Integer({ minimum: 0, description: "The order's amount as paylink created it; compare with gross_amount (what the gateway reports as paid)" })),
-    amount_mismatch: Type.Optional(
-      Type.Boolean({ description: 'True when the amount paid (before a customer-imposed fee, where the gateway reports one) differs from expected_amount: book it by hand rather than as paid in full' }),
+    status_version: Type.Integer({
+      minimum: 0,
+      description:
+        'Grows with every forwarded status change of the order: an event with a lower version than one already processed is older news',
+    }),
+    refunded_amount: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'Cumulative rupiah refunded so far; present on refunded and partially_refunded events',
+      }),
     ),
-    test: Type.Optional(Type.Boolean({ description: 'Present (true) only on the test events of POST /test-notify-erp' })),
+    expected_amount: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "The order's amount as paylink created it; compare with gross_amount (what the gateway reports as paid)",
+      }),
+    ),
+    amount_mismatch: Type.Optional(
+      Type.Boolean({
+        description:
+          'True when the amount paid (before a customer-imposed fee, where the gateway reports one) differs from expected_amount: book it by hand rather than as paid in full',
+      }),
+    ),
+    test: Type.Optional(
+      Type.Boolean({ description: 'Present (true) only on the test events of POST /test-notify-erp' }),
+    ),
   },
   { additionalProperties: false },
 );
 export type ErpEvent = Static<typeof ErpEventSchema>;
 
 /** `tx` is the record after the change was applied. */
-export function statusChangedEvent(tx: TransactionRecord, grossAmount: number, eventId: string, occurredAt: Date): ErpEvent {
+export function statusChangedEvent(
+  tx: TransactionRecord,
+  grossAmount: number,
+  eventId: string,
+  occurredAt: Date,
+): ErpEvent {
   return {
     type: STATUS_CHANGED,
     event_id: eventId,
@@ -76,7 +101,11 @@ export const TEST_EVENT_STATUSES = PAYMENT_STATUSES.filter((s) => s !== 'paid');
 
 /** What `POST /test-notify-erp` may set on a test event; everything else is fixed or derived. */
 export const TestEventInputSchema = Type.Object(
-  { mercant_id: Type.Optional(Type.String({ maxLength: 100 })), order_id: Type.Optional(Type.String({ maxLength: 100 })), status: Type.Optional(Type.Enum(TEST_EVENT_STATUSES, { description: 'Any status but `paid`; default `pending`.' })) },
+  {
+    mercant_id: Type.Optional(Type.String({ maxLength: 100 })),
+    order_id: Type.Optional(Type.String({ maxLength: 100 })),
+    status: Type.Optional(Type.Enum(TEST_EVENT_STATUSES, { description: 'Any status but `paid`; default `pending`.' })),
+  },
   { additionalProperties: false },
 );
 export type TestEventInput = Static<typeof TestEventInputSchema>;

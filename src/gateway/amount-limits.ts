@@ -20,7 +20,8 @@ const METHOD_MAX: Readonly<Record<string, number>> = {
 
 /** The largest amount `method` (an `enabled_payments` name) takes. */
 export function methodMaximum(method: string): number {
-  if (method === 'cstore') return Math.max(METHOD_MAX.indomaret ?? GATEWAY_MAX_AMOUNT, METHOD_MAX.alfamart ?? GATEWAY_MAX_AMOUNT);
+  if (method === 'cstore')
+    return Math.max(METHOD_MAX.indomaret ?? GATEWAY_MAX_AMOUNT, METHOD_MAX.alfamart ?? GATEWAY_MAX_AMOUNT);
   return METHOD_MAX[method] ?? GATEWAY_MAX_AMOUNT;
 }
 
@@ -30,7 +31,11 @@ export function largestMaximum(methods: readonly string[]): number {
 }
 
 /** The method a Core API charge uses, by its payment type and method object, as `enabled_payments` names it. */
-export function chargeMethod(input: { payment_type: PaymentType; bank_transfer?: { bank: string }; cstore?: { store: string } }): string {
+export function chargeMethod(input: {
+  payment_type: PaymentType;
+  bank_transfer?: { bank: string };
+  cstore?: { store: string };
+}): string {
   switch (input.payment_type) {
     case 'bank_transfer':
       return input.bank_transfer ? `${input.bank_transfer.bank}_va` : 'bank_transfer';

@@ -22,14 +22,20 @@ export const GatewayAnswerSchema = Type.Object({
   expiry_time: Type.Optional(Str),
   expire_time: Type.Optional(Str),
   signature_key: Type.Optional(Str),
-  va_numbers: Type.Optional(Type.Array(Type.Object({ bank: Type.Optional(Str), va_number: Type.Optional(Str) }), { maxItems: 20 })),
+  va_numbers: Type.Optional(
+    Type.Array(Type.Object({ bank: Type.Optional(Str), va_number: Type.Optional(Str) }), { maxItems: 20 }),
+  ),
   permata_va_number: Type.Optional(Str),
   bill_key: Type.Optional(Str),
   biller_code: Type.Optional(Str),
   payment_code: Type.Optional(Str),
   store: Type.Optional(Str),
   qr_string: Type.Optional(Str),
-  actions: Type.Optional(Type.Array(Type.Object({ name: Type.Optional(Str), method: Type.Optional(Str), url: Type.Optional(Str) }), { maxItems: 20 })),
+  actions: Type.Optional(
+    Type.Array(Type.Object({ name: Type.Optional(Str), method: Type.Optional(Str), url: Type.Optional(Str) }), {
+      maxItems: 20,
+    }),
+  ),
   redirect_url: Type.Optional(Str),
   refund_amount: Type.Optional(Str),
   refunds: Type.Optional(
@@ -52,5 +58,7 @@ export function expiryTime(res: GatewayAnswer): string | undefined {
 
 /** The refund keys a status answer lists as made (the gateway keeps each refund with the key it was asked with). */
 export function refundKeys(res: GatewayAnswer): Set<string> {
-  return new Set((res.refunds ?? []).map((r) => r.refund_key).filter((k): k is string => typeof k === 'string' && k.length > 0));
+  return new Set(
+    (res.refunds ?? []).map((r) => r.refund_key).filter((k): k is string => typeof k === 'string' && k.length > 0),
+  );
 }

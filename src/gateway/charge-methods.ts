@@ -8,12 +8,29 @@ import { AppError } from '../platform/errors.js';
 import { truncate } from './order.js';
 
 /** Internet banking and pay-later: the gateway answers pending with a `redirect_url` for the customer. */
-export const REDIRECT_PAYMENT_TYPES = ['cimb_clicks', 'bri_epay', 'danamon_online', 'akulaku', 'kredivo', 'uob_ezpay'] as const;
-export const PAYMENT_TYPES = ['bank_transfer', 'echannel', 'qris', 'gopay', 'shopeepay', 'cstore', 'credit_card', ...REDIRECT_PAYMENT_TYPES] as const;
+export const REDIRECT_PAYMENT_TYPES = [
+  'cimb_clicks',
+  'bri_epay',
+  'danamon_online',
+  'akulaku',
+  'kredivo',
+  'uob_ezpay',
+] as const;
+export const PAYMENT_TYPES = [
+  'bank_transfer',
+  'echannel',
+  'qris',
+  'gopay',
+  'shopeepay',
+  'cstore',
+  'credit_card',
+  ...REDIRECT_PAYMENT_TYPES,
+] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];
 /** Core API custom expiry limit (bank pages: up to 180 days). */
 export const MAX_CHARGE_EXPIRY_MINUTES = 180 * 24 * 60;
-const Text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
+const Text = (maxLength: number, description?: string) =>
+  Type.String({ maxLength, ...(description ? { description } : {}) });
 type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
 /** One literal per value; `map` keeps order and length, and the cast names the tuple TypeScript cannot see through it, so the union's type is exact. */
 function Lit<const T extends readonly string[]>(values: T): TUnion<Literals<T>> {
@@ -23,14 +40,23 @@ const object = <P extends TProperties>(properties: P) => Type.Object(properties,
 
 export const PaymentTypeSchema = Lit(PAYMENT_TYPES);
 
-const BankTransfer = object({ bank: Lit(['bca', 'bni', 'bri', 'permata', 'cimb'] as const), va_number: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', maxLength: 18 })) });
+const BankTransfer = object({
+  bank: Lit(['bca', 'bni', 'bri', 'permata', 'cimb'] as const),
+  va_number: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', maxLength: 18 })),
+});
 const Qris = object({ acquirer: Type.Optional(Lit(['gopay', 'airpay shopee'] as const)) });
 const Gopay = object({ enable_callback: Type.Optional(Type.Boolean()), callback_url: Type.Optional(Text(255)) });
 const Cstore = object({ store: Lit(['alfamart', 'indomaret'] as const), message: Type.Optional(Text(40)) });
 const Shopeepay = object({ callback_url: Type.Optional(Text(255)) });
 const CreditCard = object({
-  token_id: Type.String({ minLength: 1, maxLength: 255, description: 'From the gateway\'s GET /v2/token (browser side).' }),
-  authentication: Type.Optional(Type.Boolean({ description: '3-D Secure: the answer is pending with the redirect_url of the 3DS page.' })),
+  token_id: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description: "From the gateway's GET /v2/token (browser side).",
+  }),
+  authentication: Type.Optional(
+    Type.Boolean({ description: '3-D Secure: the answer is pending with the redirect_url of the 3DS page.' }),
+  ),
 });
 const UobEzpay = object({ callback_url: Type.Optional(Text(255)) });
 
@@ -65,18 +91,25 @@ export const SentMethods = {
 };
 export type SentMethods = typeof SentMethods;
 /** What `methodObject` gives: the method object of one payment type, empty for the types that take none. */
-export type ChargeMethodObject = { [K in keyof SentMethods]: Static<SentMethods[K]> }[keyof SentMethods] | Record<string, never>;
+export type ChargeMethodObject =
+  { [K in keyof SentMethods]: Static<SentMethods[K]> }[keyof SentMethods] | Record<string, never>;
 
 /** The payment types that take a method object of their own in the request. */
-export const METHOD_OBJECT_TYPES = Object.keys(ChargeMethodsSchema.properties).filter((k): k is keyof ChargeMethods => k in ChargeMethodsSchema.properties);
+export const METHOD_OBJECT_TYPES = Object.keys(ChargeMethodsSchema.properties).filter(
+  (k): k is keyof ChargeMethods => k in ChargeMethodsSchema.properties,
+);
 
 function bad(path: string, message: string): AppError {
   return new AppError('VALIDATION_FAILED', `${path} ${message}.`, { errors: [{ path, message }] });
 }
 
 /** The method object the payment type needs; objects for other types are refused, not ignored. */
-export function methodObject(input: ChargeMethods & { order_id: string; payment_type: PaymentType; items?: unknown; customer?: unknown }): ChargeMethodObject {
-  for (const t of METHOD_OBJECT_TYPES) if (t !== input.payment_type && input[t] !== undefined) throw bad(t, `does not belong to payment_type ${input.payment_type}`);
+export function methodObject(
+  input: ChargeMethods & { order_id: string; payment_type: PaymentType; items?: unknown; customer?: unknown },
+): ChargeMethodObject {
+  for (const t of METHOD_OBJECT_TYPES)
+    if (t !== input.payment_type && input[t] !== undefined)
+      throw bad(t, `does not belong to payment_type ${input.payment_type}`);
   switch (input.payment_type) {
     case 'bank_transfer':
       if (!input.bank_transfer) throw bad('bank_transfer', 'is required for payment_type bank_transfer');
@@ -89,7 +122,10 @@ export function methodObject(input: ChargeMethods & { order_id: string; payment_
       return { ...input.credit_card };
     case 'echannel':
       // The gateway requires both bill lines; sensible defaults keep the ERP request small.
-      return { bill_info1: truncate(input.echannel?.bill_info1 ?? 'Payment:', 10), bill_info2: truncate(input.echannel?.bill_info2 ?? input.order_id, 30) };
+      return {
+        bill_info1: truncate(input.echannel?.bill_info1 ?? 'Payment:', 10),
+        bill_info2: truncate(input.echannel?.bill_info2 ?? input.order_id, 30),
+      };
     case 'qris':
       return { ...(input.qris ?? {}) };
     case 'gopay':

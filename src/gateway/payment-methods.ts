@@ -34,7 +34,16 @@ export const KNOWN_PAYMENT_METHODS: ReadonlySet<string> = new Set([
  * https://docs.midtrans.com/reference/refund-transaction). Any other type (bank transfer, convenience store, …) is answered 412 "Merchant
  * cannot modify the status of the transaction": paylink says so before asking.
  */
-export const REFUNDABLE_PAYMENT_TYPES: ReadonlySet<string> = new Set(['credit_card', 'gopay', 'shopeepay', 'dana', 'ovo', 'qris', 'kredivo', 'akulaku']);
+export const REFUNDABLE_PAYMENT_TYPES: ReadonlySet<string> = new Set([
+  'credit_card',
+  'gopay',
+  'shopeepay',
+  'dana',
+  'ovo',
+  'qris',
+  'kredivo',
+  'akulaku',
+]);
 
 export function refundableMethod(paymentType: string | null): boolean {
   return paymentType !== null && REFUNDABLE_PAYMENT_TYPES.has(paymentType);
@@ -43,5 +52,8 @@ export function refundableMethod(paymentType: string | null): boolean {
 /** A problem with a non-empty `enabled_payments` list that names no method the gateway offers. */
 export function enabledPaymentsProblem(list: readonly string[] | undefined, path: string): FieldError | undefined {
   if (!list || list.length === 0 || list.some((m) => KNOWN_PAYMENT_METHODS.has(m))) return undefined;
-  return { path, message: `names no payment method the gateway offers (known: ${[...KNOWN_PAYMENT_METHODS].join(', ')})` };
+  return {
+    path,
+    message: `names no payment method the gateway offers (known: ${[...KNOWN_PAYMENT_METHODS].join(', ')})`,
+  };
 }

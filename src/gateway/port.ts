@@ -50,7 +50,9 @@ export function toAppError(err: GatewayError): AppError {
     case 'refused': {
       const status_code = err.refusal?.code ?? '502';
       const status_message = err.refusal?.message ?? 'refused';
-      return new AppError('GATEWAY_REFUSED', `The gateway refused the request: ${status_message}`, { gateway: { status_code, status_message } });
+      return new AppError('GATEWAY_REFUSED', `The gateway refused the request: ${status_message}`, {
+        gateway: { status_code, status_message },
+      });
     }
   }
 }
@@ -105,7 +107,10 @@ export interface RefundOrder {
  * and timed out); its `refusal` is the answer when that link cannot be found. `answerJson`: the
  * gateway's answer as the record keeps it.
  */
-export type LinkCreation = { kind: 'created'; paymentUrl: string; answerJson: string } | { kind: 'exists'; refusal: Refusal } | { kind: 'refused'; refusal: Refusal };
+export type LinkCreation =
+  | { kind: 'created'; paymentUrl: string; answerJson: string }
+  | { kind: 'exists'; refusal: Refusal }
+  | { kind: 'refused'; refusal: Refusal };
 
 /** A payment link as the gateway holds it. */
 export interface LinkAtGateway {
@@ -116,7 +121,8 @@ export interface LinkAtGateway {
   newestPurchase: string | null;
 }
 
-export type SnapCreation = { kind: 'created'; token: string; redirectUrl: string; answerJson: string } | { kind: 'refused'; refusal: Refusal };
+export type SnapCreation =
+  { kind: 'created'; token: string; redirectUrl: string; answerJson: string } | { kind: 'refused'; refusal: Refusal };
 
 /** The gateway's answer about the transaction it acted on, or its refusal. */
 export type Answered = { kind: 'answered'; answer: GatewayAnswer } | { kind: 'refused'; refusal: Refusal };

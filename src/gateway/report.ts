@@ -34,7 +34,8 @@ export const SIGNED_FIELDS = ['order_id', 'status_code', 'gross_amount'] as cons
  * The signed fields always, the others when the gateway sent them as strings; `original_amount` is
  * the amount before a customer-imposed fee (`extra_info.gross_amount_info.original_amount`).
  */
-export type GatewayReport = Record<(typeof SIGNED_FIELDS)[number], string> & Partial<Record<ReportField | 'original_amount', string>>;
+export type GatewayReport = Record<(typeof SIGNED_FIELDS)[number], string> &
+  Partial<Record<ReportField | 'original_amount', string>>;
 
 const FIELDS = Object.keys(REPORT_FIELDS) as ReportField[];
 const MAX_FIELD = 512;
@@ -46,7 +47,10 @@ const MAX_FIELD = 512;
  * needs and ignores the rest; the signature decides what is trusted.
  */
 export const NotificationBodySchema = Type.Object(
-  Object.fromEntries(FIELDS.map((f) => [f, Type.Optional(Type.Unknown({ description: REPORT_FIELDS[f] }))])) as Record<ReportField, TOptional<TUnknown>>,
+  Object.fromEntries(FIELDS.map((f) => [f, Type.Optional(Type.Unknown({ description: REPORT_FIELDS[f] }))])) as Record<
+    ReportField,
+    TOptional<TUnknown>
+  >,
   { additionalProperties: true, maxProperties: 500 },
 );
 
@@ -56,7 +60,11 @@ export const NotificationBodySchema = Type.Object(
  * the record keeps what arrived, visibly marked; `replaced` names those fields. A signed field
  * changed this way no longer verifies, so callers refuse those before the signature check.
  */
-export function parseReport(raw: Record<string, unknown>): { report?: GatewayReport; missing: string[]; replaced: string[] } {
+export function parseReport(raw: Record<string, unknown>): {
+  report?: GatewayReport;
+  missing: string[];
+  replaced: string[];
+} {
   const picked: Record<string, string> = {};
   const replaced: string[] = [];
   for (const f of FIELDS) {
@@ -67,7 +75,11 @@ export function parseReport(raw: Record<string, unknown>): { report?: GatewayRep
   }
   const missing = SIGNED_FIELDS.filter((f) => picked[f] === undefined || picked[f] === '');
   if (missing.length > 0) return { missing, replaced };
-  const report: GatewayReport = { order_id: picked.order_id ?? '', status_code: picked.status_code ?? '', gross_amount: picked.gross_amount ?? '' };
+  const report: GatewayReport = {
+    order_id: picked.order_id ?? '',
+    status_code: picked.status_code ?? '',
+    gross_amount: picked.gross_amount ?? '',
+  };
   for (const f of FIELDS) {
     const v = picked[f];
     if (v !== undefined) Object.assign(report, { [f]: v });
@@ -83,7 +95,8 @@ export function parseReport(raw: Record<string, unknown>): { report?: GatewayRep
  * integrations; a string or a number.
  */
 function originalAmount(raw: Record<string, unknown>): string | undefined {
-  const at = (o: unknown, k: string): unknown => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined);
+  const at = (o: unknown, k: string): unknown =>
+    o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined;
   for (const extra of [at(raw, 'extra_info'), at(at(raw, 'metadata'), 'extra_info')]) {
     const v = at(at(extra, 'gross_amount_info'), 'original_amount');
     if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return String(v);
@@ -93,14 +106,28 @@ function originalAmount(raw: Record<string, unknown>): string | undefined {
 }
 
 /** A status-API answer as a report; `fallback` fills what the answer leaves out. */
-export function reportFromStatus(st: GatewayAnswer, fallback: { order_id: string; gross_amount: string }): GatewayReport {
-  const { report } = parseReport({ ...st, order_id: st.order_id ?? fallback.order_id, gross_amount: st.gross_amount ?? fallback.gross_amount });
+export function reportFromStatus(
+  st: GatewayAnswer,
+  fallback: { order_id: string; gross_amount: string },
+): GatewayReport {
+  const { report } = parseReport({
+    ...st,
+    order_id: st.order_id ?? fallback.order_id,
+    gross_amount: st.gross_amount ?? fallback.gross_amount,
+  });
   return report ?? { order_id: fallback.order_id, status_code: st.status_code, gross_amount: fallback.gross_amount };
 }
 
 /** Same gateway fact → same key: order, gateway transaction, statuses, code and amount as received. */
 export function dedupeKey(r: GatewayReport): string {
-  const parts = [r.order_id, r.transaction_id ?? '', r.transaction_status ?? '', r.fraud_status ?? '', r.status_code, r.gross_amount];
+  const parts = [
+    r.order_id,
+    r.transaction_id ?? '',
+    r.transaction_status ?? '',
+    r.fraud_status ?? '',
+    r.status_code,
+    r.gross_amount,
+  ];
   // A second partial refund repeats every other field: its new cumulative amount is what makes it news.
   if (r.refund_amount !== undefined) parts.push(r.refund_amount);
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
@@ -111,7 +138,6 @@ export function isPurchaseOf(orderId: string, linkOrderId: string): boolean {
   return orderId.length > linkOrderId.length + 1 && orderId.startsWith(`${linkOrderId}-`);
 }
 
-
 /** The gateway's spelling of whole rupiah in reports and signatures: `150000` → `"150000.00"`. */
 export function wireAmount(nominal: number): string {
   return `${nominal}.00`;
@@ -121,8 +147,17 @@ export function wireAmount(nominal: number): string {
  * The report we write ourselves for a pending transaction past its expiry that the gateway does not
  * know (never used): an `expire` with status code 407, as the gateway reports an expiry.
  */
-export function localExpiryReport(gatewayOrderId: string, nominal: number, transactionId: string | null): GatewayReport {
-  const report: GatewayReport = { order_id: gatewayOrderId, status_code: '407', gross_amount: wireAmount(nominal), transaction_status: 'expire' };
+export function localExpiryReport(
+  gatewayOrderId: string,
+  nominal: number,
+  transactionId: string | null,
+): GatewayReport {
+  const report: GatewayReport = {
+    order_id: gatewayOrderId,
+    status_code: '407',
+    gross_amount: wireAmount(nominal),
+    transaction_status: 'expire',
+  };
   if (transactionId) report.transaction_id = transactionId;
   return report;
 }
@@ -132,4 +167,3 @@ export function grossToNumber(s: string): number | undefined {
   if (!/^\d{1,16}(\.\d{1,2})?$/.test(s.trim())) return undefined;
   return Math.round(Number(s.trim()));
 }
-

@@ -12,7 +12,10 @@ import type { GatewayReport } from './report.js';
  * know (it is then recorded and flagged, never guessed). Case-insensitive: some channels (DANA)
  * report upper case.
  */
-export function mapGatewayStatus(transactionStatus: string | null | undefined, fraudStatus?: string | null): PaymentStatus | undefined {
+export function mapGatewayStatus(
+  transactionStatus: string | null | undefined,
+  fraudStatus?: string | null,
+): PaymentStatus | undefined {
   const ts = (transactionStatus ?? '').trim().toLowerCase();
   const fs = (fraudStatus ?? '').trim().toLowerCase();
   switch (ts) {
@@ -69,12 +72,18 @@ export interface StatusVerdict {
   phase: GatewayPhase;
 }
 
-export function statusVerdict(transactionStatus: string | null | undefined, fraudStatus?: string | null): StatusVerdict {
+export function statusVerdict(
+  transactionStatus: string | null | undefined,
+  fraudStatus?: string | null,
+): StatusVerdict {
   return { status: mapGatewayStatus(transactionStatus, fraudStatus), phase: gatewayPhase(transactionStatus) };
 }
 
 /** Channels whose settlement the gateway may reverse into a deny (CYCLE: Permata VA, Mandiri bill, Indomaret). */
-export function isReversibleChannel(paymentType: string | null | undefined, details: { permataVa?: boolean; store?: string | null } = {}): boolean {
+export function isReversibleChannel(
+  paymentType: string | null | undefined,
+  details: { permataVa?: boolean; store?: string | null } = {},
+): boolean {
   const pt = (paymentType ?? '').toLowerCase();
   if (pt === 'echannel') return true;
   if (pt === 'cstore') return (details.store ?? '').toLowerCase() === 'indomaret';

@@ -26,7 +26,21 @@ const TAG_DOCS: Record<string, string> = {
   [TAGS.operations]: 'Transactions, ERP deliveries and metrics for operators.',
 };
 
-const RESPONSE_NAMES: Record<number, string> = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType', 422: 'Unprocessable', 429: 'TooManyRequests', 500: 'Internal', 502: 'BadGateway', 503: 'Unavailable', 504: 'GatewayTimeout' };
+const RESPONSE_NAMES: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'Unprocessable',
+  429: 'TooManyRequests',
+  500: 'Internal',
+  502: 'BadGateway',
+  503: 'Unavailable',
+  504: 'GatewayTimeout',
+};
 
 /** One reusable response per status, listing the catalogue codes it can carry. */
 function problemResponses() {
@@ -34,7 +48,10 @@ function problemResponses() {
   for (const [status, name] of Object.entries(RESPONSE_NAMES)) {
     const codes = (Object.keys(ERRORS) as ErrorCode[]).filter((c) => String(ERRORS[c].status) === status);
     out[name] = {
-      description: codes.length > 0 ? `Problem details; \`code\` is one of ${codes.map((c) => `\`${c}\``).join(', ')}` : 'Problem details',
+      description:
+        codes.length > 0
+          ? `Problem details; \`code\` is one of ${codes.map((c) => `\`${c}\``).join(', ')}`
+          : 'Problem details',
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     };
   }
@@ -42,7 +59,13 @@ function problemResponses() {
 }
 
 function webhooks() {
-  const header = (name: string, description: string, required = true) => ({ name, in: 'header', required, description, schema: { type: 'string' } });
+  const header = (name: string, description: string, required = true) => ({
+    name,
+    in: 'header',
+    required,
+    description,
+    schema: { type: 'string' },
+  });
   return {
     'payment.status_changed': {
       post: {
@@ -54,7 +77,10 @@ function webhooks() {
           header('webhook-timestamp', 'Unix seconds'),
           header('webhook-signature', '`v1,<base64 HMAC-SHA256 of "id.timestamp.body">` when a secret is set', false),
         ],
-        requestBody: { required: true, content: { 'application/json': { schema: ErpEventSchema, example: ERP_EVENT_EXAMPLE } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: ErpEventSchema, example: ERP_EVENT_EXAMPLE } },
+        },
         responses: { '2XX': { description: 'Received' } },
       },
     },
@@ -96,17 +122,27 @@ function markOperatorOnly(paths: Record<string, unknown>): void {
   }
 }
 
-type Operation = { parameters?: unknown[]; requestBody?: unknown; responses?: Record<string, unknown>; 'x-auth'?: RouteAuth; 'x-html'?: boolean };
+type Operation = {
+  parameters?: unknown[];
+  requestBody?: unknown;
+  responses?: Record<string, unknown>;
+  'x-auth'?: RouteAuth;
+  'x-html'?: boolean;
+};
 
 /** An HTML page's errors: the page itself, or problem details for a client that asks for JSON. */
 const htmlError = (status: number) => ({
   description: `An HTML page, or problem details (${RESPONSE_NAMES[status] ?? status})`,
-  content: { 'text/html': { schema: { type: 'string' } }, 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  content: {
+    'text/html': { schema: { type: 'string' } },
+    'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
+  },
 });
 
 /** A response a route declared with the Problem schema: @fastify/swagger lists it as `application/json`. */
 function isProblemResponse(r: unknown): boolean {
-  const schema = (r as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)?.content?.['application/json']?.schema;
+  const schema = (r as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)
+    ?.content?.['application/json']?.schema;
   const props = schema?.properties;
   return props !== undefined && ['type', 'title', 'status', 'code'].every((k) => k in props);
 }
@@ -126,8 +162,11 @@ function addErrorResponses(method: string, op: Operation): void {
   if (op['x-auth'] !== 'none') statuses.add(503);
   op.responses ??= {};
   // Every error is sent as application/problem+json: declared ones point at the shared responses too.
-  for (const [status, r] of Object.entries(op.responses)) if (RESPONSE_NAMES[Number(status)] && isProblemResponse(r)) statuses.add(Number(status));
-  for (const s of statuses) if (!op.responses[String(s)] || isProblemResponse(op.responses[String(s)])) op.responses[String(s)] = { $ref: `#/components/responses/${RESPONSE_NAMES[s]}` };
+  for (const [status, r] of Object.entries(op.responses))
+    if (RESPONSE_NAMES[Number(status)] && isProblemResponse(r)) statuses.add(Number(status));
+  for (const s of statuses)
+    if (!op.responses[String(s)] || isProblemResponse(op.responses[String(s)]))
+      op.responses[String(s)] = { $ref: `#/components/responses/${RESPONSE_NAMES[s]}` };
   if (!op['x-html']) return;
   // Operator console pages answer HTML, their errors too (an unknown payment or log file: 404; a
   // form posted without its CSRF token: 403).
@@ -137,7 +176,8 @@ function addErrorResponses(method: string, op: Operation): void {
 }
 
 /** What an API key may see, stated where the ERP developer reads about keys. */
-const ONE_TENANT = 'Every key acts for the same merchant (one tenant): any key can read and act on any order. Idempotency-Keys are kept per API key.';
+const ONE_TENANT =
+  'Every key acts for the same merchant (one tenant): any key can read and act on any order. Idempotency-Keys are kept per API key.';
 
 /** Registers @fastify/swagger; must run before the route groups so it sees every route. */
 export async function registerOpenApi(app: FastifyInstance, services: Deps<'config' | 'version'>): Promise<void> {
@@ -156,15 +196,31 @@ export async function registerOpenApi(app: FastifyInstance, services: Deps<'conf
         securitySchemes: {
           operatorBasic: { type: 'http', scheme: 'basic', description: 'Operator credentials (log_user / log_pass)' },
           apiKeyBearer: { type: 'http', scheme: 'bearer', description: `One of API_KEYS. ${ONE_TENANT}` },
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: `One of API_KEYS. ${ONE_TENANT}` },
+          apiKeyHeader: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-Key',
+            description: `One of API_KEYS. ${ONE_TENANT}`,
+          },
         },
       },
     },
     transform: ({ schema, url, route }) => {
       const auth = route.config?.auth ?? 'none';
       // The operator console (every route under /console) answers HTML, its errors included.
-      const html = url === '/console' || url.startsWith('/console/') || (Array.isArray(schema.produces) && schema.produces.includes('text/html'));
-      return { schema: { ...schema, security: SECURITY[auth], 'x-auth': auth, ...(html ? { 'x-html': true } : {}) } as typeof schema, url };
+      const html =
+        url === '/console' ||
+        url.startsWith('/console/') ||
+        (Array.isArray(schema.produces) && schema.produces.includes('text/html'));
+      return {
+        schema: {
+          ...schema,
+          security: SECURITY[auth],
+          'x-auth': auth,
+          ...(html ? { 'x-html': true } : {}),
+        } as typeof schema,
+        url,
+      };
     },
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
@@ -173,12 +229,19 @@ export async function registerOpenApi(app: FastifyInstance, services: Deps<'conf
       doc.components.schemas = { ...doc.components.schemas, Problem: ProblemSchema as object };
       doc.components.responses = { ...doc.components.responses, ...(problemResponses() as object) };
       for (const item of Object.values(doc.paths ?? {})) {
-        for (const [method, op] of Object.entries(item ?? {})) if (op && typeof op === 'object' && 'responses' in op) addErrorResponses(method, op as Operation);
+        for (const [method, op] of Object.entries(item ?? {}))
+          if (op && typeof op === 'object' && 'responses' in op) addErrorResponses(method, op as Operation);
       }
       completeOperations(doc.paths ?? {});
       markOperatorOnly(doc.paths ?? {});
       // Only the groups this instance serves: Dev/Test is listed with LOG_EXPOSE_API only.
-      const used = new Set(Object.values(doc.paths ?? {}).flatMap((item) => Object.values(item ?? {}).flatMap((op) => (op && typeof op === 'object' && 'tags' in op && Array.isArray(op.tags) ? (op.tags as string[]) : []))));
+      const used = new Set(
+        Object.values(doc.paths ?? {}).flatMap((item) =>
+          Object.values(item ?? {}).flatMap((op) =>
+            op && typeof op === 'object' && 'tags' in op && Array.isArray(op.tags) ? (op.tags as string[]) : [],
+          ),
+        ),
+      );
       doc.tags = (doc.tags ?? []).filter((t) => used.has(t.name));
       Object.assign(doc, { webhooks: webhooks(), 'x-error-catalogue': ERRORS });
       return doc;

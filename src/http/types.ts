@@ -1,13 +1,27 @@
-import type { FastifyBaseLogger, FastifyInstance, FastifyPluginOptions, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyPluginOptions,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 
-export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 /**
  * The routes of one resource: a Fastify plugin (a scope of its own) whose options are the
  * dependencies it uses (`Deps<…>`), so it names them and a test can give it only those.
  */
-export type RoutePlugin<Options extends FastifyPluginOptions = Record<never, never>> = FastifyPluginAsyncTypebox<Options>;
+export type RoutePlugin<Options extends FastifyPluginOptions = Record<never, never>> =
+  FastifyPluginAsyncTypebox<Options>;
 
 /** A route plugin with its options, ready to be registered: an entry of app.ts's table. */
 export type Mount = (app: App) => Promise<void>;

@@ -33,7 +33,10 @@ export interface OutboxEvent {
 }
 
 /** What a caller writes; the rest of an OutboxEvent is the outbox's own bookkeeping. */
-export type NewOutboxEvent = Pick<OutboxEvent, 'eventId' | 'eventType' | 'orderKey' | 'orderId' | 'mercantId' | 'statusVersion' | 'payload'>;
+export type NewOutboxEvent = Pick<
+  OutboxEvent,
+  'eventId' | 'eventType' | 'orderKey' | 'orderId' | 'mercantId' | 'statusVersion' | 'payload'
+>;
 
 export interface DeliveryAttempt {
   id: number;

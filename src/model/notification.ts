@@ -3,7 +3,16 @@
 export const NOTIFICATION_SOURCES = ['webhook', 'replay', 'status_check', 'reconcile'] as const;
 export type NotificationSource = (typeof NOTIFICATION_SOURCES)[number];
 /** `received` only while the ingesting transaction runs; `rechecked` = an unverified one the reconciler has since resolved. */
-export const NOTIFICATION_RESULTS = ['received', 'applied', 'duplicate', 'stale', 'unknown_status', 'unverified', 'ignored', 'rechecked'] as const;
+export const NOTIFICATION_RESULTS = [
+  'received',
+  'applied',
+  'duplicate',
+  'stale',
+  'unknown_status',
+  'unverified',
+  'ignored',
+  'rechecked',
+] as const;
 export type NotificationResult = (typeof NOTIFICATION_RESULTS)[number];
 
 export interface NotificationRecord {

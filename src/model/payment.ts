@@ -1,6 +1,16 @@
 /** A payment as paylink keeps it: its statuses, kinds and the record every layer reads. */
 
-export const PAYMENT_STATUSES = ['pending', 'paid', 'challenge', 'failed', 'cancelled', 'expired', 'refunded', 'partially_refunded', 'chargeback'] as const;
+export const PAYMENT_STATUSES = [
+  'pending',
+  'paid',
+  'challenge',
+  'failed',
+  'cancelled',
+  'expired',
+  'refunded',
+  'partially_refunded',
+  'chargeback',
+] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 export const TRANSACTION_KINDS = ['payment_link', 'snap', 'charge', 'external'] as const;
@@ -47,7 +57,39 @@ export interface TransactionRecord {
   updatedAt: string;
 }
 
-export type NewTransaction = Omit<TransactionRecord, 'createdAt' | 'updatedAt' | 'statusVersion' | 'refundedAmount' | 'paidAmount' | 'originalAmount' | 'feeAmount' | 'netAmount' | 'lastEventAt' | 'flags' | 'settlementTime' | 'transactionTime' | 'transactionStatus' | 'fraudStatus' | 'paymentType' | 'gatewayTransactionId'> &
-  Partial<Pick<TransactionRecord, 'statusVersion' | 'flags' | 'settlementTime' | 'transactionTime' | 'transactionStatus' | 'fraudStatus' | 'paymentType' | 'gatewayTransactionId'>>;
+export type NewTransaction = Omit<
+  TransactionRecord,
+  | 'createdAt'
+  | 'updatedAt'
+  | 'statusVersion'
+  | 'refundedAmount'
+  | 'paidAmount'
+  | 'originalAmount'
+  | 'feeAmount'
+  | 'netAmount'
+  | 'lastEventAt'
+  | 'flags'
+  | 'settlementTime'
+  | 'transactionTime'
+  | 'transactionStatus'
+  | 'fraudStatus'
+  | 'paymentType'
+  | 'gatewayTransactionId'
+> &
+  Partial<
+    Pick<
+      TransactionRecord,
+      | 'statusVersion'
+      | 'flags'
+      | 'settlementTime'
+      | 'transactionTime'
+      | 'transactionStatus'
+      | 'fraudStatus'
+      | 'paymentType'
+      | 'gatewayTransactionId'
+    >
+  >;
 
-export type TransactionPatch = Partial<Omit<TransactionRecord, 'id' | 'orderId' | 'gatewayOrderId' | 'createdAt' | 'updatedAt'>>;
+export type TransactionPatch = Partial<
+  Omit<TransactionRecord, 'id' | 'orderId' | 'gatewayOrderId' | 'createdAt' | 'updatedAt'>
+>;

@@ -6,7 +6,14 @@
  * `transaction_mismatch` rows carry a transaction id paylink holds for another payment than the one
  * the row's order id names (or the row's order id names none).
  */
-export const RECONCILIATION_RESULTS = ['matched', 'missing_here', 'missing_at_gateway', 'amount_mismatch', 'status_mismatch', 'transaction_mismatch'] as const;
+export const RECONCILIATION_RESULTS = [
+  'matched',
+  'missing_here',
+  'missing_at_gateway',
+  'amount_mismatch',
+  'status_mismatch',
+  'transaction_mismatch',
+] as const;
 export type ReconciliationResult = (typeof RECONCILIATION_RESULTS)[number];
 
 /**
@@ -87,4 +94,6 @@ export interface ReconciliationRow {
  * `matched` (its status is `paylinkStatus`); the fee write checks that it still holds, so a payment
  * that changed in between is never given a fee from a verdict about its older state.
  */
-export type NewReconciliationRow = Omit<ReconciliationRow, 'id'> & { matchedOn?: { nominal: number; paidAmount: number | null } };
+export type NewReconciliationRow = Omit<ReconciliationRow, 'id'> & {
+  matchedOn?: { nominal: number; paidAmount: number | null };
+};

@@ -21,4 +21,7 @@ export interface RefundRecord {
   updatedAt: string;
 }
 
-export type NewRefund = Pick<RefundRecord, 'id' | 'transactionRef' | 'refundKey' | 'amount' | 'reason' | 'actor' | 'leaseUntil' | 'requestKey'>;
+export type NewRefund = Pick<
+  RefundRecord,
+  'id' | 'transactionRef' | 'refundKey' | 'amount' | 'reason' | 'actor' | 'leaseUntil' | 'requestKey'
+>;

@@ -1,7 +1,11 @@
 /** The runtime configuration's document: the gateway mode, and every field an operator may change while the service runs. */
 import { Type, type Static } from 'typebox';
 
-export const GatewayModeSchema = Type.Union([Type.Literal('simulator'), Type.Literal('sandbox'), Type.Literal('production')]);
+export const GatewayModeSchema = Type.Union([
+  Type.Literal('simulator'),
+  Type.Literal('sandbox'),
+  Type.Literal('production'),
+]);
 export type GatewayMode = Static<typeof GatewayModeSchema>;
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
@@ -38,7 +42,10 @@ export const RuntimeConfigSchema = Type.Object({
   links: Type.Object({
     default_expiry_minutes: Int(5, 60 * 24 * 30),
     /** Empty = every method the gateway account has. */
-    enabled_payments: Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[a-z0-9_]+$' }), { maxItems: 40, uniqueItems: true }),
+    enabled_payments: Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[a-z0-9_]+$' }), {
+      maxItems: 40,
+      uniqueItems: true,
+    }),
   }),
   reconcile: Type.Object({ interval_s: Int(5, 86_400), pending_after_minutes: Int(1, 60 * 24 * 7) }),
   /**

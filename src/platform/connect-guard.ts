@@ -18,7 +18,11 @@ export class PrivateAddressError extends Error {
   }
 }
 
-export type Resolve = (hostname: string, options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+export type Resolve = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
 const systemResolve: Resolve = (hostname, options, callback) => dns.lookup(hostname, options, callback);
 
 /** A `lookup` for undici's connector that resolves every address of a name and refuses the name if any is refused. */
@@ -29,10 +33,13 @@ export function guardedLookup(blockPrivate: boolean, resolve: Resolve = systemRe
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '');
       const refusals = addresses.map((a) => addressRefusal(a.address, blockPrivate));
-      if (addresses.length === 0 || refusals.some((r) => r !== undefined)) return callback(new PrivateAddressError(hostname, refusals.includes('link-local')), '');
+      if (addresses.length === 0 || refusals.some((r) => r !== undefined))
+        return callback(new PrivateAddressError(hostname, refusals.includes('link-local')), '');
       if (options.all) return callback(null, addresses);
       const [first] = addresses;
-      return first ? callback(null, first.address, first.family) : callback(new PrivateAddressError(hostname, false), '');
+      return first
+        ? callback(null, first.address, first.family)
+        : callback(new PrivateAddressError(hostname, false), '');
     });
   };
 }

@@ -31,14 +31,22 @@ const YEAR_S = 365 * 24 * 3600;
  * A request's language from its parts, and the `Set-Cookie` value that remembers an explicit
  * `?lang` choice (a year, the whole site) when the cookie does not already hold it.
  */
-export function negotiateLang(r: { query: unknown; cookieHeader: string | undefined; acceptLanguage: string | undefined; secure: boolean }): { lang: Lang; setCookie?: string } {
+export function negotiateLang(r: {
+  query: unknown;
+  cookieHeader: string | undefined;
+  acceptLanguage: string | undefined;
+  secure: boolean;
+}): { lang: Lang; setCookie?: string } {
   const cookie = r.cookieHeader
     ?.split(';')
     .map((c) => c.trim().split('='))
     .find(([k]) => k === LANG_COOKIE)?.[1];
   const lang = pickLang({ query: r.query, cookie, acceptLanguage: r.acceptLanguage });
   if (!isLang(r.query) || r.query === cookie) return { lang };
-  return { lang, setCookie: `${LANG_COOKIE}=${r.query}; Path=/; Max-Age=${YEAR_S}; SameSite=Lax${r.secure ? '; Secure' : ''}` };
+  return {
+    lang,
+    setCookie: `${LANG_COOKIE}=${r.query}; Path=/; Max-Age=${YEAR_S}; SameSite=Lax${r.secure ? '; Secure' : ''}`,
+  };
 }
 
 function fromAcceptLanguage(header: string | undefined): Lang | undefined {
@@ -64,7 +72,10 @@ function fromAcceptLanguage(header: string | undefined): Lang | undefined {
 export type Messages<K extends string> = Readonly<Record<Lang, Readonly<Record<K, string>>>>;
 
 /** A catalogue: the English messages, and the Indonesian ones with exactly the same keys. */
-export function defineMessages<const E extends Record<string, string>>(en: E, id: { readonly [K in keyof E]: string }): Messages<Extract<keyof E, string>> {
+export function defineMessages<const E extends Record<string, string>>(
+  en: E,
+  id: { readonly [K in keyof E]: string },
+): Messages<Extract<keyof E, string>> {
   return { en, id } as Messages<Extract<keyof E, string>>;
 }
 
@@ -84,5 +95,7 @@ export function translator<K extends string>(messages: Messages<K>, lang: Lang):
 export function formatRupiah(n: number | null | undefined, empty = '—'): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return empty;
   const sign = n < 0 ? '-' : '';
-  return `${sign}Rp ${Math.abs(Math.trunc(n)).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
+  return `${sign}Rp ${Math.abs(Math.trunc(n))
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
 }

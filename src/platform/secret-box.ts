@@ -77,7 +77,9 @@ export function createSecretBox(current: Buffer, previous: Buffer[] = []): Secre
         decipher.setAuthTag(buf.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
         return Buffer.concat([decipher.update(buf.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
       } catch {
-        throw new ConfigKeyError(`a runtime-config secret in the database does not decrypt with its key (key id ${kid}): the stored value is damaged`);
+        throw new ConfigKeyError(
+          `a runtime-config secret in the database does not decrypt with its key (key id ${kid}): the stored value is damaged`,
+        );
       }
     },
     isCurrent: (stored) => stored.startsWith(`${PREFIX}${id}:`),
@@ -92,9 +94,14 @@ const FILE = 'config-encryption.key';
  * kept in DATA_DIR (owner-only), like the operator credentials, so `npm start` needs no setup;
  * production requires CONFIG_ENCRYPTION_KEY (loadConfig refuses to start without it).
  */
-export function resolveEncryptionKeys(config: { configEncryption: { key?: string; previous: string[] }; dataDir: string; isProduction: boolean }): { current: Buffer; previous: Buffer[]; generated: boolean } {
+export function resolveEncryptionKeys(config: {
+  configEncryption: { key?: string; previous: string[] };
+  dataDir: string;
+  isProduction: boolean;
+}): { current: Buffer; previous: Buffer[]; generated: boolean } {
   const previous = config.configEncryption.previous.map((k) => Buffer.from(k, 'hex'));
-  if (config.configEncryption.key) return { current: Buffer.from(config.configEncryption.key, 'hex'), previous, generated: false };
+  if (config.configEncryption.key)
+    return { current: Buffer.from(config.configEncryption.key, 'hex'), previous, generated: false };
   if (config.isProduction) throw new ConfigKeyError('CONFIG_ENCRYPTION_KEY is required in production');
   const file = path.join(config.dataDir, FILE);
   privateDir(config.dataDir);

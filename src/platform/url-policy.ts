@@ -52,11 +52,22 @@ const linkLocal6 = new BlockList();
 linkLocal6.addSubnet('fe80::', 10, 'ipv6');
 linkLocal6.addAddress('fd00:ec2::254', 'ipv6'); // AWS metadata over IPv6
 linkLocal6.addAddress('fd20:ce::254', 'ipv6'); // Google Cloud metadata over IPv6
-const METADATA_NAMES = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'metadata.azure.internal', 'instance-data', 'instance-data.ec2.internal']);
+const METADATA_NAMES = new Set([
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata.azure.internal',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
 
 /** `[::1]`, `LOCALHOST.` and `fe80::1%eth0` as plain lower-case addresses or names. */
 function bareHost(hostname: string): string {
-  return hostname.replace(/^\[|\]$/g, '').replace(/%.*$/, '').replace(/\.$/, '').toLowerCase();
+  return hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 /** The 16 bytes of an IPv6 address already known to be one (`isIP` = 6, zone removed). */
@@ -80,7 +91,8 @@ function ipv6Bytes(address: string): Uint8Array {
   return bytes;
 }
 
-const v4At = (b: Uint8Array, i: number, xor = 0) => [0, 1, 2, 3].map((k) => ((b[i + k] ?? 0) ^ xor).toString()).join('.');
+const v4At = (b: Uint8Array, i: number, xor = 0) =>
+  [0, 1, 2, 3].map((k) => ((b[i + k] ?? 0) ^ xor).toString()).join('.');
 const zeros = (b: Uint8Array, from: number, to: number) => b.subarray(from, to).every((x) => x === 0);
 const word = (b: Uint8Array, i: number) => ((b[2 * i] ?? 0) << 8) | (b[2 * i + 1] ?? 0);
 
@@ -99,7 +111,12 @@ export function embeddedIpv4(address: string): string[] {
     if (zeros(b, 4, 12)) out.push(v4At(b, 12));
     if (word(b, 2) === 1) {
       // RFC 6052 positions for /48, /56, /64 and /96 prefixes (bits 64-71 are always zero).
-      out.push([b[6], b[7], b[9], b[10]].join('.'), [b[7], b[9], b[10], b[11]].join('.'), [b[9], b[10], b[11], b[12]].join('.'), v4At(b, 12));
+      out.push(
+        [b[6], b[7], b[9], b[10]].join('.'),
+        [b[7], b[9], b[10], b[11]].join('.'),
+        [b[9], b[10], b[11], b[12]].join('.'),
+        v4At(b, 12),
+      );
     }
   }
   if (word(b, 0) === 0x2002) out.push(v4At(b, 2));
@@ -113,7 +130,8 @@ export function isLinkLocalOrMetadata(hostname: string): boolean {
   if (METADATA_NAMES.has(host)) return true;
   const kind = isIP(host);
   if (kind === 4) return linkLocal4.check(host, 'ipv4');
-  if (kind === 6) return linkLocal6.check(host, 'ipv6') || embeddedIpv4(host).some((v4) => linkLocal4.check(v4, 'ipv4'));
+  if (kind === 6)
+    return linkLocal6.check(host, 'ipv6') || embeddedIpv4(host).some((v4) => linkLocal4.check(v4, 'ipv4'));
   return false;
 }
 

@@ -10,7 +10,15 @@ function readVersion(from: string): string {
     const file = path.join(dir, 'package.json');
     if (fs.existsSync(file)) {
       const pkg: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
-      if (typeof pkg === 'object' && pkg !== null && 'name' in pkg && pkg.name === 'paylink' && 'version' in pkg && typeof pkg.version === 'string') return pkg.version;
+      if (
+        typeof pkg === 'object' &&
+        pkg !== null &&
+        'name' in pkg &&
+        pkg.name === 'paylink' &&
+        'version' in pkg &&
+        typeof pkg.version === 'string'
+      )
+        return pkg.version;
     }
     if (path.dirname(dir) === dir) throw new Error(`no package.json of paylink above ${from}`);
   }

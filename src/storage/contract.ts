@@ -5,12 +5,23 @@
  * else: a database's codes and its cursor format stay behind the Store's own methods.
  */
 import type { PaymentStatus, NewTransaction, TransactionPatch, TransactionRecord } from '../model/payment.js';
-import type { NewNotification, NotificationOutcomeUpdate, NotificationRecord, NotificationResult } from '../model/notification.js';
+import type {
+  NewNotification,
+  NotificationOutcomeUpdate,
+  NotificationRecord,
+  NotificationResult,
+} from '../model/notification.js';
 import type { AttemptResult, DeliveryAttempt, NewOutboxEvent, OutboxEvent, OutboxState } from '../model/delivery.js';
 import type { NewRefund, RefundRecord, RefundState } from '../model/refund.js';
 import type { AuthFailurePolicy, AuthFailureState } from '../model/auth-failures.js';
 import type { Page } from '../model/page.js';
-import type { NewReconciliationRow, ReconciliationCounts, ReconciliationImport, ReconciliationResult, ReconciliationRow } from '../model/reconciliation.js';
+import type {
+  NewReconciliationRow,
+  ReconciliationCounts,
+  ReconciliationImport,
+  ReconciliationResult,
+  ReconciliationRow,
+} from '../model/reconciliation.js';
 
 export interface TransactionFilter {
   status?: PaymentStatus;
@@ -77,7 +88,11 @@ export interface RuntimeConfigRow {
 export interface ConfigRepo {
   get(): Promise<RuntimeConfigRow | undefined>;
   /** Optimistic: succeeds only when the stored version still equals `expectedVersion` (0 = none stored). */
-  put(document: Record<string, unknown>, expectedVersion: number, updatedBy: string | null): Promise<RuntimeConfigRow | undefined>;
+  put(
+    document: Record<string, unknown>,
+    expectedVersion: number,
+    updatedBy: string | null,
+  ): Promise<RuntimeConfigRow | undefined>;
 }
 
 export interface IdempotencyRecord {
@@ -104,7 +119,12 @@ export interface IdempotencyRepo {
    * instances. Won when the key is new, expired, or held by a crashed request with the same
    * fingerprint whose lock (`lockMs`) ran out; otherwise the existing record is returned.
    */
-  claim(scope: string, key: string, requestHash: string, o: { now: Date; retentionMs: number; lockMs: number }): Promise<IdempotencyClaim>;
+  claim(
+    scope: string,
+    key: string,
+    requestHash: string,
+    o: { now: Date; retentionMs: number; lockMs: number },
+  ): Promise<IdempotencyClaim>;
   /** Stores the response; false when the claim was lost (lock expired and taken over). */
   complete(scope: string, key: string, token: string, status: number, body: string): Promise<boolean>;
   /** Forgets an in-flight claim (the request must not be remembered, e.g. it failed validation). */
@@ -119,7 +139,9 @@ export interface NotificationsRepo {
    * Inserts unless the dedupe key exists. `inserted` false → `existing` is the earlier record
    * (a duplicate, or an `unverified` one the caller may process again).
    */
-  record(n: NewNotification): Promise<{ inserted: true; id: number } | { inserted: false; existing: NotificationRecord }>;
+  record(
+    n: NewNotification,
+  ): Promise<{ inserted: true; id: number } | { inserted: false; existing: NotificationRecord }>;
   setResult(id: number, o: NotificationOutcomeUpdate): Promise<void>;
   findById(id: number): Promise<NotificationRecord | undefined>;
   findByDedupeKey(dedupeKey: string): Promise<NotificationRecord | undefined>;
@@ -185,7 +207,12 @@ export interface RefundsRepo {
   /** Gives up the lease: the outcome stays unknown, and the next request asks the gateway about it. */
   releaseLease(id: string): Promise<void>;
   /** Settles a request nobody holds at `now` (false when it is held again or already settled). */
-  settleIdle(id: string, state: Exclude<RefundState, 'requested'>, gatewayCode: string | null, now: Date): Promise<boolean>;
+  settleIdle(
+    id: string,
+    state: Exclude<RefundState, 'requested'>,
+    gatewayCode: string | null,
+    now: Date,
+  ): Promise<boolean>;
   /** The outcome, and the lease given up. */
   settle(id: string, state: Exclude<RefundState, 'requested'>, gatewayCode: string | null): Promise<void>;
   /** Oldest first. */
@@ -285,7 +312,13 @@ export interface ReconciliationRepo {
    * Payments whose money moved (paid, refunded, charged back) with a payment time between `from`
    * and `to` (ISO, `+07:00`, as stored), that no row of this import matched; by id, after `afterId`.
    */
-  missingAtGateway(importId: string, from: string, to: string, afterId: string, limit: number): Promise<TransactionRecord[]>;
+  missingAtGateway(
+    importId: string,
+    from: string,
+    to: string,
+    afterId: string,
+    limit: number,
+  ): Promise<TransactionRecord[]>;
   /** After a large import's rows are staged: the database's query planner learns of them, so the checks that follow use the right indexes. */
   learnRows(): Promise<void>;
   /**
@@ -296,7 +329,13 @@ export interface ReconciliationRepo {
    */
   keepMatchedFees(importId: string): Promise<{ expected: number; written: number }>;
   /** Done, with the file's hash (known once it was read) and its counts. False when an import of the same file finished first (the caller discards this one). */
-  finish(id: string, fileSha256: string, counts: ReconciliationCounts, covers: { from: string | null; to: string | null }, now: Date): Promise<boolean>;
+  finish(
+    id: string,
+    fileSha256: string,
+    counts: ReconciliationCounts,
+    covers: { from: string | null; to: string | null },
+    now: Date,
+  ): Promise<boolean>;
   /** Removes an import and its rows (a failed one, or a repeat of a file already imported). */
   discard(id: string): Promise<void>;
   findDoneByFile(fileSha256: string): Promise<ReconciliationImport | undefined>;
@@ -304,7 +343,10 @@ export interface ReconciliationRepo {
   /** Newest first. */
   list(filter: { limit: number; cursor?: string }): Promise<Page<ReconciliationImport>>;
   /** In the report's order (missing_at_gateway rows last), after row `afterId`. */
-  rows(importId: string, filter: { result?: ReconciliationResult; limit: number; afterId?: number }): Promise<ReconciliationRow[]>;
+  rows(
+    importId: string,
+    filter: { result?: ReconciliationResult; limit: number; afterId?: number },
+  ): Promise<ReconciliationRow[]>;
 }
 
 export interface ReportWrite {
@@ -318,7 +360,8 @@ export interface ReportWrite {
   now: Date;
 }
 
-export type ReportWritten = { inserted: true; notificationId: number; transaction: TransactionRecord } | { inserted: false };
+export type ReportWritten =
+  { inserted: true; notificationId: number; transaction: TransactionRecord } | { inserted: false };
 
 export interface ReportWritesRepo {
   /**
@@ -465,7 +508,19 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
   // Counted outside any group: a failed login must not wait for (or share the fate of) other writes.
   authFailures: { get: 'read', fail: 'autocommit', clear: 'autocommit', prune: 'autocommit' },
   feed: { identity: 'read', sequence: 'write', after: 'read', handedOut: 'write', acknowledge: 'write' },
-  reconciliation: { begin: 'write', addRows: 'write', missingAtGateway: 'read', learnRows: 'read', keepMatchedFees: 'write', finish: 'write', discard: 'write', findDoneByFile: 'read', get: 'read', list: 'read', rows: 'read' },
+  reconciliation: {
+    begin: 'write',
+    addRows: 'write',
+    missingAtGateway: 'read',
+    learnRows: 'read',
+    keepMatchedFees: 'write',
+    finish: 'write',
+    discard: 'write',
+    findDoneByFile: 'read',
+    get: 'read',
+    list: 'read',
+    rows: 'read',
+  },
 };
 
 export interface MigrationStatus {

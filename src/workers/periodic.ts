@@ -89,7 +89,10 @@ export class Periodic implements BackgroundWorker {
     try {
       more = await this.spec.tick(this.spec.clock.now());
     } catch (err) {
-      this.spec.logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, this.spec.failureMessage);
+      this.spec.logger.warn(
+        { err: { message: err instanceof Error ? err.message : String(err) } },
+        this.spec.failureMessage,
+      );
     }
     if (more || this.again || !this.active) return 0;
     try {

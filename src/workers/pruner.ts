@@ -93,10 +93,15 @@ class RetentionPruner implements Pruner {
     const batch = this.batch;
     const report: PruneReport = {
       events: await this.drain(going, () => store.transaction((tx) => tx.retention.pruneDelivered(before, batch))),
-      notifications: await this.drain(going, () => store.transaction((tx) => tx.retention.pruneNotifications(before, batch))),
-      idempotency: await this.drain(going, () => store.transaction((tx) => tx.retention.pruneIdempotency(now.toISOString(), batch))),
+      notifications: await this.drain(going, () =>
+        store.transaction((tx) => tx.retention.pruneNotifications(before, batch)),
+      ),
+      idempotency: await this.drain(going, () =>
+        store.transaction((tx) => tx.retention.pruneIdempotency(now.toISOString(), batch)),
+      ),
     };
-    if (report.events + report.notifications + report.idempotency > 0) logger.info({ ...report, older_than: before }, 'retention: old records deleted');
+    if (report.events + report.notifications + report.idempotency > 0)
+      logger.info({ ...report, older_than: before }, 'retention: old records deleted');
     return report;
   }
 

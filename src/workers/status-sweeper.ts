@@ -123,7 +123,11 @@ class Sweeper implements Reconciler {
     const { services } = this;
     const s = await services.runtimeConfig.current();
     const createdBefore = new Date(now.getTime() - s.reconcile.pending_after_minutes * 60_000).toISOString();
-    const due = await services.store.transactions.listOverduePending(now.toISOString(), createdBefore, this.o.batchSize ?? 200);
+    const due = await services.store.transactions.listOverduePending(
+      now.toISOString(),
+      createdBefore,
+      this.o.batchSize ?? 200,
+    );
     for (const tx of due) {
       if (this.stopped) break;
       try {
@@ -132,7 +136,14 @@ class Sweeper implements Reconciler {
       } catch (err) {
         report.errors++;
         const kind = err instanceof GatewayError ? err.kind : 'error';
-        this.log.warn({ order_id: tx.orderId, error: kind, err: err instanceof GatewayError ? undefined : { message: String(err) } }, 'reconcile: status check failed; tried again next sweep');
+        this.log.warn(
+          {
+            order_id: tx.orderId,
+            error: kind,
+            err: err instanceof GatewayError ? undefined : { message: String(err) },
+          },
+          'reconcile: status check failed; tried again next sweep',
+        );
       }
       // To the back of the queue, whatever the answer: an order the gateway keeps not knowing must
       // not hold back the others.
@@ -146,7 +157,8 @@ class Sweeper implements Reconciler {
     for (const n of await services.store.notifications.listUnverifiedForRecheck(RECHECKS_PER_SWEEP)) {
       if (this.stopped) break;
       try {
-        if (await this.paced(() => recheckUnverified(services, n))) report.outcomes.rechecked = (report.outcomes.rechecked ?? 0) + 1;
+        if (await this.paced(() => recheckUnverified(services, n)))
+          report.outcomes.rechecked = (report.outcomes.rechecked ?? 0) + 1;
       } catch {
         report.errors++;
       }

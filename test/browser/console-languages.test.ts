@@ -21,9 +21,21 @@ describe.skipIf(!HAVE_CHROMIUM)('the console in two languages, in a real browser
   const dir = tempDir('paylink-console-langs-');
 
   beforeAll(async () => {
-    const config = loadConfig({ PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_DIR: path.join(dir, 'logs'), MIDTRANS_MODE: 'simulator', API_KEYS: 'console-languages-api-key-1', log_user: OPERATOR.user, log_pass: OPERATOR.pass });
+    const config = loadConfig({
+      PORT: '0',
+      DATA_DIR: path.join(dir, 'data'),
+      LOG_DIR: path.join(dir, 'logs'),
+      MIDTRANS_MODE: 'simulator',
+      API_KEYS: 'console-languages-api-key-1',
+      log_user: OPERATOR.user,
+      log_pass: OPERATOR.pass,
+    });
     service = await startService(config, { stdoutLogs: false });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu'],
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -33,7 +45,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the console in two languages, in a real browser
   });
 
   it('the toggle switches to Indonesian, the cookie keeps it on the next page, and back to English', async () => {
-    const context = await browser.newContext({ httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass }, locale: 'en-US' });
+    const context = await browser.newContext({
+      httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass },
+      locale: 'en-US',
+    });
     const page = await context.newPage();
     await page.goto(`${service.url}/console/transactions`);
     expect(await page.locator('html').getAttribute('lang')).toBe('en');
@@ -55,7 +70,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the console in two languages, in a real browser
   });
 
   it('a browser set to Indonesian gets Indonesian without choosing', async () => {
-    const context = await browser.newContext({ httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass }, locale: 'id-ID' });
+    const context = await browser.newContext({
+      httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass },
+      locale: 'id-ID',
+    });
     const page = await context.newPage();
     await page.goto(`${service.url}/console`);
     expect(await page.locator('html').getAttribute('lang')).toBe('id');

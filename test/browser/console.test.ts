@@ -43,8 +43,24 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator console in a real browser', () => 
       log_pass: OPERATOR.pass,
     });
     service = await startService(config, { stdoutLogs: false });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
-    context = await browser.newContext({ httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass }, viewport: { width: 1280, height: 900 } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    context = await browser.newContext({
+      httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass },
+      viewport: { width: 1280, height: 900 },
+    });
     await context.route('**/*', async (route) => {
       const url = new URL(route.request().url());
       if (url.hostname === '127.0.0.1' || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
@@ -77,7 +93,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator console in a real browser', () => 
     await page.close();
   }
 
-  const erpStatuses = (orderId: string) => erp.accepted().filter((d) => d.json?.order_id === orderId).map((d) => d.json?.status);
+  const erpStatuses = (orderId: string) =>
+    erp
+      .accepted()
+      .filter((d) => d.json?.order_id === orderId)
+      .map((d) => d.json?.status);
   const open = async (page: Page, url: string) => {
     const res = await page.goto(`${service.url}${url}`);
     expect(res?.status(), url).toBe(200);
@@ -129,31 +149,44 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator console in a real browser', () => 
     const orderId = `SO-FAILING:${Date.now()}`;
     await payNewLink(orderId, 20000);
     const page = await context.newPage();
-    await expect.poll(async () => {
-      await open(page, '/console/deliveries?state=failed');
-      return page.locator('tr', { hasText: orderId }).count();
-    }, { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(
+        async () => {
+          await open(page, '/console/deliveries?state=failed');
+          return page.locator('tr', { hasText: orderId }).count();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(1);
     await open(page, '/console');
     expect(Number(await page.locator('[data-count="today-paid"]').textContent())).toBeGreaterThanOrEqual(1);
     expect(Number(await page.locator('[data-count="today-partially_refunded"]').textContent())).toBe(1);
     expect(Number(await page.locator('[data-count="failing"]').textContent())).toBe(1);
     erp.setMode({ kind: 'ok' });
     await open(page, '/console/deliveries?state=failed');
-    await page.locator('tr', { hasText: orderId }).getByRole('button', { name: /Retry now|Retry delivery/ }).click();
+    await page
+      .locator('tr', { hasText: orderId })
+      .getByRole('button', { name: /Retry now|Retry delivery/ })
+      .click();
     await expect.poll(() => page.locator('.alert.ok').textContent()).toContain('due again now');
     await erp.waitFor(() => erpStatuses(orderId).includes('paid'), 15_000);
     await open(page, '/console');
-    await expect.poll(async () => {
-      await page.reload();
-      return page.locator('[data-count="failing"]').textContent();
-    }).toBe('0');
+    await expect
+      .poll(async () => {
+        await page.reload();
+        return page.locator('[data-count="failing"]').textContent();
+      })
+      .toBe('0');
     await page.close();
   });
 
   it('the configuration form shows the API’s validation message', async () => {
     const api = await fetch(`${service.url}/api/config`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${OPERATOR.user}:${OPERATOR.pass}`).toString('base64')}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${OPERATOR.user}:${OPERATOR.pass}`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ erp: { timeout_ms: 5 } }),
     });
     const message = ((await api.json()) as { errors: Array<{ message: string }> }).errors[0]?.message ?? '';
@@ -172,9 +205,12 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator console in a real browser', () => 
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await open(page, '/docs');
-    for (const tag of ['Payment Links', 'Payment Operations', 'Webhook', 'Operations']) await expect.poll(() => page.getByText(tag, { exact: true }).count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    for (const tag of ['Payment Links', 'Payment Operations', 'Webhook', 'Operations'])
+      await expect.poll(() => page.getByText(tag, { exact: true }).count(), { timeout: 20_000 }).toBeGreaterThan(0);
     await page.getByText('Payment Operations', { exact: true }).first().click();
-    await expect.poll(() => page.getByText('Refund a paid payment, all of it or a part').count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.getByText('Refund a paid payment, all of it or a part').count(), { timeout: 20_000 })
+      .toBeGreaterThan(0);
     expect(await page.locator('#error-NOT_FOUND').textContent()).toContain('404');
     expect(errors).toEqual([]);
     await page.close();

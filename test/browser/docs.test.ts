@@ -16,9 +16,12 @@ const HAVE_CHROMIUM = fs.existsSync(CHROMIUM);
 const OPERATOR = { user: 'operator', pass: 'docs-browser-operator-pass' };
 const PUBLIC = 'https://paylink.example.test';
 
-it.runIf(process.env.PAYLINK_REQUIRE_BROWSER === '1')('Chromium is installed where the browser tests are required', () => {
-  expect(HAVE_CHROMIUM, `${CHROMIUM} is missing`).toBe(true);
-});
+it.runIf(process.env.PAYLINK_REQUIRE_BROWSER === '1')(
+  'Chromium is installed where the browser tests are required',
+  () => {
+    expect(HAVE_CHROMIUM, `${CHROMIUM} is missing`).toBe(true);
+  },
+);
 
 describe.skipIf(!HAVE_CHROMIUM)('/docs in a real browser', () => {
   let browser: Browser;
@@ -37,7 +40,20 @@ describe.skipIf(!HAVE_CHROMIUM)('/docs in a real browser', () => {
       log_pass: OPERATOR.pass,
     });
     service = await startService(config, { stdoutLogs: false });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -49,7 +65,10 @@ describe.skipIf(!HAVE_CHROMIUM)('/docs in a real browser', () => {
   for (const width of [1280, 375]) {
     it(`at ${width} px the first screen shows the introduction, with nothing from other hosts and no AI, MCP or test-request controls`, async () => {
       const height = 800;
-      const context = await browser.newContext({ viewport: { width, height }, httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass } });
+      const context = await browser.newContext({
+        viewport: { width, height },
+        httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass },
+      });
       const page = await context.newPage();
       const elsewhere: string[] = [];
       page.on('request', (r) => {
@@ -63,7 +82,9 @@ describe.skipIf(!HAVE_CHROMIUM)('/docs in a real browser', () => {
       const box = (await intro.first().boundingBox()) ?? { y: -1, height: 0 };
       expect(box.y).toBeGreaterThanOrEqual(0);
       expect(box.y + box.height).toBeLessThan(height);
-      await expect.poll(() => page.getByText('Payment Links', { exact: true }).count(), { timeout: 10_000 }).toBeGreaterThan(0);
+      await expect
+        .poll(() => page.getByText('Payment Links', { exact: true }).count(), { timeout: 10_000 })
+        .toBeGreaterThan(0);
       const html = await page.content();
       for (const text of ['Ask AI', 'Generate MCP']) expect(html, text).not.toContain(text);
       if (width === 1280) {
@@ -71,7 +92,9 @@ describe.skipIf(!HAVE_CHROMIUM)('/docs in a real browser', () => {
         expect(await page.getByText('Dev/Test', { exact: true }).count()).toBe(0);
         expect(await page.getByText('Payment Operations', { exact: true }).first().isVisible()).toBe(true);
         await page.goto(`${service.url}/docs#tag/payment-links/POST/api/payment-links`);
-        await expect.poll(() => page.getByText(`${PUBLIC}/api/payment-links`).count(), { timeout: 20_000 }).toBeGreaterThan(0);
+        await expect
+          .poll(() => page.getByText(`${PUBLIC}/api/payment-links`).count(), { timeout: 20_000 })
+          .toBeGreaterThan(0);
         expect(await page.content()).not.toContain('Test Request');
       }
       expect(elsewhere).toEqual([]);

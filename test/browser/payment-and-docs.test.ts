@@ -15,15 +15,21 @@ import { tempDir } from '../helpers/stores.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`browser tests skipped: ${CHROMIUM} is not installed (apt-get install -y chromium; .ci/run installs it)`);
+if (!HAVE_CHROMIUM)
+  console.warn(
+    `browser tests skipped: ${CHROMIUM} is not installed (apt-get install -y chromium; .ci/run installs it)`,
+  );
 
 const OPERATOR = { user: 'operator', pass: 'browser-test-operator-pass' };
 const API_KEY = 'browser-test-api-key-123456';
 
 // CI installs Chromium and sets this, so there the browser tests cannot be skipped without failing.
-it.runIf(process.env.PAYLINK_REQUIRE_BROWSER === '1')('Chromium is installed where the browser tests are required', () => {
-  expect(HAVE_CHROMIUM, `${CHROMIUM} is missing`).toBe(true);
-});
+it.runIf(process.env.PAYLINK_REQUIRE_BROWSER === '1')(
+  'Chromium is installed where the browser tests are required',
+  () => {
+    expect(HAVE_CHROMIUM, `${CHROMIUM} is missing`).toBe(true);
+  },
+);
 
 describe.skipIf(!HAVE_CHROMIUM)('in a real browser', () => {
   let browser: Browser;
@@ -57,7 +63,16 @@ describe.skipIf(!HAVE_CHROMIUM)('in a real browser', () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 60_000);
 
@@ -83,7 +98,9 @@ describe.skipIf(!HAVE_CHROMIUM)('in a real browser', () => {
 
     // Without credentials headless Chromium cannot answer the Basic challenge and fails the load.
     const anonymous = await browser.newContext();
-    await expect((await anonymous.newPage()).goto(`${service.url}/docs`)).rejects.toThrow(/ERR_INVALID_AUTH_CREDENTIALS/);
+    await expect((await anonymous.newPage()).goto(`${service.url}/docs`)).rejects.toThrow(
+      /ERR_INVALID_AUTH_CREDENTIALS/,
+    );
     await anonymous.close();
   });
 
@@ -103,6 +120,8 @@ describe.skipIf(!HAVE_CHROMIUM)('in a real browser', () => {
     await page.click('#pay');
     await expect.poll(() => page.locator('#result').textContent(), { timeout: 15_000 }).toContain('Payment successful');
     await context.close();
-    await expect.poll(() => events.find((e) => e.order_id === orderId && e.status === 'paid'), { timeout: 15_000 }).toMatchObject({ type: 'payment.status_changed', mercant_id: 'BROWSER/1', gross_amount: 150000 });
+    await expect
+      .poll(() => events.find((e) => e.order_id === orderId && e.status === 'paid'), { timeout: 15_000 })
+      .toMatchObject({ type: 'payment.status_changed', mercant_id: 'BROWSER/1', gross_amount: 150000 });
   });
 });

@@ -38,18 +38,32 @@ describe('the chaos gateway load', () => {
       }
       return up;
     };
-    const taken = startGatewayLoad({ simBaseUrl: running.baseUrl, serverKey: SERVER_KEY, orders: ORDERS, prefix: 'LOAD', random: seededRandom(7), isUp });
+    const taken = startGatewayLoad({
+      simBaseUrl: running.baseUrl,
+      serverKey: SERVER_KEY,
+      orders: ORDERS,
+      prefix: 'LOAD',
+      random: seededRandom(7),
+      isUp,
+    });
     taking.load = taken;
     await waitUntil('the service down with two orders left', 30_000, () => wentDown, 5);
-    await waitUntil('every order taken so far paid at the gateway', 30_000, async () => {
-      const txns = await simList<{ order_id: string; transaction_status: string }>(running, 'transactions');
-      return txns.length === taken.sent() && txns.every((t) => t.transaction_status === 'settlement');
-    }, 20);
+    await waitUntil(
+      'every order taken so far paid at the gateway',
+      30_000,
+      async () => {
+        const txns = await simList<{ order_id: string; transaction_status: string }>(running, 'transactions');
+        return txns.length === taken.sent() && txns.every((t) => t.transaction_status === 'settlement');
+      },
+      20,
+    );
     up = true;
     await taken.finished;
 
     const orders = (await simList<{ order_id: string }>(running, 'transactions')).map((t) => t.order_id).sort();
-    const notified = (await simList<{ order_id: string; transaction_status: string }>(running, 'notifications')).map((n) => `${n.order_id} ${n.transaction_status}`).sort();
+    const notified = (await simList<{ order_id: string; transaction_status: string }>(running, 'notifications'))
+      .map((n) => `${n.order_id} ${n.transaction_status}`)
+      .sort();
     const expected = Array.from({ length: ORDERS }, (_, i) => `LOAD-${i}`).sort();
     expect(taken.errors).toEqual([]);
     expect(notified).toEqual(expected.flatMap((o) => [`${o} pending`, `${o} settlement`]).sort());

@@ -27,7 +27,12 @@ export interface GatewayLoad {
 async function gatewayPost(o: GatewayLoadOptions, p: string, body: unknown, auth = true): Promise<number> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (auth) headers.authorization = `Basic ${Buffer.from(`${o.serverKey}:`).toString('base64')}`;
-  const res = await fetch(`${o.simBaseUrl}${p}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(`${o.simBaseUrl}${p}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -44,7 +49,11 @@ export function startGatewayLoad(o: GatewayLoadOptions): GatewayLoad {
       if (next >= o.orders) return;
       const i = next++;
       const orderId = `${o.prefix}-${i}`;
-      const charged = await gatewayPost(o, '/v2/charge', { payment_type: 'bank_transfer', transaction_details: { order_id: orderId, gross_amount: 10_000 + i }, bank_transfer: { bank: 'bca' } });
+      const charged = await gatewayPost(o, '/v2/charge', {
+        payment_type: 'bank_transfer',
+        transaction_details: { order_id: orderId, gross_amount: 10_000 + i },
+        bank_transfer: { bank: 'bca' },
+      });
       if (charged !== 200 && charged !== 201) errors.push(`${orderId} charge ${charged}`);
       await sleep(o.random() * 60);
       const paid = await gatewayPost(o, `/_sim/transactions/${orderId}/pay`, {}, false);

@@ -114,14 +114,50 @@ function requestsFor(o: Operation, doc: Json, n: number, seed: number, simUrl: s
   const queryParams = params.filter((p) => p.in === 'query');
   const arb = fc.record({
     // '.' and '..' as a whole segment address another path (the URL is normalised): not this operation's answer.
-    path: fc.tuple(...pathParams.map((p) => fc.oneof({ weight: 4, arbitrary: conforming(p.schema, doc) }, { weight: 1, arbitrary: nastyString }).filter((v) => v !== '.' && v !== '..'))),
+    path: fc.tuple(
+      ...pathParams.map((p) =>
+        fc
+          .oneof({ weight: 4, arbitrary: conforming(p.schema, doc) }, { weight: 1, arbitrary: nastyString })
+          .filter((v) => v !== '.' && v !== '..'),
+      ),
+    ),
     query: fc.tuple(...queryParams.map((p) => fc.option(hostile(p.schema, doc), { freq: 2 }))),
     extraQuery: fc.option(fc.tuple(fc.string({ maxLength: 8 }), nastyString), { freq: 5 }),
     idempotencyKey: fc.option(fc.oneof(fc.uuid(), nastyString), { freq: 3 }),
-    body: bodySchema ? hostile(bodySchema, doc) : o.method === 'get' ? fc.constant(undefined) : fc.option(fc.jsonValue({ maxDepth: 3 }), { freq: 2 }),
-    rawBody: fc.option(fc.oneof(nastyString, fc.constantFrom('{', '{"a":', '[1,2', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}'), fc.integer({ min: 30, max: 3000 }).map((d) => '['.repeat(d) + ']'.repeat(d))), { freq: 8 }),
-    contentType: fc.constantFrom('application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded'),
-    auth: fc.constantFrom<'ok' | 'wrong' | 'none'>('ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'wrong', 'none'),
+    body: bodySchema
+      ? hostile(bodySchema, doc)
+      : o.method === 'get'
+        ? fc.constant(undefined)
+        : fc.option(fc.jsonValue({ maxDepth: 3 }), { freq: 2 }),
+    rawBody: fc.option(
+      fc.oneof(
+        nastyString,
+        fc.constantFrom('{', '{"a":', '[1,2', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}'),
+        fc.integer({ min: 30, max: 3000 }).map((d) => '['.repeat(d) + ']'.repeat(d)),
+      ),
+      { freq: 8 },
+    ),
+    contentType: fc.constantFrom(
+      'application/json',
+      'application/json',
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+    ),
+    auth: fc.constantFrom<'ok' | 'wrong' | 'none'>(
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+      'wrong',
+      'none',
+    ),
     headerKey: fc.boolean(),
     sign: fc.boolean(),
     address: fc.tuple(fc.integer({ min: 1, max: 254 }), fc.integer({ min: 1, max: 254 })),
@@ -135,19 +171,36 @@ function requestsFor(o: Operation, doc: Json, n: number, seed: number, simUrl: s
     queryParams.forEach((param, i) => {
       const v = r.query[i];
       if (v === null || v === undefined) return;
-      for (const item of Array.isArray(v) ? v : [v]) qs.append(String(param.name), typeof item === 'object' ? JSON.stringify(item) : String(item));
+      for (const item of Array.isArray(v) ? v : [v])
+        qs.append(String(param.name), typeof item === 'object' ? JSON.stringify(item) : String(item));
     });
     if (r.extraQuery) qs.append(r.extraQuery[0], r.extraQuery[1]);
     const headers: Record<string, string> = { ...authFor(o.op, r.auth, r.headerKey) };
-    if (r.idempotencyKey !== null && params.some((x) => x.in === 'header' && x.name === 'idempotency-key')) headers['idempotency-key'] = r.idempotencyKey.replace(/[^\t\x20-\x7e]/g, '?');
+    if (r.idempotencyKey !== null && params.some((x) => x.in === 'header' && x.name === 'idempotency-key'))
+      headers['idempotency-key'] = r.idempotencyKey.replace(/[^\t\x20-\x7e]/g, '?');
     let payload: string | undefined;
     if (o.method !== 'get') {
       let body = o.path === '/api/config' ? loopbackOnly(r.body, simUrl, erpUrl) : r.body;
-      if (o.path.startsWith('/webhook/midtrans') && r.sign && body !== null && typeof body === 'object' && !Array.isArray(body)) {
+      if (
+        o.path.startsWith('/webhook/midtrans') &&
+        r.sign &&
+        body !== null &&
+        typeof body === 'object' &&
+        !Array.isArray(body)
+      ) {
         // A correctly signed notification with fuzzed fields: it gets past the signature check.
         const b = body as Json;
         const triple = [b.order_id, b.status_code, b.gross_amount];
-        if (triple.every((x) => typeof x === 'string')) body = { ...b, signature_key: midtransSignature(String(b.order_id), String(b.status_code), String(b.gross_amount), CANARY.serverKey) };
+        if (triple.every((x) => typeof x === 'string'))
+          body = {
+            ...b,
+            signature_key: midtransSignature(
+              String(b.order_id),
+              String(b.status_code),
+              String(b.gross_amount),
+              CANARY.serverKey,
+            ),
+          };
       }
       payload = r.rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
       if (payload !== undefined) headers['content-type'] = r.contentType;
@@ -172,18 +225,31 @@ describe.each(DATABASE_KINDS)('OpenAPI-driven fuzz of every endpoint (%s)', (kin
     closers.push(() => erp.close());
     const ctx: LoggedApp = await makeLoggedApp(
       kind,
-      { LOG_EXPOSE_API: 'true', API_KEYS: CANARY.apiKeys.join(','), MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: CANARY.serverKey, MIDTRANS_CLIENT_KEY: CANARY.clientKey, ERP_NOTIFY_URL: erp.url, ERP_WEBHOOK_SECRET: CANARY.erpSecret },
+      {
+        LOG_EXPOSE_API: 'true',
+        API_KEYS: CANARY.apiKeys.join(','),
+        MIDTRANS_MODE: 'simulator',
+        MIDTRANS_SERVER_KEY: CANARY.serverKey,
+        MIDTRANS_CLIENT_KEY: CANARY.clientKey,
+        ERP_NOTIFY_URL: erp.url,
+        ERP_WEBHOOK_SECRET: CANARY.erpSecret,
+      },
       { simulatorBaseUrl: sim.baseUrl },
       OPERATOR,
     );
     closers.push(() => ctx.close());
     ctx.services.outbox.start();
 
-    const docRes = await ctx.app.inject({ method: 'GET', url: '/openapi.json', headers: authFor({ security: [{ operatorBasic: [] }] }, 'ok', false) });
+    const docRes = await ctx.app.inject({
+      method: 'GET',
+      url: '/openapi.json',
+      headers: authFor({ security: [{ operatorBasic: [] }] }, 'ok', false),
+    });
     expect(docRes.statusCode).toBe(200);
     const doc = docRes.json<Json>();
     const ops: Operation[] = [];
-    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) for (const method of METHODS) if (item[method]) ops.push({ method, path, op: item[method] as Json });
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>))
+      for (const method of METHODS) if (item[method]) ops.push({ method, path, op: item[method] as Json });
     expect(ops.length).toBeGreaterThan(20);
 
     const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: false });
@@ -201,14 +267,29 @@ describe.each(DATABASE_KINDS)('OpenAPI-driven fuzz of every endpoint (%s)', (kin
     const forms = canaryForms();
     let sent = 0;
     for (const [i, o] of ops.entries()) {
-      for (const req of requestsFor(o, doc, PER_OPERATION, SEED + i * 7919 + (kind === 'sqlite' ? 0 : 1), sim.baseUrl, erp.url)) {
-        const res = await ctx.app.inject({ method: o.method.toUpperCase() as 'GET', url: req.url, headers: req.headers, payload: req.payload, remoteAddress: req.remoteAddress });
+      for (const req of requestsFor(
+        o,
+        doc,
+        PER_OPERATION,
+        SEED + i * 7919 + (kind === 'sqlite' ? 0 : 1),
+        sim.baseUrl,
+        erp.url,
+      )) {
+        const res = await ctx.app.inject({
+          method: o.method.toUpperCase() as 'GET',
+          url: req.url,
+          headers: req.headers,
+          payload: req.payload,
+          remoteAddress: req.remoteAddress,
+        });
         sent++;
         statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
         const what = `${o.method.toUpperCase()} ${req.url.slice(0, 120)} → ${res.statusCode}`;
-        if (res.statusCode >= 500 && res.statusCode !== 502 && res.statusCode !== 503 && res.statusCode !== 504) violations.push(`${what}: ${res.body.slice(0, 300)}`);
+        if (res.statusCode >= 500 && res.statusCode !== 502 && res.statusCode !== 503 && res.statusCode !== 504)
+          violations.push(`${what}: ${res.body.slice(0, 300)}`);
         const responses = o.op.responses as Json;
-        const documented = responses[String(res.statusCode)] ?? responses[`${String(res.statusCode).charAt(0)}XX`] ?? responses.default;
+        const documented =
+          responses[String(res.statusCode)] ?? responses[`${String(res.statusCode).charAt(0)}XX`] ?? responses.default;
         const text = `${JSON.stringify(res.headers)}\n${res.body}`;
         for (const [name, value] of forms) if (text.includes(value)) leaks.push(`${name} in the answer to ${what}`);
         if (documented === undefined) {
@@ -216,8 +297,12 @@ describe.each(DATABASE_KINDS)('OpenAPI-driven fuzz of every endpoint (%s)', (kin
           continue;
         }
         const content = resolve(documented, doc).content as Record<string, Json> | undefined;
-        if (!content || res.statusCode === 204 || o.method === 'get' && res.body === '' && res.statusCode === 304) continue;
-        const type = String(res.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+        if (!content || res.statusCode === 204 || (o.method === 'get' && res.body === '' && res.statusCode === 304))
+          continue;
+        const type =
+          String(res.headers['content-type'] ?? '')
+            .split(';')[0]
+            ?.trim() ?? '';
         const media = content[type] ?? content[`${type.split('/')[0] ?? ''}/*`] ?? content['*/*'];
         if (!media) {
           violations.push(`${what}: content type ${type} not documented (${Object.keys(content).join(', ')})`);
@@ -233,15 +318,21 @@ describe.each(DATABASE_KINDS)('OpenAPI-driven fuzz of every endpoint (%s)', (kin
           continue;
         }
         const valid = validatorFor(media.schema);
-        if (!valid(body)) violations.push(`${what}: body does not match its schema: ${ajv.errorsText(valid.errors)} in ${res.body.slice(0, 200)}`);
+        if (!valid(body))
+          violations.push(
+            `${what}: body does not match its schema: ${ajv.errorsText(valid.errors)} in ${res.body.slice(0, 200)}`,
+          );
       }
     }
 
     const logs = await ctx.rawLogs();
     const lines = logs.split('\n').filter((l) => l.length > 0);
-    for (const line of lines) for (const [name, value] of forms) if (line.includes(value)) leaks.push(`${name} in a log line: ${line.slice(0, 200)}`);
+    for (const line of lines)
+      for (const [name, value] of forms)
+        if (line.includes(value)) leaks.push(`${name} in a log line: ${line.slice(0, 200)}`);
 
-    const count = (pred: (s: number) => boolean) => [...statuses.entries()].filter(([s]) => pred(s)).reduce((n, [, c]) => n + c, 0);
+    const count = (pred: (s: number) => boolean) =>
+      [...statuses.entries()].filter(([s]) => pred(s)).reduce((n, [, c]) => n + c, 0);
     reportFigures('openapi-fuzz', kind, {
       operations: ops.length,
       requests: sent,

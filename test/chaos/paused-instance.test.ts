@@ -11,16 +11,36 @@ import { startErpReceiver } from '../helpers/erp-receiver.js';
 import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
 import { TEST_DATABASE_URL } from '../helpers/stores.js';
 import { openStore, type KyselyBackedStore } from '../../src/storage/kysely/store.js';
-import { CHAOS_SERVER_KEY, OP, SEED, chaosDatabase, gatewayEnv, notificationFor, paidOrder, postJson, postNotification, reportFigures, scaled, waitUntil, START_MS } from './support.js';
+import {
+  CHAOS_SERVER_KEY,
+  OP,
+  SEED,
+  chaosDatabase,
+  gatewayEnv,
+  notificationFor,
+  paidOrder,
+  postJson,
+  postNotification,
+  reportFigures,
+  scaled,
+  waitUntil,
+  START_MS,
+} from './support.js';
 
 const ERP_SECRET = 'chaos-paused-erp-secret-0123456789';
 const ORDERS = scaled(60, 20);
 
 /** `host:pid:random`: the outbox names its instance after the process. */
-const ownedBy = (owner: string | null, pid: number | undefined) => owner !== null && owner.split(':')[1] === String(pid);
+const ownedBy = (owner: string | null, pid: number | undefined) =>
+  owner !== null && owner.split(':')[1] === String(pid);
 
 async function heldBy(store: KyselyBackedStore, pid: number | undefined): Promise<number[]> {
-  const rows = await store.db.selectFrom('outbox_events').select(['seq', 'lease_owner']).where('state', 'in', ['pending', 'failed']).where('lease_until', '>', new Date().toISOString()).execute();
+  const rows = await store.db
+    .selectFrom('outbox_events')
+    .select(['seq', 'lease_owner'])
+    .where('state', 'in', ['pending', 'failed'])
+    .where('lease_until', '>', new Date().toISOString())
+    .execute();
   return rows.filter((r) => ownedBy(r.lease_owner, pid)).map((r) => Number(r.seq));
 }
 
@@ -39,7 +59,16 @@ describe.skipIf(!TEST_DATABASE_URL)('a paused instance (PostgreSQL, two instance
     erp.setMode({ kind: 'slow', delayMs: 600 });
     const sim = await startSimulator({ serverKey: CHAOS_SERVER_KEY, logger: false, seed: SEED });
     closers.push(() => sim.close());
-    const env = (name: string) => ({ ...gatewayEnv(sim.baseUrl), ...db.env, DATA_DIR: db.dir, LOG_DIR: path.join(db.dir, `logs-${name}`), log_user: OP.user, log_pass: OP.pass, ERP_NOTIFY_URL: erp.url, ERP_WEBHOOK_SECRET: ERP_SECRET });
+    const env = (name: string) => ({
+      ...gatewayEnv(sim.baseUrl),
+      ...db.env,
+      DATA_DIR: db.dir,
+      LOG_DIR: path.join(db.dir, `logs-${name}`),
+      log_user: OP.user,
+      log_pass: OP.pass,
+      ERP_NOTIFY_URL: erp.url,
+      ERP_WEBHOOK_SECRET: ERP_SECRET,
+    });
     const a: ServiceProcess = await startServiceProcess(env('a'), START_MS);
     closers.push(async () => {
       a.proc.kill('SIGCONT');
@@ -56,39 +85,75 @@ describe.skipIf(!TEST_DATABASE_URL)('a paused instance (PostgreSQL, two instance
       const orderId = `PAUSE-${i}`;
       await paidOrder(sim.baseUrl, orderId, 30_000 + i);
       // Both instances ingest; both deliver.
-      expect(await postNotification(i % 2 === 0 ? a.url : b.url, await notificationFor(sim.baseUrl, orderId))).toBe(200);
+      expect(await postNotification(i % 2 === 0 ? a.url : b.url, await notificationFor(sim.baseUrl, orderId))).toBe(
+        200,
+      );
     }
 
     let held: number[] = [];
-    await waitUntil('instance A holds leased events', 60_000, async () => (held = await heldBy(store, a.proc.pid)).length > 0, 20);
+    await waitUntil(
+      'instance A holds leased events',
+      60_000,
+      async () => (held = await heldBy(store, a.proc.pid)).length > 0,
+      20,
+    );
     a.proc.kill('SIGSTOP');
     // What A holds now (it cannot change while it is stopped).
     held = await heldBy(store, a.proc.pid);
     const inFlightAtErp = erp.deliveries.length;
 
     // B takes the held events over once A's lease has run out, and delivers every event.
-    await waitUntil('every event delivered by B while A is stopped', 120_000, async () => {
-      const rows = await store.db.selectFrom('outbox_events').select('state').execute();
-      return rows.length === ORDERS && rows.every((r) => r.state === 'delivered');
-    }, 250);
-    const takenOver = await store.db.selectFrom('delivery_attempts').select(['event_seq', 'instance', 'outcome']).where('event_seq', 'in', held.length > 0 ? held : [-1]).where('outcome', '=', 'delivered').execute();
+    await waitUntil(
+      'every event delivered by B while A is stopped',
+      120_000,
+      async () => {
+        const rows = await store.db.selectFrom('outbox_events').select('state').execute();
+        return rows.length === ORDERS && rows.every((r) => r.state === 'delivered');
+      },
+      250,
+    );
+    const takenOver = await store.db
+      .selectFrom('delivery_attempts')
+      .select(['event_seq', 'instance', 'outcome'])
+      .where('event_seq', 'in', held.length > 0 ? held : [-1])
+      .where('outcome', '=', 'delivered')
+      .execute();
     expect(takenOver.every((t) => !ownedBy(t.instance, a.proc.pid))).toBe(true);
 
     a.proc.kill('SIGCONT');
     // A wakes up with the results of its stale attempts and tries to record them: refused.
-    await waitUntil("A's stale results recorded as rejected", 60_000, async () => {
-      const rows = await store.db.selectFrom('delivery_attempts').select(['event_seq', 'instance', 'outcome']).where('event_seq', 'in', held).execute();
-      const fromA = rows.filter((r) => ownedBy(r.instance, a.proc.pid));
-      return held.every((seq) => fromA.some((r) => Number(r.event_seq) === seq));
-    }, 250);
-    const attempts = await store.db.selectFrom('delivery_attempts').select(['event_seq', 'instance', 'outcome']).execute();
+    await waitUntil(
+      "A's stale results recorded as rejected",
+      60_000,
+      async () => {
+        const rows = await store.db
+          .selectFrom('delivery_attempts')
+          .select(['event_seq', 'instance', 'outcome'])
+          .where('event_seq', 'in', held)
+          .execute();
+        const fromA = rows.filter((r) => ownedBy(r.instance, a.proc.pid));
+        return held.every((seq) => fromA.some((r) => Number(r.event_seq) === seq));
+      },
+      250,
+    );
+    const attempts = await store.db
+      .selectFrom('delivery_attempts')
+      .select(['event_seq', 'instance', 'outcome'])
+      .execute();
     const fromAOnHeld = attempts.filter((r) => ownedBy(r.instance, a.proc.pid) && held.includes(Number(r.event_seq)));
-    const events = await store.db.selectFrom('outbox_events').select(['seq', 'event_id', 'state', 'order_key']).execute();
+    const events = await store.db
+      .selectFrom('outbox_events')
+      .select(['seq', 'event_id', 'state', 'order_key'])
+      .execute();
 
     const accepted = erp.accepted();
     const acceptedIds = new Set(accepted.map((d) => d.webhookId));
     const idsPerOrder = new Map<string, Set<string>>();
-    for (const d of accepted) idsPerOrder.set(String(d.json?.order_id), (idsPerOrder.get(String(d.json?.order_id)) ?? new Set()).add(String(d.webhookId)));
+    for (const d of accepted)
+      idsPerOrder.set(
+        String(d.json?.order_id),
+        (idsPerOrder.get(String(d.json?.order_id)) ?? new Set()).add(String(d.webhookId)),
+      );
     const underTwoIds = [...idsPerOrder.values()].filter((s) => s.size > 1).length;
     const lost = events.filter((e) => e.state !== 'delivered' || !acceptedIds.has(e.event_id));
     reportFigures('paused-instance', 'postgres', {

@@ -12,7 +12,24 @@ import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '..
 import { TEST_DATABASE_URL } from '../helpers/stores.js';
 import { openStore } from '../../src/storage/kysely/store.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
-import { CHAOS_SERVER_KEY, OP, SEED, chaosDatabase, gatewayEnv, notificationFor, paidOrder, postJson, postNotification, reportFigures, scaled, seededRandom, sleep, waitUntil, START_MS, untilAllDelivered } from './support.js';
+import {
+  CHAOS_SERVER_KEY,
+  OP,
+  SEED,
+  chaosDatabase,
+  gatewayEnv,
+  notificationFor,
+  paidOrder,
+  postJson,
+  postNotification,
+  reportFigures,
+  scaled,
+  seededRandom,
+  sleep,
+  waitUntil,
+  START_MS,
+  untilAllDelivered,
+} from './support.js';
 
 const ERP_SECRET = 'chaos-outage-erp-secret-0123456789';
 const ORDERS = scaled(300, 20);
@@ -36,16 +53,19 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL restarted under load (through a 
     closers.push(() => erp.close());
     const sim = await startSimulator({ serverKey: CHAOS_SERVER_KEY, logger: false, seed: SEED });
     closers.push(() => sim.close());
-    let svc: ServiceProcess | undefined = await startServiceProcess({
-      ...gatewayEnv(sim.baseUrl),
-      DATABASE_URL: pgUrl.toString(),
-      DATA_DIR: db.dir,
-      LOG_DIR: path.join(db.dir, 'logs'),
-      log_user: OP.user,
-      log_pass: OP.pass,
-      ERP_NOTIFY_URL: erp.url,
-      ERP_WEBHOOK_SECRET: ERP_SECRET,
-    }, START_MS);
+    let svc: ServiceProcess | undefined = await startServiceProcess(
+      {
+        ...gatewayEnv(sim.baseUrl),
+        DATABASE_URL: pgUrl.toString(),
+        DATA_DIR: db.dir,
+        LOG_DIR: path.join(db.dir, 'logs'),
+        log_user: OP.user,
+        log_pass: OP.pass,
+        ERP_NOTIFY_URL: erp.url,
+        ERP_WEBHOOK_SECRET: ERP_SECRET,
+      },
+      START_MS,
+    );
     closers.push(async () => svc && stopServiceProcess(svc, 'SIGKILL'));
     const url = svc.url;
     expect(await postJson(`${url}/api/config`, { erp: { timeout_ms: 1_000 }, reconcile: { interval_s: 5 } })).toBe(200);
@@ -77,20 +97,34 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL restarted under load (through a 
     for (let k = 0; k < OUTAGES; k++) {
       const target = Math.round(((k + 1) * ORDERS) / (OUTAGES + 2));
       await waitUntil('load progress before the outage', 120_000, () => next >= target, 20).catch((err: unknown) => {
-        throw new Error(`${String(err)}; answers ${JSON.stringify([...answers])}; service said: ${svc?.output().slice(-3000)}`);
+        throw new Error(
+          `${String(err)}; answers ${JSON.stringify([...answers])}; service said: ${svc?.output().slice(-3000)}`,
+        );
       });
       isDown = true;
       proxy.down();
       outages++;
       // Down long enough for the webhook, the outbox and the reconciler to meet it.
       const downSince = Date.now();
-      await waitUntil('answers seen while down', 60_000, () => [...answersWhileDown.values()].reduce((a, b) => a + b, 0) >= 4 * (k + 1) && Date.now() - downSince > 1_500 + random() * 2_500, 50);
+      await waitUntil(
+        'answers seen while down',
+        60_000,
+        () =>
+          [...answersWhileDown.values()].reduce((a, b) => a + b, 0) >= 4 * (k + 1) &&
+          Date.now() - downSince > 1_500 + random() * 2_500,
+        50,
+      );
       proxy.up();
       isDown = false;
     }
     await load;
 
-    await waitUntil('a paid event for every order at the ERP', 180_000, () => new Set(erp.accepted().map((d) => d.json?.order_id)).size >= ORDERS, 250);
+    await waitUntil(
+      'a paid event for every order at the ERP',
+      180_000,
+      () => new Set(erp.accepted().map((d) => d.json?.order_id)).size >= ORDERS,
+      250,
+    );
     // Recovered by itself: the same process, never restarted, answers health and records deliveries.
     await untilAllDelivered(url, 120_000);
     expect((await fetch(`${url}/health`)).status).toBe(200);
@@ -105,7 +139,9 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL restarted under load (through a 
       const perOrder = new Map<string, number>();
       for (const e of events) perOrder.set(e.order_key, (perOrder.get(e.order_key) ?? 0) + 1);
       const notPaid: string[] = [];
-      for (let i = 0; i < ORDERS; i++) if ((await store.transactions.findByGatewayOrderId(`PGOUT-${i}`))?.status !== 'paid') notPaid.push(`PGOUT-${i}`);
+      for (let i = 0; i < ORDERS; i++)
+        if ((await store.transactions.findByGatewayOrderId(`PGOUT-${i}`))?.status !== 'paid')
+          notPaid.push(`PGOUT-${i}`);
       const fiveXX = [...answers.entries()].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
       const otherThan503 = [...answers.entries()].filter(([s]) => s >= 500 && s !== 503);
       reportFigures('postgres-outage', 'postgres', {

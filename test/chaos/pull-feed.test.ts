@@ -33,7 +33,15 @@ describe.each(DATABASE_KINDS)('an ERP that only pulls, across a kill and restart
 
   it('receives every event exactly once, in order per order, and acknowledges them all', async () => {
     db = await chaosDatabase(kind);
-    const env = { ...db.env, API_KEYS: KEY, MIDTRANS_CONFIRM_NOTIFICATIONS: 'false', log_user: OP.user, log_pass: OP.pass, DATA_DIR: db.dir, LOG_DIR: path.join(db.dir, 'logs') };
+    const env = {
+      ...db.env,
+      API_KEYS: KEY,
+      MIDTRANS_CONFIRM_NOTIFICATIONS: 'false',
+      log_user: OP.user,
+      log_pass: OP.pass,
+      DATA_DIR: db.dir,
+      LOG_DIR: path.join(db.dir, 'logs'),
+    };
     let current = await startServiceProcess(env, 60_000);
     children.push(current);
     let down = false;
@@ -46,7 +54,12 @@ describe.each(DATABASE_KINDS)('an ERP that only pulls, across a kill and restart
       for (;;) {
         if (!down) {
           try {
-            const res = await fetch(`${current.url}/webhook/midtrans`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+            const res = await fetch(`${current.url}/webhook/midtrans`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(body),
+              signal: AbortSignal.timeout(10_000),
+            });
             await res.arrayBuffer();
             if (res.status >= 200 && res.status < 300) {
               answered++;
@@ -64,8 +77,22 @@ describe.each(DATABASE_KINDS)('an ERP that only pulls, across a kill and restart
     const lane = async () => {
       while (next < ORDERS) {
         const i = next++;
-        await send(signedNotification({ order_id: `PULL-${i}`, transaction_status: 'pending', transaction_id: `pull-tx-${i}`, transaction_time: '2026-11-22 10:00:00' }));
-        await send(signedNotification({ order_id: `PULL-${i}`, transaction_status: 'settlement', transaction_id: `pull-tx-${i}`, transaction_time: '2026-11-22 10:00:00' }));
+        await send(
+          signedNotification({
+            order_id: `PULL-${i}`,
+            transaction_status: 'pending',
+            transaction_id: `pull-tx-${i}`,
+            transaction_time: '2026-11-22 10:00:00',
+          }),
+        );
+        await send(
+          signedNotification({
+            order_id: `PULL-${i}`,
+            transaction_status: 'settlement',
+            transaction_id: `pull-tx-${i}`,
+            transaction_time: '2026-11-22 10:00:00',
+          }),
+        );
       }
     };
 
@@ -81,7 +108,10 @@ describe.each(DATABASE_KINDS)('an ERP that only pulls, across a kill and restart
       while (!stop) {
         try {
           const q = `?limit=200&wait=1${cursor ? `&after=${encodeURIComponent(cursor)}` : ''}`;
-          const res = await fetch(`${current.url}/api/erp-events${q}`, { headers: auth, signal: AbortSignal.timeout(15_000) });
+          const res = await fetch(`${current.url}/api/erp-events${q}`, {
+            headers: auth,
+            signal: AbortSignal.timeout(15_000),
+          });
           if (res.status !== 200) throw new Error(`pull answered ${res.status}: ${await res.text()}`);
           const page = (await res.json()) as { data: Array<{ cursor: string; event: FeedEvent }>; next_cursor: string };
           pulls++;
@@ -91,7 +121,12 @@ describe.each(DATABASE_KINDS)('an ERP that only pulls, across a kill and restart
           cursor = page.next_cursor;
           if (page.data.length > 0) unacknowledged = true;
           if (unacknowledged) {
-            const ack = await fetch(`${current.url}/api/erp-events/ack`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ cursor }), signal: AbortSignal.timeout(15_000) });
+            const ack = await fetch(`${current.url}/api/erp-events/ack`, {
+              method: 'POST',
+              headers: { ...auth, 'content-type': 'application/json' },
+              body: JSON.stringify({ cursor }),
+              signal: AbortSignal.timeout(15_000),
+            });
             if (ack.status !== 200) throw new Error(`ack answered ${ack.status}`);
             unacknowledged = false;
             acks++;
@@ -122,10 +157,30 @@ describe.each(DATABASE_KINDS)('an ERP that only pulls, across a kill and restart
     const repeats = ids.length - new Set(ids).size;
     const byOrder = new Map<string, FeedEvent[]>();
     for (const e of received) byOrder.set(e.order_id, [...(byOrder.get(e.order_id) ?? []), e]);
-    const wrong = [...byOrder].filter(([, evs]) => evs.map((e) => e.status).join(',') !== 'pending,paid' || (evs[0]?.status_version ?? 0) >= (evs[1]?.status_version ?? 0)).map(([id]) => id);
-    const res = await fetch(`${current.url}/api/deliveries?limit=500&status=pending`, { headers: { authorization: `Basic ${Buffer.from(`${OP.user}:${OP.pass}`).toString('base64')}` } });
+    const wrong = [...byOrder]
+      .filter(
+        ([, evs]) =>
+          evs.map((e) => e.status).join(',') !== 'pending,paid' ||
+          (evs[0]?.status_version ?? 0) >= (evs[1]?.status_version ?? 0),
+      )
+      .map(([id]) => id);
+    const res = await fetch(`${current.url}/api/deliveries?limit=500&status=pending`, {
+      headers: { authorization: `Basic ${Buffer.from(`${OP.user}:${OP.pass}`).toString('base64')}` },
+    });
     const stillPending = ((await res.json()) as { items: unknown[] }).items.length;
-    reportFigures('pull-feed', kind, { orders: ORDERS, notifications: 2 * ORDERS, answered, resent, events: received.length, repeats, wrong_order: wrong.length, pulls, acks, acks_retried: acksRetried, still_pending: stillPending });
+    reportFigures('pull-feed', kind, {
+      orders: ORDERS,
+      notifications: 2 * ORDERS,
+      answered,
+      resent,
+      events: received.length,
+      repeats,
+      wrong_order: wrong.length,
+      pulls,
+      acks,
+      acks_retried: acksRetried,
+      still_pending: stillPending,
+    });
     expect(repeats).toBe(0);
     expect(received).toHaveLength(2 * ORDERS);
     expect(byOrder.size).toBe(ORDERS);

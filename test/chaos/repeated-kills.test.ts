@@ -18,7 +18,20 @@ import { freePort, startServiceProcess, stopServiceProcess, type ServiceProcess 
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { openStore } from '../../src/storage/kysely/store.js';
 import { PAYMENT_STATUSES, statusRank } from '../../src/domain/reports/status-machine.js';
-import { OP, SEED, chaosDatabase, postJson, reportFigures, scaled, seededRandom, sleep, waitUntil, type ChaosDatabase, START_MS, untilAllDelivered } from './support.js';
+import {
+  OP,
+  SEED,
+  chaosDatabase,
+  postJson,
+  reportFigures,
+  scaled,
+  seededRandom,
+  sleep,
+  waitUntil,
+  type ChaosDatabase,
+  START_MS,
+  untilAllDelivered,
+} from './support.js';
 
 const SERVER_KEY = 'SB-Mid-server-chaos-kill-key';
 const ERP_SECRET = 'chaos-erp-secret-0123456789abcdef';
@@ -57,7 +70,12 @@ async function simNotifications(sim: RunningSimulator): Promise<SimNotification[
  * progress and the service is up about half the time: the gateway's five resends mostly find it),
  * plus a random delay; once the load is done, after a second or two of deliveries.
  */
-async function killRepeatedly(env: Record<string, string>, random: () => number, load: GatewayLoad, life: { current(): ServiceProcess | undefined; down(): void; restarted(c: ServiceProcess): void }): Promise<number> {
+async function killRepeatedly(
+  env: Record<string, string>,
+  random: () => number,
+  load: GatewayLoad,
+  life: { current(): ServiceProcess | undefined; down(): void; restarted(c: ServiceProcess): void },
+): Promise<number> {
   let kills = 0;
   let startedInMs = 2_000;
   const perLife = (2 * ORDERS) / (KILLS + 1);
@@ -67,8 +85,15 @@ async function killRepeatedly(env: Record<string, string>, random: () => number,
     const ingested = countLines(svc, '"msg":"gateway report processed"');
     const target = Math.max(1, Math.round(perLife * (0.3 + random())));
     const upUntil = Date.now() + startedInMs * (0.6 + 0.8 * random());
-    await waitUntil('notifications ingested before the next kill', 120_000, () => (ingested() >= target || load.done()) && Date.now() >= upUntil, 10).catch((err: unknown) => {
-      throw new Error(`${String(err)} (kill ${k}: ${ingested()} ingested, target ${target}, ${load.sent()} orders sent); service said: ${svc.output().slice(-4000)}`);
+    await waitUntil(
+      'notifications ingested before the next kill',
+      120_000,
+      () => (ingested() >= target || load.done()) && Date.now() >= upUntil,
+      10,
+    ).catch((err: unknown) => {
+      throw new Error(
+        `${String(err)} (kill ${k}: ${ingested()} ingested, target ${target}, ${load.sent()} orders sent); service said: ${svc.output().slice(-4000)}`,
+      );
     });
     await sleep(load.done() ? 1_000 + random() * 1_000 : random() * 300);
     life.down();
@@ -90,7 +115,8 @@ function rankOf(status: string): number | undefined {
 }
 
 /** An order's events as the ERP first saw them, e.g. `pending@1 → paid@2`. */
-const trail = (seen: Array<{ status: string; version: number }>) => (seen.length === 0 ? 'no event' : seen.map((s) => `${s.status}@${s.version}`).join(' → '));
+const trail = (seen: Array<{ status: string; version: number }>) =>
+  seen.length === 0 ? 'no event' : seen.map((s) => `${s.status}@${s.version}`).join(' → ');
 
 /**
  * What the gateway, the database and the ERP hold at the end: the figures, and the offenders of
@@ -106,18 +132,34 @@ async function measure(db: ChaosDatabase, notes: SimNotification[], gaveUp: SimN
 
     // 1. Every notification the service answered 2xx (or took by hand) is in its database.
     const rows = await store.db.selectFrom('notifications').select(['gateway_order_id', 'payload']).execute();
-    const received = new Set(rows.map((r) => `${r.gateway_order_id} ${String((JSON.parse(r.payload) as { transaction_status?: unknown }).transaction_status)}`));
-    const answered = notes.filter((n) => n.attempts.some((a) => a.status !== undefined && a.status >= 200 && a.status < 300) || gaveUp.includes(n));
-    const lostAfter200 = answered.filter((n) => !received.has(`${n.order_id} ${n.transaction_status}`)).map((n) => `${n.order_id} ${n.transaction_status}`);
+    const received = new Set(
+      rows.map(
+        (r) =>
+          `${r.gateway_order_id} ${String((JSON.parse(r.payload) as { transaction_status?: unknown }).transaction_status)}`,
+      ),
+    );
+    const answered = notes.filter(
+      (n) => n.attempts.some((a) => a.status !== undefined && a.status >= 200 && a.status < 300) || gaveUp.includes(n),
+    );
+    const lostAfter200 = answered
+      .filter((n) => !received.has(`${n.order_id} ${n.transaction_status}`))
+      .map((n) => `${n.order_id} ${n.transaction_status}`);
     const fiveXX = notes.flatMap((n) => n.attempts).filter((a) => a.status !== undefined && a.status >= 500);
 
     // 2. Every order is paid; every event is delivered and reached the ERP, under a known id.
     const notPaid: string[] = [];
-    for (const o of LOAD_ORDERS) if ((await store.transactions.findByGatewayOrderId(o))?.status !== 'paid') notPaid.push(o);
-    const events = await store.db.selectFrom('outbox_events').select(['seq', 'event_id', 'order_key', 'state']).orderBy('seq').execute();
+    for (const o of LOAD_ORDERS)
+      if ((await store.transactions.findByGatewayOrderId(o))?.status !== 'paid') notPaid.push(o);
+    const events = await store.db
+      .selectFrom('outbox_events')
+      .select(['seq', 'event_id', 'order_key', 'state'])
+      .orderBy('seq')
+      .execute();
     const accepted = erp.accepted().filter((d) => d.verified === true);
     const acceptedIds = new Set(accepted.map((d) => d.webhookId));
-    const lostEvents = events.filter((e) => e.state !== 'delivered' || !acceptedIds.has(e.event_id)).map((e) => e.event_id);
+    const lostEvents = events
+      .filter((e) => e.state !== 'delivered' || !acceptedIds.has(e.event_id))
+      .map((e) => e.event_id);
     const eventIds = new Set(events.map((e) => e.event_id));
     const unknownIds = [...acceptedIds].filter((id) => id === undefined || !eventIds.has(id)).map(String);
 
@@ -130,13 +172,16 @@ async function measure(db: ChaosDatabase, notes: SimNotification[], gaveUp: SimN
       const key = `${order} ${String(d.json?.status)}`;
       idsPerChange.set(key, (idsPerChange.get(key) ?? new Set()).add(String(d.webhookId)));
       const seen = firstSeen.get(order) ?? [];
-      if (!seen.some((s) => s.id === String(d.webhookId))) seen.push({ id: String(d.webhookId), status: String(d.json?.status), version: Number(d.json?.status_version) });
+      if (!seen.some((s) => s.id === String(d.webhookId)))
+        seen.push({ id: String(d.webhookId), status: String(d.json?.status), version: Number(d.json?.status_version) });
       firstSeen.set(order, seen);
     }
     const changesUnderTwoIds = [...idsPerChange.entries()].filter(([, ids]) => ids.size > 1).map(([k]) => k);
     const written = new Map<string, string[]>();
     for (const e of events) written.set(e.order_key, [...(written.get(e.order_key) ?? []), e.event_id]);
-    const outOfOrder = [...written.entries()].filter(([order, ids]) => JSON.stringify(firstSeen.get(order)?.map((s) => s.id)) !== JSON.stringify(ids)).map(([o]) => o);
+    const outOfOrder = [...written.entries()]
+      .filter(([order, ids]) => JSON.stringify(firstSeen.get(order)?.map((s) => s.id)) !== JSON.stringify(ids))
+      .map(([o]) => o);
 
     // 4. An order's status never moves backwards: each event the ERP saw first has a higher rank
     // and a higher status_version than the one before (one gateway transaction per order here, so
@@ -148,7 +193,10 @@ async function measure(db: ChaosDatabase, notes: SimNotification[], gaveUp: SimN
       const forward = seen.every((s, i) => {
         const before = seen[i - 1];
         const rank = rankOf(s.status);
-        return rank !== undefined && (before === undefined || (rank > (rankOf(before.status) ?? Infinity) && s.version > before.version));
+        return (
+          rank !== undefined &&
+          (before === undefined || (rank > (rankOf(before.status) ?? Infinity) && s.version > before.version))
+        );
       });
       if (!forward) backwards.push(`${order}: ${trail(seen)}`);
     }
@@ -157,7 +205,10 @@ async function measure(db: ChaosDatabase, notes: SimNotification[], gaveUp: SimN
       if (seen.filter((s) => s.status === 'paid').length !== 1) paidNotOnce.push(`${o}: ${trail(seen)}`);
     }
 
-    const unverified = erp.accepted().filter((d) => d.verified !== true).map((d) => String(d.webhookId));
+    const unverified = erp
+      .accepted()
+      .filter((d) => d.verified !== true)
+      .map((d) => String(d.webhookId));
     const http500 = fiveXX.filter((a) => a.status === 500).map((a) => JSON.stringify(a));
     const otherOrders = new Set(notes.map((n) => n.order_id).filter((o) => !LOAD_ORDERS.includes(o)));
     return {
@@ -179,7 +230,19 @@ async function measure(db: ChaosDatabase, notes: SimNotification[], gaveUp: SimN
         http_500: http500.length,
         not_paid: notPaid.length,
       },
-      problems: { notNotified, lostAfter200, notPaid, lostEvents, unknownIds, changesUnderTwoIds, outOfOrder, backwards, paidNotOnce, http500, unverified },
+      problems: {
+        notNotified,
+        lostAfter200,
+        notPaid,
+        lostEvents,
+        unknownIds,
+        changesUnderTwoIds,
+        outOfOrder,
+        backwards,
+        paidNotOnce,
+        http500,
+        unverified,
+      },
     };
   } finally {
     await store.close();
@@ -208,7 +271,13 @@ describe.each(DATABASE_KINDS)('repeated SIGKILL under load (%s)', (kind) => {
     erp.setMode({ kind: 'slow', delayMs: 30 });
     // Notification retry gaps 2, 10, 30, 90, 210 min × 0.004 ≈ 0.5 s … 50 s: about 80 s of
     // resending across many lives, far longer than a restart takes, even on a loaded machine.
-    const sim = await startSimulator({ serverKey: SERVER_KEY, timeScale: 0.004, seed: SEED, notificationTimeoutMs: 10_000, logger: false });
+    const sim = await startSimulator({
+      serverKey: SERVER_KEY,
+      timeScale: 0.004,
+      seed: SEED,
+      notificationTimeoutMs: 10_000,
+      logger: false,
+    });
     opened.push(sim);
     const port = await freePort();
     sim.setNotificationUrl(`http://127.0.0.1:${port}/webhook/midtrans`);
@@ -231,10 +300,19 @@ describe.each(DATABASE_KINDS)('repeated SIGKILL under load (%s)', (kind) => {
     current = await startServiceProcess(env, START_MS);
     // Short ERP timeout → short leases (PostgreSQL re-claims after the lease); unverified
     // notifications are rechecked every 5 s instead of 5 min.
-    expect(await postJson(`${current.url}/api/config`, { erp: { timeout_ms: 1_000 }, reconcile: { interval_s: 5 } })).toBe(200);
+    expect(
+      await postJson(`${current.url}/api/config`, { erp: { timeout_ms: 1_000 }, reconcile: { interval_s: 5 } }),
+    ).toBe(200);
 
     let up = true;
-    const load = startGatewayLoad({ simBaseUrl: sim.baseUrl, serverKey: SERVER_KEY, orders: ORDERS, prefix: 'KILL', random, isUp: () => up });
+    const load = startGatewayLoad({
+      simBaseUrl: sim.baseUrl,
+      serverKey: SERVER_KEY,
+      orders: ORDERS,
+      prefix: 'KILL',
+      random,
+      isUp: () => up,
+    });
     const kills = await killRepeatedly(env, random, load, {
       current: () => current,
       down: () => (up = false),
@@ -247,19 +325,39 @@ describe.each(DATABASE_KINDS)('repeated SIGKILL under load (%s)', (kind) => {
     expect(load.errors).toEqual([]);
 
     // The gateway's resending settles every notification; then the outbox drains.
-    await waitUntil('every notification answered 2xx by the service', 180_000, async () => (await simNotifications(sim)).every((n) => n.outcome === 'delivered' || n.outcome === 'failed'), 500);
+    await waitUntil(
+      'every notification answered 2xx by the service',
+      180_000,
+      async () => (await simNotifications(sim)).every((n) => n.outcome === 'delivered' || n.outcome === 'failed'),
+      500,
+    );
     const notes = await simNotifications(sim);
     // What the gateway gave up on (its five resends all met a dead process) is resent by hand, as
     // from the gateway's dashboard: it was never answered 200, so the service owed nothing yet.
     const gaveUp = notes.filter((n) => n.outcome !== 'delivered');
     for (const n of gaveUp) {
       const svc = current;
-      await waitUntil(`${n.order_id} ${n.transaction_status} resent by hand`, 60_000, async () => (await postJson(`${svc.url}/webhook/midtrans`, n.payload, {})) === 200, 500);
+      await waitUntil(
+        `${n.order_id} ${n.transaction_status} resent by hand`,
+        60_000,
+        async () => (await postJson(`${svc.url}/webhook/midtrans`, n.payload, {})) === 200,
+        500,
+      );
     }
-    await waitUntil('a paid event accepted by the ERP for every order', 180_000, () => {
-      const paid = new Set(erp.accepted().filter((d) => d.json?.status === 'paid').map((d) => d.json?.order_id));
-      return LOAD_ORDERS.every((o) => paid.has(o));
-    }, 250);
+    await waitUntil(
+      'a paid event accepted by the ERP for every order',
+      180_000,
+      () => {
+        const paid = new Set(
+          erp
+            .accepted()
+            .filter((d) => d.json?.status === 'paid')
+            .map((d) => d.json?.order_id),
+        );
+        return LOAD_ORDERS.every((o) => paid.has(o));
+      },
+      250,
+    );
     await untilAllDelivered(current.url, 120_000);
     expect(await stopServiceProcess(current, 'SIGTERM')).toEqual({ code: 0, signal: null });
     current = undefined;
@@ -267,6 +365,18 @@ describe.each(DATABASE_KINDS)('repeated SIGKILL under load (%s)', (kind) => {
     const m = await measure(db, notes, gaveUp, erp);
     reportFigures('repeated-kills', kind, { kills, ...m.figures });
     expect(kills).toBeGreaterThanOrEqual(KILLS);
-    expect(m.problems).toEqual({ notNotified: [], lostAfter200: [], notPaid: [], lostEvents: [], unknownIds: [], changesUnderTwoIds: [], outOfOrder: [], backwards: [], paidNotOnce: [], http500: [], unverified: [] });
+    expect(m.problems).toEqual({
+      notNotified: [],
+      lostAfter200: [],
+      notPaid: [],
+      lostEvents: [],
+      unknownIds: [],
+      changesUnderTwoIds: [],
+      outOfOrder: [],
+      backwards: [],
+      paidNotOnce: [],
+      http500: [],
+      unverified: [],
+    });
   }, 900_000);
 });

@@ -13,7 +13,11 @@ import { OP, chaosDatabase, postJson, reportFigures, type ChaosDatabase, START_M
 const SECRET = 'chaos-second-process-secret-0123456789';
 
 async function webhook(url: string, orderId: string): Promise<number> {
-  const res = await fetch(`${url}/webhook/midtrans`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(signedNotification({ order_id: orderId, transaction_status: 'settlement' })) });
+  const res = await fetch(`${url}/webhook/midtrans`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(signedNotification({ order_id: orderId, transaction_status: 'settlement' })),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -33,7 +37,14 @@ describe('a second process on the same SQLite file', () => {
     db = await chaosDatabase('sqlite');
     erp = await startErpReceiver({ secret: SECRET });
     // simulator mode: the notifications below are signed with its dev key
-    const env = { DATA_DIR: db.dir, LOG_DIR: path.join(db.dir, 'logs'), log_user: OP.user, log_pass: OP.pass, ERP_NOTIFY_URL: erp.url, ERP_WEBHOOK_SECRET: SECRET };
+    const env = {
+      DATA_DIR: db.dir,
+      LOG_DIR: path.join(db.dir, 'logs'),
+      log_user: OP.user,
+      log_pass: OP.pass,
+      ERP_NOTIFY_URL: erp.url,
+      ERP_WEBHOOK_SECRET: SECRET,
+    };
     const first = await startServiceProcess(env, START_MS);
     children.push(first);
     // The orders below exist nowhere but in these notifications: no status API to confirm them with.
@@ -50,7 +61,10 @@ describe('a second process on the same SQLite file', () => {
     );
     const refusedMs = Date.now() - attempt;
     const exitCode = /service exited \((-?\d+|null)\)/.exec(refused ?? '')?.[1] ?? 'none';
-    const namesFileAndPid = refused?.includes(`${path.join(db.dir, 'paylink.db')} is in use by another paylink process (pid ${first.proc.pid})`) ?? false;
+    const namesFileAndPid =
+      refused?.includes(
+        `${path.join(db.dir, 'paylink.db')} is in use by another paylink process (pid ${first.proc.pid})`,
+      ) ?? false;
     const saysWhatToDo = refused?.includes('use PostgreSQL (DATABASE_URL) to run several instances') ?? false;
     expect(refused).toBeDefined();
     expect(exitCode).toBe('1');

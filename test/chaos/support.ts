@@ -40,7 +40,12 @@ export function reportFigures(scenario: string, db: string, figures: Figures): v
   if (process.env.CHAOS_FIGURES_FILE) fs.appendFileSync(process.env.CHAOS_FIGURES_FILE, `${line}\n`);
 }
 
-export async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean> | boolean, everyMs = 200): Promise<void> {
+export async function waitUntil(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<boolean> | boolean,
+  everyMs = 200,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;
@@ -73,7 +78,13 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 export async function chaosDatabase(kind: 'sqlite' | 'postgres'): Promise<ChaosDatabase> {
   const dir = tempDir('paylink-chaos-');
   if (kind === 'sqlite') {
-    return { kind, dir, env: {}, config: { kind: 'sqlite', path: path.join(dir, 'paylink.db') }, dispose: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+    return {
+      kind,
+      dir,
+      env: {},
+      config: { kind: 'sqlite', path: path.join(dir, 'paylink.db') },
+      dispose: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
   }
   if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
   const name = `chaos_${randomBytes(5).toString('hex')}`;
@@ -92,7 +103,10 @@ export async function chaosDatabase(kind: 'sqlite' | 'postgres'): Promise<ChaosD
   };
 }
 
-export async function getJson(url: string, headers: Record<string, string> = OP_AUTH): Promise<{ status: number; body: unknown }> {
+export async function getJson(
+  url: string,
+  headers: Record<string, string> = OP_AUTH,
+): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url, { headers });
   const text = await res.text();
   let body: unknown = text;
@@ -105,7 +119,11 @@ export async function getJson(url: string, headers: Record<string, string> = OP_
 }
 
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = OP_AUTH): Promise<number> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -117,7 +135,12 @@ export const CHAOS_SERVER_KEY = 'SB-Mid-server-chaos-key-5d1e';
  * is the simulator running in the test process, so it outlives every service process.
  */
 export function gatewayEnv(simBaseUrl: string): Record<string, string> {
-  return { MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: CHAOS_SERVER_KEY, MIDTRANS_API_BASE_URL: simBaseUrl, MIDTRANS_APP_BASE_URL: simBaseUrl };
+  return {
+    MIDTRANS_MODE: 'sandbox',
+    MIDTRANS_SERVER_KEY: CHAOS_SERVER_KEY,
+    MIDTRANS_API_BASE_URL: simBaseUrl,
+    MIDTRANS_APP_BASE_URL: simBaseUrl,
+  };
 }
 
 const gatewayAuth = () => `Basic ${Buffer.from(`${CHAOS_SERVER_KEY}:`).toString('base64')}`;
@@ -127,18 +150,28 @@ export async function paidOrder(simBaseUrl: string, orderId: string, amount: num
   const charge = await fetch(`${simBaseUrl}/v2/charge`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', authorization: gatewayAuth() },
-    body: JSON.stringify({ payment_type: 'bank_transfer', transaction_details: { order_id: orderId, gross_amount: amount }, bank_transfer: { bank: 'bca' } }),
+    body: JSON.stringify({
+      payment_type: 'bank_transfer',
+      transaction_details: { order_id: orderId, gross_amount: amount },
+      bank_transfer: { bank: 'bca' },
+    }),
   });
   await charge.arrayBuffer();
   if (charge.status !== 200 && charge.status !== 201) throw new Error(`charge ${orderId}: ${charge.status}`);
-  const pay = await fetch(`${simBaseUrl}/_sim/transactions/${encodeURIComponent(orderId)}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const pay = await fetch(`${simBaseUrl}/_sim/transactions/${encodeURIComponent(orderId)}/pay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   await pay.arrayBuffer();
   if (pay.status !== 200) throw new Error(`pay ${orderId}: ${pay.status}`);
 }
 
 /** The gateway's status body for the order: signed like a notification, so it is one. */
 export async function notificationFor(simBaseUrl: string, orderId: string): Promise<Record<string, unknown>> {
-  const res = await fetch(`${simBaseUrl}/v2/${encodeURIComponent(orderId)}/status`, { headers: { accept: 'application/json', authorization: gatewayAuth() } });
+  const res = await fetch(`${simBaseUrl}/v2/${encodeURIComponent(orderId)}/status`, {
+    headers: { accept: 'application/json', authorization: gatewayAuth() },
+  });
   const body = (await res.json()) as Record<string, unknown>;
   if (res.status !== 200 || typeof body.signature_key !== 'string') throw new Error(`status ${orderId}: ${res.status}`);
   return body;
@@ -146,7 +179,12 @@ export async function notificationFor(simBaseUrl: string, orderId: string): Prom
 
 export async function postNotification(serviceUrl: string, body: Record<string, unknown>): Promise<number> {
   try {
-    const res = await fetch(`${serviceUrl}/webhook/midtrans`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'Veritrans' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(`${serviceUrl}/webhook/midtrans`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'Veritrans' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
     await res.arrayBuffer();
     return res.status;
   } catch {
@@ -159,11 +197,16 @@ export const START_MS = 90_000;
 
 /** Resolves once the service lists no ERP event still pending or failed. */
 export async function untilAllDelivered(serviceUrl: string, timeoutMs: number): Promise<void> {
-  await waitUntil('every outbox event recorded as delivered', timeoutMs, async () => {
-    for (const status of ['pending', 'failed']) {
-      const { status: code, body } = await getJson(`${serviceUrl}/api/deliveries?limit=10&status=${status}`);
-      if (code !== 200 || (body as { items?: unknown[] }).items?.length !== 0) return false;
-    }
-    return true;
-  }, 500);
+  await waitUntil(
+    'every outbox event recorded as delivered',
+    timeoutMs,
+    async () => {
+      for (const status of ['pending', 'failed']) {
+        const { status: code, body } = await getJson(`${serviceUrl}/api/deliveries?limit=10&status=${status}`);
+        if (code !== 200 || (body as { items?: unknown[] }).items?.length !== 0) return false;
+      }
+      return true;
+    },
+    500,
+  );
 }

@@ -27,7 +27,16 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     simulator = await startSimulator({ serverKey: E2E_SERVER_KEY, logger: false, seed: 5 });
     sim = simClient(simulator.baseUrl);
     erp = await startErpReceiver();
-    t = await makeLoggedApp(kind, { API_KEYS: KEY, MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY, CONSOLE_TIME_ZONE: 'Asia/Jakarta' }, { simulatorBaseUrl: simulator.baseUrl, runtimeConfigCacheMs: 0 });
+    t = await makeLoggedApp(
+      kind,
+      {
+        API_KEYS: KEY,
+        MIDTRANS_MODE: 'simulator',
+        MIDTRANS_SERVER_KEY: E2E_SERVER_KEY,
+        CONSOLE_TIME_ZONE: 'Asia/Jakarta',
+      },
+      { simulatorBaseUrl: simulator.baseUrl, runtimeConfigCacheMs: 0 },
+    );
     await patchRuntimeConfig(t.services.runtimeConfig, { erp: { notify_url: erp.url, timeout_ms: 2_000 } });
   });
   afterEach(async () => {
@@ -35,10 +44,16 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     await erp.close();
     await simulator.close();
   });
-  const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ url, headers: { authorization: basicAuth(), ...headers } });
+  const get = (url: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ url, headers: { authorization: basicAuth(), ...headers } });
   const txPage = (orderId: string) => `/console/transactions/${encodeURIComponent(orderId)}`;
   const send = (action: string, cookie: string, fields: Record<string, string>) =>
-    t.app.inject({ method: 'POST', url: action, payload: new URLSearchParams(fields).toString(), headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    t.app.inject({
+      method: 'POST',
+      url: action,
+      payload: new URLSearchParams(fields).toString(),
+      headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    });
   /** Posts `fields` to `action` with the token and cookie of `page` as a browser would. */
   async function post(page: string, action: string, fields: Record<string, string>) {
     const { token, cookie } = formState(await get(page));
@@ -51,15 +66,25 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     expect(first.statusCode).toBe(200);
     return send(action, cookie, hiddenFields(first.body, action));
   }
-  const charge = async (orderId: string, method: object = { payment_type: 'bank_transfer', bank_transfer: { bank: 'bni' } }) => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/charge', payload: { order_id: orderId, nominal: 50000, ...method }, headers: api });
+  const charge = async (
+    orderId: string,
+    method: object = { payment_type: 'bank_transfer', bank_transfer: { bank: 'bni' } },
+  ) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/charge',
+      payload: { order_id: orderId, nominal: 50000, ...method },
+      headers: api,
+    });
     expect(res.statusCode).toBe(201);
     return res.json() as { gateway_order_id: string; qr_string?: string; actions?: unknown };
   };
   const paidQris = async (orderId: string) => {
     const c = await charge(orderId, { payment_type: 'qris' });
     expect((await sim.post(`/_sim/transactions/${c.gateway_order_id}/pay`)).status).toBe(200);
-    expect((await t.app.inject({ url: `/api/payments/${encodeURIComponent(orderId)}/status`, headers: api })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ url: `/api/payments/${encodeURIComponent(orderId)}/status`, headers: api })).statusCode,
+    ).toBe(200);
   };
   const tx = (orderId: string) => t.services.store.transactions.findByOrderId(orderId);
 
@@ -100,7 +125,10 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     expect(part.body).toContain('A refund cannot be undone.');
     expect(await sim.requests('/refund')).toHaveLength(0);
     expect((await tx('CF-R'))?.refundedAmount).toBe(0);
-    const done = await confirmed(txPage('CF-R'), `${txPage('CF-R')}/refund`, { amount: '20000', reason: 'one item back' });
+    const done = await confirmed(txPage('CF-R'), `${txPage('CF-R')}/refund`, {
+      amount: '20000',
+      reason: 'one item back',
+    });
     expect(done.statusCode).toBe(303);
     expect(await sim.requests('/refund')).toHaveLength(1);
     expect((await tx('CF-R'))?.refundedAmount).toBe(20000);
@@ -109,7 +137,16 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
   it('a confirmation page in Indonesian', async () => {
     await charge('CF-ID');
     const { token, cookie } = formState(await get(txPage('CF-ID')));
-    const res = await t.app.inject({ method: 'POST', url: `${txPage('CF-ID')}/cancel`, payload: `_csrf=${encodeURIComponent(token)}`, headers: { authorization: basicAuth(), cookie: `${cookie}; paylink_lang=id`, 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${txPage('CF-ID')}/cancel`,
+      payload: `_csrf=${encodeURIComponent(token)}`,
+      headers: {
+        authorization: basicAuth(),
+        cookie: `${cookie}; paylink_lang=id`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+    });
     expect(res.body).toContain('<html lang="id">');
     expect(res.body).toContain('Konfirmasi pembatalan');
     expect(res.body).toContain('Kembali, tanpa tindakan');
@@ -120,7 +157,9 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     expect((await t.app.inject({ url: '/api/payments/WD-1/status', headers: api })).statusCode).toBe(200);
     const page = await get(txPage('WD-1'));
     const timeline = page.body.slice(page.body.indexOf('<ol class="timeline">'));
-    expect(timeline).toMatch(/Status report: <span data-gateway-status="pending">waiting for payment<\/span> <span class="badge r-duplicate" data-result="duplicate">no change<\/span>/);
+    expect(timeline).toMatch(
+      /Status report: <span data-gateway-status="pending">waiting for payment<\/span> <span class="badge r-duplicate" data-result="duplicate">no change<\/span>/,
+    );
     expect(timeline).not.toMatch(/>duplicate</);
     expect(timeline).not.toMatch(/code \d{3}/);
   });
@@ -136,7 +175,10 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     expect(attempt).toContain('HTTP 503');
     expect(attempt.match(/HTTP 503/g)).toHaveLength(1);
     // The deliveries table's last answer too.
-    const row = /<tr>\s*<td><a class="mono" href="\/console\/transactions\/WD-2">[^]*?<\/tr>/.exec((await get('/console/deliveries')).body)?.[0] ?? '';
+    const row =
+      /<tr>\s*<td><a class="mono" href="\/console\/transactions\/WD-2">[^]*?<\/tr>/.exec(
+        (await get('/console/deliveries')).body,
+      )?.[0] ?? '';
     expect(row.match(/HTTP 503/g)).toHaveLength(1);
     const idPage = await get(`${txPage('WD-2')}?lang=id`);
     expect(idPage.body).toContain('Kirim ulang 1 peristiwa ERP yang belum terkirim</h3>');
@@ -148,7 +190,9 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     const page = await get(txPage('QR-1'));
     const figure = /<figure class="qr"[^>]*data-qr>([^]*?)<figcaption>/.exec(page.body)?.[1] ?? '';
     expect(figure).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-    expect(figure.trim()).toBe((await QRCode.toString(c.qr_string ?? '', { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })).trim());
+    expect(figure.trim()).toBe(
+      (await QRCode.toString(c.qr_string ?? '', { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })).trim(),
+    );
     expect(page.body).not.toMatch(/<img[^>]+src="http/);
     await charge('QR-2');
     expect((await get(txPage('QR-2'))).body).not.toContain('data-qr');
@@ -156,10 +200,14 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
 
   it('a pending GoPay payment shows a QR code of its deeplink (what a phone opens in the GoPay app)', async () => {
     const c = await charge('QR-G', { payment_type: 'gopay' });
-    const deeplink = (c.actions as Array<{ name: string; url: string }> | undefined)?.find((a) => a.name === 'deeplink-redirect')?.url ?? '';
+    const deeplink =
+      (c.actions as Array<{ name: string; url: string }> | undefined)?.find((a) => a.name === 'deeplink-redirect')
+        ?.url ?? '';
     expect(deeplink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2\/gopay\/.+\/deeplink$/);
     const page = await get(txPage('QR-G'));
     const figure = /<figure class="qr"[^>]*data-qr>([^]*?)<figcaption>/.exec(page.body)?.[1] ?? '';
-    expect(figure.trim()).toBe((await QRCode.toString(deeplink, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })).trim());
+    expect(figure.trim()).toBe(
+      (await QRCode.toString(deeplink, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })).trim(),
+    );
   });
 });

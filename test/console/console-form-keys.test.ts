@@ -27,7 +27,11 @@ describe.each(DATABASE_KINDS)('console forms act once (%s)', (kind) => {
     simulator = await startSimulator({ serverKey: E2E_SERVER_KEY, logger: false, seed: 7 });
     sim = simClient(simulator.baseUrl);
     erp = await startErpReceiver();
-    t = await makeLoggedApp(kind, { API_KEYS: KEY, MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY }, { simulatorBaseUrl: simulator.baseUrl, runtimeConfigCacheMs: 0 });
+    t = await makeLoggedApp(
+      kind,
+      { API_KEYS: KEY, MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY },
+      { simulatorBaseUrl: simulator.baseUrl, runtimeConfigCacheMs: 0 },
+    );
     await patchRuntimeConfig(t.services.runtimeConfig, { erp: { notify_url: erp.url, timeout_ms: 2_000 } });
   });
   afterEach(async () => {
@@ -39,7 +43,12 @@ describe.each(DATABASE_KINDS)('console forms act once (%s)', (kind) => {
   const get = (url: string) => t.app.inject({ url, headers: { authorization: basicAuth() } });
   const txPage = (orderId: string) => `/console/transactions/${encodeURIComponent(orderId)}`;
   const post = (url: string, cookie: string, fields: Record<string, string>) =>
-    t.app.inject({ method: 'POST', url, payload: new URLSearchParams(fields).toString(), headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    t.app.inject({
+      method: 'POST',
+      url,
+      payload: new URLSearchParams(fields).toString(),
+      headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    });
   /** The confirmation page of a money action, as the payment page's form asks for it: its Confirm form's fields and the cookie. */
   async function confirmation(orderId: string, action: string, fields: Record<string, string> = {}) {
     const { token, cookie } = formState(await get(txPage(orderId)));
@@ -58,28 +67,47 @@ describe.each(DATABASE_KINDS)('console forms act once (%s)', (kind) => {
     const atOnce = await Promise.all([post(url, cookie, form), post(url, cookie, form)]);
     return [...atOnce, await post(url, cookie, form)];
   }
-  const charge = async (orderId: string, nominal: number, method: object = { payment_type: 'bank_transfer', bank_transfer: { bank: 'bni' } }) => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/charge', payload: { order_id: orderId, nominal, ...method }, headers: api });
+  const charge = async (
+    orderId: string,
+    nominal: number,
+    method: object = { payment_type: 'bank_transfer', bank_transfer: { bank: 'bni' } },
+  ) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/charge',
+      payload: { order_id: orderId, nominal, ...method },
+      headers: api,
+    });
     expect(res.statusCode).toBe(201);
     return (res.json() as { gateway_order_id: string }).gateway_order_id;
   };
   const paidQris = async (orderId: string, nominal: number) => {
     const gatewayOrderId = await charge(orderId, nominal, { payment_type: 'qris' });
     expect((await sim.post(`/_sim/transactions/${gatewayOrderId}/pay`)).status).toBe(200);
-    expect((await t.app.inject({ url: `/api/payments/${encodeURIComponent(orderId)}/status`, headers: api })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ url: `/api/payments/${encodeURIComponent(orderId)}/status`, headers: api })).statusCode,
+    ).toBe(200);
     return gatewayOrderId;
   };
   /** The refunds the gateway holds for an order, by its own status API. */
-  const gatewayRefunds = async (gatewayOrderId: string) => ((await sim.gateway('GET', `/v2/${gatewayOrderId}/status`)).body as { refunds?: Array<{ refund_amount: string }> }).refunds ?? [];
-  const refunded = async (orderId: string) => (await t.services.store.transactions.findByOrderId(orderId))?.refundedAmount;
-  const audits = async (action: string) => (await t.lines()).filter((l) => typeof l.audit === 'object' && l.audit !== null && 'action' in l.audit && l.audit.action === action);
+  const gatewayRefunds = async (gatewayOrderId: string) =>
+    ((await sim.gateway('GET', `/v2/${gatewayOrderId}/status`)).body as { refunds?: Array<{ refund_amount: string }> })
+      .refunds ?? [];
+  const refunded = async (orderId: string) =>
+    (await t.services.store.transactions.findByOrderId(orderId))?.refundedAmount;
+  const audits = async (action: string) =>
+    (await t.lines()).filter(
+      (l) => typeof l.audit === 'object' && l.audit !== null && 'action' in l.audit && l.audit.action === action,
+    );
 
   it('a refund confirmation of Rp 40.000 sent twice at once and once more refunds Rp 40.000 once; each answer is the first one', async () => {
     const gatewayOrderId = await paidQris('OK-R1', 150_000);
     const { form, cookie } = await confirmation('OK-R1', 'refund', { amount: '40.000', reason: '' });
     expect(form).toMatchObject({ amount: '40000', confirm: '1', _key: expect.stringMatching(/\S{20,}/) });
     const answers = await twiceAtOnceThenAgain(`${txPage('OK-R1')}/refund`, cookie, form);
-    expect(answers.map((a) => [a.statusCode, a.headers.location])).toEqual(Array(3).fill([303, '/console/transactions/OK-R1?done=refund']));
+    expect(answers.map((a) => [a.statusCode, a.headers.location])).toEqual(
+      Array(3).fill([303, '/console/transactions/OK-R1?done=refund']),
+    );
     expect((await gatewayRefunds(gatewayOrderId)).map((r) => Number(r.refund_amount))).toEqual([40_000]);
     expect(await sim.requests('/refund')).toHaveLength(1);
     expect(await refunded('OK-R1')).toBe(40_000);
@@ -91,7 +119,10 @@ describe.each(DATABASE_KINDS)('console forms act once (%s)', (kind) => {
     const { form, cookie } = await confirmation('OK-R2', 'refund', { amount: '40000', reason: 'one item back' });
     const url = `${txPage('OK-R2')}/refund`;
     // The key is made for the values its page showed: with others it is no key at all.
-    for (const altered of [{ ...form, amount: '50000' }, { ...form, reason: 'two items back' }]) {
+    for (const altered of [
+      { ...form, amount: '50000' },
+      { ...form, reason: 'two items back' },
+    ]) {
       const res = await post(url, cookie, altered);
       expect(res.statusCode).toBe(403);
       expect(res.body).toContain('(FORM_KEY_INVALID)');
@@ -104,7 +135,11 @@ describe.each(DATABASE_KINDS)('console forms act once (%s)', (kind) => {
     expect((await gatewayRefunds(gatewayOrderId)).map((r) => Number(r.refund_amount))).toEqual([40_000]);
     expect(await refunded('OK-R2')).toBe(40_000);
     // The key of a refund form is no good for another action of the same payment either.
-    const cancel = await post(`${txPage('OK-R2')}/cancel`, cookie, { _csrf: form._csrf ?? '', _key: form._key ?? '', confirm: '1' });
+    const cancel = await post(`${txPage('OK-R2')}/cancel`, cookie, {
+      _csrf: form._csrf ?? '',
+      _key: form._key ?? '',
+      confirm: '1',
+    });
     expect(cancel.statusCode).toBe(403);
     expect(cancel.body).toContain('(FORM_KEY_INVALID)');
     // A paid payment is not offered a cancellation: the answer is its page, not a confirmation.
@@ -113,29 +148,45 @@ describe.each(DATABASE_KINDS)('console forms act once (%s)', (kind) => {
   });
 
   it('cancel and expire: a confirmation sent twice at once and once more asks the gateway once', async () => {
-    for (const [orderId, action] of [['OK-C', 'cancel'], ['OK-E', 'expire']] as const) {
+    for (const [orderId, action] of [
+      ['OK-C', 'cancel'],
+      ['OK-E', 'expire'],
+    ] as const) {
       await charge(orderId, 50_000);
       const { form, cookie } = await confirmation(orderId, action);
       const answers = await twiceAtOnceThenAgain(`${txPage(orderId)}/${action}`, cookie, form);
-      expect(answers.map((a) => [a.statusCode, a.headers.location])).toEqual(Array(3).fill([303, `/console/transactions/${orderId}?done=${action}`]));
+      expect(answers.map((a) => [a.statusCode, a.headers.location])).toEqual(
+        Array(3).fill([303, `/console/transactions/${orderId}?done=${action}`]),
+      );
       expect(await sim.requests(`/${action}`)).toHaveLength(1);
       expect(await audits(`payment_${action}`)).toHaveLength(1);
     }
   });
 
-  it('a refusal is the form\'s outcome: sent again, the same refusal, and the gateway is not asked', async () => {
+  it("a refusal is the form's outcome: sent again, the same refusal, and the gateway is not asked", async () => {
     await charge('OK-X', 50_000);
     const { form, cookie } = await confirmation('OK-X', 'expire');
-    expect((await t.app.inject({ method: 'POST', url: '/api/payments/OK-X/cancel', headers: api })).statusCode).toBe(200);
-    const answers = [await post(`${txPage('OK-X')}/expire`, cookie, form), await post(`${txPage('OK-X')}/expire`, cookie, form)];
+    expect((await t.app.inject({ method: 'POST', url: '/api/payments/OK-X/cancel', headers: api })).statusCode).toBe(
+      200,
+    );
+    const answers = [
+      await post(`${txPage('OK-X')}/expire`, cookie, form),
+      await post(`${txPage('OK-X')}/expire`, cookie, form),
+    ];
     for (const a of answers) {
       expect(a.statusCode).toBe(409);
       expect(a.body).toContain('(PAYMENT_CLOSED)');
       expect(a.body).toContain('data-status="cancelled"');
     }
     expect(await sim.requests('/expire')).toHaveLength(0);
-    const kept = await t.store.db.selectFrom('idempotency_records').select(['scope', 'state', 'response_status']).where('scope', 'like', 'console:%').execute();
-    expect(kept).toEqual([{ scope: expect.stringMatching(/^console:[0-9a-f]{16}$/), state: 'completed', response_status: 409 }]);
+    const kept = await t.store.db
+      .selectFrom('idempotency_records')
+      .select(['scope', 'state', 'response_status'])
+      .where('scope', 'like', 'console:%')
+      .execute();
+    expect(kept).toEqual([
+      { scope: expect.stringMatching(/^console:[0-9a-f]{16}$/), state: 'completed', response_status: 409 },
+    ]);
   });
 
   /** A paid order whose ERP event failed to arrive: its event id. */
@@ -149,11 +200,26 @@ describe.each(DATABASE_KINDS)('console forms act once (%s)', (kind) => {
     return event.eventId;
   }
 
-  it('delivery retries: the payment page\'s, the deliveries page\'s and one event\'s form, each sent twice at once and once more, re-queue once', async () => {
+  it("delivery retries: the payment page's, the deliveries page's and one event's form, each sent twice at once and once more, re-queue once", async () => {
     const forms = [
-      { orderId: 'OK-D1', page: txPage('OK-D1'), action: () => `${txPage('OK-D1')}/retry-deliveries`, done: '/console/transactions/OK-D1?done=retry-deliveries' },
-      { orderId: 'OK-D2', page: '/console/deliveries', action: () => `${txPage('OK-D2')}/retry-deliveries`, done: '/console/deliveries?done=retry-deliveries' },
-      { orderId: 'OK-D3', page: '/console/deliveries', action: (eventId: string) => `/console/deliveries/${eventId}/retry`, done: '/console/deliveries?done=retry' },
+      {
+        orderId: 'OK-D1',
+        page: txPage('OK-D1'),
+        action: () => `${txPage('OK-D1')}/retry-deliveries`,
+        done: '/console/transactions/OK-D1?done=retry-deliveries',
+      },
+      {
+        orderId: 'OK-D2',
+        page: '/console/deliveries',
+        action: () => `${txPage('OK-D2')}/retry-deliveries`,
+        done: '/console/deliveries?done=retry-deliveries',
+      },
+      {
+        orderId: 'OK-D3',
+        page: '/console/deliveries',
+        action: (eventId: string) => `/console/deliveries/${eventId}/retry`,
+        done: '/console/deliveries?done=retry',
+      },
     ];
     for (const f of forms) {
       const eventId = await undelivered(f.orderId);
@@ -213,14 +279,22 @@ describe.each(DATABASE_KINDS)('console forms act once (%s)', (kind) => {
       acted += 1;
       return '/console/transactions/OK-K?done=refund';
     };
-    await expect(actOnce(t.services, { operator: 'operator:auditor', key: form._key, request }, act)).rejects.toMatchObject({ code: 'FORM_KEY_INVALID' });
+    await expect(
+      actOnce(t.services, { operator: 'operator:auditor', key: form._key, request }, act),
+    ).rejects.toMatchObject({ code: 'FORM_KEY_INVALID' });
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + CSRF_VALIDITY_MS + 60_000);
-    await expect(actOnce(t.services, { operator: `operator:${OPERATOR.user}`, key: form._key, request }, act)).rejects.toMatchObject({ code: 'FORM_KEY_INVALID' });
+    await expect(
+      actOnce(t.services, { operator: `operator:${OPERATOR.user}`, key: form._key, request }, act),
+    ).rejects.toMatchObject({ code: 'FORM_KEY_INVALID' });
     vi.useRealTimers();
     expect(acted).toBe(0);
-    expect(await actOnce(t.services, { operator: `operator:${OPERATOR.user}`, key: form._key, request }, act)).toBe('/console/transactions/OK-K?done=refund');
-    expect(await actOnce(t.services, { operator: `operator:${OPERATOR.user}`, key: form._key, request }, act)).toBe('/console/transactions/OK-K?done=refund');
+    expect(await actOnce(t.services, { operator: `operator:${OPERATOR.user}`, key: form._key, request }, act)).toBe(
+      '/console/transactions/OK-K?done=refund',
+    );
+    expect(await actOnce(t.services, { operator: `operator:${OPERATOR.user}`, key: form._key, request }, act)).toBe(
+      '/console/transactions/OK-K?done=refund',
+    );
     expect(acted).toBe(1);
   });
 });

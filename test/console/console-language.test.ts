@@ -9,7 +9,14 @@ import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js
 import { seedTransaction } from '../helpers/seed.js';
 import { consoleMessages } from '../../src/http/console/i18n/console.js';
 
-const PAGES = ['/console', '/console/transactions', '/console/transactions/SO-LANG%3A1', '/console/deliveries', '/console/logs?q=nothing-matches-this', '/console/config'];
+const PAGES = [
+  '/console',
+  '/console/transactions',
+  '/console/transactions/SO-LANG%3A1',
+  '/console/deliveries',
+  '/console/logs?q=nothing-matches-this',
+  '/console/config',
+];
 
 /** The text a person reads: tags, and the values of attributes nobody reads, removed. */
 function visibleText(body: string): string {
@@ -23,11 +30,23 @@ function visibleText(body: string): string {
 describe.each(DATABASE_KINDS)('console languages (%s)', (kind) => {
   let t: TestContext;
   beforeEach(async () => {
-    t = await makeTestApp(kind, { MIDTRANS_MODE: 'simulator', MIDTRANS_API_BASE_URL: 'http://127.0.0.1:9', CONSOLE_TIME_ZONE: 'Asia/Jakarta' });
-    await seedTransaction(t.services.store, { orderId: 'SO-LANG:1', status: 'paid', nominal: 150000, paymentType: 'qris', gatewayTransactionId: 'gw-lang', settlementTime: '2026-11-22T03:05:00.000Z' });
+    t = await makeTestApp(kind, {
+      MIDTRANS_MODE: 'simulator',
+      MIDTRANS_API_BASE_URL: 'http://127.0.0.1:9',
+      CONSOLE_TIME_ZONE: 'Asia/Jakarta',
+    });
+    await seedTransaction(t.services.store, {
+      orderId: 'SO-LANG:1',
+      status: 'paid',
+      nominal: 150000,
+      paymentType: 'qris',
+      gatewayTransactionId: 'gw-lang',
+      settlementTime: '2026-11-22T03:05:00.000Z',
+    });
   });
   afterEach(async () => t.close());
-  const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ url, headers: { authorization: basicAuth(), ...headers } });
+  const get = (url: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ url, headers: { authorization: basicAuth(), ...headers } });
 
   it('English by default, with its words, English dates and WIB on every page', async () => {
     for (const url of PAGES) {
@@ -68,26 +87,47 @@ describe.each(DATABASE_KINDS)('console languages (%s)', (kind) => {
   it('Accept-Language: id picks Indonesian; an explicit cookie wins over it', async () => {
     expect((await get('/console', { 'accept-language': 'id' })).body).toContain('<html lang="id">');
     expect((await get('/console', { 'accept-language': 'fr, id;q=0.8, en;q=0.5' })).body).toContain('Ringkasan');
-    expect((await get('/console', { 'accept-language': 'id', cookie: 'paylink_lang=en' })).body).toContain('<html lang="en">');
+    expect((await get('/console', { 'accept-language': 'id', cookie: 'paylink_lang=en' })).body).toContain(
+      '<html lang="en">',
+    );
   });
 
   it('every page has the language toggle, keeping the page and its other parameters', async () => {
     for (const url of PAGES) {
       const res = await get(url);
       const path = url.split('?')[0] ?? url;
-      expect(res.body, url).toMatch(new RegExp(`<a href="${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\?(?:[^"]*&amp;)?lang=en"[^>]*>English</a>`));
-      expect(res.body, url).toMatch(new RegExp(`<a href="${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\?(?:[^"]*&amp;)?lang=id"[^>]*>Bahasa Indonesia</a>`));
+      expect(res.body, url).toMatch(
+        new RegExp(
+          `<a href="${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\?(?:[^"]*&amp;)?lang=en"[^>]*>English</a>`,
+        ),
+      );
+      expect(res.body, url).toMatch(
+        new RegExp(
+          `<a href="${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\?(?:[^"]*&amp;)?lang=id"[^>]*>Bahasa Indonesia</a>`,
+        ),
+      );
     }
-    expect((await get('/console/logs?q=nothing-matches-this')).body).toContain('href="/console/logs?q=nothing-matches-this&amp;lang=id"');
+    expect((await get('/console/logs?q=nothing-matches-this')).body).toContain(
+      'href="/console/logs?q=nothing-matches-this&amp;lang=id"',
+    );
   });
 
-  it('what went wrong is headed in the page\'s language, with the code and the service\'s own message after it', async () => {
+  it("what went wrong is headed in the page's language, with the code and the service's own message after it", async () => {
     const missing = await get('/console/transactions/NOPE?lang=id');
     expect(missing.statusCode).toBe(404);
     expect(missing.body).toContain('<html lang="id">');
     expect(missing.body).toContain('<p>Tidak ditemukan. (NOT_FOUND)</p>');
     expect(missing.body).toContain('<li>No payment &quot;NOPE&quot;.</li>');
-    const forged = await t.app.inject({ method: 'POST', url: '/console/transactions/SO-LANG%3A1/check', payload: '_csrf=forged', headers: { authorization: basicAuth(), cookie: 'paylink_lang=id', 'content-type': 'application/x-www-form-urlencoded' } });
+    const forged = await t.app.inject({
+      method: 'POST',
+      url: '/console/transactions/SO-LANG%3A1/check',
+      payload: '_csrf=forged',
+      headers: {
+        authorization: basicAuth(),
+        cookie: 'paylink_lang=id',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+    });
     expect(forged.statusCode).toBe(403);
     expect(forged.body).toContain('Formulir ini kedaluwarsa atau tidak berasal dari konsol ini');
     expect((await get('/console/transactions/NOPE')).body).toContain('<p>Not found. (NOT_FOUND)</p>');

@@ -17,25 +17,50 @@ import { refundableMethod } from '../../src/gateway/payment-methods.js';
 describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
   let t: LoggedApp;
   beforeEach(async () => {
-    t = await makeLoggedApp(kind, { MIDTRANS_MODE: 'simulator', MIDTRANS_API_BASE_URL: 'http://127.0.0.1:9', CONSOLE_TIME_ZONE: 'Asia/Jakarta' });
+    t = await makeLoggedApp(kind, {
+      MIDTRANS_MODE: 'simulator',
+      MIDTRANS_API_BASE_URL: 'http://127.0.0.1:9',
+      CONSOLE_TIME_ZONE: 'Asia/Jakarta',
+    });
   });
   afterEach(async () => t.close());
   const get = (url: string) => t.app.inject({ url, headers: { authorization: basicAuth() } });
 
   it('a paid bank transfer has no refund form and says why; a paid QRIS payment has it', async () => {
-    const va = await seedTransaction(t.services.store, { orderId: 'RF-VA', kind: 'charge', status: 'paid', nominal: 75000, paymentType: 'bank_transfer', gatewayTransactionId: 'gw-va' });
-    await seedTransaction(t.services.store, { orderId: 'RF-QR', kind: 'charge', status: 'paid', nominal: 75000, paymentType: 'qris', gatewayTransactionId: 'gw-qr' });
+    const va = await seedTransaction(t.services.store, {
+      orderId: 'RF-VA',
+      kind: 'charge',
+      status: 'paid',
+      nominal: 75000,
+      paymentType: 'bank_transfer',
+      gatewayTransactionId: 'gw-va',
+    });
+    await seedTransaction(t.services.store, {
+      orderId: 'RF-QR',
+      kind: 'charge',
+      status: 'paid',
+      nominal: 75000,
+      paymentType: 'qris',
+      gatewayTransactionId: 'gw-qr',
+    });
     const vaPage = await get('/console/transactions/RF-VA');
     expect(vaPage.body).not.toContain('action="/console/transactions/RF-VA/refund"');
     expect(vaPage.body).toContain('data-no-refund="method"');
     expect(vaPage.body).toContain('bank_transfer payments cannot be refunded through the gateway');
-    expect((await get('/console/transactions/RF-VA?lang=id')).body).toContain('Pembayaran bank_transfer tidak dapat dikembalikan melalui gateway');
+    expect((await get('/console/transactions/RF-VA?lang=id')).body).toContain(
+      'Pembayaran bank_transfer tidak dapat dikembalikan melalui gateway',
+    );
     const qrPage = await get('/console/transactions/RF-QR');
     expect(qrPage.body).toContain('action="/console/transactions/RF-QR/refund"');
     expect(qrPage.body).not.toContain('data-no-refund');
     // Posting the form anyway is refused on the page, before any confirmation, and nothing is asked.
     const { token, cookie } = formState(vaPage);
-    const res = await t.app.inject({ method: 'POST', url: '/console/transactions/RF-VA/refund', payload: `_csrf=${encodeURIComponent(token)}&amount=&confirm=1`, headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/console/transactions/RF-VA/refund',
+      payload: `_csrf=${encodeURIComponent(token)}&amount=&confirm=1`,
+      headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.statusCode).toBe(409);
     expect(res.body).toContain('cannot be refunded through the gateway');
     expect(await t.services.store.refunds.listOpen(va.id)).toEqual([]);
@@ -47,11 +72,25 @@ describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
 
   it('log levels get badges of their own, not payment-status badges', async () => {
     const file = path.join(t.logDir, 'paylink.2026-11-21.1.log');
-    const line = (level: number, msg: string) => `${JSON.stringify({ level, time: '2026-11-21T08:00:00.000Z', msg, order_id: 'LV-1' })}\n`;
-    fs.writeFileSync(file, line(20, 'a debug line') + line(30, 'an info line') + line(40, 'a warn line') + line(50, 'an error line') + line(60, 'a fatal line'));
+    const line = (level: number, msg: string) =>
+      `${JSON.stringify({ level, time: '2026-11-21T08:00:00.000Z', msg, order_id: 'LV-1' })}\n`;
+    fs.writeFileSync(
+      file,
+      line(20, 'a debug line') +
+        line(30, 'an info line') +
+        line(40, 'a warn line') +
+        line(50, 'an error line') +
+        line(60, 'a fatal line'),
+    );
     const page = await get('/console/logs?order_id=LV-1&level=debug');
     expect(page.statusCode).toBe(200);
-    for (const [level, word] of [['debug', 'debug'], ['info', 'info'], ['warn', 'warning'], ['error', 'error'], ['fatal', 'fatal']]) {
+    for (const [level, word] of [
+      ['debug', 'debug'],
+      ['info', 'info'],
+      ['warn', 'warning'],
+      ['error', 'error'],
+      ['fatal', 'fatal'],
+    ]) {
       expect(page.body).toContain(`<span class="badge l-${level}" data-level="${level}">${word}</span>`);
     }
     const table = page.body.slice(page.body.indexOf('<tbody>'), page.body.indexOf('</tbody>'));
@@ -63,7 +102,13 @@ describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
 
   it('"refunded" has a colour of its own, not the amber of "pending"', async () => {
     const css = (await get('/console/assets/console.css')).body;
-    const rule = (cls: string) => css.split('}').find((r) => r.split('{')[0]?.split(',').some((sel) => sel.trim() === `.${cls}`));
+    const rule = (cls: string) =>
+      css.split('}').find((r) =>
+        r
+          .split('{')[0]
+          ?.split(',')
+          .some((sel) => sel.trim() === `.${cls}`),
+      );
     expect(rule('s-refunded')).toBeDefined();
     expect(rule('s-refunded')).not.toBe(rule('s-pending'));
     const bg = (cls: string) => /background:([^;]+)/.exec(rule(cls) ?? '')?.[1];
@@ -85,12 +130,29 @@ describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
   });
 
   it('a settlement report reads "settled", not its status code', async () => {
-    const tx = await seedTransaction(t.services.store, { orderId: 'ST-1', kind: 'charge', status: 'paid', paymentType: 'qris' });
-    await t.services.store.notifications.record({ dedupeKey: 'ST-1-settlement', gatewayOrderId: tx.gatewayOrderId, transactionRef: tx.id, gatewayTransactionId: 'gw', transactionStatus: 'settlement', statusCode: '200', source: 'webhook', result: 'applied', payload: '{}' });
+    const tx = await seedTransaction(t.services.store, {
+      orderId: 'ST-1',
+      kind: 'charge',
+      status: 'paid',
+      paymentType: 'qris',
+    });
+    await t.services.store.notifications.record({
+      dedupeKey: 'ST-1-settlement',
+      gatewayOrderId: tx.gatewayOrderId,
+      transactionRef: tx.id,
+      gatewayTransactionId: 'gw',
+      transactionStatus: 'settlement',
+      statusCode: '200',
+      source: 'webhook',
+      result: 'applied',
+      payload: '{}',
+    });
     const page = await get('/console/transactions/ST-1');
     const timeline = page.body.slice(page.body.indexOf('<ol class="timeline">'));
     expect(timeline).toContain('Notification: <span data-gateway-status="settlement">settled</span>');
     expect(timeline).not.toMatch(/code 20\d/);
-    expect((await get('/console/transactions/ST-1?lang=id')).body).toContain('Notifikasi: <span data-gateway-status="settlement">lunas</span>');
+    expect((await get('/console/transactions/ST-1?lang=id')).body).toContain(
+      'Notifikasi: <span data-gateway-status="settlement">lunas</span>',
+    );
   });
 });

@@ -27,12 +27,20 @@ describe('amount limits', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'AMOUNT_INVALID' });
     expect(detail(res)).toContain('20,000,000,000');
-    const cfg = await e.app.inject({ method: 'POST', url: '/api/config', headers: { authorization: basicAuth(), 'content-type': 'application/json' }, payload: JSON.stringify({ links: { enabled_payments: ['indomaret', 'other_qris'] } }) });
+    const cfg = await e.app.inject({
+      method: 'POST',
+      url: '/api/config',
+      headers: { authorization: basicAuth(), 'content-type': 'application/json' },
+      payload: JSON.stringify({ links: { enabled_payments: ['indomaret', 'other_qris'] } }),
+    });
     expect(cfg.statusCode).toBe(200);
     res = await post('/api/payment-links', '{"order_id":"BIG-2","nominal":10000001}');
     expect(res.statusCode).toBe(400);
     expect(detail(res)).toContain('10,000,000');
-    res = await post('/createtransaksi', '{"mercant_id":"BIG-3","item":[{"name":"Gold","price":5000001,"quantity":2}]}');
+    res = await post(
+      '/createtransaksi',
+      '{"mercant_id":"BIG-3","item":[{"name":"Gold","price":5000001,"quantity":2}]}',
+    );
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'AMOUNT_INVALID' });
     expect(detail(res)).toContain('10,000,000');
@@ -42,13 +50,17 @@ describe('amount limits', () => {
     expect(await gatewayCalls()).toBeGreaterThan(0);
   });
 
-  it('a charge above its method\'s limit is refused before the gateway is called', async () => {
+  it("a charge above its method's limit is refused before the gateway is called", async () => {
     const cases: Array<[string, string]> = [
       ['"payment_type":"qris"', '10,000,000'],
       ['"payment_type":"cstore","cstore":{"store":"indomaret"}', '5,000,000'],
       ['"payment_type":"credit_card","credit_card":{"token_id":"tok-1"}', '999,999,999'],
     ];
-    const amounts: Record<string, number> = { '10,000,000': 10_000_001, '5,000,000': 5_000_001, '999,999,999': 1_000_000_000 };
+    const amounts: Record<string, number> = {
+      '10,000,000': 10_000_001,
+      '5,000,000': 5_000_001,
+      '999,999,999': 1_000_000_000,
+    };
     let n = 0;
     for (const [method, limit] of cases) {
       const res = await post('/api/charge', `{"order_id":"CH-${++n}","nominal":${amounts[limit]},${method}}`);
@@ -57,7 +69,9 @@ describe('amount limits', () => {
       expect(detail(res), method).toContain(limit);
     }
     expect(await gatewayCalls()).toBe(0);
-    expect((await post('/api/charge', '{"order_id":"CH-OK","nominal":10000000,"payment_type":"qris"}')).statusCode).toBe(201);
+    expect(
+      (await post('/api/charge', '{"order_id":"CH-OK","nominal":10000000,"payment_type":"qris"}')).statusCode,
+    ).toBe(201);
     expect(await gatewayCalls()).toBe(1);
   });
 
@@ -69,7 +83,10 @@ describe('amount limits', () => {
     expect(res.statusCode).toBe(400);
     expect(detail(res)).toContain('20,000,000,000');
     expect(await gatewayCalls()).toBe(0);
-    expect((await post('/api/snap/token', '{"order_id":"SN-3","nominal":10000001,"enabled_payments":["bca_va"]}')).statusCode).toBe(201);
+    expect(
+      (await post('/api/snap/token', '{"order_id":"SN-3","nominal":10000001,"enabled_payments":["bca_va"]}'))
+        .statusCode,
+    ).toBe(201);
   });
 
   it('numbers that are not safe integers are "amount too large", on every shape', async () => {

@@ -17,7 +17,12 @@ describe.each(DATABASE_KINDS)('API keys (%s)', (kind) => {
   });
   afterEach(async () => e.close());
   const create = (key: string, orderId: string, nominal: number, idem: string) =>
-    e.app.inject({ method: 'POST', url: '/api/payment-links', headers: { authorization: `Bearer ${key}`, 'idempotency-key': idem }, payload: { order_id: orderId, nominal } });
+    e.app.inject({
+      method: 'POST',
+      url: '/api/payment-links',
+      headers: { authorization: `Bearer ${key}`, 'idempotency-key': idem },
+      payload: { order_id: orderId, nominal },
+    });
 
   it('any key reads and acts on any order (one merchant), while the same Idempotency-Key under two keys is two requests', async () => {
     const a = await create(ERP, 'TEN-1', 10_000, 'same-key');
@@ -32,7 +37,12 @@ describe.each(DATABASE_KINDS)('API keys (%s)', (kind) => {
   });
 
   it('the reference says so where it describes the keys', async () => {
-    const doc = (await e.app.inject({ method: 'GET', url: '/openapi.json', headers: { authorization: basicAuth() } })).json() as { components: { securitySchemes: Record<string, { description: string }> } };
-    for (const name of ['apiKeyBearer', 'apiKeyHeader']) expect(doc.components.securitySchemes[name]?.description).toMatch(/same merchant \(one tenant\).*Idempotency-Keys are kept per API key/);
+    const doc = (
+      await e.app.inject({ method: 'GET', url: '/openapi.json', headers: { authorization: basicAuth() } })
+    ).json() as { components: { securitySchemes: Record<string, { description: string }> } };
+    for (const name of ['apiKeyBearer', 'apiKeyHeader'])
+      expect(doc.components.securitySchemes[name]?.description).toMatch(
+        /same merchant \(one tenant\).*Idempotency-Keys are kept per API key/,
+      );
   });
 });

@@ -31,7 +31,12 @@ interface Sent {
  * Sends signed notifications at RATE_PER_S to `url` until `until` resolves (at most `maxMs`), each
  * for its own order; `during` runs once `startAfterMs` of load has passed and its start is noted.
  */
-async function loadAround(url: string, prefix: string, during: () => Promise<CliResult>, o = { startAfterMs: 1_500, tailMs: 500, maxMs: 20_000 }) {
+async function loadAround(
+  url: string,
+  prefix: string,
+  during: () => Promise<CliResult>,
+  o = { startAfterMs: 1_500, tailMs: 500, maxMs: 20_000 },
+) {
   const sent: Sent[] = [];
   const pending: Promise<void>[] = [];
   const t0 = performance.now();
@@ -42,7 +47,12 @@ async function loadAround(url: string, prefix: string, during: () => Promise<Cli
     sent.push(entry);
     const body = JSON.stringify(signedNotification({ order_id: entry.orderId, transaction_status: 'settlement' }));
     pending.push(
-      fetch(`${url}/webhook/midtrans`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(10_000) })
+      fetch(`${url}/webhook/midtrans`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      })
         .then(async (res) => {
           await res.arrayBuffer();
           entry.status = res.status;
@@ -70,8 +80,18 @@ async function loadAround(url: string, prefix: string, during: () => Promise<Cli
   const elapsedS = (performance.now() - t0) / 1000;
   const ok = sent.filter((s) => s.status === 200);
   const before = ok.filter((s) => (s.answeredAt ?? Infinity) <= backupStartedAt);
-  const during200 = ok.filter((s) => (s.answeredAt ?? 0) > backupStartedAt && (s.answeredAt ?? 0) <= backupEndedAt).length;
-  return { result, sent, ok, before, during200, backupMs: Math.round(backupEndedAt - backupStartedAt), rate: Math.round(ok.length / elapsedS) };
+  const during200 = ok.filter(
+    (s) => (s.answeredAt ?? 0) > backupStartedAt && (s.answeredAt ?? 0) <= backupEndedAt,
+  ).length;
+  return {
+    result,
+    sent,
+    ok,
+    before,
+    during200,
+    backupMs: Math.round(backupEndedAt - backupStartedAt),
+    rate: Math.round(ok.length / elapsedS),
+  };
 }
 
 async function expectReadable(database: DatabaseConfig, orderIds: string[]) {
@@ -128,42 +148,55 @@ describe('backup while the webhook is under load', () => {
     const restored = tempDir('paylink-restored-');
     dirs.push(restored);
     fs.copyFileSync(copy, path.join(restored, 'paylink.db'));
-    await expectReadable({ kind: 'sqlite', path: path.join(restored, 'paylink.db') }, load.before.map((s) => s.orderId));
-    console.log(`BACKUP-FIGURES sqlite ${JSON.stringify({ rate_per_s: load.rate, answered: load.ok.length, answered_before_backup: load.before.length, answered_during_backup: load.during200, rows_in_copy: inCopy.n, backup_command_ms: load.backupMs, copy_bytes: fs.statSync(copy).size })}`);
+    await expectReadable(
+      { kind: 'sqlite', path: path.join(restored, 'paylink.db') },
+      load.before.map((s) => s.orderId),
+    );
+    console.log(
+      `BACKUP-FIGURES sqlite ${JSON.stringify({ rate_per_s: load.rate, answered: load.ok.length, answered_before_backup: load.before.length, answered_during_backup: load.during200, rows_in_copy: inCopy.n, backup_command_ms: load.backupMs, copy_bytes: fs.statSync(copy).size })}`,
+    );
   });
 
-  it.skipIf(!TEST_DATABASE_URL)('PostgreSQL: the pg_dump line paylink backup prints, restored with pg_restore, holds every notification answered before it began', async () => {
-    const base = new URL(TEST_DATABASE_URL ?? '');
-    const suffix = `${process.pid}_${Date.now()}`;
-    const dbUrl = (name: string) => Object.assign(new URL(base.href), { pathname: `/${name}` }).href;
-    const admin = new pg.Client({ connectionString: base.href });
-    await admin.connect();
-    const live = `paylink_bk_${suffix}`;
-    const restoredDb = `paylink_rs_${suffix}`;
-    await admin.query(`create database ${live}`);
-    await admin.query(`create database ${restoredDb}`);
-    cleanups.push(async () => {
-      await admin.query(`drop database if exists ${live} with (force)`);
-      await admin.query(`drop database if exists ${restoredDb} with (force)`);
-      await admin.end();
-    });
-    const data = tempDir('paylink-backup-pg-');
-    dirs.push(data);
-    const env = { DATA_DIR: data, LOG_DIR: path.join(data, 'logs'), DATABASE_URL: dbUrl(live) };
-    service = await startServiceProcess({ ...env, ...OPERATOR });
-    const dump = path.join(data, 'paylink.dump');
-    const printed = await runCli(['backup', dump], { env });
-    expect(printed.code).toBe(1);
-    const line = printed.stdout.trim();
-    expect(line).toMatch(/^\(umask 077 && set -C && pg_dump /);
-    const load = await loadAround(service.url, 'PGBK', async () => {
-      const r = await run('sh', ['-c', line], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: dbUrl(live) } });
-      return { code: 0, stdout: r.stdout, stderr: r.stderr };
-    });
-    expect(load.before.length).toBeGreaterThanOrEqual(50);
-    expect(load.ok.length).toBe(load.sent.length);
-    await run('pg_restore', ['--no-owner', '--exit-on-error', '-d', dbUrl(restoredDb), dump]);
-    await expectReadable({ kind: 'postgres', url: dbUrl(restoredDb) }, load.before.map((s) => s.orderId));
-    console.log(`BACKUP-FIGURES postgres ${JSON.stringify({ rate_per_s: load.rate, answered: load.ok.length, answered_before_backup: load.before.length, answered_during_backup: load.during200, pg_dump_ms: load.backupMs, dump_bytes: fs.statSync(dump).size })}`);
-  });
+  it.skipIf(!TEST_DATABASE_URL)(
+    'PostgreSQL: the pg_dump line paylink backup prints, restored with pg_restore, holds every notification answered before it began',
+    async () => {
+      const base = new URL(TEST_DATABASE_URL ?? '');
+      const suffix = `${process.pid}_${Date.now()}`;
+      const dbUrl = (name: string) => Object.assign(new URL(base.href), { pathname: `/${name}` }).href;
+      const admin = new pg.Client({ connectionString: base.href });
+      await admin.connect();
+      const live = `paylink_bk_${suffix}`;
+      const restoredDb = `paylink_rs_${suffix}`;
+      await admin.query(`create database ${live}`);
+      await admin.query(`create database ${restoredDb}`);
+      cleanups.push(async () => {
+        await admin.query(`drop database if exists ${live} with (force)`);
+        await admin.query(`drop database if exists ${restoredDb} with (force)`);
+        await admin.end();
+      });
+      const data = tempDir('paylink-backup-pg-');
+      dirs.push(data);
+      const env = { DATA_DIR: data, LOG_DIR: path.join(data, 'logs'), DATABASE_URL: dbUrl(live) };
+      service = await startServiceProcess({ ...env, ...OPERATOR });
+      const dump = path.join(data, 'paylink.dump');
+      const printed = await runCli(['backup', dump], { env });
+      expect(printed.code).toBe(1);
+      const line = printed.stdout.trim();
+      expect(line).toMatch(/^\(umask 077 && set -C && pg_dump /);
+      const load = await loadAround(service.url, 'PGBK', async () => {
+        const r = await run('sh', ['-c', line], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: dbUrl(live) } });
+        return { code: 0, stdout: r.stdout, stderr: r.stderr };
+      });
+      expect(load.before.length).toBeGreaterThanOrEqual(50);
+      expect(load.ok.length).toBe(load.sent.length);
+      await run('pg_restore', ['--no-owner', '--exit-on-error', '-d', dbUrl(restoredDb), dump]);
+      await expectReadable(
+        { kind: 'postgres', url: dbUrl(restoredDb) },
+        load.before.map((s) => s.orderId),
+      );
+      console.log(
+        `BACKUP-FIGURES postgres ${JSON.stringify({ rate_per_s: load.rate, answered: load.ok.length, answered_before_backup: load.before.length, answered_during_backup: load.during200, pg_dump_ms: load.backupMs, dump_bytes: fs.statSync(dump).size })}`,
+      );
+    },
+  );
 });

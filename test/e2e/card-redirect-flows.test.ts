@@ -14,8 +14,15 @@ describe.each(DATABASE_KINDS)('card, 3-D Secure and redirect payments through pa
   let erp: ErpReceiver;
   beforeEach(async () => {
     erp = await startErpReceiver({ secret: SECRET });
-    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, serviceOptions: { runtimeConfigCacheMs: 0 }, simulator: { notificationTimeoutMs: 2_000, clientKey: CLIENT_KEY } });
-    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    e = await startE2E(kind, {
+      listen: true,
+      env: { API_KEYS: KEY },
+      serviceOptions: { runtimeConfigCacheMs: 0 },
+      simulator: { notificationTimeoutMs: 2_000, clientKey: CLIENT_KEY },
+    });
+    await patchRuntimeConfig(e.services.runtimeConfig, {
+      erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 },
+    });
     e.services.outbox.start();
   });
   afterEach(async () => {
@@ -27,7 +34,13 @@ describe.each(DATABASE_KINDS)('card, 3-D Secure and redirect payments through pa
 
   /** What the customer's browser does first: card data to the gateway, a token back. */
   async function cardToken(card: string): Promise<string> {
-    const q = new URLSearchParams({ client_key: CLIENT_KEY, card_number: card, card_exp_month: '12', card_exp_year: String(new Date().getUTCFullYear() + 1), card_cvv: '123' });
+    const q = new URLSearchParams({
+      client_key: CLIENT_KEY,
+      card_number: card,
+      card_exp_month: '12',
+      card_exp_year: String(new Date().getUTCFullYear() + 1),
+      card_cvv: '123',
+    });
     const r = await e.sim.get(`/v2/token?${q.toString()}`);
     expect(r.status).toBe(200);
     const body = r.body as { token_id?: unknown };
@@ -44,34 +57,71 @@ describe.each(DATABASE_KINDS)('card, 3-D Secure and redirect payments through pa
   }
 
   async function postForm(url: string, form: Record<string, string> = {}): Promise<number> {
-    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString(), redirect: 'manual' });
+    const r = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+      redirect: 'manual',
+    });
     return r.status;
   }
 
   it('3DS card: the ERP gets pending + redirect_url; the OTP on the 3DS page makes it paid through the notification', async () => {
     const token = await cardToken('4811 1111 1111 1114');
-    const res = await charge({ order_id: 'CARD/3DS:1', nominal: 250000, payment_type: 'credit_card', credit_card: { token_id: token, authentication: true } });
+    const res = await charge({
+      order_id: 'CARD/3DS:1',
+      nominal: 250000,
+      payment_type: 'credit_card',
+      credit_card: { token_id: token, authentication: true },
+    });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body).toMatchObject({ status: 'pending', transaction_status: 'pending', payment_type: 'credit_card', gateway_order_id: 'CARD.3DS.1' });
+    expect(body).toMatchObject({
+      status: 'pending',
+      transaction_status: 'pending',
+      payment_type: 'credit_card',
+      gateway_order_id: 'CARD.3DS.1',
+    });
     expect(body.redirect_url).toBe(`${e.simulator.baseUrl}/v2/token/rba/redirect/481111-1114-${body.transaction_id}`);
     const [call] = await e.sim.requests('/v2/charge');
-    expect(call?.body).toMatchObject({ payment_type: 'credit_card', credit_card: { token_id: '****', authentication: true } });
+    expect(call?.body).toMatchObject({
+      payment_type: 'credit_card',
+      credit_card: { token_id: '****', authentication: true },
+    });
     const stored = await e.services.store.transactions.findByOrderId('CARD/3DS:1');
     expect(JSON.stringify(stored)).not.toContain(token);
     expect(await postForm(body.redirect_url, { otp: '112233' })).toBe(303);
     const event = await eventFor('CARD/3DS:1', 'paid');
-    expect(event).toMatchObject({ transaction_status: 'capture', payment_type: 'credit_card', gross_amount: 250000, gateway_order_id: 'CARD.3DS.1' });
-    const st = await e.app.inject({ method: 'GET', url: `/api/payments/${encodeURIComponent('CARD/3DS:1')}/status`, headers: auth });
+    expect(event).toMatchObject({
+      transaction_status: 'capture',
+      payment_type: 'credit_card',
+      gross_amount: 250000,
+      gateway_order_id: 'CARD.3DS.1',
+    });
+    const st = await e.app.inject({
+      method: 'GET',
+      url: `/api/payments/${encodeURIComponent('CARD/3DS:1')}/status`,
+      headers: auth,
+    });
     expect(st.json()).toMatchObject({ status: 'paid', transaction_status: 'capture', fraud_status: 'accept' });
   });
 
   it('3DS with the deny card ends failed at the ERP; a token without 3DS is paid at once', async () => {
-    const deny = await charge({ order_id: 'CARD-DENY', nominal: 50000, payment_type: 'credit_card', credit_card: { token_id: await cardToken('4611111111111116'), authentication: true } });
+    const deny = await charge({
+      order_id: 'CARD-DENY',
+      nominal: 50000,
+      payment_type: 'credit_card',
+      credit_card: { token_id: await cardToken('4611111111111116'), authentication: true },
+    });
     expect(deny.json()).toMatchObject({ status: 'pending' });
     await postForm(deny.json().redirect_url, { otp: '112233' });
     expect(await eventFor('CARD-DENY', 'failed')).toMatchObject({ transaction_status: 'deny' });
-    const direct = await charge({ order_id: 'CARD-DIRECT', nominal: 50000, payment_type: 'credit_card', credit_card: { token_id: await cardToken('5211111111111117') } });
+    const direct = await charge({
+      order_id: 'CARD-DIRECT',
+      nominal: 50000,
+      payment_type: 'credit_card',
+      credit_card: { token_id: await cardToken('5211111111111117') },
+    });
     expect(direct.statusCode).toBe(201);
     expect(direct.json()).toMatchObject({ status: 'paid', transaction_status: 'capture' });
     expect(direct.json()).not.toHaveProperty('redirect_url');
@@ -97,10 +147,15 @@ describe.each(DATABASE_KINDS)('card, 3-D Secure and redirect payments through pa
       expect(body, type).toMatchObject({ status: 'pending', transaction_status: 'pending', payment_type: type });
       expect(body.redirect_url).toBe(`${e.simulator.baseUrl}/v2/${type}/redirect/${body.transaction_id}`);
       expect(await postForm(`${body.redirect_url}/pay`)).toBe(303);
-      expect(await eventFor(orderId, 'paid'), type).toMatchObject({ transaction_status: 'settlement', payment_type: type });
+      expect(await eventFor(orderId, 'paid'), type).toMatchObject({
+        transaction_status: 'settlement',
+        payment_type: type,
+      });
     }
     const sent = (await e.sim.requests('/v2/charge')).map((r) => r.body as Record<string, unknown>);
-    expect(sent.find((b) => b.payment_type === 'cimb_clicks')).toMatchObject({ cimb_clicks: { description: 'Payment RD-cimb_clicks' } });
+    expect(sent.find((b) => b.payment_type === 'cimb_clicks')).toMatchObject({
+      cimb_clicks: { description: 'Payment RD-cimb_clicks' },
+    });
     expect(sent.find((b) => b.payment_type === 'kredivo')).not.toHaveProperty('kredivo');
   });
 

@@ -85,9 +85,13 @@ describe('the paylink process', () => {
     expect(r.stderr).toMatch(/exists: name a new file/);
     expect(fs.readFileSync(target, 'utf8')).toBe('something else');
 
-    const pg = await runCli(['backup', '/backups/paylink.dump'], { env: { DATABASE_URL: 'postgres://paylink:s3cret-pw@db.internal:5432/paylink' } });
+    const pg = await runCli(['backup', '/backups/paylink.dump'], {
+      env: { DATABASE_URL: 'postgres://paylink:s3cret-pw@db.internal:5432/paylink' },
+    });
     expect(pg.code).toBe(1);
-    expect(pg.stdout).toBe('(umask 077 && set -C && pg_dump --format=custom --no-owner "$DATABASE_URL" > /backups/paylink.dump)\n');
+    expect(pg.stdout).toBe(
+      '(umask 077 && set -C && pg_dump --format=custom --no-owner "$DATABASE_URL" > /backups/paylink.dump)\n',
+    );
     expect(pg.stdout + pg.stderr).not.toContain('s3cret-pw');
   });
 });

@@ -26,8 +26,23 @@ describe.skipIf(!RUN)('the money pages in a real browser', () => {
     await ctx.app.listen({ port: 0, host: '127.0.0.1' });
     const address = ctx.app.server.address();
     base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
-    context = await browser.newContext({ httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass }, viewport: { width: 1280, height: 900 } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    context = await browser.newContext({
+      httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass },
+      viewport: { width: 1280, height: 900 },
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -40,7 +55,8 @@ describe.skipIf(!RUN)('the money pages in a real browser', () => {
     const page = await context.newPage();
     page.on('console', (m) => {
       // The browser's own request for /favicon.ico (the console has none) is no problem of the page.
-      if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico')) problems.push(`${m.text()} ${m.location().url}`);
+      if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico'))
+        problems.push(`${m.text()} ${m.location().url}`);
     });
     page.on('pageerror', (e) => problems.push(e.message));
     const res = await page.goto(`${base}${url}`);
@@ -50,7 +66,12 @@ describe.skipIf(!RUN)('the money pages in a real browser', () => {
 
   it('draws the overview charts', async () => {
     const t = await seedTransaction(ctx.store, { orderId: 'BR/1', nominal: 75_000, kind: 'charge' });
-    await ctx.store.transactions.update(t.id, { status: 'paid', paymentType: 'qris', paidAmount: 75_000, settlementTime: new Date().toISOString() });
+    await ctx.store.transactions.update(t.id, {
+      status: 'paid',
+      paymentType: 'qris',
+      paidAmount: 75_000,
+      settlementTime: new Date().toISOString(),
+    });
     const page = await open('/console');
     await expect(page.locator('[data-money="today"]').textContent()).resolves.toBe('Rp 75.000');
     for (const id of ['chart-per-day', 'chart-success', 'chart-time-to-pay']) {
@@ -63,14 +84,27 @@ describe.skipIf(!RUN)('the money pages in a real browser', () => {
   });
 
   it('uploads a report through the form, filters its rows, and shows a bad file its line and column', async () => {
-    for (const [orderId, amount] of [['BR/2', 10_000], ['BR/3', 20_000]] as const) {
+    for (const [orderId, amount] of [
+      ['BR/2', 10_000],
+      ['BR/3', 20_000],
+    ] as const) {
       const t = await seedTransaction(ctx.store, { orderId, nominal: amount, kind: 'charge' });
-      await ctx.store.transactions.update(t.id, { status: 'paid', paymentType: 'qris', paidAmount: amount, settlementTime: '2026-11-20T10:00:00+07:00' });
+      await ctx.store.transactions.update(t.id, {
+        status: 'paid',
+        paymentType: 'qris',
+        paidAmount: amount,
+        settlementTime: '2026-11-20T10:00:00+07:00',
+      });
     }
     const csv = `Order ID,Transaction Status,Amount,Settlement Time\r\n${gatewayIdOf('BR/2')},settlement,10000,2026-11-20 10:00:00\r\nNOT-HERE-1,settlement,5000,2026-11-20 11:00:00\r\n`;
     const page = await open('/console/reconciliation');
-    await page.locator('input[name="file"]').setInputFiles({ name: 'report.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
-    await Promise.all([page.waitForURL(/\/console\/reconciliation\/[0-9a-f-]{36}\?done=imported$/), page.getByRole('button', { name: 'Import' }).click()]);
+    await page
+      .locator('input[name="file"]')
+      .setInputFiles({ name: 'report.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await Promise.all([
+      page.waitForURL(/\/console\/reconciliation\/[0-9a-f-]{36}\?done=imported$/),
+      page.getByRole('button', { name: 'Import' }).click(),
+    ]);
     await expect(page.locator('[role="status"]').textContent()).resolves.toContain('Report imported.');
     await expect(page.locator('td[data-count="matched"]').textContent()).resolves.toBe('1');
     await expect(page.locator('td[data-count="missing_here"]').textContent()).resolves.toBe('1');
@@ -89,10 +123,19 @@ describe.skipIf(!RUN)('the money pages in a real browser', () => {
     expect(lines.slice(1).map((l) => l.split(',')[2])).toEqual(['missing_here', 'missing_at_gateway']);
 
     const again = await open('/console/reconciliation');
-    await again.locator('input[name="file"]').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('Order ID,Transaction Status,Amount\r\nA-1,settlement,1000\r\nA-2,settlement,12x\r\n') });
-    const [answer] = await Promise.all([again.waitForResponse((r) => r.request().method() === 'POST'), again.getByRole('button', { name: 'Import' }).click()]);
+    await again.locator('input[name="file"]').setInputFiles({
+      name: 'bad.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('Order ID,Transaction Status,Amount\r\nA-1,settlement,1000\r\nA-2,settlement,12x\r\n'),
+    });
+    const [answer] = await Promise.all([
+      again.waitForResponse((r) => r.request().method() === 'POST'),
+      again.getByRole('button', { name: 'Import' }).click(),
+    ]);
     expect(answer.status()).toBe(400);
-    await expect(again.locator('[role="alert"]').textContent()).resolves.toContain('Line 3, column "Amount": "12x" is not an amount in rupiah');
+    await expect(again.locator('[role="alert"]').textContent()).resolves.toContain(
+      'Line 3, column "Amount": "12x" is not an amount in rupiah',
+    );
     expect(await again.locator('input[name="file"]').count()).toBe(1);
     expect(problems.filter((p) => !/status of 400/.test(p))).toEqual([]);
   }, 60_000);

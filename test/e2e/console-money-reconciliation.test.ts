@@ -15,7 +15,10 @@ const BOUNDARY = '----paylinkTestBoundary7MA4YWxkTrZu0gW';
 /** A multipart/form-data body as a browser builds it: the fields in the form's order, the file last. */
 function multipart(fields: Array<[string, string]>, file?: { name: string; content: string }): Buffer {
   const parts = fields.map(([k, v]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
-  if (file) parts.push(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: text/csv\r\n\r\n${file.content}\r\n`);
+  if (file)
+    parts.push(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: text/csv\r\n\r\n${file.content}\r\n`,
+    );
   return Buffer.from(`${parts.join('')}--${BOUNDARY}--\r\n`);
 }
 
@@ -23,7 +26,11 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
   let ctx: TestContext;
   beforeEach(async () => {
     // A report's dates lie within two years before the import's day: the import happens on 2026-11-26.
-    ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9', clock: { now: () => new Date('2026-11-26T05:00:00Z') } });
+    ctx = await makeTestApp(
+      kind,
+      {},
+      { simulatorBaseUrl: 'http://127.0.0.1:9', clock: { now: () => new Date('2026-11-26T05:00:00Z') } },
+    );
   });
   afterEach(async () => ctx.close());
   const op = { authorization: basicAuth() };
@@ -31,15 +38,30 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
 
   async function paid(orderId: string, amount: number, settled: string) {
     const t = await seedTransaction(ctx.store, { orderId, nominal: amount, kind: 'charge' });
-    await ctx.store.transactions.update(t.id, { status: 'paid', transactionStatus: 'settlement', paymentType: 'qris', paidAmount: amount, settlementTime: settled });
+    await ctx.store.transactions.update(t.id, {
+      status: 'paid',
+      transactionStatus: 'settlement',
+      paymentType: 'qris',
+      paidAmount: amount,
+      settlementTime: settled,
+    });
   }
 
   /** Opens the page and posts the upload form with its token and cookie (`csrf: false` leaves the token out). */
-  async function upload(csv: string | undefined, o: { columns?: string; separator?: string; from?: string; to?: string; csrf?: boolean } = {}) {
+  async function upload(
+    csv: string | undefined,
+    o: { columns?: string; separator?: string; from?: string; to?: string; csrf?: boolean } = {},
+  ) {
     const { token, cookie } = formState(await get('/console/reconciliation'));
     expect(token).not.toBe('');
     const separator: Array<[string, string]> = o.separator === undefined ? [] : [['separator', o.separator]];
-    const fields: Array<[string, string]> = [...(o.csrf === false ? [] : [['_csrf', token] as [string, string]]), ['columns', o.columns ?? ''], ...separator, ['from', o.from ?? ''], ['to', o.to ?? '']];
+    const fields: Array<[string, string]> = [
+      ...(o.csrf === false ? [] : [['_csrf', token] as [string, string]]),
+      ['columns', o.columns ?? ''],
+      ...separator,
+      ['from', o.from ?? ''],
+      ['to', o.to ?? ''],
+    ];
     return ctx.app.inject({
       method: 'POST',
       url: '/console/reconciliation',
@@ -48,7 +70,9 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     });
   }
 
-  const imports = async () => (await ctx.app.inject({ url: '/api/reconciliation/imports', headers: op })).json<{ items: Array<{ id: string }> }>().items;
+  const imports = async () =>
+    (await ctx.app.inject({ url: '/api/reconciliation/imports', headers: op })).json<{ items: Array<{ id: string }> }>()
+      .items;
 
   it('imports an uploaded report, shows its counts and rows by result, and downloads its exceptions as CSV', async () => {
     await paid('RC/1', 10_000, '2026-11-20T10:00:00+07:00');
@@ -87,7 +111,15 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     const shown = await get(location);
     expect(shown.statusCode).toBe(200);
     expect(shown.body).toContain('Report imported.');
-    for (const [k, n] of Object.entries({ rows: 4, matched: 2, missing_here: 1, missing_at_gateway: 1, amount_mismatch: 1, status_mismatch: 0 })) expect(shown.body).toContain(`<td class="num" data-count="${k}">${n}</td>`);
+    for (const [k, n] of Object.entries({
+      rows: 4,
+      matched: 2,
+      missing_here: 1,
+      missing_at_gateway: 1,
+      amount_mismatch: 1,
+      status_mismatch: 0,
+    }))
+      expect(shown.body).toContain(`<td class="num" data-count="${k}">${n}</td>`);
     expect(shown.body.match(/<tr data-row=/g)).toHaveLength(5);
     // paylink's side of a row is its status in the page's words, as everywhere in the console.
     expect(shown.body).toMatch(/<span class="badge s-paid" data-value="paid">paid<\/span>/);
@@ -110,13 +142,24 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     expect(file.statusCode).toBe(200);
     expect(file.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(file.headers['content-disposition']).toBe(`attachment; filename="reconciliation-${id}-exceptions.csv"`);
-    const lines = file.body.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
-    expect(lines[0]).toBe('id,line,result,gateway_order_id,order_id,report_status,report_amount,fee_amount,net_amount,paylink_status,paylink_amount,detail');
-    expect(lines.slice(1).map((l) => l.split(',')[2])).toEqual(['missing_here', 'missing_at_gateway', 'amount_mismatch']);
+    const lines = file.body
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
+    expect(lines[0]).toBe(
+      'id,line,result,gateway_order_id,order_id,report_status,report_amount,fee_amount,net_amount,paylink_status,paylink_amount,detail',
+    );
+    expect(lines.slice(1).map((l) => l.split(',')[2])).toEqual([
+      'missing_here',
+      'missing_at_gateway',
+      'amount_mismatch',
+    ]);
     // A cell a spreadsheet would run as a formula is written as text.
     expect(lines[1]).toContain(",missing_here,'@SUM(1+1),");
     expect(lines[2]).toContain(`,missing_at_gateway,${gatewayIdOf('RC/3')},RC/3,`);
-    expect((await get('/console/reconciliation/00000000-0000-0000-0000-000000000000/exceptions.csv')).statusCode).toBe(404);
+    expect((await get('/console/reconciliation/00000000-0000-0000-0000-000000000000/exceptions.csv')).statusCode).toBe(
+      404,
+    );
 
     // The same file again is the first import.
     const again = await upload(csv);
@@ -126,13 +169,23 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
   });
 
   it("the exceptions file: a formula after a `;` in a report's cell is text, with `,` or `;` between cells; another `sep` is refused", async () => {
-    const res = await upload(['Order ID,Transaction Status,Amount', `"x;=cmd|'/C calc'!A0",settlement,5000`, '"y,@SUM(A1)",settlement,1000'].join('\r\n'));
+    const res = await upload(
+      [
+        'Order ID,Transaction Status,Amount',
+        `"x;=cmd|'/C calc'!A0",settlement,5000`,
+        '"y,@SUM(A1)",settlement,1000',
+      ].join('\r\n'),
+    );
     expect(res.statusCode).toBe(303);
     const self = String(res.headers.location).split('?')[0] ?? '';
-    expect((await get(self)).body).toContain(`<a href="${self}/exceptions.csv?sep=%3B" download>CSV with ; (Excel in Indonesian)</a>`);
+    expect((await get(self)).body).toContain(
+      `<a href="${self}/exceptions.csv?sep=%3B" download>CSV with ; (Excel in Indonesian)</a>`,
+    );
 
     const comma = (await get(`${self}/exceptions.csv`)).body.split('\r\n');
-    expect(comma[0]).toBe('\uFEFFid,line,result,gateway_order_id,order_id,report_status,report_amount,fee_amount,net_amount,paylink_status,paylink_amount,detail');
+    expect(comma[0]).toBe(
+      '\uFEFFid,line,result,gateway_order_id,order_id,report_status,report_amount,fee_amount,net_amount,paylink_status,paylink_amount,detail',
+    );
     expect(comma.slice(1, 3)).toEqual([
       expect.stringMatching(/^\d+,2,missing_here,"x;'=cmd\|'\/C calc'!A0",,settlement,5000,/),
       expect.stringMatching(/^\d+,3,missing_here,"y,'@SUM\(A1\)",,settlement,1000,/),
@@ -140,7 +193,9 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     const semicolon = await get(`${self}/exceptions.csv?sep=%3B`);
     expect(semicolon.statusCode).toBe(200);
     const lines = semicolon.body.split('\r\n');
-    expect(lines[0]).toBe('\uFEFFid;line;result;gateway_order_id;order_id;report_status;report_amount;fee_amount;net_amount;paylink_status;paylink_amount;detail');
+    expect(lines[0]).toBe(
+      '\uFEFFid;line;result;gateway_order_id;order_id;report_status;report_amount;fee_amount;net_amount;paylink_status;paylink_amount;detail',
+    );
     expect(lines.slice(1, 3)).toEqual([
       expect.stringMatching(/^\d+;2;missing_here;"x;'=cmd\|'\/C calc'!A0";;settlement;5000;/),
       expect.stringMatching(/^\d+;3;missing_here;y,'@SUM\(A1\);;settlement;1000;/),
@@ -167,7 +222,10 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     expect(empty.body).toContain('The report is empty');
     const noFile = await upload(undefined);
     expect(noFile.statusCode).toBe(400);
-    const days = await upload('Order ID,Transaction Status,Amount\r\nA-1,settlement,1000\r\n', { from: '2026-11-22', to: '2026-11-20' });
+    const days = await upload('Order ID,Transaction Status,Amount\r\nA-1,settlement,1000\r\n', {
+      from: '2026-11-22',
+      to: '2026-11-20',
+    });
     expect(days.statusCode).toBe(400);
     expect(days.body).toContain('from and to go together');
     const mapping = await upload('Kode,Status,Jumlah\r\nA-1,settlement,1000\r\n', { columns: 'nonsense:X' });
@@ -178,18 +236,34 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     const { token: t2, cookie: c2 } = formState(await get('/console/reconciliation'));
     const cut = [
       ['multipart/form-data', 'no boundary'],
-      [`multipart/form-data; boundary=${BOUNDARY}`, `--${BOUNDARY}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${t2}`],
-      [`multipart/form-data; boundary=${BOUNDARY}`, `--${BOUNDARY}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${t2}\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="r.csv"\r\n\r\nOrder ID,Transaction Status,Amount\r\nA-1,settlement,1000`],
+      [
+        `multipart/form-data; boundary=${BOUNDARY}`,
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${t2}`,
+      ],
+      [
+        `multipart/form-data; boundary=${BOUNDARY}`,
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${t2}\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="r.csv"\r\n\r\nOrder ID,Transaction Status,Amount\r\nA-1,settlement,1000`,
+      ],
     ];
     for (const [type, payload] of cut) {
-      const res = await ctx.app.inject({ method: 'POST', url: '/console/reconciliation', headers: { ...op, cookie: c2, 'content-type': type ?? '' }, payload });
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/console/reconciliation',
+        headers: { ...op, cookie: c2, 'content-type': type ?? '' },
+        payload,
+      });
       expect(res.statusCode, payload).toBe(400);
       expect(res.body).toContain('The upload is not a complete form');
     }
 
     // A form of another kind (not multipart) is refused as such.
     const { token, cookie } = formState(await get('/console/reconciliation'));
-    const form = await ctx.app.inject({ method: 'POST', url: '/console/reconciliation', headers: { ...op, cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${encodeURIComponent(token)}` });
+    const form = await ctx.app.inject({
+      method: 'POST',
+      url: '/console/reconciliation',
+      headers: { ...op, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `_csrf=${encodeURIComponent(token)}`,
+    });
     expect(form.statusCode).toBeGreaterThanOrEqual(400);
     expect(form.statusCode).toBeLessThan(500);
     expect(await imports()).toEqual([]);
@@ -201,14 +275,23 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     const page = await fetch(`${base}/console/reconciliation`, { headers: op });
     const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-    const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = page.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     // A file of a few MB whose third line cannot be read: reading stops there, the rest is never parsed.
     const big = `Order ID,Transaction Status,Amount\r\nA-1,settlement,1000\r\nA-2,settlement,12x\r\n${'B-1,settlement,1000\r\n'.repeat(150_000)}`;
     const send = (withToken: boolean, csv: string) => {
       const form = new FormData();
       if (withToken) form.append('_csrf', token);
       form.append('file', new Blob([csv], { type: 'text/csv' }), 'report.csv');
-      return fetch(`${base}/console/reconciliation`, { method: 'POST', body: form, headers: { ...op, cookie, origin: base }, redirect: 'manual', signal: AbortSignal.timeout(20_000) });
+      return fetch(`${base}/console/reconciliation`, {
+        method: 'POST',
+        body: form,
+        headers: { ...op, cookie, origin: base },
+        redirect: 'manual',
+        signal: AbortSignal.timeout(20_000),
+      });
     };
     expect((await send(false, big)).status).toBe(403);
     const bad = await send(true, big);
@@ -216,7 +299,14 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     expect(await bad.text()).toContain('Line 3, column &quot;Amount&quot;');
     const good = await send(true, 'Order ID,Transaction Status,Amount\r\nZ-1,settlement,1000\r\n');
     expect(good.status).toBe(303);
-    expect((await fetch(`${base}${good.headers.get('location') ?? ''}`, { headers: op, signal: AbortSignal.timeout(20_000) })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${base}${good.headers.get('location') ?? ''}`, {
+          headers: op,
+          signal: AbortSignal.timeout(20_000),
+        })
+      ).status,
+    ).toBe(200);
     expect(await imports()).toHaveLength(1);
   }, 60_000);
 
@@ -240,7 +330,9 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
 
   it('a NUL in the uploaded file answers the page with its line and column (400) and keeps nothing', async () => {
     await paid('RC/NUL', 15_000, '2026-11-20T10:00:00+07:00');
-    const res = await upload(`Order ID,Transaction Status,Amount,Fee\r\n${gatewayIdOf('RC/NUL')},settlement,15000,105\r\nA-\u00002,settlement,1000,7\r\n`);
+    const res = await upload(
+      `Order ID,Transaction Status,Amount,Fee\r\n${gatewayIdOf('RC/NUL')},settlement,15000,105\r\nA-\u00002,settlement,1000,7\r\n`,
+    );
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.body).toContain('Line 3, column &quot;Order ID&quot;: contains a NUL character (U+0000).');
@@ -254,7 +346,10 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
     const csv = `Order ID;Transaction Status;Amount;Fee\r\n${gatewayIdOf('RC/SEMI')};settlement;150000,00;4000,00\r\n`;
     const named = await upload(csv, { separator: 'semicolon' });
     expect(named.statusCode).toBe(303);
-    expect(await ctx.store.transactions.findByOrderId('RC/SEMI')).toMatchObject({ feeAmount: 4000, netAmount: 146_000 });
+    expect(await ctx.store.transactions.findByOrderId('RC/SEMI')).toMatchObject({
+      feeAmount: 4000,
+      netAmount: 146_000,
+    });
     expect((await get(String(named.headers.location))).body).toContain('<td class="num" data-count="matched">1</td>');
     const bad = await upload(csv, { separator: 'pipe' });
     expect(bad.statusCode).toBe(400);
@@ -265,7 +360,11 @@ describe.each(DATABASE_KINDS)('console reconciliation page (%s)', (kind) => {
 
   it('reads another layout through the column names given in the form', async () => {
     await paid('RC/9', 15_000, '2026-11-20T10:00:00+07:00');
-    const res = await upload(`Kode;Status Transaksi;Jumlah\r\n${gatewayIdOf('RC/9')};settlement;15000\r\n`, { columns: 'order_id:Kode,status:Status Transaksi,amount:Jumlah', from: '2026-11-20', to: '2026-11-20' });
+    const res = await upload(`Kode;Status Transaksi;Jumlah\r\n${gatewayIdOf('RC/9')};settlement;15000\r\n`, {
+      columns: 'order_id:Kode,status:Status Transaksi,amount:Jumlah',
+      from: '2026-11-20',
+      to: '2026-11-20',
+    });
     expect(res.statusCode).toBe(303);
     const shown = await get(String(res.headers.location));
     expect(shown.body).toContain('<td class="num" data-count="matched">1</td>');

@@ -15,7 +15,11 @@ function svg(body: string, id: string): string {
   return m?.[0] ?? '';
 }
 
-const rects = (s: string) => [...s.matchAll(/<rect [^>]*height="([\d.]+)"[^>]*>(?:<title>([^<]*)<\/title>)?/g)].map((x) => ({ height: Number(x[1]), title: x[2] }));
+const rects = (s: string) =>
+  [...s.matchAll(/<rect [^>]*height="([\d.]+)"[^>]*>(?:<title>([^<]*)<\/title>)?/g)].map((x) => ({
+    height: Number(x[1]),
+    title: x[2],
+  }));
 const widths = (s: string) => [...s.matchAll(/<rect [^>]*width="([\d.]+)"/g)].map((x) => Number(x[1]));
 
 describe.each(DATABASE_KINDS)('console money (%s)', (kind) => {
@@ -26,13 +30,26 @@ describe.each(DATABASE_KINDS)('console money (%s)', (kind) => {
   afterEach(async () => ctx.close());
   const get = (url: string) => ctx.app.inject({ url, headers: { authorization: basicAuth() } });
 
-  const payment = (orderId: string, o: Parameters<typeof seedPaymentAt>[3]) => seedPaymentAt(ctx.store, NOW, orderId, o);
+  const payment = (orderId: string, o: Parameters<typeof seedPaymentAt>[3]) =>
+    seedPaymentAt(ctx.store, NOW, orderId, o);
 
   it('the overview shows rupiah paid today, 7 and 30 days, and the charts with their bars', async () => {
     await payment('M-1', { status: 'paid', type: 'qris', createdHoursAgo: 2, paidMinutesAfter: 4, amount: 100_000 });
-    await payment('M-2', { status: 'paid', type: 'qris', createdHoursAgo: 3 * 24, paidMinutesAfter: 10, amount: 50_000 });
+    await payment('M-2', {
+      status: 'paid',
+      type: 'qris',
+      createdHoursAgo: 3 * 24,
+      paidMinutesAfter: 10,
+      amount: 50_000,
+    });
     await payment('M-3', { status: 'expired', type: 'qris', createdHoursAgo: 5 * 24, amount: 70_000 });
-    await payment('M-4', { status: 'refunded', type: 'bank_transfer', createdHoursAgo: 20 * 24, paidMinutesAfter: 180, amount: 30_000 });
+    await payment('M-4', {
+      status: 'refunded',
+      type: 'bank_transfer',
+      createdHoursAgo: 20 * 24,
+      paidMinutesAfter: 180,
+      amount: 30_000,
+    });
     await payment('M-5', { status: 'pending', type: 'gopay', createdHoursAgo: 1, amount: 10_000 });
 
     const res = await get('/console');
@@ -75,7 +92,17 @@ describe.each(DATABASE_KINDS)('console money (%s)', (kind) => {
 
   it('a payment page shows expected, paid, original, fee, net, refunded and settlement, and warns of an amount mismatch', async () => {
     const t = await seedTransaction(ctx.store, { orderId: 'MM/1', nominal: 150_000 });
-    await ctx.store.transactions.update(t.id, { status: 'partially_refunded', paymentType: 'qris', paidAmount: 152_000, originalAmount: 150_500, feeAmount: 1_064, netAmount: 150_936, refundedAmount: 20_000, settlementTime: '2026-11-23T10:15:00+07:00', flags: 'amount_mismatch' });
+    await ctx.store.transactions.update(t.id, {
+      status: 'partially_refunded',
+      paymentType: 'qris',
+      paidAmount: 152_000,
+      originalAmount: 150_500,
+      feeAmount: 1_064,
+      netAmount: 150_936,
+      refundedAmount: 20_000,
+      settlementTime: '2026-11-23T10:15:00+07:00',
+      flags: 'amount_mismatch',
+    });
     const res = await get('/console/transactions/MM%2F1');
     expect(res.statusCode).toBe(200);
     const b = res.body;
@@ -86,7 +113,9 @@ describe.each(DATABASE_KINDS)('console money (%s)', (kind) => {
     expect(b).toContain('<dd data-money="net">Rp 150.936</dd>');
     expect(b).toContain('<dd data-money="refunded">Rp 20.000</dd>');
     expect(b).toContain('<dd data-money="settled">2026-11-23 10:15:00 WIB</dd>');
-    expect(b).toMatch(/<div class="alert error" role="alert" data-warning="amount_mismatch"><p>Amount mismatch: the gateway reports Rp 150\.500 for this payment, but the order is for Rp 150\.000\./);
+    expect(b).toMatch(
+      /<div class="alert error" role="alert" data-warning="amount_mismatch"><p>Amount mismatch: the gateway reports Rp 150\.500 for this payment, but the order is for Rp 150\.000\./,
+    );
 
     const plain = await seedTransaction(ctx.store, { orderId: 'MM/2', nominal: 80_000 });
     await ctx.store.transactions.update(plain.id, { status: 'paid', paidAmount: 80_000, originalAmount: 80_000 });
@@ -104,13 +133,20 @@ describe.each(DATABASE_KINDS)('console money (%s)', (kind) => {
     await payment('ID-2', { status: 'expired', type: 'qris', createdHoursAgo: 3, amount: 100_000 });
     const overview = (await overviewMoneySection(ctx.services, consoleView('id', 'Asia/Jakarta'))).text;
     expect(overview).toContain('<h2 id="h-money">Uang masuk</h2>');
-    expect(overview).toMatch(/<h3 id="h-money-today">Hari ini<\/h3><p><strong data-money="today">Rp 100\.000<\/strong>/);
+    expect(overview).toMatch(
+      /<h3 id="h-money-today">Hari ini<\/h3><p><strong data-money="today">Rp 100\.000<\/strong>/,
+    );
     expect(overview).toContain('50% (1 dari 2)');
     expect(overview).toContain('2,5 jam');
     const tx = await ctx.store.transactions.findByOrderId('ID-1');
     if (!tx) throw new Error('seeded payment not found');
-    const money = paymentMoneySection({ ...tx, paidAmount: 90_000, flags: 'amount_mismatch' }, consoleView('id', 'Asia/Jakarta')).text;
-    expect(money).toContain('Jumlah tidak cocok: gateway melaporkan Rp 90.000 untuk pembayaran ini, tetapi pesanan sebesar Rp 100.000.');
+    const money = paymentMoneySection(
+      { ...tx, paidAmount: 90_000, flags: 'amount_mismatch' },
+      consoleView('id', 'Asia/Jakarta'),
+    ).text;
+    expect(money).toContain(
+      'Jumlah tidak cocok: gateway melaporkan Rp 90.000 untuk pembayaran ini, tetapi pesanan sebesar Rp 100.000.',
+    );
     expect(money).toContain('<dt>Biaya gateway</dt><dd data-money="fee">belum</dd>');
   });
 });

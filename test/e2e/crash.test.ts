@@ -21,12 +21,21 @@ const OP = { user: 'ops', pass: 'crash-test-operator-pass' };
 const EVENTS = 60;
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<number> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   return res.status;
 }
 
-async function untilAllDelivered(url: string, auth: Record<string, string>, timeoutMs: number, expected = EVENTS): Promise<void> {
+async function untilAllDelivered(
+  url: string,
+  auth: Record<string, string>,
+  timeoutMs: number,
+  expected = EVENTS,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
@@ -79,7 +88,16 @@ describe.each(DATABASE_KINDS)('SIGKILL during deliveries, then restart (%s)', (k
   });
 
   /** Both processes of a test share the database, the data directory and the ERP. */
-  const serviceEnv = () => ({ ...dbEnv, MIDTRANS_CONFIRM_NOTIFICATIONS: 'false', log_user: OP.user, log_pass: OP.pass, DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), ERP_NOTIFY_URL: erp.url, ERP_WEBHOOK_SECRET: SECRET });
+  const serviceEnv = () => ({
+    ...dbEnv,
+    MIDTRANS_CONFIRM_NOTIFICATIONS: 'false',
+    log_user: OP.user,
+    log_pass: OP.pass,
+    DATA_DIR: dir,
+    LOG_DIR: path.join(dir, 'logs'),
+    ERP_NOTIFY_URL: erp.url,
+    ERP_WEBHOOK_SECRET: SECRET,
+  });
 
   it('nothing is lost', async () => {
     const env = serviceEnv();
@@ -90,7 +108,12 @@ describe.each(DATABASE_KINDS)('SIGKILL during deliveries, then restart (%s)', (k
     const auth = { authorization: `Basic ${Buffer.from(`${OP.user}:${OP.pass}`).toString('base64')}` };
     expect(await post(`${first.url}/api/config`, { erp: { timeout_ms: 1_000 } }, auth)).toBe(200);
     for (let i = 0; i < EVENTS; i++) {
-      expect(await post(`${first.url}/webhook/midtrans`, signedNotification({ order_id: `CRASH-${i}`, transaction_status: 'settlement' }))).toBe(200);
+      expect(
+        await post(
+          `${first.url}/webhook/midtrans`,
+          signedNotification({ order_id: `CRASH-${i}`, transaction_status: 'settlement' }),
+        ),
+      ).toBe(200);
     }
     await erp.waitFor((r) => r.deliveries.length >= 10, 15_000);
     await stopServiceProcess(first, 'SIGKILL');
@@ -116,7 +139,9 @@ describe.each(DATABASE_KINDS)('SIGKILL during deliveries, then restart (%s)', (k
       // only what was in flight when the process died can arrive twice
       expect(duplicates).toBeLessThanOrEqual(16);
       expect(erp.accepted().every((d) => d.verified === true)).toBe(true);
-      console.log(`[crash ${kind}] ${atKill} delivered before SIGKILL; ${duplicates} re-delivered after restart; ${EVENTS} events, none lost`);
+      console.log(
+        `[crash ${kind}] ${atKill} delivered before SIGKILL; ${duplicates} re-delivered after restart; ${EVENTS} events, none lost`,
+      );
     } finally {
       await store.close();
     }
@@ -125,7 +150,13 @@ describe.each(DATABASE_KINDS)('SIGKILL during deliveries, then restart (%s)', (k
   it('SIGKILL while notifications are being ingested: after the gateway resends, every order has exactly one event', async () => {
     const ORDERS = 150;
     const env = serviceEnv();
-    const notifications = Array.from({ length: ORDERS }, (_, i) => signedNotification({ order_id: `INGEST-${i}`, transaction_status: 'settlement', transaction_id: `ingest-tx-${i}` }));
+    const notifications = Array.from({ length: ORDERS }, (_, i) =>
+      signedNotification({
+        order_id: `INGEST-${i}`,
+        transaction_status: 'settlement',
+        transaction_id: `ingest-tx-${i}`,
+      }),
+    );
     const first = await startServiceProcess(env);
     children.push(first);
     const answered = new Set<number>();
@@ -158,8 +189,11 @@ describe.each(DATABASE_KINDS)('SIGKILL during deliveries, then restart (%s)', (k
       for (const ev of events) perOrder.set(String(ev.orderId), (perOrder.get(String(ev.orderId)) ?? 0) + 1);
       expect(perOrder.size).toBe(ORDERS);
       expect([...perOrder.values()].every((n) => n === 1)).toBe(true);
-      for (let i = 0; i < ORDERS; i++) expect((await store.transactions.findByGatewayOrderId(`INGEST-${i}`))?.status, `INGEST-${i}`).toBe('paid');
-      console.log(`[crash ${kind}] ingestion: ${answered.size} of ${ORDERS} answered before SIGKILL; after resending, ${events.length} events, one per order`);
+      for (let i = 0; i < ORDERS; i++)
+        expect((await store.transactions.findByGatewayOrderId(`INGEST-${i}`))?.status, `INGEST-${i}`).toBe('paid');
+      console.log(
+        `[crash ${kind}] ingestion: ${answered.size} of ${ORDERS} answered before SIGKILL; after resending, ${events.length} events, one per order`,
+      );
     } finally {
       await store.close();
     }

@@ -16,8 +16,15 @@ describe('the demo', () => {
     const printed: string[] = [];
     const receiver = await startReceiver(SECRET, (l) => printed.push(l));
     try {
-      const send = (body: string, headers: Record<string, string>) => fetch(receiver.url, { method: 'POST', body, headers });
-      const body = JSON.stringify({ type: 'payment.status_changed', event_id: 'd-1', order_id: 'D:1', status: 'paid', status_version: 1 });
+      const send = (body: string, headers: Record<string, string>) =>
+        fetch(receiver.url, { method: 'POST', body, headers });
+      const body = JSON.stringify({
+        type: 'payment.status_changed',
+        event_id: 'd-1',
+        order_id: 'D:1',
+        status: 'paid',
+        status_version: 1,
+      });
       expect((await send(body, deliveryHeaders('d-1', new Date(), body, SECRET))).status).toBe(200);
       const other = `whsec_${Buffer.from('another-secret-another-secret-0000').toString('base64')}`;
       expect((await send(body, deliveryHeaders('d-2', new Date(), body, other))).status).toBe(401);
@@ -33,7 +40,11 @@ describe('the demo', () => {
   });
 
   it('--auto-pay pays by itself, says so, and stops after the verified paid event', async () => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--auto-pay'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--auto-pay'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
     proc.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));

@@ -22,7 +22,12 @@ import { TEST_DATABASE_URL, tempDir } from '../helpers/stores.js';
 
 const run = promisify(execFile);
 const KEY = 'erp-key-restore-0123456789';
-const ENV = { API_KEYS: KEY, log_user: 'ops', log_pass: 'restore-test-operator-pass', MIDTRANS_CONFIRM_NOTIFICATIONS: 'false' };
+const ENV = {
+  API_KEYS: KEY,
+  log_user: 'ops',
+  log_pass: 'restore-test-operator-pass',
+  MIDTRANS_CONFIRM_NOTIFICATIONS: 'false',
+};
 const RATE_PER_S = 20;
 
 interface Received {
@@ -43,11 +48,18 @@ function erpPuller() {
       const q = new URLSearchParams({ limit: '100', wait: String(waitS), ...(cursor ? { after: cursor } : {}) });
       const res = await fetch(`${url}/api/erp-events?${q}`, { headers: { authorization: `Bearer ${KEY}` } });
       expect(res.status, await res.clone().text()).toBe(200);
-      const page = (await res.json()) as { data: Array<{ event: { event_id: string; order_id: string } }>; next_cursor: string };
+      const page = (await res.json()) as {
+        data: Array<{ event: { event_id: string; order_id: string } }>;
+        next_cursor: string;
+      };
       for (const d of page.data) received.push({ eventId: d.event.event_id, orderId: d.event.order_id, restored });
       cursor = page.next_cursor;
       if (page.data.length > 0) {
-        const ack = await fetch(`${url}/api/erp-events/ack`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ cursor }) });
+        const ack = await fetch(`${url}/api/erp-events/ack`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ cursor }),
+        });
         expect(ack.status).toBe(200);
       }
       return page.data.length;
@@ -57,7 +69,12 @@ function erpPuller() {
 
 async function notify(url: string, orderId: string): Promise<number> {
   const body = JSON.stringify(signedNotification({ order_id: orderId, transaction_status: 'settlement' }));
-  const res = await fetch(`${url}/webhook/midtrans`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(`${url}/webhook/midtrans`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    signal: AbortSignal.timeout(30_000),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -150,7 +167,11 @@ describe('the pull feed after a backup is restored', () => {
     service = undefined;
 
     // Every new event exactly once.
-    expect(newOnes().map((r) => r.orderId).sort()).toEqual([...fresh].sort());
+    expect(
+      newOnes()
+        .map((r) => r.orderId)
+        .sort(),
+    ).toEqual([...fresh].sort());
     expect(new Set(newOnes().map((r) => r.eventId)).size).toBe(fresh.length);
     // Anything else after the restore is an event the ERP already held, with the same event id (it drops it by id).
     const before = new Set(erp.received.filter((r) => !r.restored).map((r) => r.eventId));
@@ -160,9 +181,13 @@ describe('the pull feed after a backup is restored', () => {
     // Nothing counts as delivered that the ERP did not pull, and with it all pulled, nothing is left undelivered.
     const pulled = new Set(erp.received.map((r) => r.eventId));
     const events = await allEvents(s.restoredDatabase);
-    expect(events.filter((ev) => ev.state === 'delivered' && !pulled.has(ev.eventId)).map((ev) => ev.orderId)).toEqual([]);
+    expect(events.filter((ev) => ev.state === 'delivered' && !pulled.has(ev.eventId)).map((ev) => ev.orderId)).toEqual(
+      [],
+    );
     expect(events.filter((ev) => ev.state !== 'delivered').map((ev) => ev.orderId)).toEqual([]);
-    console.log(`FEED-RESTORE ${JSON.stringify({ load: load.length, pulled_before: before.size, pulled_again: again.length, new: newOnes().length, events_in_restored: events.length })}`);
+    console.log(
+      `FEED-RESTORE ${JSON.stringify({ load: load.length, pulled_before: before.size, pulled_again: again.length, new: newOnes().length, events_in_restored: events.length })}`,
+    );
   }
 
   it('SQLite: paylink backup, the file swapped back in', async () => {
@@ -187,38 +212,42 @@ describe('the pull feed after a backup is restored', () => {
     });
   }, 120_000);
 
-  it.skipIf(!TEST_DATABASE_URL)('PostgreSQL: the printed pg_dump line, restored with pg_restore into a fresh database', async () => {
-    const base = new URL(TEST_DATABASE_URL ?? '');
-    const suffix = `${process.pid}_${Date.now()}`;
-    const dbUrl = (name: string) => Object.assign(new URL(base.href), { pathname: `/${name}` }).href;
-    const admin = new pg.Client({ connectionString: base.href });
-    await admin.connect();
-    const live = `paylink_fl_${suffix}`;
-    const restored = `paylink_fr_${suffix}`;
-    await admin.query(`create database ${live}`);
-    await admin.query(`create database ${restored}`);
-    cleanups.push(async () => {
-      await admin.query(`drop database if exists ${live} with (force)`);
-      await admin.query(`drop database if exists ${restored} with (force)`);
-      await admin.end();
-    });
-    const data = tempDir('paylink-feed-restore-pg-');
-    dirs.push(data);
-    const dump = path.join(data, 'paylink.dump');
-    const env = { DATA_DIR: data, LOG_DIR: path.join(data, 'logs') };
-    const printed = await runCli(['backup', dump], { env: { ...env, DATABASE_URL: dbUrl(live) } });
-    const line = printed.stdout.trim();
-    expect(line).toMatch(/pg_dump --format=custom .*> /);
-    await scenario({
-      before: { ...env, DATABASE_URL: dbUrl(live) },
-      after: { ...env, DATABASE_URL: dbUrl(restored) },
-      async backup() {
-        await run('sh', ['-c', line], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: dbUrl(live) } });
-      },
-      async restore() {
-        await run('pg_restore', ['--no-owner', '--exit-on-error', '-d', dbUrl(restored), dump]);
-      },
-      restoredDatabase: { kind: 'postgres', url: dbUrl(restored) },
-    });
-  }, 120_000);
+  it.skipIf(!TEST_DATABASE_URL)(
+    'PostgreSQL: the printed pg_dump line, restored with pg_restore into a fresh database',
+    async () => {
+      const base = new URL(TEST_DATABASE_URL ?? '');
+      const suffix = `${process.pid}_${Date.now()}`;
+      const dbUrl = (name: string) => Object.assign(new URL(base.href), { pathname: `/${name}` }).href;
+      const admin = new pg.Client({ connectionString: base.href });
+      await admin.connect();
+      const live = `paylink_fl_${suffix}`;
+      const restored = `paylink_fr_${suffix}`;
+      await admin.query(`create database ${live}`);
+      await admin.query(`create database ${restored}`);
+      cleanups.push(async () => {
+        await admin.query(`drop database if exists ${live} with (force)`);
+        await admin.query(`drop database if exists ${restored} with (force)`);
+        await admin.end();
+      });
+      const data = tempDir('paylink-feed-restore-pg-');
+      dirs.push(data);
+      const dump = path.join(data, 'paylink.dump');
+      const env = { DATA_DIR: data, LOG_DIR: path.join(data, 'logs') };
+      const printed = await runCli(['backup', dump], { env: { ...env, DATABASE_URL: dbUrl(live) } });
+      const line = printed.stdout.trim();
+      expect(line).toMatch(/pg_dump --format=custom .*> /);
+      await scenario({
+        before: { ...env, DATABASE_URL: dbUrl(live) },
+        after: { ...env, DATABASE_URL: dbUrl(restored) },
+        async backup() {
+          await run('sh', ['-c', line], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: dbUrl(live) } });
+        },
+        async restore() {
+          await run('pg_restore', ['--no-owner', '--exit-on-error', '-d', dbUrl(restored), dump]);
+        },
+        restoredDatabase: { kind: 'postgres', url: dbUrl(restored) },
+      });
+    },
+    120_000,
+  );
 });

@@ -16,7 +16,10 @@ const SECRET = 'raw-erp-secret-for-the-feed-0123';
 const auth = { authorization: `Bearer ${KEY}` };
 
 interface Page {
-  data: Array<{ cursor: string; event: { event_id: string; order_id: string; status: string; status_version: number } }>;
+  data: Array<{
+    cursor: string;
+    event: { event_id: string; order_id: string; status: string; status_version: number };
+  }>;
   next_cursor: string;
 }
 
@@ -28,7 +31,11 @@ describe.each(DATABASE_KINDS)('GET /api/erp-events and POST /api/erp-events/ack 
   const clock = { setTo: undefined as Date | undefined, now: (): Date => clock.setTo ?? new Date() };
   beforeEach(async () => {
     clock.setTo = undefined;
-    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, serviceOptions: { runtimeConfigCacheMs: 0, clock } });
+    e = await startE2E(kind, {
+      listen: true,
+      env: { API_KEYS: KEY },
+      serviceOptions: { runtimeConfigCacheMs: 0, clock },
+    });
   });
   afterEach(async () => {
     await other?.close();
@@ -47,19 +54,41 @@ describe.each(DATABASE_KINDS)('GET /api/erp-events and POST /api/erp-events/ack 
     expect(r.status).toBe(200);
     return JSON.parse(r.text) as Page;
   };
-  const ack = (cursor: string) => fetch(`${e.url}/api/erp-events/ack`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ cursor }) });
+  const ack = (cursor: string) =>
+    fetch(`${e.url}/api/erp-events/ack`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ cursor }),
+    });
   async function paid(orderId: string): Promise<void> {
-    const res = await fetch(`${e.url}/api/charge`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ order_id: orderId, nominal: 50_000, payment_type: 'qris' }) });
+    const res = await fetch(`${e.url}/api/charge`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ order_id: orderId, nominal: 50_000, payment_type: 'qris' }),
+    });
     expect(res.status).toBe(201);
     const { gateway_order_id } = (await res.json()) as { gateway_order_id: string };
     expect((await e.sim.post(`/_sim/transactions/${gateway_order_id}/pay`)).status).toBe(200);
-    await expect.poll(async () => (await e.services.store.transactions.findByOrderId(orderId))?.status, { timeout: 5_000, interval: 20 }).toBe('paid');
+    await expect
+      .poll(async () => (await e.services.store.transactions.findByOrderId(orderId))?.status, {
+        timeout: 5_000,
+        interval: 20,
+      })
+      .toBe('paid');
   }
 
   it('pull only: every event once, in order per order, each byte for byte the stored body; acknowledged ones count as delivered', async () => {
     for (const id of ['FEED-1', 'FEED-2', 'FEED-3']) await paid(id);
     // A refund of the first: its order now has two events, which must come in the order written.
-    expect((await fetch(`${e.url}/api/payments/FEED-1/refund`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 1_000 }) })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${e.url}/api/payments/FEED-1/refund`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ amount: 1_000 }),
+        })
+      ).status,
+    ).toBe(200);
     const first = await pull(e, '?limit=2');
     const one = JSON.parse(first.text) as Page;
     expect(one.data).toHaveLength(2);
@@ -67,8 +96,12 @@ describe.each(DATABASE_KINDS)('GET /api/erp-events and POST /api/erp-events/ack 
     const rest = JSON.parse(restRaw.text) as Page;
     const events = [...one.data, ...rest.data].map((d) => d.event);
     expect(new Set(events.map((ev) => ev.event_id)).size).toBe(events.length);
-    expect(events.filter((ev) => ev.order_id === 'FEED-1').map((ev) => ev.status)).toEqual(['paid', 'partially_refunded']);
-    for (const id of ['FEED-2', 'FEED-3']) expect(events.filter((ev) => ev.order_id === id).map((ev) => ev.status)).toEqual(['paid']);
+    expect(events.filter((ev) => ev.order_id === 'FEED-1').map((ev) => ev.status)).toEqual([
+      'paid',
+      'partially_refunded',
+    ]);
+    for (const id of ['FEED-2', 'FEED-3'])
+      expect(events.filter((ev) => ev.order_id === id).map((ev) => ev.status)).toEqual(['paid']);
     // Byte for byte: each event in the answer is the stored body, as a push would send it.
     const stored = (await e.services.store.outbox.list({ limit: 500 })).items;
     expect(stored).toHaveLength(events.length);
@@ -79,7 +112,9 @@ describe.each(DATABASE_KINDS)('GET /api/erp-events and POST /api/erp-events/ack 
     // Acknowledged up to the first page: those two are delivered, the others still wait.
     const acked = await ack(one.next_cursor);
     expect(await acked.json()).toEqual({ acked: 2 });
-    const states = await Promise.all(events.map(async (ev) => (await e.services.store.outbox.findByEventId(ev.event_id))?.state));
+    const states = await Promise.all(
+      events.map(async (ev) => (await e.services.store.outbox.findByEventId(ev.event_id))?.state),
+    );
     expect(states.filter((s) => s === 'delivered')).toHaveLength(2);
     expect(await (await ack(rest.next_cursor)).json()).toEqual({ acked: events.length - 2 });
     expect(await (await ack(rest.next_cursor)).json()).toEqual({ acked: 0 });
@@ -104,7 +139,11 @@ describe.each(DATABASE_KINDS)('GET /api/erp-events and POST /api/erp-events/ack 
     const p = await page('');
     const good = p.next_cursor;
     const [body, sig] = good.split('.');
-    const forgedBody = Buffer.from(Buffer.from(body ?? '', 'base64url').toString('utf8').replace(/\.\d+$/, '.999')).toString('base64url');
+    const forgedBody = Buffer.from(
+      Buffer.from(body ?? '', 'base64url')
+        .toString('utf8')
+        .replace(/\.\d+$/, '.999'),
+    ).toString('base64url');
     for (const bad of [`${forgedBody}.${sig}`, `${body}.${'A'.repeat(22)}`, 'not-a-cursor', `${good}x`]) {
       const r = await pull(e, `?after=${encodeURIComponent(bad)}`);
       expect(r.status).toBe(400);
@@ -122,14 +161,21 @@ describe.each(DATABASE_KINDS)('GET /api/erp-events and POST /api/erp-events/ack 
 
   it('with pushing on as well, acknowledging an event already pushed changes nothing', async () => {
     erp = await startErpReceiver({ secret: SECRET });
-    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    await patchRuntimeConfig(e.services.runtimeConfig, {
+      erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 },
+    });
     e.services.outbox.start();
     await paid('FEED-P1');
     await erp.waitFor((r) => r.accepted().filter((d) => d.json?.order_id === 'FEED-P1').length === 1);
     await expect.poll(async () => (await e.services.store.outbox.countByState()).delivered, { timeout: 5_000 }).toBe(1);
     const p = await page('');
     expect(p.data.map((d) => d.event.status)).toEqual(['paid']);
-    expect(p.data.map((d) => d.event.event_id)).toEqual(erp.accepted().filter((d) => d.json?.order_id === 'FEED-P1').map((d) => d.json?.event_id));
+    expect(p.data.map((d) => d.event.event_id)).toEqual(
+      erp
+        .accepted()
+        .filter((d) => d.json?.order_id === 'FEED-P1')
+        .map((d) => d.json?.event_id),
+    );
     expect(await (await ack(p.next_cursor)).json()).toEqual({ acked: 0 });
   });
 
@@ -149,7 +195,10 @@ describe.each(DATABASE_KINDS)('GET /api/erp-events and POST /api/erp-events/ack 
     expect(await delivered()).toBe(0);
     clock.setTo = undefined;
     // Signed with this database's own key, but beyond the clock and its slack: no copy of it handed that out.
-    const ahead = encodeFeedCursor(await e.services.store.feed.identity(), feedClockFloor(new Date(Date.now() + FEED_CLOCK_SLACK_MS + 60_000)));
+    const ahead = encodeFeedCursor(
+      await e.services.store.feed.identity(),
+      feedClockFloor(new Date(Date.now() + FEED_CLOCK_SLACK_MS + 60_000)),
+    );
     expect((await pull(e, `?after=${encodeURIComponent(ahead)}`)).status).toBe(400);
     expect((await ack(ahead)).status).toBe(400);
     expect(await delivered()).toBe(0);
@@ -169,9 +218,18 @@ describe.each(DATABASE_KINDS)('GET /api/erp-events and POST /api/erp-events/ack 
     expect(await (await ack(beyond)).json()).toEqual({ acked: 1 });
     expect(await (await ack(beyond)).json()).toEqual({ acked: 0 });
     erp = await startErpReceiver({ secret: SECRET });
-    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    await patchRuntimeConfig(e.services.runtimeConfig, {
+      erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 },
+    });
     e.services.outbox.start();
-    await expect.poll(async () => (await e.services.store.outbox.countByState()).delivered, { timeout: 10_000 }).toBe(3);
-    expect(erp.accepted().map((d) => d.json?.order_id).sort()).toEqual(['FEED-H2', 'FEED-H3']);
+    await expect
+      .poll(async () => (await e.services.store.outbox.countByState()).delivered, { timeout: 10_000 })
+      .toBe(3);
+    expect(
+      erp
+        .accepted()
+        .map((d) => d.json?.order_id)
+        .sort(),
+    ).toEqual(['FEED-H2', 'FEED-H3']);
   });
 });

@@ -9,7 +9,7 @@ import { pullPaylinkEvents } from '../../examples/erp-puller.mjs';
 
 const KEY = 'erp-key-puller-example-0123';
 
-describe('the guide\'s pull loop', () => {
+describe("the guide's pull loop", () => {
   let e: E2EContext;
   beforeEach(async () => {
     e = await startE2E('sqlite', { listen: true, env: { API_KEYS: KEY } });
@@ -18,7 +18,11 @@ describe('the guide\'s pull loop', () => {
 
   it('receives each event once, saves the cursor and acknowledges, then goes on from the saved cursor', async () => {
     const pay = async (orderId: string) => {
-      const res = await fetch(`${e.url}/api/charge`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ order_id: orderId, nominal: 20_000, payment_type: 'qris' }) });
+      const res = await fetch(`${e.url}/api/charge`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ order_id: orderId, nominal: 20_000, payment_type: 'qris' }),
+      });
       const { gateway_order_id } = (await res.json()) as { gateway_order_id: string };
       await e.sim.post(`/_sim/transactions/${gateway_order_id}/pay`);
     };
@@ -57,6 +61,8 @@ describe('the guide\'s pull loop', () => {
   });
 
   it('the guide shows the example file as it is', () => {
-    expect(fs.readFileSync('docs/erp-integration.md', 'utf8')).toContain(fs.readFileSync('examples/erp-puller.mjs', 'utf8').trim());
+    expect(fs.readFileSync('docs/erp-integration.md', 'utf8')).toContain(
+      fs.readFileSync('examples/erp-puller.mjs', 'utf8').trim(),
+    );
   });
 });

@@ -27,21 +27,41 @@ describe.each(DATABASE_KINDS)('payment links against the simulator (%s)', (kind)
   });
   afterEach(async () => e.close());
 
-  const post = (url: string, payload: unknown, headers: Record<string, string> = {}) => e.app.inject({ method: 'POST', url, payload: payload as object, headers: { ...auth, ...headers } });
+  const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
+    e.app.inject({ method: 'POST', url, payload: payload as object, headers: { ...auth, ...headers } });
 
   it('creates "SO/2026:17" as gateway order SO.2026.17 with a correct gateway request and a working hosted page', async () => {
-    const res = await post('/api/payment-links', { order_id: 'SO/2026:17', nominal: '150000', customer: { first_name: '  Budi  ', last_name: 'x'.repeat(80), email: 'budi@example.com', phone: '08123456789' } });
+    const res = await post('/api/payment-links', {
+      order_id: 'SO/2026:17',
+      nominal: '150000',
+      customer: { first_name: '  Budi  ', last_name: 'x'.repeat(80), email: 'budi@example.com', phone: '08123456789' },
+    });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body).toMatchObject({ order_id: 'SO/2026:17', gateway_order_id: 'SO.2026.17', mercant_id: 'SO/2026', status: 'pending', nominal: 150000 });
+    expect(body).toMatchObject({
+      order_id: 'SO/2026:17',
+      gateway_order_id: 'SO.2026.17',
+      mercant_id: 'SO/2026',
+      status: 'pending',
+      nominal: 150000,
+    });
     expect(body.payment_url).toMatch(new RegExp(`^${e.sim.baseUrl}/payment-links/pl-[0-9a-f]{32}$`));
     const [create] = (await e.sim.requests('/v1/payment-links')) as SimRequest[];
     expect(create?.method).toBe('POST');
     const gw = create?.body ?? ({} as LinkBody);
-    expect(gw.transaction_details).toEqual({ order_id: 'SO.2026.17', gross_amount: 150000, payment_link_id: body.payment_url.split('/').pop() });
+    expect(gw.transaction_details).toEqual({
+      order_id: 'SO.2026.17',
+      gross_amount: 150000,
+      payment_link_id: body.payment_url.split('/').pop(),
+    });
     expect(gw.usage_limit).toBe(1);
     expect(gw.item_details).toEqual([{ id: 'nominal', name: 'Payment SO/2026:17', price: 150000, quantity: 1 }]);
-    expect(gw.customer_details).toEqual({ first_name: 'Budi', last_name: 'x'.repeat(50), email: 'budi@example.com', phone: '08123456789' });
+    expect(gw.customer_details).toEqual({
+      first_name: 'Budi',
+      last_name: 'x'.repeat(50),
+      email: 'budi@example.com',
+      phone: '08123456789',
+    });
     expect(gw.expiry).toMatchObject({ unit: 'minutes', duration: 24 * 60 });
     expect(gw.expiry.start_time).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+0700$/);
     expect(gw.enabled_payments).toBeUndefined();
@@ -67,10 +87,19 @@ describe.each(DATABASE_KINDS)('payment links against the simulator (%s)', (kind)
     for (const id of ['INV%2F2026%2F0042%3A2', 'INV.2026.0042.2']) {
       const res = await e.app.inject({ method: 'GET', url: `/api/payment-links/${id}`, headers: auth });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toMatchObject({ order_id: 'INV/2026/0042:2', gateway_order_id: 'INV.2026.0042.2', mercant_id: 'INV/2026/0042', status: 'pending' });
+      expect(res.json()).toMatchObject({
+        order_id: 'INV/2026/0042:2',
+        gateway_order_id: 'INV.2026.0042.2',
+        mercant_id: 'INV/2026/0042',
+        status: 'pending',
+      });
     }
     expect((await e.app.inject({ method: 'GET', url: '/api/payment-links/nope', headers: auth })).statusCode).toBe(404);
-    const del = await e.app.inject({ method: 'DELETE', url: '/api/payment-links/INV%2F2026%2F0042%3A2', headers: auth });
+    const del = await e.app.inject({
+      method: 'DELETE',
+      url: '/api/payment-links/INV%2F2026%2F0042%3A2',
+      headers: auth,
+    });
     expect(del.statusCode).toBe(200);
     expect(del.json()).toMatchObject({ status: 'cancelled' });
     expect((await e.sim.gateway('GET', '/v1/payment-links/INV.2026.0042.2')).status).toBe(404);
@@ -78,16 +107,35 @@ describe.each(DATABASE_KINDS)('payment links against the simulator (%s)', (kind)
     expect(deletes.map((r) => r.path)).toEqual(['/v1/payment-links/INV.2026.0042.2']);
     // The cancellation reaches the ERP like any other status change, once.
     await e.app.inject({ method: 'DELETE', url: '/api/payment-links/INV.2026.0042.2', headers: auth });
-    const events = (await e.services.store.outbox.list({ limit: 100 })).items.filter((ev) => ev.orderId === 'INV/2026/0042:2');
+    const events = (await e.services.store.outbox.list({ limit: 100 })).items.filter(
+      (ev) => ev.orderId === 'INV/2026/0042:2',
+    );
     expect(events).toHaveLength(1);
-    expect(JSON.parse(events[0]?.payload ?? '{}')).toMatchObject({ type: 'payment.status_changed', order_id: 'INV/2026/0042:2', mercant_id: 'INV/2026/0042', status: 'cancelled', status_version: 1 });
+    expect(JSON.parse(events[0]?.payload ?? '{}')).toMatchObject({
+      type: 'payment.status_changed',
+      order_id: 'INV/2026/0042:2',
+      mercant_id: 'INV/2026/0042',
+      status: 'cancelled',
+      status_version: 1,
+    });
   });
 
   it('ERP shape: mercant_id:N attempts, same items → 200, paid → 409, expired → N+1', async () => {
-    const body = { mercant_id: 'INV/7', item: [{ id: 'A', name: 'Widget', price: 10000, quantity: 3 }, { id: 'D', name: 'Discount', price: -5000, quantity: 1 }] };
+    const body = {
+      mercant_id: 'INV/7',
+      item: [
+        { id: 'A', name: 'Widget', price: 10000, quantity: 3 },
+        { id: 'D', name: 'Discount', price: -5000, quantity: 1 },
+      ],
+    };
     const first = await post('/createtransaksi', body);
     expect(first.statusCode).toBe(201);
-    expect(first.json()).toMatchObject({ order_id: 'INV/7:1', gateway_order_id: 'INV.7.1', mercant_id: 'INV/7', nominal: 25000 });
+    expect(first.json()).toMatchObject({
+      order_id: 'INV/7:1',
+      gateway_order_id: 'INV.7.1',
+      mercant_id: 'INV/7',
+      nominal: 25000,
+    });
     const gw = ((await e.sim.requests('/v1/payment-links')) as SimRequest[])[0]?.body;
     expect(gw?.item_details).toEqual([
       { id: 'A', name: 'Widget', price: 10000, quantity: 3 },
@@ -106,15 +154,25 @@ describe.each(DATABASE_KINDS)('payment links against the simulator (%s)', (kind)
     expect(paid.json()).toMatchObject({ code: 'ORDER_CONFLICT', current_status: 'paid', order_id: 'INV/7:2' });
   });
 
-  it('a purchase on the link is found by the status check (through the link\'s purchases) and shown on resolve', async () => {
+  it("a purchase on the link is found by the status check (through the link's purchases) and shown on resolve", async () => {
     await post('/api/payment-links', { order_id: 'SO/2026:18', nominal: 64000 });
     expect((await e.sim.post('/_sim/transactions/SO.2026.18/pay', { payment_type: 'bank_transfer' })).status).toBe(200);
     const st = await e.app.inject({ method: 'GET', url: '/api/payments/SO%2F2026%3A18/status', headers: auth });
     expect(st.statusCode).toBe(200);
-    expect(st.json()).toMatchObject({ order_id: 'SO/2026:18', gateway_order_id: 'SO.2026.18', mercant_id: 'SO/2026', status: 'paid', nominal: 64000 });
+    expect(st.json()).toMatchObject({
+      order_id: 'SO/2026:18',
+      gateway_order_id: 'SO.2026.18',
+      mercant_id: 'SO/2026',
+      status: 'paid',
+      nominal: 64000,
+    });
     const view = await e.app.inject({ method: 'GET', url: '/api/payment-links/SO.2026.18', headers: auth });
     expect(view.json()).toMatchObject({ status: 'paid', transaction_status: 'settlement' });
-    const again = await post('/createtransaksi', { mercant_id: 'SO/2026', order_id: 'SO/2026:18', item: [{ name: 'x', price: 64000, quantity: 1 }] });
+    const again = await post('/createtransaksi', {
+      mercant_id: 'SO/2026',
+      order_id: 'SO/2026:18',
+      item: [{ name: 'x', price: 64000, quantity: 1 }],
+    });
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ code: 'ORDER_CONFLICT', current_status: 'paid' });
   });
@@ -146,7 +204,10 @@ describe.each(DATABASE_KINDS)('payment links against the simulator (%s)', (kind)
     await e.sim.put('/_sim/faults', { error_rate: 1, status: 500 });
     const res = await post('/api/payment-links', { order_id: 'R-1', nominal: 1000 });
     expect(res.statusCode).toBe(502);
-    expect(res.json()).toMatchObject({ code: 'GATEWAY_REFUSED', gateway: { status_code: '500', status_message: expect.any(String) } });
+    expect(res.json()).toMatchObject({
+      code: 'GATEWAY_REFUSED',
+      gateway: { status_code: '500', status_message: expect.any(String) },
+    });
     await e.sim.del('/_sim/faults');
     const retry = await post('/api/payment-links', { order_id: 'R-1', nominal: 1000 });
     expect(retry.statusCode).toBe(201);
@@ -159,25 +220,40 @@ describe.each(DATABASE_KINDS)('payment links against the simulator (%s)', (kind)
     await e.sim.put('/_sim/faults', { error_rate: 1, status: 400 });
     expect((await post('/api/payment-links', { order_id: 'R-2', nominal: 1000 })).statusCode).toBe(502);
     await e.sim.del('/_sim/faults');
-    const corrected = await post('/api/payment-links', { order_id: 'R-2', nominal: 1500, customer: { first_name: 'Ani' } });
+    const corrected = await post('/api/payment-links', {
+      order_id: 'R-2',
+      nominal: 1500,
+      customer: { first_name: 'Ani' },
+    });
     expect(corrected.statusCode).toBe(201);
     expect(corrected.json()).toMatchObject({ order_id: 'R-2', nominal: 1500, status: 'pending' });
     const link = await e.sim.gateway('GET', '/v1/payment-links/R-2');
     expect(link.body).toMatchObject({ gross_amount: 1500 });
-    expect((await post('/api/payment-links', { order_id: 'R-2', nominal: 1500, customer: { first_name: 'Ani' } })).statusCode).toBe(200);
+    expect(
+      (await post('/api/payment-links', { order_id: 'R-2', nominal: 1500, customer: { first_name: 'Ani' } }))
+        .statusCode,
+    ).toBe(200);
   });
 
   it('a timeout after the gateway created the link never produces a second link on retry', async () => {
     await e.close();
     e = await startE2E(kind, { env: { API_KEYS: KEY }, serviceOptions: { gatewayTimeoutMs: 300 } });
     await e.sim.put('/_sim/faults', { timeout_rate: 1 });
-    const first = await post('/api/payment-links', { order_id: 'T-1', nominal: 7000 }, { 'idempotency-key': 'k-timeout' });
+    const first = await post(
+      '/api/payment-links',
+      { order_id: 'T-1', nominal: 7000 },
+      { 'idempotency-key': 'k-timeout' },
+    );
     expect(first.statusCode).toBe(504);
     expect(first.json()).toMatchObject({ code: 'GATEWAY_TIMEOUT' });
     await e.sim.del('/_sim/faults');
     const atGateway = await e.sim.gateway('GET', '/v1/payment-links/T-1');
     expect(atGateway.status).toBe(200);
-    const retry = await post('/api/payment-links', { order_id: 'T-1', nominal: 7000 }, { 'idempotency-key': 'k-timeout' });
+    const retry = await post(
+      '/api/payment-links',
+      { order_id: 'T-1', nominal: 7000 },
+      { 'idempotency-key': 'k-timeout' },
+    );
     expect(retry.statusCode).toBe(201);
     expect(retry.json().payment_url).toBe((atGateway.body as { payment_link_url: string }).payment_link_url);
     const creates = ((await e.sim.requests('/v1/payment-links')) as SimRequest[]).filter((r) => r.method === 'POST');

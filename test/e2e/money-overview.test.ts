@@ -14,13 +14,26 @@ describe.each(DATABASE_KINDS)('money at a glance (%s)', (kind) => {
   });
   afterEach(async () => ctx.close());
 
-  const payment = (orderId: string, o: Parameters<typeof seedPaymentAt>[3]) => seedPaymentAt(ctx.store, NOW, orderId, o);
+  const payment = (orderId: string, o: Parameters<typeof seedPaymentAt>[3]) =>
+    seedPaymentAt(ctx.store, NOW, orderId, o);
 
   it('sums today, 7 and 30 days by when it was paid; per type, how many got paid and the median time to pay', async () => {
     await payment('M-1', { status: 'paid', type: 'qris', createdHoursAgo: 2, paidMinutesAfter: 4, amount: 100_000 });
-    await payment('M-2', { status: 'paid', type: 'qris', createdHoursAgo: 3 * 24, paidMinutesAfter: 10, amount: 50_000 });
+    await payment('M-2', {
+      status: 'paid',
+      type: 'qris',
+      createdHoursAgo: 3 * 24,
+      paidMinutesAfter: 10,
+      amount: 50_000,
+    });
     await payment('M-3', { status: 'expired', type: 'qris', createdHoursAgo: 5 * 24, amount: 70_000 });
-    await payment('M-4', { status: 'refunded', type: 'bank_transfer', createdHoursAgo: 20 * 24, paidMinutesAfter: 120, amount: 30_000 });
+    await payment('M-4', {
+      status: 'refunded',
+      type: 'bank_transfer',
+      createdHoursAgo: 20 * 24,
+      paidMinutesAfter: 120,
+      amount: 30_000,
+    });
     await payment('M-5', { status: 'pending', type: 'gopay', createdHoursAgo: 1, amount: 10_000 });
     await payment('M-6', { status: 'paid', type: 'qris', createdHoursAgo: 45 * 24, paidMinutesAfter: 1, amount: 999 });
     const m = await moneyOverview(ctx.services, 'Asia/Jakarta');

@@ -23,7 +23,9 @@ describe.runIf(TEST_DATABASE_URL)('multi-instance outbox on PostgreSQL', () => {
     erp = await startErpReceiver({ secret: SECRET });
     ctx = await makeTestApp('postgres', {}, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
     storeB = await ctx.db.open();
-    await patchRuntimeConfig(ctx.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    await patchRuntimeConfig(ctx.services.runtimeConfig, {
+      erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 },
+    });
   });
   afterEach(async () => {
     for (const w of workers.splice(0)) await w.stop();
@@ -32,14 +34,28 @@ describe.runIf(TEST_DATABASE_URL)('multi-instance outbox on PostgreSQL', () => {
     await erp.close();
   });
 
-  const deps = (store: Store, clock = ctx.services.clock): OutboxDeps => ({ store, runtimeConfig: ctx.services.runtimeConfig, clock, logger: ctx.services.logger, metrics: ctx.services.metrics });
+  const deps = (store: Store, clock = ctx.services.clock): OutboxDeps => ({
+    store,
+    runtimeConfig: ctx.services.runtimeConfig,
+    clock,
+    logger: ctx.services.logger,
+    metrics: ctx.services.metrics,
+  });
 
   async function enqueue(n: number): Promise<string[]> {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
       const id = randomUUID();
       ids.push(id);
-      await ctx.services.store.outbox.enqueue({ eventId: id, eventType: 'payment.status_changed', orderKey: `ORDER-${i % 120}`, orderId: `ORDER-${i % 120}`, mercantId: 'M', statusVersion: Math.floor(i / 120) + 1, payload: JSON.stringify({ event_id: id, order_id: `ORDER-${i % 120}`, v: Math.floor(i / 120) + 1 }) });
+      await ctx.services.store.outbox.enqueue({
+        eventId: id,
+        eventType: 'payment.status_changed',
+        orderKey: `ORDER-${i % 120}`,
+        orderId: `ORDER-${i % 120}`,
+        mercantId: 'M',
+        statusVersion: Math.floor(i / 120) + 1,
+        payload: JSON.stringify({ event_id: id, order_id: `ORDER-${i % 120}`, v: Math.floor(i / 120) + 1 }),
+      });
     }
     return ids;
   }
@@ -64,7 +80,9 @@ describe.runIf(TEST_DATABASE_URL)('multi-instance outbox on PostgreSQL', () => {
       expect(v).toBeGreaterThan(perOrder.get(order) ?? 0);
       perOrder.set(order, v);
     }
-    const attempts = await ctx.services.store.outbox.attemptsFor((await ctx.services.store.outbox.list({ limit: 500 })).items.map((e) => e.seq));
+    const attempts = await ctx.services.store.outbox.attemptsFor(
+      (await ctx.services.store.outbox.list({ limit: 500 })).items.map((e) => e.seq),
+    );
     const byInstance = new Set(attempts.map((x) => x.instance));
     expect(byInstance).toEqual(new Set(['A', 'B']));
     expect(attempts.every((x) => x.outcome === 'delivered')).toBe(true);
@@ -77,7 +95,11 @@ describe.runIf(TEST_DATABASE_URL)('multi-instance outbox on PostgreSQL', () => {
     const paused = new Promise<void>((r) => (release = r));
     let reached: () => void = () => undefined;
     const atPause = new Promise<void>((r) => (reached = r));
-    const a = createOutbox(deps(ctx.services.store, clock), { instanceId: 'A', leaseMs: 10_000, beforeComplete: async () => (reached(), paused) });
+    const a = createOutbox(deps(ctx.services.store, clock), {
+      instanceId: 'A',
+      leaseMs: 10_000,
+      beforeComplete: async () => (reached(), paused),
+    });
     const b = createOutbox(deps(storeB, clock), { instanceId: 'B', leaseMs: 10_000 });
     const [id] = await enqueue(1);
     // The event is stamped with the store's real clock: start the test clock no earlier than that.

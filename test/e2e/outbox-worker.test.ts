@@ -29,8 +29,21 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
   beforeEach(async () => {
     clock = new FakeClock();
     erp = await startErpReceiver({ secret: SECRET });
-    ctx = await makeTestApp(kind, {}, { clock, simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0, outbox: { instanceId: 'w1', random: () => 0.5 } });
-    await ctx.services.runtimeConfig.save({ erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } }, 0, 'test');
+    ctx = await makeTestApp(
+      kind,
+      {},
+      {
+        clock,
+        simulatorBaseUrl: 'http://127.0.0.1:9',
+        runtimeConfigCacheMs: 0,
+        outbox: { instanceId: 'w1', random: () => 0.5 },
+      },
+    );
+    await ctx.services.runtimeConfig.save(
+      { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } },
+      0,
+      'test',
+    );
   });
   afterEach(async () => {
     await ctx.close();
@@ -39,7 +52,17 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
 
   async function paidEvent(orderId: string, txId = `tx-${orderId}`): Promise<string> {
     const t = await seedTransaction(ctx.services.store, { orderId });
-    const r = await ingestGatewayReport(ctx.services, signedReport({ order_id: t.gatewayOrderId, status_code: '200', gross_amount: '150000.00', transaction_status: 'settlement', transaction_id: txId }), 'webhook');
+    const r = await ingestGatewayReport(
+      ctx.services,
+      signedReport({
+        order_id: t.gatewayOrderId,
+        status_code: '200',
+        gross_amount: '150000.00',
+        transaction_status: 'settlement',
+        transaction_id: txId,
+      }),
+      'webhook',
+    );
     if (!r.eventId) throw new Error('event expected');
     return r.eventId;
   }
@@ -96,7 +119,19 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
     const first = await paidEvent('SO:H');
     const tx = await ctx.services.store.transactions.findByOrderId('SO:H');
     if (!tx) throw new Error('transaction expected');
-    const later = (await ingestGatewayReport(ctx.services, signedReport({ order_id: tx.gatewayOrderId, status_code: '200', gross_amount: '150000.00', transaction_status: 'refund', transaction_id: 'tx-SO:H' }), 'webhook')).eventId;
+    const later = (
+      await ingestGatewayReport(
+        ctx.services,
+        signedReport({
+          order_id: tx.gatewayOrderId,
+          status_code: '200',
+          gross_amount: '150000.00',
+          transaction_status: 'refund',
+          transaction_id: 'tx-SO:H',
+        }),
+        'webhook',
+      )
+    ).eventId;
     if (!later) throw new Error('refund event expected');
     const other = await paidEvent('SO:O');
     // The ERP refuses the first event of SO:H only.
@@ -113,7 +148,11 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
     expect(await ctx.services.outbox.runOnce()).toBe(0);
     // By hand, days later: the dead event goes first, the held one follows; the ERP fails it once
     // and it is retried (its window starts now, not when it was written four days ago).
-    erp.setScript((d, i) => (d.webhookId === later && erp.deliveries.slice(0, i).every((x) => x.webhookId !== later) ? { kind: 'fail', status: 503 } : undefined));
+    erp.setScript((d, i) =>
+      d.webhookId === later && erp.deliveries.slice(0, i).every((x) => x.webhookId !== later)
+        ? { kind: 'fail', status: 503 }
+        : undefined,
+    );
     await ctx.services.store.outbox.retryNow(first, clock.now());
     expect(await ctx.services.outbox.runOnce()).toBe(1);
     expect(await ctx.services.outbox.runOnce()).toBe(1);
@@ -128,7 +167,11 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
     erp.setMode({ kind: 'fail', status: 503, retryAfter: '120' });
     const id = await paidEvent('SO:3');
     await ctx.services.outbox.runOnce();
-    expect(await event(id)).toMatchObject({ state: 'failed', nextAttemptAt: new Date(clock.t + 120_000).toISOString(), lastStatusCode: 503 });
+    expect(await event(id)).toMatchObject({
+      state: 'failed',
+      nextAttemptAt: new Date(clock.t + 120_000).toISOString(),
+      lastStatusCode: 503,
+    });
     clock.advance(120_000);
     erp.setMode({ kind: 'fail', status: 410 });
     await ctx.services.outbox.runOnce();
@@ -155,7 +198,13 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
 
   it('in order per order: a later event waits while an earlier one of the same order is undelivered', async () => {
     const t = await seedTransaction(ctx.services.store, { orderId: 'SO:6' });
-    const report = (ts: string) => ({ order_id: t.gatewayOrderId, status_code: '200', gross_amount: '150000.00', transaction_status: ts, transaction_id: 'x' });
+    const report = (ts: string) => ({
+      order_id: t.gatewayOrderId,
+      status_code: '200',
+      gross_amount: '150000.00',
+      transaction_status: ts,
+      transaction_id: 'x',
+    });
     const first = await ingestGatewayReport(ctx.services, signedReport(report('settlement')), 'webhook');
     const second = await ingestGatewayReport(ctx.services, signedReport(report('refund')), 'webhook');
     const other = await paidEvent('SO:7');
@@ -166,12 +215,23 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
     clock.advance(3_600_000);
     await ctx.services.outbox.drain();
     expect(erp.accepted().map((d) => d.webhookId)).toEqual([other, first.eventId, second.eventId]);
-    expect(erp.accepted().slice(1).map((d) => d.json?.status_version)).toEqual([1, 2]);
+    expect(
+      erp
+        .accepted()
+        .slice(1)
+        .map((d) => d.json?.status_version),
+    ).toEqual([1, 2]);
   });
 
   it('is woken at once when an event is written (no poll delay)', async () => {
     const w = createOutbox(
-      { store: ctx.services.store, runtimeConfig: ctx.services.runtimeConfig, clock: ctx.services.clock, logger: ctx.services.logger, metrics: ctx.services.metrics },
+      {
+        store: ctx.services.store,
+        runtimeConfig: ctx.services.runtimeConfig,
+        clock: ctx.services.clock,
+        logger: ctx.services.logger,
+        metrics: ctx.services.metrics,
+      },
       { pollMs: 600_000, instanceId: 'w-wake' },
     );
     ctx.services.outbox = w;
@@ -187,12 +247,22 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
   });
 
   it('production guard: ERP URLs that are or resolve to private addresses are refused, 0 sockets to them', async () => {
-    const deps = { store: ctx.services.store, runtimeConfig: ctx.services.runtimeConfig, clock: ctx.services.clock, logger: ctx.services.logger, metrics: ctx.services.metrics };
+    const deps = {
+      store: ctx.services.store,
+      runtimeConfig: ctx.services.runtimeConfig,
+      clock: ctx.services.clock,
+      logger: ctx.services.logger,
+      metrics: ctx.services.metrics,
+    };
     const guarded = createOutbox(deps, { instanceId: 'G', blockPrivateAddresses: true });
     const id = await paidEvent('SO:10');
     await guarded.runOnce();
     expect(await event(id)).toMatchObject({ state: 'failed', lastError: 'refused: private address' });
-    await ctx.services.runtimeConfig.save({ erp: { notify_url: erp.url.replace('127.0.0.1', 'localhost'), timeout_ms: 2_000 } }, 1, 'test');
+    await ctx.services.runtimeConfig.save(
+      { erp: { notify_url: erp.url.replace('127.0.0.1', 'localhost'), timeout_ms: 2_000 } },
+      1,
+      'test',
+    );
     clock.advance(3_600_000);
     await guarded.runOnce();
     expect(await event(id)).toMatchObject({ state: 'failed', attempts: 2, lastError: 'refused: private address' });
@@ -205,8 +275,18 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
     const stalled = new Promise<void>((r) => (release = r));
     let reachedStall: () => void = () => undefined;
     const atStall = new Promise<void>((r) => (reachedStall = r));
-    const deps = { store: ctx.services.store, runtimeConfig: ctx.services.runtimeConfig, clock: ctx.services.clock, logger: ctx.services.logger, metrics: ctx.services.metrics };
-    const a = createOutbox(deps, { instanceId: 'A', leaseMs: 30_000, beforeComplete: async () => (reachedStall(), stalled) });
+    const deps = {
+      store: ctx.services.store,
+      runtimeConfig: ctx.services.runtimeConfig,
+      clock: ctx.services.clock,
+      logger: ctx.services.logger,
+      metrics: ctx.services.metrics,
+    };
+    const a = createOutbox(deps, {
+      instanceId: 'A',
+      leaseMs: 30_000,
+      beforeComplete: async () => (reachedStall(), stalled),
+    });
     const b = createOutbox(deps, { instanceId: 'B', leaseMs: 30_000 });
     const id = await paidEvent('SO:9');
     const runA = a.runOnce();

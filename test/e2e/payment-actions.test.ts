@@ -12,8 +12,15 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire against the simulator (
   let e: E2EContext;
   let erp: ErpReceiver;
   const start = async (gatewayTimeoutMs?: number) => {
-    e = await startE2E(kind, { listen: true, env: { API_KEYS: KEY }, serviceOptions: { runtimeConfigCacheMs: 0, ...(gatewayTimeoutMs ? { gatewayTimeoutMs } : {}) }, simulator: { notificationTimeoutMs: 2_000 } });
-    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    e = await startE2E(kind, {
+      listen: true,
+      env: { API_KEYS: KEY },
+      serviceOptions: { runtimeConfigCacheMs: 0, ...(gatewayTimeoutMs ? { gatewayTimeoutMs } : {}) },
+      simulator: { notificationTimeoutMs: 2_000 },
+    });
+    await patchRuntimeConfig(e.services.runtimeConfig, {
+      erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 },
+    });
     e.services.outbox.start();
   };
   beforeEach(async () => {
@@ -25,18 +32,41 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire against the simulator (
     await erp.close();
   });
   const act = (id: string, action: string, payload?: object, headers: Record<string, string> = {}) =>
-    e.app.inject({ method: 'POST', url: `/api/payments/${encodeURIComponent(id)}/${action}`, ...(payload ? { payload } : {}), headers: { ...auth, ...headers } });
+    e.app.inject({
+      method: 'POST',
+      url: `/api/payments/${encodeURIComponent(id)}/${action}`,
+      ...(payload ? { payload } : {}),
+      headers: { ...auth, ...headers },
+    });
   const charge = async (orderId: string, nominal: number, method: object = { payment_type: 'qris' }) => {
-    const res = await e.app.inject({ method: 'POST', url: '/api/charge', payload: { order_id: orderId, nominal, ...method }, headers: auth });
+    const res = await e.app.inject({
+      method: 'POST',
+      url: '/api/charge',
+      payload: { order_id: orderId, nominal, ...method },
+      headers: auth,
+    });
     expect(res.statusCode).toBe(201);
     return res.json() as { gateway_order_id: string; transaction_id: string };
   };
   const paid = async (orderId: string, gatewayOrderId: string) => {
     expect((await e.sim.post(`/_sim/transactions/${gatewayOrderId}/pay`)).status).toBe(200);
-    await expect.poll(async () => (await e.services.store.transactions.findByOrderId(orderId))?.status, { timeout: 5_000, interval: 20 }).toBe('paid');
+    await expect
+      .poll(async () => (await e.services.store.transactions.findByOrderId(orderId))?.status, {
+        timeout: 5_000,
+        interval: 20,
+      })
+      .toBe('paid');
   };
-  const erpStatuses = (orderId: string) => erp.accepted().filter((d) => d.json?.order_id === orderId).map((d) => [d.json?.status, d.json?.refunded_amount, d.json?.status_version]);
-  const gatewayRefunded = async (gatewayOrderId: string) => (await e.sim.gateway('GET', `/v2/${gatewayOrderId}/status`)).body as { refund_amount?: string; transaction_status: string };
+  const erpStatuses = (orderId: string) =>
+    erp
+      .accepted()
+      .filter((d) => d.json?.order_id === orderId)
+      .map((d) => [d.json?.status, d.json?.refunded_amount, d.json?.status_version]);
+  const gatewayRefunded = async (gatewayOrderId: string) =>
+    (await e.sim.gateway('GET', `/v2/${gatewayOrderId}/status`)).body as {
+      refund_amount?: string;
+      transaction_status: string;
+    };
   // Late duplicates (the gateway notifies a refund twice) would land within this window.
   const settle = () => new Promise((r) => setTimeout(r, 300));
 
@@ -45,7 +75,12 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire against the simulator (
     await paid('RF/1', c.gateway_order_id);
     const first = await act('RF/1', 'refund', { amount: 25000, reason: 'one item back' });
     expect(first.statusCode).toBe(200);
-    expect(first.json()).toMatchObject({ order_id: 'RF/1', status: 'partially_refunded', refunded_amount: 25000, nominal: 100000 });
+    expect(first.json()).toMatchObject({
+      order_id: 'RF/1',
+      status: 'partially_refunded',
+      refunded_amount: 25000,
+      nominal: 100000,
+    });
     const second = await act('RF/1', 'refund', { amount: 25000 }, { 'idempotency-key': 'refund-2' });
     expect(second.json()).toMatchObject({ status: 'partially_refunded', refunded_amount: 50000 });
     const replay = await act('RF/1', 'refund', { amount: 25000 }, { 'idempotency-key': 'refund-2' });
@@ -58,7 +93,10 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire against the simulator (
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ code: 'PAYMENT_CLOSED', payment_status: 'refunded' });
     expect(await e.sim.requests('/refund')).toHaveLength(3);
-    expect(await gatewayRefunded(c.gateway_order_id)).toMatchObject({ transaction_status: 'refund', refund_amount: '100000.00' });
+    expect(await gatewayRefunded(c.gateway_order_id)).toMatchObject({
+      transaction_status: 'refund',
+      refund_amount: '100000.00',
+    });
     await erp.waitFor(() => erpStatuses('RF/1').length >= 4);
     await settle();
     expect(erpStatuses('RF/1')).toEqual([
@@ -96,11 +134,17 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire against the simulator (
     const asked = (await e.sim.requests('/refund')).length;
     const refused = await act('BT-1', 'refund');
     expect(refused.statusCode).toBe(422);
-    expect(refused.json()).toMatchObject({ code: 'REFUND_NOT_SUPPORTED', payment_status: 'paid', detail: expect.stringMatching(/bank_transfer/) });
+    expect(refused.json()).toMatchObject({
+      code: 'REFUND_NOT_SUPPORTED',
+      payment_status: 'paid',
+      detail: expect.stringMatching(/bank_transfer/),
+    });
     expect(await e.sim.requests('/refund')).toHaveLength(asked);
     expect((await e.services.store.transactions.findByOrderId('BT-1'))?.status).toBe('paid');
     expect((await act('nope', 'refund')).statusCode).toBe(404);
-    expect((await e.app.inject({ method: 'POST', url: '/api/payments/RF-2/refund', payload: {} })).statusCode).toBe(401);
+    expect((await e.app.inject({ method: 'POST', url: '/api/payments/RF-2/refund', payload: {} })).statusCode).toBe(
+      401,
+    );
   });
 
   it('cancel and expire pending payments; asking twice is harmless; the ERP hears each once', async () => {
@@ -126,17 +170,41 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire against the simulator (
   });
 
   it('payment links act on their newest purchase; a link nobody bought is closed at the gateway', async () => {
-    const link = (await e.app.inject({ method: 'POST', url: '/api/payment-links', payload: { order_id: 'PL/1', nominal: 80000 }, headers: auth })).json();
-    expect((await e.sim.post(`/_sim/transactions/${link.gateway_order_id}/pay`, { payment_type: 'gopay' })).status).toBe(200);
-    await expect.poll(async () => (await e.services.store.transactions.findByOrderId('PL/1'))?.status, { timeout: 5_000, interval: 20 }).toBe('paid');
+    const link = (
+      await e.app.inject({
+        method: 'POST',
+        url: '/api/payment-links',
+        payload: { order_id: 'PL/1', nominal: 80000 },
+        headers: auth,
+      })
+    ).json();
+    expect(
+      (await e.sim.post(`/_sim/transactions/${link.gateway_order_id}/pay`, { payment_type: 'gopay' })).status,
+    ).toBe(200);
+    await expect
+      .poll(async () => (await e.services.store.transactions.findByOrderId('PL/1'))?.status, {
+        timeout: 5_000,
+        interval: 20,
+      })
+      .toBe('paid');
     const refund = await act('PL/1', 'refund', { amount: 30000 });
     expect(refund.statusCode).toBe(200);
     expect(refund.json()).toMatchObject({ status: 'partially_refunded', refunded_amount: 30000 });
     const [call] = await e.sim.requests('/refund');
     expect(call?.path).toMatch(new RegExp(`^/v2/${link.gateway_order_id}-\\d+/refund$`));
     expect(call?.body).toMatchObject({ amount: 30000, refund_key: expect.stringMatching(/^rf-[0-9a-f]{32}$/) });
-    await e.app.inject({ method: 'POST', url: '/api/payment-links', payload: { order_id: 'PL/2', nominal: 5000 }, headers: auth });
-    await e.app.inject({ method: 'POST', url: '/api/payment-links', payload: { order_id: 'PL/3', nominal: 5000 }, headers: auth });
+    await e.app.inject({
+      method: 'POST',
+      url: '/api/payment-links',
+      payload: { order_id: 'PL/2', nominal: 5000 },
+      headers: auth,
+    });
+    await e.app.inject({
+      method: 'POST',
+      url: '/api/payment-links',
+      payload: { order_id: 'PL/3', nominal: 5000 },
+      headers: auth,
+    });
     expect((await act('PL/2', 'cancel')).json()).toMatchObject({ status: 'cancelled' });
     expect((await act('PL/3', 'expire')).json()).toMatchObject({ status: 'expired' });
     expect((await e.sim.gateway('GET', '/v1/payment-links/PL.2')).status).toBe(404);
@@ -184,9 +252,14 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire against the simulator (
     const retry = await act('TO-2', 'refund');
     expect(retry.statusCode).toBe(409);
     expect(retry.json()).toMatchObject({ code: 'PAYMENT_CLOSED', payment_status: 'refunded' });
-    expect(await gatewayRefunded(c.gateway_order_id)).toMatchObject({ transaction_status: 'refund', refund_amount: '60000.00' });
+    expect(await gatewayRefunded(c.gateway_order_id)).toMatchObject({
+      transaction_status: 'refund',
+      refund_amount: '60000.00',
+    });
     expect(await e.sim.requests('/refund')).toHaveLength(1);
-    const stored = await e.services.store.refunds.listFor((await e.services.store.transactions.findByOrderId('TO-2'))?.id ?? '');
+    const stored = await e.services.store.refunds.listFor(
+      (await e.services.store.transactions.findByOrderId('TO-2'))?.id ?? '',
+    );
     expect(stored.map((r) => [r.state, r.amount])).toEqual([['approved', 60000]]);
   });
 
@@ -196,7 +269,9 @@ describe.each(DATABASE_KINDS)('refund, cancel and expire against the simulator (
     const c = await charge('TO-3', 60000);
     await paid('TO-3', c.gateway_order_id);
     await e.sim.put('/_sim/faults', { timeout_rate: 1 });
-    expect((await act('TO-3', 'refund', { amount: 10000, reason: 'first' }, { 'idempotency-key': 'to-3-a' })).statusCode).toBe(504);
+    expect(
+      (await act('TO-3', 'refund', { amount: 10000, reason: 'first' }, { 'idempotency-key': 'to-3-a' })).statusCode,
+    ).toBe(504);
     await e.sim.del('/_sim/faults');
     const second = await act('TO-3', 'refund', { amount: 10000, reason: 'second' }, { 'idempotency-key': 'to-3-b' });
     expect(second.statusCode).toBe(200);

@@ -19,8 +19,17 @@ describe('the service process', () => {
 
   it('warns at start-up when the Dev/Test endpoints are on, serves them, and stops cleanly on SIGTERM', async () => {
     dir = tempDir('paylink-proc-');
-    child = await startServiceProcess({ DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), LOG_EXPOSE_API: 'true', log_user: 'ops', log_pass: 'process-test-operator-pass' });
-    const warning = child.output().split('\n').find((l) => l.includes('LOG_EXPOSE_API is on'));
+    child = await startServiceProcess({
+      DATA_DIR: dir,
+      LOG_DIR: path.join(dir, 'logs'),
+      LOG_EXPOSE_API: 'true',
+      log_user: 'ops',
+      log_pass: 'process-test-operator-pass',
+    });
+    const warning = child
+      .output()
+      .split('\n')
+      .find((l) => l.includes('LOG_EXPOSE_API is on'));
     expect(warning && JSON.parse(warning)).toMatchObject({ level: 'warn' });
     const auth = { authorization: `Basic ${Buffer.from('ops:process-test-operator-pass').toString('base64')}` };
     expect((await fetch(`${child.url}/echo`, { headers: auth })).status).toBe(200);
@@ -31,7 +40,12 @@ describe('the service process', () => {
 
   it('says nothing about Dev/Test endpoints when they are off, and they do not exist', async () => {
     dir = tempDir('paylink-proc-');
-    child = await startServiceProcess({ DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), log_user: 'ops', log_pass: 'process-test-operator-pass' });
+    child = await startServiceProcess({
+      DATA_DIR: dir,
+      LOG_DIR: path.join(dir, 'logs'),
+      log_user: 'ops',
+      log_pass: 'process-test-operator-pass',
+    });
     expect(child.output()).not.toContain('LOG_EXPOSE_API');
     const auth = { authorization: `Basic ${Buffer.from('ops:process-test-operator-pass').toString('base64')}` };
     expect((await fetch(`${child.url}/echo`, { headers: auth })).status).toBe(404);
@@ -40,11 +54,22 @@ describe('the service process', () => {
   it('on SIGTERM a waiting pull of the ERP feed is answered at once with no events and its cursor, and the process exits 0', async () => {
     dir = tempDir('paylink-proc-');
     const key = 'process-test-erp-key-0123456789';
-    child = await startServiceProcess({ DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), API_KEYS: key, log_user: 'ops', log_pass: 'process-test-operator-pass' });
+    child = await startServiceProcess({
+      DATA_DIR: dir,
+      LOG_DIR: path.join(dir, 'logs'),
+      API_KEYS: key,
+      log_user: 'ops',
+      log_pass: 'process-test-operator-pass',
+    });
     const headers = { authorization: `Bearer ${key}` };
-    const start = (await (await fetch(`${child.url}/api/erp-events`, { headers })).json()) as { data: unknown[]; next_cursor: string };
+    const start = (await (await fetch(`${child.url}/api/erp-events`, { headers })).json()) as {
+      data: unknown[];
+      next_cursor: string;
+    };
     expect(start.data).toEqual([]);
-    const waiting = fetch(`${child.url}/api/erp-events?after=${encodeURIComponent(start.next_cursor)}&wait=30`, { headers }).then(async (res) => ({ status: res.status, body: await res.text() }));
+    const waiting = fetch(`${child.url}/api/erp-events?after=${encodeURIComponent(start.next_cursor)}&wait=30`, {
+      headers,
+    }).then(async (res) => ({ status: res.status, body: await res.text() }));
     // Long enough for the pull to be in its 30 s wait (answers are logged only when they complete).
     await new Promise((r) => setTimeout(r, 1_000));
     const stopped = stopServiceProcess(child, 'SIGTERM');

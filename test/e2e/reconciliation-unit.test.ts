@@ -27,33 +27,58 @@ function probe(get: () => TestContext) {
   return {
     async paid(orderId: string, amount: number, transactionId?: string) {
       const ctx = get();
-      const t = await seedTransaction(ctx.store, { orderId, nominal: amount, kind: 'charge', gatewayTransactionId: transactionId ?? `tx-${orderId}` });
-      await ctx.store.transactions.update(t.id, { status: 'paid', transactionStatus: 'settlement', paymentType: 'qris', paidAmount: amount, settlementTime: '2026-11-20T10:00:00+07:00' });
+      const t = await seedTransaction(ctx.store, {
+        orderId,
+        nominal: amount,
+        kind: 'charge',
+        gatewayTransactionId: transactionId ?? `tx-${orderId}`,
+      });
+      await ctx.store.transactions.update(t.id, {
+        status: 'paid',
+        transactionStatus: 'settlement',
+        paymentType: 'qris',
+        paidAmount: amount,
+        settlementTime: '2026-11-20T10:00:00+07:00',
+      });
     },
     upload(body: string | Buffer, query = '') {
-      return get().app.inject({ method: 'POST', url: `/api/reconciliation/imports${query}`, headers: { ...op, 'content-type': 'text/csv' }, payload: Readable.from([Buffer.isBuffer(body) ? body : Buffer.from(body)]) });
+      return get().app.inject({
+        method: 'POST',
+        url: `/api/reconciliation/imports${query}`,
+        headers: { ...op, 'content-type': 'text/csv' },
+        payload: Readable.from([Buffer.isBuffer(body) ? body : Buffer.from(body)]),
+      });
     },
     async money() {
-      return get().store.db.selectFrom('transactions').select(['order_id', 'fee_amount', 'net_amount', 'updated_at']).orderBy('order_id').execute();
+      return get()
+        .store.db.selectFrom('transactions')
+        .select(['order_id', 'fee_amount', 'net_amount', 'updated_at'])
+        .orderBy('order_id')
+        .execute();
     },
     async feeOf(orderId: string) {
       const t = await get().store.transactions.findByOrderId(orderId);
       return { fee: t?.feeAmount, net: t?.netAmount };
     },
     async daily() {
-      return (await get().app.inject({ url: '/api/reports/daily?from=2026-11-20&to=2026-11-20', headers: op })).json<unknown>();
+      return (
+        await get().app.inject({ url: '/api/reports/daily?from=2026-11-20&to=2026-11-20', headers: op })
+      ).json<unknown>();
     },
     async kept() {
       const db = get().store.db;
       const imports = await db.selectFrom('reconciliation_imports').select('id').execute();
       const rows = await db.selectFrom('reconciliation_rows').select('id').execute();
-      const listed = (await get().app.inject({ url: '/api/reconciliation/imports', headers: op })).json<{ items: unknown[] }>().items;
+      const listed = (await get().app.inject({ url: '/api/reconciliation/imports', headers: op })).json<{
+        items: unknown[];
+      }>().items;
       return { imports: imports.length, rows: rows.length, listed: listed.length };
     },
   };
 }
 
-const line = (orderId: string, amount: string, fee: string, o: { tx?: string; status?: string; at?: string } = {}) => `${orderId},${o.tx ?? ''},${o.status ?? 'settlement'},${amount},${fee},${o.at ?? SETTLED}`;
+const line = (orderId: string, amount: string, fee: string, o: { tx?: string; status?: string; at?: string } = {}) =>
+  `${orderId},${o.tx ?? ''},${o.status ?? 'settlement'},${amount},${fee},${o.at ?? SETTLED}`;
 
 describe.each(DATABASE_KINDS)('a reconciliation import as one unit (%s)', (kind) => {
   let ctx: TestContext;
@@ -68,10 +93,20 @@ describe.each(DATABASE_KINDS)('a reconciliation import as one unit (%s)', (kind)
     await p.paid('UNIT/2', 80_000);
     const before = { money: await p.money(), daily: await p.daily() };
     const filler = Array.from({ length: 600 }, (_, i) => line(`NEVER-${i}`, '1000', '7'));
-    const rows = [line(gatewayIdOf('UNIT/1'), '150000.00', '4000'), ...filler.slice(0, 300), line(gatewayIdOf('UNIT/2'), '80000', '560'), ...filler.slice(300), line('BAD-1', '12x', '7')];
+    const rows = [
+      line(gatewayIdOf('UNIT/1'), '150000.00', '4000'),
+      ...filler.slice(0, 300),
+      line(gatewayIdOf('UNIT/2'), '80000', '560'),
+      ...filler.slice(300),
+      line('BAD-1', '12x', '7'),
+    ];
     const res = await p.upload([HEADER, ...rows].join('\r\n'));
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED', detail: expect.stringMatching(/^Line 604, column "Amount": "12x" is not an amount/), errors: [{ path: 'line 604, column Amount' }] });
+    expect(res.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      detail: expect.stringMatching(/^Line 604, column "Amount": "12x" is not an amount/),
+      errors: [{ path: 'line 604, column Amount' }],
+    });
     expect(await p.money()).toEqual(before.money);
     expect(await p.daily()).toEqual(before.daily);
     expect(await p.kept()).toEqual({ imports: 0, rows: 0, listed: 0 });
@@ -92,9 +127,18 @@ describe.each(DATABASE_KINDS)('a reconciliation import as one unit (%s)', (kind)
     ].join('\r\n');
     const res = await p.upload(csv);
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ rows: 4, matched: 0, amount_mismatch: 1, status_mismatch: 1, transaction_mismatch: 2, missing_here: 0 });
+    expect(res.json()).toMatchObject({
+      rows: 4,
+      matched: 0,
+      amount_mismatch: 1,
+      status_mismatch: 1,
+      transaction_mismatch: 2,
+      missing_here: 0,
+    });
     const id = res.json<{ id: string }>().id;
-    const items = (await ctx.app.inject({ url: `/api/reconciliation/imports/${id}`, headers: op })).json<{ items: Array<{ line: number | null; result: string; order_id: string | null; detail: string | null }> }>().items;
+    const items = (await ctx.app.inject({ url: `/api/reconciliation/imports/${id}`, headers: op })).json<{
+      items: Array<{ line: number | null; result: string; order_id: string | null; detail: string | null }>;
+    }>().items;
     expect(items.filter((r) => r.line !== null).map((r) => [r.line, r.result, r.order_id])).toEqual([
       [2, 'amount_mismatch', 'MIS/1'],
       [3, 'transaction_mismatch', 'MIS/2'],
@@ -107,8 +151,13 @@ describe.each(DATABASE_KINDS)('a reconciliation import as one unit (%s)', (kind)
     const before = await p.money();
     const tooBig = await p.upload([HEADER, line(gatewayIdOf('MIS/1'), '1', '500000')].join('\r\n'));
     expect(tooBig.statusCode).toBe(400);
-    expect(tooBig.json()).toMatchObject({ detail: 'Line 2, column "Fee": the fee 500000 is more than the amount 1.', errors: [{ path: 'line 2, column Fee' }] });
-    const wrongNet = await p.upload(`Order ID,Transaction Status,Amount,Fee,Net\r\n${gatewayIdOf('MIS/1')},settlement,150000,4000,150000\r\n`);
+    expect(tooBig.json()).toMatchObject({
+      detail: 'Line 2, column "Fee": the fee 500000 is more than the amount 1.',
+      errors: [{ path: 'line 2, column Fee' }],
+    });
+    const wrongNet = await p.upload(
+      `Order ID,Transaction Status,Amount,Fee,Net\r\n${gatewayIdOf('MIS/1')},settlement,150000,4000,150000\r\n`,
+    );
     expect(wrongNet.statusCode).toBe(400);
     expect(wrongNet.json()).toMatchObject({ errors: [{ path: 'line 2, column Net' }] });
     expect(await p.money()).toEqual(before);
@@ -118,15 +167,22 @@ describe.each(DATABASE_KINDS)('a reconciliation import as one unit (%s)', (kind)
     await p.paid('SEP/1', 150_000);
     await p.paid('SEP/2', 150_000);
     await p.paid('SEP/3', 150_000);
-    const semicolon = await p.upload(`Order ID;Transaction Status;Amount;Fee\r\n${gatewayIdOf('SEP/1')};settlement;150000,00;4000,00\r\n`);
+    const semicolon = await p.upload(
+      `Order ID;Transaction Status;Amount;Fee\r\n${gatewayIdOf('SEP/1')};settlement;150000,00;4000,00\r\n`,
+    );
     expect(semicolon.statusCode).toBe(201);
     expect(semicolon.json()).toMatchObject({ rows: 1, matched: 1 });
     expect(await p.feeOf('SEP/1')).toEqual({ fee: 4000, net: 146_000 });
-    const tab = await p.upload(`Order ID\tTransaction Status\tAmount\tFee\r\n${gatewayIdOf('SEP/2')}\tsettlement\t150,000.00\t4,000.00\r\n`);
+    const tab = await p.upload(
+      `Order ID\tTransaction Status\tAmount\tFee\r\n${gatewayIdOf('SEP/2')}\tsettlement\t150,000.00\t4,000.00\r\n`,
+    );
     expect(tab.statusCode).toBe(201);
     expect(tab.json()).toMatchObject({ rows: 1, matched: 1 });
     expect(await p.feeOf('SEP/2')).toEqual({ fee: 4000, net: 146_000 });
-    const dotted = await p.upload(`Order ID;Transaction Status;Amount;Fee\r\n${gatewayIdOf('SEP/3')};settlement;Rp 150.000,00;4.000\r\n`, '?separator=semicolon');
+    const dotted = await p.upload(
+      `Order ID;Transaction Status;Amount;Fee\r\n${gatewayIdOf('SEP/3')};settlement;Rp 150.000,00;4.000\r\n`,
+      '?separator=semicolon',
+    );
     expect(dotted.statusCode).toBe(201);
     expect(await p.feeOf('SEP/3')).toEqual({ fee: 4000, net: 146_000 });
 
@@ -140,9 +196,14 @@ describe.each(DATABASE_KINDS)('a reconciliation import as one unit (%s)', (kind)
   });
 
   it('a NUL in a cell is a 400 naming its line and column, and nothing is kept', async () => {
-    const res = await p.upload('Order ID,Transaction Status,Amount\r\nA-1,settlement,1000\r\nA-\u00002,settlement,1000\r\n');
+    const res = await p.upload(
+      'Order ID,Transaction Status,Amount\r\nA-1,settlement,1000\r\nA-\u00002,settlement,1000\r\n',
+    );
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ path: 'line 3, column Order ID', message: 'contains a NUL character (U+0000)' }] });
+    expect(res.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [{ path: 'line 3, column Order ID', message: 'contains a NUL character (U+0000)' }],
+    });
     const inStatus = await p.upload('Order ID,Transaction Status,Amount,Customer\r\nA-1,settlement,1000,x\u0000y\r\n');
     expect(inStatus.statusCode).toBe(400);
     expect(inStatus.json()).toMatchObject({ errors: [{ path: 'line 2, column Customer' }] });
@@ -162,12 +223,17 @@ describe.each(DATABASE_KINDS)('a reconciliation import as one unit (%s)', (kind)
     ]) {
       const res = await at(when ?? '');
       expect(res.statusCode, when).toBe(400);
-      expect(res.json<{ errors: Array<{ path: string; message: string }> }>().errors[0], when).toMatchObject({ path: 'line 2, column Settlement Time', message: expect.stringContaining(message ?? '') });
+      expect(res.json<{ errors: Array<{ path: string; message: string }> }>().errors[0], when).toMatchObject({
+        path: 'line 2, column Settlement Time',
+        message: expect.stringContaining(message ?? ''),
+      });
     }
     const days = await p.upload(`${HEADER}\r\n${line('D-1', '1000', '7')}\r\n`, '?from=0001-01-01&to=2026-11-20');
     expect(days.statusCode).toBe(400);
     expect(days.json()).toMatchObject({ errors: [{ path: 'from' }] });
-    expect((await p.upload(`${HEADER}\r\n${line('D-1', '1000', '7')}\r\n`, '?from=2026-02-30&to=2026-03-02')).statusCode).toBe(400);
+    expect(
+      (await p.upload(`${HEADER}\r\n${line('D-1', '1000', '7')}\r\n`, '?from=2026-02-30&to=2026-03-02')).statusCode,
+    ).toBe(400);
     expect(await p.kept()).toEqual({ imports: 0, rows: 0, listed: 0 });
 
     await p.paid('U16/1', 150_000);
@@ -177,13 +243,19 @@ describe.each(DATABASE_KINDS)('a reconciliation import as one unit (%s)', (kind)
     expect(le.json()).toMatchObject({ rows: 1, matched: 1 });
     expect(await p.feeOf('U16/1')).toEqual({ fee: 4000, net: 146_000 });
     const be = Buffer.from(csv, 'utf16le').swap16();
-    expect((await p.upload(Buffer.concat([Buffer.from([0xfe, 0xff]), be]))).json()).toMatchObject({ rows: 1, matched: 1 });
+    expect((await p.upload(Buffer.concat([Buffer.from([0xfe, 0xff]), be]))).json()).toMatchObject({
+      rows: 1,
+      matched: 1,
+    });
     const noMark = await p.upload(Buffer.from(csv, 'utf16le'));
     expect(noMark.statusCode).toBe(400);
     expect(noMark.json()).toMatchObject({ errors: [{ path: expect.stringMatching(/^line 1, column /) }] });
     const binary = await p.upload(Buffer.from([0x4f, 0x72, 0x64, 0xc3, 0x28, 0x0a, 0x89, 0x50, 0x4e, 0x47]));
     expect(binary.statusCode).toBe(400);
-    expect(binary.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ path: 'line 1', message: 'not UTF-8 text' }] });
+    expect(binary.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [{ path: 'line 1', message: 'not UTF-8 text' }],
+    });
   });
 });
 
@@ -207,14 +279,25 @@ describe.each(DATABASE_KINDS)('a reconciliation import as one unit, property (%s
   let run = 0;
 
   it('a refused file (valid rows, one bad row anywhere) changes no payment and leaves no import; the same valid file twice changes money once', async () => {
-    const shape = fc.record({ filler: fc.integer({ min: 0, max: 650 }), places: fc.array(fc.nat(), { minLength: 3, maxLength: 3 }), bad: fc.nat(), kind: fc.nat({ max: BAD_ROWS.length - 1 }) });
+    const shape = fc.record({
+      filler: fc.integer({ min: 0, max: 650 }),
+      places: fc.array(fc.nat(), { minLength: 3, maxLength: 3 }),
+      bad: fc.nat(),
+      kind: fc.nat({ max: BAD_ROWS.length - 1 }),
+    });
     await fc.assert(
       fc.asyncProperty(shape, async (s) => {
         run++;
         const orders = [0, 1, 2].map((i) => `PROP/${run}/${i}`);
         for (const [i, o] of orders.entries()) await p.paid(o, 10_000 * (i + 1));
         const rows = Array.from({ length: s.filler }, (_, i) => line(`FILL-${run}-${i}`, '1000', '7'));
-        orders.forEach((o, i) => rows.splice((s.places[i] ?? 0) % (rows.length + 1), 0, line(gatewayIdOf(o), String(10_000 * (i + 1)), String(70 * (i + 1)))));
+        orders.forEach((o, i) =>
+          rows.splice(
+            (s.places[i] ?? 0) % (rows.length + 1),
+            0,
+            line(gatewayIdOf(o), String(10_000 * (i + 1)), String(70 * (i + 1))),
+          ),
+        );
         const valid = [HEADER, ...rows].join('\r\n');
         const bad = BAD_ROWS[s.kind] ?? BAD_ROWS[0];
         const at = s.bad % (rows.length + 1);
@@ -223,14 +306,17 @@ describe.each(DATABASE_KINDS)('a reconciliation import as one unit, property (%s
         const before = { money: await p.money(), kept: await p.kept() };
         const refused = await p.upload(broken);
         expect(refused.statusCode).toBe(400);
-        expect(refused.json<{ errors: Array<{ path: string }> }>().errors[0]?.path).toBe(`line ${at + 2}, column ${bad?.column ?? ''}`);
+        expect(refused.json<{ errors: Array<{ path: string }> }>().errors[0]?.path).toBe(
+          `line ${at + 2}, column ${bad?.column ?? ''}`,
+        );
         expect(await p.money()).toEqual(before.money);
         expect(await p.kept()).toEqual(before.kept);
 
         const first = await p.upload(valid);
         expect(first.statusCode).toBe(201);
         expect(first.json()).toMatchObject({ rows: rows.length, matched: 3 });
-        for (const [i, o] of orders.entries()) expect(await p.feeOf(o)).toEqual({ fee: 70 * (i + 1), net: 10_000 * (i + 1) - 70 * (i + 1) });
+        for (const [i, o] of orders.entries())
+          expect(await p.feeOf(o)).toEqual({ fee: 70 * (i + 1), net: 10_000 * (i + 1) - 70 * (i + 1) });
         const after = await p.money();
         const again = await p.upload(valid);
         expect(again.statusCode).toBe(200);

@@ -36,17 +36,33 @@ describe.each(DATABASE_KINDS)('refunds at once on one payment (%s)', (kind) => {
     if (kind !== 'postgres') return;
     // A second instance over the same database and gateway: the serialisation must hold across instances.
     const logger = pino({ level: 'silent' });
-    const config = { ...loadConfig({ PORT: '0', MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: e.serverKey, API_KEYS: KEY }), database: e.db.config };
-    second = await appOver(config, { logger, store: await e.db.open({ logger }) }, { simulatorBaseUrl: e.simulator.baseUrl, runtimeConfigCacheMs: 0 });
+    const config = {
+      ...loadConfig({ PORT: '0', MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: e.serverKey, API_KEYS: KEY }),
+      database: e.db.config,
+    };
+    second = await appOver(
+      config,
+      { logger, store: await e.db.open({ logger }) },
+      { simulatorBaseUrl: e.simulator.baseUrl, runtimeConfigCacheMs: 0 },
+    );
     urls.push(await second.app.listen({ host: '127.0.0.1', port: 0 }));
   }
 
   async function paidCharge(orderId: string, nominal: number): Promise<string> {
-    const res = await fetch(`${e.url}/api/charge`, { method: 'POST', headers: auth, body: JSON.stringify({ order_id: orderId, nominal, payment_type: 'qris' }) });
+    const res = await fetch(`${e.url}/api/charge`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ order_id: orderId, nominal, payment_type: 'qris' }),
+    });
     expect(res.status).toBe(201);
     const gatewayOrderId = String(((await res.json()) as { gateway_order_id: string }).gateway_order_id);
     expect((await e.sim.post(`/_sim/transactions/${gatewayOrderId}/pay`)).status).toBe(200);
-    await expect.poll(async () => (await e.services.store.transactions.findByOrderId(orderId))?.status, { timeout: 5_000, interval: 20 }).toBe('paid');
+    await expect
+      .poll(async () => (await e.services.store.transactions.findByOrderId(orderId))?.status, {
+        timeout: 5_000,
+        interval: 20,
+      })
+      .toBe('paid');
     return gatewayOrderId;
   }
 
@@ -67,14 +83,19 @@ describe.each(DATABASE_KINDS)('refunds at once on one payment (%s)', (kind) => {
 
   /** What the gateway holds for the order: its refunds as it lists them in the status answer. */
   async function gatewayRefunds(gatewayOrderId: string): Promise<number[]> {
-    const st = (await e.sim.gateway('GET', `/v2/${gatewayOrderId}/status`)).body as { refunds?: Array<{ refund_amount: string }> };
+    const st = (await e.sim.gateway('GET', `/v2/${gatewayOrderId}/status`)).body as {
+      refunds?: Array<{ refund_amount: string }>;
+    };
     return (st.refunds ?? []).map((r) => Number(r.refund_amount));
   }
 
   it('10 distinct refunds at once: the gateway holds exactly as many refunds as were answered 200', async () => {
     await start();
     const gatewayOrderId = await paidCharge('RACE-10', 100_000);
-    const answers = await refundsAtOnce('RACE-10', Array.from({ length: 10 }, () => 1_000));
+    const answers = await refundsAtOnce(
+      'RACE-10',
+      Array.from({ length: 10 }, () => 1_000),
+    );
     const ok = answers.filter((a) => a.status === 200).length;
     expect(answers.every((a) => a.status === 200 || (a.status === 409 && a.code === 'REFUND_IN_PROGRESS'))).toBe(true);
     const held = await gatewayRefunds(gatewayOrderId);
@@ -94,7 +115,14 @@ describe.each(DATABASE_KINDS)('refunds at once on one payment (%s)', (kind) => {
     const asked = (await e.sim.requests('/refund')).map((r) => (r.body as { amount: number }).amount);
     expect(asked.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(100_000);
     expect(answers.filter((a) => a.status === 502)).toEqual([]);
-    expect(answers.every((a) => a.status === 200 || (a.status === 400 && a.code === 'AMOUNT_INVALID') || (a.status === 409 && a.code === 'REFUND_IN_PROGRESS'))).toBe(true);
+    expect(
+      answers.every(
+        (a) =>
+          a.status === 200 ||
+          (a.status === 400 && a.code === 'AMOUNT_INVALID') ||
+          (a.status === 409 && a.code === 'REFUND_IN_PROGRESS'),
+      ),
+    ).toBe(true);
     const held = await gatewayRefunds(gatewayOrderId);
     expect(held).toHaveLength(answers.filter((a) => a.status === 200).length);
     expect(held.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(100_000);

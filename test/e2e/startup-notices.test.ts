@@ -68,7 +68,8 @@ describe('start-up notices', () => {
         log_pass: 'startup-notice-operator-pass',
       });
       const parsed = lines(child.output());
-      for (const text of [NOTICES.API_KEYS, NOTICES.ERP_NOTIFY_URL, NOTICES.log_pass]) expect(parsed.filter((l) => String(l.msg).includes(text))).toEqual([]);
+      for (const text of [NOTICES.API_KEYS, NOTICES.ERP_NOTIFY_URL, NOTICES.log_pass])
+        expect(parsed.filter((l) => String(l.msg).includes(text))).toEqual([]);
       expect(parsed.filter((l) => String(l.msg).includes(NOTICES.MIDTRANS_MODE))).toHaveLength(1);
       expect(child.output()).not.toMatch(/password: /);
     } finally {

@@ -13,8 +13,14 @@ describe.each(DATABASE_KINDS)('gateway → webhook → outbox → ERP, end to en
   let erp: ErpReceiver;
   beforeEach(async () => {
     erp = await startErpReceiver({ secret: SECRET });
-    e = await startE2E(kind, { listen: true, serviceOptions: { runtimeConfigCacheMs: 0 }, simulator: { notificationTimeoutMs: 2_000 } });
-    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    e = await startE2E(kind, {
+      listen: true,
+      serviceOptions: { runtimeConfigCacheMs: 0 },
+      simulator: { notificationTimeoutMs: 2_000 },
+    });
+    await patchRuntimeConfig(e.services.runtimeConfig, {
+      erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 },
+    });
     e.services.outbox.start();
   });
   afterEach(async () => {
@@ -23,7 +29,11 @@ describe.each(DATABASE_KINDS)('gateway → webhook → outbox → ERP, end to en
   });
 
   async function createLink(orderId: string): Promise<{ gateway_order_id: string; payment_url: string }> {
-    const res = await e.app.inject({ method: 'POST', url: '/api/payment-links', payload: { order_id: orderId, nominal: 150000 } });
+    const res = await e.app.inject({
+      method: 'POST',
+      url: '/api/payment-links',
+      payload: { order_id: orderId, nominal: 150000 },
+    });
     expect(res.statusCode).toBe(201);
     return res.json();
   }
@@ -43,14 +53,26 @@ describe.each(DATABASE_KINDS)('gateway → webhook → outbox → ERP, end to en
     expect(erp.accepted()).toHaveLength(1);
     const [d] = erp.accepted();
     expect(d?.verified).toBe(true);
-    expect(d?.json).toMatchObject({ type: 'payment.status_changed', status: 'paid', transaction_status: 'settlement', mercant_id: 'INV/2026/0042', order_id: 'INV/2026/0042:1', gateway_order_id: 'INV.2026.0042.1', gross_amount: 150000, status_version: 1 });
+    expect(d?.json).toMatchObject({
+      type: 'payment.status_changed',
+      status: 'paid',
+      transaction_status: 'settlement',
+      mercant_id: 'INV/2026/0042',
+      order_id: 'INV/2026/0042:1',
+      gateway_order_id: 'INV.2026.0042.1',
+      gross_amount: 150000,
+      status_version: 1,
+    });
     expect(d?.webhookId).toBe(d?.json?.event_id);
     const tx = await e.services.store.transactions.findByOrderId('INV/2026/0042:1');
     expect(tx).toMatchObject({ status: 'paid', statusVersion: 1 });
     expect(tx?.gatewayTransactionId).toEqual(d?.json?.transaction_id);
     // the same story in /metrics: the gateway call, the notifications, the delivery
-    const metrics = (await e.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: basicAuth() } })).body;
-    expect(metrics).toMatch(/paylink_gateway_call_duration_seconds_count\{operation="payment_link\.create",outcome="200"\} 1\b/);
+    const metrics = (await e.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: basicAuth() } }))
+      .body;
+    expect(metrics).toMatch(
+      /paylink_gateway_call_duration_seconds_count\{operation="payment_link\.create",outcome="200"\} 1\b/,
+    );
     expect(metrics).toMatch(/paylink_notifications_total\{source="webhook",result="applied"\} [1-9]/);
     expect(metrics).toMatch(/paylink_erp_deliveries_total\{outcome="delivered"\} 1\b/);
     expect(metrics).toMatch(/paylink_erp_delivery_duration_seconds_count 1\b/);
@@ -60,16 +82,28 @@ describe.each(DATABASE_KINDS)('gateway → webhook → outbox → ERP, end to en
     const link = await createLink('SO-HOSTED:7');
     const page = await fetch(link.payment_url);
     expect(await page.text()).toContain('data-method="bca_va"');
-    const chosen = await fetch(link.payment_url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'method=bca_va' });
+    const chosen = await fetch(link.payment_url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'method=bca_va',
+    });
     expect(chosen.status).toBe(303);
     const instructions = new URL(chosen.headers.get('location') ?? '', link.payment_url).toString();
     expect(await (await fetch(instructions)).text()).toContain('id="pay"');
-    const paid = await fetch(`${instructions}/pay`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    const paid = await fetch(`${instructions}/pay`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
     expect(paid.status).toBe(303);
     expect(await (await fetch(instructions)).text()).toContain('Payment successful');
     await erp.waitFor((r) => r.accepted().length >= 1);
     await settle();
-    expect(erp.accepted().map((d) => [d.json?.status, d.json?.mercant_id, d.json?.order_id, d.verified])).toEqual([['paid', 'SO-HOSTED', 'SO-HOSTED:7', true]]);
+    expect(erp.accepted().map((d) => [d.json?.status, d.json?.mercant_id, d.json?.order_id, d.verified])).toEqual([
+      ['paid', 'SO-HOSTED', 'SO-HOSTED:7', true],
+    ]);
     expect(String(erp.accepted()[0]?.json?.gateway_order_id)).toBe('SO-HOSTED.7');
   });
 
@@ -87,17 +121,32 @@ describe.each(DATABASE_KINDS)('gateway → webhook → outbox → ERP, end to en
     // The client's own limit is far beyond this test's timeout: only the webhook's tighter
     // confirmation budget lets the notification be answered in time.
     await e.close();
-    e = await startE2E(kind, { listen: true, serviceOptions: { runtimeConfigCacheMs: 0, gatewayTimeoutMs: 120_000 }, simulator: { notificationTimeoutMs: 10_000 } });
-    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 }, gateway: { confirm_notifications: true } });
+    e = await startE2E(kind, {
+      listen: true,
+      serviceOptions: { runtimeConfigCacheMs: 0, gatewayTimeoutMs: 120_000 },
+      simulator: { notificationTimeoutMs: 10_000 },
+    });
+    await patchRuntimeConfig(e.services.runtimeConfig, {
+      erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 },
+      gateway: { confirm_notifications: true },
+    });
     e.services.outbox.start();
     const link = await createLink('CONF-SLOW:1');
     await e.sim.put('/_sim/faults', { timeout_rate: 1 });
     await e.sim.post(`/_sim/transactions/${link.gateway_order_id}/pay`, { payment_type: 'bank_transfer' });
     // the purchase's pending and settlement notifications (a link purchase id: the order id + suffix)
-    await expect.poll(async () => (await e.services.store.notifications.listByResult('unverified', 10)).length, { timeout: 15_000, interval: 100 }).toBe(2);
-    for (const n of await e.services.store.notifications.listByResult('unverified', 10)) expect(n.gatewayOrderId).toMatch(/^CONF-SLOW\.1-/);
+    await expect
+      .poll(async () => (await e.services.store.notifications.listByResult('unverified', 10)).length, {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe(2);
+    for (const n of await e.services.store.notifications.listByResult('unverified', 10))
+      expect(n.gatewayOrderId).toMatch(/^CONF-SLOW\.1-/);
     const sent = await e.sim.get('/_sim/notifications');
-    expect((sent.body as { notifications: Array<{ outcome: string }> }).notifications.map((n) => n.outcome)).toContain('delivered');
+    expect((sent.body as { notifications: Array<{ outcome: string }> }).notifications.map((n) => n.outcome)).toContain(
+      'delivered',
+    );
     expect((await e.services.store.transactions.findByOrderId('CONF-SLOW:1'))?.status).toBe('pending');
     expect(erp.accepted()).toHaveLength(0);
     await e.sim.del('/_sim/faults');
@@ -111,7 +160,11 @@ describe.each(DATABASE_KINDS)('gateway → webhook → outbox → ERP, end to en
     await e.sim.put('/_sim/faults', { drop_rate: 1 });
     const link = await createLink('LOST-1');
     await e.sim.post(`/_sim/transactions/${link.gateway_order_id}/pay`, { payment_type: 'bank_transfer' });
-    const unused = await seedTransaction(e.services.store, { orderId: 'SNAP-UNUSED:1', kind: 'snap', expireAt: new Date(Date.now() - 60_000).toISOString() });
+    const unused = await seedTransaction(e.services.store, {
+      orderId: 'SNAP-UNUSED:1',
+      kind: 'snap',
+      expireAt: new Date(Date.now() - 60_000).toISOString(),
+    });
     // the link is not overdue yet; make it so (no notification for longer than pending_after_minutes)
     await patchRuntimeConfig(e.services.runtimeConfig, { reconcile: { interval_s: 300, pending_after_minutes: 0 } });
     await new Promise((r) => setTimeout(r, 5));

@@ -49,16 +49,24 @@ const LIFECYCLES: Array<{ steps: string[]; final: PaymentStatus }> = [
  * pass. Refunds run through the gateway in the first half of the storm.
  */
 const DIRECT_LIFECYCLES = LIFECYCLES.filter((l) => !l.steps.includes('refund'));
-const ACTION: Record<string, string> = { settlement: 'pay', expire: 'expire', refund: 'refund', deny: 'deny', cancel: 'cancel' };
+const ACTION: Record<string, string> = {
+  settlement: 'pay',
+  expire: 'expire',
+  refund: 'refund',
+  deny: 'deny',
+  cancel: 'cancel',
+};
 
 async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (i < items.length) {
-      const item = items[i++];
-      if (item !== undefined) await fn(item);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (i < items.length) {
+        const item = items[i++];
+        if (item !== undefined) await fn(item);
+      }
+    }),
+  );
 }
 
 describe.each(DATABASE_KINDS)('storm: 500 orders, duplicates, reordering, ERP down first (%s)', (kind) => {
@@ -71,8 +79,15 @@ describe.each(DATABASE_KINDS)('storm: 500 orders, duplicates, reordering, ERP do
     erp.setMode({ kind: 'refuse' });
     // Gateway retries (2, 10, 30… minutes) at 1/1000: a notification that timed out on a busy
     // machine is sent again within a second instead of an hour.
-    e = await startE2E(kind, { listen: true, env: { MIDTRANS_CONFIRM_NOTIFICATIONS: 'false' }, serviceOptions: { runtimeConfigCacheMs: 0, clock, outbox: { pollMs: 500 } }, simulator: { notificationTimeoutMs: 5_000, seed: 7, timeScale: 0.001 } });
-    await patchRuntimeConfig(e.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    e = await startE2E(kind, {
+      listen: true,
+      env: { MIDTRANS_CONFIRM_NOTIFICATIONS: 'false' },
+      serviceOptions: { runtimeConfigCacheMs: 0, clock, outbox: { pollMs: 500 } },
+      simulator: { notificationTimeoutMs: 5_000, seed: 7, timeScale: 0.001 },
+    });
+    await patchRuntimeConfig(e.services.runtimeConfig, {
+      erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 },
+    });
     e.services.outbox.start();
   });
   afterEach(async () => {
@@ -86,14 +101,23 @@ describe.each(DATABASE_KINDS)('storm: 500 orders, duplicates, reordering, ERP do
 
     // simulator-driven orders
     await e.sim.put('/_sim/faults', { duplicate_rate: 0.3, reorder: true });
-    const simOrders = Array.from({ length: SIM_ORDERS }, (_, i) => ({ orderId: `SIM/${i}:1`, gw: `SIM.${i}.1`, life: LIFECYCLES[i % LIFECYCLES.length] ?? LIFECYCLES[0] }));
+    const simOrders = Array.from({ length: SIM_ORDERS }, (_, i) => ({
+      orderId: `SIM/${i}:1`,
+      gw: `SIM.${i}.1`,
+      life: LIFECYCLES[i % LIFECYCLES.length] ?? LIFECYCLES[0],
+    }));
     await pool(simOrders, 8, async (o) => {
       if (!o.life) return;
       await seedTransaction(e.services.store, { orderId: o.orderId, kind: 'charge' });
       expected.set(o.orderId, o.life.final);
-      const charge = await e.sim.gateway('POST', '/v2/charge', { payment_type: 'bank_transfer', transaction_details: { order_id: o.gw, gross_amount: 150000 }, bank_transfer: { bank: 'bca' } });
+      const charge = await e.sim.gateway('POST', '/v2/charge', {
+        payment_type: 'bank_transfer',
+        transaction_details: { order_id: o.gw, gross_amount: 150000 },
+        bank_transfer: { bank: 'bca' },
+      });
       expect(charge.status).toBe(200);
-      for (const step of o.life.steps) expect((await e.sim.post(`/_sim/transactions/${o.gw}/${ACTION[step]}`, {})).status).toBe(200);
+      for (const step of o.life.steps)
+        expect((await e.sim.post(`/_sim/transactions/${o.gw}/${ACTION[step]}`, {})).status).toBe(200);
     });
 
     // directly driven orders: every step signed, 30 % duplicated, shuffled
@@ -106,15 +130,25 @@ describe.each(DATABASE_KINDS)('storm: 500 orders, duplicates, reordering, ERP do
       expected.set(orderId, life.final);
       const transaction_id = randomUUID();
       for (const ts of ['pending', ...life.steps]) {
-        const n = signedNotification({ order_id: `DIR.${i}.2`, transaction_status: ts, transaction_id, payment_type: 'qris' }, E2E_SERVER_KEY);
+        const n = signedNotification(
+          { order_id: `DIR.${i}.2`, transaction_status: ts, transaction_id, payment_type: 'qris' },
+          E2E_SERVER_KEY,
+        );
         direct.push(n);
         if (random() < 0.3) direct.push(n);
       }
     }
-    const shuffled = direct.map((n) => ({ n, k: random() })).sort((a, b) => a.k - b.k).map((x) => x.n);
+    const shuffled = direct
+      .map((n) => ({ n, k: random() }))
+      .sort((a, b) => a.k - b.k)
+      .map((x) => x.n);
     const url = `${e.url}/webhook/midtrans`;
     await pool(shuffled, 16, async (n) => {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(n) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(n),
+      });
       expect(res.status).toBe(200);
       await res.arrayBuffer();
     });
@@ -164,7 +198,10 @@ describe.each(DATABASE_KINDS)('storm: 500 orders, duplicates, reordering, ERP do
     expect(lastByOrder.size).toBe(expected.size);
     const wrong = [...expected].filter(([order, status]) => lastByOrder.get(order)?.status !== status);
     expect(wrong).toEqual([]);
-    for (const [order, status] of expected) expect((await e.services.store.transactions.findByOrderId(order))?.status, order).toBe(status);
-    console.log(`[storm ${kind}] ${shuffled.length} direct notifications (+ simulator ones); ${down} refused attempts while down; ${accepted.length} events delivered once each`);
+    for (const [order, status] of expected)
+      expect((await e.services.store.transactions.findByOrderId(order))?.status, order).toBe(status);
+    console.log(
+      `[storm ${kind}] ${shuffled.length} direct notifications (+ simulator ones); ${down} refused attempts while down; ${accepted.length} events delivered once each`,
+    );
   }, 90_000);
 });

@@ -27,12 +27,23 @@ export interface ServiceProcess {
  * Starts the service with only PATH, HOME, ports and `env`; resolves once it logs that it listens.
  * `startTimeoutMs` (default 20 s): the chaos tests allow more, on a machine loaded by their own processes.
  */
-export async function startServiceProcess(env: Record<string, string>, startTimeoutMs = 20_000): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  env: Record<string, string>,
+  startTimeoutMs = 20_000,
+): Promise<ServiceProcess> {
   const port = await freePort();
   const simPort = await freePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), SIMULATOR_PORT: String(simPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      PORT: String(port),
+      SIMULATOR_PORT: String(simPort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -61,8 +72,12 @@ export async function startServiceProcess(env: Record<string, string>, startTime
 }
 
 /** Sends `signal` and resolves with how the process ended (at once if it already has). */
-export async function stopServiceProcess(c: ServiceProcess, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (c.proc.exitCode !== null || c.proc.signalCode !== null) return { code: c.proc.exitCode, signal: c.proc.signalCode };
+export async function stopServiceProcess(
+  c: ServiceProcess,
+  signal: NodeJS.Signals,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (c.proc.exitCode !== null || c.proc.signalCode !== null)
+    return { code: c.proc.exitCode, signal: c.proc.signalCode };
   return new Promise((resolve) => {
     c.proc.once('exit', (code, sig) => resolve({ code, signal: sig }));
     c.proc.kill(signal);

@@ -16,7 +16,10 @@ export interface CliResult {
 }
 
 /** Runs `paylink …args` with only PATH, HOME and `env`; kills it and rejects after `timeoutMs`. */
-export function runCli(args: string[], o: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  o: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   const timeoutMs = o.timeoutMs ?? 30_000;
   const proc = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
     cwd: o.cwd ?? ROOT,

@@ -6,7 +6,14 @@ export function formState(res: { body: string; headers: Record<string, unknown> 
   return { token, cookie };
 }
 
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&#96;': '`' };
+const ENTITIES: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#39;': "'",
+  '&#96;': '`',
+};
 
 /**
  * The hidden fields of the page's form that posts to `action` (its CSRF token, its one-time key and
@@ -16,5 +23,10 @@ export function hiddenFields(body: string, action: string): Record<string, strin
   const start = body.indexOf(`<form method="post" action="${action}"`);
   if (start < 0) return {};
   const form = body.slice(start, body.indexOf('</form>', start));
-  return Object.fromEntries([...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], (m[2] ?? '').replace(/&(amp|lt|gt|quot|#39|#96);/g, (e) => ENTITIES[e] ?? e)]));
+  return Object.fromEntries(
+    [...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [
+      m[1],
+      (m[2] ?? '').replace(/&(amp|lt|gt|quot|#39|#96);/g, (e) => ENTITIES[e] ?? e),
+    ]),
+  );
 }

@@ -22,7 +22,9 @@ export interface SimClient {
   /** A gateway API call with the server key (Basic auth), e.g. `gateway('GET', '/v1/payment-links/X')`. */
   gateway(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown; text: string }>;
   /** Gateway calls the simulator received (`GET /_sim/requests`), optionally filtered by path substring. */
-  requests(path?: string): Promise<Array<{ method: string; path: string; api?: string; body?: unknown; idempotency_key?: string }>>;
+  requests(
+    path?: string,
+  ): Promise<Array<{ method: string; path: string; api?: string; body?: unknown; idempotency_key?: string }>>;
 }
 
 export interface E2EContext extends TestContext {
@@ -43,7 +45,13 @@ export interface E2EOptions {
   simulator?: Partial<SimulatorOptions>;
 }
 
-async function call(base: string, method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}) {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extraHeaders },
@@ -81,7 +89,11 @@ export async function startE2E(kind: 'sqlite' | 'postgres', o: E2EOptions = {}):
   const simulator = await startSimulator({ serverKey, logger: false, ...o.simulator });
   let ctx: TestContext;
   try {
-    ctx = await makeTestApp(kind, { MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: serverKey, ...o.env }, { ...o.serviceOptions, simulatorBaseUrl: simulator.baseUrl });
+    ctx = await makeTestApp(
+      kind,
+      { MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: serverKey, ...o.env },
+      { ...o.serviceOptions, simulatorBaseUrl: simulator.baseUrl },
+    );
   } catch (err) {
     await simulator.close();
     throw err;

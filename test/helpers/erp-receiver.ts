@@ -76,7 +76,11 @@ function header(req: http.IncomingMessage, name: string): string | undefined {
 function verify(wh: Webhook | undefined, d: ErpDelivery): boolean | null {
   if (!wh) return null;
   try {
-    wh.verify(d.body, { 'webhook-id': d.webhookId ?? '', 'webhook-timestamp': d.webhookTimestamp ?? '', 'webhook-signature': d.webhookSignature ?? '' });
+    wh.verify(d.body, {
+      'webhook-id': d.webhookId ?? '',
+      'webhook-timestamp': d.webhookTimestamp ?? '',
+      'webhook-signature': d.webhookSignature ?? '',
+    });
     return true;
   } catch {
     return false;
@@ -164,7 +168,10 @@ export async function startErpReceiver(opts: ErpReceiverOptions = {}): Promise<E
     async waitFor(predicate, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       while (!predicate(receiver)) {
-        if (Date.now() > until) throw new Error(`ERP receiver: condition not met within ${timeoutMs} ms (${deliveries.length} deliveries so far)`);
+        if (Date.now() > until)
+          throw new Error(
+            `ERP receiver: condition not met within ${timeoutMs} ms (${deliveries.length} deliveries so far)`,
+          );
         await new Promise((r) => setTimeout(r, 20));
       }
     },

@@ -33,7 +33,8 @@ export function signedNotification(n: NotificationInput, serverKey = TEST_SERVER
     ...n,
     gross_amount: gross,
   };
-  if (n.transaction_status === 'settlement' && n.settlement_time === undefined) body.settlement_time = '2026-11-22 10:05:00';
+  if (n.transaction_status === 'settlement' && n.settlement_time === undefined)
+    body.settlement_time = '2026-11-22 10:05:00';
   body.signature_key = midtransSignature(n.order_id, code, gross, serverKey);
   return body;
 }

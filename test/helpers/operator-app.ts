@@ -44,10 +44,20 @@ export async function makeLoggedApp(
     level: config.logLevel,
     logDir,
     stdout: false,
-    secrets: [config.gateway.serverKey, config.gateway.clientKey, config.erp.webhookSecret, operator.pass, ...config.apiKeys],
+    secrets: [
+      config.gateway.serverKey,
+      config.gateway.clientKey,
+      config.erp.webhookSecret,
+      operator.pass,
+      ...config.apiKeys,
+    ],
   });
   const store = await db.open({ logger });
-  const services = createServices(config, { logger, store, operator }, { simulatorBaseUrl: 'http://127.0.0.1:9', ...serviceOptions });
+  const services = createServices(
+    config,
+    { logger, store, operator },
+    { simulatorBaseUrl: 'http://127.0.0.1:9', ...serviceOptions },
+  );
   const routes: RouteOptions[] = [];
   const app = await buildApp(services, { onRoute: (r) => routes.push(r) });
   await app.ready();

@@ -30,21 +30,41 @@ export function newTransaction(over: Partial<NewTransaction> & { orderId: string
   };
 }
 
-export function seedTransaction(store: Store, over: Partial<NewTransaction> & { orderId: string }): Promise<TransactionRecord> {
+export function seedTransaction(
+  store: Store,
+  over: Partial<NewTransaction> & { orderId: string },
+): Promise<TransactionRecord> {
   return store.transactions.insert(newTransaction(over));
 }
 
 /** Merges into the stored runtime overrides (section by section), as `POST /api/config` would. */
 /** A payment of `amount` made `createdHoursAgo` before `now`, paid `paidMinutesAfter` it was made (settled then, Jakarta time) or never. */
-export async function seedPaymentAt(store: KyselyBackedStore, now: Date, orderId: string, o: { status: PaymentStatus; type: string; createdHoursAgo: number; paidMinutesAfter?: number; amount: number }): Promise<void> {
+export async function seedPaymentAt(
+  store: KyselyBackedStore,
+  now: Date,
+  orderId: string,
+  o: { status: PaymentStatus; type: string; createdHoursAgo: number; paidMinutesAfter?: number; amount: number },
+): Promise<void> {
   const t = await seedTransaction(store, { orderId, nominal: o.amount });
   const created = new Date(now.getTime() - o.createdHoursAgo * 3_600_000);
   const paidAt = o.paidMinutesAfter === undefined ? null : new Date(created.getTime() + o.paidMinutesAfter * 60_000);
-  await store.transactions.update(t.id, { status: o.status, paymentType: o.type, paidAmount: paidAt ? o.amount : null, settlementTime: paidAt ? `${new Date(paidAt.getTime() + 7 * 3_600_000).toISOString().slice(0, 19)}+07:00` : null });
-  await store.db.updateTable('transactions').set({ created_at: created.toISOString() }).where('id', '=', t.id).execute();
+  await store.transactions.update(t.id, {
+    status: o.status,
+    paymentType: o.type,
+    paidAmount: paidAt ? o.amount : null,
+    settlementTime: paidAt ? `${new Date(paidAt.getTime() + 7 * 3_600_000).toISOString().slice(0, 19)}+07:00` : null,
+  });
+  await store.db
+    .updateTable('transactions')
+    .set({ created_at: created.toISOString() })
+    .where('id', '=', t.id)
+    .execute();
 }
 
-export async function patchRuntimeConfig(runtimeConfig: RuntimeConfigService, patch: RuntimeConfigOverrides): Promise<void> {
+export async function patchRuntimeConfig(
+  runtimeConfig: RuntimeConfigService,
+  patch: RuntimeConfigOverrides,
+): Promise<void> {
   const { document, version } = await runtimeConfig.overrides();
   const merged: RuntimeConfigOverrides = { ...document };
   for (const k of ['gateway', 'erp', 'links', 'reconcile'] as const) {

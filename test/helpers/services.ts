@@ -8,7 +8,8 @@ import type { KyselyBackedStore } from '../../src/storage/kysely/store.js';
 import type { Store } from '../../src/storage/contract.js';
 
 export const OPERATOR = { user: 'ops', pass: 'correct horse battery staple' };
-export const basicAuth = (user = OPERATOR.user, pass = OPERATOR.pass) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+export const basicAuth = (user = OPERATOR.user, pass = OPERATOR.pass) =>
+  `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 
 export interface TestContext {
   app: App;
@@ -30,7 +31,12 @@ export interface AppInstance {
  * The real app and services over a store already open (a second instance, a restart, a logger of
  * the test's own); the operator is `OPERATOR`. The one place tests build services.
  */
-export async function appOver(config: Config, deps: { logger: Logger; store: Store }, serviceOptions: ServiceOptions = {}, appOptions: AppOptions = {}): Promise<AppInstance> {
+export async function appOver(
+  config: Config,
+  deps: { logger: Logger; store: Store },
+  serviceOptions: ServiceOptions = {},
+  appOptions: AppOptions = {},
+): Promise<AppInstance> {
   const services = createServices(config, { ...deps, operator: OPERATOR }, serviceOptions);
   const app = await buildApp(services, appOptions);
   return {

@@ -46,10 +46,21 @@ describe('secret box (AES-256-GCM)', () => {
   it('keys: 64 hex characters or base64 of 32 bytes; production requires one', () => {
     expect(parseEncryptionKey(KEY_A)?.length).toBe(32);
     expect(parseEncryptionKey(KEY_B)?.length).toBe(32);
-    for (const bad of ['short', 'z'.repeat(64), Buffer.alloc(16).toString('base64')]) expect(parseEncryptionKey(bad)).toBeUndefined();
+    for (const bad of ['short', 'z'.repeat(64), Buffer.alloc(16).toString('base64')])
+      expect(parseEncryptionKey(bad)).toBeUndefined();
     expect(() => loadConfig({ CONFIG_ENCRYPTION_KEY: 'short' })).toThrow(/CONFIG_ENCRYPTION_KEY must be 32 bytes/);
-    expect(() => loadConfig({ CONFIG_ENCRYPTION_KEY_PREVIOUS: `${KEY_A},nope` })).toThrow(/CONFIG_ENCRYPTION_KEY_PREVIOUS/);
-    const prod = { NODE_ENV: 'production', log_user: 'ops', log_pass: 'a-long-operator-password', API_KEYS: 'k', MIDTRANS_MODE: 'production', MIDTRANS_SERVER_KEY: 'Mid-server-abc', PUBLIC_BASE_URL: 'https://pay.example.com' };
+    expect(() => loadConfig({ CONFIG_ENCRYPTION_KEY_PREVIOUS: `${KEY_A},nope` })).toThrow(
+      /CONFIG_ENCRYPTION_KEY_PREVIOUS/,
+    );
+    const prod = {
+      NODE_ENV: 'production',
+      log_user: 'ops',
+      log_pass: 'a-long-operator-password',
+      API_KEYS: 'k',
+      MIDTRANS_MODE: 'production',
+      MIDTRANS_SERVER_KEY: 'Mid-server-abc',
+      PUBLIC_BASE_URL: 'https://pay.example.com',
+    };
     expect(() => loadConfig(prod)).toThrow(ConfigError);
     expect(() => loadConfig(prod)).toThrow(/CONFIG_ENCRYPTION_KEY is required in production/);
     expect(loadConfig({ ...prod, CONFIG_ENCRYPTION_KEY: KEY_A }).configEncryption.key).toBe(KEY_A);
@@ -65,7 +76,15 @@ describe('runtime-config secrets at rest, across restarts', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const config = (env: Record<string, string> = {}) =>
-    loadConfig({ PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_DIR: path.join(dir, 'logs'), MIDTRANS_MODE: 'simulator', log_user: OPERATOR.user, log_pass: OPERATOR.pass, ...env });
+    loadConfig({
+      PORT: '0',
+      DATA_DIR: path.join(dir, 'data'),
+      LOG_DIR: path.join(dir, 'logs'),
+      MIDTRANS_MODE: 'simulator',
+      log_user: OPERATOR.user,
+      log_pass: OPERATOR.pass,
+      ...env,
+    });
   const start = async (env: Record<string, string> = {}) => {
     running = await startService(config(env), { stdoutLogs: false });
     return running;
@@ -86,7 +105,12 @@ describe('runtime-config secrets at rest, across restarts', () => {
   it('secrets set through /api/config are stored encrypted, never in plain text, and read back', async () => {
     dir = tempDir('paylink-enc-');
     const s = await start({ CONFIG_ENCRYPTION_KEY: KEY_A });
-    const res = await s.app.inject({ method: 'POST', url: '/api/config', headers: { authorization: `Basic ${Buffer.from(`${OPERATOR.user}:${OPERATOR.pass}`).toString('base64')}` }, payload: { erp: { webhook_secret: ERP_SECRET }, gateway: { client_key: SERVER_KEY } } });
+    const res = await s.app.inject({
+      method: 'POST',
+      url: '/api/config',
+      headers: { authorization: `Basic ${Buffer.from(`${OPERATOR.user}:${OPERATOR.pass}`).toString('base64')}` },
+      payload: { erp: { webhook_secret: ERP_SECRET }, gateway: { client_key: SERVER_KEY } },
+    });
     expect(res.statusCode).toBe(200);
     expect((await s.services.runtimeConfig.current()).erp.webhook_secret).toBe(ERP_SECRET);
     await stop();
@@ -94,7 +118,10 @@ describe('runtime-config secrets at rest, across restarts', () => {
     const text = JSON.stringify(row?.document);
     expect(text).not.toContain(ERP_SECRET);
     expect(text).not.toContain(SERVER_KEY);
-    expect(row?.document).toMatchObject({ erp: { webhook_secret: expect.stringMatching(/^enc:v1:/) }, gateway: { client_key: expect.stringMatching(/^enc:v1:/) } });
+    expect(row?.document).toMatchObject({
+      erp: { webhook_secret: expect.stringMatching(/^enc:v1:/) },
+      gateway: { client_key: expect.stringMatching(/^enc:v1:/) },
+    });
     const again = await start({ CONFIG_ENCRYPTION_KEY: KEY_A });
     expect((await again.services.runtimeConfig.current()).erp.webhook_secret).toBe(ERP_SECRET);
   });
@@ -104,12 +131,16 @@ describe('runtime-config secrets at rest, across restarts', () => {
     const s = await start({ CONFIG_ENCRYPTION_KEY: KEY_A });
     await patchRuntimeConfig(s.services.runtimeConfig, { erp: { webhook_secret: ERP_SECRET } });
     await stop();
-    await expect(start({ CONFIG_ENCRYPTION_KEY: KEY_B })).rejects.toThrow(/encrypted with another key .*CONFIG_ENCRYPTION_KEY_PREVIOUS/);
+    await expect(start({ CONFIG_ENCRYPTION_KEY: KEY_B })).rejects.toThrow(
+      /encrypted with another key .*CONFIG_ENCRYPTION_KEY_PREVIOUS/,
+    );
     const rotated = await start({ CONFIG_ENCRYPTION_KEY: KEY_B, CONFIG_ENCRYPTION_KEY_PREVIOUS: KEY_A });
     expect((await rotated.services.runtimeConfig.current()).erp.webhook_secret).toBe(ERP_SECRET);
     await stop();
     const b = parseEncryptionKey(KEY_B) ?? Buffer.alloc(0);
-    expect((await storedRow())?.document).toMatchObject({ erp: { webhook_secret: expect.stringMatching(new RegExp(`^enc:v1:${keyId(b)}:`)) } });
+    expect((await storedRow())?.document).toMatchObject({
+      erp: { webhook_secret: expect.stringMatching(new RegExp(`^enc:v1:${keyId(b)}:`)) },
+    });
     const after = await start({ CONFIG_ENCRYPTION_KEY: KEY_B });
     expect((await after.services.runtimeConfig.current()).erp.webhook_secret).toBe(ERP_SECRET);
   });

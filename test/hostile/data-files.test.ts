@@ -12,7 +12,10 @@ const modeOf = (p: string) => fs.statSync(p).mode & 0o777;
 
 /** Every entry of `dir` with its mode, as `name 0NNN`. */
 function modes(dir: string): string[] {
-  return fs.readdirSync(dir).sort().map((f) => `${f} 0${modeOf(path.join(dir, f)).toString(8)}`);
+  return fs
+    .readdirSync(dir)
+    .sort()
+    .map((f) => `${f} 0${modeOf(path.join(dir, f)).toString(8)}`);
 }
 
 describe('data directory and files: owner only', () => {
@@ -31,7 +34,14 @@ describe('data directory and files: owner only', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const sqliteConfig = () => loadConfig({ PORT: '0', DATA_DIR: path.join(root, 'data'), LOG_DIR: path.join(root, 'logs'), MIDTRANS_MODE: 'simulator', SIMULATOR_PORT: '0' });
+  const sqliteConfig = () =>
+    loadConfig({
+      PORT: '0',
+      DATA_DIR: path.join(root, 'data'),
+      LOG_DIR: path.join(root, 'logs'),
+      MIDTRANS_MODE: 'simulator',
+      SIMULATOR_PORT: '0',
+    });
 
   it('SQLite: a fresh start creates DATA_DIR 0700 with the database, its -wal and -shm, the lock, the pid, the generated credentials and key all 0600', async () => {
     const config = sqliteConfig();
@@ -41,7 +51,17 @@ describe('data directory and files: owner only', () => {
     const dir = config.dataDir;
     expect(modeOf(dir)).toBe(0o700);
     const names = fs.readdirSync(dir);
-    expect(names).toEqual(expect.arrayContaining(['paylink.db', 'paylink.db-wal', 'paylink.db-shm', 'paylink.db.lock', 'paylink.db.pid', 'operator-credentials.json', 'config-encryption.key']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'paylink.db',
+        'paylink.db-wal',
+        'paylink.db-shm',
+        'paylink.db.lock',
+        'paylink.db.pid',
+        'operator-credentials.json',
+        'config-encryption.key',
+      ]),
+    );
     expect(modes(dir).filter((m) => !m.endsWith(' 0600'))).toEqual([]);
   });
 
@@ -59,17 +79,25 @@ describe('data directory and files: owner only', () => {
     expect(modes(config.dataDir).filter((m) => !m.endsWith(' 0600'))).toEqual([]);
   });
 
-  it.skipIf(!TEST_DATABASE_URL)('PostgreSQL: DATA_DIR holds only the generated credentials and key, owner-only as well (also when left open)', () => {
-    const config = loadConfig({ PORT: '0', DATA_DIR: path.join(root, 'data'), DATABASE_URL: TEST_DATABASE_URL ?? '', MIDTRANS_MODE: 'simulator' });
-    resolveOperatorCredentials(config);
-    resolveEncryptionKeys(config);
-    expect(modeOf(config.dataDir)).toBe(0o700);
-    expect(modes(config.dataDir)).toEqual(['config-encryption.key 0600', 'operator-credentials.json 0600']);
-    fs.chmodSync(config.dataDir, 0o775);
-    for (const f of fs.readdirSync(config.dataDir)) fs.chmodSync(path.join(config.dataDir, f), 0o664);
-    resolveOperatorCredentials(config);
-    resolveEncryptionKeys(config);
-    expect(modeOf(config.dataDir)).toBe(0o700);
-    expect(modes(config.dataDir)).toEqual(['config-encryption.key 0600', 'operator-credentials.json 0600']);
-  });
+  it.skipIf(!TEST_DATABASE_URL)(
+    'PostgreSQL: DATA_DIR holds only the generated credentials and key, owner-only as well (also when left open)',
+    () => {
+      const config = loadConfig({
+        PORT: '0',
+        DATA_DIR: path.join(root, 'data'),
+        DATABASE_URL: TEST_DATABASE_URL ?? '',
+        MIDTRANS_MODE: 'simulator',
+      });
+      resolveOperatorCredentials(config);
+      resolveEncryptionKeys(config);
+      expect(modeOf(config.dataDir)).toBe(0o700);
+      expect(modes(config.dataDir)).toEqual(['config-encryption.key 0600', 'operator-credentials.json 0600']);
+      fs.chmodSync(config.dataDir, 0o775);
+      for (const f of fs.readdirSync(config.dataDir)) fs.chmodSync(path.join(config.dataDir, f), 0o664);
+      resolveOperatorCredentials(config);
+      resolveEncryptionKeys(config);
+      expect(modeOf(config.dataDir)).toBe(0o700);
+      expect(modes(config.dataDir)).toEqual(['config-encryption.key 0600', 'operator-credentials.json 0600']);
+    },
+  );
 });

@@ -70,14 +70,21 @@ describe('answers of the HTTP parser (clientError)', () => {
   });
 
   it('a URL over 16 KiB: 431 problem+json, answered in full and closed with a FIN, not a reset', async () => {
-    const res = await raw(port, `GET /health?x=${'b'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n`);
+    const res = await raw(
+      port,
+      `GET /health?x=${'b'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n`,
+    );
     expect(res.closedBy).toBe('end');
     const r = parse(res.text);
     expect(r.status).toBe(431);
     expect(r.headers['content-type']).toBe('application/problem+json');
     expect(r.headers.connection).toBe('close');
     expect(Number(r.headers['content-length'])).toBe(Buffer.byteLength(r.body));
-    expect(JSON.parse(r.body)).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE', request_id: r.headers['x-request-id'] });
+    expect(JSON.parse(r.body)).toMatchObject({
+      status: 431,
+      code: 'HEADERS_TOO_LARGE',
+      request_id: r.headers['x-request-id'],
+    });
   });
 
   it.each([
@@ -90,7 +97,11 @@ describe('answers of the HTTP parser (clientError)', () => {
     expect(r.status).toBe(400);
     expect(r.headers['content-type']).toBe('application/problem+json');
     expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    expect(JSON.parse(r.body)).toMatchObject({ status: 400, code: 'MALFORMED_REQUEST', request_id: r.headers['x-request-id'] });
+    expect(JSON.parse(r.body)).toMatchObject({
+      status: 400,
+      code: 'MALFORMED_REQUEST',
+      request_id: r.headers['x-request-id'],
+    });
   });
 });
 
@@ -98,7 +109,13 @@ describe('answers of the HTTP parser (clientError)', () => {
  * Sends `head`, then `size` bytes of body in 64 KiB writes as fast as the socket takes them (as
  * chunks when `chunked`; `first` in front), and collects the answer until the connection closes.
  */
-function sendLarge(port: number, head: string, size: number, chunked: boolean, first = ''): Promise<{ text: string; error: string | undefined }> {
+function sendLarge(
+  port: number,
+  head: string,
+  size: number,
+  chunked: boolean,
+  first = '',
+): Promise<{ text: string; error: string | undefined }> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     let text = '';
@@ -113,7 +130,9 @@ function sendLarge(port: number, head: string, size: number, chunked: boolean, f
         socket.write(head + first);
         const chunk = Buffer.alloc(64 * 1024, 'a');
         for (let sent = 0; sent < size && socket.writable; sent += chunk.length) {
-          const ok = chunked ? socket.write(`${chunk.length.toString(16)}\r\n${chunk.toString('latin1')}\r\n`) : socket.write(chunk);
+          const ok = chunked
+            ? socket.write(`${chunk.length.toString(16)}\r\n${chunk.toString('latin1')}\r\n`)
+            : socket.write(chunk);
           if (!ok) await new Promise((r) => (socket.once('drain', r), socket.once('close', r)));
         }
         if (chunked && socket.writable) socket.write('0\r\n\r\n');
@@ -133,9 +152,33 @@ describe('a body still arriving when it is refused', () => {
 
   const SIZE = 11 * 1024 * 1024;
   const attempts = [
-    ...Array.from({ length: 30 }, () => ['the webhook (64 KiB), Content-Length', `POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${SIZE}\r\n\r\n`, false] as const),
-    ...Array.from({ length: 5 }, () => ['an operator route (256 KiB), Content-Length', `POST /api/payment-links HTTP/1.1\r\nHost: x\r\nAuthorization: ${basicAuth()}\r\nContent-Type: application/json\r\nContent-Length: ${SIZE}\r\n\r\n`, false] as const),
-    ...Array.from({ length: 5 }, () => ['the webhook, chunked', `POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`, true] as const),
+    ...Array.from(
+      { length: 30 },
+      () =>
+        [
+          'the webhook (64 KiB), Content-Length',
+          `POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${SIZE}\r\n\r\n`,
+          false,
+        ] as const,
+    ),
+    ...Array.from(
+      { length: 5 },
+      () =>
+        [
+          'an operator route (256 KiB), Content-Length',
+          `POST /api/payment-links HTTP/1.1\r\nHost: x\r\nAuthorization: ${basicAuth()}\r\nContent-Type: application/json\r\nContent-Length: ${SIZE}\r\n\r\n`,
+          false,
+        ] as const,
+    ),
+    ...Array.from(
+      { length: 5 },
+      () =>
+        [
+          'the webhook, chunked',
+          `POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+          true,
+        ] as const,
+    ),
   ];
 
   it(`11 MB sent in full while the server refuses it: every one of ${attempts.length} attempts reads its 413 problem+json, then a clean close`, async () => {
@@ -163,7 +206,11 @@ describe('a body still arriving when it is refused', () => {
     const { text, error } = await sendLarge(port, head, size, false, first);
     const r = parse(text);
     expect({ status: r.status, error }).toEqual({ status: 400, error: undefined });
-    expect(JSON.parse(r.body)).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', request_id: r.headers['x-request-id'] });
+    expect(JSON.parse(r.body)).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      request_id: r.headers['x-request-id'],
+    });
     expect(r.body).toContain('Line 3');
   });
 });
@@ -179,9 +226,15 @@ describe('a request that does not arrive in full in time', () => {
 
   it.each([
     ['headers never finished', 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n'],
-    ['a body shorter than its Content-Length', 'POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"order_id"'],
+    [
+      'a body shorter than its Content-Length',
+      'POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"order_id"',
+    ],
     // Refused for its size, its rest is awaited (to be dropped) only as long as any request may take.
-    ['a body over the limit that stops arriving', 'POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"order_id"'],
+    [
+      'a body over the limit that stops arriving',
+      'POST /webhook/midtrans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"order_id"',
+    ],
   ])('%s: 408 problem+json with a request id, Connection: close, closed with a FIN', async (_name, bytes) => {
     const started = Date.now();
     const res = await raw(port, bytes);
@@ -192,14 +245,21 @@ describe('a request that does not arrive in full in time', () => {
     expect(r.headers['content-type']).toBe('application/problem+json');
     expect(r.headers.connection).toBe('close');
     expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    expect(JSON.parse(r.body)).toMatchObject({ status: 408, code: 'REQUEST_TIMEOUT', request_id: r.headers['x-request-id'] });
+    expect(JSON.parse(r.body)).toMatchObject({
+      status: 408,
+      code: 'REQUEST_TIMEOUT',
+      request_id: r.headers['x-request-id'],
+    });
   });
 });
 
 describe('a request that arrives while the service shuts down', () => {
   it('503 problem+json SHUTTING_DOWN with a request id and Connection: close; the request in flight completes', async () => {
     const ctx = await makeTestApp('sqlite');
-    const text = await requestWhileClosing(ctx, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nX-Request-Id: during-shutdown-1\r\n\r\n');
+    const text = await requestWhileClosing(
+      ctx,
+      'GET /health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nX-Request-Id: during-shutdown-1\r\n\r\n',
+    );
     const second = text.indexOf('HTTP/1.1', 1);
     expect(parse(text.slice(0, second)).status).toBe(200);
     const r = parse(text.slice(second));

@@ -15,7 +15,12 @@ describe('JSON nesting depth', () => {
   });
   afterAll(async () => ctx.close());
   const post = (url: string, payload: string, headers: Record<string, string> = {}) =>
-    ctx.app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', ...op, ...headers } });
+    ctx.app.inject({
+      method: 'POST',
+      url,
+      payload,
+      headers: { 'content-type': 'application/json', ...op, ...headers },
+    });
 
   it('the scanner counts brackets outside strings only', () => {
     expect(jsonDepthExceeds(nested(32), 32)).toBe(false);
@@ -34,11 +39,14 @@ describe('JSON nesting depth', () => {
     expect(JSON.stringify(ok.json().body)).toBe(nested(32));
   });
 
-  it.each(['/api/payment-links', '/webhook/midtrans', '/api/config', '/api/charge'])('%s refuses 33 levels before its handler', async (url) => {
-    const res = await post(url, `{"order_id":"D-1","nominal":1000,"x":${nested(32)}}`);
-    expect(res.statusCode).toBe(400);
-    expect(res.json().code).toBe('INVALID_JSON');
-  });
+  it.each(['/api/payment-links', '/webhook/midtrans', '/api/config', '/api/charge'])(
+    '%s refuses 33 levels before its handler',
+    async (url) => {
+      const res = await post(url, `{"order_id":"D-1","nominal":1000,"x":${nested(32)}}`);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().code).toBe('INVALID_JSON');
+    },
+  );
 
   it('prototype poisoning is still refused by the replaced parser', async () => {
     const res = await post('/echo', '{"__proto__":{"polluted":true}}');
@@ -83,7 +91,11 @@ describe.each(DATABASE_KINDS)('NUL characters never reach the database (%s)', (k
 
   it('a signed notification with a NUL in transaction_status: 200, recorded with U+FFFD, flagged, nothing applied', async () => {
     const tx = await seedTransaction(ctx.services.store, { orderId: 'NUL-1', nominal: 150_000 });
-    const n = signedNotification({ order_id: 'NUL-1', transaction_status: 'settle\u0000ment', transaction_id: 'tx-nul-1' });
+    const n = signedNotification({
+      order_id: 'NUL-1',
+      transaction_status: 'settle\u0000ment',
+      transaction_id: 'tx-nul-1',
+    });
     const res = await ctx.app.inject({ method: 'POST', url: '/webhook/midtrans', payload: n });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ status: 'ok', result: 'unknown_status' });
@@ -98,7 +110,11 @@ describe.each(DATABASE_KINDS)('NUL characters never reach the database (%s)', (k
 
   it('a signed settlement with a NUL in transaction_id: 200, applied, the id kept as received (U+FFFD), flagged', async () => {
     const tx = await seedTransaction(ctx.services.store, { orderId: 'NUL-2', nominal: 150_000 });
-    const n = signedNotification({ order_id: 'NUL-2', transaction_status: 'settlement', transaction_id: 'tx-\u0000-2' });
+    const n = signedNotification({
+      order_id: 'NUL-2',
+      transaction_status: 'settlement',
+      transaction_id: 'tx-\u0000-2',
+    });
     const res = await ctx.app.inject({ method: 'POST', url: '/webhook/midtrans', payload: n });
     expect(res.statusCode).toBe(200);
     expect(res.json().result).toBe('applied');
@@ -125,43 +141,61 @@ describe.each(DATABASE_KINDS)('NUL characters never reach the database (%s)', (k
   });
 });
 
-describe.each(DATABASE_KINDS)('order ids that could look like another: bidirectional and invisible characters refused at creation (%s)', (kind) => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
-  });
-  afterAll(async () => ctx.close());
+describe.each(DATABASE_KINDS)(
+  'order ids that could look like another: bidirectional and invisible characters refused at creation (%s)',
+  (kind) => {
+    let ctx: TestContext;
+    beforeAll(async () => {
+      ctx = await makeTestApp(kind, {}, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
+    });
+    afterAll(async () => ctx.close());
 
-  // "INV-2026-01" as it would show, with the characters that make it so.
-  const SPOOFS: Array<[string, string]> = [
-    ['right-to-left override', 'INV-\u202e10-6202'],
-    ['first-strong isolate', 'INV-2026\u2068-01'],
-    ['right-to-left mark', 'INV-2026-01\u200f'],
-    ['Arabic letter mark', 'INV\u061c-2026-01'],
-    ['zero-width space', 'INV-2026\u200b-01'],
-    ['zero-width joiner', 'INV-20\u200d26-01'],
-    ['word joiner', 'INV-2026-0\u20601'],
-    ['byte-order mark (zero-width no-break space)', 'INV-2026\ufeff-01'],
-    ['soft hyphen', 'INV-2026\u00ad-01'],
-    ['tag character', 'INV-2026-01\u{e0031}'],
-  ];
-  const routes = (id: string): Array<[string, Record<string, unknown>, string]> => [
-    ['/api/payment-links', { order_id: id, nominal: 150000 }, 'order_id'],
-    ['/createtransaksi', { order_id: id, mercant_id: 'INV', item: [{ id: 'a', name: 'A', price: 1000, quantity: 1 }] }, 'order_id'],
-    ['/createtransaksi', { mercant_id: id, item: [{ id: 'a', name: 'A', price: 1000, quantity: 1 }] }, 'mercant_id'],
-    ['/api/charge', { order_id: id, nominal: 10000, payment_type: 'bank_transfer', bank_transfer: { bank: 'bca' } }, 'order_id'],
-    ['/api/snap/token', { order_id: id, nominal: 10000 }, 'order_id'],
-  ];
+    // "INV-2026-01" as it would show, with the characters that make it so.
+    const SPOOFS: Array<[string, string]> = [
+      ['right-to-left override', 'INV-\u202e10-6202'],
+      ['first-strong isolate', 'INV-2026\u2068-01'],
+      ['right-to-left mark', 'INV-2026-01\u200f'],
+      ['Arabic letter mark', 'INV\u061c-2026-01'],
+      ['zero-width space', 'INV-2026\u200b-01'],
+      ['zero-width joiner', 'INV-20\u200d26-01'],
+      ['word joiner', 'INV-2026-0\u20601'],
+      ['byte-order mark (zero-width no-break space)', 'INV-2026\ufeff-01'],
+      ['soft hyphen', 'INV-2026\u00ad-01'],
+      ['tag character', 'INV-2026-01\u{e0031}'],
+    ];
+    const routes = (id: string): Array<[string, Record<string, unknown>, string]> => [
+      ['/api/payment-links', { order_id: id, nominal: 150000 }, 'order_id'],
+      [
+        '/createtransaksi',
+        { order_id: id, mercant_id: 'INV', item: [{ id: 'a', name: 'A', price: 1000, quantity: 1 }] },
+        'order_id',
+      ],
+      ['/createtransaksi', { mercant_id: id, item: [{ id: 'a', name: 'A', price: 1000, quantity: 1 }] }, 'mercant_id'],
+      [
+        '/api/charge',
+        { order_id: id, nominal: 10000, payment_type: 'bank_transfer', bank_transfer: { bank: 'bca' } },
+        'order_id',
+      ],
+      ['/api/snap/token', { order_id: id, nominal: 10000 }, 'order_id'],
+    ];
 
-  it.each(SPOOFS)('%s: 400 ORDER_ID_INVALID on every creation route, with a plain message, nothing stored', async (_name, id) => {
-    for (const [url, payload, field] of routes(id)) {
-      const res = await ctx.app.inject({ method: 'POST', url, payload });
-      expect(res.statusCode, `${url} ${field}`).toBe(400);
-      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-      const body = res.json();
-      expect(body, `${url} ${field}`).toMatchObject({ code: 'ORDER_ID_INVALID', errors: [{ path: field }] });
-      expect(body.detail).toMatch(new RegExp(`^${field} contains an invisible or text-direction character \\(U\\+[0-9A-F]{4,5} at character \\d+\\); such characters make one id look like another\\.$`));
-    }
-    expect(await ctx.store.db.selectFrom('transactions').select('id').execute()).toEqual([]);
-  });
-});
+    it.each(SPOOFS)(
+      '%s: 400 ORDER_ID_INVALID on every creation route, with a plain message, nothing stored',
+      async (_name, id) => {
+        for (const [url, payload, field] of routes(id)) {
+          const res = await ctx.app.inject({ method: 'POST', url, payload });
+          expect(res.statusCode, `${url} ${field}`).toBe(400);
+          expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+          const body = res.json();
+          expect(body, `${url} ${field}`).toMatchObject({ code: 'ORDER_ID_INVALID', errors: [{ path: field }] });
+          expect(body.detail).toMatch(
+            new RegExp(
+              `^${field} contains an invisible or text-direction character \\(U\\+[0-9A-F]{4,5} at character \\d+\\); such characters make one id look like another\\.$`,
+            ),
+          );
+        }
+        expect(await ctx.store.db.selectFrom('transactions').select('id').execute()).toEqual([]);
+      },
+    );
+  },
+);

@@ -33,7 +33,11 @@ describe.each(DATABASE_KINDS)('a wrong method on an existing path (%s)', (kind) 
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe(allow);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED', status: 405, request_id: res.headers['x-request-id'] });
+    expect(res.json()).toMatchObject({
+      code: 'METHOD_NOT_ALLOWED',
+      status: 405,
+      request_id: res.headers['x-request-id'],
+    });
   });
 
   it.each([
@@ -67,14 +71,33 @@ describe('/echo hides configured secrets by value, wherever they appear', () => 
   afterAll(async () => ctx.close());
 
   it('in the body, the query, headers and the path: none of the values comes back', async () => {
-    const all = [API_KEY, ERP_SECRET, RUNTIME_CLIENT_KEY, OPERATOR.pass, SERVER_KEY, basicForm(SERVER_KEY), CLIENT_KEY, RUNTIME_SERVER_KEY, RUNTIME_ERP_SECRET];
+    const all = [
+      API_KEY,
+      ERP_SECRET,
+      RUNTIME_CLIENT_KEY,
+      OPERATOR.pass,
+      SERVER_KEY,
+      basicForm(SERVER_KEY),
+      CLIENT_KEY,
+      RUNTIME_SERVER_KEY,
+      RUNTIME_ERP_SECRET,
+    ];
     const res = await ctx.app.inject({
       method: 'POST',
       url: `/echo?note=${encodeURIComponent(`key ${API_KEY}`)}&${encodeURIComponent(RUNTIME_CLIENT_KEY)}=1&gw=${SERVER_KEY}`,
-      headers: { ...op, 'x-note': `secret ${ERP_SECRET}`, 'x-gateway': `Basic ${basicForm(SERVER_KEY)}`, 'content-type': 'application/json' },
+      headers: {
+        ...op,
+        'x-note': `secret ${ERP_SECRET}`,
+        'x-gateway': `Basic ${basicForm(SERVER_KEY)}`,
+        'content-type': 'application/json',
+      },
       payload: {
         comment: `pasted ${RUNTIME_CLIENT_KEY} here`,
-        nested: [{ text: OPERATOR.pass }, { text: CLIENT_KEY }, { text: `${RUNTIME_SERVER_KEY} / ${RUNTIME_ERP_SECRET}` }],
+        nested: [
+          { text: OPERATOR.pass },
+          { text: CLIENT_KEY },
+          { text: `${RUNTIME_SERVER_KEY} / ${RUNTIME_ERP_SECRET}` },
+        ],
         [OPERATOR.pass]: 'as a key',
       },
     });
@@ -82,7 +105,11 @@ describe('/echo hides configured secrets by value, wherever they appear', () => 
     for (const secret of all) expect(res.body).not.toContain(secret);
     const body = res.json();
     expect(body.body.comment).toBe('pasted [redacted] here');
-    expect(body.body.nested).toEqual([{ text: '[redacted]' }, { text: '[redacted]' }, { text: '[redacted] / [redacted]' }]);
+    expect(body.body.nested).toEqual([
+      { text: '[redacted]' },
+      { text: '[redacted]' },
+      { text: '[redacted] / [redacted]' },
+    ]);
     expect(body.query).toMatchObject({ note: 'key [redacted]', gw: '[redacted]' });
     expect(body.headers['x-note']).toBe('secret [redacted]');
     expect(body.headers['x-gateway']).toBe('Basic [redacted]');

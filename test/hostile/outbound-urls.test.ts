@@ -45,20 +45,31 @@ describe('configured URLs: no control characters, never link-local or metadata (
     ctx = await makeTestApp('sqlite', {}, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
   });
   afterAll(async () => ctx.close());
-  const post = (payload: unknown) => ctx.app.inject({ method: 'POST', url: '/api/config', headers: op, payload: payload as object });
+  const post = (payload: unknown) =>
+    ctx.app.inject({ method: 'POST', url: '/api/config', headers: op, payload: payload as object });
 
   it.each(CONTROL.map((c) => [JSON.stringify(c), c]))('/api/config: a URL with %s → 400', async (_name, c) => {
-    for (const [section, field] of [['erp', 'notify_url'], ['gateway', 'api_base_url'], ['gateway', 'app_base_url']] as const) {
+    for (const [section, field] of [
+      ['erp', 'notify_url'],
+      ['gateway', 'api_base_url'],
+      ['gateway', 'app_base_url'],
+    ] as const) {
       const res = await post({ [section]: { [field]: `http://127.0.0.1:8080/hook${c}X-Injected: 1` } });
       expect(res.statusCode, `${section}.${field}`).toBe(400);
-      expect(res.json().errors).toContainEqual({ path: `${section}.${field}`, message: 'must not contain control characters' });
+      expect(res.json().errors).toContainEqual({
+        path: `${section}.${field}`,
+        message: 'must not contain control characters',
+      });
     }
   });
 
   it.each(METADATA)('/api/config: notify_url %s → 400 outside production too', async (url) => {
     const res = await post({ erp: { notify_url: url } });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors).toContainEqual({ path: 'erp.notify_url', message: 'must not point to a link-local or cloud metadata address' });
+    expect(res.json().errors).toContainEqual({
+      path: 'erp.notify_url',
+      message: 'must not point to a link-local or cloud metadata address',
+    });
   });
 
   it('loopback and private addresses stay allowed outside production', async () => {
@@ -69,10 +80,18 @@ describe('configured URLs: no control characters, never link-local or metadata (
   });
 
   it('the environment: control characters and metadata addresses stop the start, naming the variable only', () => {
-    expect(configError({ ERP_NOTIFY_URL: 'http://erp.example/a\r\nb' })).toMatch(/ERP_NOTIFY_URL must not contain control characters/);
-    expect(configError({ PUBLIC_BASE_URL: 'http://pay.example/\nx' })).toMatch(/PUBLIC_BASE_URL must not contain control characters/);
-    expect(configError({ MIDTRANS_API_BASE_URL: 'http://sim.example/\t' })).toMatch(/MIDTRANS_API_BASE_URL must not contain control characters/);
-    expect(configError({ ERP_NOTIFY_URL: 'http://169.254.169.254/latest' })).toMatch(/ERP_NOTIFY_URL must not point to a link-local or cloud metadata address/);
+    expect(configError({ ERP_NOTIFY_URL: 'http://erp.example/a\r\nb' })).toMatch(
+      /ERP_NOTIFY_URL must not contain control characters/,
+    );
+    expect(configError({ PUBLIC_BASE_URL: 'http://pay.example/\nx' })).toMatch(
+      /PUBLIC_BASE_URL must not contain control characters/,
+    );
+    expect(configError({ MIDTRANS_API_BASE_URL: 'http://sim.example/\t' })).toMatch(
+      /MIDTRANS_API_BASE_URL must not contain control characters/,
+    );
+    expect(configError({ ERP_NOTIFY_URL: 'http://169.254.169.254/latest' })).toMatch(
+      /ERP_NOTIFY_URL must not point to a link-local or cloud metadata address/,
+    );
     expect(configError({ ERP_NOTIFY_URL: 'http://169.254.169.254/latest' })).not.toContain('169.254');
     expect(configError({ ERP_NOTIFY_URL: 'http://127.0.0.1:8080/hook' })).toBe('');
   });
@@ -93,7 +112,11 @@ describe('ERP delivery: the resolved address is checked at connect time', () => 
     erp = await startErpReceiver({});
     ctx = await makeTestApp('sqlite', {}, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
     // Stored directly, as if the name had been re-pointed after the URL was accepted.
-    await ctx.services.runtimeConfig.save({ erp: { notify_url: erp.url.replace('127.0.0.1', 'erp.test'), timeout_ms: 2_000 } }, 0, 'test');
+    await ctx.services.runtimeConfig.save(
+      { erp: { notify_url: erp.url.replace('127.0.0.1', 'erp.test'), timeout_ms: 2_000 } },
+      0,
+      'test',
+    );
   });
   afterEach(async () => {
     await ctx.close();
@@ -102,10 +125,30 @@ describe('ERP delivery: the resolved address is checked at connect time', () => 
 
   async function deliverWith(addresses: string[]) {
     const t = await seedTransaction(ctx.services.store, { orderId: `R-${addresses.length}` });
-    const r = await ingestGatewayReport(ctx.services, signedReport({ order_id: t.gatewayOrderId, status_code: '200', gross_amount: '150000.00', transaction_status: 'settlement', transaction_id: `tx-${t.id}` }), 'webhook');
+    const r = await ingestGatewayReport(
+      ctx.services,
+      signedReport({
+        order_id: t.gatewayOrderId,
+        status_code: '200',
+        gross_amount: '150000.00',
+        transaction_status: 'settlement',
+        transaction_id: `tx-${t.id}`,
+      }),
+      'webhook',
+    );
     const resolved: LookupAddress[] = addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    const deps = { store: ctx.services.store, runtimeConfig: ctx.services.runtimeConfig, clock: ctx.services.clock, logger: ctx.services.logger, metrics: ctx.services.metrics };
-    const outbox = createOutbox(deps, { instanceId: 'dns', resolve: (host, _o, cb) => (host === 'erp.test' ? cb(null, resolved) : cb(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), [])) });
+    const deps = {
+      store: ctx.services.store,
+      runtimeConfig: ctx.services.runtimeConfig,
+      clock: ctx.services.clock,
+      logger: ctx.services.logger,
+      metrics: ctx.services.metrics,
+    };
+    const outbox = createOutbox(deps, {
+      instanceId: 'dns',
+      resolve: (host, _o, cb) =>
+        host === 'erp.test' ? cb(null, resolved) : cb(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), []),
+    });
     try {
       await outbox.runOnce();
     } finally {
@@ -151,8 +194,15 @@ async function connectionCounter(): Promise<{ port: number; readonly count: numb
   };
 }
 
-const resolveTo = (addresses: string[]) => (host: string, _o: unknown, cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) =>
-  host === 'gateway.test' ? cb(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))) : cb(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), []);
+const resolveTo =
+  (addresses: string[]) =>
+  (host: string, _o: unknown, cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) =>
+    host === 'gateway.test'
+      ? cb(
+          null,
+          addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+        )
+      : cb(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), []);
 
 describe('gateway client: every resolved address is checked when it connects', () => {
   let listener: Awaited<ReturnType<typeof connectionCounter>>;
@@ -164,16 +214,24 @@ describe('gateway client: every resolved address is checked when it connects', (
   async function statusThrough(base: string, o: { blockPrivate: boolean; addresses?: string[] }) {
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(l) });
-    const runtimeConfig = defaultRuntimeConfig(loadConfig({ MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: 'SB-Mid-server-guard-test-0001' }));
+    const runtimeConfig = defaultRuntimeConfig(
+      loadConfig({ MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: 'SB-Mid-server-guard-test-0001' }),
+    );
     const client = new MidtransClient({
-      runtimeConfig: async () => ({ ...runtimeConfig, gateway: { ...runtimeConfig.gateway, api_base_url: base, app_base_url: base } }),
+      runtimeConfig: async () => ({
+        ...runtimeConfig,
+        gateway: { ...runtimeConfig.gateway, api_base_url: base, app_base_url: base },
+      }),
       logger,
       timeoutMs: 2_000,
       blockPrivateAddresses: o.blockPrivate,
       resolve: resolveTo(o.addresses ?? []),
     });
     try {
-      const err = await client.status('SO-1').then(() => undefined, (e: unknown) => e);
+      const err = await client.status('SO-1').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       return { err, log: lines.join('') };
     } finally {
       await client.close();
@@ -181,7 +239,10 @@ describe('gateway client: every resolved address is checked when it connects', (
   }
 
   it('production: a name resolving to loopback is refused before any connection (the literal address was the only thing checked)', async () => {
-    const r = await statusThrough(`https://gateway.test:${listener.port}`, { blockPrivate: true, addresses: ['127.0.0.1'] });
+    const r = await statusThrough(`https://gateway.test:${listener.port}`, {
+      blockPrivate: true,
+      addresses: ['127.0.0.1'],
+    });
     expect(r.err).toBeInstanceOf(GatewayError);
     expect(r.err).toMatchObject({ kind: 'unavailable' });
     expect(listener.count).toBe(0);
@@ -191,7 +252,10 @@ describe('gateway client: every resolved address is checked when it connects', (
 
   it('any mode: a name resolving to a metadata address (beside loopback) is refused whole', async () => {
     for (const bad of ['169.254.169.254', '::a9fe:a9fe', '64:ff9b::a9fe:a9fe', '::ffff:169.254.169.254']) {
-      const r = await statusThrough(`http://gateway.test:${listener.port}`, { blockPrivate: false, addresses: ['127.0.0.1', bad] });
+      const r = await statusThrough(`http://gateway.test:${listener.port}`, {
+        blockPrivate: false,
+        addresses: ['127.0.0.1', bad],
+      });
       expect(r.err, bad).toMatchObject({ kind: 'unavailable' });
       expect(r.log, bad).toContain('"refused":"link-local"');
     }
@@ -229,7 +293,10 @@ describe.each(DATABASE_KINDS)('production service: the gateway host is checked w
   });
   beforeEach(async () => {
     listener = await connectionCounter();
-    ctx = await makeTestApp(kind, production(listener.port), { gatewayResolve: resolveTo(['127.0.0.1']), gatewayTimeoutMs: 2_000 });
+    ctx = await makeTestApp(kind, production(listener.port), {
+      gatewayResolve: resolveTo(['127.0.0.1']),
+      gatewayTimeoutMs: 2_000,
+    });
   });
   afterEach(async () => {
     await ctx.close();
@@ -238,14 +305,22 @@ describe.each(DATABASE_KINDS)('production service: the gateway host is checked w
 
   it('MIDTRANS_API_BASE_URL=https://NAME with NAME resolving to 127.0.0.1: the status call is refused, nothing connects', async () => {
     await seedTransaction(ctx.services.store, { orderId: 'SO-GUARD-1' });
-    const res = await ctx.app.inject({ method: 'GET', url: '/api/payments/SO-GUARD-1/status', headers: { authorization: `Bearer ${API_KEY}` } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/payments/SO-GUARD-1/status',
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
     expect(res.statusCode).toBe(503);
     expect(res.json()).toMatchObject({ code: 'GATEWAY_UNAVAILABLE' });
     expect(listener.count).toBe(0);
   });
 
   it('the literal loopback address stops the start in production', () => {
-    expect(configError({ ...production(8443), MIDTRANS_API_BASE_URL: 'https://127.0.0.1:8443' })).toMatch(/MIDTRANS_API_BASE_URL must not point to a private, loopback or link-local address in production/);
-    expect(configError({ ...production(8443), ERP_NOTIFY_URL: 'https://[::ffff:10.0.0.5]/hook' })).toMatch(/ERP_NOTIFY_URL must not point to a private/);
+    expect(configError({ ...production(8443), MIDTRANS_API_BASE_URL: 'https://127.0.0.1:8443' })).toMatch(
+      /MIDTRANS_API_BASE_URL must not point to a private, loopback or link-local address in production/,
+    );
+    expect(configError({ ...production(8443), ERP_NOTIFY_URL: 'https://[::ffff:10.0.0.5]/hook' })).toMatch(
+      /ERP_NOTIFY_URL must not point to a private/,
+    );
   });
 });

@@ -21,9 +21,16 @@ describe('operator authentication lines and metric names', () => {
     let lines = (await ctx.lines()).filter((l) => l.ip === ip);
     expect(lines.filter((l) => l.msg === 'operator authentication failed')).toEqual([]);
     expect(lines.filter((l) => l.level === 'warn' || l.level === 40)).toEqual([]);
-    expect(lines.some((l) => (l.level === 'debug' || l.level === 20) && String(l.msg).includes('without credentials'))).toBe(true);
+    expect(
+      lines.some((l) => (l.level === 'debug' || l.level === 20) && String(l.msg).includes('without credentials')),
+    ).toBe(true);
 
-    const wrong = await ctx.app.inject({ method: 'GET', url: '/console', headers: { authorization: basicAuth(OPERATOR.user, 'not-the-password') }, remoteAddress: ip });
+    const wrong = await ctx.app.inject({
+      method: 'GET',
+      url: '/console',
+      headers: { authorization: basicAuth(OPERATOR.user, 'not-the-password') },
+      remoteAddress: ip,
+    });
     expect(wrong.statusCode).toBe(401);
     lines = (await ctx.lines()).filter((l) => l.ip === ip);
     const failed = lines.filter((l) => l.msg === 'operator authentication failed');
@@ -34,13 +41,23 @@ describe('operator authentication lines and metric names', () => {
   it('metric names carry the service prefix once (paylink_process_…, not paylink_process_process_…)', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: basicAuth() } });
     expect(res.statusCode).toBe(200);
-    const names = [...new Set(res.body.split('\n').filter((l) => l.startsWith('# TYPE ')).map((l) => l.split(' ')[2] ?? ''))];
+    const names = [
+      ...new Set(
+        res.body
+          .split('\n')
+          .filter((l) => l.startsWith('# TYPE '))
+          .map((l) => l.split(' ')[2] ?? ''),
+      ),
+    ];
     expect(names).toContain('paylink_process_cpu_user_seconds_total');
     expect(names).toContain('paylink_http_requests_total');
     for (const n of names) {
       expect(n.startsWith('paylink_'), n).toBe(true);
       const words = n.split('_');
-      expect(words.some((w, i) => i > 0 && w === words[i - 1]), n).toBe(false);
+      expect(
+        words.some((w, i) => i > 0 && w === words[i - 1]),
+        n,
+      ).toBe(false);
     }
   });
 });

@@ -44,7 +44,7 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
   });
   afterAll(async () => ctx.close());
 
-  it('every route declares the auth the contract gives it: the operator set is exactly the contract\'s', () => {
+  it("every route declares the auth the contract gives it: the operator set is exactly the contract's", () => {
     const byAuth = new Map<string, Set<string>>();
     for (const r of ctx.routes) {
       const methods = (Array.isArray(r.method) ? r.method : [r.method]).filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
@@ -53,9 +53,13 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
       for (const m of methods) set.add(`${m} ${r.url}`);
       byAuth.set(auth, set);
     }
-    const op = [...(byAuth.get('op') ?? [])].filter((k) => !/^\S+ \/echo2?$/.test(k) && !/^\S+ \/console(\/|$)/.test(k));
+    const op = [...(byAuth.get('op') ?? [])].filter(
+      (k) => !/^\S+ \/echo2?$/.test(k) && !/^\S+ \/console(\/|$)/.test(k),
+    );
     // The console (HTML pages, their assets and forms) is wholly behind the operator credentials.
-    const consoleRoutes = [...byAuth.entries()].flatMap(([auth, set]) => [...set].filter((k) => /^\S+ \/console(\/|$)/.test(k)).map((k) => `${auth} ${k}`));
+    const consoleRoutes = [...byAuth.entries()].flatMap(([auth, set]) =>
+      [...set].filter((k) => /^\S+ \/console(\/|$)/.test(k)).map((k) => `${auth} ${k}`),
+    );
     expect(consoleRoutes).toContain('op GET /console');
     expect(consoleRoutes.filter((k) => !k.startsWith('op '))).toEqual([]);
     expect(op.sort()).toEqual(
@@ -79,14 +83,36 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
       ].sort(),
     );
     // /echo and /echo2 answer any method, all of them behind operator auth
-    for (const u of ['/echo', '/echo2']) for (const m of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']) expect(byAuth.get('op'), `${m} ${u}`).toContain(`${m} ${u}`);
+    for (const u of ['/echo', '/echo2'])
+      for (const m of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'])
+        expect(byAuth.get('op'), `${m} ${u}`).toContain(`${m} ${u}`);
     expect([...(byAuth.get('key') ?? [])].sort()).toEqual(
-      ['POST /createtransaksi', 'POST /api/payment-links', 'GET /api/payment-links/:order_id', 'DELETE /api/payment-links/:order_id', 'POST /api/charge', 'POST /api/snap/token', 'GET /api/payments/:order_id/status', 'POST /api/payments/:order_id/refund', 'POST /api/payments/:order_id/cancel', 'POST /api/payments/:order_id/expire', 'GET /api/erp-events', 'POST /api/erp-events/ack'].sort(),
+      [
+        'POST /createtransaksi',
+        'POST /api/payment-links',
+        'GET /api/payment-links/:order_id',
+        'DELETE /api/payment-links/:order_id',
+        'POST /api/charge',
+        'POST /api/snap/token',
+        'GET /api/payments/:order_id/status',
+        'POST /api/payments/:order_id/refund',
+        'POST /api/payments/:order_id/cancel',
+        'POST /api/payments/:order_id/expire',
+        'GET /api/erp-events',
+        'POST /api/erp-events/ack',
+      ].sort(),
     );
     // The description and its rendered reference: the operator or an API key.
-    expect([...(byAuth.get('doc') ?? [])].sort()).toEqual(['GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js', 'GET /docs/init.js', 'GET /docs/docs.css'].sort());
+    expect([...(byAuth.get('doc') ?? [])].sort()).toEqual(
+      ['GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js', 'GET /docs/init.js', 'GET /docs/docs.css'].sort(),
+    );
     expect([...(byAuth.get('sig') ?? [])]).toEqual(['POST /webhook/midtrans']);
-    expect([...(byAuth.get('none') ?? [])].sort()).toEqual(['GET /', 'GET /health', 'GET /health/live', 'GET /health/ready']);
+    expect([...(byAuth.get('none') ?? [])].sort()).toEqual([
+      'GET /',
+      'GET /health',
+      'GET /health/live',
+      'GET /health/ready',
+    ]);
     expect([...byAuth.keys()].sort()).toEqual(['doc', 'key', 'none', 'op', 'sig']);
   });
 
@@ -97,8 +123,16 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
       for (const [name, headers] of BAD_HEADERS) {
         // Each round from its own address, so the lockout never interferes with this matrix.
         const remoteAddress = `10.1.${Math.floor(checked / 250)}.${checked % 250}`;
-        const q = name.startsWith('credentials in the query') ? `?user=${OPERATOR.user}&password=${encodeURIComponent(OPERATOR.pass)}` : '';
-        const res = await ctx.app.inject({ method, url: `${url}${q}`, headers: { ...headers, 'content-type': 'application/json' }, payload: method === 'GET' || method === 'OPTIONS' ? undefined : '{}', remoteAddress });
+        const q = name.startsWith('credentials in the query')
+          ? `?user=${OPERATOR.user}&password=${encodeURIComponent(OPERATOR.pass)}`
+          : '';
+        const res = await ctx.app.inject({
+          method,
+          url: `${url}${q}`,
+          headers: { ...headers, 'content-type': 'application/json' },
+          payload: method === 'GET' || method === 'OPTIONS' ? undefined : '{}',
+          remoteAddress,
+        });
         expect(res.statusCode, `${method} ${url} with ${name}`).toBe(401);
         expect(res.headers['www-authenticate'], `${method} ${url} with ${name}`).toMatch(/^Basic realm="paylink"/);
         expect(res.json()).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
@@ -109,7 +143,12 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
   });
 
   it('lets the right credentials through', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/api/logs/files', headers: { authorization: basicAuth() }, remoteAddress: '10.9.9.9' });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/logs/files',
+      headers: { authorization: basicAuth() },
+      remoteAddress: '10.9.9.9',
+    });
     expect(res.statusCode).toBe(200);
   });
 
@@ -120,7 +159,16 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
       expect(res.statusCode, `anonymous request ${i + 1}`).toBe(401);
       expect(res.headers['www-authenticate']).toMatch(/^Basic /);
     }
-    expect((await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: basicAuth() }, remoteAddress: ip })).statusCode).toBe(200);
+    expect(
+      (
+        await ctx.app.inject({
+          method: 'GET',
+          url: '/api/config',
+          headers: { authorization: basicAuth() },
+          remoteAddress: ip,
+        })
+      ).statusCode,
+    ).toBe(200);
   });
 
   it('locks a client out after 10 failures in 15 minutes, for 30 minutes, and audits it', async () => {
@@ -131,26 +179,65 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
       const res = await ctx.app.inject({ method: 'GET', url: '/api/config', headers: bad, remoteAddress: ip });
       expect(res.statusCode, `attempt ${i + 1}`).toBe(401);
     }
-    const locked = await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: basicAuth() }, remoteAddress: ip });
+    const locked = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/config',
+      headers: { authorization: basicAuth() },
+      remoteAddress: ip,
+    });
     expect(locked.statusCode).toBe(429);
     expect(locked.json()).toMatchObject({ code: 'TOO_MANY_REQUESTS' });
     expect(Number(locked.headers['retry-after'])).toBe(30 * 60);
     // Another client is unaffected, and so is the gateway's webhook from the locked address.
-    expect((await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: basicAuth() }, remoteAddress: '10.200.0.2' })).statusCode).toBe(200);
-    const hook = await ctx.app.inject({ method: 'POST', url: '/webhook/midtrans', headers: { 'content-type': 'application/json' }, payload: '{}', remoteAddress: ip });
+    expect(
+      (
+        await ctx.app.inject({
+          method: 'GET',
+          url: '/api/config',
+          headers: { authorization: basicAuth() },
+          remoteAddress: '10.200.0.2',
+        })
+      ).statusCode,
+    ).toBe(200);
+    const hook = await ctx.app.inject({
+      method: 'POST',
+      url: '/webhook/midtrans',
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+      remoteAddress: ip,
+    });
     expect(hook.statusCode).not.toBe(429);
     clock.t += 29 * 60_000;
-    const still = await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: basicAuth() }, remoteAddress: ip });
+    const still = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/config',
+      headers: { authorization: basicAuth() },
+      remoteAddress: ip,
+    });
     expect(still.statusCode).toBe(429);
     expect(Number(still.headers['retry-after'])).toBe(60);
     clock.t += 60_000;
-    expect((await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: basicAuth() }, remoteAddress: ip })).statusCode).toBe(200);
+    expect(
+      (
+        await ctx.app.inject({
+          method: 'GET',
+          url: '/api/config',
+          headers: { authorization: basicAuth() },
+          remoteAddress: ip,
+        })
+      ).statusCode,
+    ).toBe(200);
 
     const lines = await ctx.lines();
-    const action = (l: Record<string, unknown>) => (typeof l.audit === 'object' && l.audit !== null && 'action' in l.audit ? l.audit.action : undefined);
+    const action = (l: Record<string, unknown>) =>
+      typeof l.audit === 'object' && l.audit !== null && 'action' in l.audit ? l.audit.action : undefined;
     const failures = lines.filter((l) => action(l) === 'auth_failed' && l.ip === ip);
     expect(failures).toHaveLength(10);
-    expect(failures[0]).toMatchObject({ audit: { actor: 'anonymous', action: 'auth_failed', subject: '/api/config', outcome: 'refused' }, user: OPERATOR.user, scheme: 'basic' });
+    expect(failures[0]).toMatchObject({
+      audit: { actor: 'anonymous', action: 'auth_failed', subject: '/api/config', outcome: 'refused' },
+      user: OPERATOR.user,
+      scheme: 'basic',
+    });
     expect(lines.filter((l) => action(l) === 'auth_lockout' && l.ip === ip)).toHaveLength(1);
     expect(lines.some((l) => action(l) === 'auth_locked_out' && l.ip === ip)).toBe(true);
   });
@@ -158,14 +245,32 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
   it('forgets failures older than 15 minutes', async () => {
     const ip = '10.200.0.3';
     const bad = { authorization: basicAuth(OPERATOR.user, 'wrong') };
-    for (let i = 0; i < 9; i++) await ctx.app.inject({ method: 'GET', url: '/metrics', headers: bad, remoteAddress: ip });
+    for (let i = 0; i < 9; i++)
+      await ctx.app.inject({ method: 'GET', url: '/metrics', headers: bad, remoteAddress: ip });
     clock.t += 16 * 60_000;
-    for (let i = 0; i < 9; i++) expect((await ctx.app.inject({ method: 'GET', url: '/metrics', headers: bad, remoteAddress: ip })).statusCode).toBe(401);
-    expect((await ctx.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: basicAuth() }, remoteAddress: ip })).statusCode).toBe(200);
+    for (let i = 0; i < 9; i++)
+      expect(
+        (await ctx.app.inject({ method: 'GET', url: '/metrics', headers: bad, remoteAddress: ip })).statusCode,
+      ).toBe(401);
+    expect(
+      (
+        await ctx.app.inject({
+          method: 'GET',
+          url: '/metrics',
+          headers: { authorization: basicAuth() },
+          remoteAddress: ip,
+        })
+      ).statusCode,
+    ).toBe(200);
   });
 
   it('never logs a user name that is not the operator (it may be a mistyped password)', async () => {
-    await ctx.app.inject({ method: 'GET', url: '/api/config', headers: { authorization: basicAuth('my-secret-typed-here', 'x') }, remoteAddress: '10.200.0.9' });
+    await ctx.app.inject({
+      method: 'GET',
+      url: '/api/config',
+      headers: { authorization: basicAuth('my-secret-typed-here', 'x') },
+      remoteAddress: '10.200.0.9',
+    });
     expect(await ctx.rawLogs()).not.toContain('my-secret-typed-here');
   });
 });

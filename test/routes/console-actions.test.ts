@@ -25,7 +25,11 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     sim = simClient(simulator.baseUrl);
     erp = await startErpReceiver();
     // The simulator has no notification URL: the local status moves only when paylink asks.
-    t = await makeLoggedApp(kind, { API_KEYS: KEY, MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY }, { simulatorBaseUrl: simulator.baseUrl, runtimeConfigCacheMs: 0 });
+    t = await makeLoggedApp(
+      kind,
+      { API_KEYS: KEY, MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY },
+      { simulatorBaseUrl: simulator.baseUrl, runtimeConfigCacheMs: 0 },
+    );
     await patchRuntimeConfig(t.services.runtimeConfig, { erp: { notify_url: erp.url, timeout_ms: 2_000 } });
   });
   afterEach(async () => {
@@ -41,29 +45,55 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     expect(token).not.toBe('');
     const { _csrf: _token, ...form } = hiddenFields(shown.body, action);
     const payload = new URLSearchParams({ ...(csrf ? { _csrf: token } : {}), ...form, ...fields }).toString();
-    return t.app.inject({ method: 'POST', url: action, payload, headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    return t.app.inject({
+      method: 'POST',
+      url: action,
+      payload,
+      headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    });
   }
   /** A money action as a person does it: the form, then the confirmation page's form (confirm=1, its one-time key); `confirmed`: that form, to send it later. */
   async function confirmationOf(page: string, action: string, fields: Record<string, string> = {}) {
     const { token: pageToken, cookie } = formState(await get(page));
-    const post = (body: Record<string, string>) => t.app.inject({ method: 'POST', url: action, payload: new URLSearchParams(body).toString(), headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    const post = (body: Record<string, string>) =>
+      t.app.inject({
+        method: 'POST',
+        url: action,
+        payload: new URLSearchParams(body).toString(),
+        headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      });
     const first = await post({ _csrf: pageToken, ...fields });
     expect(first.statusCode).toBe(200);
     expect(first.body).toContain('<input type="hidden" name="confirm" value="1">');
     const form = hiddenFields(first.body, action);
     return { confirm: () => post(form) };
   }
-  const submitConfirmed = async (page: string, action: string, fields: Record<string, string> = {}) => (await confirmationOf(page, action, fields)).confirm();
+  const submitConfirmed = async (page: string, action: string, fields: Record<string, string> = {}) =>
+    (await confirmationOf(page, action, fields)).confirm();
   const txPage = (orderId: string) => `/console/transactions/${encodeURIComponent(orderId)}`;
-  const charge = async (orderId: string, method: object = { payment_type: 'bank_transfer', bank_transfer: { bank: 'bni' } }) => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/charge', payload: { order_id: orderId, nominal: 50000, ...method }, headers: api });
+  const charge = async (
+    orderId: string,
+    method: object = { payment_type: 'bank_transfer', bank_transfer: { bank: 'bni' } },
+  ) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/charge',
+      payload: { order_id: orderId, nominal: 50000, ...method },
+      headers: api,
+    });
     expect(res.statusCode).toBe(201);
     return res.json() as { gateway_order_id: string };
   };
   const statusOf = async (orderId: string) => (await t.services.store.transactions.findByOrderId(orderId))?.status;
   /** The audit lines of one action: `{ audit: { actor, action, subject, outcome }, …detail }`. */
-  const audits = async (action: string) => (await t.lines()).filter((l) => typeof l.audit === 'object' && l.audit !== null && 'action' in l.audit && l.audit.action === action);
-  const who = (l: Record<string, unknown>) => (typeof l.audit === 'object' && l.audit !== null && 'actor' in l.audit && 'subject' in l.audit ? [l.audit.actor, l.audit.subject] : []);
+  const audits = async (action: string) =>
+    (await t.lines()).filter(
+      (l) => typeof l.audit === 'object' && l.audit !== null && 'action' in l.audit && l.audit.action === action,
+    );
+  const who = (l: Record<string, unknown>) =>
+    typeof l.audit === 'object' && l.audit !== null && 'actor' in l.audit && 'subject' in l.audit
+      ? [l.audit.actor, l.audit.subject]
+      : [];
 
   it('check status now: asks the gateway, shows its answer, and writes the operator in the audit log', async () => {
     const c = await charge('CK-1', { payment_type: 'qris' });
@@ -77,7 +107,12 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     const shown = await get(String(res.headers.location));
     expect(shown.body).toContain('Asked the gateway; the status below is its answer.');
     expect(shown.body).toContain('data-status="paid"');
-    expect(await audits('payment_check')).toEqual([expect.objectContaining({ audit: { actor: `operator:${OPERATOR.user}`, action: 'payment_check', subject: 'CK-1', outcome: 'requested' }, order_id: 'CK-1' })]);
+    expect(await audits('payment_check')).toEqual([
+      expect.objectContaining({
+        audit: { actor: `operator:${OPERATOR.user}`, action: 'payment_check', subject: 'CK-1', outcome: 'requested' },
+        order_id: 'CK-1',
+      }),
+    ]);
   });
 
   it('cancel and expire: the forms act at the gateway and the page shows the new status', async () => {
@@ -117,13 +152,15 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     erp.setMode({ kind: 'fail', status: 503 });
     await t.app.inject({ method: 'GET', url: `/api/payments/${encodeURIComponent(orderId)}/status`, headers: api });
     await t.services.outbox.runOnce();
-    const [event] = (await t.services.store.outbox.list({ state: 'failed' })).items.filter((e) => e.orderId === orderId);
+    const [event] = (await t.services.store.outbox.list({ state: 'failed' })).items.filter(
+      (e) => e.orderId === orderId,
+    );
     if (!event) throw new Error('no failed event');
     erp.setMode({ kind: 'ok' });
     return event.eventId;
   }
 
-  it('retry deliveries on the payment page makes the order\'s failed events due now', async () => {
+  it("retry deliveries on the payment page makes the order's failed events due now", async () => {
     const eventId = await undelivered('RD-1');
     const page = await get(txPage('RD-1'));
     expect(page.body).toContain('Retry 1 undelivered ERP event</h3>');
@@ -133,10 +170,16 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     expect((await t.services.store.outbox.list({})).items.find((e) => e.eventId === eventId)?.state).toBe('pending');
     await t.services.outbox.runOnce();
     expect(erp.accepted().map((d) => d.webhookId)).toEqual([eventId]);
-    expect(await audits('delivery_retry')).toEqual([expect.objectContaining({ audit: { actor: `operator:${OPERATOR.user}`, action: 'delivery_retry', subject: 'RD-1', outcome: 'queued' }, order_id: 'RD-1', events: [eventId] })]);
+    expect(await audits('delivery_retry')).toEqual([
+      expect.objectContaining({
+        audit: { actor: `operator:${OPERATOR.user}`, action: 'delivery_retry', subject: 'RD-1', outcome: 'queued' },
+        order_id: 'RD-1',
+        events: [eventId],
+      }),
+    ]);
   });
 
-  it('the deliveries page retries all of an order\'s events with one CSRF-protected form', async () => {
+  it("the deliveries page retries all of an order's events with one CSRF-protected form", async () => {
     const eventId = await undelivered('RD/2');
     const page = await get('/console/deliveries');
     expect(page.body).toContain('action="/console/transactions/RD%2F2/retry-deliveries"');
@@ -161,33 +204,81 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
     const shown = await get('/console/deliveries');
     const form = hiddenFields(shown.body, `/console/deliveries/${eventId}/retry`);
     expect(form._key).toBeDefined();
-    const viaApi = await t.app.inject({ method: 'POST', url: `/api/deliveries/${eventId}/retry`, headers: { authorization: basicAuth() } });
+    const viaApi = await t.app.inject({
+      method: 'POST',
+      url: `/api/deliveries/${eventId}/retry`,
+      headers: { authorization: basicAuth() },
+    });
     expect(viaApi.statusCode).toBe(200);
     expect(viaApi.json()).toMatchObject({ event_id: eventId, status: 'pending' });
-    const viaConsole = await t.app.inject({ method: 'POST', url: `/console/deliveries/${eventId}/retry`, payload: new URLSearchParams(form).toString(), headers: { authorization: basicAuth(), cookie: formState(shown).cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    const viaConsole = await t.app.inject({
+      method: 'POST',
+      url: `/console/deliveries/${eventId}/retry`,
+      payload: new URLSearchParams(form).toString(),
+      headers: {
+        authorization: basicAuth(),
+        cookie: formState(shown).cookie,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+    });
     expect(viaConsole.statusCode).toBe(303);
-    const lines = (await audits('delivery_retry')).map((l) => ({ audit: l.audit, order_id: l.order_id, events: l.events, msg: l.msg }));
-    const line = { audit: { actor: `operator:${OPERATOR.user}`, action: 'delivery_retry', subject: 'RD-3', outcome: 'queued' }, order_id: 'RD-3', events: [eventId], msg: `operator:${OPERATOR.user} re-queued an ERP delivery` };
+    const lines = (await audits('delivery_retry')).map((l) => ({
+      audit: l.audit,
+      order_id: l.order_id,
+      events: l.events,
+      msg: l.msg,
+    }));
+    const line = {
+      audit: { actor: `operator:${OPERATOR.user}`, action: 'delivery_retry', subject: 'RD-3', outcome: 'queued' },
+      order_id: 'RD-3',
+      events: [eventId],
+      msg: `operator:${OPERATOR.user} re-queued an ERP delivery`,
+    };
     expect(lines).toEqual([line, line]);
   });
 
   it('deactivating a payment link through the API writes an audit line naming the API', async () => {
-    expect((await t.app.inject({ method: 'POST', url: '/api/payment-links', payload: { order_id: 'PL-X', nominal: 80000 }, headers: api })).statusCode).toBe(201);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/payment-links',
+          payload: { order_id: 'PL-X', nominal: 80000 },
+          headers: api,
+        })
+      ).statusCode,
+    ).toBe(201);
     const res = await t.app.inject({ method: 'DELETE', url: '/api/payment-links/PL-X', headers: api });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ status: 'cancelled' });
-    expect(await audits('link_cancel')).toEqual([expect.objectContaining({ audit: { actor: 'api', action: 'link_cancel', subject: 'PL-X', outcome: 'requested' }, order_id: 'PL-X' })]);
+    expect(await audits('link_cancel')).toEqual([
+      expect.objectContaining({
+        audit: { actor: 'api', action: 'link_cancel', subject: 'PL-X', outcome: 'requested' },
+        order_id: 'PL-X',
+      }),
+    ]);
     // Closed already: answered as it is, and nothing more is asked of the gateway or written to the audit log.
-    expect((await t.app.inject({ method: 'DELETE', url: '/api/payment-links/PL-X', headers: api })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'DELETE', url: '/api/payment-links/PL-X', headers: api })).statusCode).toBe(
+      200,
+    );
     expect(await audits('link_cancel')).toHaveLength(1);
   });
 
   it('the copy-link control carries the payment link', async () => {
-    const link = (await t.app.inject({ method: 'POST', url: '/api/payment-links', payload: { order_id: 'PL-1', nominal: 80000 }, headers: api })).json() as { payment_url: string };
+    const link = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/payment-links',
+        payload: { order_id: 'PL-1', nominal: 80000 },
+        headers: api,
+      })
+    ).json() as { payment_url: string };
     expect(link.payment_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/payment-links\//);
     const page = await get(txPage('PL-1'));
     expect(page.body).toContain(`<input id="payment-url" readonly value="${link.payment_url}">`);
-    expect(page.body).toContain('<button type="button" class="secondary" data-copy="payment-url" data-copied="Copied">Copy link</button>');
+    expect(page.body).toContain(
+      '<button type="button" class="secondary" data-copy="payment-url" data-copied="Copied">Copy link</button>',
+    );
     const script = await get('/console/assets/console.js');
     expect(script.body).toContain("t.matches('button[data-copy]')");
     expect(script.body).toContain("document.getElementById(t.getAttribute('data-copy'))");
@@ -199,14 +290,36 @@ describe.each(DATABASE_KINDS)('console actions (%s)', (kind) => {
       await sim.post(`/_sim/transactions/${c.gateway_order_id}/pay`);
       await t.app.inject({ method: 'GET', url: `/api/payments/${id}/status`, headers: api });
     }
-    const res = await submitConfirmed(txPage('RF-C'), `${txPage('RF-C')}/refund`, { amount: '10.000', reason: 'one item back' });
+    const res = await submitConfirmed(txPage('RF-C'), `${txPage('RF-C')}/refund`, {
+      amount: '10.000',
+      reason: 'one item back',
+    });
     expect(res.statusCode).toBe(303);
-    expect((await t.app.inject({ method: 'POST', url: '/api/payments/RF-A/refund', payload: { amount: 5000 }, headers: api })).statusCode).toBe(200);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/payments/RF-A/refund',
+          payload: { amount: 5000 },
+          headers: api,
+        })
+      ).statusCode,
+    ).toBe(200);
     const lines = await audits('payment_refund');
     const consoleLine = lines.find((l) => l.order_id === 'RF-C');
     const apiLine = lines.find((l) => l.order_id === 'RF-A');
-    expect(consoleLine).toMatchObject({ amount: 10000, reason: 'one item back', refund_key: expect.stringMatching(/^rf-/), msg: `operator:${OPERATOR.user} asked to refund RF-C` });
-    expect(consoleLine?.audit).toEqual({ actor: `operator:${OPERATOR.user}`, action: 'payment_refund', subject: 'RF-C', outcome: 'requested' });
+    expect(consoleLine).toMatchObject({
+      amount: 10000,
+      reason: 'one item back',
+      refund_key: expect.stringMatching(/^rf-/),
+      msg: `operator:${OPERATOR.user} asked to refund RF-C`,
+    });
+    expect(consoleLine?.audit).toEqual({
+      actor: `operator:${OPERATOR.user}`,
+      action: 'payment_refund',
+      subject: 'RF-C',
+      outcome: 'requested',
+    });
     expect(apiLine).toMatchObject({ amount: 5000, msg: 'api asked to refund RF-A' });
     expect(apiLine?.audit).toEqual({ actor: 'api', action: 'payment_refund', subject: 'RF-A', outcome: 'requested' });
     expect(lines).toHaveLength(2);

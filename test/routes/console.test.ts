@@ -10,7 +10,11 @@ const HOSTILE = 'INV/<script>alert(1)</script>:1';
 describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
   let t: TestContext;
   beforeEach(async () => {
-    t = await makeTestApp(kind, { MIDTRANS_MODE: 'simulator', MIDTRANS_API_BASE_URL: 'http://127.0.0.1:9', CONSOLE_TIME_ZONE: 'Asia/Jakarta' });
+    t = await makeTestApp(kind, {
+      MIDTRANS_MODE: 'simulator',
+      MIDTRANS_API_BASE_URL: 'http://127.0.0.1:9',
+      CONSOLE_TIME_ZONE: 'Asia/Jakarta',
+    });
   });
   afterEach(async () => t.close());
   const get = (url: string) => t.app.inject({ url, headers: { authorization: basicAuth() } });
@@ -20,7 +24,9 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
       const anon = await t.app.inject({ url });
       expect(anon.statusCode, url).toBe(401);
       expect(anon.headers['www-authenticate'], url).toMatch(/^Basic/);
-      expect((await t.app.inject({ url, headers: { authorization: basicAuth('ops', 'wrong') } })).statusCode, url).toBe(401);
+      expect((await t.app.inject({ url, headers: { authorization: basicAuth('ops', 'wrong') } })).statusCode, url).toBe(
+        401,
+      );
     }
     for (const url of PAGES) {
       const res = await get(url);
@@ -36,7 +42,13 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
   });
 
   it('escapes what it shows, formats rupiah and shows times in the operator time zone', async () => {
-    const tx = await seedTransaction(t.services.store, { orderId: HOSTILE, status: 'paid', nominal: 150000, paymentType: 'qris', settlementTime: '2026-11-22T03:05:00.000Z' });
+    const tx = await seedTransaction(t.services.store, {
+      orderId: HOSTILE,
+      status: 'paid',
+      nominal: 150000,
+      paymentType: 'qris',
+      settlementTime: '2026-11-22T03:05:00.000Z',
+    });
     const list = await get(`/console/transactions?q=${encodeURIComponent('<script>')}`);
     expect(list.body).toContain('INV/&lt;script&gt;alert(1)&lt;/script&gt;:1');
     expect(list.body).not.toContain('<script>alert(1)</script>');
@@ -45,34 +57,61 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     expect(page.statusCode).toBe(200);
     expect(page.body).not.toContain('<script>alert');
     expect(page.body).toContain('2026-11-22 10:05:00 WIB');
-    expect((await get(`/console/transactions?status=paid&q=${encodeURIComponent('alert(1)')}`)).body).toContain('Rp 150.000');
+    expect((await get(`/console/transactions?status=paid&q=${encodeURIComponent('alert(1)')}`)).body).toContain(
+      'Rp 150.000',
+    );
     expect((await get('/console/transactions?status=expired')).body).toContain('No transactions match.');
     expect((await get('/console/transactions?from=yesterday')).body).toContain('from: must be a date');
     expect((await get('/console/transactions/nope')).statusCode).toBe(404);
   });
 
-  it('the timeline shows notifications not matched yet (unverified) beside the applied ones, and no other order\'s', async () => {
+  it("the timeline shows notifications not matched yet (unverified) beside the applied ones, and no other order's", async () => {
     const tx = await seedTransaction(t.services.store, { orderId: 'LINK_1', kind: 'payment_link' });
     const note = (gatewayOrderId: string, result: 'unverified' | 'applied', ref: string | null, status: string) =>
-      t.services.store.notifications.record({ dedupeKey: `${gatewayOrderId}-${status}`, gatewayOrderId, transactionRef: ref, gatewayTransactionId: 'gw', transactionStatus: status, statusCode: '200', source: 'webhook', result, payload: '{}' });
+      t.services.store.notifications.record({
+        dedupeKey: `${gatewayOrderId}-${status}`,
+        gatewayOrderId,
+        transactionRef: ref,
+        gatewayTransactionId: 'gw',
+        transactionStatus: status,
+        statusCode: '200',
+        source: 'webhook',
+        result,
+        payload: '{}',
+      });
     await note('LINK_1-1795460839321', 'unverified', null, 'settlement');
     await note('LINK_1-1795460839000', 'applied', tx.id, 'pending');
     await note('LINKX1-1795460839321', 'unverified', null, 'expire');
     const page = await get('/console/transactions/LINK_1');
     const timeline = page.body.slice(page.body.indexOf('<ol class="timeline">'));
-    expect(timeline).toMatch(/Notification: <span data-gateway-status="settlement">settled<\/span> <span class="badge r-unverified" data-result="unverified">not verified/);
-    expect(timeline).toMatch(/Notification: <span data-gateway-status="pending">waiting for payment<\/span> <span class="badge r-applied" data-result="applied">applied/);
+    expect(timeline).toMatch(
+      /Notification: <span data-gateway-status="settlement">settled<\/span> <span class="badge r-unverified" data-result="unverified">not verified/,
+    );
+    expect(timeline).toMatch(
+      /Notification: <span data-gateway-status="pending">waiting for payment<\/span> <span class="badge r-applied" data-result="applied">applied/,
+    );
     // "_" is a LIKE wildcard: escaped, so LINKX1's notification is not taken for LINK_1's.
     expect(timeline).not.toContain('data-gateway-status="expire"');
   });
 
   it('refuses a changing form without its CSRF token, and takes it with one', async () => {
-    await seedTransaction(t.services.store, { orderId: 'C-1', status: 'paid', kind: 'charge', paymentType: 'qris', gatewayTransactionId: 'gw-c1' });
+    await seedTransaction(t.services.store, {
+      orderId: 'C-1',
+      status: 'paid',
+      kind: 'charge',
+      paymentType: 'qris',
+      gatewayTransactionId: 'gw-c1',
+    });
     const page = await get('/console/transactions/C-1');
     const { token, cookie } = formState(page);
     expect(token).not.toBe('');
     const send = (payload: string, headers: Record<string, string> = {}) =>
-      t.app.inject({ method: 'POST', url: '/console/transactions/C-1/refund', payload, headers: { authorization: basicAuth(), 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+      t.app.inject({
+        method: 'POST',
+        url: '/console/transactions/C-1/refund',
+        payload,
+        headers: { authorization: basicAuth(), 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      });
     const none = await send('amount=100');
     expect(none.statusCode).toBe(403);
     expect(none.body).toContain('CSRF_INVALID');
@@ -91,18 +130,36 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     expect(page.body).not.toContain('supersecretvalue');
     expect(page.body).toContain('****1234');
     const { token, cookie } = formState(page);
-    const api = await t.app.inject({ method: 'POST', url: '/api/config', payload: { erp: { timeout_ms: 5 } }, headers: { authorization: basicAuth() } });
+    const api = await t.app.inject({
+      method: 'POST',
+      url: '/api/config',
+      payload: { erp: { timeout_ms: 5 } },
+      headers: { authorization: basicAuth() },
+    });
     expect(api.statusCode).toBe(400);
     const apiMessage: string = api.json().errors[0].message;
     const form = `_csrf=${encodeURIComponent(token)}&erp.timeout_ms=5&gateway.confirm_notifications=false`;
-    const res = await t.app.inject({ method: 'POST', url: '/console/config', payload: form, headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/console/config',
+      payload: form,
+      headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain(apiMessage.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
     expect(res.body).toContain('aria-invalid="true"');
     const ok = `_csrf=${encodeURIComponent(token)}&erp.timeout_ms=4500`;
-    const saved = await t.app.inject({ method: 'POST', url: '/console/config', payload: ok, headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    const saved = await t.app.inject({
+      method: 'POST',
+      url: '/console/config',
+      payload: ok,
+      headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(saved.statusCode).toBe(303);
-    expect((await t.services.runtimeConfig.current()).erp).toMatchObject({ timeout_ms: 4500, webhook_secret: 'whsec_supersecretvalue1234' });
+    expect((await t.services.runtimeConfig.current()).erp).toMatchObject({
+      timeout_ms: 4500,
+      webhook_secret: 'whsec_supersecretvalue1234',
+    });
   });
 
   it('a database that cannot answer is the same 503 on a page as from the API', async () => {
@@ -121,13 +178,26 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     expect(page.body).toContain('<legend>Retention</legend>');
     expect(page.body).toMatch(/<input id="cfg-retention-days" name="retention\.days" inputmode="numeric" value="30"/);
     const { token, cookie } = formState(page);
-    const post = (form: string) => t.app.inject({ method: 'POST', url: '/console/config', payload: `_csrf=${encodeURIComponent(token)}&${form}`, headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
-    const api = await t.app.inject({ method: 'POST', url: '/api/config', payload: { retention: { days: 0 } }, headers: { authorization: basicAuth() } });
+    const post = (form: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/console/config',
+        payload: `_csrf=${encodeURIComponent(token)}&${form}`,
+        headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    const api = await t.app.inject({
+      method: 'POST',
+      url: '/api/config',
+      payload: { retention: { days: 0 } },
+      headers: { authorization: basicAuth() },
+    });
     expect(api.statusCode).toBe(400);
     const apiMessage: string = api.json().errors[0].message;
     const bad = await post('retention.days=0');
     expect(bad.statusCode).toBe(400);
-    expect(bad.body).toContain(`<span id="cfg-retention-days-help" class="field-error">${apiMessage.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</span>`);
+    expect(bad.body).toContain(
+      `<span id="cfg-retention-days-help" class="field-error">${apiMessage.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</span>`,
+    );
     expect((await t.services.runtimeConfig.current()).retention.days).toBe(30);
     expect((await post('retention.days=90')).statusCode).toBe(303);
     expect((await t.services.runtimeConfig.current()).retention.days).toBe(90);

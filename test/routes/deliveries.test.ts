@@ -24,7 +24,17 @@ describe.each(DATABASE_KINDS)('GET /api/deliveries, POST /api/deliveries/{id}/re
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
       const t = await seedTransaction(ctx.services.store, { orderId: `D:${i}` });
-      const r = await ingestGatewayReport(ctx.services, signedReport({ order_id: t.gatewayOrderId, status_code: '200', gross_amount: '150000.00', transaction_status: 'settlement', transaction_id: `t${i}` }), 'webhook');
+      const r = await ingestGatewayReport(
+        ctx.services,
+        signedReport({
+          order_id: t.gatewayOrderId,
+          status_code: '200',
+          gross_amount: '150000.00',
+          transaction_status: 'settlement',
+          transaction_id: `t${i}`,
+        }),
+        'webhook',
+      );
       if (r.eventId) ids.push(r.eventId);
     }
     return ids;
@@ -43,15 +53,38 @@ describe.each(DATABASE_KINDS)('GET /api/deliveries, POST /api/deliveries/{id}/re
     expect(all.statusCode).toBe(200);
     const body = all.json();
     expect(body.items.map((d: { id: string }) => d.id)).toEqual([ids[2], ids[1], ids[0]]);
-    expect(body.items[2]).toMatchObject({ id: ids[0], event_id: ids[0], type: 'payment.status_changed', status: 'failed', order_id: 'D:0', mercant_id: 'D', status_version: 1, attempts_count: 1, last_status_code: 503, delivered_at: null });
-    expect(body.items[2].attempts).toEqual([{ attempt_no: 1, started_at: expect.any(String), status_code: 503, latency_ms: expect.any(Number), error: 'HTTP 503', outcome: 'failed', instance: expect.any(String) }]);
+    expect(body.items[2]).toMatchObject({
+      id: ids[0],
+      event_id: ids[0],
+      type: 'payment.status_changed',
+      status: 'failed',
+      order_id: 'D:0',
+      mercant_id: 'D',
+      status_version: 1,
+      attempts_count: 1,
+      last_status_code: 503,
+      delivered_at: null,
+    });
+    expect(body.items[2].attempts).toEqual([
+      {
+        attempt_no: 1,
+        started_at: expect.any(String),
+        status_code: 503,
+        latency_ms: expect.any(Number),
+        error: 'HTTP 503',
+        outcome: 'failed',
+        instance: expect.any(String),
+      },
+    ]);
     expect(body.items[2].payload).toMatchObject({ event_id: ids[0], status: 'paid' });
     expect(body.items[0]).toMatchObject({ status: 'delivered', next_attempt_at: null });
     const failed = await ctx.app.inject({ method: 'GET', url: '/api/deliveries?status=failed', headers: auth });
     expect(failed.json().items.map((d: { id: string }) => d.id)).toEqual([ids[0]]);
     const p1 = (await ctx.app.inject({ method: 'GET', url: '/api/deliveries?limit=2', headers: auth })).json();
     expect(p1.items).toHaveLength(2);
-    const p2 = (await ctx.app.inject({ method: 'GET', url: `/api/deliveries?limit=2&cursor=${p1.next_cursor}`, headers: auth })).json();
+    const p2 = (
+      await ctx.app.inject({ method: 'GET', url: `/api/deliveries?limit=2&cursor=${p1.next_cursor}`, headers: auth })
+    ).json();
     expect(p2.items.map((d: { id: string }) => d.id)).toEqual([ids[0]]);
     expect(p2.next_cursor).toBeUndefined();
   });
@@ -72,7 +105,11 @@ describe.each(DATABASE_KINDS)('GET /api/deliveries, POST /api/deliveries/{id}/re
     await ctx.services.outbox.runOnce();
     expect(erp.accepted().map((d) => d.webhookId)).toEqual([id, id]);
     expect(new Set(erp.accepted().map((d) => d.body)).size).toBe(1);
-    const missing = await ctx.app.inject({ method: 'POST', url: '/api/deliveries/00000000-0000-0000-0000-000000000000/retry', headers: auth });
+    const missing = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/deliveries/00000000-0000-0000-0000-000000000000/retry',
+      headers: auth,
+    });
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ code: 'NOT_FOUND' });
   });

@@ -21,8 +21,18 @@ describe.each(DATABASE_KINDS)('Dev/Test endpoints with LOG_EXPOSE_API off (%s)',
     for (const path of DEV_PATHS) {
       for (const method of ['GET', 'POST', 'PUT', 'DELETE'] as const) {
         for (const headers of [{}, auth]) {
-          const res = await ctx.app.inject({ method, url: path, headers: { ...headers, 'content-type': 'application/json' }, payload: method === 'GET' ? undefined : '{}' });
-          const unknown = await ctx.app.inject({ method, url: `${path}-nope`, headers: { ...headers, 'content-type': 'application/json' }, payload: method === 'GET' ? undefined : '{}' });
+          const res = await ctx.app.inject({
+            method,
+            url: path,
+            headers: { ...headers, 'content-type': 'application/json' },
+            payload: method === 'GET' ? undefined : '{}',
+          });
+          const unknown = await ctx.app.inject({
+            method,
+            url: `${path}-nope`,
+            headers: { ...headers, 'content-type': 'application/json' },
+            payload: method === 'GET' ? undefined : '{}',
+          });
           expect(res.statusCode, `${method} ${path}`).toBe(404);
           expect(res.headers['content-type']).toBe(unknown.headers['content-type']);
           expect(Object.keys(res.headers).sort()).toEqual(Object.keys(unknown.headers).sort());
@@ -42,7 +52,12 @@ describe.each(DATABASE_KINDS)('Dev/Test endpoints with LOG_EXPOSE_API on (%s)', 
 
   it('still requires operator credentials', async () => {
     for (const path of DEV_PATHS) {
-      const res = await ctx.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/json' }, payload: '{}' });
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: path,
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
       expect(res.statusCode, path).toBe(401);
     }
   });
@@ -51,13 +66,29 @@ describe.each(DATABASE_KINDS)('Dev/Test endpoints with LOG_EXPOSE_API on (%s)', 
     const res = await ctx.app.inject({
       method: 'PUT',
       url: '/echo?a=1&b=two',
-      headers: { ...auth, 'x-api-key': 'k-secret', cookie: 'sid=secret', 'x-custom': 'kept', 'content-type': 'application/json' },
+      headers: {
+        ...auth,
+        'x-api-key': 'k-secret',
+        cookie: 'sid=secret',
+        'x-custom': 'kept',
+        'content-type': 'application/json',
+      },
       payload: { nested: { n: 1 }, list: [1, 'x'] },
     });
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toMatchObject({ method: 'PUT', path: '/echo', query: { a: '1', b: 'two' }, body: { nested: { n: 1 }, list: [1, 'x'] } });
-    expect(body.headers).toMatchObject({ authorization: '[redacted]', 'x-api-key': '[redacted]', cookie: '[redacted]', 'x-custom': 'kept' });
+    expect(body).toMatchObject({
+      method: 'PUT',
+      path: '/echo',
+      query: { a: '1', b: 'two' },
+      body: { nested: { n: 1 }, list: [1, 'x'] },
+    });
+    expect(body.headers).toMatchObject({
+      authorization: '[redacted]',
+      'x-api-key': '[redacted]',
+      cookie: '[redacted]',
+      'x-custom': 'kept',
+    });
     expect(res.body).not.toContain('secret');
     expect(res.body).not.toContain(auth.authorization.slice(6));
     const get = await ctx.app.inject({ method: 'GET', url: '/echo', headers: auth });
@@ -67,35 +98,68 @@ describe.each(DATABASE_KINDS)('Dev/Test endpoints with LOG_EXPOSE_API on (%s)', 
       method: 'POST',
       url: '/echo?token=q-hush-1&page=2',
       headers: { ...auth, 'content-type': 'application/json' },
-      payload: { gateway: { server_key: 'SB-Mid-server-hush-2', mode: 'sandbox' }, items: [{ password: 'hush-3', name: 'n' }], signature_key: 'hush-4' },
+      payload: {
+        gateway: { server_key: 'SB-Mid-server-hush-2', mode: 'sandbox' },
+        items: [{ password: 'hush-3', name: 'n' }],
+        signature_key: 'hush-4',
+      },
     });
     expect(fields.json()).toMatchObject({
       query: { token: '[redacted]', page: '2' },
-      body: { gateway: { server_key: '[redacted]', mode: 'sandbox' }, items: [{ password: '[redacted]', name: 'n' }], signature_key: '[redacted]' },
+      body: {
+        gateway: { server_key: '[redacted]', mode: 'sandbox' },
+        items: [{ password: '[redacted]', name: 'n' }],
+        signature_key: '[redacted]',
+      },
     });
     expect(fields.body).not.toContain('hush');
   });
 
   it('/echo2 answers the raw body bytes with the request content type', async () => {
     const bytes = Buffer.from([0, 1, 2, 255, 254, 10, 13, 0x7b]);
-    const bin = await ctx.app.inject({ method: 'POST', url: '/echo2', headers: { ...auth, 'content-type': 'application/octet-stream' }, payload: bytes });
+    const bin = await ctx.app.inject({
+      method: 'POST',
+      url: '/echo2',
+      headers: { ...auth, 'content-type': 'application/octet-stream' },
+      payload: bytes,
+    });
     expect(bin.statusCode).toBe(200);
     expect(bin.headers['content-type']).toBe('application/octet-stream');
     expect(Buffer.compare(bin.rawPayload, bytes)).toBe(0);
     const json = '{ "a" : 1,  "b":[ ] }';
-    const j = await ctx.app.inject({ method: 'PUT', url: '/echo2', headers: { ...auth, 'content-type': 'application/json; charset=utf-8' }, payload: json });
+    const j = await ctx.app.inject({
+      method: 'PUT',
+      url: '/echo2',
+      headers: { ...auth, 'content-type': 'application/json; charset=utf-8' },
+      payload: json,
+    });
     expect(j.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(j.body).toBe(json);
-    const html = await ctx.app.inject({ method: 'POST', url: '/echo2', headers: { ...auth, 'content-type': 'text/html' }, payload: '<script>alert(1)</script>' });
+    const html = await ctx.app.inject({
+      method: 'POST',
+      url: '/echo2',
+      headers: { ...auth, 'content-type': 'text/html' },
+      payload: '<script>alert(1)</script>',
+    });
     expect(html.body).toBe('<script>alert(1)</script>');
     expect(html.headers['x-content-type-options']).toBe('nosniff');
     expect(html.headers['content-security-policy']).toContain('sandbox');
   });
 
   it('the raw parser stays inside /echo2: other routes still refuse non-JSON bodies', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/echo', headers: { ...auth, 'content-type': 'text/plain' }, payload: 'hello' });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { ...auth, 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
     expect(res.statusCode).toBe(415);
-    const cfg = await ctx.app.inject({ method: 'POST', url: '/api/config', headers: { ...auth, 'content-type': 'application/octet-stream' }, payload: 'x' });
+    const cfg = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/config',
+      headers: { ...auth, 'content-type': 'application/octet-stream' },
+      payload: 'x',
+    });
     expect(cfg.statusCode).toBe(415);
   });
 });

@@ -22,13 +22,22 @@ describe('/openapi.json and /docs for API keys and the operator', () => {
 
   for (const url of ['/openapi.json', '/docs', '/docs/init.js', '/docs/docs.css']) {
     it(`${url} answers an API key (Bearer and X-API-Key) and the operator`, async () => {
-      for (const headers of [{ authorization: `Bearer ${KEY}` }, { 'x-api-key': KEY }, { authorization: basicAuth() }]) {
+      for (const headers of [
+        { authorization: `Bearer ${KEY}` },
+        { 'x-api-key': KEY },
+        { authorization: basicAuth() },
+      ]) {
         const res = await ctx.app.inject({ method: 'GET', url, headers });
         expect(res.statusCode, JSON.stringify(headers)).toBe(200);
       }
     });
     it(`${url} refuses no credentials, a wrong key and a wrong password`, async () => {
-      for (const headers of [{}, { authorization: 'Bearer wrong-key-wrong-key-wrong' }, { 'x-api-key': 'wrong-key-wrong-key' }, { authorization: basicAuth('ops', 'wrong') }]) {
+      for (const headers of [
+        {},
+        { authorization: 'Bearer wrong-key-wrong-key-wrong' },
+        { 'x-api-key': 'wrong-key-wrong-key' },
+        { authorization: basicAuth('ops', 'wrong') },
+      ]) {
         const res = await ctx.app.inject({ method: 'GET', url, headers });
         expect(res.statusCode, JSON.stringify(headers)).toBe(401);
       }
@@ -36,20 +45,31 @@ describe('/openapi.json and /docs for API keys and the operator', () => {
   }
 
   it('an API key opens the description only, not the operator operations', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/api/transactions', headers: { authorization: `Bearer ${KEY}` } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/transactions',
+      headers: { authorization: `Bearer ${KEY}` },
+    });
     expect(res.statusCode).toBe(401);
   });
 
   it('marks operator-only operations, documents who may read the description, and names this service as the server', async () => {
-    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json', headers: { 'x-api-key': KEY } })).json<Json>();
+    const doc = (
+      await ctx.app.inject({ method: 'GET', url: '/openapi.json', headers: { 'x-api-key': KEY } })
+    ).json<Json>();
     expect(doc.servers).toEqual([{ url: 'https://pay.example.test', description: expect.any(String) }]);
     const paths = doc.paths as Record<string, Record<string, Op>>;
     const ops = Object.values(paths).flatMap((item) => Object.values(item));
     const operatorOnly = ops.filter((op) => JSON.stringify(op.security) === JSON.stringify([{ operatorBasic: [] }]));
     expect(operatorOnly.length).toBeGreaterThan(5);
     for (const op of operatorOnly) expect(op.description?.startsWith(OPERATOR_ONLY)).toBe(true);
-    for (const op of ops.filter((o) => !operatorOnly.includes(o))) expect(op.description ?? '').not.toContain(OPERATOR_ONLY);
-    expect(paths['/openapi.json']?.get?.security).toEqual([{ operatorBasic: [] }, { apiKeyBearer: [] }, { apiKeyHeader: [] }]);
+    for (const op of ops.filter((o) => !operatorOnly.includes(o)))
+      expect(op.description ?? '').not.toContain(OPERATOR_ONLY);
+    expect(paths['/openapi.json']?.get?.security).toEqual([
+      { operatorBasic: [] },
+      { apiKeyBearer: [] },
+      { apiKeyHeader: [] },
+    ]);
     expect(paths['/openapi.json']?.get?.responses?.['401']).toBeDefined();
     // Without LOG_EXPOSE_API the Dev/Test group is neither served nor listed.
     const tags = (doc.tags as Array<{ name: string }>).map((t) => t.name);
@@ -66,7 +86,15 @@ describe('/openapi.json without API_KEYS', () => {
   afterAll(async () => ctx.close());
 
   it('needs the operator (there is no key to present), and lists Dev/Test when it is served', async () => {
-    expect((await ctx.app.inject({ method: 'GET', url: '/openapi.json', headers: { authorization: 'Bearer anything-at-all' } })).statusCode).toBe(401);
+    expect(
+      (
+        await ctx.app.inject({
+          method: 'GET',
+          url: '/openapi.json',
+          headers: { authorization: 'Bearer anything-at-all' },
+        })
+      ).statusCode,
+    ).toBe(401);
     const res = await ctx.app.inject({ method: 'GET', url: '/openapi.json', headers: { authorization: basicAuth() } });
     expect(res.statusCode).toBe(200);
     expect((res.json<Json>().tags as Array<{ name: string }>).map((t) => t.name)).toContain(TAGS.dev);

@@ -16,13 +16,25 @@ describe.each(DATABASE_KINDS)('GET /health and HTTP edge behaviour (%s)', (kind)
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     const body = res.json();
-    expect(body).toMatchObject({ status: 'ok', checks: { database: { status: 'ok', kind }, gateway: { mode: 'simulator', base_url: 'http://127.0.0.1:9' } }, version: expect.any(String) });
+    expect(body).toMatchObject({
+      status: 'ok',
+      checks: { database: { status: 'ok', kind }, gateway: { mode: 'simulator', base_url: 'http://127.0.0.1:9' } },
+      version: expect.any(String),
+    });
     expect(body.uptime_s).toBeGreaterThanOrEqual(0);
   });
 
   it('echoes a well-formed incoming x-request-id and replaces a malformed one', async () => {
-    expect((await ctx.app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'erp-42' } })).headers['x-request-id']).toBe('erp-42');
-    expect((await ctx.app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'bad id\u0001' } })).headers['x-request-id']).not.toBe('bad id\u0001');
+    expect(
+      (await ctx.app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'erp-42' } })).headers[
+        'x-request-id'
+      ],
+    ).toBe('erp-42');
+    expect(
+      (await ctx.app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'bad id\u0001' } })).headers[
+        'x-request-id'
+      ],
+    ).not.toBe('bad id\u0001');
   });
 
   it('answers 503 when the database is unreachable', async () => {
@@ -31,7 +43,11 @@ describe.each(DATABASE_KINDS)('GET /health and HTTP edge behaviour (%s)', (kind)
     expect(res.statusCode).toBe(503);
     expect(res.json()).toMatchObject({ status: 'unavailable', checks: { database: { status: 'unavailable' } } });
     // the gateway the environment names is still shown
-    expect(res.json().checks.gateway).toMatchObject({ status: 'unknown', mode: 'simulator', base_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    expect(res.json().checks.gateway).toMatchObject({
+      status: 'unknown',
+      mode: 'simulator',
+      base_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    });
   });
 
   it('unknown paths are problem+json 404s', async () => {
@@ -47,30 +63,54 @@ describe.each(DATABASE_KINDS)('GET /health and HTTP edge behaviour (%s)', (kind)
       expect(res.statusCode, url).toBe(400);
       expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
       expect(res.headers['x-request-id']).toBeTruthy();
-      expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED', status: 400, request_id: res.headers['x-request-id'] });
+      expect(res.json()).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        status: 400,
+        request_id: res.headers['x-request-id'],
+      });
       expect(res.body).not.toContain('AAAAAAAAAA');
     }
   });
 
   it('bad JSON is a 400 INVALID_JSON, never a 500', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/__probe', headers: { 'content-type': 'application/json' }, payload: '{"a":' });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/__probe',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"a":',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'INVALID_JSON', status: 400 });
   });
 
   it('prototype poisoning is refused with 400', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/__probe', headers: { 'content-type': 'application/json' }, payload: '{"__proto__":{"x":1}}' });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/__probe',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"__proto__":{"x":1}}',
+    });
     expect(res.statusCode).toBe(400);
   });
 
   it('oversized bodies are 413 PAYLOAD_TOO_LARGE', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/__probe', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ a: 'x'.repeat(300 * 1024) }) });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/__probe',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ a: 'x'.repeat(300 * 1024) }),
+    });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
   });
 
   it('a wrong content type is 415', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/__probe', headers: { 'content-type': 'text/plain' }, payload: 'hello' });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/__probe',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
     expect(res.statusCode).toBe(415);
     expect(res.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' });
   });

@@ -10,7 +10,11 @@ describe('GET /', () => {
   afterAll(async () => ctx.close());
 
   it('a browser gets an HTML page linking the console and the reference', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/',
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.headers.vary).toMatch(/Accept/);
@@ -23,7 +27,10 @@ describe('GET /', () => {
       const res = await ctx.app.inject({ method: 'GET', url: '/', headers: accept ? { accept } : {} });
       expect(res.statusCode, accept).toBe(200);
       expect(res.headers['content-type'], accept).toMatch(/^application\/json/);
-      expect(res.json()).toEqual({ service: 'paylink', links: { console: '/console', docs: '/docs', openapi: '/openapi.json', health: '/health' } });
+      expect(res.json()).toEqual({
+        service: 'paylink',
+        links: { console: '/console', docs: '/docs', openapi: '/openapi.json', health: '/health' },
+      });
     }
   });
 

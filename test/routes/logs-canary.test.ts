@@ -18,7 +18,14 @@ const OPERATOR = { user: 'ops', pass: C.opPass };
 
 function forms(secret: string): string[] {
   const b = (s: string) => Buffer.from(s).toString('base64');
-  return [secret, b(`${secret}:`), b(`${secret}:`).replace(/=+$/, ''), b(secret).replace(/=+$/, ''), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+  return [
+    secret,
+    b(`${secret}:`),
+    b(`${secret}:`).replace(/=+$/, ''),
+    b(secret).replace(/=+$/, ''),
+    encodeURIComponent(secret),
+    JSON.stringify(secret).slice(1, -1),
+  ];
 }
 
 interface Stub {
@@ -77,21 +84,60 @@ describe.each(DATABASE_KINDS)('secret canaries never reach the logs (%s)', (kind
     for (const w of ctx.services.workers) w.start();
 
     await send({ method: 'GET', url: '/api/config', headers: { authorization: basic() } });
-    expect((await send({ method: 'GET', url: `/api/config?password=${C.opPass}&serverKey=${C.serverKey}`, headers: { authorization: basic() } })).statusCode).toBe(400);
+    expect(
+      (
+        await send({
+          method: 'GET',
+          url: `/api/config?password=${C.opPass}&serverKey=${C.serverKey}`,
+          headers: { authorization: basic() },
+        })
+      ).statusCode,
+    ).toBe(400);
     await send({ method: 'GET', url: '/api/config', headers: { authorization: basic('wrong', C.opPass) } });
     await send({ method: 'GET', url: '/api/config', headers: { authorization: basic(C.opPass, 'ops') } });
     await send({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${C.apiKey}` } });
-    await send({ method: 'POST', url: '/echo?token=x', headers: { authorization: basic(), 'x-api-key': C.apiKey, cookie: `session=${C.opPass}`, 'content-type': 'application/json' }, payload: { hello: 'world' } });
-    await send({ method: 'POST', url: '/api/payment-links', headers: { authorization: `Bearer ${C.apiKey}`, 'content-type': 'application/json' }, payload: { order_id: 'CANARY-ORDER-1', nominal: 10000 } });
+    await send({
+      method: 'POST',
+      url: '/echo?token=x',
+      headers: {
+        authorization: basic(),
+        'x-api-key': C.apiKey,
+        cookie: `session=${C.opPass}`,
+        'content-type': 'application/json',
+      },
+      payload: { hello: 'world' },
+    });
+    await send({
+      method: 'POST',
+      url: '/api/payment-links',
+      headers: { authorization: `Bearer ${C.apiKey}`, 'content-type': 'application/json' },
+      payload: { order_id: 'CANARY-ORDER-1', nominal: 10000 },
+    });
     await send({ method: 'GET', url: '/api/payment-links/CANARY-ORDER-2', headers: { 'x-api-key': C.apiKey } });
     await send({ method: 'GET', url: '/api/payment-links/CANARY-ORDER-2', headers: { 'x-api-key': `${C.apiKey}x` } });
     await ctx.services.gateway.status('CANARY-ORDER-3').catch(() => undefined);
-    await send({ method: 'POST', url: '/api/config', headers: { authorization: basic(), 'content-type': 'application/json' }, payload: { gateway: { server_key: C.newServerKey }, erp: { webhook_secret: C.newErpSecret } } });
+    await send({
+      method: 'POST',
+      url: '/api/config',
+      headers: { authorization: basic(), 'content-type': 'application/json' },
+      payload: { gateway: { server_key: C.newServerKey }, erp: { webhook_secret: C.newErpSecret } },
+    });
     await send({ method: 'GET', url: '/api/config', headers: { authorization: basic() } });
     await ctx.services.gateway.status('CANARY-ORDER-4').catch(() => undefined);
-    await send({ method: 'POST', url: '/test-notify-erp', headers: { authorization: basic(), 'content-type': 'application/json' }, payload: {} });
+    await send({
+      method: 'POST',
+      url: '/test-notify-erp',
+      headers: { authorization: basic(), 'content-type': 'application/json' },
+      payload: {},
+    });
     // Code that logs a secret by mistake, inside a message and under an unexpected key.
-    ctx.services.logger.error({ err: new Error(`call failed with key ${C.serverKey}`), debug: { headerValue: `Basic ${Buffer.from(`${C.newServerKey}:`).toString('base64')}` } }, `oops ${C.erpSecret}`);
+    ctx.services.logger.error(
+      {
+        err: new Error(`call failed with key ${C.serverKey}`),
+        debug: { headerValue: `Basic ${Buffer.from(`${C.newServerKey}:`).toString('base64')}` },
+      },
+      `oops ${C.erpSecret}`,
+    );
   });
   afterAll(async () => {
     await ctx.close();

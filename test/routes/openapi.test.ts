@@ -17,7 +17,10 @@ function unbounded(schema: unknown, at: string, doc: Json, out: string[], depth 
   if (!schema || typeof schema !== 'object' || depth > 30) return;
   const s = schema as Json;
   if (typeof s.$ref === 'string') {
-    const target = s.$ref.replace(/^#\//, '').split('/').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Json)[k] : undefined), doc);
+    const target = s.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Json)[k] : undefined), doc);
     unbounded(target, at, doc, out, depth + 1);
     return;
   }
@@ -25,10 +28,13 @@ function unbounded(schema: unknown, at: string, doc: Json, out: string[], depth 
   const bounded = s.enum !== undefined || s.const !== undefined;
   if (types.includes('string') && s.maxLength === undefined && !bounded) out.push(`${at}: string without maxLength`);
   if (types.includes('array') && s.maxItems === undefined) out.push(`${at}: array without maxItems`);
-  for (const [k, v] of Object.entries((s.properties as Json | undefined) ?? {})) unbounded(v, `${at}.${k}`, doc, out, depth + 1);
+  for (const [k, v] of Object.entries((s.properties as Json | undefined) ?? {}))
+    unbounded(v, `${at}.${k}`, doc, out, depth + 1);
   if (s.items) unbounded(s.items, `${at}[]`, doc, out, depth + 1);
-  if (s.additionalProperties && typeof s.additionalProperties === 'object') unbounded(s.additionalProperties, `${at}.*`, doc, out, depth + 1);
-  for (const k of ['anyOf', 'oneOf', 'allOf']) for (const v of (s[k] as unknown[] | undefined) ?? []) unbounded(v, at, doc, out, depth + 1);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object')
+    unbounded(s.additionalProperties, `${at}.*`, doc, out, depth + 1);
+  for (const k of ['anyOf', 'oneOf', 'allOf'])
+    for (const v of (s[k] as unknown[] | undefined) ?? []) unbounded(v, at, doc, out, depth + 1);
 }
 
 describe('GET /openapi.json and /docs', () => {
@@ -49,7 +55,7 @@ describe('GET /openapi.json and /docs', () => {
     expect(result.valid, JSON.stringify(result.valid ? [] : result.errors).slice(0, 2000)).toBe(true);
   });
 
-  it('describes every registered route, under one of the contract\'s groups', () => {
+  it("describes every registered route, under one of the contract's groups", () => {
     const paths = doc.paths as Record<string, Record<string, Json>>;
     const missing: string[] = [];
     for (const r of ctx.routes) {
@@ -68,11 +74,18 @@ describe('GET /openapi.json and /docs', () => {
   it('declares security per route and problem+json error responses', () => {
     const paths = doc.paths as Record<string, Record<string, Json>>;
     expect(paths['/api/config']?.get?.security).toEqual([{ operatorBasic: [] }]);
-    expect(paths['/api/config']?.post?.responses).toMatchObject({ 401: { $ref: '#/components/responses/Unauthorized' }, 429: { $ref: '#/components/responses/TooManyRequests' } });
+    expect(paths['/api/config']?.post?.responses).toMatchObject({
+      401: { $ref: '#/components/responses/Unauthorized' },
+      429: { $ref: '#/components/responses/TooManyRequests' },
+    });
     expect(paths['/api/payment-links']?.post?.security).toEqual([{ apiKeyBearer: [] }, { apiKeyHeader: [] }]);
     expect(paths['/health']?.get?.security).toEqual([]);
     const components = doc.components as Json;
-    expect(Object.keys(components.securitySchemes as Json).sort()).toEqual(['apiKeyBearer', 'apiKeyHeader', 'operatorBasic']);
+    expect(Object.keys(components.securitySchemes as Json).sort()).toEqual([
+      'apiKeyBearer',
+      'apiKeyHeader',
+      'operatorBasic',
+    ]);
     const problem = (components.schemas as Record<string, Json>).Problem;
     expect((problem?.properties as Record<string, Json>).code?.enum).toEqual(Object.keys(ERRORS));
     for (const item of Object.values(paths)) {
@@ -85,11 +98,63 @@ describe('GET /openapi.json and /docs', () => {
 
   it('describes the ERP event under webhooks, and the events paylink sends match that description', () => {
     const hooks = doc.webhooks as Record<string, { post: Json }>;
-    const body = hooks['payment.status_changed']?.post.requestBody as { content: { 'application/json': { schema: object } } };
+    const body = hooks['payment.status_changed']?.post.requestBody as {
+      content: { 'application/json': { schema: object } };
+    };
     const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
     const valid = ajv.compile(body.content['application/json'].schema);
-    const tx = { id: 't', orderId: 'INV/2026/0042:1', gatewayOrderId: 'INV.2026.0042.1', mercantId: 'INV/2026/0042', kind: 'payment_link', attempt: 1, nominal: 150000, status: 'paid', transactionStatus: 'settlement', fraudStatus: 'accept', paymentType: 'bank_transfer', gatewayTransactionId: 'g-1', paymentUrl: null, paymentLinkId: null, snapToken: null, requestHash: null, requestJson: null, gatewayJson: null, expireAt: null, settlementTime: '2026-11-22T10:05:00+07:00', transactionTime: '2026-11-22T10:00:00+07:00', statusVersion: 2, refundedAmount: 0, paidAmount: 150000, originalAmount: null, feeAmount: null, netAmount: null, flags: null, lastEventAt: null, createdAt: '', updatedAt: '' } as const;
-    const events = [statusChangedEvent(tx, 150000, 'ev-1', new Date()), statusChangedEvent({ ...tx, status: 'expired', transactionStatus: null, fraudStatus: null, paymentType: null, gatewayTransactionId: null, settlementTime: null, transactionTime: null }, 150000, 'ev-2', new Date()), testEvent({}, 'ev-3', new Date())];
+    const tx = {
+      id: 't',
+      orderId: 'INV/2026/0042:1',
+      gatewayOrderId: 'INV.2026.0042.1',
+      mercantId: 'INV/2026/0042',
+      kind: 'payment_link',
+      attempt: 1,
+      nominal: 150000,
+      status: 'paid',
+      transactionStatus: 'settlement',
+      fraudStatus: 'accept',
+      paymentType: 'bank_transfer',
+      gatewayTransactionId: 'g-1',
+      paymentUrl: null,
+      paymentLinkId: null,
+      snapToken: null,
+      requestHash: null,
+      requestJson: null,
+      gatewayJson: null,
+      expireAt: null,
+      settlementTime: '2026-11-22T10:05:00+07:00',
+      transactionTime: '2026-11-22T10:00:00+07:00',
+      statusVersion: 2,
+      refundedAmount: 0,
+      paidAmount: 150000,
+      originalAmount: null,
+      feeAmount: null,
+      netAmount: null,
+      flags: null,
+      lastEventAt: null,
+      createdAt: '',
+      updatedAt: '',
+    } as const;
+    const events = [
+      statusChangedEvent(tx, 150000, 'ev-1', new Date()),
+      statusChangedEvent(
+        {
+          ...tx,
+          status: 'expired',
+          transactionStatus: null,
+          fraudStatus: null,
+          paymentType: null,
+          gatewayTransactionId: null,
+          settlementTime: null,
+          transactionTime: null,
+        },
+        150000,
+        'ev-2',
+        new Date(),
+      ),
+      testEvent({}, 'ev-3', new Date()),
+    ];
     for (const ev of events) expect(valid(ev) ? [] : valid.errors, ev.event_id).toEqual([]);
     expect(valid({ ...events[0], unexpected: 1 })).toBe(false);
   });
@@ -101,9 +166,11 @@ describe('GET /openapi.json and /docs', () => {
       for (const m of METHODS) {
         const op = item[m];
         if (!op) continue;
-        for (const param of (op.parameters as Json[] | undefined) ?? []) unbounded(param.schema, `${m.toUpperCase()} ${p} ${String(param.in)}:${String(param.name)}`, doc, out);
+        for (const param of (op.parameters as Json[] | undefined) ?? [])
+          unbounded(param.schema, `${m.toUpperCase()} ${p} ${String(param.in)}:${String(param.name)}`, doc, out);
         const content = ((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
-        for (const [type, c] of Object.entries(content)) unbounded(c.schema, `${m.toUpperCase()} ${p} body(${type})`, doc, out);
+        for (const [type, c] of Object.entries(content))
+          unbounded(c.schema, `${m.toUpperCase()} ${p} body(${type})`, doc, out);
       }
     }
     expect(out).toEqual([]);
@@ -115,7 +182,14 @@ describe('GET /openapi.json and /docs', () => {
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     const csp = String(res.headers['content-security-policy']);
     // Scripts and connections only to this origin: the page cannot load or send anything elsewhere.
-    for (const d of ["default-src 'self'", "script-src 'self';", "connect-src 'self'", "font-src 'self' data:", "frame-ancestors 'none'"]) expect(csp).toContain(d);
+    for (const d of [
+      "default-src 'self'",
+      "script-src 'self';",
+      "connect-src 'self'",
+      "font-src 'self' data:",
+      "frame-ancestors 'none'",
+    ])
+      expect(csp).toContain(d);
     const html = res.body;
     expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)[a-z]/i);
     expect(html.match(/<script[^>]*>/g)).toEqual(['<script src="/docs/scalar.js">', '<script src="/docs/init.js">']);
@@ -126,18 +200,27 @@ describe('GET /openapi.json and /docs', () => {
     expect(bundle.body.length).toBeGreaterThan(1_000_000);
     const init = await ctx.app.inject({ method: 'GET', url: '/docs/init.js', headers: auth });
     expect(init.body).toContain("url: '/openapi.json'");
-    for (const url of ['/docs', '/docs/scalar.js', '/docs/init.js', '/docs/docs.css']) expect((await ctx.app.inject({ method: 'GET', url })).statusCode, url).toBe(401);
+    for (const url of ['/docs', '/docs/scalar.js', '/docs/init.js', '/docs/docs.css'])
+      expect((await ctx.app.inject({ method: 'GET', url })).statusCode, url).toBe(401);
   });
 
   it('refers to nothing the reader does not have, and leaves no answer undescribed', async () => {
-    const markdown = ['README.md', 'simulator/README.md', ...fs.readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const markdown = [
+      'README.md',
+      'simulator/README.md',
+      ...fs
+        .readdirSync('docs')
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
     const texts: Array<readonly [string, string]> = [
       ['/openapi.json', JSON.stringify(doc)],
       ['/docs', (await ctx.app.inject({ method: 'GET', url: '/docs', headers: auth })).body],
       ...markdown.map((f) => [f, fs.readFileSync(f, 'utf8')] as const),
     ];
     for (const [where, text] of texts) {
-      for (const word of ['CONTRACT', '§', 'DESIGN', 'shared/', 'Default Response']) expect(text.includes(word), `${where} contains ${word}`).toBe(false);
+      for (const word of ['CONTRACT', '§', 'DESIGN', 'shared/', 'Default Response'])
+        expect(text.includes(word), `${where} contains ${word}`).toBe(false);
     }
   });
 
@@ -149,7 +232,13 @@ describe('GET /openapi.json and /docs', () => {
         if (!op) continue;
         const at = `${m.toUpperCase()} ${p}`;
         // Compared without case and closing punctuation: "Summary." is not a description.
-        const plain = (v: unknown) => (typeof v === 'string' ? v.trim().replace(/[.!:\s]+$/, '').toLowerCase() : '');
+        const plain = (v: unknown) =>
+          typeof v === 'string'
+            ? v
+                .trim()
+                .replace(/[.!:\s]+$/, '')
+                .toLowerCase()
+            : '';
         const summary = plain(op.summary);
         const description = plain(op.description);
         if (summary === '') problems.push(`${at}: no summary`);
@@ -157,7 +246,8 @@ describe('GET /openapi.json and /docs', () => {
         for (const [status, answer] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
           if (!/^2/.test(status)) continue;
           const json = (answer.content as Record<string, Json> | undefined)?.['application/json'];
-          if (json && json.example === undefined && json.examples === undefined) problems.push(`${at}: no example for ${status}`);
+          if (json && json.example === undefined && json.examples === undefined)
+            problems.push(`${at}: no example for ${status}`);
         }
       }
     }
@@ -187,13 +277,22 @@ describe('the examples of the reference', () => {
             if (example === undefined) return;
             checked++;
             const validate = ajv.getSchema(schemaPath) ?? ajv.compile({ $ref: schemaPath });
-            if (!validate(example)) problems.push(`${m.toUpperCase()} ${p} ${what}: ${ajv.errorsText(validate.errors)}`);
+            if (!validate(example))
+              problems.push(`${m.toUpperCase()} ${p} ${what}: ${ajv.errorsText(validate.errors)}`);
           };
           const body = (op.requestBody as Json | undefined)?.content as Record<string, Json> | undefined;
-          check(body?.['application/json']?.example, `${where}/requestBody/content/application~1json/schema`, 'request');
+          check(
+            body?.['application/json']?.example,
+            `${where}/requestBody/content/application~1json/schema`,
+            'request',
+          );
           for (const [status, r] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
             const content = r.content as Record<string, Json> | undefined;
-            check(content?.['application/json']?.example, `${where}/responses/${status}/content/application~1json/schema`, `answer ${status}`);
+            check(
+              content?.['application/json']?.example,
+              `${where}/responses/${status}/content/application~1json/schema`,
+              `answer ${status}`,
+            );
           }
         }
       }

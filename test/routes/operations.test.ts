@@ -44,14 +44,22 @@ describe.each(DATABASE_KINDS)('operations endpoints (%s)', (kind) => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.items.map((t: { order_id: string }) => t.order_id)).toEqual(['INV-2:1', 'INV-1:2', 'INV-1:1']);
-    expect(body.items[0]).toMatchObject({ order_id: 'INV-2:1', gateway_order_id: 'INV-2.1', mercant_id: 'INV-2', status: 'pending', nominal: 15_000, payment_url: 'https://pay.example/INV-2:1' });
+    expect(body.items[0]).toMatchObject({
+      order_id: 'INV-2:1',
+      gateway_order_id: 'INV-2.1',
+      mercant_id: 'INV-2',
+      status: 'pending',
+      nominal: 15_000,
+      payment_url: 'https://pay.example/INV-2:1',
+    });
     expect(body.next_cursor).toBeUndefined();
     expect(res.body).not.toContain('snap-token');
     expect(res.body).not.toContain('a@b.c');
   });
 
   it('filters by status, mercant_id and since (any offset)', async () => {
-    const ids = async (q: string) => (await get(`/api/transactions?${q}`)).json().items.map((t: { order_id: string }) => t.order_id);
+    const ids = async (q: string) =>
+      (await get(`/api/transactions?${q}`)).json().items.map((t: { order_id: string }) => t.order_id);
     expect(await ids('status=paid')).toEqual(['INV-1:2']);
     expect(await ids('mercant_id=INV-1')).toEqual(['INV-1:2', 'INV-1:1']);
     expect(await ids('since=2026-11-21T08:00:00%2B07:00')).toEqual(['INV-2:1', 'INV-1:2']);
@@ -66,7 +74,17 @@ describe.each(DATABASE_KINDS)('operations endpoints (%s)', (kind) => {
   });
 
   it('rejects bad filters with 400', async () => {
-    for (const q of ['status=settled', 'limit=0', 'limit=1001', 'since=today', 'since=2026-06-30T23:59:60Z', 'since=2026-02-30T00:00:00Z', 'cursor=zzzz', 'mercant_id=', 'other=1']) {
+    for (const q of [
+      'status=settled',
+      'limit=0',
+      'limit=1001',
+      'since=today',
+      'since=2026-06-30T23:59:60Z',
+      'since=2026-02-30T00:00:00Z',
+      'cursor=zzzz',
+      'mercant_id=',
+      'other=1',
+    ]) {
       expect((await get(`/api/transactions?${q}`)).statusCode, q).toBe(400);
     }
   });
@@ -77,9 +95,13 @@ describe.each(DATABASE_KINDS)('operations endpoints (%s)', (kind) => {
     const res = await get('/metrics');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
-    expect(res.body).toMatch(/paylink_http_requests_total\{route="\/api\/transactions",method="GET",status="200"\} \d+/);
+    expect(res.body).toMatch(
+      /paylink_http_requests_total\{route="\/api\/transactions",method="GET",status="200"\} \d+/,
+    );
     expect(res.body).toMatch(/paylink_http_requests_total\{route="unmatched",method="GET",status="404"\} 1/);
-    expect(res.body).toContain('paylink_http_request_duration_seconds_bucket{le="0.005",route="/api/transactions",method="GET"}');
+    expect(res.body).toContain(
+      'paylink_http_request_duration_seconds_bucket{le="0.005",route="/api/transactions",method="GET"}',
+    );
     expect(res.body).toMatch(/paylink_outbox_depth\{state="\w+"\} \d+/);
     expect(res.body).not.toContain('status=paid');
   });

@@ -6,7 +6,11 @@ import { startE2E, type E2EContext } from '../helpers/e2e.js';
 const KEY = 'erp-key-0123456789';
 const ENDPOINTS: Array<{ method: 'GET' | 'POST' | 'DELETE'; url: string; payload?: object }> = [
   { method: 'POST', url: '/api/payment-links', payload: { order_id: 'A-1', nominal: 1000 } },
-  { method: 'POST', url: '/createtransaksi', payload: { mercant_id: 'M', item: [{ name: 'a', price: 1000, quantity: 1 }] } },
+  {
+    method: 'POST',
+    url: '/createtransaksi',
+    payload: { mercant_id: 'M', item: [{ name: 'a', price: 1000, quantity: 1 }] },
+  },
   { method: 'GET', url: '/api/payment-links/A-1' },
   { method: 'DELETE', url: '/api/payment-links/A-1' },
   { method: 'POST', url: '/api/charge', payload: { order_id: 'C-1', nominal: 1000, payment_type: 'qris' } },
@@ -21,22 +25,35 @@ describe.each(DATABASE_KINDS)('API keys on the payment endpoints (%s)', (kind) =
   });
   afterAll(async () => ctx.close());
 
-  it.each(ENDPOINTS)('$method $url: missing, wrong, Basic → 401 problem+json; Bearer and X-API-Key pass', async (ep) => {
-    const bad: Array<Record<string, string>> = [{}, { authorization: 'Bearer wrong' }, { 'x-api-key': 'wrong' }, { authorization: `Basic ${Buffer.from(`${KEY}:`).toString('base64')}` }, { authorization: KEY }];
-    for (const headers of bad) {
-      const res = await ctx.app.inject({ method: ep.method, url: ep.url, payload: ep.payload, headers });
-      expect(res.statusCode, JSON.stringify(headers)).toBe(401);
-      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
-      expect(res.json()).toMatchObject({ code: 'UNAUTHORIZED', status: 401, request_id: res.headers['x-request-id'] });
-    }
-    for (const headers of [{ authorization: `Bearer ${KEY}` }, { 'x-api-key': KEY }]) {
-      const res = await ctx.app.inject({ method: ep.method, url: ep.url, payload: ep.payload, headers });
-      // Past auth the request runs: the stored link is read (200), every gateway call fails
-      // because nothing listens on port 9 (503, the gateway's code — never a 401 or a 500).
-      expect([200, 503], `${JSON.stringify(headers)} → ${res.body}`).toContain(res.statusCode);
-      if (res.statusCode === 503) expect(res.json().code).toMatch(/^GATEWAY_/);
-    }
-  });
+  it.each(ENDPOINTS)(
+    '$method $url: missing, wrong, Basic → 401 problem+json; Bearer and X-API-Key pass',
+    async (ep) => {
+      const bad: Array<Record<string, string>> = [
+        {},
+        { authorization: 'Bearer wrong' },
+        { 'x-api-key': 'wrong' },
+        { authorization: `Basic ${Buffer.from(`${KEY}:`).toString('base64')}` },
+        { authorization: KEY },
+      ];
+      for (const headers of bad) {
+        const res = await ctx.app.inject({ method: ep.method, url: ep.url, payload: ep.payload, headers });
+        expect(res.statusCode, JSON.stringify(headers)).toBe(401);
+        expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+        expect(res.json()).toMatchObject({
+          code: 'UNAUTHORIZED',
+          status: 401,
+          request_id: res.headers['x-request-id'],
+        });
+      }
+      for (const headers of [{ authorization: `Bearer ${KEY}` }, { 'x-api-key': KEY }]) {
+        const res = await ctx.app.inject({ method: ep.method, url: ep.url, payload: ep.payload, headers });
+        // Past auth the request runs: the stored link is read (200), every gateway call fails
+        // because nothing listens on port 9 (503, the gateway's code — never a 401 or a 500).
+        expect([200, 503], `${JSON.stringify(headers)} → ${res.body}`).toContain(res.statusCode);
+        if (res.statusCode === 503) expect(res.json().code).toMatch(/^GATEWAY_/);
+      }
+    },
+  );
 });
 
 describe.each(DATABASE_KINDS)('Idempotency-Key on creating POSTs (%s)', (kind) => {
@@ -46,7 +63,8 @@ describe.each(DATABASE_KINDS)('Idempotency-Key on creating POSTs (%s)', (kind) =
     e = await startE2E(kind, { env: { API_KEYS: KEY } });
   });
   afterEach(async () => e.close());
-  const post = (url: string, payload: object, key?: string) => e.app.inject({ method: 'POST', url, payload, headers: { ...auth, ...(key ? { 'idempotency-key': key } : {}) } });
+  const post = (url: string, payload: object, key?: string) =>
+    e.app.inject({ method: 'POST', url, payload, headers: { ...auth, ...(key ? { 'idempotency-key': key } : {}) } });
   const creates = async () => (await e.sim.requests()).filter((r) => r.method === 'POST').length;
 
   it('same key and body replays the first response byte for byte; a different body is 422; no extra gateway calls', async () => {
@@ -59,7 +77,11 @@ describe.each(DATABASE_KINDS)('Idempotency-Key on creating POSTs (%s)', (kind) =
       expect(again.body).toBe(first.body);
       expect(again.headers['idempotent-replayed']).toBe('true');
     }
-    const changed = await post('/createtransaksi', { ...body, item: [{ id: 'x', name: 'Thing', price: 2500, quantity: 3 }] }, 'key-1');
+    const changed = await post(
+      '/createtransaksi',
+      { ...body, item: [{ id: 'x', name: 'Thing', price: 2500, quantity: 3 }] },
+      'key-1',
+    );
     expect(changed.statusCode).toBe(422);
     expect(changed.json()).toMatchObject({ code: 'IDEMPOTENCY_MISMATCH' });
     expect(await creates()).toBe(1);
@@ -75,7 +97,12 @@ describe.each(DATABASE_KINDS)('Idempotency-Key on creating POSTs (%s)', (kind) =
   });
 
   it('keys longer than 255 characters or with control characters are 400', async () => {
-    const res = await e.app.inject({ method: 'POST', url: '/api/payment-links', payload: { order_id: 'L', nominal: 1 }, headers: { ...auth, 'idempotency-key': 'k'.repeat(256) } });
+    const res = await e.app.inject({
+      method: 'POST',
+      url: '/api/payment-links',
+      payload: { order_id: 'L', nominal: 1 },
+      headers: { ...auth, 'idempotency-key': 'k'.repeat(256) },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
     expect((await post('/api/payment-links', { order_id: 'L', nominal: 1 }, 'k'.repeat(255))).statusCode).toBe(201);
@@ -106,9 +133,16 @@ describe.each(DATABASE_KINDS)('Idempotency-Key on creating POSTs (%s)', (kind) =
     await e.close();
     e = await startE2E(kind, { env: { API_KEYS: KEY }, serviceOptions: { gatewayTimeoutMs: 300 } });
     await e.sim.put('/_sim/faults', { timeout_rate: 1 });
-    expect((await post('/createtransaksi', { mercant_id: 'TO', item: [{ name: 'a', price: 10, quantity: 1 }] }, 'k-to')).statusCode).toBe(504);
+    expect(
+      (await post('/createtransaksi', { mercant_id: 'TO', item: [{ name: 'a', price: 10, quantity: 1 }] }, 'k-to'))
+        .statusCode,
+    ).toBe(504);
     await e.sim.del('/_sim/faults');
-    const retry = await post('/createtransaksi', { mercant_id: 'TO', item: [{ name: 'a', price: 10, quantity: 1 }] }, 'k-to');
+    const retry = await post(
+      '/createtransaksi',
+      { mercant_id: 'TO', item: [{ name: 'a', price: 10, quantity: 1 }] },
+      'k-to',
+    );
     expect(retry.statusCode).toBe(201);
     expect(retry.json()).toMatchObject({ order_id: 'TO:1', status: 'pending' });
     expect(await creates()).toBe(1);
@@ -133,28 +167,67 @@ describe.each(DATABASE_KINDS)('payment link routes (%s)', (kind) => {
   });
 
   it('ERP shape: explicit order_id, customer trimmed, enabled_payments and default expiry from runtime settings', async () => {
-    await e.services.runtimeConfig.save({ links: { enabled_payments: ['bca_va', 'gopay'], default_expiry_minutes: 90 } }, 0, 'test');
-    const res = await post('/createtransaksi', { mercant_id: 'SO/9', order_id: 'SO/9:x', item: [{ id: 1, name: 'n', price: '700', quantity: '2' }], customer: { first_name: ' Ani ', email: 'ani@example.co.id' } });
+    await e.services.runtimeConfig.save(
+      { links: { enabled_payments: ['bca_va', 'gopay'], default_expiry_minutes: 90 } },
+      0,
+      'test',
+    );
+    const res = await post('/createtransaksi', {
+      mercant_id: 'SO/9',
+      order_id: 'SO/9:x',
+      item: [{ id: 1, name: 'n', price: '700', quantity: '2' }],
+      customer: { first_name: ' Ani ', email: 'ani@example.co.id' },
+    });
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ order_id: 'SO/9:x', gateway_order_id: 'SO.9.x', mercant_id: 'SO/9', nominal: 1400 });
+    expect(res.json()).toMatchObject({
+      order_id: 'SO/9:x',
+      gateway_order_id: 'SO.9.x',
+      mercant_id: 'SO/9',
+      nominal: 1400,
+    });
     const created = Date.parse(res.json().created_at);
     expect(Date.parse(res.json().expire_at) - created).toBeGreaterThan(89 * 60_000);
     expect(Date.parse(res.json().expire_at) - created).toBeLessThanOrEqual(90 * 60_000);
     const gw = (await e.sim.requests('/v1/payment-links'))[0]?.body as Record<string, unknown>;
-    expect(gw).toMatchObject({ enabled_payments: ['bca_va', 'gopay'], expiry: { duration: 90, unit: 'minutes' }, customer_details: { first_name: 'Ani', email: 'ani@example.co.id' }, item_details: [{ id: '1', name: 'n', price: 700, quantity: 2 }] });
+    expect(gw).toMatchObject({
+      enabled_payments: ['bca_va', 'gopay'],
+      expiry: { duration: 90, unit: 'minutes' },
+      customer_details: { first_name: 'Ani', email: 'ani@example.co.id' },
+      item_details: [{ id: '1', name: 'n', price: 700, quantity: 2 }],
+    });
     // Same explicit order with other items → 409; an active link with other items and no order_id → 409 as well.
-    expect((await post('/createtransaksi', { mercant_id: 'SO/9', order_id: 'SO/9:x', item: [{ name: 'n', price: 1, quantity: 1 }] })).statusCode).toBe(409);
-    expect((await post('/createtransaksi', { mercant_id: 'SO/9', item: [{ name: 'n', price: 1, quantity: 1 }] })).statusCode).toBe(409);
+    expect(
+      (
+        await post('/createtransaksi', {
+          mercant_id: 'SO/9',
+          order_id: 'SO/9:x',
+          item: [{ name: 'n', price: 1, quantity: 1 }],
+        })
+      ).statusCode,
+    ).toBe(409);
+    expect(
+      (await post('/createtransaksi', { mercant_id: 'SO/9', item: [{ name: 'n', price: 1, quantity: 1 }] })).statusCode,
+    ).toBe(409);
   });
 
   it('ERP shape: a pending link past its expiry counts as expired → next attempt; a refused attempt is retried under its own number', async () => {
     await e.close();
     let shiftMs = 0;
-    e = await startE2E(kind, { env: { API_KEYS: KEY }, serviceOptions: { clock: { now: () => new Date(Date.now() + shiftMs) } } });
-    const body = { mercant_id: 'EXP', item: [{ name: 'a', price: 100, quantity: 1 }], expire_at: new Date(Date.now() + 3_600_000).toISOString() };
+    e = await startE2E(kind, {
+      env: { API_KEYS: KEY },
+      serviceOptions: { clock: { now: () => new Date(Date.now() + shiftMs) } },
+    });
+    const body = {
+      mercant_id: 'EXP',
+      item: [{ name: 'a', price: 100, quantity: 1 }],
+      expire_at: new Date(Date.now() + 3_600_000).toISOString(),
+    };
     expect((await post('/createtransaksi', body)).json()).toMatchObject({ order_id: 'EXP:1' });
     shiftMs = 2 * 3_600_000;
-    const next = await post('/createtransaksi', { ...body, expire_at: new Date(Date.now() + shiftMs + 3_600_000).toISOString() });
+    const next = await post('/createtransaksi', {
+      ...body,
+      expire_at: new Date(Date.now() + shiftMs + 3_600_000).toISOString(),
+    });
     expect(next.statusCode).toBe(201);
     expect(next.json()).toMatchObject({ order_id: 'EXP:2', status: 'pending' });
     shiftMs = 0;
@@ -164,7 +237,11 @@ describe.each(DATABASE_KINDS)('payment link routes (%s)', (kind) => {
     await e.sim.del('/_sim/faults');
     const retried = await post('/createtransaksi', other);
     expect(retried.statusCode).toBe(201);
-    expect(retried.json()).toMatchObject({ order_id: 'REF:1', status: 'pending', payment_url: expect.stringContaining('/payment-links/') });
+    expect(retried.json()).toMatchObject({
+      order_id: 'REF:1',
+      status: 'pending',
+      payment_url: expect.stringContaining('/payment-links/'),
+    });
   });
 
   it('an expire_at in Jakarta local time becomes the gateway expiry', async () => {
@@ -189,7 +266,9 @@ describe.each(DATABASE_KINDS)('payment link routes (%s)', (kind) => {
     expect(again.statusCode).toBe(200);
     expect(again.json().payment_url).toBe(first.json().payment_url);
     // a new order with a past expiry is still refused
-    expect((await post('/api/payment-links', { ...body, order_id: 'EXP-2' })).json()).toMatchObject({ code: 'EXPIRY_INVALID' });
+    expect((await post('/api/payment-links', { ...body, order_id: 'EXP-2' })).json()).toMatchObject({
+      code: 'EXPIRY_INVALID',
+    });
     expect((await post('/api/payment-links', { ...body, expire_at: 'soon' })).statusCode).toBe(400);
   });
 
@@ -199,7 +278,11 @@ describe.each(DATABASE_KINDS)('payment link routes (%s)', (kind) => {
       expect(res.statusCode, order_id).toBe(400);
       expect(res.json()).toMatchObject({ code: 'ORDER_ID_INVALID' });
     }
-    const erp = await post('/createtransaksi', { mercant_id: 'M\u0000', order_id: 'X-1', item: [{ id: 'i', name: 'n', price: 10, quantity: 1 }] });
+    const erp = await post('/createtransaksi', {
+      mercant_id: 'M\u0000',
+      order_id: 'X-1',
+      item: [{ id: 'i', name: 'n', price: 10, quantity: 1 }],
+    });
     expect(erp.statusCode).toBe(400);
     expect(erp.json().errors).toEqual([expect.objectContaining({ path: 'mercant_id' })]);
     for (const url of ['/api/payment-links/A%00B', '/api/payment-links/A%0AB', '/api/payments/A%00B/status']) {
@@ -207,7 +290,9 @@ describe.each(DATABASE_KINDS)('payment link routes (%s)', (kind) => {
       expect(res.statusCode, url).toBe(400);
       expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
     }
-    expect((await e.app.inject({ method: 'DELETE', url: '/api/payment-links/A%00B', headers: auth })).statusCode).toBe(400);
+    expect((await e.app.inject({ method: 'DELETE', url: '/api/payment-links/A%00B', headers: auth })).statusCode).toBe(
+      400,
+    );
     expect(await e.sim.requests('/v1/payment-links')).toHaveLength(0);
   });
 
@@ -219,9 +304,15 @@ describe.each(DATABASE_KINDS)('payment link routes (%s)', (kind) => {
     const paid = await e.app.inject({ method: 'DELETE', url: '/api/payment-links/D-1', headers: auth });
     expect(paid.statusCode).toBe(409);
     expect(paid.json()).toMatchObject({ code: 'ORDER_CONFLICT', current_status: 'paid' });
-    expect((await e.app.inject({ method: 'DELETE', url: '/api/payment-links/none', headers: auth })).statusCode).toBe(404);
-    expect((await e.app.inject({ method: 'DELETE', url: '/api/payment-links/D-2', headers: auth })).json()).toMatchObject({ status: 'cancelled' });
-    expect((await e.app.inject({ method: 'DELETE', url: '/api/payment-links/D-2', headers: auth })).json()).toMatchObject({ status: 'cancelled' });
+    expect((await e.app.inject({ method: 'DELETE', url: '/api/payment-links/none', headers: auth })).statusCode).toBe(
+      404,
+    );
+    expect(
+      (await e.app.inject({ method: 'DELETE', url: '/api/payment-links/D-2', headers: auth })).json(),
+    ).toMatchObject({ status: 'cancelled' });
+    expect(
+      (await e.app.inject({ method: 'DELETE', url: '/api/payment-links/D-2', headers: auth })).json(),
+    ).toMatchObject({ status: 'cancelled' });
     expect((await e.sim.requests('/v1/payment-links')).filter((r) => r.method === 'DELETE')).toHaveLength(1);
   });
 });

@@ -36,8 +36,16 @@ async function slowFirstRefund(target: string): Promise<SlowGateway> {
         const body = Buffer.concat(chunks);
         const isRefund = req.method === 'POST' && (req.url ?? '').endsWith('/refund');
         if (isRefund) refunds.push(JSON.parse(body.toString('utf8')) as SlowGateway['refunds'][number]);
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k, v]) => typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
-        const answer = await fetch(target + (req.url ?? '/'), { method: req.method, headers, body: body.length > 0 ? body : undefined });
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(
+            ([k, v]) => typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k),
+          ),
+        ) as Record<string, string>;
+        const answer = await fetch(target + (req.url ?? '/'), {
+          method: req.method,
+          headers,
+          body: body.length > 0 ? body : undefined,
+        });
         const text = await answer.text();
         if (isRefund && refunds.length === 1) {
           held.push(res);
@@ -70,21 +78,30 @@ describe.each(DATABASE_KINDS)('a refund retried after a gateway timeout (%s)', (
     simulator = await startSimulator({ serverKey: E2E_SERVER_KEY, logger: false, seed: 7 });
     sim = simClient(simulator.baseUrl);
     gateway = await slowFirstRefund(simulator.baseUrl);
-    t = await makeTestApp(kind, { API_KEYS: KEY, MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY }, { simulatorBaseUrl: gateway.url, gatewayTimeoutMs: 300 });
+    t = await makeTestApp(
+      kind,
+      { API_KEYS: KEY, MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: E2E_SERVER_KEY },
+      { simulatorBaseUrl: gateway.url, gatewayTimeoutMs: 300 },
+    );
   });
   afterEach(async () => {
     await t.close();
     await gateway.close();
     await simulator.close();
   });
-  const post = (url: string, payload?: object, headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url, ...(payload ? { payload } : {}), headers: { ...auth, ...headers } });
+  const post = (url: string, payload?: object, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url, ...(payload ? { payload } : {}), headers: { ...auth, ...headers } });
 
   async function paidCharge(orderId: string, nominal: number): Promise<string> {
     const c = await post('/api/charge', { order_id: orderId, nominal, payment_type: 'qris' });
     expect(c.statusCode).toBe(201);
     const gatewayOrderId: string = c.json().gateway_order_id;
     expect((await sim.post(`/_sim/transactions/${gatewayOrderId}/pay`)).status).toBe(200);
-    const status = await t.app.inject({ method: 'GET', url: `/api/payments/${encodeURIComponent(orderId)}/status`, headers: auth });
+    const status = await t.app.inject({
+      method: 'GET',
+      url: `/api/payments/${encodeURIComponent(orderId)}/status`,
+      headers: auth,
+    });
     expect(status.json()).toMatchObject({ status: 'paid' });
     return gatewayOrderId;
   }
@@ -126,13 +143,18 @@ describe.each(DATABASE_KINDS)('a refund retried after a gateway timeout (%s)', (
     ]);
   });
 
-  it('the console\'s confirmed refund form sent again after a timeout sends the same refund_key and the gateway refunds once', async () => {
+  it("the console's confirmed refund form sent again after a timeout sends the same refund_key and the gateway refunds once", async () => {
     const gatewayOrderId = await paidCharge('RT/3', 60000);
     const txPage = '/console/transactions/RT%2F3';
     const page = await t.app.inject({ url: txPage, headers: { authorization: basicAuth() } });
     const { token, cookie } = formState(page);
     const send = (fields: Record<string, string>) =>
-      t.app.inject({ method: 'POST', url: `${txPage}/refund`, payload: new URLSearchParams(fields).toString(), headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+      t.app.inject({
+        method: 'POST',
+        url: `${txPage}/refund`,
+        payload: new URLSearchParams(fields).toString(),
+        headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      });
     const confirmation = await send({ _csrf: token, amount: '20.000', reason: '' });
     expect(confirmation.statusCode).toBe(200);
     const form = hiddenFields(confirmation.body, `${txPage}/refund`);

@@ -26,8 +26,20 @@ describe('validation messages', () => {
     ctx = await makeLoggedApp('sqlite', { API_KEYS: KEY });
   });
   afterAll(async () => ctx.close());
-  const api = (url: string, payload: unknown) => ctx.app.inject({ method: 'POST', url, payload: JSON.stringify(payload), headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } });
-  const config = (payload: unknown) => ctx.app.inject({ method: 'POST', url: '/api/config', payload: JSON.stringify(payload), headers: { authorization: basicAuth(), 'content-type': 'application/json' } });
+  const api = (url: string, payload: unknown) =>
+    ctx.app.inject({
+      method: 'POST',
+      url,
+      payload: JSON.stringify(payload),
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    });
+  const config = (payload: unknown) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/api/config',
+      payload: JSON.stringify(payload),
+      headers: { authorization: basicAuth(), 'content-type': 'application/json' },
+    });
 
   it('a value outside an enum: one message naming the accepted values', async () => {
     const res = await api('/api/charge', { order_id: 'V-1', nominal: 1000, payment_type: 'ovo' });
@@ -40,9 +52,13 @@ describe('validation messages', () => {
   it('a configuration number out of range: one message naming the range', async () => {
     const res = await config({ links: { default_expiry_minutes: -5 } });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors).toEqual([{ path: 'links.default_expiry_minutes', message: 'must be a whole number from 5 to 43200 (or null)' }]);
+    expect(res.json().errors).toEqual([
+      { path: 'links.default_expiry_minutes', message: 'must be a whole number from 5 to 43200 (or null)' },
+    ]);
     const mode = await config({ gateway: { mode: 'live' } });
-    expect(mode.json().errors).toEqual([{ path: 'gateway.mode', message: 'must be one of: simulator, sandbox, production (or null)' }]);
+    expect(mode.json().errors).toEqual([
+      { path: 'gateway.mode', message: 'must be one of: simulator, sandbox, production (or null)' },
+    ]);
   });
 
   it('unknown, missing and mistyped fields: one plain message each', async () => {
@@ -57,12 +73,19 @@ describe('validation messages', () => {
       ]),
     );
     expect(errors).toHaveLength(3);
-    for (const e of errors) expect(e.message).not.toMatch(/must be equal to constant|must match a schema in anyOf|must have required property/);
+    for (const e of errors)
+      expect(e.message).not.toMatch(
+        /must be equal to constant|must match a schema in anyOf|must have required property/,
+      );
   });
 
   it('the environment at start-up: one problem each, in the same words', () => {
     expect(configProblems({ PORT: 'abc' })).toEqual(['PORT must be a port number 0-65535 (got "abc")']);
-    expect(configProblems({ LOG_LEVEL: 'loud' })).toEqual(['LOG_LEVEL must be one of: fatal, error, warn, info, debug, trace, silent']);
-    expect(configProblems({ MIDTRANS_MODE: 'live' })).toEqual(expect.arrayContaining(['MIDTRANS_MODE must be one of: simulator, sandbox, production']));
+    expect(configProblems({ LOG_LEVEL: 'loud' })).toEqual([
+      'LOG_LEVEL must be one of: fatal, error, warn, info, debug, trace, silent',
+    ]);
+    expect(configProblems({ MIDTRANS_MODE: 'live' })).toEqual(
+      expect.arrayContaining(['MIDTRANS_MODE must be one of: simulator, sandbox, production']),
+    );
   });
 });

@@ -28,42 +28,86 @@ describe.each(DATABASE_KINDS)('POST /test-notify-erp (%s)', (kind) => {
   });
 
   it('sends a marked test event through the outbox and reports the first attempt', async () => {
-    ctx = await makeTestApp(kind, { LOG_EXPOSE_API: 'true' }, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
-    await patchRuntimeConfig(ctx.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    ctx = await makeTestApp(
+      kind,
+      { LOG_EXPOSE_API: 'true' },
+      { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 },
+    );
+    await patchRuntimeConfig(ctx.services.runtimeConfig, {
+      erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 },
+    });
     ctx.services.outbox.start();
     expect((await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', payload: {} })).statusCode).toBe(401);
-    const res = await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', headers: auth, payload: { order_id: 'SO-9:1', status: 'expired' } });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/test-notify-erp',
+      headers: auth,
+      payload: { order_id: 'SO-9:1', status: 'expired' },
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toMatchObject({ outcome: 'delivered', state: 'delivered', http_status: 200, error: null });
     expect(erp.accepted()).toHaveLength(1);
     expect(erp.accepted()[0]).toMatchObject({ webhookId: body.event_id, verified: true });
-    expect(erp.accepted()[0]?.json).toMatchObject({ type: 'payment.test', test: true, mercant_id: 'SO-9', order_id: 'SO-9:1', status: 'expired' });
+    expect(erp.accepted()[0]?.json).toMatchObject({
+      type: 'payment.test',
+      test: true,
+      mercant_id: 'SO-9',
+      order_id: 'SO-9:1',
+      status: 'expired',
+    });
     // no body at all works too; a failing ERP is reported, not hidden
     erp.setMode({ kind: 'fail', status: 500 });
     const failing = await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', headers: auth });
     expect(failing.statusCode).toBe(200);
     expect(failing.json()).toMatchObject({ outcome: 'failed', state: 'failed', http_status: 500, error: 'HTTP 500' });
-    const bad = await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', headers: auth, payload: { status: 'nope' } });
+    const bad = await ctx.app.inject({
+      method: 'POST',
+      url: '/test-notify-erp',
+      headers: auth,
+      payload: { status: 'nope' },
+    });
     expect(bad.statusCode).toBe(400);
   });
 
   it('a test event can never say paid: pending by default, paid refused', async () => {
-    ctx = await makeTestApp(kind, { LOG_EXPOSE_API: 'true' }, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
-    await patchRuntimeConfig(ctx.services.runtimeConfig, { erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 } });
+    ctx = await makeTestApp(
+      kind,
+      { LOG_EXPOSE_API: 'true' },
+      { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 },
+    );
+    await patchRuntimeConfig(ctx.services.runtimeConfig, {
+      erp: { notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 2_000 },
+    });
     ctx.services.outbox.start();
     const res = await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', headers: auth, payload: {} });
     expect(res.json()).toMatchObject({ outcome: 'delivered' });
-    expect(erp.accepted()[0]?.json).toMatchObject({ type: 'payment.test', test: true, status: 'pending', gross_amount: 0 });
-    const paid = await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', headers: auth, payload: { status: 'paid' } });
+    expect(erp.accepted()[0]?.json).toMatchObject({
+      type: 'payment.test',
+      test: true,
+      status: 'pending',
+      gross_amount: 0,
+    });
+    const paid = await ctx.app.inject({
+      method: 'POST',
+      url: '/test-notify-erp',
+      headers: auth,
+      payload: { status: 'paid' },
+    });
     expect(paid.statusCode).toBe(400);
-    expect(paid.json().errors).toEqual([{ path: 'status', message: expect.stringMatching(/^must be one of: pending, challenge/) }]);
+    expect(paid.json().errors).toEqual([
+      { path: 'status', message: expect.stringMatching(/^must be one of: pending, challenge/) },
+    ]);
     expect(paid.json().errors[0].message).not.toMatch(/\bpaid\b/);
     expect(erp.accepted()).toHaveLength(1);
   });
 
   it('with no ERP URL the event waits and the answer says so', async () => {
-    ctx = await makeTestApp(kind, { LOG_EXPOSE_API: 'true' }, { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 });
+    ctx = await makeTestApp(
+      kind,
+      { LOG_EXPOSE_API: 'true' },
+      { simulatorBaseUrl: 'http://127.0.0.1:9', runtimeConfigCacheMs: 0 },
+    );
     const res = await ctx.app.inject({ method: 'POST', url: '/test-notify-erp', headers: auth, payload: {} });
     expect(res.json()).toMatchObject({ outcome: 'pending', state: 'pending', http_status: null });
     expect(res.json().error).toMatch(/notify_url/);

@@ -17,7 +17,10 @@ describe('Core API auth and errors', () => {
     for (const auth of [false, basic('SB-Mid-server-wrong')] as const) {
       const r = await call(sim.baseUrl, 'POST', '/v2/charge', { body: chargeBody(oid()), auth });
       expect(r.status).toBe(401);
-      expect(r.body).toMatchObject({ status_code: '401', status_message: 'Transaction cannot be authorized with the current client/server key.' });
+      expect(r.body).toMatchObject({
+        status_code: '401',
+        status_message: 'Transaction cannot be authorized with the current client/server key.',
+      });
     }
   });
 
@@ -36,22 +39,34 @@ describe('Core API auth and errors', () => {
 
   it('validates the charge payload with validation_messages and HTTP 400', async () => {
     const cases: [unknown, string][] = [
-      [{ ...chargeBody('bad id!'), payment_type: 'bank_transfer' }, 'transaction_details.order_id contains invalid characters'],
+      [
+        { ...chargeBody('bad id!'), payment_type: 'bank_transfer' },
+        'transaction_details.order_id contains invalid characters',
+      ],
       [chargeBody('x'.repeat(51)), 'too long'],
       [chargeBody(oid(), 0), 'gross_amount must be greater than or equal to 0.01'],
       [chargeBody(oid(), 100.5), 'gross_amount must be an integer'],
-      [{ ...chargeBody(oid(), 1000), item_details: [{ name: 'A', price: 400, quantity: 2 }] }, 'is not equal to the sum of item_details'],
+      [
+        { ...chargeBody(oid(), 1000), item_details: [{ name: 'A', price: 400, quantity: 2 }] },
+        'is not equal to the sum of item_details',
+      ],
       [{ ...chargeBody(oid(), 800), item_details: [{ price: 400, quantity: 2 }] }, 'item_details[0].name is required'],
       [{ ...chargeBody(oid()), bank_transfer: {} }, 'bank_transfer.bank is required'],
       [{ ...chargeBody(oid()), payment_type: 'bitcoin' }, "payment_type 'bitcoin' is not supported"],
       [{ transaction_details: { order_id: oid(), gross_amount: 1 } }, 'payment_type is required'],
       [{ ...chargeBody(oid()), payment_type: 'echannel' }, 'echannel.bill_info1 is required'],
-      [{ ...chargeBody(oid()), custom_expiry: { expiry_duration: 0, unit: 'minute' } }, 'custom_expiry.expiry_duration'],
+      [
+        { ...chargeBody(oid()), custom_expiry: { expiry_duration: 0, unit: 'minute' } },
+        'custom_expiry.expiry_duration',
+      ],
     ];
     for (const [body, message] of cases) {
       const r = await call(sim.baseUrl, 'POST', '/v2/charge', { body });
       expect(r.status, message).toBe(400);
-      expect(r.body).toMatchObject({ status_code: '400', status_message: 'One or more parameters in the payload is invalid.' });
+      expect(r.body).toMatchObject({
+        status_code: '400',
+        status_message: 'One or more parameters in the payload is invalid.',
+      });
       expect(typeof r.body.id).toBe('string');
       expect(Array.isArray(r.body.validation_messages)).toBe(true);
       expect(JSON.stringify(r.body.validation_messages)).toContain(message);
@@ -91,18 +106,31 @@ describe('Core charge per payment type', () => {
   });
 
   it('permata, bni, bri, cimb, echannel, gopay, qris, cstore answer their own fields', async () => {
-    const bank = async (b: string): Promise<Record<string, unknown>> => (await charge(sim.baseUrl, oid(), { bank_transfer: { bank: b } })).body;
+    const bank = async (b: string): Promise<Record<string, unknown>> =>
+      (await charge(sim.baseUrl, oid(), { bank_transfer: { bank: b } })).body;
     const permata = await bank('permata');
     expect(permata.va_numbers).toBeUndefined();
     expect(s(permata.permata_va_number)).toMatch(/^\d{16}$/);
     for (const b of ['bni', 'bri', 'cimb']) expect(arr((await bank(b)).va_numbers)[0]?.bank).toBe(b);
-    const ech = await charge(sim.baseUrl, oid(), { payment_type: 'echannel', echannel: { bill_info1: 'Payment:', bill_info2: 'Invoice' } });
+    const ech = await charge(sim.baseUrl, oid(), {
+      payment_type: 'echannel',
+      echannel: { bill_info1: 'Payment:', bill_info2: 'Invoice' },
+    });
     expect(ech.body).toMatchObject({ status_code: '201', payment_type: 'echannel', biller_code: '70012' });
     expect(s(ech.body.bill_key)).toMatch(/^\d{12}$/);
     const gopay = await charge(sim.baseUrl, oid(), { payment_type: 'gopay' });
-    expect(arr(gopay.body.actions).map((a) => a.name)).toEqual(['generate-qr-code', 'deeplink-redirect', 'get-status', 'cancel']);
+    expect(arr(gopay.body.actions).map((a) => a.name)).toEqual([
+      'generate-qr-code',
+      'deeplink-redirect',
+      'get-status',
+      'cancel',
+    ]);
     const qris = await charge(sim.baseUrl, oid(), { payment_type: 'qris', qris: { acquirer: 'gopay' } });
-    expect(qris.body).toMatchObject({ status_code: '201', status_message: 'QRIS transaction is created', acquirer: 'gopay' });
+    expect(qris.body).toMatchObject({
+      status_code: '201',
+      status_message: 'QRIS transaction is created',
+      acquirer: 'gopay',
+    });
     expect(s(qris.body.qr_string)).toMatch(/^0002/);
     expect(qris.body.expire_time).toBe(qris.body.expiry_time);
     const cstore = await charge(sim.baseUrl, oid(), { payment_type: 'cstore', cstore: { store: 'indomaret' } });
@@ -112,16 +140,30 @@ describe('Core charge per payment type', () => {
 
   it('credit card: accept → capture 200, magic tokens deny 202 or challenge 201, no token 411', async () => {
     const card = (token?: string): Promise<Record<string, unknown>> =>
-      charge(sim.baseUrl, oid(), { payment_type: 'credit_card', credit_card: token === undefined ? {} : { token_id: token } }).then((r) => r.body);
-    expect(await card('481111-1114-sim-token')).toMatchObject({ status_code: '200', transaction_status: 'capture', fraud_status: 'accept', masked_card: '481111-1114' });
+      charge(sim.baseUrl, oid(), {
+        payment_type: 'credit_card',
+        credit_card: token === undefined ? {} : { token_id: token },
+      }).then((r) => r.body);
+    expect(await card('481111-1114-sim-token')).toMatchObject({
+      status_code: '200',
+      transaction_status: 'capture',
+      fraud_status: 'accept',
+      masked_card: '481111-1114',
+    });
     expect(await card('deny-token')).toMatchObject({ status_code: '202', transaction_status: 'deny' });
     expect(await card('tok-4411111111111118')).toMatchObject({ status_code: '202', masked_card: '441111-1118' });
-    expect(await card('challenge-token')).toMatchObject({ status_code: '201', transaction_status: 'capture', fraud_status: 'challenge' });
+    expect(await card('challenge-token')).toMatchObject({
+      status_code: '201',
+      transaction_status: 'capture',
+      fraud_status: 'challenge',
+    });
     expect(await card()).toMatchObject({ status_code: '411' });
   });
 
   it('custom_expiry sets expiry_time from order_time', async () => {
-    const r = await charge(sim.baseUrl, oid(), { custom_expiry: { order_time: '2030-01-01 10:00:00 +0700', expiry_duration: 90, unit: 'minute' } });
+    const r = await charge(sim.baseUrl, oid(), {
+      custom_expiry: { order_time: '2030-01-01 10:00:00 +0700', expiry_duration: 90, unit: 'minute' },
+    });
     expect(r.body.expiry_time).toBe('2030-01-01 11:30:00');
   });
 });
@@ -158,7 +200,12 @@ describe('Core status and transitions', () => {
     for (const key of [id, s(c.body.transaction_id)]) {
       const r = await call(sim.baseUrl, 'GET', `/v2/${key}/status`);
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ status_code: '201', transaction_status: 'pending', status_message: 'Success, transaction is found', order_id: id });
+      expect(r.body).toMatchObject({
+        status_code: '201',
+        transaction_status: 'pending',
+        status_message: 'Success, transaction is found',
+        order_id: id,
+      });
     }
     const { midtransSignature } = await import('../../simulator/index.js');
     const r = await call(sim.baseUrl, 'GET', `/v2/${id}/status`);
@@ -179,15 +226,26 @@ describe('Core status and transitions', () => {
     await charge(sim.baseUrl, id);
     const c = await call(sim.baseUrl, 'POST', `/v2/${id}/cancel`);
     expect(c.status).toBe(200);
-    expect(c.body).toMatchObject({ status_code: '200', status_message: 'Success, transaction is canceled', transaction_status: 'cancel' });
+    expect(c.body).toMatchObject({
+      status_code: '200',
+      status_message: 'Success, transaction is canceled',
+      transaction_status: 'cancel',
+    });
     const again = await call(sim.baseUrl, 'POST', `/v2/${id}/cancel`);
     expect(again.status).toBe(412);
-    expect(again.body).toMatchObject({ status_code: '412', status_message: 'Merchant cannot modify the status of the transaction' });
+    expect(again.body).toMatchObject({
+      status_code: '412',
+      status_message: 'Merchant cannot modify the status of the transaction',
+    });
     const id2 = oid();
     await charge(sim.baseUrl, id2);
     const e = await call(sim.baseUrl, 'POST', `/v2/${id2}/expire`);
     expect(e.status).toBe(200);
-    expect(e.body).toMatchObject({ status_code: '407', status_message: 'Success, transaction has expired', transaction_status: 'expire' });
+    expect(e.body).toMatchObject({
+      status_code: '407',
+      status_message: 'Success, transaction has expired',
+      transaction_status: 'expire',
+    });
     const st = await call(sim.baseUrl, 'GET', `/v2/${id2}/status`);
     expect(st.status).toBe(200);
     expect(st.body).toMatchObject({ status_code: '407', transaction_status: 'expire' });
@@ -206,21 +264,40 @@ describe('Core status and transitions', () => {
     const d = oid();
     await charge(sim.baseUrl, d, { payment_type: 'credit_card', credit_card: { token_id: 'challenge-2' } });
     const denied = await call(sim.baseUrl, 'POST', `/v2/${d}/deny`);
-    expect(denied.body).toMatchObject({ status_code: '200', status_message: 'Success, transaction is denied', transaction_status: 'deny', fraud_status: 'deny' });
+    expect(denied.body).toMatchObject({
+      status_code: '200',
+      status_message: 'Success, transaction is denied',
+      transaction_status: 'deny',
+      fraud_status: 'deny',
+    });
     expect((await call(sim.baseUrl, 'GET', `/v2/${d}/status`)).body.status_code).toBe('202');
   });
 
   it('refund: 412 when not settled, partial then full, 414 bad amount, refund_key idempotent, 406 reused elsewhere', async () => {
     const id = oid();
     await charge(sim.baseUrl, id, { payment_type: 'qris' });
-    expect((await call(sim.baseUrl, 'POST', `/v2/${id}/refund`, { body: { amount: 1000 } })).body.status_code).toBe('412');
+    expect((await call(sim.baseUrl, 'POST', `/v2/${id}/refund`, { body: { amount: 1000 } })).body.status_code).toBe(
+      '412',
+    );
     await call(sim.baseUrl, 'POST', `/_sim/transactions/${id}/pay`, { auth: false });
-    const p1 = await call(sim.baseUrl, 'POST', `/v2/${id}/refund`, { body: { refund_key: 'rk-1', amount: 50000, reason: 'r' } });
-    expect(p1.body).toMatchObject({ status_code: '200', status_message: 'Success, refund request is approved', transaction_status: 'partial_refund', refund_amount: '50000.00', refund_key: 'rk-1' });
+    const p1 = await call(sim.baseUrl, 'POST', `/v2/${id}/refund`, {
+      body: { refund_key: 'rk-1', amount: 50000, reason: 'r' },
+    });
+    expect(p1.body).toMatchObject({
+      status_code: '200',
+      status_message: 'Success, refund request is approved',
+      transaction_status: 'partial_refund',
+      refund_amount: '50000.00',
+      refund_key: 'rk-1',
+    });
     const replay = await call(sim.baseUrl, 'POST', `/v2/${id}/refund`, { body: { refund_key: 'rk-1', amount: 50000 } });
     expect(replay.body.refund_chargeback_id).toBe(p1.body.refund_chargeback_id);
-    expect((await call(sim.baseUrl, 'POST', `/v2/${id}/refund`, { body: { amount: 100001 } })).body.status_code).toBe('414');
-    expect((await call(sim.baseUrl, 'POST', `/v2/${id}/refund`, { body: { amount: -5 } })).body.status_code).toBe('414');
+    expect((await call(sim.baseUrl, 'POST', `/v2/${id}/refund`, { body: { amount: 100001 } })).body.status_code).toBe(
+      '414',
+    );
+    expect((await call(sim.baseUrl, 'POST', `/v2/${id}/refund`, { body: { amount: -5 } })).body.status_code).toBe(
+      '414',
+    );
     const full = await call(sim.baseUrl, 'POST', `/v2/${id}/refund`, { body: { refund_key: 'rk-2' } });
     expect(full.body).toMatchObject({ transaction_status: 'refund', refund_amount: '100000.00' });
     const st = await call(sim.baseUrl, 'GET', `/v2/${id}/status`);
@@ -229,7 +306,9 @@ describe('Core status and transitions', () => {
     const other = oid();
     await charge(sim.baseUrl, other, { payment_type: 'gopay' });
     await call(sim.baseUrl, 'POST', `/_sim/transactions/${other}/pay`, { auth: false });
-    expect((await call(sim.baseUrl, 'POST', `/v2/${other}/refund`, { body: { refund_key: 'rk-1' } })).body.status_code).toBe('406');
+    expect(
+      (await call(sim.baseUrl, 'POST', `/v2/${other}/refund`, { body: { refund_key: 'rk-1' } })).body.status_code,
+    ).toBe('406');
   });
 
   it('refund of a settled bank transfer is refused (no online refund for VA)', async () => {
@@ -245,7 +324,10 @@ describe('Idempotency-Key', () => {
     const key = `idem-${oid()}`;
     const id = oid();
     const a = await charge(sim.baseUrl, id, {}, { 'idempotency-key': key });
-    const b = await call(sim.baseUrl, 'POST', '/v2/charge', { body: chargeBody(oid()), headers: { 'idempotency-key': key } });
+    const b = await call(sim.baseUrl, 'POST', '/v2/charge', {
+      body: chargeBody(oid()),
+      headers: { 'idempotency-key': key },
+    });
     expect(b.body).toEqual(a.body);
     expect(b.headers.get('idempotent-replayed')).toBe('true');
     const long = 'k'.repeat(47);
@@ -253,7 +335,10 @@ describe('Idempotency-Key', () => {
     const l2 = await charge(sim.baseUrl, oid(), {}, { 'idempotency-key': long });
     expect(l2.body.transaction_id).not.toBe(l1.body.transaction_id);
     const failKey = `fail-${oid()}`;
-    const bad = await call(sim.baseUrl, 'POST', '/v2/charge', { body: chargeBody(oid(), 0), headers: { 'idempotency-key': failKey } });
+    const bad = await call(sim.baseUrl, 'POST', '/v2/charge', {
+      body: chargeBody(oid(), 0),
+      headers: { 'idempotency-key': failKey },
+    });
     expect(bad.status).toBe(400);
     const good = await charge(sim.baseUrl, oid(), {}, { 'idempotency-key': failKey });
     expect(good.body.status_code).toBe('201');

@@ -24,9 +24,20 @@ describe('fault settings', () => {
     expect((await faults({ latency_ms: -1 })).status).toBe(400);
     const ok = await faults({ latency_ms: 5, duplicate_rate: 0.5, reorder: true, core_http_status: 'body' });
     expect(ok.status).toBe(200);
-    expect((await call(sim.baseUrl, 'GET', '/_sim/faults', { auth: false })).body).toMatchObject({ latency_ms: 5, duplicate_rate: 0.5, reorder: true, core_http_status: 'body', error_rate: 0 });
+    expect((await call(sim.baseUrl, 'GET', '/_sim/faults', { auth: false })).body).toMatchObject({
+      latency_ms: 5,
+      duplicate_rate: 0.5,
+      reorder: true,
+      core_http_status: 'body',
+      error_rate: 0,
+    });
     const cleared = await call(sim.baseUrl, 'DELETE', '/_sim/faults', { auth: false });
-    expect(cleared.body).toMatchObject({ latency_ms: 0, duplicate_rate: 0, reorder: false, core_http_status: 'mirror' });
+    expect(cleared.body).toMatchObject({
+      latency_ms: 0,
+      duplicate_rate: 0,
+      reorder: false,
+      core_http_status: 'mirror',
+    });
   });
 
   it('latency delays gateway answers only', async () => {
@@ -46,10 +57,14 @@ describe('fault settings', () => {
     const core = await charge(sim.baseUrl, id);
     expect(core.status).toBe(503);
     expect(core.body).toMatchObject({ status_code: '503' });
-    const snap = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', { body: { transaction_details: { order_id: id, gross_amount: 1 } } });
+    const snap = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', {
+      body: { transaction_details: { order_id: id, gross_amount: 1 } },
+    });
     expect(snap.status).toBe(503);
     expect(Array.isArray(snap.body.error_messages)).toBe(true);
-    const link = await call(sim.baseUrl, 'POST', '/v1/payment-links', { body: { transaction_details: { order_id: id, gross_amount: 1 } } });
+    const link = await call(sim.baseUrl, 'POST', '/v1/payment-links', {
+      body: { transaction_details: { order_id: id, gross_amount: 1 } },
+    });
     expect(link.status).toBe(503);
     expect((await call(sim.baseUrl, 'GET', '/_sim/faults', { auth: false })).status).toBe(200);
     await call(sim.baseUrl, 'DELETE', '/_sim/faults', { auth: false });
@@ -113,7 +128,9 @@ describe('fault settings', () => {
   });
 
   it('faults never touch hosted pages or the control API', async () => {
-    const t = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', { body: { transaction_details: { order_id: oid(), gross_amount: 1000 } } });
+    const t = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', {
+      body: { transaction_details: { order_id: oid(), gross_amount: 1000 } },
+    });
     await faults({ error_rate: 1 });
     expect((await fetch(s(t.body.redirect_url))).status).toBe(200);
     expect((await call(sim.baseUrl, 'GET', '/_sim/transactions', { auth: false })).status).toBe(200);
@@ -123,14 +140,25 @@ describe('fault settings', () => {
 describe('request log', () => {
   it('records gateway calls with method, path, body and idempotency key, never secrets', async () => {
     const id = oid();
-    await charge(sim.baseUrl, id, { payment_type: 'credit_card', credit_card: { token_id: 'secret-token' } }, { 'idempotency-key': `log-${id}` });
+    await charge(
+      sim.baseUrl,
+      id,
+      { payment_type: 'credit_card', credit_card: { token_id: 'secret-token' } },
+      { 'idempotency-key': `log-${id}` },
+    );
     await call(sim.baseUrl, 'GET', `/v2/${id}/status`);
     const r = await call(sim.baseUrl, 'GET', `/_sim/requests?path=${id}`, { auth: false });
-    const mine = arr((await call(sim.baseUrl, 'GET', '/_sim/requests?path=/v2/charge', { auth: false })).body.requests).filter(
-      (x) => x.idempotency_key === `log-${id}`,
-    );
+    const mine = arr(
+      (await call(sim.baseUrl, 'GET', '/_sim/requests?path=/v2/charge', { auth: false })).body.requests,
+    ).filter((x) => x.idempotency_key === `log-${id}`);
     expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatchObject({ method: 'POST', path: '/v2/charge', api: 'core', status: 200, body: { credit_card: { token_id: '****' } } });
+    expect(mine[0]).toMatchObject({
+      method: 'POST',
+      path: '/v2/charge',
+      api: 'core',
+      status: 200,
+      body: { credit_card: { token_id: '****' } },
+    });
     expect(JSON.stringify(mine[0])).not.toContain('secret-token');
     expect(JSON.stringify(mine[0])).not.toContain('SB-Mid-server-test-key');
     expect(arr(r.body.requests).map((x) => x.method)).toEqual(['GET']);

@@ -63,14 +63,28 @@ export function oid(prefix = 'T'): string {
 }
 
 export function chargeBody(orderId: string, amount = 150000, extra: J = {}): J {
-  return { payment_type: 'bank_transfer', transaction_details: { order_id: orderId, gross_amount: amount }, bank_transfer: { bank: 'bca' }, ...extra };
+  return {
+    payment_type: 'bank_transfer',
+    transaction_details: { order_id: orderId, gross_amount: amount },
+    bank_transfer: { bank: 'bca' },
+    ...extra,
+  };
 }
 
-export async function charge(base: string, orderId: string, extra: J = {}, headers: Record<string, string> = {}): Promise<Res> {
+export async function charge(
+  base: string,
+  orderId: string,
+  extra: J = {},
+  headers: Record<string, string> = {},
+): Promise<Res> {
   return call(base, 'POST', '/v2/charge', { body: chargeBody(orderId, 150000, extra), headers });
 }
 
-export async function waitFor<T>(fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000, stepMs = 20): Promise<T> {
+export async function waitFor<T>(
+  fn: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 5000,
+  stepMs = 20,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -94,7 +108,9 @@ export interface Receiver {
 }
 
 /** A loopback notification receiver; `answer` picks the status for the n-th request (0-based). */
-export async function receiver(answer: (n: number, req: IncomingMessage) => number | { status: number; location?: string } = () => 200): Promise<Receiver> {
+export async function receiver(
+  answer: (n: number, req: IncomingMessage) => number | { status: number; location?: string } = () => 200,
+): Promise<Receiver> {
   const received: Received[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];

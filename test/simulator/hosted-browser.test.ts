@@ -17,9 +17,12 @@ const jsQR = (createRequire(import.meta.url)('jsqr') as typeof import('jsqr')).d
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM);
 
-it.runIf(process.env.PAYLINK_REQUIRE_BROWSER === '1')('Chromium is installed where the browser tests are required', () => {
-  expect(HAVE_CHROMIUM, `${CHROMIUM} is missing`).toBe(true);
-});
+it.runIf(process.env.PAYLINK_REQUIRE_BROWSER === '1')(
+  'Chromium is installed where the browser tests are required',
+  () => {
+    expect(HAVE_CHROMIUM, `${CHROMIUM} is missing`).toBe(true);
+  },
+);
 
 describe.skipIf(!HAVE_CHROMIUM)('hosted pages in a real browser', () => {
   let browser: Browser;
@@ -27,7 +30,11 @@ describe.skipIf(!HAVE_CHROMIUM)('hosted pages in a real browser', () => {
 
   beforeAll(async () => {
     sim = await start();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -65,7 +72,7 @@ describe.skipIf(!HAVE_CHROMIUM)('hosted pages in a real browser', () => {
     await context.close();
   });
 
-  it('the QRIS page shows its QR code, and scanning it gives the transaction\'s qr_string', async () => {
+  it("the QRIS page shows its QR code, and scanning it gives the transaction's qr_string", async () => {
     const context = await browser.newContext({ deviceScaleFactor: 2 });
     const page = await context.newPage();
     const problems: string[] = [];
@@ -75,7 +82,15 @@ describe.skipIf(!HAVE_CHROMIUM)('hosted pages in a real browser', () => {
     await page.goto(await newLink(['other_qris']));
     await page.click('button[data-method="other_qris"]');
     // Under the page's Content-Security-Policy the stylesheet still applies (allowed by its hash).
-    expect(await page.locator('#amount').evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { fontWeight: string } }).getComputedStyle(el).fontWeight)).toBe('700');
+    expect(
+      await page
+        .locator('#amount')
+        .evaluate(
+          (el) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { fontWeight: string } }).getComputedStyle(el)
+              .fontWeight,
+        ),
+    ).toBe('700');
     const svg = page.locator('#qr svg');
     const box = await svg.boundingBox({ timeout: 5000 });
     expect(box?.width).toBeGreaterThan(100);

@@ -18,22 +18,61 @@ afterAll(async () => {
   await sim.close();
 });
 
-const MONTHS_EN = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const MONTHS_ID = ['Januari', 'Februari', 'Maret', 'April', 'Mei', 'Juni', 'Juli', 'Agustus', 'September', 'Oktober', 'November', 'Desember'];
+const MONTHS_EN = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const MONTHS_ID = [
+  'Januari',
+  'Februari',
+  'Maret',
+  'April',
+  'Mei',
+  'Juni',
+  'Juli',
+  'Agustus',
+  'September',
+  'Oktober',
+  'November',
+  'Desember',
+];
 
-async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; html: string; headers: Headers }> {
+async function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; html: string; headers: Headers }> {
   const r = await fetch(url, { headers, redirect: 'manual' });
   return { status: r.status, html: await r.text(), headers: r.headers };
 }
 
-async function post(url: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+async function post(
+  url: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(url, { method: 'POST', headers, body: new URLSearchParams(form), redirect: 'manual' });
 }
 
-async function newLink(methods = ['bca_va', 'other_qris', 'credit_card', 'alfamart', 'gopay']): Promise<{ orderId: string; url: string }> {
+async function newLink(
+  methods = ['bca_va', 'other_qris', 'credit_card', 'alfamart', 'gopay'],
+): Promise<{ orderId: string; url: string }> {
   const orderId = oid('LG');
   const r = await call(sim.baseUrl, 'POST', '/v1/payment-links', {
-    body: { transaction_details: { order_id: orderId, gross_amount: 150000 }, item_details: [{ id: 'x', name: 'Kopi', price: 75000, quantity: 2 }], enabled_payments: methods },
+    body: {
+      transaction_details: { order_id: orderId, gross_amount: 150000 },
+      item_details: [{ id: 'x', name: 'Kopi', price: 75000, quantity: 2 }],
+      enabled_payments: methods,
+    },
   });
   expect(r.status).toBe(200);
   return { orderId, url: s(r.body.payment_url) };
@@ -53,7 +92,9 @@ function visibleText(html: string): string {
     .replace(/<style>[\s\S]*?<\/style>/g, ' ')
     .replace(/<svg[\s\S]*?<\/svg>/g, ' ')
     .replace(/<[^>]+>/g, ' ');
-  return `${text} ${labels}`.replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n))).replace(/\s+/g, ' ');
+  return `${text} ${labels}`
+    .replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n)))
+    .replace(/\s+/g, ' ');
 }
 
 /** The literal parts of the English messages that differ in Indonesian (placeholders cut out). */
@@ -62,7 +103,8 @@ const ENGLISH_ONLY = Object.entries(HOSTED.en)
   .flatMap(([, v]) => v.split(/\{\w+\}/).map((part) => part.replace(/[():,.]/g, ' ').trim()))
   .filter((part) => part.length >= 4);
 /** English words of a payment page, whether or not a catalogue holds them. */
-const ENGLISH_WORDS = /\b(Pay|Payment|Order|Choose|Thank|Transaction|Card|Price|Qty|Item|Wallet|Approve|Virtual account number|One-time|Sandbox card|not found|does not exist)\b/i;
+const ENGLISH_WORDS =
+  /\b(Pay|Payment|Order|Choose|Thank|Transaction|Card|Price|Qty|Item|Wallet|Approve|Virtual account number|One-time|Sandbox card|not found|does not exist)\b/i;
 
 function expectIndonesian(html: string): void {
   expect(html).toMatch(/^<!doctype html><html lang="id">/);
@@ -72,7 +114,7 @@ function expectIndonesian(html: string): void {
   expect(text).not.toMatch(ENGLISH_WORDS);
 }
 
-describe('the hosted pages\' catalogue', () => {
+describe("the hosted pages' catalogue", () => {
   it('has no empty message, and each message has the same placeholders in both languages', () => {
     const holes = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '').sort();
     for (const [key, en] of Object.entries(HOSTED.en)) {
@@ -133,7 +175,7 @@ describe('the language of a hosted page', () => {
     expect(odd.headers.get('set-cookie')).toBeNull();
   });
 
-  it('a hosted path that does not exist answers its 404 page in the person\'s language, under the pages\' CSP', async () => {
+  it("a hosted path that does not exist answers its 404 page in the person's language, under the pages' CSP", async () => {
     const id = await get(`${sim.baseUrl}/payment-links/no/such/page`, { 'accept-language': 'id' });
     expect(id.status).toBe(404);
     expect(id.html).toMatch(/<html lang="id">/);
@@ -175,7 +217,9 @@ describe('the language of a hosted page', () => {
 
   it('Snap pages, the 3-D Secure page and the approval pages follow the language too', async () => {
     const h = { 'accept-language': 'id' };
-    const snap = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', { body: { transaction_details: { order_id: oid('LS'), gross_amount: 20000 } } });
+    const snap = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', {
+      body: { transaction_details: { order_id: oid('LS'), gross_amount: 20000 } },
+    });
     const snapPage = await get(s(snap.body.redirect_url), h);
     expectIndonesian(snapPage.html);
     expect(snapPage.html).toContain('<h1>Pembayaran</h1>');
@@ -183,10 +227,20 @@ describe('the language of a hosted page', () => {
     expectIndonesian((await get(`${sim.baseUrl}/snap/v3/redirection/00000000-0000-0000-0000-000000000000`, h)).html);
 
     const year = String(new Date().getUTCFullYear() + 1);
-    const q = new URLSearchParams({ client_key: CLIENT_KEY, card_number: '4811111111111114', card_exp_month: '12', card_exp_year: year, card_cvv: '123' });
+    const q = new URLSearchParams({
+      client_key: CLIENT_KEY,
+      card_number: '4811111111111114',
+      card_exp_month: '12',
+      card_exp_year: year,
+      card_cvv: '123',
+    });
     const tok = await call(sim.baseUrl, 'GET', `/v2/token?${q.toString()}`, { auth: false });
     const card = await call(sim.baseUrl, 'POST', '/v2/charge', {
-      body: { payment_type: 'credit_card', transaction_details: { order_id: oid('LC'), gross_amount: 25000 }, credit_card: { token_id: s(tok.body.token_id), authentication: true } },
+      body: {
+        payment_type: 'credit_card',
+        transaction_details: { order_id: oid('LC'), gross_amount: 25000 },
+        credit_card: { token_id: s(tok.body.token_id), authentication: true },
+      },
     });
     const threeDs = await get(s(card.body.redirect_url), h);
     expectIndonesian(threeDs.html);
@@ -196,7 +250,9 @@ describe('the language of a hosted page', () => {
     expectIndonesian(failed.html);
     expect(failed.html).toContain('Pembayaran gagal');
 
-    const kredivo = await call(sim.baseUrl, 'POST', '/v2/charge', { body: { payment_type: 'kredivo', transaction_details: { order_id: oid('LK'), gross_amount: 30000 } } });
+    const kredivo = await call(sim.baseUrl, 'POST', '/v2/charge', {
+      body: { payment_type: 'kredivo', transaction_details: { order_id: oid('LK'), gross_amount: 30000 } },
+    });
     const approve = await get(s(kredivo.body.redirect_url), h);
     expectIndonesian(approve.html);
     expect(approve.html).toContain('<title>Bayar dengan Kredivo</title>');
@@ -208,13 +264,18 @@ describe('the language of a hosted page', () => {
     const orderId = s(/id="order-id">([^<]+)</.exec((await get(pageUrl)).html)?.[1]);
     const status = await call(sim.baseUrl, 'GET', `/v2/${orderId}/status`);
     // Core's expiry_time is Jakarta wall-clock time: "YYYY-MM-DD HH:mm:ss".
-    const [, y, mo, d, hh, mm] = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):\d{2}$/.exec(s(status.body.expiry_time)) ?? [];
+    const [, y, mo, d, hh, mm] =
+      /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):\d{2}$/.exec(s(status.body.expiry_time)) ?? [];
     const day = String(Number(d));
     const month = Number(mo) - 1;
     const en = await get(pageUrl);
-    expect(en.html).toContain(`<p class="muted" id="expiry">Pay before ${day} ${MONTHS_EN[month]} ${y}, ${hh}:${mm} WIB</p>`);
+    expect(en.html).toContain(
+      `<p class="muted" id="expiry">Pay before ${day} ${MONTHS_EN[month]} ${y}, ${hh}:${mm} WIB</p>`,
+    );
     const id = await get(pageUrl, { cookie: 'paylink_lang=id' });
-    expect(id.html).toContain(`<p class="muted" id="expiry">Bayar sebelum ${day} ${MONTHS_ID[month]} ${y} pukul ${hh}.${mm} WIB</p>`);
+    expect(id.html).toContain(
+      `<p class="muted" id="expiry">Bayar sebelum ${day} ${MONTHS_ID[month]} ${y} pukul ${hh}.${mm} WIB</p>`,
+    );
   });
 });
 
@@ -233,13 +294,17 @@ describe('the QRIS page', () => {
     expect(s(svg).replace(/ role="img" aria-label="[^"]*"/, '')).toBe(expected);
     expect(s(svg)).toContain('role="img" aria-label="QRIS code: scan it with any QRIS app to pay"');
     // A different string would have drawn a different code.
-    expect(expected).not.toBe((await QRCode.toString(`${qrString}0`, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })).trim());
+    expect(expected).not.toBe(
+      (await QRCode.toString(`${qrString}0`, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })).trim(),
+    );
     expect(html).toContain(`<span class="qr-string" id="qr-string">${qrString}</span>`);
     expect(html).not.toContain('<span class="code">' + qrString);
     // Drawn in the page, not fetched: the policy allows no images and no scripts at all.
     expect(html).not.toMatch(/<(img|script|link|object|iframe)\b/);
     const csp = s(res.headers.get('content-security-policy'));
-    expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; form-action 'self'; base-uri 'none'$/);
+    expect(csp).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; form-action 'self'; base-uri 'none'$/,
+    );
     const style = s(/<style>([\s\S]*?)<\/style>/.exec(html)?.[1]);
     expect(csp).toContain(`'sha256-${createHash('sha256').update(style).digest('base64')}'`);
   });

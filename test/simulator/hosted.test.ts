@@ -45,7 +45,8 @@ describe('hosted payment-link page', () => {
     expect(html).not.toContain('<script>');
     expect(html).toContain('Invoice &#60;b&#62;42&#60;/b&#62;');
     expect(html).toMatch(/<form method="post"[^>]*>/);
-    for (const m of ['bca_va', 'other_qris', 'credit_card']) expect(html).toContain(`<button type="submit" name="method" value="${m}" data-method="${m}">`);
+    for (const m of ['bca_va', 'other_qris', 'credit_card'])
+      expect(html).toContain(`<button type="submit" name="method" value="${m}" data-method="${m}">`);
     expect(html).not.toContain('data-method="gopay"');
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=/);
   });
@@ -66,9 +67,15 @@ describe('hosted payment-link page', () => {
     const done = await post(new URL(s(form?.[1]), url).toString(), {}, true);
     expect(done.status).toBe(200);
     expect(await done.text()).toMatch(/<div id="result">Payment successful<\/div>/);
-    expect((await call(sim.baseUrl, 'GET', `/v2/${s(purchase?.order_id)}/status`)).body.transaction_status).toBe('settlement');
-    await waitFor(() => (rcv.received.filter((r) => r.body.order_id === purchase?.order_id).length >= 2 ? true : undefined));
-    expect(rcv.received.filter((r) => r.body.order_id === purchase?.order_id).map((r) => r.body.transaction_status)).toEqual(['pending', 'settlement']);
+    expect((await call(sim.baseUrl, 'GET', `/v2/${s(purchase?.order_id)}/status`)).body.transaction_status).toBe(
+      'settlement',
+    );
+    await waitFor(() =>
+      rcv.received.filter((r) => r.body.order_id === purchase?.order_id).length >= 2 ? true : undefined,
+    );
+    expect(
+      rcv.received.filter((r) => r.body.order_id === purchase?.order_id).map((r) => r.body.transaction_status),
+    ).toEqual(['pending', 'settlement']);
     expect((await fetch(url)).status).toBe(410);
   });
 
@@ -82,7 +89,7 @@ describe('hosted payment-link page', () => {
     expect(html).toContain('QR string');
   });
 
-  it('a pending purchase reserves the link\'s only use: choosing again leads back to it, no second purchase', async () => {
+  it("a pending purchase reserves the link's only use: choosing again leads back to it, no second purchase", async () => {
     const { orderId, url } = await newLink({ usage_limit: 1 });
     const first = await post(url, { method: 'other_qris' });
     const second = await post(url, { method: 'bca_va' });
@@ -94,7 +101,11 @@ describe('hosted payment-link page', () => {
 
   it('an expiry too large for any date is refused with 400, not a link dead at birth', async () => {
     const r = await call(sim.baseUrl, 'POST', '/v1/payment-links', {
-      body: { transaction_details: { order_id: oid('HL'), gross_amount: 1000 }, usage_limit: 1, expiry: { duration: 999999999999999, unit: 'days' } },
+      body: {
+        transaction_details: { order_id: oid('HL'), gross_amount: 1000 },
+        usage_limit: 1,
+        expiry: { duration: 999999999999999, unit: 'days' },
+      },
     });
     expect(r.status).toBe(400);
   });
@@ -113,7 +124,9 @@ describe('hosted payment-link page', () => {
 describe('hosted Snap page', () => {
   it('card: pick → pay → capture; the used token page answers 410', async () => {
     const orderId = oid('HS');
-    const t = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', { body: { transaction_details: { order_id: orderId, gross_amount: 20000 } } });
+    const t = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', {
+      body: { transaction_details: { order_id: orderId, gross_amount: 20000 } },
+    });
     const url = s(t.body.redirect_url);
     const html = await (await fetch(url)).text();
     expect(html).toContain('Rp 20.000');
@@ -121,11 +134,18 @@ describe('hosted Snap page', () => {
     const instructions = await post(url, { method: 'credit_card' }, true);
     const page = await instructions.text();
     expect(page).toContain('id="pay"');
-    expect((await call(sim.baseUrl, 'GET', `/v2/${orderId}/status`)).body).toMatchObject({ transaction_status: 'pending', payment_type: 'credit_card' });
+    expect((await call(sim.baseUrl, 'GET', `/v2/${orderId}/status`)).body).toMatchObject({
+      transaction_status: 'pending',
+      payment_type: 'credit_card',
+    });
     const action = /action="([^"]+)"><button id="pay"/.exec(page)?.[1];
     const done = await post(new URL(s(action), url).toString(), {}, true);
     expect(await done.text()).toContain('Payment successful');
-    expect((await call(sim.baseUrl, 'GET', `/v2/${orderId}/status`)).body).toMatchObject({ transaction_status: 'capture', fraud_status: 'accept', status_code: '200' });
+    expect((await call(sim.baseUrl, 'GET', `/v2/${orderId}/status`)).body).toMatchObject({
+      transaction_status: 'capture',
+      fraud_status: 'accept',
+      status_code: '200',
+    });
     expect((await fetch(url)).status).toBe(410);
   });
 

@@ -25,11 +25,17 @@ afterAll(async () => {
   await sim.close();
 });
 
-const core = (serverKey = KEY): InstanceType<Midtrans['CoreApi']> => new midtrans.CoreApi({ isProduction: false, serverKey, clientKey: 'SB-Mid-client-x' });
-const snap = (serverKey = KEY): InstanceType<Midtrans['Snap']> => new midtrans.Snap({ isProduction: false, serverKey, clientKey: 'SB-Mid-client-x' });
+const core = (serverKey = KEY): InstanceType<Midtrans['CoreApi']> =>
+  new midtrans.CoreApi({ isProduction: false, serverKey, clientKey: 'SB-Mid-client-x' });
+const snap = (serverKey = KEY): InstanceType<Midtrans['Snap']> =>
+  new midtrans.Snap({ isProduction: false, serverKey, clientKey: 'SB-Mid-client-x' });
 
 function bcaCharge(orderId: string): object {
-  return { payment_type: 'bank_transfer', transaction_details: { order_id: orderId, gross_amount: 44000 }, bank_transfer: { bank: 'bca' } };
+  return {
+    payment_type: 'bank_transfer',
+    transaction_details: { order_id: orderId, gross_amount: 44000 },
+    bank_transfer: { bank: 'bca' },
+  };
 }
 
 async function rejection(p: Promise<unknown>): Promise<InstanceType<Midtrans['MidtransError']>> {
@@ -47,12 +53,16 @@ describe('official midtrans-client against the simulator', () => {
     const r = await snap().createTransaction({ transaction_details: { order_id: oid('mc'), gross_amount: 10000 } });
     expect(r.token).toMatch(/^[0-9a-f-]{36}$/);
     expect(r.redirect_url).toBe(`${sim.baseUrl}/snap/v3/redirection/${r.token}`);
-    const url = await snap().createTransactionRedirectUrl({ transaction_details: { order_id: oid('mc'), gross_amount: 10000 } });
+    const url = await snap().createTransactionRedirectUrl({
+      transaction_details: { order_id: oid('mc'), gross_amount: 10000 },
+    });
     expect((await fetch(url)).status).toBe(200);
   });
 
   it('Snap validation error (gross_amount 0) rejects with HTTP 400 and error_messages', async () => {
-    const e = await rejection(snap().createTransaction({ transaction_details: { order_id: oid('mc'), gross_amount: 0 } }));
+    const e = await rejection(
+      snap().createTransaction({ transaction_details: { order_id: oid('mc'), gross_amount: 0 } }),
+    );
     expect(e.httpStatusCode).toBe(400);
     expect(e.ApiResponse).toMatchObject({ error_messages: expect.any(Array) });
   });
@@ -68,7 +78,9 @@ describe('official midtrans-client against the simulator', () => {
   });
 
   it('Core charge with gross_amount 0 rejects with HTTP 400 and validation_messages', async () => {
-    const e = await rejection(core().charge({ ...bcaCharge(oid('mc')), transaction_details: { order_id: oid('mc'), gross_amount: 0 } }));
+    const e = await rejection(
+      core().charge({ ...bcaCharge(oid('mc')), transaction_details: { order_id: oid('mc'), gross_amount: 0 } }),
+    );
     expect(e.httpStatusCode).toBe(400);
     expect(e.ApiResponse).toMatchObject({ status_code: '400', validation_messages: expect.any(Array) });
   });
@@ -84,7 +96,11 @@ describe('official midtrans-client against the simulator', () => {
   it('approve / deny / refund of a pending VA reject with 412', async () => {
     const id = oid('mc');
     await core().charge(bcaCharge(id));
-    for (const p of [core().transaction.approve(id), core().transaction.deny(id), core().transaction.refund(id, { amount: 1 })]) {
+    for (const p of [
+      core().transaction.approve(id),
+      core().transaction.deny(id),
+      core().transaction.refund(id, { amount: 1 }),
+    ]) {
       const e = await rejection(p);
       expect(e.ApiResponse).toMatchObject({ status_code: '412' });
     }
@@ -124,7 +140,9 @@ describe('official midtrans-client against the simulator', () => {
     const e = await rejection(core('SB-Mid-server-wrong').charge(bcaCharge(oid('mc'))));
     expect(e.httpStatusCode).toBe(401);
     expect(e.ApiResponse).toMatchObject({ status_code: '401' });
-    const s = await rejection(snap('').createTransaction({ transaction_details: { order_id: oid('mc'), gross_amount: 1000 } }));
+    const s = await rejection(
+      snap('').createTransaction({ transaction_details: { order_id: oid('mc'), gross_amount: 1000 } }),
+    );
     expect(s.httpStatusCode).toBe(401);
   });
 

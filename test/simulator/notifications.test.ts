@@ -1,12 +1,28 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { midtransSignature, type RunningSimulator } from '../../simulator/index.js';
-import { arr, call, charge, KEY, notifications, oid, receiver, start, waitFor, type J, type Receiver } from './helpers.js';
+import {
+  arr,
+  call,
+  charge,
+  KEY,
+  notifications,
+  oid,
+  receiver,
+  start,
+  waitFor,
+  type J,
+  type Receiver,
+} from './helpers.js';
 
 /** Each test owns its simulator and receivers, so tests can run concurrently; `fin` is the test's onTestFinished. */
 type Fin = (fn: () => Promise<void>) => void;
 
-async function setup(fin: Fin, answer?: Parameters<typeof receiver>[0], timeScale = 0.00002): Promise<{ sim: RunningSimulator; rcv: Receiver }> {
+async function setup(
+  fin: Fin,
+  answer?: Parameters<typeof receiver>[0],
+  timeScale = 0.00002,
+): Promise<{ sim: RunningSimulator; rcv: Receiver }> {
   const rcv = await receiver(answer);
   const sim = await start({ notificationUrl: rcv.url, timeScale });
   fin(() => sim.close());
@@ -39,7 +55,13 @@ describe('notification payload', () => {
     expect(pending?.headers['content-type']).toBe('application/json');
     expect(pending?.headers.accept).toBe('application/json');
     expect(pending?.headers['user-agent']).toBe('Veritrans');
-    expect(pending?.body).toMatchObject({ transaction_status: 'pending', status_code: '201', status_message: 'midtrans payment notification', custom_field2: 'cf2', metadata: { a: 1 } });
+    expect(pending?.body).toMatchObject({
+      transaction_status: 'pending',
+      status_code: '201',
+      status_message: 'midtrans payment notification',
+      custom_field2: 'cf2',
+      metadata: { a: 1 },
+    });
     expect(settlement?.body).toMatchObject({
       transaction_status: 'settlement',
       status_code: '200',
@@ -52,7 +74,9 @@ describe('notification payload', () => {
     });
     for (const r of rcv.received) {
       const b = r.body;
-      const expected = createHash('sha512').update(`${String(b.order_id)}${String(b.status_code)}${String(b.gross_amount)}${KEY}`).digest('hex');
+      const expected = createHash('sha512')
+        .update(`${String(b.order_id)}${String(b.status_code)}${String(b.gross_amount)}${KEY}`)
+        .digest('hex');
       expect(b.signature_key).toBe(expected);
       expect(String(b.transaction_time)).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     }
@@ -60,7 +84,9 @@ describe('notification payload', () => {
     expect(arr(settlement?.body.va_numbers)[0]).toMatchObject({ bank: 'bca' });
   });
 
-  it('uses status_code 202 for expire, cancel and deny, 200 for refund (sent twice, then with bank_confirmed_at)', async ({ onTestFinished: fin }) => {
+  it('uses status_code 202 for expire, cancel and deny, 200 for refund (sent twice, then with bank_confirmed_at)', async ({
+    onTestFinished: fin,
+  }) => {
     const { sim, rcv } = await setup(fin);
     const ids = { expire: oid(), cancel: oid(), deny: oid(), refund: oid() };
     for (const [action, id] of Object.entries(ids)) {
@@ -84,7 +110,11 @@ describe('notification payload', () => {
     const { sim, rcv } = await setup(fin);
     const id = oid();
     await charge(sim.baseUrl, id, { custom_expiry: { expiry_duration: 1, unit: 'second' } });
-    await waitFor(() => (rcv.received.some((r) => r.body.order_id === id && r.body.transaction_status === 'expire') ? true : undefined), 4000);
+    await waitFor(
+      () =>
+        rcv.received.some((r) => r.body.order_id === id && r.body.transaction_status === 'expire') ? true : undefined,
+      4000,
+    );
     expect((await call(sim.baseUrl, 'GET', `/v2/${id}/status`)).body.status_code).toBe('407');
   });
 
@@ -113,7 +143,9 @@ describe('notification payload', () => {
     const urls = ['a', 'b', 'c', 'd'].map((x) => `http://127.0.0.1:9/${x}`).join(',');
     await charge(sim.baseUrl, four, {}, { 'x-override-notification': urls });
     const t = await call(sim.baseUrl, 'GET', `/_sim/transactions/${four}`, { auth: false });
-    expect(t.body._sim).toMatchObject({ notify: { override: ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b', 'http://127.0.0.1:9/c'] } });
+    expect(t.body._sim).toMatchObject({
+      notify: { override: ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b', 'http://127.0.0.1:9/c'] },
+    });
   });
 });
 
@@ -173,7 +205,14 @@ describe('retry schedule by receiver answer', () => {
           srv.listen(0, '127.0.0.1', () => {
             const addr = srv.address();
             const port = typeof addr === 'object' && addr ? addr.port : 0;
-            resolve({ url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => { srv.closeAllConnections(); srv.close(() => r()); }) });
+            resolve({
+              url: `http://127.0.0.1:${port}/`,
+              close: () =>
+                new Promise((r) => {
+                  srv.closeAllConnections();
+                  srv.close(() => r());
+                }),
+            });
           });
         }),
     );
@@ -191,7 +230,9 @@ describe('retry schedule by receiver answer', () => {
   it('307 is followed with the same POST body', async ({ onTestFinished: fin }) => {
     const target = await receiver();
     fin(() => target.close());
-    const { sim, rcv } = await setup(fin, (n, req) => (req.url === '/hook' ? { status: 307, location: target.url } : 200));
+    const { sim, rcv } = await setup(fin, (n, req) =>
+      req.url === '/hook' ? { status: 307, location: target.url } : 200,
+    );
     const id = oid();
     await charge(sim.baseUrl, id);
     await waitFor(() => (target.received.length >= 1 ? true : undefined));
@@ -210,7 +251,10 @@ describe('notification faults', () => {
     const id = oid();
     await charge(sim.baseUrl, id);
     await waitFor(() => (rcv.received.length >= 2 ? true : undefined));
-    expect(rcv.received.map((r) => r.body.transaction_id)).toEqual([rcv.received[0]?.body.transaction_id, rcv.received[0]?.body.transaction_id]);
+    expect(rcv.received.map((r) => r.body.transaction_id)).toEqual([
+      rcv.received[0]?.body.transaction_id,
+      rcv.received[0]?.body.transaction_id,
+    ]);
     expect((await notifications(sim.baseUrl, `?order_id=${id}`)).map((n) => n.duplicate)).toEqual([false, true]);
   });
 
@@ -252,7 +296,9 @@ describe('notification faults', () => {
     expect(rcv.received[0]?.body.transaction_status).toBe('pending');
   });
 
-  it('without a notification URL the notification is recorded as no_url; the URL can be set later', async ({ onTestFinished: fin }) => {
+  it('without a notification URL the notification is recorded as no_url; the URL can be set later', async ({
+    onTestFinished: fin,
+  }) => {
     const sim = await start();
     const rcv = await receiver();
     fin(() => sim.close());

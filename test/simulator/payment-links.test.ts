@@ -28,7 +28,11 @@ const create = (body: unknown, auth?: string | false) => call(sim.baseUrl, 'POST
 describe('Payment Link API', () => {
   it('creates: 200 {order_id, payment_url} with the link page under the base URL', async () => {
     const id = oid('PL');
-    const r = await create(linkBody(id, { transaction_details: { order_id: id, gross_amount: 150000, payment_link_id: `pl-${id.toLowerCase()}` } }));
+    const r = await create(
+      linkBody(id, {
+        transaction_details: { order_id: id, gross_amount: 150000, payment_link_id: `pl-${id.toLowerCase()}` },
+      }),
+    );
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ order_id: id, payment_url: `${sim.baseUrl}/payment-links/pl-${id.toLowerCase()}` });
   });
@@ -44,12 +48,24 @@ describe('Payment Link API', () => {
       [{ transaction_details: { order_id: 'has space', gross_amount: 1 } }, 'order_id contains invalid characters'],
       [{ transaction_details: { order_id: 'x'.repeat(51), gross_amount: 1 } }, 'too long'],
       [{ transaction_details: { order_id: oid(), gross_amount: 1.5 } }, 'gross_amount must be an integer'],
-      [linkBody(oid(), { transaction_details: { order_id: oid(), gross_amount: 1 } }), 'is not equal to the sum of item_details'],
+      [
+        linkBody(oid(), { transaction_details: { order_id: oid(), gross_amount: 1 } }),
+        'is not equal to the sum of item_details',
+      ],
       [linkBody(oid(), { item_details: [{ price: 150000, quantity: 1 }] }), 'item_details[0].name is required'],
-      [linkBody(oid(), { item_details: [{ name: 'n'.repeat(51), price: 150000, quantity: 1 }] }), 'item_details[0].name must be at most 50'],
+      [
+        linkBody(oid(), { item_details: [{ name: 'n'.repeat(51), price: 150000, quantity: 1 }] }),
+        'item_details[0].name must be at most 50',
+      ],
       [linkBody(oid(), { customer_details: { phone: '0'.repeat(21) } }), 'customer_details.phone must be at most 20'],
-      [linkBody(oid(), { customer_details: { first_name: 'f'.repeat(51) } }), 'customer_details.first_name must be at most 50'],
-      [{ transaction_details: { order_id: oid(), gross_amount: 5, payment_link_id: 'Upper_Case' } }, 'payment_link_id must only contain alphanumeric characters [a-z, 0-9] and hyphens [-]'],
+      [
+        linkBody(oid(), { customer_details: { first_name: 'f'.repeat(51) } }),
+        'customer_details.first_name must be at most 50',
+      ],
+      [
+        { transaction_details: { order_id: oid(), gross_amount: 5, payment_link_id: 'Upper_Case' } },
+        'payment_link_id must only contain alphanumeric characters [a-z, 0-9] and hyphens [-]',
+      ],
       [linkBody(oid(), { expiry: { duration: 1, unit: 'weeks' } }), 'expiry.unit'],
       [linkBody(oid(), { usage_limit: 0 }), 'usage_limit'],
       [linkBody(oid(), { enabled_payments: ['bitcoin'] }), 'enabled_payments'],
@@ -67,12 +83,20 @@ describe('Payment Link API', () => {
   it('duplicate order id → 409; duplicate payment_link_id → 400; deleted link frees its order id', async () => {
     const id = oid('PL');
     const plid = `dup-${Date.now()}`;
-    expect((await create(linkBody(id, { transaction_details: { order_id: id, gross_amount: 150000, payment_link_id: plid } }))).status).toBe(200);
+    expect(
+      (
+        await create(
+          linkBody(id, { transaction_details: { order_id: id, gross_amount: 150000, payment_link_id: plid } }),
+        )
+      ).status,
+    ).toBe(200);
     const dup = await create(linkBody(id));
     expect(dup.status).toBe(409);
     expect(dup.body).toEqual({ error_messages: [`The Order ID '${id}' has been taken`] });
     const other = oid('PL');
-    const taken = await create(linkBody(other, { transaction_details: { order_id: other, gross_amount: 150000, payment_link_id: plid } }));
+    const taken = await create(
+      linkBody(other, { transaction_details: { order_id: other, gross_amount: 150000, payment_link_id: plid } }),
+    );
     expect(taken.status).toBe(400);
     expect(taken.body.error_messages).toEqual([`This Payment Link ID '${plid}' has been taken`]);
     const del = await call(sim.baseUrl, 'DELETE', `/v1/payment-links/${id}`);
@@ -86,7 +110,12 @@ describe('Payment Link API', () => {
 
   it('GET details has the documented shape', async () => {
     const id = oid('PL');
-    await create(linkBody(id, { expiry: { start_time: '2030-01-01 10:00 +0700', duration: 2, unit: 'days' }, custom_field1: 'cf' }));
+    await create(
+      linkBody(id, {
+        expiry: { start_time: '2030-01-01 10:00 +0700', duration: 2, unit: 'days' },
+        custom_field1: 'cf',
+      }),
+    );
     const r = await call(sim.baseUrl, 'GET', `/v1/payment-links/${id}`);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
@@ -104,22 +133,39 @@ describe('Payment Link API', () => {
     });
     expect(typeof r.body.id).toBe('string');
     expect(s(r.body.payment_link_url)).toBe(`${sim.baseUrl}/payment-links/${s(r.body.payment_link_id)}`);
-    expect(arr(r.body.item_details)[0]).toMatchObject({ id: 'sku-1', item_id: 'sku-1', name: 'Widget', price: 50000, quantity: 3 });
+    expect(arr(r.body.item_details)[0]).toMatchObject({
+      id: 'sku-1',
+      item_id: 'sku-1',
+      name: 'Widget',
+      price: 50000,
+      quantity: 3,
+    });
   });
 
   it('a purchase is a separate transaction with order id + "-" + 13-digit ms timestamp', async () => {
     const id = oid('PL');
     await create(linkBody(id));
-    const paid = await call(sim.baseUrl, 'POST', `/_sim/transactions/${id}/pay`, { auth: false, body: { payment_type: 'bank_transfer' } });
+    const paid = await call(sim.baseUrl, 'POST', `/_sim/transactions/${id}/pay`, {
+      auth: false,
+      body: { payment_type: 'bank_transfer' },
+    });
     expect(paid.status).toBe(200);
     const purchaseId = s(paid.body.order_id);
     expect(purchaseId).toMatch(new RegExp(`^${id}-\\d{13}$`));
-    expect(paid.body).toMatchObject({ transaction_status: 'settlement', status_code: '200', gross_amount: '150000.00' });
+    expect(paid.body).toMatchObject({
+      transaction_status: 'settlement',
+      status_code: '200',
+      gross_amount: '150000.00',
+    });
     expect((await call(sim.baseUrl, 'GET', `/v2/${id}/status`)).body.status_code).toBe('404');
     expect((await call(sim.baseUrl, 'GET', `/v2/${purchaseId}/status`)).body.transaction_status).toBe('settlement');
     const details = await call(sim.baseUrl, 'GET', `/v1/payment-links/${id}`);
     expect(details.body.usage).toBe(1);
-    expect(arr(details.body.purchases)[0]).toMatchObject({ order_id: purchaseId, payment_status: 'SETTLEMENT', payment_method: 'BANK_TRANSFER' });
+    expect(arr(details.body.purchases)[0]).toMatchObject({
+      order_id: purchaseId,
+      payment_status: 'SETTLEMENT',
+      payment_method: 'BANK_TRANSFER',
+    });
     await waitFor(() => rcv.received.filter((x) => x.body.order_id === purchaseId).length >= 2 || undefined);
     const seen = rcv.received.filter((x) => x.body.order_id === purchaseId).map((x) => x.body.transaction_status);
     expect(seen).toEqual(['pending', 'settlement']);
@@ -132,11 +178,14 @@ describe('Payment Link API', () => {
   it('an expired purchase appears as EXPIRE and releases the reserved use', async () => {
     const id = oid('PL');
     await create(linkBody(id));
-    const r = await fetch(`${sim.baseUrl}/payment-links/${s((await call(sim.baseUrl, 'GET', `/v1/payment-links/${id}`)).body.payment_link_id)}`, {
-      method: 'POST',
-      body: new URLSearchParams({ method: 'gopay' }),
-      redirect: 'manual',
-    });
+    const r = await fetch(
+      `${sim.baseUrl}/payment-links/${s((await call(sim.baseUrl, 'GET', `/v1/payment-links/${id}`)).body.payment_link_id)}`,
+      {
+        method: 'POST',
+        body: new URLSearchParams({ method: 'gopay' }),
+        redirect: 'manual',
+      },
+    );
     expect(r.status).toBe(303);
     const exp = await call(sim.baseUrl, 'POST', `/_sim/transactions/${id}/expire`, { auth: false });
     expect(exp.body.transaction_status).toBe('expire');
@@ -148,10 +197,15 @@ describe('Payment Link API', () => {
   });
 
   it('refuses an expiry in the past; a link that runs out answers 410 and frees its order id', async () => {
-    const past = await create(linkBody(oid('PL'), { expiry: { start_time: '2020-01-01 10:00:00 +0700', duration: 1, unit: 'minutes' } }));
+    const past = await create(
+      linkBody(oid('PL'), { expiry: { start_time: '2020-01-01 10:00:00 +0700', duration: 1, unit: 'minutes' } }),
+    );
     expect(past.status).toBe(400);
     const id = oid('PL');
-    const start = new Date(Math.floor((Date.now() - 58_500) / 1000) * 1000 + 7 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
+    const start = new Date(Math.floor((Date.now() - 58_500) / 1000) * 1000 + 7 * 3600_000)
+      .toISOString()
+      .slice(0, 19)
+      .replace('T', ' ');
     const r = await create(linkBody(id, { expiry: { start_time: `${start} +0700`, duration: 1, unit: 'minute' } }));
     expect(r.status).toBe(200);
     const url = s(r.body.payment_url);

@@ -22,13 +22,21 @@ const CUSTOMER = { first_name: 'Budi', email: 'budi@example.com', phone: '08123'
 const ITEMS = [{ id: 'a', name: 'A', price: 30000, quantity: 1 }];
 
 async function charge(paymentType: string, extra: J = {}): Promise<{ status: number; body: J }> {
-  const body = { payment_type: paymentType, transaction_details: { order_id: oid('RD'), gross_amount: 30000 }, item_details: ITEMS, customer_details: CUSTOMER, ...extra };
+  const body = {
+    payment_type: paymentType,
+    transaction_details: { order_id: oid('RD'), gross_amount: 30000 },
+    item_details: ITEMS,
+    customer_details: CUSTOMER,
+    ...extra,
+  };
   const r = await call(sim.baseUrl, 'POST', '/v2/charge', { body });
   return { status: r.status, body: r.body };
 }
 
 function notified(orderId: string, status: string): Promise<J> {
-  return waitFor(() => rcv.received.find((r) => r.body.order_id === orderId && r.body.transaction_status === status)?.body);
+  return waitFor(
+    () => rcv.received.find((r) => r.body.order_id === orderId && r.body.transaction_status === status)?.body,
+  );
 }
 
 async function pressPay(pageUrl: string): Promise<void> {
@@ -59,7 +67,10 @@ describe('payment types with a redirect', () => {
       const url = s(c.body.redirect_url);
       expect(url).toBe(`${sim.baseUrl}/v2/${type}/redirect/${s(c.body.transaction_id)}`);
       await pressPay(url);
-      expect(await notified(s(c.body.order_id), 'settlement')).toMatchObject({ status_code: '200', payment_type: type });
+      expect(await notified(s(c.body.order_id), 'settlement')).toMatchObject({
+        status_code: '200',
+        payment_type: type,
+      });
       const st = await call(sim.baseUrl, 'GET', `/v2/${s(c.body.order_id)}/status`);
       expect(st.body).toMatchObject({ transaction_status: 'settlement' });
       expect(await (await fetch(url)).text()).toContain('Payment successful');
@@ -70,7 +81,9 @@ describe('payment types with a redirect', () => {
     const cimb = await charge('cimb_clicks');
     expect(cimb.status).toBe(400);
     expect(cimb.body.validation_messages).toEqual(['cimb_clicks.description is required']);
-    const r = await call(sim.baseUrl, 'POST', '/v2/charge', { body: { payment_type: 'akulaku', transaction_details: { order_id: oid('RD'), gross_amount: 30000 } } });
+    const r = await call(sim.baseUrl, 'POST', '/v2/charge', {
+      body: { payment_type: 'akulaku', transaction_details: { order_id: oid('RD'), gross_amount: 30000 } },
+    });
     expect(r.body.validation_messages).toEqual(['item_details is required', 'customer_details is required']);
   });
 
@@ -109,14 +122,19 @@ describe('actions[] of GoPay, ShopeePay and QRIS are served', () => {
     expect(qr).toMatch(/^000201/);
     const status = action(c.body, 'get-status');
     expect(status.method).toBe('GET');
-    expect((await call(sim.baseUrl, 'GET', new URL(s(status.url)).pathname)).body).toMatchObject({ transaction_status: 'pending' });
+    expect((await call(sim.baseUrl, 'GET', new URL(s(status.url)).pathname)).body).toMatchObject({
+      transaction_status: 'pending',
+    });
     await pressPay(s(action(c.body, 'deeplink-redirect').url));
     expect(await notified(s(c.body.order_id), 'settlement')).toMatchObject({ payment_type: 'gopay' });
 
     const other = await charge('gopay');
     const cancel = action(other.body, 'cancel');
     expect(cancel.method).toBe('POST');
-    expect((await call(sim.baseUrl, 'POST', new URL(s(cancel.url)).pathname)).body).toMatchObject({ status_code: '200', transaction_status: 'cancel' });
+    expect((await call(sim.baseUrl, 'POST', new URL(s(cancel.url)).pathname)).body).toMatchObject({
+      status_code: '200',
+      transaction_status: 'cancel',
+    });
   });
 
   it('ShopeePay deeplink-redirect page pays', async () => {
@@ -133,9 +151,17 @@ describe('actions[] of GoPay, ShopeePay and QRIS are served', () => {
   });
 });
 
-describe('out of scope paths answer the gateway\'s 404 shape', () => {
+describe("out of scope paths answer the gateway's 404 shape", () => {
   it('Iris, subscriptions and GoPay account linking', async () => {
-    for (const [method, path] of [['POST', '/v1/subscriptions'], ['GET', '/v1/subscriptions/abc'], ['POST', '/v2/pay/account'], ['GET', '/v2/pay/account/abc'], ['POST', '/iris/api/v1/payouts'], ['GET', '/iris/api/v1/balance'], ['POST', '/api/v1/payouts']] as const) {
+    for (const [method, path] of [
+      ['POST', '/v1/subscriptions'],
+      ['GET', '/v1/subscriptions/abc'],
+      ['POST', '/v2/pay/account'],
+      ['GET', '/v2/pay/account/abc'],
+      ['POST', '/iris/api/v1/payouts'],
+      ['GET', '/iris/api/v1/balance'],
+      ['POST', '/api/v1/payouts'],
+    ] as const) {
       const r = await call(sim.baseUrl, method, path, { body: method === 'POST' ? {} : undefined });
       expect(r.status).toBe(404);
       expect(r.body).toMatchObject({ status: 404, error: 'Not Found', path });

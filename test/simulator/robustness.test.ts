@@ -15,7 +15,12 @@ afterAll(async () => {
 const detailsArb = fc.record(
   {
     order_id: fc.oneof(fc.string({ maxLength: 60 }), fc.integer(), fc.constant(null)),
-    gross_amount: fc.oneof(fc.integer({ min: -5, max: 10_000_000 }), fc.double(), fc.string({ maxLength: 8 }), fc.constant(null)),
+    gross_amount: fc.oneof(
+      fc.integer({ min: -5, max: 10_000_000 }),
+      fc.double(),
+      fc.string({ maxLength: 8 }),
+      fc.constant(null),
+    ),
   },
   { requiredKeys: [] },
 );
@@ -24,7 +29,14 @@ const bodyArb = fc.oneof(
     {
       payment_type: fc.constantFrom('bank_transfer', 'gopay', 'qris', 'cstore', 'echannel', 'credit_card', 'x'),
       transaction_details: detailsArb,
-      item_details: fc.array(fc.record({ name: fc.string({ maxLength: 60 }), price: fc.integer(), quantity: fc.integer({ min: -1, max: 3 }) }), { maxLength: 3 }),
+      item_details: fc.array(
+        fc.record({
+          name: fc.string({ maxLength: 60 }),
+          price: fc.integer(),
+          quantity: fc.integer({ min: -1, max: 3 }),
+        }),
+        { maxLength: 3 },
+      ),
       customer_details: fc.dictionary(fc.constantFrom('first_name', 'email', 'phone'), fc.string({ maxLength: 60 })),
       bank_transfer: fc.record({ bank: fc.constantFrom('bca', 'bni', 'zzz') }),
       expiry: fc.record({ duration: fc.integer({ min: -1, max: 5 }), unit: fc.constantFrom('day', 'minutes', 'year') }),
@@ -39,7 +51,11 @@ describe('robustness', () => {
     const paths: [string, number[], (b: Record<string, unknown>) => boolean][] = [
       ['/v2/charge', [200, 400, 406, 411], (b) => typeof b.status_code === 'string'],
       ['/snap/v1/transactions', [201, 400], (b) => typeof b.token === 'string' || Array.isArray(b.error_messages)],
-      ['/v1/payment-links', [200, 400, 409], (b) => typeof b.payment_url === 'string' || Array.isArray(b.error_messages)],
+      [
+        '/v1/payment-links',
+        [200, 400, 409],
+        (b) => typeof b.payment_url === 'string' || Array.isArray(b.error_messages),
+      ],
     ];
     await fc.assert(
       fc.asyncProperty(bodyArb, fc.constantFrom(...paths), async (body, [path, allowed, shaped]) => {
@@ -58,7 +74,10 @@ describe('robustness', () => {
   });
 
   it('odd content types and methods do not crash', async () => {
-    const r1 = await call(sim.baseUrl, 'POST', '/v2/charge', { raw: 'plain text', headers: { 'content-type': 'text/plain' } });
+    const r1 = await call(sim.baseUrl, 'POST', '/v2/charge', {
+      raw: 'plain text',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(r1.status).toBe(400);
     expect(r1.body.status_code).toBe('413');
     const r2 = await call(sim.baseUrl, 'PATCH', '/v2/charge');
@@ -74,7 +93,11 @@ describe('GET / and HEAD', () => {
     const root = await call(sim.baseUrl, 'GET', '/', { auth: false });
     expect(root.status).toBe(200);
     expect(root.body).toEqual({ name: 'midtrans-simulator', base_url: sim.baseUrl });
-    for (const [path, status] of [['/', 200], ['/v2/no-such-order/status', 404], ['/_sim/transactions', 200]] as const) {
+    for (const [path, status] of [
+      ['/', 200],
+      ['/v2/no-such-order/status', 404],
+      ['/_sim/transactions', 200],
+    ] as const) {
       const head = await fetch(sim.baseUrl + path, { method: 'HEAD', headers: { authorization: basic() } });
       expect(head.status).toBe(status);
       expect(head.headers.get('content-type')).toContain('application/json');
@@ -85,7 +108,10 @@ describe('GET / and HEAD', () => {
 
 function run(env: Record<string, string>, untilOutput?: RegExp): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/main.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/main.ts'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     const onData = (d: Buffer): void => {
       out += d.toString();

@@ -11,7 +11,10 @@ afterAll(async () => {
 });
 
 const snap = (orderId: string, extra: Record<string, unknown> = {}, auth?: string | false) =>
-  call(sim.baseUrl, 'POST', '/snap/v1/transactions', { body: { transaction_details: { order_id: orderId, gross_amount: 10000 }, ...extra }, auth });
+  call(sim.baseUrl, 'POST', '/snap/v1/transactions', {
+    body: { transaction_details: { order_id: orderId, gross_amount: 10000 }, ...extra },
+    auth,
+  });
 
 async function pick(token: string, method = 'bca_va'): Promise<number> {
   const r = await fetch(`${sim.baseUrl}/snap/v3/redirection/${token}`, {
@@ -46,8 +49,12 @@ describe('Snap', () => {
   it('validation errors are 400 error_messages arrays', async () => {
     const r1 = await snap(oid(), { item_details: [{ id: 'a', name: 'A', price: 100, quantity: 1 }] });
     expect(r1.status).toBe(400);
-    expect(r1.body.error_messages).toEqual(['transaction_details.gross_amount is not equal to the sum of item_details']);
-    const r2 = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', { body: { transaction_details: { order_id: 'a\tb', gross_amount: 0 } } });
+    expect(r1.body.error_messages).toEqual([
+      'transaction_details.gross_amount is not equal to the sum of item_details',
+    ]);
+    const r2 = await call(sim.baseUrl, 'POST', '/snap/v1/transactions', {
+      body: { transaction_details: { order_id: 'a\tb', gross_amount: 0 } },
+    });
     expect(r2.status).toBe(400);
     expect(JSON.stringify(r2.body.error_messages)).toContain('order_id contains invalid characters');
     expect(JSON.stringify(r2.body.error_messages)).toContain('gross_amount must be greater than or equal to 0.01');
@@ -72,10 +79,18 @@ describe('Snap', () => {
   it("status is 404 until a method is picked; after that the order id is 'sudah digunakan'", async () => {
     const id = oid();
     const t = await snap(id);
-    expect((await call(sim.baseUrl, 'GET', `/v2/${id}/status`)).body).toMatchObject({ status_code: '404', status_message: "Transaction doesn't exist." });
+    expect((await call(sim.baseUrl, 'GET', `/v2/${id}/status`)).body).toMatchObject({
+      status_code: '404',
+      status_message: "Transaction doesn't exist.",
+    });
     expect(await pick(s(t.body.token))).toBe(303);
     const st = await call(sim.baseUrl, 'GET', `/v2/${id}/status`);
-    expect(st.body).toMatchObject({ status_code: '201', transaction_status: 'pending', payment_type: 'bank_transfer', order_id: id });
+    expect(st.body).toMatchObject({
+      status_code: '201',
+      transaction_status: 'pending',
+      payment_type: 'bank_transfer',
+      order_id: id,
+    });
     const again = await snap(id);
     expect(again.status).toBe(400);
     expect(again.body.error_messages).toEqual(['transaction_details.order_id sudah digunakan']);

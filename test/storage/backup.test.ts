@@ -26,8 +26,14 @@ async function waitFor<T>(what: string, find: () => T | undefined, ms = 15_000):
 }
 
 /** Runs `sh -c line`; resolves with its exit code and output. */
-function sh(line: string, env: Record<string, string>): { exited: () => boolean; done: Promise<{ code: number | null; output: string }> } {
-  const proc = spawn('sh', ['-c', line], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function sh(
+  line: string,
+  env: Record<string, string>,
+): { exited: () => boolean; done: Promise<{ code: number | null; output: string }> } {
+  const proc = spawn('sh', ['-c', line], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let exited = false;
   proc.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
@@ -104,7 +110,9 @@ describe('backupSqlite', () => {
     // Large enough (about 15 MB, two indexes to rebuild) that the copy takes a while to write.
     const db = new SqliteDatabase(path.join(data, 'paylink.db'));
     db.exec('create table p (id integer primary key, a text not null, b text not null)');
-    db.exec('with recursive n(i) as (select 1 union all select i + 1 from n where i < 100000) insert into p (a, b) select hex(randomblob(16)), hex(randomblob(16)) from n');
+    db.exec(
+      'with recursive n(i) as (select 1 union all select i + 1 from n where i < 100000) insert into p (a, b) select hex(randomblob(16)), hex(randomblob(16)) from n',
+    );
     db.exec('create index p_a on p (a); create index p_b on p (b)');
     db.close();
     const backups = path.join(dir, 'backups');
@@ -120,7 +128,9 @@ describe('backupSqlite', () => {
     });
     try {
       await withOpenUmask(async () => {
-        const r = await runCli(['backup', path.join(backups, 'copy.db')], { env: { DATA_DIR: data, LOG_DIR: path.join(data, 'logs') } });
+        const r = await runCli(['backup', path.join(backups, 'copy.db')], {
+          env: { DATA_DIR: data, LOG_DIR: path.join(data, 'logs') },
+        });
         expect(r.code, r.stderr).toBe(0);
       });
     } finally {
@@ -132,44 +142,49 @@ describe('backupSqlite', () => {
     expect(fs.readdirSync(backups)).toEqual(['copy.db']);
   });
 
-  it.skipIf(!TEST_DATABASE_URL)('PostgreSQL: the printed pg_dump line writes a 0600 file from its first byte and never overwrites one', async () => {
-    const base = new URL(TEST_DATABASE_URL ?? '');
-    const name = `paylink_bkmode_${process.pid}_${Date.now()}`;
-    const url = Object.assign(new URL(base.href), { pathname: `/${name}` }).href;
-    const admin = new pg.Client({ connectionString: base.href });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const holder = new pg.Client({ connectionString: url });
-    try {
-      await holder.connect();
-      await holder.query("create table p (id serial primary key, v text not null); insert into p (v) values ('payment')");
-      const dump = path.join(dir, 'paylink.dump');
-      const line = pgDumpLine(dump);
-      await withOpenUmask(async () => {
-        // pg_dump waits for this lock before it reads the table: the dump is then in progress, its file open.
-        await holder.query('begin');
-        await holder.query('lock table p in access exclusive mode');
-        const running = sh(line, { DATABASE_URL: url });
-        await waitFor('the dump file', () => (fs.existsSync(dump) ? true : undefined));
-        expect(running.exited()).toBe(false);
-        expect(mode(dump)).toBe(0o600);
-        await holder.query('commit');
-        const r = await running.done;
-        expect(r.code, r.output).toBe(0);
-        expect(mode(dump)).toBe(0o600);
-        expect(fs.statSync(dump).size).toBeGreaterThan(0);
+  it.skipIf(!TEST_DATABASE_URL)(
+    'PostgreSQL: the printed pg_dump line writes a 0600 file from its first byte and never overwrites one',
+    async () => {
+      const base = new URL(TEST_DATABASE_URL ?? '');
+      const name = `paylink_bkmode_${process.pid}_${Date.now()}`;
+      const url = Object.assign(new URL(base.href), { pathname: `/${name}` }).href;
+      const admin = new pg.Client({ connectionString: base.href });
+      await admin.connect();
+      await admin.query(`create database ${name}`);
+      const holder = new pg.Client({ connectionString: url });
+      try {
+        await holder.connect();
+        await holder.query(
+          "create table p (id serial primary key, v text not null); insert into p (v) values ('payment')",
+        );
+        const dump = path.join(dir, 'paylink.dump');
+        const line = pgDumpLine(dump);
+        await withOpenUmask(async () => {
+          // pg_dump waits for this lock before it reads the table: the dump is then in progress, its file open.
+          await holder.query('begin');
+          await holder.query('lock table p in access exclusive mode');
+          const running = sh(line, { DATABASE_URL: url });
+          await waitFor('the dump file', () => (fs.existsSync(dump) ? true : undefined));
+          expect(running.exited()).toBe(false);
+          expect(mode(dump)).toBe(0o600);
+          await holder.query('commit');
+          const r = await running.done;
+          expect(r.code, r.output).toBe(0);
+          expect(mode(dump)).toBe(0o600);
+          expect(fs.statSync(dump).size).toBeGreaterThan(0);
 
-        // The same line again: the file there is refused and left as it was.
-        const size = fs.statSync(dump).size;
-        const again = await sh(line, { DATABASE_URL: url }).done;
-        expect(again.code).not.toBe(0);
-        expect(again.output).toMatch(/exist/i);
-        expect(fs.statSync(dump).size).toBe(size);
-      });
-    } finally {
-      await holder.end();
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    }
-  });
+          // The same line again: the file there is refused and left as it was.
+          const size = fs.statSync(dump).size;
+          const again = await sh(line, { DATABASE_URL: url }).done;
+          expect(again.code).not.toBe(0);
+          expect(again.output).toMatch(/exist/i);
+          expect(fs.statSync(dump).size).toBe(size);
+        });
+      } finally {
+        await holder.end();
+        await admin.query(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      }
+    },
+  );
 });

@@ -33,7 +33,9 @@ describe('isDatabaseUnavailable (SQLite)', () => {
       expect(isDatabaseUnavailable(busy)).toBe(true);
       a.exec('commit');
       a.prepare('insert into t (id, v) values (1, ?)').run('x');
-      expect(isDatabaseUnavailable(caught(() => a.prepare('insert into t (id, v) values (1, ?)').run('y')))).toBe(false);
+      expect(isDatabaseUnavailable(caught(() => a.prepare('insert into t (id, v) values (1, ?)').run('y')))).toBe(
+        false,
+      );
       expect(isDatabaseUnavailable(caught(() => a.prepare('selec 1')))).toBe(false);
       a.close();
       expect(isDatabaseUnavailable(caught(() => a.prepare('select 1')))).toBe(true);
@@ -46,8 +48,17 @@ describe('isDatabaseUnavailable (SQLite)', () => {
 
   it('extended and resource codes by name', () => {
     const err = (code: string) => Object.assign(new Error('x'), { code });
-    for (const c of ['SQLITE_BUSY_SNAPSHOT', 'SQLITE_IOERR_WRITE', 'SQLITE_FULL', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN_ISDIR', 'SQLITE_READONLY_DBMOVED']) expect(isDatabaseUnavailable(err(c)), c).toBe(true);
-    for (const c of ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_ERROR', 'SQLITE_MISMATCH', '23505', '42P01', '22021']) expect(isDatabaseUnavailable(err(c)), c).toBe(false);
+    for (const c of [
+      'SQLITE_BUSY_SNAPSHOT',
+      'SQLITE_IOERR_WRITE',
+      'SQLITE_FULL',
+      'SQLITE_LOCKED',
+      'SQLITE_CANTOPEN_ISDIR',
+      'SQLITE_READONLY_DBMOVED',
+    ])
+      expect(isDatabaseUnavailable(err(c)), c).toBe(true);
+    for (const c of ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_ERROR', 'SQLITE_MISMATCH', '23505', '42P01', '22021'])
+      expect(isDatabaseUnavailable(err(c)), c).toBe(false);
   });
 });
 
@@ -69,7 +80,7 @@ describe.runIf(TEST_DATABASE_URL)('isDatabaseUnavailable (PostgreSQL)', () => {
       expect((slow as { code: string }).code).toBe('57014');
       expect(isDatabaseUnavailable(slow)).toBe(true);
       await held.query('set statement_timeout = 0');
-      const divide = await held.query("select 1/0").catch((e: unknown) => e);
+      const divide = await held.query('select 1/0').catch((e: unknown) => e);
       expect(isDatabaseUnavailable(divide)).toBe(false);
       const bad = await held.query('select from no_such_table_here').catch((e: unknown) => e);
       expect(isDatabaseUnavailable(bad)).toBe(false);
@@ -77,7 +88,13 @@ describe.runIf(TEST_DATABASE_URL)('isDatabaseUnavailable (PostgreSQL)', () => {
       held.release();
       await pool.end();
     }
-    const refused = new pg.Client({ host: '127.0.0.1', port: 1, user: 'postgres', database: 'test', connectionTimeoutMillis: 1_000 });
+    const refused = new pg.Client({
+      host: '127.0.0.1',
+      port: 1,
+      user: 'postgres',
+      database: 'test',
+      connectionTimeoutMillis: 1_000,
+    });
     const err = await refused.connect().catch((e: unknown) => e);
     expect(isDatabaseUnavailable(err)).toBe(true);
   });

@@ -9,7 +9,15 @@ import type { NewOutboxEvent } from '../../src/model/delivery.js';
 const T0 = new Date('2026-11-22T03:00:00.000Z');
 /** A clock floor as the feed derives it (milliseconds × 1000): beyond 32 bits, as real positions now are. */
 const FLOOR = T0.getTime() * 1000;
-const event = (orderKey: string, n: number): NewOutboxEvent => ({ eventId: randomUUID(), eventType: 'payment.status_changed', orderKey, orderId: orderKey, mercantId: 'M', statusVersion: n, payload: JSON.stringify({ order_id: orderKey, n }) });
+const event = (orderKey: string, n: number): NewOutboxEvent => ({
+  eventId: randomUUID(),
+  eventType: 'payment.status_changed',
+  orderKey,
+  orderId: orderKey,
+  mercantId: 'M',
+  statusVersion: n,
+  payload: JSON.stringify({ order_id: orderKey, n }),
+});
 
 describe.each(DATABASE_KINDS)('storage contract: the ERP event feed (%s)', (kind) => {
   let store: Store;
@@ -65,7 +73,16 @@ describe.each(DATABASE_KINDS)('storage contract: the ERP event feed (%s)', (kind
     ]);
     // A push that was in flight meanwhile is fenced off: its result does not undo the acknowledgement.
     expect(claimed).toBeDefined();
-    expect(await store.outbox.complete(claimed?.seq ?? 0, claimed?.leaseToken ?? 0, 'push-1', { state: 'failed', nextAttemptAt: T0.toISOString(), startedAt: T0.toISOString(), statusCode: 500, latencyMs: 3, error: 'HTTP 500' })).toBe(false);
+    expect(
+      await store.outbox.complete(claimed?.seq ?? 0, claimed?.leaseToken ?? 0, 'push-1', {
+        state: 'failed',
+        nextAttemptAt: T0.toISOString(),
+        startedAt: T0.toISOString(),
+        statusCode: 500,
+        latencyMs: 3,
+        error: 'HTTP 500',
+      }),
+    ).toBe(false);
     expect((await store.outbox.findByEventId(evs[0]?.eventId ?? ''))?.state).toBe('delivered');
   });
 
@@ -98,7 +115,10 @@ describe.each(DATABASE_KINDS)('storage contract: the ERP event feed (%s)', (kind
     expect(await store.feed.acknowledge(FLOOR + 3, T0, 'erp-feed')).toBe(2);
     const states = await Promise.all(evs.map(async (e) => (await store.outbox.findByEventId(e.eventId))?.state));
     expect(states).toEqual(['delivered', 'delivered', 'pending', 'pending']);
-    expect((await store.outbox.attemptsFor(evs.map((e) => e.seq))).map((a) => a.eventSeq)).toEqual([evs[0]?.seq, evs[1]?.seq]);
+    expect((await store.outbox.attemptsFor(evs.map((e) => e.seq))).map((a) => a.eventSeq)).toEqual([
+      evs[0]?.seq,
+      evs[1]?.seq,
+    ]);
     await store.feed.handedOut(FLOOR + 3);
     expect(await store.feed.acknowledge(FLOOR + 2, T0, 'erp-feed')).toBe(1);
   });
@@ -118,31 +138,34 @@ describe.each(DATABASE_KINDS)('storage contract: the ERP event feed (%s)', (kind
     }
   });
 
-  it.runIf(kind === 'postgres')('an event committed after a later one gets the later position: a reader past the first never misses it', async () => {
-    const other = await db.open();
-    try {
-      let release: () => void = () => undefined;
-      const held = new Promise<void>((r) => (release = r));
-      let written: () => void = () => undefined;
-      const isWritten = new Promise<void>((r) => (written = r));
-      // The first event's transaction stays open while a second event commits.
-      const slow = other.transaction(async (tx) => {
-        await tx.outbox.enqueue(event('SLOW', 1), T0);
-        written();
-        await held;
-      });
-      await isWritten;
-      await store.outbox.enqueue(event('FAST', 1), T0);
-      expect(await store.feed.sequence(0)).toBe(1);
-      const first = await store.feed.after(0, 10);
-      expect(first.map((e) => JSON.parse(e.payload).order_id)).toEqual(['FAST']);
-      release();
-      await slow;
-      expect(await store.feed.sequence(0)).toBe(1);
-      const next = await store.feed.after(first.at(-1)?.position ?? 0, 10);
-      expect(next.map((e) => JSON.parse(e.payload).order_id)).toEqual(['SLOW']);
-    } finally {
-      await other.close();
-    }
-  });
+  it.runIf(kind === 'postgres')(
+    'an event committed after a later one gets the later position: a reader past the first never misses it',
+    async () => {
+      const other = await db.open();
+      try {
+        let release: () => void = () => undefined;
+        const held = new Promise<void>((r) => (release = r));
+        let written: () => void = () => undefined;
+        const isWritten = new Promise<void>((r) => (written = r));
+        // The first event's transaction stays open while a second event commits.
+        const slow = other.transaction(async (tx) => {
+          await tx.outbox.enqueue(event('SLOW', 1), T0);
+          written();
+          await held;
+        });
+        await isWritten;
+        await store.outbox.enqueue(event('FAST', 1), T0);
+        expect(await store.feed.sequence(0)).toBe(1);
+        const first = await store.feed.after(0, 10);
+        expect(first.map((e) => JSON.parse(e.payload).order_id)).toEqual(['FAST']);
+        release();
+        await slow;
+        expect(await store.feed.sequence(0)).toBe(1);
+        const next = await store.feed.after(first.at(-1)?.position ?? 0, 10);
+        expect(next.map((e) => JSON.parse(e.payload).order_id)).toEqual(['SLOW']);
+      } finally {
+        await other.close();
+      }
+    },
+  );
 });

@@ -80,7 +80,8 @@ describe('SQLite group commit', () => {
       if (i % 3 === 0) expect(o).toEqual({ status: 'rejected', reason: new Error(`refused ${i}`) });
       else expect(o).toEqual({ status: 'fulfilled', value: `GF-${i}` });
     });
-    for (let i = 0; i < 30; i++) expect((await s.transactions.findByOrderId(`GF-${i}`)) !== undefined).toBe(i % 3 !== 0);
+    for (let i = 0; i < 30; i++)
+      expect((await s.transactions.findByOrderId(`GF-${i}`)) !== undefined).toBe(i % 3 !== 0);
   });
 
   it('a unique violation in one transaction does not affect the others, and a retry succeeds in a later group', async () => {
@@ -114,16 +115,24 @@ describe('SQLite group commit', () => {
         return Math.max(0, (fs.statSync(`${file}-wal`).size - 32) / frameSize);
       };
       const n = 40;
-      const grouped = await framesOf(() => Promise.all(Array.from({ length: n }, (_, i) => s.transactions.insert(charge(`SW-${i}`)))));
+      const grouped = await framesOf(() =>
+        Promise.all(Array.from({ length: n }, (_, i) => s.transactions.insert(charge(`SW-${i}`)))),
+      );
       expect(grouped).toBeGreaterThan(0);
       expect(grouped).toBeLessThan(n);
       const policy = { maxFailures: 5, windowMs: 60_000, lockMs: 60_000 };
-      const alone = await framesOf(() => Promise.all(Array.from({ length: n }, (_, i) => s.authFailures.fail('api', `client-${i}`, new Date(), policy))));
+      const alone = await framesOf(() =>
+        Promise.all(Array.from({ length: n }, (_, i) => s.authFailures.fail('api', `client-${i}`, new Date(), policy))),
+      );
       expect(alone).toBeGreaterThanOrEqual(n);
     } finally {
       side.close();
     }
-    const results = await Promise.allSettled([s.transactions.insert(charge('SD-1')), s.transactions.insert(charge('SD-1')), s.transactions.insert(charge('SD-2'))]);
+    const results = await Promise.allSettled([
+      s.transactions.insert(charge('SD-1')),
+      s.transactions.insert(charge('SD-1')),
+      s.transactions.insert(charge('SD-2')),
+    ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(results[1]?.status === 'rejected' ? results[1].reason : undefined).toBeInstanceOf(UniqueViolationError);
     expect((await s.transactions.findByOrderId('SD-2'))?.orderId).toBe('SD-2');

@@ -16,7 +16,15 @@ describe.each(DATABASE_KINDS)('idempotency repository (%s)', (kind) => {
     const first = await store.idempotency.claim('s', 'k', 'h1', O);
     expect(first).toEqual({ claimed: true, token: at(60_000).toISOString() });
     const second = await store.idempotency.claim('s', 'k', 'h1', { ...O, now: at(1000) });
-    expect(second).toMatchObject({ claimed: false, record: { state: 'in_flight', requestHash: 'h1', responseStatus: null, expiresAt: at(24 * 3_600_000).toISOString() } });
+    expect(second).toMatchObject({
+      claimed: false,
+      record: {
+        state: 'in_flight',
+        requestHash: 'h1',
+        responseStatus: null,
+        expiresAt: at(24 * 3_600_000).toISOString(),
+      },
+    });
     // Scopes are separate key spaces.
     expect((await store.idempotency.claim('other', 'k', 'h1', O)).claimed).toBe(true);
   });
@@ -26,7 +34,10 @@ describe.each(DATABASE_KINDS)('idempotency repository (%s)', (kind) => {
     if (!c.claimed) throw new Error('not claimed');
     expect(await store.idempotency.complete('s', 'k', c.token, 201, '{"a":1}')).toBe(true);
     const again = await store.idempotency.claim('s', 'k', 'h1', { ...O, now: at(120_000) });
-    expect(again).toMatchObject({ claimed: false, record: { state: 'completed', responseStatus: 201, responseBody: '{"a":1}', lockedUntil: null } });
+    expect(again).toMatchObject({
+      claimed: false,
+      record: { state: 'completed', responseStatus: 201, responseBody: '{"a":1}', lockedUntil: null },
+    });
   });
 
   it('release forgets the claim so the key can be used again', async () => {
@@ -73,7 +84,9 @@ describe.each(DATABASE_KINDS)('idempotency repository (%s)', (kind) => {
   it('of many concurrent take-overs of an expired record exactly one wins', async () => {
     await store.idempotency.claim('s', 'race', 'h1', O);
     const later = { ...O, now: at(25 * 3_600_000) };
-    const results = await Promise.all(Array.from({ length: 30 }, () => store.idempotency.claim('s', 'race', 'h2', later)));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () => store.idempotency.claim('s', 'race', 'h2', later)),
+    );
     expect(results.filter((r) => r.claimed)).toHaveLength(1);
   });
 });

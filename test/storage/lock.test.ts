@@ -11,7 +11,23 @@ describe.each(DATABASE_KINDS)('transactions.findForUpdate (%s)', (kind) => {
   });
 
   it('serializes two transactions on the same record: the second sees what the first committed', async () => {
-    const t = await store.transactions.insert({ id: randomUUID(), orderId: 'LOCK-1', gatewayOrderId: 'LOCK-1', mercantId: 'M', kind: 'charge', attempt: 1, nominal: 1000, status: 'pending', paymentUrl: null, paymentLinkId: null, snapToken: null, requestHash: null, requestJson: null, gatewayJson: null, expireAt: null });
+    const t = await store.transactions.insert({
+      id: randomUUID(),
+      orderId: 'LOCK-1',
+      gatewayOrderId: 'LOCK-1',
+      mercantId: 'M',
+      kind: 'charge',
+      attempt: 1,
+      nominal: 1000,
+      status: 'pending',
+      paymentUrl: null,
+      paymentLinkId: null,
+      snapToken: null,
+      requestHash: null,
+      requestJson: null,
+      gatewayJson: null,
+      expireAt: null,
+    });
     let release: () => void = () => undefined;
     const held = new Promise<void>((r) => (release = r));
     let locked: () => void = () => undefined;
@@ -23,7 +39,9 @@ describe.each(DATABASE_KINDS)('transactions.findForUpdate (%s)', (kind) => {
       await tx.transactions.update(t.id, { statusVersion: (mine?.statusVersion ?? 0) + 1 });
     });
     await isLocked;
-    const second = store.transaction(async (tx) => (await tx.transactions.findForUpdate({ gatewayOrderId: 'LOCK-1' }))?.statusVersion);
+    const second = store.transaction(
+      async (tx) => (await tx.transactions.findForUpdate({ gatewayOrderId: 'LOCK-1' }))?.statusVersion,
+    );
     // The second is issued while the first holds the record; it may only read once the first is done.
     await new Promise((r) => setTimeout(r, 50));
     release();

@@ -32,7 +32,10 @@ describe.each(DATABASE_KINDS)('storage contract: notifications (%s)', (kind) => 
       await tx.notifications.record(note({ dedupeKey: 'k2' }));
       return r;
     });
-    expect(again).toMatchObject({ inserted: false, existing: { dedupeKey: 'k1', source: 'webhook', result: 'received' } });
+    expect(again).toMatchObject({
+      inserted: false,
+      existing: { dedupeKey: 'k1', source: 'webhook', result: 'received' },
+    });
     expect((await store.notifications.listForOrder('SO-1')).map((n) => n.dedupeKey)).toEqual(['k1', 'k2']);
   });
 
@@ -46,6 +49,11 @@ describe.each(DATABASE_KINDS)('storage contract: notifications (%s)', (kind) => 
     expect(await store.notifications.transactionSeen(tx.id, 'g1')).toBe(true);
     expect(await store.notifications.transactionSeen(tx.id, 'g2')).toBe(false);
     expect((await store.notifications.listByResult('unverified', 10)).map((n) => n.id)).toEqual([b.id]);
-    expect(await store.notifications.findById(a.id)).toMatchObject({ result: 'applied', transactionRef: tx.id, source: 'webhook', gatewayTransactionId: 'g1' });
+    expect(await store.notifications.findById(a.id)).toMatchObject({
+      result: 'applied',
+      transactionRef: tx.id,
+      source: 'webhook',
+      gatewayTransactionId: 'g1',
+    });
   });
 });

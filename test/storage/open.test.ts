@@ -11,7 +11,9 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 describe('opening a store', () => {
   it('an unreachable PostgreSQL is reported as unreachable, not as a failed migration', async () => {
-    const err = await openStore({ kind: 'postgres', url: 'postgres://postgres@127.0.0.1:1/none' }).catch((e: unknown) => e);
+    const err = await openStore({ kind: 'postgres', url: 'postgres://postgres@127.0.0.1:1/none' }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(MigrationError);
     expect((err as Error).message).toMatch(/^database unreachable, nothing migrated: /);
   });
@@ -36,7 +38,17 @@ describe('opening a store', () => {
     try {
       const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', SIMULATOR_PORT: '0', DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', log_user: 'ops', log_pass: 'a-long-enough-operator-pass' },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          PORT: '0',
+          SIMULATOR_PORT: '0',
+          DATA_DIR: dir,
+          LOG_DIR: path.join(dir, 'logs'),
+          DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
+          log_user: 'ops',
+          log_pass: 'a-long-enough-operator-pass',
+        },
         encoding: 'utf8',
         timeout: 30_000,
       });

@@ -8,7 +8,16 @@ const T0 = new Date('2026-11-22T03:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
 function ev(orderKey: string, over: Partial<NewOutboxEvent> = {}): NewOutboxEvent {
-  return { eventId: randomUUID(), eventType: 'payment.status_changed', orderKey, orderId: orderKey, mercantId: 'M', statusVersion: 1, payload: `{"order":"${orderKey}"}`, ...over };
+  return {
+    eventId: randomUUID(),
+    eventType: 'payment.status_changed',
+    orderKey,
+    orderId: orderKey,
+    mercantId: 'M',
+    statusVersion: 1,
+    payload: `{"order":"${orderKey}"}`,
+    ...over,
+  };
 }
 
 const result = (state: 'delivered' | 'failed' | 'dead', nextAttemptAt?: Date) => ({
@@ -40,7 +49,14 @@ describe.each(DATABASE_KINDS)('storage contract: outbox (%s)', (kind) => {
 
   it('enqueues pending events with the exact payload and a retry window starting now', async () => {
     const e = await store.outbox.enqueue(ev('A'));
-    expect(e).toMatchObject({ state: 'pending', attempts: 0, leaseToken: 0, payload: '{"order":"A"}', retryFrom: T0.toISOString(), nextAttemptAt: T0.toISOString() });
+    expect(e).toMatchObject({
+      state: 'pending',
+      attempts: 0,
+      leaseToken: 0,
+      payload: '{"order":"A"}',
+      retryFrom: T0.toISOString(),
+      nextAttemptAt: T0.toISOString(),
+    });
     expect(await store.outbox.findByEventId(e.eventId)).toEqual(e);
     expect(await store.outbox.countByState()).toEqual({ pending: 1, delivered: 0, failed: 0, dead: 0 });
     expect(await store.outbox.nextDueAt()).toBe(T0.toISOString());
@@ -132,7 +148,13 @@ describe.each(DATABASE_KINDS)('storage contract: outbox (%s)', (kind) => {
     await store.outbox.complete(c.seq, c.leaseToken, 'i', result('dead'));
     clock = at(3_600_000);
     const r = await store.outbox.retryNow(e.eventId, clock);
-    expect(r).toMatchObject({ eventId: e.eventId, state: 'pending', retryFrom: clock.toISOString(), nextAttemptAt: clock.toISOString(), payload: e.payload });
+    expect(r).toMatchObject({
+      eventId: e.eventId,
+      state: 'pending',
+      retryFrom: clock.toISOString(),
+      nextAttemptAt: clock.toISOString(),
+      payload: e.payload,
+    });
     const [again] = await store.outbox.claimDue('i', clock, 30_000, 10);
     if (!again) throw new Error('claim expected');
     await store.outbox.retryNow(e.eventId, clock);

@@ -20,7 +20,11 @@ describe.each(DATABASE_KINDS)('storage contract: the fees of a reconciliation im
   }
 
   /** A staged row about `tx` as the import would keep it: `matched` rows carry what the payment held then. */
-  const row = (importId: string, tx: TransactionRecord, o: { result?: NewReconciliationRow['result']; fee: number; line: number }): NewReconciliationRow => ({
+  const row = (
+    importId: string,
+    tx: TransactionRecord,
+    o: { result?: NewReconciliationRow['result']; fee: number; line: number },
+  ): NewReconciliationRow => ({
     importId,
     line: o.line,
     result: o.result ?? 'matched',
@@ -44,7 +48,13 @@ describe.each(DATABASE_KINDS)('storage contract: the fees of a reconciliation im
     const d = await paid('FEE-D', 60_000);
     const id = randomUUID();
     await store.reconciliation.begin({ id, createdBy: 'test', now: T0 });
-    await store.reconciliation.addRows([row(id, a, { fee: 4000, line: 2 }), row(id, a, { fee: 9000, line: 3 }), row(id, b, { fee: 700, line: 4 }), row(id, c, { fee: 560, line: 5, result: 'amount_mismatch' }), row(id, d, { fee: 420, line: 6 })]);
+    await store.reconciliation.addRows([
+      row(id, a, { fee: 4000, line: 2 }),
+      row(id, a, { fee: 9000, line: 3 }),
+      row(id, b, { fee: 700, line: 4 }),
+      row(id, c, { fee: 560, line: 5, result: 'amount_mismatch' }),
+      row(id, d, { fee: 420, line: 6 }),
+    ]);
     // D changed after it was matched: a refund arrived.
     await store.transactions.update(d.id, { status: 'partially_refunded', refundedAmount: 10_000 });
 

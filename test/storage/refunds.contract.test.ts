@@ -41,8 +41,26 @@ describe.each(DATABASE_KINDS)('storage contract: refunds (%s)', (kind) => {
 
   it('inserts a request as requested, with its key, amount, reason, actor, lease, request key and times', async () => {
     const tx = await seedTransaction(store, { orderId: 'RF-1', status: 'paid' });
-    const r = await store.refunds.insert(refund(tx.id, 25000, { reason: 'one item back', actor: 'operator:ops', leaseUntil: at(30_000).toISOString(), requestKey: 'k1' }));
-    expect(r).toMatchObject({ transactionRef: tx.id, amount: 25000, reason: 'one item back', state: 'requested', actor: 'operator:ops', gatewayCode: null, leaseUntil: at(30_000).toISOString(), requestKey: 'k1', createdAt: T0.toISOString(), updatedAt: T0.toISOString() });
+    const r = await store.refunds.insert(
+      refund(tx.id, 25000, {
+        reason: 'one item back',
+        actor: 'operator:ops',
+        leaseUntil: at(30_000).toISOString(),
+        requestKey: 'k1',
+      }),
+    );
+    expect(r).toMatchObject({
+      transactionRef: tx.id,
+      amount: 25000,
+      reason: 'one item back',
+      state: 'requested',
+      actor: 'operator:ops',
+      gatewayCode: null,
+      leaseUntil: at(30_000).toISOString(),
+      requestKey: 'k1',
+      createdAt: T0.toISOString(),
+      updatedAt: T0.toISOString(),
+    });
     expect(await store.refunds.listFor(tx.id)).toEqual([r]);
     expect(await store.refunds.findById(r.id)).toEqual(r);
   });
@@ -118,7 +136,14 @@ describe.each(DATABASE_KINDS)('storage contract: refunds (%s)', (kind) => {
     await store.refunds.settle(b.id, 'refused', null);
     expect(await store.refunds.listOpen(tx.id)).toEqual([]);
     const [sa, sb] = await store.refunds.listFor(tx.id);
-    expect(sa).toMatchObject({ id: a.id, state: 'approved', gatewayCode: '200', leaseUntil: null, createdAt: T0.toISOString(), updatedAt: new Date(T0.getTime() + 5000).toISOString() });
+    expect(sa).toMatchObject({
+      id: a.id,
+      state: 'approved',
+      gatewayCode: '200',
+      leaseUntil: null,
+      createdAt: T0.toISOString(),
+      updatedAt: new Date(T0.getTime() + 5000).toISOString(),
+    });
     expect(sb).toMatchObject({ id: b.id, state: 'refused', gatewayCode: null });
   });
 

@@ -41,10 +41,22 @@ describe.each(DATABASE_KINDS)('storage contract: transactions and config (%s)', 
   );
 
   it('inserts and finds by order id, gateway order id, id and gateway transaction id', async () => {
-    const t = newTx({ orderId: 'SO/2026:17', gatewayOrderId: 'SO.2026.17', mercantId: 'SO/2026', nominal: 9_007_199_254_740_991 });
+    const t = newTx({
+      orderId: 'SO/2026:17',
+      gatewayOrderId: 'SO.2026.17',
+      mercantId: 'SO/2026',
+      nominal: 9_007_199_254_740_991,
+    });
     await store.transactions.insert(t);
     const byOrder = await store.transactions.findByOrderId('SO/2026:17');
-    expect(byOrder).toMatchObject({ orderId: 'SO/2026:17', gatewayOrderId: 'SO.2026.17', mercantId: 'SO/2026', nominal: 9_007_199_254_740_991, status: 'pending', statusVersion: 0 });
+    expect(byOrder).toMatchObject({
+      orderId: 'SO/2026:17',
+      gatewayOrderId: 'SO.2026.17',
+      mercantId: 'SO/2026',
+      nominal: 9_007_199_254_740_991,
+      status: 'pending',
+      statusVersion: 0,
+    });
     expect(await store.transactions.findByGatewayOrderId('SO.2026.17')).toEqual(byOrder);
     expect(await store.transactions.findById(t.id)).toEqual(byOrder);
     await store.transactions.update(t.id, { gatewayTransactionId: 'gw-1' });
@@ -54,17 +66,23 @@ describe.each(DATABASE_KINDS)('storage contract: transactions and config (%s)', 
 
   it('rejects a second transaction with the same order id or gateway order id', async () => {
     await store.transactions.insert(newTx({ orderId: 'A:1', gatewayOrderId: 'A.1' }));
-    await expect(store.transactions.insert(newTx({ orderId: 'A:1', gatewayOrderId: 'A.1x' }))).rejects.toBeInstanceOf(UniqueViolationError);
-    await expect(store.transactions.insert(newTx({ orderId: 'A/1', gatewayOrderId: 'A.1' }))).rejects.toBeInstanceOf(UniqueViolationError);
+    await expect(store.transactions.insert(newTx({ orderId: 'A:1', gatewayOrderId: 'A.1x' }))).rejects.toBeInstanceOf(
+      UniqueViolationError,
+    );
+    await expect(store.transactions.insert(newTx({ orderId: 'A/1', gatewayOrderId: 'A.1' }))).rejects.toBeInstanceOf(
+      UniqueViolationError,
+    );
   });
 
-  it('tells a unique violation, in its own words or the database\'s, from other errors', async () => {
+  it("tells a unique violation, in its own words or the database's, from other errors", async () => {
     await store.transactions.insert(newTx({ orderId: 'U:1' }));
     const own = await store.transactions.insert(newTx({ orderId: 'U:1' })).catch((err: unknown) => err);
     expect(own).toBeInstanceOf(UniqueViolationError);
     expect(store.isUniqueViolation(own)).toBe(true);
     const raw = (store as KyselyBackedStore).db;
-    const driver = await sql`insert into paylink_meta (key, value) values ('database_id', 'again')`.execute(raw).catch((err: unknown) => err);
+    const driver = await sql`insert into paylink_meta (key, value) values ('database_id', 'again')`
+      .execute(raw)
+      .catch((err: unknown) => err);
     expect(driver).not.toBeInstanceOf(UniqueViolationError);
     expect(store.isUniqueViolation(driver)).toBe(true);
     expect(store.isUniqueViolation(await sql`selec 1`.execute(raw).catch((err: unknown) => err))).toBe(false);
@@ -76,20 +94,40 @@ describe.each(DATABASE_KINDS)('storage contract: transactions and config (%s)', 
     const { nextCursor } = await store.transactions.list({ limit: 1 });
     expect(nextCursor).toBeDefined();
     expect(store.isListCursor(nextCursor ?? '')).toBe(true);
-    for (const other of ['', 'nope', Buffer.from('{"at":"x","id":"y"}').toString('base64url'), Buffer.from('[1,2]').toString('base64url')]) expect(store.isListCursor(other)).toBe(false);
+    for (const other of [
+      '',
+      'nope',
+      Buffer.from('{"at":"x","id":"y"}').toString('base64url'),
+      Buffer.from('[1,2]').toString('base64url'),
+    ])
+      expect(store.isListCursor(other)).toBe(false);
   });
 
   it('updates a patch and bumps updated_at, leaving other fields', async () => {
     const t = await store.transactions.insert(newTx());
-    const after = await store.transactions.update(t.id, { status: 'paid', statusVersion: 1, transactionStatus: 'settlement' });
-    expect(after).toMatchObject({ status: 'paid', statusVersion: 1, transactionStatus: 'settlement', nominal: t.nominal, paymentUrl: t.paymentUrl });
+    const after = await store.transactions.update(t.id, {
+      status: 'paid',
+      statusVersion: 1,
+      transactionStatus: 'settlement',
+    });
+    expect(after).toMatchObject({
+      status: 'paid',
+      statusVersion: 1,
+      transactionStatus: 'settlement',
+      nominal: t.nominal,
+      paymentUrl: t.paymentUrl,
+    });
     expect(after.updatedAt >= t.updatedAt).toBe(true);
   });
 
   it('a conditional update applies only while the stored status is one of those given', async () => {
     const t = await store.transactions.insert(newTx());
     await store.transactions.update(t.id, { status: 'paid', transactionStatus: 'settlement' });
-    const kept = await store.transactions.update(t.id, { status: 'pending', transactionStatus: 'pending' }, { ifStatusIn: ['pending', 'failed'] });
+    const kept = await store.transactions.update(
+      t.id,
+      { status: 'pending', transactionStatus: 'pending' },
+      { ifStatusIn: ['pending', 'failed'] },
+    );
     expect(kept).toMatchObject({ status: 'paid', transactionStatus: 'settlement' });
     const moved = await store.transactions.update(t.id, { status: 'refunded' }, { ifStatusIn: ['paid'] });
     expect(moved.status).toBe('refunded');
@@ -98,14 +136,34 @@ describe.each(DATABASE_KINDS)('storage contract: transactions and config (%s)', 
 
   it('an update can carry a part applied only while the stored status is one of those given, in the same statement', async () => {
     const t = await store.transactions.insert(newTx());
-    const revive = { statuses: ['pending', 'failed'] as const, patch: { status: 'pending' as const, transactionStatus: 'pending' } };
+    const revive = {
+      statuses: ['pending', 'failed'] as const,
+      patch: { status: 'pending' as const, transactionStatus: 'pending' },
+    };
     // Still pending: both parts apply.
-    const first = await store.transactions.update(t.id, { paymentUrl: 'https://pay.example/1', gatewayJson: '{"a":1}' }, { whileStatusIn: revive });
-    expect(first).toMatchObject({ paymentUrl: 'https://pay.example/1', gatewayJson: '{"a":1}', status: 'pending', transactionStatus: 'pending' });
+    const first = await store.transactions.update(
+      t.id,
+      { paymentUrl: 'https://pay.example/1', gatewayJson: '{"a":1}' },
+      { whileStatusIn: revive },
+    );
+    expect(first).toMatchObject({
+      paymentUrl: 'https://pay.example/1',
+      gatewayJson: '{"a":1}',
+      status: 'pending',
+      transactionStatus: 'pending',
+    });
     // Paid meanwhile: the unconditional part applies, the status is left as it is.
     await store.transactions.update(t.id, { status: 'paid', transactionStatus: 'settlement' });
-    const later = await store.transactions.update(t.id, { paymentUrl: 'https://pay.example/2' }, { whileStatusIn: revive });
-    expect(later).toMatchObject({ paymentUrl: 'https://pay.example/2', status: 'paid', transactionStatus: 'settlement' });
+    const later = await store.transactions.update(
+      t.id,
+      { paymentUrl: 'https://pay.example/2' },
+      { whileStatusIn: revive },
+    );
+    expect(later).toMatchObject({
+      paymentUrl: 'https://pay.example/2',
+      status: 'paid',
+      transactionStatus: 'settlement',
+    });
     // A column in both parts: the conditional value while the status matches, else the unconditional one.
     const both = await store.transactions.update(t.id, { transactionStatus: 'capture' }, { whileStatusIn: revive });
     expect(both).toMatchObject({ status: 'paid', transactionStatus: 'capture' });
@@ -120,7 +178,8 @@ describe.each(DATABASE_KINDS)('storage contract: transactions and config (%s)', 
 
   it('lists newest first with filters and a cursor that walks every row once', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 7; i++) ids.push((await store.transactions.insert(newTx({ status: i % 2 ? 'paid' : 'pending' }))).orderId);
+    for (let i = 0; i < 7; i++)
+      ids.push((await store.transactions.insert(newTx({ status: i % 2 ? 'paid' : 'pending' }))).orderId);
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
@@ -146,7 +205,8 @@ describe.each(DATABASE_KINDS)('storage contract: transactions and config (%s)', 
 
   it('overdue transactions take turns: never checked first, then the least recently checked', async () => {
     const ids = [];
-    for (let i = 0; i < 3; i++) ids.push((await store.transactions.insert(newTx({ expireAt: '2020-01-01T00:00:00.000Z' }))).id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await store.transactions.insert(newTx({ expireAt: '2020-01-01T00:00:00.000Z' }))).id);
     const now = new Date().toISOString();
     const first = (await store.transactions.listOverduePending(now, '2000-01-01T00:00:00.000Z', 2)).map((t) => t.id);
     expect(first).toHaveLength(2);
@@ -178,7 +238,11 @@ describe.each(DATABASE_KINDS)('storage contract: transactions and config (%s)', 
     expect(await store.config.put({ erp: { timeout_ms: 5000 } }, 0, 'ops')).toMatchObject({ version: 1 });
     expect(await store.config.put({ erp: { timeout_ms: 6000 } }, 0, 'ops')).toBeUndefined();
     expect(await store.config.put({ erp: { timeout_ms: 7000 } }, 1, 'ops')).toMatchObject({ version: 2 });
-    expect(await store.config.get()).toMatchObject({ document: { erp: { timeout_ms: 7000 } }, version: 2, updatedBy: 'ops' });
+    expect(await store.config.get()).toMatchObject({
+      document: { erp: { timeout_ms: 7000 } },
+      version: 2,
+      updatedBy: 'ops',
+    });
   });
 
   it('reopens an existing database without re-running migrations', async () => {

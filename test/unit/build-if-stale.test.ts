@@ -14,8 +14,25 @@ describe('build when the sources changed', () => {
     dir = tempDir('paylink-build-');
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"probe","type":"module"}');
-    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', rootDir: '.', types: [] }, include: ['src'] }));
-    fs.writeFileSync(path.join(dir, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json', include: ['src'] }));
+    fs.writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          outDir: 'dist',
+          rootDir: '.',
+          types: [],
+        },
+        include: ['src'],
+      }),
+    );
+    fs.writeFileSync(
+      path.join(dir, 'tsconfig.build.json'),
+      JSON.stringify({ extends: './tsconfig.json', include: ['src'] }),
+    );
     fs.mkdirSync(path.join(dir, 'src'));
     fs.writeFileSync(path.join(dir, 'src', 'cli.ts'), 'export const answer: number = 1;\n');
     fs.writeFileSync(path.join(dir, 'src', 'gone.ts'), 'export const gone = true;\n');

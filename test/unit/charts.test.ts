@@ -9,7 +9,14 @@ describe('server-drawn SVG charts', () => {
   ];
 
   it('draw each value in proportion, with a title and description and no style attribute (the CSP allows none)', () => {
-    const svg = columnChart({ id: 'c', title: 'Paid per day', description: 'Rupiah paid each day', bars, width: 300, height: 140 }).text;
+    const svg = columnChart({
+      id: 'c',
+      title: 'Paid per day',
+      description: 'Rupiah paid each day',
+      bars,
+      width: 300,
+      height: 140,
+    }).text;
     expect(svg).toContain('<title id="c-t">Paid per day</title>');
     expect(svg).toContain('<desc id="c-d">Rupiah paid each day</desc>');
     expect(svg).not.toMatch(/style=/);
@@ -21,7 +28,14 @@ describe('server-drawn SVG charts', () => {
   });
 
   it('horizontal bars scale to the given maximum and write their value', () => {
-    const svg = barChart({ id: 'b', title: 'Success rate', description: 'Share paid', bars: [{ label: 'qris', value: 0.5, text: '50%' }], max: 1, width: 440 }).text;
+    const svg = barChart({
+      id: 'b',
+      title: 'Success rate',
+      description: 'Share paid',
+      bars: [{ label: 'qris', value: 0.5, text: '50%' }],
+      max: 1,
+      width: 440,
+    }).text;
     expect(svg).toMatch(/<rect x="130" y="5" width="100"/);
     expect(svg).toContain('>50%</text>');
   });

@@ -53,14 +53,22 @@ describe('paylink usage', () => {
   });
 
   it('bad usage exits 2 with the usage on stderr', async () => {
-    for (const argv of [[], ['nope'], ['backup'], ['backup', 'a', 'b'], ['serve', 'extra'], ['check-config', '--bogus'], ['migrate', '--allow-sandbox']]) {
+    for (const argv of [
+      [],
+      ['nope'],
+      ['backup'],
+      ['backup', 'a', 'b'],
+      ['serve', 'extra'],
+      ['check-config', '--bogus'],
+      ['migrate', '--allow-sandbox'],
+    ]) {
       const r = await run(argv);
       expect(r.code, argv.join(' ')).toBe(EXIT.usage);
       expect(r.err, argv.join(' ')).toContain('Usage: paylink');
     }
   });
 
-  it('--version is package.json\'s version', async () => {
+  it("--version is package.json's version", async () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(pkg.version).toMatch(/^\d+\.\d+\.\d+$/);
     expect((await run(['--version'])).out).toBe(`${pkg.version}\n`);
@@ -72,7 +80,10 @@ describe('.env', () => {
     const dir = tempDir('paylink-env-');
     try {
       const file = path.join(dir, '.env');
-      fs.writeFileSync(file, '# comment\nPORT=4000\nHOST=0.0.0.0\nAPI_KEYS="a,b"\nERP_WEBHOOK_SECRET=whsec_x # trailing comment\n');
+      fs.writeFileSync(
+        file,
+        '# comment\nPORT=4000\nHOST=0.0.0.0\nAPI_KEYS="a,b"\nERP_WEBHOOK_SECRET=whsec_x # trailing comment\n',
+      );
       const env: Record<string, string | undefined> = { PORT: '5000' };
       expect(loadEnvFile(file, env).sort()).toEqual(['API_KEYS', 'ERP_WEBHOOK_SECRET', 'HOST']);
       expect(env).toEqual({ PORT: '5000', HOST: '0.0.0.0', API_KEYS: 'a,b', ERP_WEBHOOK_SECRET: 'whsec_x' });
@@ -117,19 +128,44 @@ describe('paylink check-config', () => {
   it('with all of them missing lists each one; NODE_ENV other than production is a problem too', async () => {
     const r = await run(['check-config'], {});
     expect(r.code).toBe(EXIT.problem);
-    for (const m of [/NODE_ENV must be production/, /PUBLIC_BASE_URL is required/, /MIDTRANS_SERVER_KEY is required/, /API_KEYS is required/, /log_user and log_pass/, /CONFIG_ENCRYPTION_KEY is required/, /ERP_NOTIFY_URL is not set/, /ERP_WEBHOOK_SECRET is not set/]) expect(r.out).toMatch(m);
+    for (const m of [
+      /NODE_ENV must be production/,
+      /PUBLIC_BASE_URL is required/,
+      /MIDTRANS_SERVER_KEY is required/,
+      /API_KEYS is required/,
+      /log_user and log_pass/,
+      /CONFIG_ENCRYPTION_KEY is required/,
+      /ERP_NOTIFY_URL is not set/,
+      /ERP_WEBHOOK_SECRET is not set/,
+    ])
+      expect(r.out).toMatch(m);
   });
 
   it('refuses what the gateway cannot reach or a sandbox key in production; --allow-sandbox accepts a staging environment', async () => {
-    expect((await run(['check-config'], { ...GO_LIVE, PUBLIC_BASE_URL: 'https://10.0.0.5' })).out).toMatch(/loopback or private address/);
-    expect((await run(['check-config'], { ...GO_LIVE, MIDTRANS_SERVER_KEY: 'SB-Mid-server-abc' })).out).toMatch(/sandbox key/);
+    expect((await run(['check-config'], { ...GO_LIVE, PUBLIC_BASE_URL: 'https://10.0.0.5' })).out).toMatch(
+      /loopback or private address/,
+    );
+    expect((await run(['check-config'], { ...GO_LIVE, MIDTRANS_SERVER_KEY: 'SB-Mid-server-abc' })).out).toMatch(
+      /sandbox key/,
+    );
     const staging = { ...GO_LIVE, MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: 'SB-Mid-server-abc' };
     expect((await run(['check-config'], staging)).code).toBe(EXIT.problem);
     expect((await run(['check-config', '--allow-sandbox'], staging)).code).toBe(EXIT.ok);
   });
 
   it('never prints a secret value', async () => {
-    const r = await run(['check-config'], { ...GO_LIVE, MIDTRANS_MODE: 'sandbox', CONFIG_ENCRYPTION_KEY: 'not-a-key-SECRETVALUE' });
-    for (const v of ['SECRETVALUE', GO_LIVE.MIDTRANS_SERVER_KEY, GO_LIVE.log_pass, GO_LIVE.ERP_WEBHOOK_SECRET, GO_LIVE.API_KEYS]) expect(r.out + r.err).not.toContain(v);
+    const r = await run(['check-config'], {
+      ...GO_LIVE,
+      MIDTRANS_MODE: 'sandbox',
+      CONFIG_ENCRYPTION_KEY: 'not-a-key-SECRETVALUE',
+    });
+    for (const v of [
+      'SECRETVALUE',
+      GO_LIVE.MIDTRANS_SERVER_KEY,
+      GO_LIVE.log_pass,
+      GO_LIVE.ERP_WEBHOOK_SECRET,
+      GO_LIVE.API_KEYS,
+    ])
+      expect(r.out + r.err).not.toContain(v);
   });
 });

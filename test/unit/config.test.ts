@@ -23,7 +23,10 @@ describe('loadConfig', () => {
   });
 
   it('selects PostgreSQL from DATABASE_URL and sandbox mode from a server key', () => {
-    const c = loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', MIDTRANS_SERVER_KEY: 'SB-Mid-server-x' });
+    const c = loadConfig({
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
+      MIDTRANS_SERVER_KEY: 'SB-Mid-server-x',
+    });
     expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/test' });
     expect(c.gateway.mode).toBe('sandbox');
   });
@@ -40,7 +43,13 @@ describe('loadConfig', () => {
   });
 
   it('rejects malformed values with every problem named, never echoing the value', () => {
-    const load = () => loadConfig({ PORT: 'eighty', MIDTRANS_MODE: 'live', MIDTRANS_SERVER_KEY: 'has space secret', DATABASE_URL: 'mysql://x' });
+    const load = () =>
+      loadConfig({
+        PORT: 'eighty',
+        MIDTRANS_MODE: 'live',
+        MIDTRANS_SERVER_KEY: 'has space secret',
+        DATABASE_URL: 'mysql://x',
+      });
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(/PORT/);
     expect(load).toThrow(/MIDTRANS_MODE/);
@@ -53,10 +62,18 @@ describe('loadConfig', () => {
   });
 
   it("refuses the simulator's development key outside simulator mode, naming the variable only", () => {
-    for (const env of [{ MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: SIMULATOR_DEV_SERVER_KEY }, { MIDTRANS_SERVER_KEY: SIMULATOR_DEV_SERVER_KEY }, { MIDTRANS_MODE: 'production', MIDTRANS_SERVER_KEY: SIMULATOR_DEV_SERVER_KEY }]) {
-      expect(() => loadConfig(env)).toThrow(/MIDTRANS_SERVER_KEY: the simulator's development key cannot be used in (sandbox|production) mode/);
+    for (const env of [
+      { MIDTRANS_MODE: 'sandbox', MIDTRANS_SERVER_KEY: SIMULATOR_DEV_SERVER_KEY },
+      { MIDTRANS_SERVER_KEY: SIMULATOR_DEV_SERVER_KEY },
+      { MIDTRANS_MODE: 'production', MIDTRANS_SERVER_KEY: SIMULATOR_DEV_SERVER_KEY },
+    ]) {
+      expect(() => loadConfig(env)).toThrow(
+        /MIDTRANS_SERVER_KEY: the simulator's development key cannot be used in (sandbox|production) mode/,
+      );
     }
-    expect(loadConfig({ MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: SIMULATOR_DEV_SERVER_KEY }).gateway.mode).toBe('simulator');
+    expect(loadConfig({ MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: SIMULATOR_DEV_SERVER_KEY }).gateway.mode).toBe(
+      'simulator',
+    );
   });
 
   it('an environment the start-up accepts is one /api/config accepts: one server-key rule for both', () => {
@@ -72,8 +89,14 @@ describe('loadConfig', () => {
           expect(String(err), `${mode} ${String(key)}`).toMatch(/MIDTRANS_SERVER_KEY/);
           continue;
         }
-        const problems = effectiveProblems(defaultRuntimeConfig(config, 'http://127.0.0.1:9'), { production: false, simulatorAvailable: mode === 'simulator' });
-        expect(problems.filter((p) => p.path === 'gateway.server_key'), `${mode} ${String(key)}`).toEqual([]);
+        const problems = effectiveProblems(defaultRuntimeConfig(config, 'http://127.0.0.1:9'), {
+          production: false,
+          simulatorAvailable: mode === 'simulator',
+        });
+        expect(
+          problems.filter((p) => p.path === 'gateway.server_key'),
+          `${mode} ${String(key)}`,
+        ).toEqual([]);
       }
     }
   });
@@ -100,7 +123,16 @@ describe('loadConfig', () => {
       CONFIG_ENCRYPTION_KEY: 'a'.repeat(64),
     });
     expect(c.isProduction).toBe(true);
-    expect(() => loadConfig({ NODE_ENV: 'production', log_user: 'ops', log_pass: 'a-long-operator-password', API_KEYS: 'k', MIDTRANS_SERVER_KEY: 'k', PUBLIC_BASE_URL: 'http://pay.example.com' })).toThrow(/https/);
+    expect(() =>
+      loadConfig({
+        NODE_ENV: 'production',
+        log_user: 'ops',
+        log_pass: 'a-long-operator-password',
+        API_KEYS: 'k',
+        MIDTRANS_SERVER_KEY: 'k',
+        PUBLIC_BASE_URL: 'http://pay.example.com',
+      }),
+    ).toThrow(/https/);
   });
 });
 
@@ -108,7 +140,9 @@ describe('operator credentials', () => {
   it('configured ones win; otherwise generated once into DATA_DIR (0600) and reused', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-op-'));
     try {
-      expect(resolveOperatorCredentials(loadConfig({ DATA_DIR: dir, log_user: 'ops', log_pass: 'configured-pass' }))).toEqual({ user: 'ops', pass: 'configured-pass', generated: false });
+      expect(
+        resolveOperatorCredentials(loadConfig({ DATA_DIR: dir, log_user: 'ops', log_pass: 'configured-pass' })),
+      ).toEqual({ user: 'ops', pass: 'configured-pass', generated: false });
       expect(fs.existsSync(path.join(dir, 'operator-credentials.json'))).toBe(false);
       const first = resolveOperatorCredentials(loadConfig({ DATA_DIR: dir }));
       expect(first).toMatchObject({ user: 'operator', generated: true });
@@ -116,7 +150,11 @@ describe('operator credentials', () => {
       expect(fs.statSync(path.join(dir, 'operator-credentials.json')).mode & 0o777).toBe(0o600);
       expect(resolveOperatorCredentials(loadConfig({ DATA_DIR: dir }))).toEqual(first);
       // a configured user keeps the generated password
-      expect(resolveOperatorCredentials(loadConfig({ DATA_DIR: dir, log_user: 'alice' }))).toEqual({ user: 'alice', pass: first.pass, generated: true });
+      expect(resolveOperatorCredentials(loadConfig({ DATA_DIR: dir, log_user: 'alice' }))).toEqual({
+        user: 'alice',
+        pass: first.pass,
+        generated: true,
+      });
       const other = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-op-'));
       expect(resolveOperatorCredentials(loadConfig({ DATA_DIR: other })).pass).not.toBe(first.pass);
       fs.rmSync(other, { recursive: true, force: true });

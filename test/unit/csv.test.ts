@@ -44,13 +44,18 @@ function naiveCells(line: string, listSeparator: string): string[] {
 
 /** Text made mostly of the characters that matter here. */
 const hostileText = fc.string({
-  unit: fc.oneof(fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\n', ',', ';', '"', ' ', "'", '\uFF1D', '\uFF0D', '|', 'A', '1'), fc.string({ unit: 'grapheme', maxLength: 1 })),
+  unit: fc.oneof(
+    fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\n', ',', ';', '"', ' ', "'", '\uFF1D', '\uFF0D', '|', 'A', '1'),
+    fc.string({ unit: 'grapheme', maxLength: 1 }),
+  ),
   maxLength: 20,
 });
 
 describe('CSV cells', () => {
   it('quotes what needs it, neutralises formulas, writes numbers and empties as they are', () => {
-    expect(csvLine(['a', 'b,c', 'say "hi"', 'two\nlines', 42, null, undefined, ' pad'])).toBe('a,"b,c","say ""hi""","two\nlines",42,,," pad"\r\n');
+    expect(csvLine(['a', 'b,c', 'say "hi"', 'two\nlines', 42, null, undefined, ' pad'])).toBe(
+      'a,"b,c","say ""hi""","two\nlines",42,,," pad"\r\n',
+    );
     expect(csvLine(['=1+1', '+62', '-5', '@SUM(A1)', '\tx'])).toBe("'=1+1,'+62,'-5,'@SUM(A1),\"'\tx\"\r\n");
   });
 
@@ -72,28 +77,34 @@ describe('CSV cells', () => {
     expect(csvLine(['x,=1', 'y;-2'], ';')).toBe(`x,'=1;"y;'-2"\r\n`);
   });
 
-  it.each([[','], [';']] as const)('property (sep %s): every cell reads back as written, but for a `\'` in front of a formula', (sep) => {
-    fc.assert(
-      fc.property(fc.array(hostileText, { minLength: 1, maxLength: 6 }), (cells) => {
-        const back = readLine(csvLine(cells, sep), sep);
-        expect(back).toHaveLength(cells.length);
-        back.forEach((v, i) => {
-          const original = cells[i] ?? '';
-          expect(v.replace(/'/g, '')).toBe(original.replace(/'/g, ''));
-          if (!/[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(original)) expect(v).toBe(original);
-        });
-      }),
-    );
-  });
+  it.each([[','], [';']] as const)(
+    "property (sep %s): every cell reads back as written, but for a `'` in front of a formula",
+    (sep) => {
+      fc.assert(
+        fc.property(fc.array(hostileText, { minLength: 1, maxLength: 6 }), (cells) => {
+          const back = readLine(csvLine(cells, sep), sep);
+          expect(back).toHaveLength(cells.length);
+          back.forEach((v, i) => {
+            const original = cells[i] ?? '';
+            expect(v.replace(/'/g, '')).toBe(original.replace(/'/g, ''));
+            if (!/[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(original)) expect(v).toBe(original);
+          });
+        }),
+      );
+    },
+  );
 
-  it.each([[','], [';']] as const)('property (sep %s): a spreadsheet splitting at `,`, `;` or tab, quotes ignored, finds no formula in a text cell', (sep) => {
-    fc.assert(
-      fc.property(fc.array(hostileText, { minLength: 1, maxLength: 6 }), (cells) => {
-        const line = csvLine(cells, sep);
-        for (const listSeparator of [',', ';', '\t']) {
-          for (const c of naiveCells(line, listSeparator)) expect(c).not.toMatch(FORMULA);
-        }
-      }),
-    );
-  });
+  it.each([[','], [';']] as const)(
+    'property (sep %s): a spreadsheet splitting at `,`, `;` or tab, quotes ignored, finds no formula in a text cell',
+    (sep) => {
+      fc.assert(
+        fc.property(fc.array(hostileText, { minLength: 1, maxLength: 6 }), (cells) => {
+          const line = csvLine(cells, sep);
+          for (const listSeparator of [',', ';', '\t']) {
+            for (const c of naiveCells(line, listSeparator)) expect(c).not.toMatch(FORMULA);
+          }
+        }),
+      );
+    },
+  );
 });

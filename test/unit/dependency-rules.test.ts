@@ -17,7 +17,9 @@ describe('dependency rules', () => {
     const cycles = result.output.summary.violations.filter((v: IViolation) => v.rule.name === 'no-cycle');
     expect(cycles.length).toBeGreaterThan(0);
     const named = cycles.flatMap((v: IViolation) => [v.from, ...(v.cycle ?? []).map((c) => c.name)]);
-    expect(named).toEqual(expect.arrayContaining(['test/fixtures/import-cycle/a.ts', 'test/fixtures/import-cycle/b.ts']));
+    expect(named).toEqual(
+      expect.arrayContaining(['test/fixtures/import-cycle/a.ts', 'test/fixtures/import-cycle/b.ts']),
+    );
     expect(result.output.summary.error).toBeGreaterThan(0);
   });
 
@@ -25,8 +27,12 @@ describe('dependency rules', () => {
     const options = await extractDepcruiseOptions('./.dependency-cruiser.mjs');
     const result = await cruise(['test/fixtures/composition-root'], { ...options, validate: true });
     if (typeof result.output !== 'object') throw new Error('expected a JSON cruise result');
-    const found = result.output.summary.violations.filter((v: IViolation) => v.rule.name === 'tests-build-services-in-helpers');
-    expect(found.map((v: IViolation) => `${v.from} → ${v.to}`)).toEqual(['test/fixtures/composition-root/builds-services.ts → src/services.ts']);
+    const found = result.output.summary.violations.filter(
+      (v: IViolation) => v.rule.name === 'tests-build-services-in-helpers',
+    );
+    expect(found.map((v: IViolation) => `${v.from} → ${v.to}`)).toEqual([
+      'test/fixtures/composition-root/builds-services.ts → src/services.ts',
+    ]);
   });
 
   it('the rules hold for the app: no cycle and no dependency against the direction', async () => {
@@ -38,10 +44,16 @@ describe('dependency rules', () => {
   });
 
   it('http/ reaches the store only through domain/: no `.store` or `{ store }` in its code (depcruise sees imports, not property access)', () => {
-    const files = fs.readdirSync('src/http', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => path.join('src/http', f));
+    const files = fs
+      .readdirSync('src/http', { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => path.join('src/http', f));
     const found: string[] = [];
     for (const file of files) {
-      const code = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, '')).replace(/\/\/.*$/gm, '');
+      const code = fs
+        .readFileSync(file, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ''))
+        .replace(/\/\/.*$/gm, '');
       code.split('\n').forEach((line, i) => {
         if (/\.store\b|[{,]\s*store\s*[,}:]/.test(line)) found.push(`${file}:${i + 1}: ${line.trim()}`);
       });

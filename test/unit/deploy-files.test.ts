@@ -27,7 +27,10 @@ interface Service {
 }
 
 const composeText = read('deploy/compose.yaml');
-const compose = parse(composeText, { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+const compose = parse(composeText, { merge: true }) as {
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
+};
 /** Variables compose substitutes from the environment or --env-file. */
 const interpolated = new Set([...composeText.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1] ?? ''));
 const envExampleNames = [...read('.env.example').matchAll(/^#? ?([A-Za-z_][A-Za-z0-9_]*)=/gm)].map((m) => m[1] ?? '');
@@ -50,12 +53,17 @@ describe('deploy/compose.yaml', () => {
     expect(migrate?.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
     expect(migrate?.restart).toBe('no');
     expect(paylink?.command).toEqual(['paylink', 'serve']);
-    expect(paylink?.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, migrate: { condition: 'service_completed_successfully' } });
+    expect(paylink?.depends_on).toEqual({
+      postgres: { condition: 'service_healthy' },
+      migrate: { condition: 'service_completed_successfully' },
+    });
     expect(paylink?.healthcheck?.test.join(' ')).toMatch(/\/health\/ready/);
   });
 
   it('can run two paylink instances: PostgreSQL, and a port range rather than one fixed host port', () => {
-    expect(paylink?.environment?.DATABASE_URL).toMatch(/^postgres:\/\/paylink:\$\{POSTGRES_PASSWORD[^}]*\}@postgres:5432\/paylink$/);
+    expect(paylink?.environment?.DATABASE_URL).toMatch(
+      /^postgres:\/\/paylink:\$\{POSTGRES_PASSWORD[^}]*\}@postgres:5432\/paylink$/,
+    );
     expect(paylink?.ports).toEqual(['127.0.0.1:3000-3001:3000']);
     expect(paylink?.volumes, 'no volume shared between instances').toBeUndefined();
   });
@@ -90,7 +98,8 @@ describe('deploy/systemd/paylink.service', () => {
     const s = /^\[(.+)\]$/.exec(line.trim());
     if (s?.[1]) section = s[1];
     const kv = /^([A-Za-z]+)=(.*)$/.exec(line);
-    if (section === 'Service' && kv?.[1] !== undefined) service.set(kv[1], [...(service.get(kv[1]) ?? []), kv[2] ?? '']);
+    if (section === 'Service' && kv?.[1] !== undefined)
+      service.set(kv[1], [...(service.get(kv[1]) ?? []), kv[2] ?? '']);
   }
   const one = (k: string) => service.get(k)?.at(-1);
 
@@ -116,10 +125,15 @@ describe('deploy/systemd/paylink.service', () => {
     expect(env).toContain('NODE_ENV=production');
   });
 
-  it.runIf(fs.existsSync('/usr/bin/systemd-analyze') && fs.existsSync('/usr/bin/node'))('passes systemd-analyze verify without a warning', () => {
-    // verify exits 0 on unknown keys but names them on stderr: any output is a finding.
-    const r = spawnSync('systemd-analyze', ['verify', path.join(ROOT, 'deploy/systemd/paylink.service')], { encoding: 'utf8' });
-    expect(r.stdout + r.stderr).toBe('');
-    expect(r.status).toBe(0);
-  });
+  it.runIf(fs.existsSync('/usr/bin/systemd-analyze') && fs.existsSync('/usr/bin/node'))(
+    'passes systemd-analyze verify without a warning',
+    () => {
+      // verify exits 0 on unknown keys but names them on stderr: any output is a finding.
+      const r = spawnSync('systemd-analyze', ['verify', path.join(ROOT, 'deploy/systemd/paylink.service')], {
+        encoding: 'utf8',
+      });
+      expect(r.stdout + r.stderr).toBe('');
+      expect(r.status).toBe(0);
+    },
+  );
 });

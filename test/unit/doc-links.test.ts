@@ -126,7 +126,11 @@ function deadLinks(root: string, files: string[]): { checked: number; problems: 
         problems.push(`${at}: no such file`);
         continue;
       }
-      if (anchor !== undefined && resolved.endsWith('.md') && !anchorsIn(fs.readFileSync(resolved, 'utf8')).has(anchor)) {
+      if (
+        anchor !== undefined &&
+        resolved.endsWith('.md') &&
+        !anchorsIn(fs.readFileSync(resolved, 'utf8')).has(anchor)
+      ) {
         problems.push(`${at}: no heading #${anchor} in ${inside}`);
       }
     }
@@ -149,7 +153,10 @@ describe('documentation links', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-doclinks-'));
     try {
       fs.mkdirSync(path.join(root, 'docs'));
-      fs.writeFileSync(path.join(root, 'docs', 'here.md'), '# Here\n\n## A heading, with `code`\n\n## Twice\n\n## Twice\n');
+      fs.writeFileSync(
+        path.join(root, 'docs', 'here.md'),
+        '# Here\n\n## A heading, with `code`\n\n## Twice\n\n## Twice\n',
+      );
       fs.writeFileSync(
         path.join(root, 'README.md'),
         [
@@ -179,7 +186,9 @@ describe('documentation links', () => {
   });
 
   it('anchors are the ones GitHub gives the headings', () => {
-    expect(headingSlug("Choices where the gateway's documentation is uncertain")).toBe('choices-where-the-gateways-documentation-is-uncertain');
+    expect(headingSlug("Choices where the gateway's documentation is uncertain")).toBe(
+      'choices-where-the-gateways-documentation-is-uncertain',
+    );
     expect(headingSlug('Cards and 3-D Secure')).toBe('cards-and-3-d-secure');
     expect(headingSlug('Delivery: order, retries and dead events')).toBe('delivery-order-retries-and-dead-events');
     expect(headingSlug('`/docs` and `x_y`')).toBe('docs-and-x_y');

@@ -11,7 +11,13 @@ async function drainingServer(): Promise<{ server: http.Server; port: number }> 
   const server = http.createServer((req, res) => {
     void drainBody(req, LIMIT).then(() => {
       const body = `read ${req.socket.bytesRead} complete ${String(req.complete)}`;
-      res.writeHead(413, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+      res
+        .writeHead(413, {
+          'content-type': 'text/plain',
+          'content-length': Buffer.byteLength(body),
+          connection: 'close',
+        })
+        .end(body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -51,7 +57,9 @@ describe('drainBody', () => {
   it('reads a body to its end when it stays under the bound', async () => {
     const s = await drainingServer();
     server = s.server;
-    expect(await send(s.port, 'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n', LIMIT / 2)).toMatch(/ complete true$/);
+    expect(await send(s.port, 'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n', LIMIT / 2)).toMatch(
+      / complete true$/,
+    );
   });
 
   it('stops once the bound is passed, however much the client still sends', async () => {
@@ -67,6 +75,8 @@ describe('drainBody', () => {
     const s = await drainingServer();
     server = s.server;
     // Headers only: were the body awaited, no answer would come.
-    expect(await send(s.port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${2 * LIMIT}\r\n\r\n`, 0)).toMatch(/ complete false$/);
+    expect(await send(s.port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${2 * LIMIT}\r\n\r\n`, 0)).toMatch(
+      / complete false$/,
+    );
   });
 });

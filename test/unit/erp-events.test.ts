@@ -47,17 +47,58 @@ describe('ERP event bodies', () => {
       updatedAt: '',
     };
     const ev = statusChangedEvent(t, 150000, 'e1', new Date('2026-11-22T03:06:00Z'));
-    expect(ev).toMatchObject({ mercant_id: 'INV/2026/0042', order_id: 'INV/2026/0042:2', gateway_order_id: 'INV.2026.0042.2', gross_amount: 150000, status_version: 3, occurred_at: '2026-11-22T10:06:00+07:00' });
-    expect(Object.keys(ev)).toEqual(['type', 'event_id', 'mercant_id', 'order_id', 'gateway_order_id', 'status', 'transaction_status', 'fraud_status', 'payment_type', 'gross_amount', 'transaction_id', 'transaction_time', 'settlement_time', 'occurred_at', 'status_version', 'expected_amount', 'amount_mismatch']);
+    expect(ev).toMatchObject({
+      mercant_id: 'INV/2026/0042',
+      order_id: 'INV/2026/0042:2',
+      gateway_order_id: 'INV.2026.0042.2',
+      gross_amount: 150000,
+      status_version: 3,
+      occurred_at: '2026-11-22T10:06:00+07:00',
+    });
+    expect(Object.keys(ev)).toEqual([
+      'type',
+      'event_id',
+      'mercant_id',
+      'order_id',
+      'gateway_order_id',
+      'status',
+      'transaction_status',
+      'fraud_status',
+      'payment_type',
+      'gross_amount',
+      'transaction_id',
+      'transaction_time',
+      'settlement_time',
+      'occurred_at',
+      'status_version',
+      'expected_amount',
+      'amount_mismatch',
+    ]);
     expect(ev).toMatchObject({ expected_amount: 150000, amount_mismatch: false });
     // A payment flagged as paid with another amount says so in every event of it.
-    expect(statusChangedEvent({ ...t, flags: 'x,amount_mismatch' }, 140000, 'e2', new Date())).toMatchObject({ gross_amount: 140000, expected_amount: 150000, amount_mismatch: true });
+    expect(statusChangedEvent({ ...t, flags: 'x,amount_mismatch' }, 140000, 'e2', new Date())).toMatchObject({
+      gross_amount: 140000,
+      expected_amount: 150000,
+      amount_mismatch: true,
+    });
   });
 
   it('test events are clearly marked and default sensibly', () => {
     const ev = testEvent({}, 'abcdef12-0000', new Date());
-    expect(ev).toMatchObject({ type: 'payment.test', test: true, mercant_id: 'TEST', order_id: 'TEST:abcdef12', gateway_order_id: 'TEST.abcdef12', status: 'pending', gross_amount: 0 });
-    expect(testEvent({ order_id: 'SO-1:9', status: 'expired' }, 'x', new Date())).toMatchObject({ mercant_id: 'SO-1', order_id: 'SO-1:9', status: 'expired' });
+    expect(ev).toMatchObject({
+      type: 'payment.test',
+      test: true,
+      mercant_id: 'TEST',
+      order_id: 'TEST:abcdef12',
+      gateway_order_id: 'TEST.abcdef12',
+      status: 'pending',
+      gross_amount: 0,
+    });
+    expect(testEvent({ order_id: 'SO-1:9', status: 'expired' }, 'x', new Date())).toMatchObject({
+      mercant_id: 'SO-1',
+      order_id: 'SO-1:9',
+      status: 'expired',
+    });
   });
 });
 
@@ -70,14 +111,18 @@ describe('Standard Webhooks signing', () => {
     const h = deliveryHeaders('evt-1', sentAt, body, secret);
     expect(h['webhook-id']).toBe('evt-1');
     expect(h['webhook-timestamp']).toBe(String(Math.floor(sentAt.getTime() / 1000)));
-    const expected = createHmac('sha256', Buffer.from('0123456789abcdef0123456789abcdef')).update(`evt-1.${h['webhook-timestamp']}.${body}`).digest('base64');
+    const expected = createHmac('sha256', Buffer.from('0123456789abcdef0123456789abcdef'))
+      .update(`evt-1.${h['webhook-timestamp']}.${body}`)
+      .digest('base64');
     expect(h['webhook-signature']).toBe(`v1,${expected}`);
     expect(new Webhook(secret).verify(body, h)).toEqual(JSON.parse(body));
   });
 
   it('raw secrets are used as their UTF-8 bytes', () => {
     const h = deliveryHeaders('evt-2', sentAt, body, 'plain-secret-ü');
-    const expected = createHmac('sha256', Buffer.from('plain-secret-ü', 'utf8')).update(`evt-2.${h['webhook-timestamp']}.${body}`).digest('base64');
+    const expected = createHmac('sha256', Buffer.from('plain-secret-ü', 'utf8'))
+      .update(`evt-2.${h['webhook-timestamp']}.${body}`)
+      .digest('base64');
     expect(h['webhook-signature']).toBe(`v1,${expected}`);
     expect(() => new Webhook(Buffer.from('plain-secret-ü', 'utf8'), { format: 'raw' }).verify(body, h)).not.toThrow();
     expect(() => new Webhook(Buffer.from('other', 'utf8'), { format: 'raw' }).verify(body, h)).toThrow();
@@ -106,7 +151,8 @@ describe('deliver()', () => {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });
-  const req = (path: string, timeoutMs = 2_000) => deliver({ url: `${url}${path}`, eventId: 'e', body: '{}', timeoutMs, sentAt: new Date() });
+  const req = (path: string, timeoutMs = 2_000) =>
+    deliver({ url: `${url}${path}`, eventId: 'e', body: '{}', timeoutMs, sentAt: new Date() });
 
   it('2xx', async () => {
     expect(await req('/ok')).toMatchObject({ statusCode: 200, error: null });
@@ -124,7 +170,13 @@ describe('deliver()', () => {
     expect(await req('/ra')).toMatchObject({ statusCode: 429, retryAfter: '7' });
   });
   it('connection refused is an error, not a throw', async () => {
-    const r = await deliver({ url: 'http://127.0.0.1:9/x', eventId: 'e', body: '{}', timeoutMs: 1_000, sentAt: new Date() });
+    const r = await deliver({
+      url: 'http://127.0.0.1:9/x',
+      eventId: 'e',
+      body: '{}',
+      timeoutMs: 1_000,
+      sentAt: new Date(),
+    });
     expect(r).toMatchObject({ statusCode: null, error: 'connection refused' });
   });
 });

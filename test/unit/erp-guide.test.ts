@@ -11,13 +11,21 @@ const SECRET = 'whsec_ZXJwLWd1aWRlLXRlc3Qtc2VjcmV0LTAxMjM0NTY3ODk=';
 
 describe('the ERP integration guide (Node)', () => {
   it('verifies what paylink signs, and refuses a changed body or another secret', () => {
-    const body = JSON.stringify({ type: 'payment.status_changed', event_id: 'e-1', order_id: 'INV/1:1', status: 'paid', status_version: 1 });
+    const body = JSON.stringify({
+      type: 'payment.status_changed',
+      event_id: 'e-1',
+      order_id: 'INV/1:1',
+      status: 'paid',
+      status_version: 1,
+    });
     const headers = deliveryHeaders('e-1', new Date(), body, SECRET);
     expect(verifyPaylinkEvent(SECRET, body, headers)).toMatchObject({ event_id: 'e-1', status: 'paid' });
     expect(() => verifyPaylinkEvent(SECRET, body.replace('paid', 'refunded'), headers)).toThrow();
     expect(() => verifyPaylinkEvent('whsec_b3RoZXItc2VjcmV0LW90aGVyLXNlY3JldA==', body, headers)).toThrow();
     const raw = 'a raw secret, not whsec';
-    expect(verifyPaylinkEvent(raw, body, deliveryHeaders('e-1', new Date(), body, raw))).toMatchObject({ event_id: 'e-1' });
+    expect(verifyPaylinkEvent(raw, body, deliveryHeaders('e-1', new Date(), body, raw))).toMatchObject({
+      event_id: 'e-1',
+    });
   });
 
   it('the example receiver answers 204, applies each status_version once and ignores older news', async () => {
@@ -27,14 +35,42 @@ describe('the ERP integration guide (Node)', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     const send = async (id: string, event: object, secret = SECRET) => {
       const body = JSON.stringify(event);
-      return (await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...deliveryHeaders(id, new Date(), body, secret) } })).status;
+      return (
+        await fetch(url, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', ...deliveryHeaders(id, new Date(), body, secret) },
+        })
+      ).status;
     };
     const changed = { type: 'payment.status_changed' };
-    expect(await send('e-1', { ...changed, event_id: 'e-1', order_id: 'X:1', status: 'paid', status_version: 1 })).toBe(204);
-    expect(await send('e-2', { ...changed, event_id: 'e-2', order_id: 'X:1', status: 'partially_refunded', refunded_amount: 10, status_version: 2 })).toBe(204);
-    expect(await send('e-1', { ...changed, event_id: 'e-1', order_id: 'X:1', status: 'paid', status_version: 1 })).toBe(204);
-    expect(await send('e-3', { ...changed, event_id: 'e-3', order_id: 'X:1', status: 'refunded', status_version: 3 }, 'whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldA==')).toBe(401);
-    expect(applied.map((e) => [e.status, e.status_version])).toEqual([['paid', 1], ['partially_refunded', 2]]);
+    expect(await send('e-1', { ...changed, event_id: 'e-1', order_id: 'X:1', status: 'paid', status_version: 1 })).toBe(
+      204,
+    );
+    expect(
+      await send('e-2', {
+        ...changed,
+        event_id: 'e-2',
+        order_id: 'X:1',
+        status: 'partially_refunded',
+        refunded_amount: 10,
+        status_version: 2,
+      }),
+    ).toBe(204);
+    expect(await send('e-1', { ...changed, event_id: 'e-1', order_id: 'X:1', status: 'paid', status_version: 1 })).toBe(
+      204,
+    );
+    expect(
+      await send(
+        'e-3',
+        { ...changed, event_id: 'e-3', order_id: 'X:1', status: 'refunded', status_version: 3 },
+        'whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldA==',
+      ),
+    ).toBe(401);
+    expect(applied.map((e) => [e.status, e.status_version])).toEqual([
+      ['paid', 1],
+      ['partially_refunded', 2],
+    ]);
     await new Promise((r) => server.close(r));
   });
 
@@ -45,7 +81,13 @@ describe('the ERP integration guide (Node)', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     const send = async (event: { event_id: string; [k: string]: unknown }) => {
       const body = JSON.stringify(event);
-      return (await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...deliveryHeaders(event.event_id, new Date(), body, SECRET) } })).status;
+      return (
+        await fetch(url, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', ...deliveryHeaders(event.event_id, new Date(), body, SECRET) },
+        })
+      ).status;
     };
     const fresh = testEvent({ order_id: 'T:1' }, 't-1', new Date());
     expect(fresh).toMatchObject({ type: 'payment.test', test: true, gross_amount: 0 });
@@ -62,8 +104,11 @@ describe('the ERP integration guide (Node)', () => {
     expect(guide).toContain(fs.readFileSync('examples/erp-receiver.mjs', 'utf8').trim());
   });
 
-  it('the PHP snippets hand verify() the header names in lower case (getallheaders() keeps the sender\'s case)', () => {
-    for (const [where, text] of [['docs/erp-integration.md', fs.readFileSync('docs/erp-integration.md', 'utf8')], ['/docs', introduction()]] as const) {
+  it("the PHP snippets hand verify() the header names in lower case (getallheaders() keeps the sender's case)", () => {
+    for (const [where, text] of [
+      ['docs/erp-integration.md', fs.readFileSync('docs/erp-integration.md', 'utf8')],
+      ['/docs', introduction()],
+    ] as const) {
       expect(text, where).toContain('array_change_key_case(getallheaders(), CASE_LOWER)');
       expect(text, where).not.toMatch(/verify\([^)]*, getallheaders\(\)\)/);
     }

@@ -24,9 +24,12 @@ describe('catalogues', () => {
     expect(translator(m, 'en')('hi', { name: 'Ann' })).toBe('Hello Ann, {n} items');
   });
 
-  it('every catalogue (the console\'s and the simulator\'s) has every key, non-empty, in both languages, with the same placeholders', async () => {
+  it("every catalogue (the console's and the simulator's) has every key, non-empty, in both languages, with the same placeholders", async () => {
     const files = ['src/http/console/i18n', 'simulator/i18n'].flatMap((d) =>
-      fs.readdirSync(path.resolve(d)).filter((f) => f.endsWith('.ts') && f !== 'index.ts').map((f) => path.join(path.resolve(d), f)),
+      fs
+        .readdirSync(path.resolve(d))
+        .filter((f) => f.endsWith('.ts') && f !== 'index.ts')
+        .map((f) => path.join(path.resolve(d), f)),
     );
     let catalogues = 0;
     for (const f of files) {

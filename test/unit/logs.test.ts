@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bindLogContext, closeLogger, createLogger, flushLogger, registerLogSecrets } from '../../src/platform/logging/logger.js';
+import {
+  bindLogContext,
+  closeLogger,
+  createLogger,
+  flushLogger,
+  registerLogSecrets,
+} from '../../src/platform/logging/logger.js';
 import { createSecretScrubber, redactHeaders, redactUrl } from '../../src/platform/logging/redact.js';
 import { tailLogFile } from '../../src/platform/logging/files.js';
 import { decodeLogCursor, queryLogs } from '../../src/platform/logging/query.js';
@@ -29,15 +35,21 @@ describe('secret scrubbing', () => {
     const s = createSecretScrubber();
     s.add(['SB-Mid-server-abc123', undefined, 'x']);
     const basic = Buffer.from('SB-Mid-server-abc123:').toString('base64');
-    expect(s.scrub(`key=SB-Mid-server-abc123 auth=Basic ${basic} url=${encodeURIComponent('SB-Mid-server-abc123')} x y`)).toBe('key=[redacted] auth=Basic [redacted] url=[redacted] x y');
+    expect(
+      s.scrub(`key=SB-Mid-server-abc123 auth=Basic ${basic} url=${encodeURIComponent('SB-Mid-server-abc123')} x y`),
+    ).toBe('key=[redacted] auth=Basic [redacted] url=[redacted] x y');
     s.add(['pa"ss\\word!']);
     expect(s.scrub(JSON.stringify({ m: 'got pa"ss\\word!' }))).toBe('{"m":"got [redacted]"}');
   });
 
   it('redacts secret-looking query parameters and credential headers', () => {
-    expect(redactUrl('/a?order_id=1&password=p&serverKey=k&api%5Fkey=z&x')).toBe('/a?order_id=1&password=[redacted]&serverKey=[redacted]&api%5Fkey=[redacted]&x');
+    expect(redactUrl('/a?order_id=1&password=p&serverKey=k&api%5Fkey=z&x')).toBe(
+      '/a?order_id=1&password=[redacted]&serverKey=[redacted]&api%5Fkey=[redacted]&x',
+    );
     expect(redactUrl('/plain')).toBe('/plain');
-    expect(redactHeaders({ Authorization: 'Basic x', 'x-api-key': 'k', cookie: 'c', accept: '*/*', none: undefined })).toEqual({ Authorization: '[redacted]', 'x-api-key': '[redacted]', cookie: '[redacted]', accept: '*/*' });
+    expect(
+      redactHeaders({ Authorization: 'Basic x', 'x-api-key': 'k', cookie: 'c', accept: '*/*', none: undefined }),
+    ).toEqual({ Authorization: '[redacted]', 'x-api-key': '[redacted]', cookie: '[redacted]', accept: '*/*' });
   });
 });
 
@@ -46,12 +58,28 @@ describe('createLogger', () => {
     const dir = fresh();
     const log = await createLogger({ level: 'info', logDir: dir, stdout: false, secrets: ['canary-secret-1'] });
     registerLogSecrets(log, ['canary-secret-2']);
-    log.info({ request: { headers: { authorization: 'Basic abc' } }, gateway: { headers: { authorization: 'Basic def' } }, erp: { webhook_secret: 'w' } }, 'one canary-secret-1');
+    log.info(
+      {
+        request: { headers: { authorization: 'Basic abc' } },
+        gateway: { headers: { authorization: 'Basic def' } },
+        erp: { webhook_secret: 'w' },
+      },
+      'one canary-secret-1',
+    );
     log.warn({ detail: 'canary-secret-2' }, 'two');
     log.debug('not at info');
     await closeLogger(log);
-    const [first, second, third] = read(dir).trim().split('\n').map((l) => JSON.parse(l));
-    expect(first).toMatchObject({ level: 'info', msg: 'one [redacted]', request: { headers: { authorization: '[redacted]' } }, gateway: { headers: { authorization: '[redacted]' } }, erp: { webhook_secret: '[redacted]' } });
+    const [first, second, third] = read(dir)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(first).toMatchObject({
+      level: 'info',
+      msg: 'one [redacted]',
+      request: { headers: { authorization: '[redacted]' } },
+      gateway: { headers: { authorization: '[redacted]' } },
+      erp: { webhook_secret: '[redacted]' },
+    });
     expect(second).toMatchObject({ level: 'warn', detail: '[redacted]' });
     expect(third).toBeUndefined();
   });
@@ -76,7 +104,11 @@ describe('createLogger', () => {
   it('bindLogContext puts order_id and mercant_id on the request lines, request_id included', async () => {
     const dir = fresh();
     const log = await createLogger({ level: 'info', logDir: dir, stdout: false });
-    const app = Fastify({ loggerInstance: log as FastifyBaseLogger, logController: new LogController({ requestIdLogLabel: 'request_id' }), genReqId: () => 'req-77' });
+    const app = Fastify({
+      loggerInstance: log as FastifyBaseLogger,
+      logController: new LogController({ requestIdLogLabel: 'request_id' }),
+      genReqId: () => 'req-77',
+    });
     app.get('/x', async (req, reply) => {
       bindLogContext(req, reply, { order_id: 'INV/1:2', mercant_id: 'INV/1' });
       req.log.info('handled');
@@ -85,7 +117,10 @@ describe('createLogger', () => {
     await app.inject({ method: 'GET', url: '/x' });
     await app.close();
     await closeLogger(log);
-    const lines = read(dir).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = read(dir)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const handled = lines.find((l) => l.msg === 'handled');
     const completed = lines.find((l) => l.msg === 'request completed');
     expect(handled).toMatchObject({ request_id: 'req-77', order_id: 'INV/1:2', mercant_id: 'INV/1' });
@@ -111,7 +146,15 @@ describe('log file reading', () => {
     let n = 0;
     for (let day = 1; day <= 3; day++) {
       const lines: string[] = [];
-      for (let i = 0; i < 1500; i++) lines.push(JSON.stringify({ level: i % 10 === 0 ? 'error' : 'info', time: new Date(Date.UTC(2026, 10, day, 0, 0, i)).toISOString(), n: n++, msg: 'x'.repeat(i % 50) }));
+      for (let i = 0; i < 1500; i++)
+        lines.push(
+          JSON.stringify({
+            level: i % 10 === 0 ? 'error' : 'info',
+            time: new Date(Date.UTC(2026, 10, day, 0, 0, i)).toISOString(),
+            n: n++,
+            msg: 'x'.repeat(i % 50),
+          }),
+        );
       const f = path.join(dir, `paylink.2026-11-0${day}.1.log`);
       fs.writeFileSync(f, `${lines.join('\n')}\n`);
       fs.utimesSync(f, new Date(Date.UTC(2026, 10, day, 23)), new Date(Date.UTC(2026, 10, day, 23)));
@@ -119,7 +162,10 @@ describe('log file reading', () => {
     const seen: number[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 20; page++) {
-      const res = await queryLogs(dir, { limit: 1000, cursor: cursor === undefined ? undefined : decodeLogCursor(cursor) });
+      const res = await queryLogs(dir, {
+        limit: 1000,
+        cursor: cursor === undefined ? undefined : decodeLogCursor(cursor),
+      });
       seen.push(...res.entries.map((e) => Number(e.n)));
       cursor = res.next_cursor;
       if (!cursor) break;

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { AppError } from '../../src/platform/errors.js';
-import { GATEWAY_ORDER_ID_MAX, assertPrintableId, deriveMercantId, gatewayOrderIdFor, newPaymentLinkId, sanitizeOrderId } from '../../src/domain/orders/ids.js';
+import {
+  GATEWAY_ORDER_ID_MAX,
+  assertPrintableId,
+  deriveMercantId,
+  gatewayOrderIdFor,
+  newPaymentLinkId,
+  sanitizeOrderId,
+} from '../../src/domain/orders/ids.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -35,7 +42,8 @@ describe('sanitizeOrderId', () => {
   });
 
   it('property: sanitizing is idempotent', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), (s) => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), (s) => {
         expect(sanitizeOrderId(sanitizeOrderId(s))).toBe(sanitizeOrderId(s));
       }),
     );
@@ -51,10 +59,14 @@ describe('deriveMercantId', () => {
 
   it('property: never looks at the sanitized id (the prefix keeps characters sanitizing would change)', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 30 }).filter((s) => !s.includes(':')), fc.string({ maxLength: 30 }), (prefix, rest) => {
-        expect(deriveMercantId(`${prefix}:${rest}`)).toBe(prefix);
-        expect(deriveMercantId(prefix)).toBe(prefix);
-      }),
+      fc.property(
+        fc.string({ maxLength: 30 }).filter((s) => !s.includes(':')),
+        fc.string({ maxLength: 30 }),
+        (prefix, rest) => {
+          expect(deriveMercantId(`${prefix}:${rest}`)).toBe(prefix);
+          expect(deriveMercantId(prefix)).toBe(prefix);
+        },
+      ),
     );
   });
 });
@@ -68,23 +80,71 @@ describe('gatewayOrderIdFor', () => {
   });
 
   it('refuses empty, blank and control-character ids with ORDER_ID_INVALID', () => {
-    for (const bad of ['', '   ', 'A\u0000B', 'A\nB', 'A\u007fB', 'A\u0085B', 'A\ud800B']) expect(codeOf(() => gatewayOrderIdFor(bad)), JSON.stringify(bad)).toBe('ORDER_ID_INVALID');
+    for (const bad of ['', '   ', 'A\u0000B', 'A\nB', 'A\u007fB', 'A\u0085B', 'A\ud800B'])
+      expect(
+        codeOf(() => gatewayOrderIdFor(bad)),
+        JSON.stringify(bad),
+      ).toBe('ORDER_ID_INVALID');
   });
 
   it('refuses bidirectional controls and invisible characters with ORDER_ID_INVALID, naming the code point and its place', () => {
-    const named = ['\u061c', '\u200e', '\u200f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad'];
-    const others = ['\u2061', '\u2064', '\u206f', '\u180e', '\u0600', '\u06dd', '\ufff9', '\u{e0001}', '\u{e0041}', '\u034f', '\ufe0f', '\u3164', '\u115f', '\u2028', '\u2029', '\u{1d173}'];
+    const named = [
+      '\u061c',
+      '\u200e',
+      '\u200f',
+      '\u202a',
+      '\u202b',
+      '\u202c',
+      '\u202d',
+      '\u202e',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u200b',
+      '\u200c',
+      '\u200d',
+      '\u2060',
+      '\ufeff',
+      '\u00ad',
+    ];
+    const others = [
+      '\u2061',
+      '\u2064',
+      '\u206f',
+      '\u180e',
+      '\u0600',
+      '\u06dd',
+      '\ufff9',
+      '\u{e0001}',
+      '\u{e0041}',
+      '\u034f',
+      '\ufe0f',
+      '\u3164',
+      '\u115f',
+      '\u2028',
+      '\u2029',
+      '\u{1d173}',
+    ];
     for (const c of [...named, ...others]) {
       for (const id of [`SO${c}-1`, `${c}SO-1`, `SO-1${c}`, `INV/2026${c}:1`]) {
-        expect(codeOf(() => gatewayOrderIdFor(id)), JSON.stringify(id)).toBe('ORDER_ID_INVALID');
+        expect(
+          codeOf(() => gatewayOrderIdFor(id)),
+          JSON.stringify(id),
+        ).toBe('ORDER_ID_INVALID');
       }
     }
-    expect(() => gatewayOrderIdFor('INV-\u202e1:2')).toThrow('order_id contains an invisible or text-direction character (U+202E at character 5); such characters make one id look like another.');
+    expect(() => gatewayOrderIdFor('INV-\u202e1:2')).toThrow(
+      'order_id contains an invisible or text-direction character (U+202E at character 5); such characters make one id look like another.',
+    );
     expect(codeOf(() => assertPrintableId('INV\u200b2026', 'mercant_id'))).toBe('ORDER_ID_INVALID');
   });
 
   it('property: any format (Cf) character anywhere in an otherwise good id is refused; visible non-ASCII text is not', () => {
-    const everyCf = Array.from({ length: 0x110000 }, (_, n) => n).filter((n) => n < 0xd800 || n > 0xdfff).map((n) => String.fromCodePoint(n)).filter((c) => /\p{Cf}/u.test(c));
+    const everyCf = Array.from({ length: 0x110000 }, (_, n) => n)
+      .filter((n) => n < 0xd800 || n > 0xdfff)
+      .map((n) => String.fromCodePoint(n))
+      .filter((c) => /\p{Cf}/u.test(c));
     expect(everyCf.length).toBeGreaterThan(150);
     const cf = fc.constantFrom(...everyCf);
     const good = fc.stringMatching(/^[A-Za-z0-9/:-]{1,20}$/).filter((s) => /^[A-Za-z0-9]/.test(s));
@@ -92,16 +152,26 @@ describe('gatewayOrderIdFor', () => {
       fc.property(good, cf, fc.nat(), (id, c, i) => {
         const points = Array.from(id);
         const at = i % (points.length + 1);
-        expect(codeOf(() => gatewayOrderIdFor([...points.slice(0, at), c, ...points.slice(at)].join('')))).toBe('ORDER_ID_INVALID');
+        expect(codeOf(() => gatewayOrderIdFor([...points.slice(0, at), c, ...points.slice(at)].join('')))).toBe(
+          'ORDER_ID_INVALID',
+        );
         expect(codeOf(() => gatewayOrderIdFor(id))).toBeUndefined();
       }),
       { numRuns: 2000 },
     );
-    for (const visible of ['INV/2026/Ä:1', 'Заказ-7', '注文-1', 'SO 1', 'SO\u00a01', '💳-1']) expect(codeOf(() => gatewayOrderIdFor(visible)), visible).toBeUndefined();
+    for (const visible of ['INV/2026/Ä:1', 'Заказ-7', '注文-1', 'SO 1', 'SO\u00a01', '💳-1'])
+      expect(
+        codeOf(() => gatewayOrderIdFor(visible)),
+        visible,
+      ).toBeUndefined();
   });
 
   it('refuses ids a URL would resolve away ("." and "..") or without a mercant_id before the first ":"', () => {
-    for (const bad of [':', '::', '.', '..', '/', '//', '💳', ':1', ' :2']) expect(codeOf(() => gatewayOrderIdFor(bad)), JSON.stringify(bad)).toBe('ORDER_ID_INVALID');
+    for (const bad of [':', '::', '.', '..', '/', '//', '💳', ':1', ' :2'])
+      expect(
+        codeOf(() => gatewayOrderIdFor(bad)),
+        JSON.stringify(bad),
+      ).toBe('ORDER_ID_INVALID');
     expect(gatewayOrderIdFor('~')).toBe('~');
     expect(gatewayOrderIdFor('A:')).toBe('A.');
     expect(gatewayOrderIdFor('./a')).toBe('..a');

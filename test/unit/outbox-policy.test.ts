@@ -13,11 +13,15 @@ describe('backoffMs', () => {
     expect(backoffMs(4, () => 1)).toBe(8 * BACKOFF_BASE_MS);
     expect(backoffMs(50, () => 1)).toBe(BACKOFF_CAP_MS);
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 200 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (n, r) => {
-        const d = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(n - 1, 20));
-        const v = backoffMs(n, () => r);
-        return v >= d / 2 && v <= d;
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 200 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (n, r) => {
+          const d = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(n - 1, 20));
+          const v = backoffMs(n, () => r);
+          return v >= d / 2 && v <= d;
+        },
+      ),
     );
   });
 });
@@ -37,7 +41,8 @@ describe('parseRetryAfter', () => {
 
 describe('judge', () => {
   it('2xx delivered', () => {
-    for (const s of [200, 201, 202, 204, 299]) expect(judge({ ...base, statusCode: s })).toEqual({ state: 'delivered' });
+    for (const s of [200, 201, 202, 204, 299])
+      expect(judge({ ...base, statusCode: s })).toEqual({ state: 'delivered' });
   });
 
   it('every failure is retried with backoff, refusals of the body included (about 3 days, then dead)', () => {

@@ -18,7 +18,10 @@ const macrotask = () => new Promise<void>((r) => setImmediate(r));
 /** A worker on the abstraction whose ticks are counted, each one announced, and which logs to memory. */
 function harness(spec: Partial<PeriodicSpec> & { tick?: PeriodicSpec['tick'] } = {}) {
   const logs: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'warn' }, { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) });
+  const logger = pino(
+    { level: 'warn' },
+    { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) },
+  );
   const ticks: Date[] = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   const clockTime = { t: new Date('2026-11-22T03:00:00.000Z').getTime() };
@@ -41,17 +44,18 @@ function harness(spec: Partial<PeriodicSpec> & { tick?: PeriodicSpec['tick'] } =
     },
   });
   /** Resolves once `n` ticks have finished (or at once if they have). */
-  const ticked = (n: number) => new Promise<void>((resolve) => (ticks.length >= n ? resolve() : waiters.push({ n, resolve })));
+  const ticked = (n: number) =>
+    new Promise<void>((resolve) => (ticks.length >= n ? resolve() : waiters.push({ n, resolve })));
   return { p, logs, ticks, ticked, clockTime };
 }
 
-describe('Periodic (the background workers\' timer)', () => {
+describe("Periodic (the background workers' timer)", () => {
   const started: Periodic[] = [];
   afterEach(async () => {
     for (const p of started.splice(0)) await p.stop();
   });
 
-  it('each tick gets the injected clock\'s time; the next tick comes after nextDelayMs', async () => {
+  it("each tick gets the injected clock's time; the next tick comes after nextDelayMs", async () => {
     const delays = [0, 600_000];
     const h = harness({ nextDelayMs: () => delays.shift() ?? 600_000 });
     started.push(h.p);
@@ -80,7 +84,13 @@ describe('Periodic (the background workers\' timer)', () => {
     started.push(h.p);
     h.p.start();
     await h.ticked(2);
-    expect(h.logs).toEqual([expect.objectContaining({ level: 40, msg: 'test tick failed', err: expect.objectContaining({ message: 'database unavailable' }) })]);
+    expect(h.logs).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: 'test tick failed',
+        err: expect.objectContaining({ message: 'database unavailable' }),
+      }),
+    ]);
   });
 
   it('stop resolves only once the running tick has finished, and no tick follows', async () => {
@@ -104,7 +114,10 @@ describe('Periodic (the background workers\' timer)', () => {
   it('wake runs a tick now; wake-ups during a tick become one tick right after it', async () => {
     const gate = deferred();
     let n = 0;
-    const h = harness({ firstDelayMs: 600_000, tick: async () => (++n === 1 ? gate.promise.then(() => false) : false) });
+    const h = harness({
+      firstDelayMs: 600_000,
+      tick: async () => (++n === 1 ? gate.promise.then(() => false) : false),
+    });
     started.push(h.p);
     h.p.start();
     for (let i = 0; i < 5; i++) await macrotask();

@@ -2,8 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { answerFor, confirmNotification, notAbout } from '../../src/domain/reports/trust.js';
 import type { TransactionRecord } from '../../src/model/payment.js';
 
-const signed = { order_id: 'INV.1', status_code: '200', gross_amount: '150000.00', transaction_status: 'settlement', transaction_id: 'forged-tx' };
-const tx = (over: Partial<TransactionRecord> = {}) => ({ gatewayOrderId: 'INV.1', kind: 'charge', nominal: 150000, ...over }) as TransactionRecord;
+const signed = {
+  order_id: 'INV.1',
+  status_code: '200',
+  gross_amount: '150000.00',
+  transaction_status: 'settlement',
+  transaction_id: 'forged-tx',
+};
+const tx = (over: Partial<TransactionRecord> = {}) =>
+  ({ gatewayOrderId: 'INV.1', kind: 'charge', nominal: 150000, ...over }) as TransactionRecord;
 
 describe('which gateway answers may be applied', () => {
   it('an answer naming the order (or naming it as its transaction id) is about it; another order, or none, is not', () => {
@@ -22,20 +29,66 @@ describe('which gateway answers may be applied', () => {
   });
 
   it("a notification is confirmed only by an answer about its signed order and amount; the answer's facts are what is applied", () => {
-    const ok = confirmNotification({ status_code: '201', order_id: 'INV.1', gross_amount: '150000.00', transaction_status: 'pending', transaction_id: 'real-tx' }, signed);
-    expect(ok).toMatchObject({ ok: true, report: { order_id: 'INV.1', gross_amount: '150000.00', transaction_status: 'pending', transaction_id: 'real-tx' } });
-    expect(confirmNotification({ status_code: '200', order_id: 'INV.2', gross_amount: '150000.00', transaction_status: 'settlement' }, signed)).toMatchObject({ ok: false, reason: expect.stringMatching(/another order/) });
-    expect(confirmNotification({ status_code: '200', order_id: 'INV.1', gross_amount: '1000.00', transaction_status: 'settlement' }, signed)).toMatchObject({ ok: false, reason: expect.stringMatching(/another amount \(1000\.00\)/) });
+    const ok = confirmNotification(
+      {
+        status_code: '201',
+        order_id: 'INV.1',
+        gross_amount: '150000.00',
+        transaction_status: 'pending',
+        transaction_id: 'real-tx',
+      },
+      signed,
+    );
+    expect(ok).toMatchObject({
+      ok: true,
+      report: {
+        order_id: 'INV.1',
+        gross_amount: '150000.00',
+        transaction_status: 'pending',
+        transaction_id: 'real-tx',
+      },
+    });
+    expect(
+      confirmNotification(
+        { status_code: '200', order_id: 'INV.2', gross_amount: '150000.00', transaction_status: 'settlement' },
+        signed,
+      ),
+    ).toMatchObject({ ok: false, reason: expect.stringMatching(/another order/) });
+    expect(
+      confirmNotification(
+        { status_code: '200', order_id: 'INV.1', gross_amount: '1000.00', transaction_status: 'settlement' },
+        signed,
+      ),
+    ).toMatchObject({ ok: false, reason: expect.stringMatching(/another amount \(1000\.00\)/) });
     // The same amount spelled differently is the same amount.
-    expect(confirmNotification({ status_code: '200', order_id: 'INV.1', gross_amount: '150000', transaction_status: 'settlement' }, signed).ok).toBe(true);
+    expect(
+      confirmNotification(
+        { status_code: '200', order_id: 'INV.1', gross_amount: '150000', transaction_status: 'settlement' },
+        signed,
+      ).ok,
+    ).toBe(true);
     // An answer without an amount takes the signed one.
-    expect(confirmNotification({ status_code: '200', order_id: 'INV.1', transaction_status: 'settlement' }, signed)).toMatchObject({ ok: true, report: { gross_amount: '150000.00' } });
+    expect(
+      confirmNotification({ status_code: '200', order_id: 'INV.1', transaction_status: 'settlement' }, signed),
+    ).toMatchObject({ ok: true, report: { gross_amount: '150000.00' } });
   });
 
   it("paylink's own question about a payment is answered only by an answer about that payment", () => {
-    expect(answerFor({ status_code: '200', order_id: 'INV.1', transaction_status: 'settlement' }, tx())).toMatchObject({ ok: true, report: { order_id: 'INV.1', gross_amount: '150000.00' } });
-    expect(answerFor({ status_code: '200', order_id: 'INV.9', transaction_status: 'settlement' }, tx())).toMatchObject({ ok: false });
-    expect(answerFor({ status_code: '200', order_id: 'INV.1-1700000000000', transaction_status: 'settlement' }, tx({ kind: 'payment_link' }))).toMatchObject({ ok: true, report: { order_id: 'INV.1-1700000000000' } });
-    expect(answerFor({ status_code: '200', order_id: 'INV.1-1700000000000', transaction_status: 'settlement' }, tx())).toMatchObject({ ok: false });
+    expect(answerFor({ status_code: '200', order_id: 'INV.1', transaction_status: 'settlement' }, tx())).toMatchObject({
+      ok: true,
+      report: { order_id: 'INV.1', gross_amount: '150000.00' },
+    });
+    expect(answerFor({ status_code: '200', order_id: 'INV.9', transaction_status: 'settlement' }, tx())).toMatchObject({
+      ok: false,
+    });
+    expect(
+      answerFor(
+        { status_code: '200', order_id: 'INV.1-1700000000000', transaction_status: 'settlement' },
+        tx({ kind: 'payment_link' }),
+      ),
+    ).toMatchObject({ ok: true, report: { order_id: 'INV.1-1700000000000' } });
+    expect(
+      answerFor({ status_code: '200', order_id: 'INV.1-1700000000000', transaction_status: 'settlement' }, tx()),
+    ).toMatchObject({ ok: false });
   });
 });

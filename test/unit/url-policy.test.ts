@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { addressRefusal, embeddedIpv4, isLinkLocalOrMetadata, isPrivateHost, outboundUrlProblem } from '../../src/platform/url-policy.js';
+import {
+  addressRefusal,
+  embeddedIpv4,
+  isLinkLocalOrMetadata,
+  isPrivateHost,
+  outboundUrlProblem,
+} from '../../src/platform/url-policy.js';
 
 type V4 = [number, number, number, number];
 const byte = fc.integer({ min: 0, max: 255 });
@@ -46,7 +52,11 @@ const private4 = fc.oneof(
   fc.tuple(fc.constant(0), byte, byte, byte),
 );
 // Plainly public unicast ranges (no reserved block starts inside them).
-const public4 = fc.oneof(fc.tuple(fc.integer({ min: 1, max: 9 }), byte, byte, byte), fc.tuple(fc.integer({ min: 11, max: 99 }), byte, byte, byte), fc.tuple(fc.integer({ min: 128, max: 168 }), byte, byte, byte));
+const public4 = fc.oneof(
+  fc.tuple(fc.integer({ min: 1, max: 9 }), byte, byte, byte),
+  fc.tuple(fc.integer({ min: 11, max: 99 }), byte, byte, byte),
+  fc.tuple(fc.integer({ min: 128, max: 168 }), byte, byte, byte),
+);
 
 const urlOf = (v6: string) => `https://[${v6}]:8443/v2`;
 
@@ -57,7 +67,9 @@ describe('outbound address policy: every spelling of a refused address is refuse
         for (const v6 of ipv6Spellings(v4, noise)) {
           expect(isLinkLocalOrMetadata(v6), v6).toBe(true);
           expect(addressRefusal(v6, false), v6).toBe('link-local');
-          expect(outboundUrlProblem(urlOf(v6), false), v6).toBe('must not point to a link-local or cloud metadata address');
+          expect(outboundUrlProblem(urlOf(v6), false), v6).toBe(
+            'must not point to a link-local or cloud metadata address',
+          );
           expect(isLinkLocalOrMetadata(new URL(urlOf(v6)).hostname), v6).toBe(true);
         }
       }),
@@ -94,20 +106,38 @@ describe('outbound address policy: every spelling of a refused address is refuse
   });
 
   it('the IPv6 ranges themselves: loopback, unspecified, unique-local, link-local, site-local, multicast, local-use NAT64, documentation', () => {
-    for (const v6 of ['::1', '0:0:0:0:0:0:0:1', '::', 'fc00::1', 'fd12:3456::1', 'fec0::1', 'ff02::1', '64:ff9b:1::1', '100::1', '2001:db8::1', '3fff::1']) {
+    for (const v6 of [
+      '::1',
+      '0:0:0:0:0:0:0:1',
+      '::',
+      'fc00::1',
+      'fd12:3456::1',
+      'fec0::1',
+      'ff02::1',
+      '64:ff9b:1::1',
+      '100::1',
+      '2001:db8::1',
+      '3fff::1',
+    ]) {
       expect(addressRefusal(v6, true), v6).toBe('private');
       expect(addressRefusal(v6, false), v6).toBeUndefined();
     }
     for (const v6 of ['fe80::1', 'FE80::1%eth0', 'febf:ffff::1', 'fd00:ec2::254', 'fd20:ce::254']) {
       expect(addressRefusal(v6, false), v6).toBe('link-local');
     }
-    for (const v6 of ['2a00:1450:4001:82b::200e', '2606:4700::6810:84e5']) expect(addressRefusal(v6, true), v6).toBeUndefined();
+    for (const v6 of ['2a00:1450:4001:82b::200e', '2606:4700::6810:84e5'])
+      expect(addressRefusal(v6, true), v6).toBeUndefined();
   });
 
   it('names the probe used: the metadata address as IPv4-compatible and as NAT64', () => {
     expect(embeddedIpv4('::a9fe:a9fe')).toContain('169.254.169.254');
     expect(embeddedIpv4('64:ff9b::a9fe:a9fe')).toContain('169.254.169.254');
-    for (const url of ['http://[::a9fe:a9fe]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[::ffff:169.254.169.254]/', 'http://[2002:a9fe:a9fe::]/']) {
+    for (const url of [
+      'http://[::a9fe:a9fe]/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://[2002:a9fe:a9fe::]/',
+    ]) {
       expect(outboundUrlProblem(url, false), url).toBe('must not point to a link-local or cloud metadata address');
     }
   });

@@ -24,13 +24,26 @@ import type { RefreshDeps } from '../reports/verify.js';
 import type { RefundInput } from '../orders/schemas.js';
 
 /** One audit line per action asked, written before the gateway is called: the ask is on record even if the answer never comes. */
-function auditAsk(services: Deps<'logger'>, actor: Actor, action: 'refund' | 'cancel' | 'expire', tx: TransactionRecord, extra: Record<string, unknown> = {}): void {
+function auditAsk(
+  services: Deps<'logger'>,
+  actor: Actor,
+  action: 'refund' | 'cancel' | 'expire',
+  tx: TransactionRecord,
+  extra: Record<string, unknown> = {},
+): void {
   const detail = { order_id: tx.orderId, mercant_id: tx.mercantId, status: tx.status, ...extra };
-  audit(services, { actor, action: `payment_${action}`, subject: tx.orderId, outcome: 'requested' }, `${actorName(actor)} asked to ${action} ${tx.orderId}`, detail);
+  audit(
+    services,
+    { actor, action: `payment_${action}`, subject: tx.orderId, outcome: 'requested' },
+    `${actorName(actor)} asked to ${action} ${tx.orderId}`,
+    detail,
+  );
 }
 
 function stateConflict(code: ErrorCode, tx: TransactionRecord, action: string): AppError {
-  return new AppError(code, `${tx.orderId} is ${tx.status}: it cannot be ${action}.`, { data: { payment_status: tx.status } });
+  return new AppError(code, `${tx.orderId} is ${tx.status}: it cannot be ${action}.`, {
+    data: { payment_status: tx.status },
+  });
 }
 
 async function mustFind(services: Deps<'store'>, id: string): Promise<TransactionRecord> {
@@ -61,14 +74,20 @@ function refundConflict(tx: TransactionRecord): AppError | undefined {
 function methodConflict(tx: TransactionRecord): AppError | undefined {
   if (refundableMethod(tx.paymentType)) return undefined;
   const how = tx.paymentType ?? 'an unknown method';
-  return new AppError('REFUND_NOT_SUPPORTED', `The gateway does not refund payments made by ${how}; refund the payer another way (a bank transfer to them) and record it in the ERP.`, { data: { payment_status: tx.status } });
+  return new AppError(
+    'REFUND_NOT_SUPPORTED',
+    `The gateway does not refund payments made by ${how}; refund the payer another way (a bank transfer to them) and record it in the ERP.`,
+    { data: { payment_status: tx.status } },
+  );
 }
 
 /** The rupiah a refund asks for (all that is left when no amount is given), checked against what is left. */
 export function refundAmount(input: { amount?: number }, nominal: number, left: number): number {
   const amount = input.amount ?? left;
   if (amount <= 0 || amount > left) {
-    throw new AppError('AMOUNT_INVALID', `amount must be between 1 and ${left} (what is left of ${nominal}).`, { errors: [{ path: 'amount', message: `must be between 1 and ${left}` }] });
+    throw new AppError('AMOUNT_INVALID', `amount must be between 1 and ${left} (what is left of ${nominal}).`, {
+      errors: [{ path: 'amount', message: `must be between 1 and ${left}` }],
+    });
   }
   return amount;
 }
@@ -94,11 +113,20 @@ export interface RefundRequest extends RefundInput {
  * (same Idempotency-Key) is that refund again: it sends the same key, which the gateway answers with
  * the first refund.
  */
-export async function refundPayment(services: RefreshDeps, id: string, input: RefundRequest, actor: Actor): Promise<TransactionRecord> {
+export async function refundPayment(
+  services: RefreshDeps,
+  id: string,
+  input: RefundRequest,
+  actor: Actor,
+): Promise<TransactionRecord> {
   // The gateway shows the reason with the refund and takes at most 255 characters.
-  if (input.reason !== undefined && input.reason.length > 255) throw new AppError('VALIDATION_FAILED', 'reason must be at most 255 characters.', { errors: [{ path: 'reason', message: 'must be at most 255 characters' }] });
+  if (input.reason !== undefined && input.reason.length > 255)
+    throw new AppError('VALIDATION_FAILED', 'reason must be at most 255 characters.', {
+      errors: [{ path: 'reason', message: 'must be at most 255 characters' }],
+    });
   const tx = await mustFind(services, id);
-  const own = input.requestKey === undefined ? undefined : await services.store.refunds.findByRequestKey(tx.id, input.requestKey);
+  const own =
+    input.requestKey === undefined ? undefined : await services.store.refunds.findByRequestKey(tx.id, input.requestKey);
   if (own && (await retakeOwn(services, tx, own)) === 'answered') return confirm(services, tx);
   const rec = own ?? (await reserveRefund(services, tx, input, actor));
   const target = await gatewayTarget(services, tx);
@@ -106,10 +134,19 @@ export async function refundPayment(services: RefreshDeps, id: string, input: Re
     await services.store.refunds.settle(rec.id, 'not_made', null);
     throw stateConflict('PAYMENT_NOT_PAID', tx, 'refunded');
   }
-  auditAsk(services, actor, 'refund', tx, { amount: rec.amount ?? 'rest', reason: rec.reason, refund_key: rec.refundKey, retry_of_same_request: own !== undefined });
+  auditAsk(services, actor, 'refund', tx, {
+    amount: rec.amount ?? 'rest',
+    reason: rec.reason,
+    refund_key: rec.refundKey,
+    retry_of_same_request: own !== undefined,
+  });
   let res: Answered;
   try {
-    res = await services.gateway.refund(target, { refundKey: rec.refundKey, ...(rec.amount === null ? {} : { amount: rec.amount }), ...(rec.reason === null ? {} : { reason: rec.reason }) });
+    res = await services.gateway.refund(target, {
+      refundKey: rec.refundKey,
+      ...(rec.amount === null ? {} : { amount: rec.amount }),
+      ...(rec.reason === null ? {} : { reason: rec.reason }),
+    });
     if (res.kind === 'answered') await services.store.refunds.settle(rec.id, 'approved', res.answer.status_code);
   } catch (err) {
     // Outcome unknown: the lease is given up, and the next request asks the gateway what became of it.
@@ -128,34 +165,72 @@ export async function refundPayment(services: RefreshDeps, id: string, input: Re
  * with the first refund) — unless its outcome is known, which is answered again, or another request
  * holds it now.
  */
-async function retakeOwn(services: RefreshDeps, tx: TransactionRecord, own: RefundRecord): Promise<'send' | 'answered'> {
+async function retakeOwn(
+  services: RefreshDeps,
+  tx: TransactionRecord,
+  own: RefundRecord,
+): Promise<'send' | 'answered'> {
   const now = services.clock.now();
-  if (own.state === 'requested' && (await services.store.refunds.claimLease(own.id, now, new Date(now.getTime() + REFUND_LEASE_MS)))) return 'send';
+  if (
+    own.state === 'requested' &&
+    (await services.store.refunds.claimLease(own.id, now, new Date(now.getTime() + REFUND_LEASE_MS)))
+  )
+    return 'send';
   const current = (await services.store.refunds.findById(own.id)) ?? own;
   if (current.state === 'approved') return 'answered';
-  if (current.state === 'refused') throw new AppError('GATEWAY_REFUSED', `The gateway refused this refund (${current.gatewayCode ?? 'no code'}).`, { gateway: { status_code: current.gatewayCode ?? '', status_message: 'refund refused' } });
-  if (current.state === 'not_made') throw new AppError('REFUND_NOT_MADE', `This refund of ${tx.orderId} was not made: its outcome was unknown and the gateway holds no refund under its key. Send a new request to refund.`);
-  throw new AppError('REFUND_IN_PROGRESS', `This refund of ${tx.orderId} is being made at the gateway right now; retry when it has finished.`, { headers: { 'retry-after': '2' } });
+  if (current.state === 'refused')
+    throw new AppError('GATEWAY_REFUSED', `The gateway refused this refund (${current.gatewayCode ?? 'no code'}).`, {
+      gateway: { status_code: current.gatewayCode ?? '', status_message: 'refund refused' },
+    });
+  if (current.state === 'not_made')
+    throw new AppError(
+      'REFUND_NOT_MADE',
+      `This refund of ${tx.orderId} was not made: its outcome was unknown and the gateway holds no refund under its key. Send a new request to refund.`,
+    );
+  throw new AppError(
+    'REFUND_IN_PROGRESS',
+    `This refund of ${tx.orderId} is being made at the gateway right now; retry when it has finished.`,
+    { headers: { 'retry-after': '2' } },
+  );
 }
 
-type Reservation = { kind: 'reserved'; rec: RefundRecord } | { kind: 'busy' } | { kind: 'unresolved'; open: RefundRecord[] };
+type Reservation =
+  { kind: 'reserved'; rec: RefundRecord } | { kind: 'busy' } | { kind: 'unresolved'; open: RefundRecord[] };
 
 /** Keeps a new refund request once no other is in flight and what is left allows it; waits for (or resolves) the others first. */
-async function reserveRefund(services: RefreshDeps, tx: TransactionRecord, input: RefundRequest, actor: Actor): Promise<RefundRecord> {
-  for (let waited = 0; ; ) {
-    const step = await services.store.transaction((db) => reserveUnderLock(db, services.clock.now(), tx.id, input, actor));
+async function reserveRefund(
+  services: RefreshDeps,
+  tx: TransactionRecord,
+  input: RefundRequest,
+  actor: Actor,
+): Promise<RefundRecord> {
+  for (let waited = 0; ;) {
+    const step = await services.store.transaction((db) =>
+      reserveUnderLock(db, services.clock.now(), tx.id, input, actor),
+    );
     if (step.kind === 'reserved') return step.rec;
     if (step.kind === 'unresolved') {
       await resolveOpenRefunds(services, tx, step.open);
       continue;
     }
-    if (waited >= WAIT_FOR_OTHER_MS) throw new AppError('REFUND_IN_PROGRESS', `Another refund of ${tx.orderId} is being made at the gateway; retry when it has finished.`, { headers: { 'retry-after': '2' } });
+    if (waited >= WAIT_FOR_OTHER_MS)
+      throw new AppError(
+        'REFUND_IN_PROGRESS',
+        `Another refund of ${tx.orderId} is being made at the gateway; retry when it has finished.`,
+        { headers: { 'retry-after': '2' } },
+      );
     await new Promise((r) => setTimeout(r, POLL_MS));
     waited += POLL_MS;
   }
 }
 
-async function reserveUnderLock(db: Store, now: Date, id: string, input: RefundRequest, actor: Actor): Promise<Reservation> {
+async function reserveUnderLock(
+  db: Store,
+  now: Date,
+  id: string,
+  input: RefundRequest,
+  actor: Actor,
+): Promise<Reservation> {
   const t = await db.transactions.findForUpdate({ id });
   if (!t) throw new AppError('NOT_FOUND', 'No such payment.');
   const open = await db.refunds.listOpen(t.id);
@@ -188,9 +263,14 @@ async function resolveOpenRefunds(services: RefreshDeps, tx: TransactionRecord, 
   const target = await gatewayTarget(services, tx);
   const st = target === null ? undefined : await services.gateway.status(target);
   const bound = st ? answerFor(st, tx) : undefined;
-  if (st && bound && !bound.ok) throw new AppError('GATEWAY_BAD_RESPONSE', `The gateway's status answer for ${tx.orderId} is about another order; the earlier refund's outcome cannot be told.`);
+  if (st && bound && !bound.ok)
+    throw new AppError(
+      'GATEWAY_BAD_RESPONSE',
+      `The gateway's status answer for ${tx.orderId} is about another order; the earlier refund's outcome cannot be told.`,
+    );
   const listed = st?.refunds === undefined ? undefined : refundKeys(st);
-  let unexplained = (grossToNumber(st?.refund_amount ?? '0') ?? 0) - (await services.store.refunds.getApprovedTotal(tx.id));
+  let unexplained =
+    (grossToNumber(st?.refund_amount ?? '0') ?? 0) - (await services.store.refunds.getApprovedTotal(tx.id));
   for (const r of open) {
     let made: boolean;
     if (listed) made = listed.has(r.refundKey);
@@ -199,8 +279,19 @@ async function resolveOpenRefunds(services: RefreshDeps, tx: TransactionRecord, 
       if (made && r.amount !== null) unexplained -= r.amount;
     }
     // A retry of that same request may have taken it up meanwhile: then it is that request's to settle.
-    if (!(await services.store.refunds.settleIdle(r.id, made ? 'approved' : 'not_made', st?.status_code ?? null, services.clock.now()))) continue;
-    services.logger.warn({ order_id: tx.orderId, refund_key: r.refundKey, outcome: made ? 'approved' : 'not_made' }, 'refund with an unknown outcome resolved from the gateway');
+    if (
+      !(await services.store.refunds.settleIdle(
+        r.id,
+        made ? 'approved' : 'not_made',
+        st?.status_code ?? null,
+        services.clock.now(),
+      ))
+    )
+      continue;
+    services.logger.warn(
+      { order_id: tx.orderId, refund_key: r.refundKey, outcome: made ? 'approved' : 'not_made' },
+      'refund with an unknown outcome resolved from the gateway',
+    );
   }
   if (bound?.ok) await ingestGatewayReport(services, bound.report, 'status_check', { transaction: tx });
 }
@@ -212,7 +303,10 @@ async function confirm(services: RefreshDeps, tx: TransactionRecord): Promise<Tr
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err;
     // The gateway accepted the action; its notification (or the next status check) brings the change.
-    services.logger.warn({ order_id: tx.orderId, error: err.kind }, 'status check after a gateway action failed: waiting for the notification');
+    services.logger.warn(
+      { order_id: tx.orderId, error: err.kind },
+      'status check after a gateway action failed: waiting for the notification',
+    );
     return (await services.store.transactions.findById(tx.id)) ?? tx;
   }
 }
@@ -221,7 +315,8 @@ function closeConflict(tx: TransactionRecord, action: 'cancelled' | 'expired'): 
   // A challenged payment is the gateway's to judge: it answers with its own refusal where it must.
   if (tx.status === 'pending' || tx.status === 'challenge') return undefined;
   // A captured card payment can still be voided until it settles.
-  if (action === 'cancelled' && tx.status === 'paid' && gatewayPhase(tx.transactionStatus) === 'captured') return undefined;
+  if (action === 'cancelled' && tx.status === 'paid' && gatewayPhase(tx.transactionStatus) === 'captured')
+    return undefined;
   if (MONEY_MOVED.has(tx.status)) return stateConflict('PAYMENT_SETTLED', tx, action);
   return stateConflict('PAYMENT_CLOSED', tx, action);
 }
@@ -238,7 +333,12 @@ export type RefundOffer = { ok: true; left: number } | { ok: false; why: 'state'
 export function availableActions(tx: TransactionRecord): { refund: RefundOffer; cancel: boolean; expire: boolean } {
   const left = tx.nominal - tx.refundedAmount;
   const conflict = refundConflict(tx);
-  const refund: RefundOffer = conflict?.code === 'REFUND_NOT_SUPPORTED' && left > 0 ? { ok: false, why: 'method' } : conflict !== undefined || left <= 0 ? { ok: false, why: 'state' } : { ok: true, left };
+  const refund: RefundOffer =
+    conflict?.code === 'REFUND_NOT_SUPPORTED' && left > 0
+      ? { ok: false, why: 'method' }
+      : conflict !== undefined || left <= 0
+        ? { ok: false, why: 'state' }
+        : { ok: true, left };
   return { refund, cancel: closeConflict(tx, 'cancelled') === undefined, expire: tx.status === 'pending' };
 }
 
@@ -252,7 +352,12 @@ export function expirePayment(services: RefreshDeps, id: string, actor: Actor): 
   return closePayment(services, id, actor, 'expired');
 }
 
-async function closePayment(services: RefreshDeps, id: string, actor: Actor, action: 'cancelled' | 'expired'): Promise<TransactionRecord> {
+async function closePayment(
+  services: RefreshDeps,
+  id: string,
+  actor: Actor,
+  action: 'cancelled' | 'expired',
+): Promise<TransactionRecord> {
   const tx = await mustFind(services, id);
   // Asking again for what already happened answers with the payment as it is (a retry is harmless).
   if (tx.status === action) return tx;

@@ -23,10 +23,19 @@ export async function findDelivery(services: Deps<'store'>, eventId: string): Pr
 }
 
 /** One event due now; unknown id → 404. Answers the event as it now is, with its attempts. */
-export async function retryDelivery(services: DeliveryDeps, eventId: string, actor: Actor): Promise<{ event: OutboxEvent; attempts: DeliveryAttempt[] }> {
+export async function retryDelivery(
+  services: DeliveryDeps,
+  eventId: string,
+  actor: Actor,
+): Promise<{ event: OutboxEvent; attempts: DeliveryAttempt[] }> {
   const event = await services.store.outbox.retryNow(eventId, services.clock.now());
   if (!event) throw new AppError('NOT_FOUND', 'No delivery with this id.');
-  audit(services, { actor, action: 'delivery_retry', subject: event.orderId ?? event.orderKey, outcome: 'queued' }, `${actorName(actor)} re-queued an ERP delivery`, { order_id: event.orderId, events: [event.eventId] });
+  audit(
+    services,
+    { actor, action: 'delivery_retry', subject: event.orderId ?? event.orderKey, outcome: 'queued' },
+    `${actorName(actor)} re-queued an ERP delivery`,
+    { order_id: event.orderId, events: [event.eventId] },
+  );
   services.outbox.wake();
   return { event, attempts: await services.store.outbox.attemptsFor([event.seq]) };
 }
@@ -36,7 +45,12 @@ export async function retryOrderDeliveries(services: DeliveryDeps, orderId: stri
   const events = (await services.store.console.eventsForOrder(orderId)).filter(isUndelivered);
   for (const e of events) await services.store.outbox.retryNow(e.eventId, services.clock.now());
   const ids = events.map((e) => e.eventId);
-  audit(services, { actor, action: 'delivery_retry', subject: orderId, outcome: 'queued' }, `${actorName(actor)} re-queued the undelivered ERP events of an order`, { order_id: orderId, events: ids });
+  audit(
+    services,
+    { actor, action: 'delivery_retry', subject: orderId, outcome: 'queued' },
+    `${actorName(actor)} re-queued the undelivered ERP events of an order`,
+    { order_id: orderId, events: ids },
+  );
   services.outbox.wake();
   return ids;
 }

@@ -79,7 +79,10 @@ export function encodeFeedCursor(id: Identity, position: number): string {
  * above `ceiling`, which no copy of it could have handed out yet.
  */
 export function decodeFeedCursor(id: Identity, cursor: string, field: string, ceiling: number): number {
-  const bad = () => new AppError('VALIDATION_FAILED', `${field} is not a cursor of this feed (another database's, or altered).`, { errors: [{ path: field, message: 'is not a cursor this feed handed out' }] });
+  const bad = () =>
+    new AppError('VALIDATION_FAILED', `${field} is not a cursor of this feed (another database's, or altered).`, {
+      errors: [{ path: field, message: 'is not a cursor this feed handed out' }],
+    });
   const m = /^([A-Za-z0-9_-]{1,200})\.([A-Za-z0-9_-]{22})$/.exec(cursor);
   if (!m) throw bad();
   const body = Buffer.from(m[1] ?? '', 'base64url').toString('utf8');
@@ -91,9 +94,13 @@ export function decodeFeedCursor(id: Identity, cursor: string, field: string, ce
   const position = Number(pos);
   if (!Number.isSafeInteger(position)) throw bad();
   if (position > ceiling) {
-    throw new AppError('VALIDATION_FAILED', `${field} names a feed position later than this server's clock allows: was the database restored on a machine whose clock is behind?`, {
-      errors: [{ path: field, message: 'is later than any position this feed has handed out' }],
-    });
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `${field} names a feed position later than this server's clock allows: was the database restored on a machine whose clock is behind?`,
+      {
+        errors: [{ path: field, message: 'is later than any position this feed has handed out' }],
+      },
+    );
   }
   return position;
 }
@@ -128,7 +135,11 @@ async function noteHandedOut(services: Deps<'store'>, position: number): Promise
  * (the client left, or the service shuts down) a waiting pull answers at once with what it has:
  * nothing, and the cursor it was given.
  */
-export async function pullErpEvents(services: Deps<'store' | 'clock'>, q: FeedQuery, signal?: AbortSignal): Promise<FeedPage> {
+export async function pullErpEvents(
+  services: Deps<'store' | 'clock'>,
+  q: FeedQuery,
+  signal?: AbortSignal,
+): Promise<FeedPage> {
   const id = await identity(services);
   const from = q.after === undefined ? 0 : decodeFeedCursor(id, q.after, 'after', feedCeiling(services.clock.now()));
   const deadline = Date.now() + Math.min(Math.max(q.waitS, 0), FEED_MAX_WAIT_S) * 1000;
@@ -152,11 +163,16 @@ export async function pullErpEvents(services: Deps<'store' | 'clock'>, q: FeedQu
  * delivered before. An acknowledgement is the ERP saying it holds those events, so it never covers
  * one no pull handed out: that one is still pushed (or pulled) like any other.
  */
-export async function acknowledgeErpEvents(services: Deps<'store' | 'clock' | 'logger'>, cursor: string, by: string): Promise<number> {
+export async function acknowledgeErpEvents(
+  services: Deps<'store' | 'clock' | 'logger'>,
+  cursor: string,
+  by: string,
+): Promise<number> {
   const id = await identity(services);
   const now = services.clock.now();
   const position = decodeFeedCursor(id, cursor, 'cursor', feedCeiling(now));
   const acked = await services.store.feed.acknowledge(position, now, by);
-  if (acked > 0) services.logger.info({ feed_position: position, acknowledged: acked }, 'ERP events acknowledged by a puller');
+  if (acked > 0)
+    services.logger.info({ feed_position: position, acknowledged: acked }, 'ERP events acknowledged by a puller');
   return acked;
 }

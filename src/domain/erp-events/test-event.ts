@@ -22,16 +22,30 @@ export interface TestEventReport {
 /** How much longer than the ERP timeout the first attempt is waited for (claiming and recording it). */
 const WAIT_MARGIN_MS = 2_000;
 
-export async function sendTestEvent(services: Deps<'clock' | 'logger' | 'outbox' | 'runtimeConfig' | 'store'>, input: TestEventInput, actor: Actor): Promise<TestEventReport> {
+export async function sendTestEvent(
+  services: Deps<'clock' | 'logger' | 'outbox' | 'runtimeConfig' | 'store'>,
+  input: TestEventInput,
+  actor: Actor,
+): Promise<TestEventReport> {
   const s = await services.runtimeConfig.current();
   const eventId = randomUUID();
   const payload = testEvent(input, eventId, services.clock.now());
   const ev = await services.store.outbox.enqueue(
-    { eventId, eventType: TEST_EVENT, orderKey: `test:${eventId}`, orderId: payload.order_id, mercantId: payload.mercant_id, statusVersion: null, payload: JSON.stringify(payload) },
+    {
+      eventId,
+      eventType: TEST_EVENT,
+      orderKey: `test:${eventId}`,
+      orderId: payload.order_id,
+      mercantId: payload.mercant_id,
+      statusVersion: null,
+      payload: JSON.stringify(payload),
+    },
     services.clock.now(),
   );
   services.outbox.wake();
-  const outcome = s.erp.notify_url ? await services.outbox.waitForAttempt(ev.seq, 0, s.erp.timeout_ms + WAIT_MARGIN_MS) : undefined;
+  const outcome = s.erp.notify_url
+    ? await services.outbox.waitForAttempt(ev.seq, 0, s.erp.timeout_ms + WAIT_MARGIN_MS)
+    : undefined;
   const after = await services.store.outbox.findByEventId(eventId);
   const first = (await services.store.outbox.attemptsFor([ev.seq]))[0];
   const report: TestEventReport = {
@@ -39,9 +53,18 @@ export async function sendTestEvent(services: Deps<'clock' | 'logger' | 'outbox'
     outcome: outcome ?? 'pending',
     state: after?.state ?? 'pending',
     httpStatus: first?.statusCode ?? null,
-    error: first ? first.error : s.erp.notify_url ? 'no attempt within the ERP timeout' : 'erp.notify_url is not set: the event waits in the outbox',
+    error: first
+      ? first.error
+      : s.erp.notify_url
+        ? 'no attempt within the ERP timeout'
+        : 'erp.notify_url is not set: the event waits in the outbox',
     latencyMs: first?.latencyMs ?? null,
   };
-  audit(services, { actor, action: 'test_event_send', subject: payload.order_id, outcome: report.outcome }, `${actorName(actor)} sent a test event to the ERP`, { event_id: eventId });
+  audit(
+    services,
+    { actor, action: 'test_event_send', subject: payload.order_id, outcome: report.outcome },
+    `${actorName(actor)} sent a test event to the ERP`,
+    { event_id: eventId },
+  );
   return report;
 }

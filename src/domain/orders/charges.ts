@@ -9,10 +9,26 @@ import { AppError } from '../../platform/errors.js';
 import { expiryTime, type GatewayAnswer } from '../../gateway/answer.js';
 import { resolveExpiry, type Expiry } from './expiry.js';
 import { deriveMercantId, gatewayOrderIdFor } from './ids.js';
-import { CORE_CUSTOMER_LIMITS, assertChargeAmount, assertPageAmount, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, } from './input.js';
+import {
+  CORE_CUSTOMER_LIMITS,
+  assertChargeAmount,
+  assertPageAmount,
+  itemsTotal,
+  normalizeCustomer,
+  normalizeItems,
+  parseNominal,
+} from './input.js';
 import type { ChargeInput, CustomerInput, ItemInput, SnapInput } from './schemas.js';
 import type { Customer, Item } from '../../gateway/order.js';
-import { conflict, findForCreate, insertOrFind, isUnconfirmed, recordCreated, refusedCreation, wasRefused } from './records.js';
+import {
+  conflict,
+  findForCreate,
+  insertOrFind,
+  isUnconfirmed,
+  recordCreated,
+  refusedCreation,
+  wasRefused,
+} from './records.js';
 import { MAX_CHARGE_EXPIRY_MINUTES, methodObject } from '../../gateway/charge-methods.js';
 import { chargeMethod } from '../../gateway/amount-limits.js';
 import { requestHash } from './request-hash.js';
@@ -38,30 +54,65 @@ interface Common {
   expiry?: Expiry;
 }
 
-function common(services: Deps<'clock'>, input: { order_id: string; nominal: number | string; items?: ItemInput[]; customer?: CustomerInput; expire_at?: string }, maxMinutes: number): Common {
+function common(
+  services: Deps<'clock'>,
+  input: {
+    order_id: string;
+    nominal: number | string;
+    items?: ItemInput[];
+    customer?: CustomerInput;
+    expire_at?: string;
+  },
+  maxMinutes: number,
+): Common {
   const gatewayOrderId = gatewayOrderIdFor(input.order_id);
   const nominal = parseNominal(input.nominal);
   const items = input.items === undefined ? undefined : normalizeItems(input.items, 'items');
-  if (items && itemsTotal(items, 'items') !== nominal) throw new AppError('AMOUNT_INVALID', 'nominal must equal Σ price × quantity of items.', { errors: [{ path: 'nominal', message: 'must equal the item sum' }] });
+  if (items && itemsTotal(items, 'items') !== nominal)
+    throw new AppError('AMOUNT_INVALID', 'nominal must equal Σ price × quantity of items.', {
+      errors: [{ path: 'nominal', message: 'must equal the item sum' }],
+    });
   const customer = normalizeCustomer(input.customer, CORE_CUSTOMER_LIMITS);
   const expiry = input.expire_at === undefined ? undefined : resolveExpiry(input.expire_at, services.clock.now(), 1);
-  if (expiry && expiry.durationMinutes > maxMinutes) throw new AppError('EXPIRY_INVALID', `expire_at must lie within ${maxMinutes / 1440} days.`, { errors: [{ path: 'expire_at', message: 'too far in the future' }] });
+  if (expiry && expiry.durationMinutes > maxMinutes)
+    throw new AppError('EXPIRY_INVALID', `expire_at must lie within ${maxMinutes / 1440} days.`, {
+      errors: [{ path: 'expire_at', message: 'too far in the future' }],
+    });
   return { orderId: input.order_id, gatewayOrderId, nominal, items, customer, expiry };
 }
 
 /** The stored record for a new order, or the same order's existing record (same request) / 409 (different). */
-async function recordFor(services: Deps<'clock' | 'store'>, c: Common, kind: TransactionKind, hash: string, request: Record<string, unknown>): Promise<{ tx: TransactionRecord; fresh: boolean }> {
+async function recordFor(
+  services: Deps<'clock' | 'store'>,
+  c: Common,
+  kind: TransactionKind,
+  hash: string,
+  request: Record<string, unknown>,
+): Promise<{ tx: TransactionRecord; fresh: boolean }> {
   const existing = await findForCreate(services.store, c.orderId, c.gatewayOrderId);
   const expireAt = (c.expiry?.expireAt ?? new Date(services.clock.now().getTime() + 24 * 3_600_000)).toISOString();
   const requestJson = JSON.stringify({ request, gateway: {} });
   const check = (tx: TransactionRecord) => {
-    if (tx.kind !== kind || tx.requestHash !== hash) throw conflict(tx, `order_id ${tx.orderId} already exists with a different request.`);
+    if (tx.kind !== kind || tx.requestHash !== hash)
+      throw conflict(tx, `order_id ${tx.orderId} already exists with a different request.`);
     return { tx, fresh: false };
   };
-  if (existing && existing.kind === kind && existing.requestHash !== hash && existing.orderId === c.orderId && wasRefused(existing)) {
+  if (
+    existing &&
+    existing.kind === kind &&
+    existing.requestHash !== hash &&
+    existing.orderId === c.orderId &&
+    wasRefused(existing)
+  ) {
     // The gateway refused it, so nothing exists there: a corrected request takes the record over
     // (once — a concurrent correction finds it pending and gets the 409).
-    return check(await services.store.transactions.update(existing.id, { nominal: c.nominal, requestHash: hash, requestJson, expireAt, status: 'pending' }, { ifStatusIn: ['failed'] }));
+    return check(
+      await services.store.transactions.update(
+        existing.id,
+        { nominal: c.nominal, requestHash: hash, requestJson, expireAt, status: 'pending' },
+        { ifStatusIn: ['failed'] },
+      ),
+    );
   }
   if (existing) return check(existing);
   const { created, tx } = await insertOrFind(services.store, {
@@ -98,7 +149,11 @@ function utcIso(iso: string | null): string | null {
 }
 
 /** Identifiers from the gateway's answer; a status other than pending goes through the status machine. */
-async function applyCharge(services: IngestDeps, tx: TransactionRecord, res: GatewayAnswer): Promise<TransactionRecord> {
+async function applyCharge(
+  services: IngestDeps,
+  tx: TransactionRecord,
+  res: GatewayAnswer,
+): Promise<TransactionRecord> {
   const { signature_key: _omit, ...kept } = res;
   let t = await recordCreated(
     services.store,
@@ -132,9 +187,24 @@ export async function createCharge(services: RefreshDeps, input: ChargeInput): P
   const c = common(services, input, MAX_CHARGE_EXPIRY_MINUTES);
   const method = methodObject(input);
   assertChargeAmount(c.nominal, chargeMethod(input));
-  const hash = requestHash({ shape: 'charge', order_id: input.order_id, nominal: c.nominal, payment_type: input.payment_type, method, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString() });
+  const hash = requestHash({
+    shape: 'charge',
+    order_id: input.order_id,
+    nominal: c.nominal,
+    payment_type: input.payment_type,
+    method,
+    items: c.items,
+    customer: c.customer,
+    expire_at: c.expiry?.expireAt.toISOString(),
+  });
   // The card token is a credential for one charge: it is hashed, never stored.
-  const stored = { shape: 'charge', order_id: input.order_id, payment_type: input.payment_type, items: c.items, customer: c.customer };
+  const stored = {
+    shape: 'charge',
+    order_id: input.order_id,
+    payment_type: input.payment_type,
+    items: c.items,
+    customer: c.customer,
+  };
   const { tx, fresh } = await recordFor(services, c, 'charge', hash, stored);
   if (!fresh && !isUnconfirmed(tx)) {
     const last: unknown = tx.gatewayJson ? JSON.parse(tx.gatewayJson) : {};
@@ -145,29 +215,74 @@ export async function createCharge(services: RefreshDeps, input: ChargeInput): P
     const known = await services.gateway.status(tx.gatewayOrderId);
     if (known) return { created: true, tx: await applyCharge(services, tx, known), answer: known };
   }
-  const order = { gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, paymentType: input.payment_type, method, items: c.items, customer: c.customer, expiry: c.expiry };
+  const order = {
+    gatewayOrderId: c.gatewayOrderId,
+    nominal: c.nominal,
+    paymentType: input.payment_type,
+    method,
+    items: c.items,
+    customer: c.customer,
+    expiry: c.expiry,
+  };
   const res = await services.gateway.charge(order, gatewayKey('c', tx));
   if (res.kind === 'refused') return refusedCreation(services.store, tx, res.refusal);
   return { created: true, tx: await applyCharge(services, tx, res.answer), answer: res.answer };
 }
 
 /** A Snap token: the record holds the token and the payment page URL. `created` as for a charge. */
-export async function createSnapToken(services: Deps<'clock' | 'gateway' | 'runtimeConfig' | 'store'>, input: SnapInput): Promise<{ created: boolean; tx: TransactionRecord }> {
+export async function createSnapToken(
+  services: Deps<'clock' | 'gateway' | 'runtimeConfig' | 'store'>,
+  input: SnapInput,
+): Promise<{ created: boolean; tx: TransactionRecord }> {
   const c = common(services, input, SNAP_MAX_MINUTES);
   const enabled = input.enabled_payments ?? [];
   const methodsProblem = enabledPaymentsProblem(enabled, 'enabled_payments');
-  if (methodsProblem) throw new AppError('VALIDATION_FAILED', `enabled_payments ${methodsProblem.message}.`, { errors: [methodsProblem] });
-  assertPageAmount(c.nominal, enabled.length > 0 ? enabled : (await services.runtimeConfig.current()).links.enabled_payments);
-  const hash = requestHash({ shape: 'snap', order_id: input.order_id, nominal: c.nominal, items: c.items, customer: c.customer, expire_at: c.expiry?.expireAt.toISOString(), enabled_payments: enabled });
-  const { tx, fresh } = await recordFor(services, c, 'snap', hash, { shape: 'snap', order_id: input.order_id, items: c.items, customer: c.customer, enabled_payments: enabled });
+  if (methodsProblem)
+    throw new AppError('VALIDATION_FAILED', `enabled_payments ${methodsProblem.message}.`, {
+      errors: [methodsProblem],
+    });
+  assertPageAmount(
+    c.nominal,
+    enabled.length > 0 ? enabled : (await services.runtimeConfig.current()).links.enabled_payments,
+  );
+  const hash = requestHash({
+    shape: 'snap',
+    order_id: input.order_id,
+    nominal: c.nominal,
+    items: c.items,
+    customer: c.customer,
+    expire_at: c.expiry?.expireAt.toISOString(),
+    enabled_payments: enabled,
+  });
+  const { tx, fresh } = await recordFor(services, c, 'snap', hash, {
+    shape: 'snap',
+    order_id: input.order_id,
+    items: c.items,
+    customer: c.customer,
+    enabled_payments: enabled,
+  });
   if (!fresh && !isUnconfirmed(tx)) return { created: false, tx };
   const settings = await services.runtimeConfig.current();
   const methods = enabled.length > 0 ? enabled : settings.links.enabled_payments;
-  const order = { gatewayOrderId: c.gatewayOrderId, nominal: c.nominal, items: c.items, customer: c.customer, expiry: c.expiry, enabledPayments: methods };
+  const order = {
+    gatewayOrderId: c.gatewayOrderId,
+    nominal: c.nominal,
+    items: c.items,
+    customer: c.customer,
+    expiry: c.expiry,
+    enabledPayments: methods,
+  };
   // Before a method is picked the gateway lets an order id ask again: the new token replaces a lost one.
   const res = await services.gateway.createSnap(order, gatewayKey('s', tx));
   if (res.kind === 'refused') return refusedCreation(services.store, tx, res.refusal);
-  return { created: true, tx: await recordCreated(services.store, tx, { snapToken: res.token, paymentUrl: res.redirectUrl, gatewayJson: res.answerJson }) };
+  return {
+    created: true,
+    tx: await recordCreated(services.store, tx, {
+      snapToken: res.token,
+      paymentUrl: res.redirectUrl,
+      gatewayJson: res.answerJson,
+    }),
+  };
 }
 
 /**
@@ -178,7 +293,12 @@ export async function paymentStatus(services: RefreshDeps, id: string, actor: Ac
   const tx = await findTransaction(services, id);
   if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(id)}.`);
   if (actor.kind === 'operator') {
-    audit(services, { actor, action: 'payment_check', subject: tx.orderId, outcome: 'requested' }, `${actorName(actor)} asked the gateway for the status of ${tx.orderId}`, { order_id: tx.orderId });
+    audit(
+      services,
+      { actor, action: 'payment_check', subject: tx.orderId, outcome: 'requested' },
+      `${actorName(actor)} asked the gateway for the status of ${tx.orderId}`,
+      { order_id: tx.orderId },
+    );
   }
   const { transaction } = await refreshFromGateway(services, tx);
   return transaction;

@@ -44,7 +44,11 @@ export function parseExpireAtText(text: string): Date | undefined {
     return instant([1, 2, 3, 4, 5, 6].map((i) => Number(iso[i] ?? '0')).concat(ms), offset);
   }
   const local = JAKARTA_LOCAL.exec(text);
-  if (local) return instant([1, 2, 3, 4, 5, 6].map((i) => Number(local[i] ?? '0')), JAKARTA_OFFSET_MINUTES);
+  if (local)
+    return instant(
+      [1, 2, 3, 4, 5, 6].map((i) => Number(local[i] ?? '0')),
+      JAKARTA_OFFSET_MINUTES,
+    );
   return undefined;
 }
 
@@ -62,12 +66,20 @@ export function resolveExpiry(expireAt: string | undefined, now: Date, defaultMi
   const start = new Date(Math.floor(now.getTime() / 1000) * 1000);
   if (expireAt === undefined) {
     const minutes = Math.max(1, Math.round(defaultMinutes));
-    return { expireAt: new Date(start.getTime() + minutes * MINUTE_MS), startTime: gatewayTime(start), durationMinutes: minutes };
+    return {
+      expireAt: new Date(start.getTime() + minutes * MINUTE_MS),
+      startTime: gatewayTime(start),
+      durationMinutes: minutes,
+    };
   }
   const at = parseExpireAtText(expireAt.trim());
-  if (!at) throw invalid('expire_at must be ISO 8601 with an offset (2026-12-01T10:00:00+07:00) or "YYYY-MM-DD HH:mm:ss" in Jakarta time.');
+  if (!at)
+    throw invalid(
+      'expire_at must be ISO 8601 with an offset (2026-12-01T10:00:00+07:00) or "YYYY-MM-DD HH:mm:ss" in Jakarta time.',
+    );
   if (at.getTime() <= now.getTime()) throw invalid('expire_at must lie in the future.');
-  if (at.getTime() - now.getTime() > MAX_EXPIRY_DAYS * 24 * 60 * MINUTE_MS) throw invalid(`expire_at must lie within ${MAX_EXPIRY_DAYS} days.`);
+  if (at.getTime() - now.getTime() > MAX_EXPIRY_DAYS * 24 * 60 * MINUTE_MS)
+    throw invalid(`expire_at must lie within ${MAX_EXPIRY_DAYS} days.`);
   const durationMinutes = Math.max(1, Math.ceil((at.getTime() - start.getTime()) / MINUTE_MS));
   return { expireAt: at, startTime: gatewayTime(start), durationMinutes };
 }

@@ -10,7 +10,8 @@ export { ORDER_ID_MAX as GATEWAY_ORDER_ID_MAX } from '../../gateway/order.js';
 
 const OUTSIDE_GATEWAY_CHARSET = /[^A-Za-z0-9\-_~.]/gu;
 // C0, DEL and C1 controls; also lone surrogates, which cannot be stored or logged faithfully.
-const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
+const FORBIDDEN =
+  /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
 
 /**
  * Characters that change how an id looks without showing themselves: bidirectional controls
@@ -51,33 +52,52 @@ export function deriveMercantId(orderId: string): string {
 
 /** A caller's identifier that is stored and sent on (a mercant_id): no control, invisible or text-direction characters. */
 export function assertPrintableId(value: string, field: string): void {
-  if (FORBIDDEN.test(value)) throw new AppError('VALIDATION_FAILED', `${field} contains control characters.`, { errors: [{ path: field, message: 'contains control characters' }] });
+  if (FORBIDDEN.test(value))
+    throw new AppError('VALIDATION_FAILED', `${field} contains control characters.`, {
+      errors: [{ path: field, message: 'contains control characters' }],
+    });
   assertVisible(value, field);
 }
 
 /** Validates a caller's order id and returns its gateway form; throws a 400 AppError otherwise. */
 export function gatewayOrderIdFor(orderId: string, field = 'order_id'): string {
   if (orderId.length === 0 || orderId.trim().length === 0) {
-    throw new AppError('ORDER_ID_INVALID', `${field} must not be empty.`, { errors: [{ path: field, message: 'must not be empty' }] });
+    throw new AppError('ORDER_ID_INVALID', `${field} must not be empty.`, {
+      errors: [{ path: field, message: 'must not be empty' }],
+    });
   }
   if (FORBIDDEN.test(orderId)) {
-    throw new AppError('ORDER_ID_INVALID', `${field} contains control characters.`, { errors: [{ path: field, message: 'contains control characters' }] });
+    throw new AppError('ORDER_ID_INVALID', `${field} contains control characters.`, {
+      errors: [{ path: field, message: 'contains control characters' }],
+    });
   }
   assertVisible(orderId, field);
   if (deriveMercantId(orderId).trim().length === 0) {
-    throw new AppError('ORDER_ID_INVALID', `${field} must not start with ':' (the part before the first ':' is the mercant_id).`, { errors: [{ path: field, message: 'must have a mercant_id before the first ":"' }] });
+    throw new AppError(
+      'ORDER_ID_INVALID',
+      `${field} must not start with ':' (the part before the first ':' is the mercant_id).`,
+      { errors: [{ path: field, message: 'must have a mercant_id before the first ":"' }] },
+    );
   }
   const gatewayOrderId = sanitizeOrderId(orderId);
   // "." and ".." are path segments a URL resolves away: the gateway could never be asked about them.
   if (/^\.+$/.test(gatewayOrderId)) {
-    throw new AppError('ORDER_ID_INVALID', `${field} has no letter, digit, '-', '_' or '~' after sanitizing ("${gatewayOrderId}").`, {
-      errors: [{ path: field, message: "must contain a letter, digit, '-', '_' or '~'" }],
-    });
+    throw new AppError(
+      'ORDER_ID_INVALID',
+      `${field} has no letter, digit, '-', '_' or '~' after sanitizing ("${gatewayOrderId}").`,
+      {
+        errors: [{ path: field, message: "must contain a letter, digit, '-', '_' or '~'" }],
+      },
+    );
   }
   if (gatewayOrderId.length > GATEWAY_ORDER_ID_MAX) {
-    throw new AppError('ORDER_ID_TOO_LONG', `${field} is ${gatewayOrderId.length} characters after sanitizing; the gateway allows ${GATEWAY_ORDER_ID_MAX}.`, {
-      errors: [{ path: field, message: `must be at most ${GATEWAY_ORDER_ID_MAX} characters after sanitizing` }],
-    });
+    throw new AppError(
+      'ORDER_ID_TOO_LONG',
+      `${field} is ${gatewayOrderId.length} characters after sanitizing; the gateway allows ${GATEWAY_ORDER_ID_MAX}.`,
+      {
+        errors: [{ path: field, message: `must be at most ${GATEWAY_ORDER_ID_MAX} characters after sanitizing` }],
+      },
+    );
   }
   return gatewayOrderId;
 }

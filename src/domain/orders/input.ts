@@ -39,7 +39,8 @@ function tooLarge(v: number | string): boolean {
 export function parseNominal(v: number | string, path = 'nominal'): number {
   if (tooLarge(v)) throw fieldError('AMOUNT_INVALID', path, 'amount too large');
   const n = toInt(v);
-  if (n === undefined || (typeof v === 'string' && !/^\d+$/.test(v.trim()))) throw fieldError('AMOUNT_INVALID', path, 'must be a whole number of rupiah');
+  if (n === undefined || (typeof v === 'string' && !/^\d+$/.test(v.trim())))
+    throw fieldError('AMOUNT_INVALID', path, 'must be a whole number of rupiah');
   if (n < 1) throw fieldError('AMOUNT_INVALID', path, 'must be at least 1');
   return n;
 }
@@ -53,9 +54,11 @@ export function normalizeItems(items: ItemInput[], path = 'item'): Item[] {
     if (name.length === 0) throw fieldError('VALIDATION_FAILED', `${path}[${i}].name`, 'must not be empty');
     if (tooLarge(it.price)) throw fieldError('AMOUNT_INVALID', `${path}[${i}].price`, 'amount too large');
     const price = toInt(it.price);
-    if (price === undefined) throw fieldError('AMOUNT_INVALID', `${path}[${i}].price`, 'must be a whole number of rupiah');
+    if (price === undefined)
+      throw fieldError('AMOUNT_INVALID', `${path}[${i}].price`, 'must be a whole number of rupiah');
     const quantity = toInt(it.quantity);
-    if (quantity === undefined || quantity < 1) throw fieldError('VALIDATION_FAILED', `${path}[${i}].quantity`, 'must be a whole number of at least 1');
+    if (quantity === undefined || quantity < 1)
+      throw fieldError('VALIDATION_FAILED', `${path}[${i}].quantity`, 'must be a whole number of at least 1');
     const out: Item = { name, price, quantity };
     const id = it.id === undefined ? undefined : String(it.id).trim();
     if (id) out.id = truncate(id, ITEM_TEXT_MAX);
@@ -69,7 +72,8 @@ export function itemsTotal(items: Item[], path = 'item'): number {
   for (const it of items) {
     const line = it.price * it.quantity;
     sum += line;
-    if (!Number.isSafeInteger(line) || !Number.isSafeInteger(sum)) throw fieldError('AMOUNT_INVALID', path, 'total is too large');
+    if (!Number.isSafeInteger(line) || !Number.isSafeInteger(sum))
+      throw fieldError('AMOUNT_INVALID', path, 'total is too large');
   }
   if (sum < 1) throw fieldError('AMOUNT_INVALID', path, 'total (Σ price × quantity) must be at least 1');
   return sum;
@@ -80,13 +84,23 @@ const rupiah = (n: number) => n.toLocaleString('en-US');
 /** A link or Snap page offering `methods` (none: every method) cannot take more than the largest of their limits. */
 export function assertPageAmount(nominal: number, methods: readonly string[], path = 'nominal'): void {
   const max = largestMaximum(methods);
-  if (nominal > max) throw fieldError('AMOUNT_INVALID', path, `is above ${rupiah(max)}, the largest amount the gateway takes for ${methods.length === 0 ? 'any payment method' : `the enabled payment methods (${methods.join(', ')})`}`);
+  if (nominal > max)
+    throw fieldError(
+      'AMOUNT_INVALID',
+      path,
+      `is above ${rupiah(max)}, the largest amount the gateway takes for ${methods.length === 0 ? 'any payment method' : `the enabled payment methods (${methods.join(', ')})`}`,
+    );
 }
 
 /** A charge cannot exceed its payment method's limit. */
 export function assertChargeAmount(nominal: number, method: string, path = 'nominal'): void {
   const max = methodMaximum(method);
-  if (nominal > max) throw fieldError('AMOUNT_INVALID', path, `is above ${rupiah(max)}, the largest amount the gateway takes for ${method}`);
+  if (nominal > max)
+    throw fieldError(
+      'AMOUNT_INVALID',
+      path,
+      `is above ${rupiah(max)}, the largest amount the gateway takes for ${method}`,
+    );
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -95,7 +109,11 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * Trimmed, empty fields dropped, names cut to the gateway's limits. An e-mail or phone number that
  * does not fit is refused instead: a truncated address would reach the wrong person.
  */
-export function normalizeCustomer(c: CustomerInput | undefined, limits: CustomerLimits, path = 'customer'): Customer | undefined {
+export function normalizeCustomer(
+  c: CustomerInput | undefined,
+  limits: CustomerLimits,
+  path = 'customer',
+): Customer | undefined {
   if (!c) return undefined;
   const out: Customer = {};
   for (const k of ['first_name', 'last_name'] as const) {
@@ -105,12 +123,14 @@ export function normalizeCustomer(c: CustomerInput | undefined, limits: Customer
   const email = c.email?.trim();
   if (email) {
     if (!EMAIL.test(email)) throw fieldError('VALIDATION_FAILED', `${path}.email`, 'is not an e-mail address');
-    if (email.length > limits.email) throw fieldError('VALIDATION_FAILED', `${path}.email`, `must be at most ${limits.email} characters`);
+    if (email.length > limits.email)
+      throw fieldError('VALIDATION_FAILED', `${path}.email`, `must be at most ${limits.email} characters`);
     out.email = email;
   }
   const phone = c.phone?.trim();
   if (phone) {
-    if (phone.length > limits.phone) throw fieldError('VALIDATION_FAILED', `${path}.phone`, `must be at most ${limits.phone} characters`);
+    if (phone.length > limits.phone)
+      throw fieldError('VALIDATION_FAILED', `${path}.phone`, `must be at most ${limits.phone} characters`);
     out.phone = phone;
   }
   return Object.keys(out).length > 0 ? out : undefined;

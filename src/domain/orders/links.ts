@@ -7,7 +7,14 @@ import type { TransactionRecord } from '../../model/payment.js';
 import { AppError } from '../../platform/errors.js';
 import { parseExpireAtText, resolveExpiry } from './expiry.js';
 import { assertPrintableId, deriveMercantId, gatewayOrderIdFor, newPaymentLinkId } from './ids.js';
-import { LINK_CUSTOMER_LIMITS, assertPageAmount, itemsTotal, normalizeCustomer, normalizeItems, parseNominal, } from './input.js';
+import {
+  LINK_CUSTOMER_LIMITS,
+  assertPageAmount,
+  itemsTotal,
+  normalizeCustomer,
+  normalizeItems,
+  parseNominal,
+} from './input.js';
 import type { DirectLinkInput, ErpLinkInput } from './schemas.js';
 import { truncate, type Customer, type Item } from '../../gateway/order.js';
 import { PAID_STATUSES, conflict, findForCreate, insertOrFind, isUnconfirmed, wasRefused } from './records.js';
@@ -44,8 +51,22 @@ async function draftFields(services: Deps<'clock' | 'gateway' | 'runtimeConfig'>
   const settings = await services.runtimeConfig.current();
   const expiry = resolveExpiry(d.expireAtText, services.clock.now(), settings.links.default_expiry_minutes);
   const paymentLinkId = newPaymentLinkId();
-  const gateway = services.gateway.paymentLinkRequest({ gatewayOrderId: d.gatewayOrderId, paymentLinkId, nominal: d.nominal, items: d.items, customer: d.customer, expiry, enabledPayments: settings.links.enabled_payments });
-  return { nominal: d.nominal, paymentLinkId, requestHash: d.hash, requestJson: JSON.stringify({ request: d.request, gateway }), expireAt: expiry.expireAt.toISOString() };
+  const gateway = services.gateway.paymentLinkRequest({
+    gatewayOrderId: d.gatewayOrderId,
+    paymentLinkId,
+    nominal: d.nominal,
+    items: d.items,
+    customer: d.customer,
+    expiry,
+    enabledPayments: settings.links.enabled_payments,
+  });
+  return {
+    nominal: d.nominal,
+    paymentLinkId,
+    requestHash: d.hash,
+    requestJson: JSON.stringify({ request: d.request, gateway }),
+    expireAt: expiry.expireAt.toISOString(),
+  };
 }
 
 /** Writes the record first, then asks the gateway; a concurrent twin resumes the same record. */
@@ -75,13 +96,19 @@ async function createFromDraft(services: LinkDeps, d: Draft): Promise<LinkOutcom
 async function correctRefused(services: LinkDeps, tx: TransactionRecord, d: Draft): Promise<LinkOutcome> {
   const f = await draftFields(services, d);
   const now = await services.store.transactions.update(tx.id, { ...f, status: 'pending' }, { ifStatusIn: ['failed'] });
-  if (now.requestHash !== d.hash || !isUnconfirmed(now)) throw conflict(now, `order_id ${now.orderId} already exists with a different request.`);
+  if (now.requestHash !== d.hash || !isUnconfirmed(now))
+    throw conflict(now, `order_id ${now.orderId} already exists with a different request.`);
   return { created: true, tx: await pushPaymentLink(services, now, false) };
 }
 
 /** Same request again: the existing link (200), or finish a creation that was left unconfirmed (201). */
-async function existingOutcome(services: Deps<'gateway' | 'logger' | 'store'>, tx: TransactionRecord, hash: string): Promise<LinkOutcome> {
-  if (tx.kind !== 'payment_link' || tx.requestHash !== hash) throw conflict(tx, `order_id ${tx.orderId} already exists with a different request.`);
+async function existingOutcome(
+  services: Deps<'gateway' | 'logger' | 'store'>,
+  tx: TransactionRecord,
+  hash: string,
+): Promise<LinkOutcome> {
+  if (tx.kind !== 'payment_link' || tx.requestHash !== hash)
+    throw conflict(tx, `order_id ${tx.orderId} already exists with a different request.`);
   if (isUnconfirmed(tx)) return { created: true, tx: await pushPaymentLink(services, tx, true) };
   return { created: false, tx };
 }
@@ -95,14 +122,41 @@ export async function createDirectLink(services: LinkDeps, input: DirectLinkInpu
   // not, when the very same request created the link (it is answered with that link).
   const parsedExpiry = input.expire_at === undefined ? undefined : parseExpireAtText(input.expire_at.trim());
   if (input.expire_at !== undefined && !parsedExpiry) resolveExpiry(input.expire_at, services.clock.now(), 1);
-  const request = { shape: 'direct', order_id: input.order_id, nominal, customer, expire_at: parsedExpiry?.toISOString() };
+  const request = {
+    shape: 'direct',
+    order_id: input.order_id,
+    nominal,
+    customer,
+    expire_at: parsedExpiry?.toISOString(),
+  };
   const hash = requestHash(request);
-  const items: Item[] = [{ id: 'nominal', name: truncate(`Payment ${input.order_id}`, 50), price: nominal, quantity: 1 }];
-  const draft: Draft = { orderId: input.order_id, gatewayOrderId, mercantId: deriveMercantId(input.order_id), attempt: 1, nominal, items, customer, expireAtText: input.expire_at, hash, request };
+  const items: Item[] = [
+    { id: 'nominal', name: truncate(`Payment ${input.order_id}`, 50), price: nominal, quantity: 1 },
+  ];
+  const draft: Draft = {
+    orderId: input.order_id,
+    gatewayOrderId,
+    mercantId: deriveMercantId(input.order_id),
+    attempt: 1,
+    nominal,
+    items,
+    customer,
+    expireAtText: input.expire_at,
+    hash,
+    request,
+  };
   const existing = await findForCreate(services.store, input.order_id, gatewayOrderId);
-  if (existing && existing.kind === 'payment_link' && existing.requestHash === hash && !isUnconfirmed(existing)) return { created: false, tx: existing };
+  if (existing && existing.kind === 'payment_link' && existing.requestHash === hash && !isUnconfirmed(existing))
+    return { created: false, tx: existing };
   if (input.expire_at !== undefined) resolveExpiry(input.expire_at, services.clock.now(), 1);
-  if (existing && existing.kind === 'payment_link' && existing.requestHash !== hash && existing.orderId === input.order_id && wasRefused(existing)) return correctRefused(services, existing, draft);
+  if (
+    existing &&
+    existing.kind === 'payment_link' &&
+    existing.requestHash !== hash &&
+    existing.orderId === input.order_id &&
+    wasRefused(existing)
+  )
+    return correctRefused(services, existing, draft);
   if (existing) return existingOutcome(services, existing, hash);
   return createFromDraft(services, draft);
 }
@@ -112,7 +166,12 @@ function isActive(services: Deps<'clock'>, tx: TransactionRecord): boolean {
 }
 
 /** The ERP-shape rules for an order that already has a record. Undefined → make a new attempt. */
-async function erpExisting(services: Deps<'clock' | 'gateway' | 'logger' | 'store'>, tx: TransactionRecord, hash: string, explicit: boolean): Promise<LinkOutcome | undefined> {
+async function erpExisting(
+  services: Deps<'clock' | 'gateway' | 'logger' | 'store'>,
+  tx: TransactionRecord,
+  hash: string,
+  explicit: boolean,
+): Promise<LinkOutcome | undefined> {
   if (PAID_STATUSES.has(tx.status)) throw conflict(tx, `${tx.orderId} is already ${tx.status}.`);
   const same = tx.kind === 'payment_link' && tx.requestHash === hash;
   if (isUnconfirmed(tx) && (same || !wasRefused(tx))) {
@@ -123,13 +182,20 @@ async function erpExisting(services: Deps<'clock' | 'gateway' | 'logger' | 'stor
     if (!same) throw conflict(tx, `An active link ${tx.orderId} with different items exists; deactivate it first.`);
     return { created: false, tx };
   }
-  if (explicit) throw conflict(tx, `${tx.orderId} is ${tx.status === 'pending' ? 'expired' : tx.status}; send a new order_id or none.`);
+  if (explicit)
+    throw conflict(
+      tx,
+      `${tx.orderId} is ${tx.status === 'pending' ? 'expired' : tx.status}; send a new order_id or none.`,
+    );
   return undefined;
 }
 
 export async function createErpLink(services: LinkDeps, input: ErpLinkInput): Promise<LinkOutcome> {
   const mercantId = input.mercant_id.trim();
-  if (mercantId.length === 0) throw new AppError('VALIDATION_FAILED', 'mercant_id must not be empty.', { errors: [{ path: 'mercant_id', message: 'must not be empty' }] });
+  if (mercantId.length === 0)
+    throw new AppError('VALIDATION_FAILED', 'mercant_id must not be empty.', {
+      errors: [{ path: 'mercant_id', message: 'must not be empty' }],
+    });
   assertPrintableId(mercantId, 'mercant_id');
   if (input.order_id !== undefined) gatewayOrderIdFor(input.order_id);
   else gatewayOrderIdFor(`${mercantId}:1`, 'mercant_id');
@@ -140,7 +206,14 @@ export async function createErpLink(services: LinkDeps, input: ErpLinkInput): Pr
   if (input.expire_at !== undefined) resolveExpiry(input.expire_at, services.clock.now(), 1);
   // The contract's identity of an ERP request is the mercant_id and its items.
   const hash = requestHash({ shape: 'erp', mercant_id: mercantId, items });
-  const request = { shape: 'erp', mercant_id: mercantId, order_id: input.order_id, items, customer, expire_at: input.expire_at };
+  const request = {
+    shape: 'erp',
+    mercant_id: mercantId,
+    order_id: input.order_id,
+    items,
+    customer,
+    expire_at: input.expire_at,
+  };
   const base = { mercantId, nominal, items, customer, expireAtText: input.expire_at, hash, request };
   for (let round = 0; round < 5; round++) {
     const latest = await services.store.transactions.latestForMercant(mercantId);
@@ -148,11 +221,17 @@ export async function createErpLink(services: LinkDeps, input: ErpLinkInput): Pr
       const gatewayOrderId = gatewayOrderIdFor(input.order_id);
       const existing = await findForCreate(services.store, input.order_id, gatewayOrderId);
       if (existing) {
-        if (existing.mercantId !== mercantId) throw conflict(existing, `order_id ${input.order_id} belongs to mercant_id ${existing.mercantId}.`);
+        if (existing.mercantId !== mercantId)
+          throw conflict(existing, `order_id ${input.order_id} belongs to mercant_id ${existing.mercantId}.`);
         const done = await erpExisting(services, existing, hash, true);
         if (done) return done;
       }
-      return createFromDraft(services, { ...base, orderId: input.order_id, gatewayOrderId, attempt: (latest?.attempt ?? 0) + 1 });
+      return createFromDraft(services, {
+        ...base,
+        orderId: input.order_id,
+        gatewayOrderId,
+        attempt: (latest?.attempt ?? 0) + 1,
+      });
     }
     if (latest) {
       const done = await erpExisting(services, latest, hash, false);
@@ -166,15 +245,24 @@ export async function createErpLink(services: LinkDeps, input: ErpLinkInput): Pr
     });
     if (outcome) return outcome;
   }
-  throw new AppError('IDEMPOTENCY_IN_FLIGHT', `Another request for mercant_id ${mercantId} is being processed; retry shortly.`);
+  throw new AppError(
+    'IDEMPOTENCY_IN_FLIGHT',
+    `Another request for mercant_id ${mercantId} is being processed; retry shortly.`,
+  );
 }
 
 /** `mercant_id:N`, skipping numbers whose id (or its sanitized form) is already taken. */
-async function nextAttempt(services: Deps<'store'>, mercantId: string, first: number): Promise<{ orderId: string; gatewayOrderId: string; attempt: number }> {
+async function nextAttempt(
+  services: Deps<'store'>,
+  mercantId: string,
+  first: number,
+): Promise<{ orderId: string; gatewayOrderId: string; attempt: number }> {
   for (let n = first; n < first + 50; n++) {
     const orderId = `${mercantId}:${n}`;
     const gatewayOrderId = gatewayOrderIdFor(orderId, 'mercant_id');
-    const taken = (await services.store.transactions.findByOrderId(orderId)) ?? (await services.store.transactions.findByGatewayOrderId(gatewayOrderId));
+    const taken =
+      (await services.store.transactions.findByOrderId(orderId)) ??
+      (await services.store.transactions.findByGatewayOrderId(gatewayOrderId));
     if (!taken) return { orderId, gatewayOrderId, attempt: n };
   }
   throw new AppError('ORDER_CONFLICT', `No free attempt number for mercant_id ${mercantId}.`);
@@ -193,11 +281,21 @@ export async function resolveLink(services: Deps<'store'>, id: string): Promise<
 }
 
 /** Deactivates a pending link at the gateway and marks it cancelled; already closed links answer as they are. */
-export async function cancelLink(services: Deps<'clock' | 'gateway' | 'logger' | 'outbox' | 'store'>, id: string, actor: Actor): Promise<TransactionRecord> {
+export async function cancelLink(
+  services: Deps<'clock' | 'gateway' | 'logger' | 'outbox' | 'store'>,
+  id: string,
+  actor: Actor,
+): Promise<TransactionRecord> {
   const tx = await resolveLink(services, id);
-  if (PAID_STATUSES.has(tx.status)) throw conflict(tx, `${tx.orderId} is already ${tx.status} and cannot be deactivated.`);
+  if (PAID_STATUSES.has(tx.status))
+    throw conflict(tx, `${tx.orderId} is already ${tx.status} and cannot be deactivated.`);
   if (tx.status !== 'pending') return tx;
-  audit(services, { actor, action: 'link_cancel', subject: tx.orderId, outcome: 'requested' }, `${actorName(actor)} asked to deactivate the link ${tx.orderId}`, { order_id: tx.orderId, mercant_id: tx.mercantId });
+  audit(
+    services,
+    { actor, action: 'link_cancel', subject: tx.orderId, outcome: 'requested' },
+    `${actorName(actor)} asked to deactivate the link ${tx.orderId}`,
+    { order_id: tx.orderId, mercant_id: tx.mercantId },
+  );
   return closeUnusedLink(services, tx, 'cancelled');
 }
 
@@ -206,13 +304,21 @@ export async function cancelLink(services: Deps<'clock' | 'gateway' | 'logger' |
  * deleting an unknown link is harmless), then closed here — only while it is still pending — with
  * an ERP event, like any other status change.
  */
-export async function closeUnusedLink(services: Deps<'clock' | 'gateway' | 'outbox' | 'store'>, tx: TransactionRecord, status: 'cancelled' | 'expired'): Promise<TransactionRecord> {
+export async function closeUnusedLink(
+  services: Deps<'clock' | 'gateway' | 'outbox' | 'store'>,
+  tx: TransactionRecord,
+  status: 'cancelled' | 'expired',
+): Promise<TransactionRecord> {
   await services.gateway.deletePaymentLink(tx.gatewayOrderId);
   const result = await services.store.transaction(async (db) => {
     const current = await db.transactions.findForUpdate({ id: tx.id });
     if (!current || current.status !== 'pending') return { record: current ?? tx };
     const now = services.clock.now();
-    const updated = await db.transactions.update(tx.id, { status, statusVersion: current.statusVersion + 1, lastEventAt: now.toISOString() });
+    const updated = await db.transactions.update(tx.id, {
+      status,
+      statusVersion: current.statusVersion + 1,
+      lastEventAt: now.toISOString(),
+    });
     return { record: updated, eventId: await enqueueStatusChanged(db, updated, updated.nominal, now) };
   });
   if (result.eventId) services.outbox.wake();

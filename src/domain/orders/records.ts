@@ -5,10 +5,21 @@
 import { AppError } from '../../platform/errors.js';
 import { GatewayError, type Refusal } from '../../gateway/port.js';
 import { UniqueViolationError, type Store } from '../../storage/contract.js';
-import { type NewTransaction, type PaymentStatus, type TransactionPatch, type TransactionRecord } from '../../model/payment.js';
+import {
+  type NewTransaction,
+  type PaymentStatus,
+  type TransactionPatch,
+  type TransactionRecord,
+} from '../../model/payment.js';
 
 /** Statuses that mean the order was paid at some point; such an order is never re-created. */
-export const PAID_STATUSES: ReadonlySet<PaymentStatus> = new Set(['paid', 'challenge', 'refunded', 'partially_refunded', 'chargeback']);
+export const PAID_STATUSES: ReadonlySet<PaymentStatus> = new Set([
+  'paid',
+  'challenge',
+  'refunded',
+  'partially_refunded',
+  'chargeback',
+]);
 
 /** Creation not yet confirmed by the gateway: the call timed out, failed, or is still running. */
 export function isUnconfirmed(tx: TransactionRecord): boolean {
@@ -28,8 +39,14 @@ export function wasRefused(tx: TransactionRecord): boolean {
  * status back to pending only when the record still says pending or failed — a notification that
  * arrived during the call (paid, expired…) is never undone by this older view.
  */
-export async function recordCreated(store: Store, tx: TransactionRecord, patch: TransactionPatch, transactionStatus?: string | null): Promise<TransactionRecord> {
-  const revive: TransactionPatch = transactionStatus === undefined ? { status: 'pending' } : { status: 'pending', transactionStatus };
+export async function recordCreated(
+  store: Store,
+  tx: TransactionRecord,
+  patch: TransactionPatch,
+  transactionStatus?: string | null,
+): Promise<TransactionRecord> {
+  const revive: TransactionPatch =
+    transactionStatus === undefined ? { status: 'pending' } : { status: 'pending', transactionStatus };
   // One statement, so the revival is decided against the status as stored at that moment.
   return store.transactions.update(tx.id, patch, { whileStatusIn: { statuses: ['pending', 'failed'], patch: revive } });
 }
@@ -46,19 +63,32 @@ export async function refusedCreation(store: Store, tx: TransactionRecord, refus
 }
 
 export function collision(orderId: string, other: TransactionRecord): AppError {
-  return new AppError('ORDER_ID_COLLISION', `order_id ${JSON.stringify(orderId)} and the existing ${JSON.stringify(other.orderId)} both become gateway order id ${other.gatewayOrderId}.`, {
-    data: { gateway_order_id: other.gatewayOrderId },
-  });
+  return new AppError(
+    'ORDER_ID_COLLISION',
+    `order_id ${JSON.stringify(orderId)} and the existing ${JSON.stringify(other.orderId)} both become gateway order id ${other.gatewayOrderId}.`,
+    {
+      data: { gateway_order_id: other.gatewayOrderId },
+    },
+  );
 }
 
 export function conflict(tx: TransactionRecord, detail: string): AppError {
   return new AppError('ORDER_CONFLICT', detail, {
-    data: { order_id: tx.orderId, gateway_order_id: tx.gatewayOrderId, mercant_id: tx.mercantId, current_status: tx.status },
+    data: {
+      order_id: tx.orderId,
+      gateway_order_id: tx.gatewayOrderId,
+      mercant_id: tx.mercantId,
+      current_status: tx.status,
+    },
   });
 }
 
 /** The record for this order id; a different order id already holding the gateway id → 409 collision. */
-export async function findForCreate(store: Store, orderId: string, gatewayOrderId: string): Promise<TransactionRecord | undefined> {
+export async function findForCreate(
+  store: Store,
+  orderId: string,
+  gatewayOrderId: string,
+): Promise<TransactionRecord | undefined> {
   const mine = await store.transactions.findByOrderId(orderId);
   if (mine) return mine;
   const other = await store.transactions.findByGatewayOrderId(gatewayOrderId);
@@ -67,7 +97,10 @@ export async function findForCreate(store: Store, orderId: string, gatewayOrderI
 }
 
 /** Inserts, or returns the record a concurrent request inserted first (`created: false`). */
-export async function insertOrFind(store: Store, t: NewTransaction): Promise<{ created: boolean; tx: TransactionRecord }> {
+export async function insertOrFind(
+  store: Store,
+  t: NewTransaction,
+): Promise<{ created: boolean; tx: TransactionRecord }> {
   try {
     return { created: true, tx: await store.transactions.insert(t) };
   } catch (err) {

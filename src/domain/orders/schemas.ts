@@ -11,8 +11,16 @@ const Amount = (description: string) => Type.Union([Type.Number(), Type.String({
 const closed = { additionalProperties: false } as const;
 
 export const CustomerInputSchema = Type.Object(
-  { first_name: Type.Optional(Type.String({ maxLength: 255 })), last_name: Type.Optional(Type.String({ maxLength: 255 })), email: Type.Optional(Type.String({ maxLength: 255 })), phone: Type.Optional(Type.String({ maxLength: 64 })) },
-  { additionalProperties: false, description: 'Trimmed; names cut to the gateway limits (50/50), e-mail ≤ 50 and phone ≤ 20 or 400.' },
+  {
+    first_name: Type.Optional(Type.String({ maxLength: 255 })),
+    last_name: Type.Optional(Type.String({ maxLength: 255 })),
+    email: Type.Optional(Type.String({ maxLength: 255 })),
+    phone: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  {
+    additionalProperties: false,
+    description: 'Trimmed; names cut to the gateway limits (50/50), e-mail ≤ 50 and phone ≤ 20 or 400.',
+  },
 );
 export type CustomerInput = Static<typeof CustomerInputSchema>;
 
@@ -27,14 +35,30 @@ export const ItemInputSchema = Type.Object(
 );
 export type ItemInput = Static<typeof ItemInputSchema>;
 
-const ExpireAt = Type.String({ maxLength: 64, description: 'ISO 8601 with offset, or "YYYY-MM-DD HH:mm:ss" in Jakarta time (UTC+7); must lie in the future. Default from config (24 h).' });
-const LinkOrderId = Type.String({ maxLength: 255, description: 'The caller\'s id; may contain ":" and "/". At most 50 characters after sanitizing.' });
+const ExpireAt = Type.String({
+  maxLength: 64,
+  description:
+    'ISO 8601 with offset, or "YYYY-MM-DD HH:mm:ss" in Jakarta time (UTC+7); must lie in the future. Default from config (24 h).',
+});
+const LinkOrderId = Type.String({
+  maxLength: 255,
+  description: 'The caller\'s id; may contain ":" and "/". At most 50 characters after sanitizing.',
+});
 
 /** `POST /api/payments/:order_id/refund`: all of what is left, or a part. */
 export const RefundInputSchema = Type.Object(
   {
-    amount: Type.Optional(Type.Integer({ description: 'Whole rupiah to refund; absent = everything not refunded yet.', examples: [25000] })),
-    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Shown at the gateway with the refund.', examples: ['Item out of stock'] })),
+    amount: Type.Optional(
+      Type.Integer({ description: 'Whole rupiah to refund; absent = everything not refunded yet.', examples: [25000] }),
+    ),
+    reason: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'Shown at the gateway with the refund.',
+        examples: ['Item out of stock'],
+      }),
+    ),
   },
   closed,
 );
@@ -55,7 +79,10 @@ export type DirectLinkInput = Static<typeof DirectLinkInputSchema>;
 /** The ERP's link request: items, and the document id the order id derives from. */
 export const ErpLinkInputSchema = Type.Object(
   {
-    mercant_id: Type.String({ maxLength: 255, description: 'The ERP document id; without order_id the link order id is "mercant_id:N".' }),
+    mercant_id: Type.String({
+      maxLength: 255,
+      description: 'The ERP document id; without order_id the link order id is "mercant_id:N".',
+    }),
     item: Type.Array(ItemInputSchema, { minItems: 1, maxItems: 100 }),
     customer: Type.Optional(CustomerInputSchema),
     expire_at: Type.Optional(ExpireAt),
@@ -66,20 +93,35 @@ export const ErpLinkInputSchema = Type.Object(
 export type ErpLinkInput = Static<typeof ErpLinkInputSchema>;
 
 const order = {
-  order_id: Type.String({ maxLength: 255, description: 'The caller\'s id; at most 50 characters after sanitizing.' }),
+  order_id: Type.String({ maxLength: 255, description: "The caller's id; at most 50 characters after sanitizing." }),
   nominal: Amount('Positive whole rupiah; a string of digits is accepted.'),
   customer: Type.Optional(CustomerInputSchema),
-  items: Type.Optional(Type.Array(ItemInputSchema, { minItems: 1, maxItems: 100, description: 'Σ price × quantity must equal nominal.' })),
-  expire_at: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 with offset, or "YYYY-MM-DD HH:mm:ss" in Jakarta time.' })),
+  items: Type.Optional(
+    Type.Array(ItemInputSchema, { minItems: 1, maxItems: 100, description: 'Σ price × quantity must equal nominal.' }),
+  ),
+  expire_at: Type.Optional(
+    Type.String({ maxLength: 64, description: 'ISO 8601 with offset, or "YYYY-MM-DD HH:mm:ss" in Jakarta time.' }),
+  ),
 };
 
 /** `POST /api/charge`: the order, its payment type and that type's method object (defined in gateway/). */
-export const ChargeInputSchema = Type.Object({ ...order, payment_type: PaymentTypeSchema, ...ChargeMethodsSchema.properties }, closed);
+export const ChargeInputSchema = Type.Object(
+  { ...order, payment_type: PaymentTypeSchema, ...ChargeMethodsSchema.properties },
+  closed,
+);
 export type ChargeInput = Static<typeof ChargeInputSchema>;
 
 /** `POST /api/snap`. */
 export const SnapInputSchema = Type.Object(
-  { ...order, enabled_payments: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 30, description: 'Default: the configured links.enabled_payments, else every method.' })) },
+  {
+    ...order,
+    enabled_payments: Type.Optional(
+      Type.Array(Type.String({ maxLength: 32 }), {
+        maxItems: 30,
+        description: 'Default: the configured links.enabled_payments, else every method.',
+      }),
+    ),
+  },
   closed,
 );
 export type SnapInput = Static<typeof SnapInputSchema>;

@@ -33,8 +33,14 @@ export interface DailyQuery {
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 function validDay(s: string, field: string): void {
-  if (!DAY.test(s) || Number.isNaN(Date.parse(`${s}T00:00:00Z`)) || new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) !== s) {
-    throw new AppError('VALIDATION_FAILED', `${field} must be a date YYYY-MM-DD.`, { errors: [{ path: field, message: 'must be a date YYYY-MM-DD' }] });
+  if (
+    !DAY.test(s) ||
+    Number.isNaN(Date.parse(`${s}T00:00:00Z`)) ||
+    new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) !== s
+  ) {
+    throw new AppError('VALIDATION_FAILED', `${field} must be a date YYYY-MM-DD.`, {
+      errors: [{ path: field, message: 'must be a date YYYY-MM-DD' }],
+    });
   }
 }
 
@@ -49,7 +55,11 @@ function dayFormatter(timeZone: string): Intl.DateTimeFormat {
   try {
     return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
   } catch {
-    throw new AppError('VALIDATION_FAILED', `tz ${JSON.stringify(timeZone.slice(0, 60))} is not a time zone; use an IANA name such as Asia/Jakarta.`, { errors: [{ path: 'tz', message: 'must be an IANA time zone name' }] });
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `tz ${JSON.stringify(timeZone.slice(0, 60))} is not a time zone; use an IANA name such as Asia/Jakarta.`,
+      { errors: [{ path: 'tz', message: 'must be an IANA time zone name' }] },
+    );
   }
 }
 
@@ -57,9 +67,15 @@ function dayFormatter(timeZone: string): Intl.DateTimeFormat {
 export async function dailyReport(services: Deps<'store'>, q: DailyQuery): Promise<DailyRow[]> {
   validDay(q.from, 'from');
   validDay(q.to, 'to');
-  if (q.from > q.to) throw new AppError('VALIDATION_FAILED', 'from must not be after to.', { errors: [{ path: 'from', message: 'must not be after to' }] });
+  if (q.from > q.to)
+    throw new AppError('VALIDATION_FAILED', 'from must not be after to.', {
+      errors: [{ path: 'from', message: 'must not be after to' }],
+    });
   const days = (Date.parse(q.to) - Date.parse(q.from)) / 86_400_000 + 1;
-  if (days > MAX_REPORT_DAYS) throw new AppError('VALIDATION_FAILED', `A report covers at most ${MAX_REPORT_DAYS} days.`, { errors: [{ path: 'to', message: `at most ${MAX_REPORT_DAYS} days after from` }] });
+  if (days > MAX_REPORT_DAYS)
+    throw new AppError('VALIDATION_FAILED', `A report covers at most ${MAX_REPORT_DAYS} days.`, {
+      errors: [{ path: 'to', message: `at most ${MAX_REPORT_DAYS} days after from` }],
+    });
   const formatter = dayFormatter(q.timeZone ?? DEFAULT_REPORT_TIME_ZONE);
   // Stored payment times are Jakarta text; a day elsewhere starts at most 14 h off Jakarta's.
   const from = new Date(Date.parse(jakartaDayStart(q.from)) - 86_400_000);
@@ -67,22 +83,42 @@ export async function dailyReport(services: Deps<'store'>, q: DailyQuery): Promi
   const groups = new Map<string, DailyRow>();
   let after = '';
   for (;;) {
-    const page = await services.store.transactions.listMoneyMovedBetween(toJakartaIso(from), toJakartaIso(to), after, 1000);
+    const page = await services.store.transactions.listMoneyMovedBetween(
+      toJakartaIso(from),
+      toJakartaIso(to),
+      after,
+      1000,
+    );
     for (const tx of page) add(groups, formatter, tx, q);
     if (page.length < 1000) break;
     after = page.at(-1)?.id ?? after;
   }
-  return [...groups.values()].sort((a, b) => a.date.localeCompare(b.date) || a.payment_type.localeCompare(b.payment_type));
+  return [...groups.values()].sort(
+    (a, b) => a.date.localeCompare(b.date) || a.payment_type.localeCompare(b.payment_type),
+  );
 }
 
-function add(groups: Map<string, DailyRow>, formatter: Intl.DateTimeFormat, tx: TransactionRecord, q: DailyQuery): void {
+function add(
+  groups: Map<string, DailyRow>,
+  formatter: Intl.DateTimeFormat,
+  tx: TransactionRecord,
+  q: DailyQuery,
+): void {
   const paidAt = tx.settlementTime ?? tx.transactionTime;
   if (paidAt === null) return;
   const date = dayIn(formatter, paidAt);
   if (date < q.from || date > q.to) return;
   const type = tx.paymentType ?? 'unknown';
   const key = `${date}|${type}`;
-  const row = groups.get(key) ?? { date, payment_type: type, paid_count: 0, paid_amount: 0, refunded_amount: 0, net_amount: 0, fee_amount: null };
+  const row = groups.get(key) ?? {
+    date,
+    payment_type: type,
+    paid_count: 0,
+    paid_amount: 0,
+    refunded_amount: 0,
+    net_amount: 0,
+    fee_amount: null,
+  };
   const paid = tx.paidAmount ?? tx.nominal;
   row.paid_count++;
   row.paid_amount += paid;

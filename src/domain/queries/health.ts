@@ -41,7 +41,11 @@ export async function gatewayHealth(services: Deps<'gateway'>): Promise<GatewayH
     await services.gateway.status(PROBE_ID, { timeoutMs: 2_000 });
     return { status: 'reachable', detail: `answered in ${Math.round(performance.now() - started)} ms` };
   } catch (err) {
-    if (err instanceof GatewayError) return { status: err.kind, detail: err.kind === 'refused' ? `answered ${err.refusal?.code ?? '?'}` : 'no usable answer' };
+    if (err instanceof GatewayError)
+      return {
+        status: err.kind,
+        detail: err.kind === 'refused' ? `answered ${err.refusal?.code ?? '?'}` : 'no usable answer',
+      };
     throw err;
   }
 }
@@ -52,10 +56,16 @@ export type ReadinessCheck = { status: 'ok' | 'failing' | 'unknown'; detail?: st
  * Whether this instance should receive traffic: the database answers, every migration of this
  * version is applied, and it is not shutting down; the failing checks by name.
  */
-export async function readiness(services: Deps<'store'>, closing: boolean, timeoutMs = 2_000): Promise<{ checks: Record<'database' | 'migrations' | 'shutting_down', ReadinessCheck>; failing: string[] }> {
+export async function readiness(
+  services: Deps<'store'>,
+  closing: boolean,
+  timeoutMs = 2_000,
+): Promise<{ checks: Record<'database' | 'migrations' | 'shutting_down', ReadinessCheck>; failing: string[] }> {
   // The driver's message may name hosts or users: the log has it, the probe says only that it failed.
   const db = await databaseHealth(services, timeoutMs);
-  const database: ReadinessCheck = db.ok ? { status: 'ok' } : { status: 'failing', detail: 'the database does not answer' };
+  const database: ReadinessCheck = db.ok
+    ? { status: 'ok' }
+    : { status: 'failing', detail: 'the database does not answer' };
   let migrations: ReadinessCheck = { status: 'unknown' };
   if (db.ok) {
     let timer: NodeJS.Timeout | undefined;
@@ -64,16 +74,26 @@ export async function readiness(services: Deps<'store'>, closing: boolean, timeo
     });
     try {
       const m = await Promise.race([services.store.migrationStatus(), timeout]);
-      migrations = m.pending.length === 0 ? { status: 'ok' } : { status: 'failing', detail: `not applied: ${m.pending.join(', ')} (run paylink migrate)` };
+      migrations =
+        m.pending.length === 0
+          ? { status: 'ok' }
+          : { status: 'failing', detail: `not applied: ${m.pending.join(', ')} (run paylink migrate)` };
     } catch {
       migrations = { status: 'failing', detail: 'the migration table cannot be read' };
     } finally {
       clearTimeout(timer);
     }
   }
-  const shutting_down: ReadinessCheck = closing ? { status: 'failing', detail: 'this instance is shutting down' } : { status: 'ok' };
+  const shutting_down: ReadinessCheck = closing
+    ? { status: 'failing', detail: 'this instance is shutting down' }
+    : { status: 'ok' };
   const checks = { database, migrations, shutting_down };
-  return { checks, failing: Object.entries(checks).filter(([, c]) => c.status === 'failing').map(([name]) => name) };
+  return {
+    checks,
+    failing: Object.entries(checks)
+      .filter(([, c]) => c.status === 'failing')
+      .map(([name]) => name),
+  };
 }
 
 /** What `/health` reports: the database, the gateway in use, and this instance. */
@@ -85,7 +105,9 @@ export interface ServiceHealth {
   uptimeS: number;
 }
 
-export async function serviceHealth(services: Deps<'clock' | 'runtimeConfig' | 'startedAt' | 'store' | 'version'>): Promise<ServiceHealth> {
+export async function serviceHealth(
+  services: Deps<'clock' | 'runtimeConfig' | 'startedAt' | 'store' | 'version'>,
+): Promise<ServiceHealth> {
   const database = await databaseHealth(services);
   // Without the database the stored overrides are unknown: the environment's gateway is shown.
   const stored = database.ok ? await services.runtimeConfig.current().catch(() => undefined) : undefined;

@@ -11,7 +11,10 @@ import { AppError } from '../../platform/errors.js';
 import type { ConsoleSearch, Store } from '../../storage/contract.js';
 
 function checkCursor(store: Store, cursor: string | undefined): void {
-  if (cursor !== undefined && !store.isListCursor(cursor)) throw new AppError('VALIDATION_FAILED', 'The cursor is not one this list handed out.', { errors: [{ path: 'cursor', message: 'is not a cursor this list returned' }] });
+  if (cursor !== undefined && !store.isListCursor(cursor))
+    throw new AppError('VALIDATION_FAILED', 'The cursor is not one this list handed out.', {
+      errors: [{ path: 'cursor', message: 'is not a cursor this list returned' }],
+    });
 }
 
 export interface TransactionListQuery {
@@ -24,13 +27,19 @@ export interface TransactionListQuery {
   cursor?: string;
 }
 
-export async function listTransactions(services: Deps<'store'>, q: TransactionListQuery): Promise<Page<TransactionRecord>> {
+export async function listTransactions(
+  services: Deps<'store'>,
+  q: TransactionListQuery,
+): Promise<Page<TransactionRecord>> {
   checkCursor(services.store, q.cursor);
   return services.store.transactions.list(q);
 }
 
 /** Every transaction the query selects, newest first, a page at a time (an export streams them). */
-export async function* eachTransaction(services: Deps<'store'>, q: Omit<TransactionListQuery, 'cursor' | 'limit'>): AsyncGenerator<TransactionRecord> {
+export async function* eachTransaction(
+  services: Deps<'store'>,
+  q: Omit<TransactionListQuery, 'cursor' | 'limit'>,
+): AsyncGenerator<TransactionRecord> {
   let cursor: string | undefined;
   do {
     const page = await services.store.transactions.list({ ...q, cursor, limit: 1000 });
@@ -47,20 +56,34 @@ export interface DeliveryListQuery {
 }
 
 /** ERP events newest first, each page with the delivery attempts of its events. */
-export async function listDeliveries(services: Deps<'store'>, q: DeliveryListQuery): Promise<{ page: Page<OutboxEvent>; attempts: DeliveryAttempt[] }> {
+export async function listDeliveries(
+  services: Deps<'store'>,
+  q: DeliveryListQuery,
+): Promise<{ page: Page<OutboxEvent>; attempts: DeliveryAttempt[] }> {
   checkCursor(services.store, q.cursor);
   const page = await services.store.outbox.list(q);
   return { page, attempts: await services.store.outbox.attemptsFor(page.items.map((e) => e.seq)) };
 }
 
 /** The console's search, one numbered page (`more`: a next page exists), with the payment types there are to filter by. */
-export async function searchTransactions(services: Deps<'store'>, s: ConsoleSearch): Promise<{ items: TransactionRecord[]; more: boolean; paymentTypes: string[] }> {
-  const [found, paymentTypes] = await Promise.all([services.store.console.searchTransactions(s), services.store.console.paymentTypes()]);
+export async function searchTransactions(
+  services: Deps<'store'>,
+  s: ConsoleSearch,
+): Promise<{ items: TransactionRecord[]; more: boolean; paymentTypes: string[] }> {
+  const [found, paymentTypes] = await Promise.all([
+    services.store.console.searchTransactions(s),
+    services.store.console.paymentTypes(),
+  ]);
   return { ...found, paymentTypes };
 }
 
 /** Failing and/or dead events across orders, oldest first, one numbered page of `pageSize`. */
-export async function undeliveredEvents(services: Deps<'store'>, state: 'failed' | 'dead' | 'both', page: number, pageSize: number): Promise<{ items: OutboxEvent[]; more: boolean }> {
+export async function undeliveredEvents(
+  services: Deps<'store'>,
+  state: 'failed' | 'dead' | 'both',
+  page: number,
+  pageSize: number,
+): Promise<{ items: OutboxEvent[]; more: boolean }> {
   const rows = await services.store.console.undeliverable(state, pageSize + 1, (page - 1) * pageSize);
   return { items: rows.slice(0, pageSize), more: rows.length > pageSize };
 }

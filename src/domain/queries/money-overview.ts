@@ -21,7 +21,13 @@ export interface MoneyOverview {
   /** The last 30 days, oldest first: `YYYY-MM-DD` and rupiah paid that day. */
   perDay: Array<{ date: string; amount: number; count: number }>;
   /** Per payment type among payments created in the last 30 days that ended (paid or not). */
-  perType: Array<{ paymentType: string; started: number; paid: number; successRate: number; medianMinutesToPay: number | null }>;
+  perType: Array<{
+    paymentType: string;
+    started: number;
+    paid: number;
+    successRate: number;
+    medianMinutesToPay: number | null;
+  }>;
 }
 
 const MONEY_MOVED = new Set(['paid', 'partially_refunded', 'refunded', 'chargeback']);
@@ -52,21 +58,34 @@ export async function moneyOverview(services: Deps<'store' | 'clock'>, timeZone:
   const types = new Map<string, { started: number; paid: number; minutes: number[] }>();
   // A payment paid in the window was created at most a few days before it (links live up to 30 days).
   const since = new Date(now - 2 * WINDOW_DAYS * DAY_MS).toISOString();
-  for await (const tx of eachTransaction(services, { since })) count(tx, fmt, perDay, types, now - WINDOW_DAYS * DAY_MS);
+  for await (const tx of eachTransaction(services, { since }))
+    count(tx, fmt, perDay, types, now - WINDOW_DAYS * DAY_MS);
   const today = days.at(-1) ?? '';
   const sum = (n: number) => days.slice(-n).reduce((a, d) => a + (perDay.get(d)?.amount ?? 0), 0);
   const value: MoneyOverview = {
     paid: { today: perDay.get(today)?.amount ?? 0, last7Days: sum(7), last30Days: sum(30) },
     perDay: [...perDay.values()],
     perType: [...types]
-      .map(([paymentType, t]) => ({ paymentType, started: t.started, paid: t.paid, successRate: t.started === 0 ? 0 : t.paid / t.started, medianMinutesToPay: median(t.minutes) }))
+      .map(([paymentType, t]) => ({
+        paymentType,
+        started: t.started,
+        paid: t.paid,
+        successRate: t.started === 0 ? 0 : t.paid / t.started,
+        medianMinutesToPay: median(t.minutes),
+      }))
       .sort((a, b) => b.started - a.started || a.paymentType.localeCompare(b.paymentType)),
   };
   cache.set(services.store, { at: now, key: timeZone, value });
   return value;
 }
 
-function count(tx: TransactionRecord, fmt: Intl.DateTimeFormat, perDay: Map<string, { amount: number; count: number }>, types: Map<string, { started: number; paid: number; minutes: number[] }>, windowStart: number): void {
+function count(
+  tx: TransactionRecord,
+  fmt: Intl.DateTimeFormat,
+  perDay: Map<string, { amount: number; count: number }>,
+  types: Map<string, { started: number; paid: number; minutes: number[] }>,
+  windowStart: number,
+): void {
   const moved = MONEY_MOVED.has(tx.status);
   const paidAt = tx.settlementTime ?? tx.transactionTime;
   if (moved && paidAt) {

@@ -16,7 +16,10 @@ export interface Overview {
 }
 
 /** `since` gives the starts of "today" and "the last 7 days" (the caller knows the time zone they are counted in). */
-export async function overview(services: Deps<'gateway' | 'store'>, since: { today: Date; week: Date }): Promise<Overview> {
+export async function overview(
+  services: Deps<'gateway' | 'store'>,
+  since: { today: Date; week: Date },
+): Promise<Overview> {
   const q = services.store.console;
   const [today, week, outbox, oldestUndelivered, lastNotification, database, gateway] = await Promise.all([
     q.countsByStatus(since.today.toISOString()),

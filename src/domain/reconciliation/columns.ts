@@ -8,7 +8,18 @@ import { AppError } from '../../platform/errors.js';
 import type { ReportRow } from '../../model/reconciliation.js';
 import { JAKARTA_OFFSET, jakartaDay } from '../../platform/time.js';
 
-export const REPORT_FIELDS = ['order_id', 'transaction_id', 'status', 'amount', 'fee', 'net', 'original_amount', 'payment_type', 'transaction_time', 'settlement_time'] as const;
+export const REPORT_FIELDS = [
+  'order_id',
+  'transaction_id',
+  'status',
+  'amount',
+  'fee',
+  'net',
+  'original_amount',
+  'payment_type',
+  'transaction_time',
+  'settlement_time',
+] as const;
 export type ReportField = (typeof REPORT_FIELDS)[number];
 const REQUIRED: readonly ReportField[] = ['order_id', 'status', 'amount'];
 
@@ -26,7 +37,11 @@ const KNOWN_HEADERS: Record<ReportField, readonly string[]> = {
   settlement_time: ['Settlement Time', 'Settlement time', 'Settlement Date', 'settlement_time'],
 };
 
-const norm = (h: string) => h.replace(/^\uFEFF/, '').toLowerCase().replace(/[^a-z0-9]/g, '');
+const norm = (h: string) =>
+  h
+    .replace(/^\uFEFF/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
 
 /** `field:Header,field:Header` or a JSON object `{ "field": "Header" }`; the fields not named keep the known headers. */
 export function parseColumnMapping(raw: string | undefined): Partial<Record<ReportField, string>> {
@@ -37,9 +52,14 @@ export function parseColumnMapping(raw: string | undefined): Partial<Record<Repo
     try {
       parsed = JSON.parse(raw);
     } catch {
-      throw new AppError('VALIDATION_FAILED', 'columns is not valid JSON.', { errors: [{ path: 'columns', message: 'must be a JSON object or field:Header pairs' }] });
+      throw new AppError('VALIDATION_FAILED', 'columns is not valid JSON.', {
+        errors: [{ path: 'columns', message: 'must be a JSON object or field:Header pairs' }],
+      });
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new AppError('VALIDATION_FAILED', 'columns must be an object.', { errors: [{ path: 'columns', message: 'must be a JSON object or field:Header pairs' }] });
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new AppError('VALIDATION_FAILED', 'columns must be an object.', {
+        errors: [{ path: 'columns', message: 'must be a JSON object or field:Header pairs' }],
+      });
     pairs = Object.entries(parsed);
   } else {
     pairs = raw.split(',').map((p) => {
@@ -49,8 +69,16 @@ export function parseColumnMapping(raw: string | undefined): Partial<Record<Repo
   }
   const out: Partial<Record<ReportField, string>> = {};
   for (const [field, header] of pairs) {
-    if (!(REPORT_FIELDS as readonly string[]).includes(field)) throw new AppError('VALIDATION_FAILED', `columns names an unknown field ${JSON.stringify(field.slice(0, 40))}; the fields are ${REPORT_FIELDS.join(', ')}.`, { errors: [{ path: 'columns', message: `unknown field ${field.slice(0, 40)}` }] });
-    if (typeof header !== 'string' || header === '') throw new AppError('VALIDATION_FAILED', `columns: ${field} needs a header name.`, { errors: [{ path: 'columns', message: `${field} needs a header name` }] });
+    if (!(REPORT_FIELDS as readonly string[]).includes(field))
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `columns names an unknown field ${JSON.stringify(field.slice(0, 40))}; the fields are ${REPORT_FIELDS.join(', ')}.`,
+        { errors: [{ path: 'columns', message: `unknown field ${field.slice(0, 40)}` }] },
+      );
+    if (typeof header !== 'string' || header === '')
+      throw new AppError('VALIDATION_FAILED', `columns: ${field} needs a header name.`, {
+        errors: [{ path: 'columns', message: `${field} needs a header name` }],
+      });
     out[field as ReportField] = header;
   }
   return out;
@@ -69,14 +97,30 @@ export function locateColumns(header: readonly string[], mapping: Partial<Record
   }
   const missing = REQUIRED.filter((f) => index[f] === undefined);
   if (missing.length > 0) {
-    const want = missing.map((f) => `${f} (${mapping[f] !== undefined ? JSON.stringify(mapping[f]) : KNOWN_HEADERS[f].slice(0, 3).map((h) => JSON.stringify(h)).join(' or ')})`);
-    throw new AppError('VALIDATION_FAILED', `Line 1: the header has no column for ${want.join(', ')}; name them with ?columns=field:Header.`, { errors: missing.map((f) => ({ path: 'line 1', message: `no column for ${f}` })) });
+    const want = missing.map(
+      (f) =>
+        `${f} (${
+          mapping[f] !== undefined
+            ? JSON.stringify(mapping[f])
+            : KNOWN_HEADERS[f]
+                .slice(0, 3)
+                .map((h) => JSON.stringify(h))
+                .join(' or ')
+        })`,
+    );
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `Line 1: the header has no column for ${want.join(', ')}; name them with ?columns=field:Header.`,
+      { errors: missing.map((f) => ({ path: 'line 1', message: `no column for ${f}` })) },
+    );
   }
   return index;
 }
 
 export function malformed(line: number, column: string, message: string): AppError {
-  return new AppError('VALIDATION_FAILED', `Line ${line}, column ${JSON.stringify(column)}: ${message}.`, { errors: [{ path: `line ${line}, column ${column}`, message }] });
+  return new AppError('VALIDATION_FAILED', `Line ${line}, column ${JSON.stringify(column)}: ${message}.`, {
+    errors: [{ path: `line ${line}, column ${column}`, message }],
+  });
 }
 
 /**
@@ -96,10 +140,18 @@ function amountDigits(s: string): { whole: string; fraction: string } | undefine
 
 /** Whole rupiah: `150000`, `150000.00`, `150000,00`, `150,000.00`, `150.000,00`, `Rp 150.000`; never negative. */
 export function readAmount(raw: string, line: number, column: string): number {
-  const s = raw.trim().replace(/^(rp|idr)\.?\s*/i, '').replace(/[\s\u00A0]/g, '');
+  const s = raw
+    .trim()
+    .replace(/^(rp|idr)\.?\s*/i, '')
+    .replace(/[\s\u00A0]/g, '');
   const d = amountDigits(s);
   const shown = JSON.stringify(raw.slice(0, 40));
-  if (!d || d.whole.length > 15) throw malformed(line, column, `${shown} is not an amount in rupiah (150000, 150000.00, 150000,00, 150,000.00 or 150.000,00)`);
+  if (!d || d.whole.length > 15)
+    throw malformed(
+      line,
+      column,
+      `${shown} is not an amount in rupiah (150000, 150000.00, 150000,00, 150,000.00 or 150.000,00)`,
+    );
   if (Number(d.fraction) !== 0) throw malformed(line, column, `${shown} has a fraction of a rupiah`);
   return Number(d.whole);
 }
@@ -113,7 +165,8 @@ export interface DateWindow {
 export function reportWindow(now: Date): DateWindow {
   const today = jakartaDay(now.toISOString());
   const [y, m, d] = today.split('-').map(Number);
-  const day = (dy: number, dd: number) => new Date(Date.UTC((y ?? 0) + dy, (m ?? 1) - 1, (d ?? 1) + dd)).toISOString().slice(0, 10);
+  const day = (dy: number, dd: number) =>
+    new Date(Date.UTC((y ?? 0) + dy, (m ?? 1) - 1, (d ?? 1) + dd)).toISOString().slice(0, 10);
   return { from: day(-2, 0), to: day(0, 1) };
 }
 
@@ -139,18 +192,37 @@ export function readTime(raw: string, line: number, column: string, window: Date
   const m = local ?? iso;
   if (!m) throw malformed(line, column, `${shown} is not a date and time ${TIME_FORMS}`);
   const [, day = '', hh = '00', mm = '00', ss = '00'] = m;
-  if (!isCalendarDay(day) || Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) throw malformed(line, column, `${shown} is not a real date and time`);
+  if (!isCalendarDay(day) || Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59)
+    throw malformed(line, column, `${shown} is not a real date and time`);
   const out = local ? `${day}T${hh}:${mm}:${ss}${JAKARTA_OFFSET}` : s;
   const jakarta = jakartaDay(out);
-  if (jakarta < window.from || jakarta > window.to) throw malformed(line, column, `${shown} is outside the days a report of today can cover (${window.from} to ${window.to}, Jakarta)`);
+  if (jakarta < window.from || jakarta > window.to)
+    throw malformed(
+      line,
+      column,
+      `${shown} is outside the days a report of today can cover (${window.from} to ${window.to}, Jakarta)`,
+    );
   return out;
 }
 
 /** The fee and net of a row, each completed from the other; fee ≤ amount and net = amount − fee, or a 400. */
-function feeAndNet(amount: number, fee: number | null, net: number | null, line: number, name: (f: ReportField) => string): { fee: number | null; net: number | null } {
-  if (fee !== null && fee > amount) throw malformed(line, name('fee'), `the fee ${fee} is more than the amount ${amount}`);
-  if (net !== null && net > amount) throw malformed(line, name('net'), `the net ${net} is more than the amount ${amount}`);
-  if (fee !== null && net !== null && net !== amount - fee) throw malformed(line, name('net'), `the net ${net} is not the amount ${amount} less the fee ${fee} (${amount - fee})`);
+function feeAndNet(
+  amount: number,
+  fee: number | null,
+  net: number | null,
+  line: number,
+  name: (f: ReportField) => string,
+): { fee: number | null; net: number | null } {
+  if (fee !== null && fee > amount)
+    throw malformed(line, name('fee'), `the fee ${fee} is more than the amount ${amount}`);
+  if (net !== null && net > amount)
+    throw malformed(line, name('net'), `the net ${net} is more than the amount ${amount}`);
+  if (fee !== null && net !== null && net !== amount - fee)
+    throw malformed(
+      line,
+      name('net'),
+      `the net ${net} is not the amount ${amount} less the fee ${fee} (${amount - fee})`,
+    );
   if (fee !== null) return { fee, net: amount - fee };
   if (net !== null) return { fee: amount - net, net };
   return { fee: null, net: null };
@@ -162,13 +234,24 @@ export function refuseNul(cells: readonly string[], line: number, header: readon
   if (at < 0) return;
   const hint = line === 1 ? ' (a UTF-16 file needs its byte-order mark; other binary files are not reports)' : '';
   const name = header[at];
-  throw malformed(line, name === undefined || name.includes('\u0000') ? String(at + 1) : name, `contains a NUL character (U+0000)${hint}`);
+  throw malformed(
+    line,
+    name === undefined || name.includes('\u0000') ? String(at + 1) : name,
+    `contains a NUL character (U+0000)${hint}`,
+  );
 }
 
 /** One data line of the file as a report row. */
-export function readRow(cells: readonly string[], line: number, index: ColumnIndex, header: readonly string[], window: DateWindow): ReportRow {
+export function readRow(
+  cells: readonly string[],
+  line: number,
+  index: ColumnIndex,
+  header: readonly string[],
+  window: DateWindow,
+): ReportRow {
   refuseNul(cells, line, header);
-  const cell = (f: ReportField): string | undefined => (index[f] === undefined ? undefined : (cells[index[f] ?? 0] ?? '').trim());
+  const cell = (f: ReportField): string | undefined =>
+    index[f] === undefined ? undefined : (cells[index[f] ?? 0] ?? '').trim();
   const name = (f: ReportField) => header[index[f] ?? 0] ?? f;
   const required = (f: ReportField): string => {
     const v = cell(f);

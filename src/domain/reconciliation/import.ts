@@ -11,10 +11,24 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
-import type { NewReconciliationRow, ReconciliationCounts, ReconciliationImport, ReportRow } from '../../model/reconciliation.js';
+import type {
+  NewReconciliationRow,
+  ReconciliationCounts,
+  ReconciliationImport,
+  ReportRow,
+} from '../../model/reconciliation.js';
 import { AppError } from '../../platform/errors.js';
 import { isPurchaseOf } from '../../gateway/report.js';
-import { isCalendarDay, locateColumns, parseColumnMapping, readRow, refuseNul, reportWindow, type ColumnIndex, type DateWindow } from './columns.js';
+import {
+  isCalendarDay,
+  locateColumns,
+  parseColumnMapping,
+  readRow,
+  refuseNul,
+  reportWindow,
+  type ColumnIndex,
+  type DateWindow,
+} from './columns.js';
 import { readRecords, type SeparatorName } from './reader.js';
 import { matchRow } from './match.js';
 import { jakartaDay, jakartaDayEnd, jakartaDayStart } from '../../platform/time.js';
@@ -43,7 +57,15 @@ export interface ImportOutcome {
   import: ReconciliationImport;
 }
 
-const emptyCounts = (): ReconciliationCounts => ({ rows: 0, matched: 0, missing_here: 0, missing_at_gateway: 0, amount_mismatch: 0, status_mismatch: 0, transaction_mismatch: 0 });
+const emptyCounts = (): ReconciliationCounts => ({
+  rows: 0,
+  matched: 0,
+  missing_here: 0,
+  missing_at_gateway: 0,
+  amount_mismatch: 0,
+  status_mismatch: 0,
+  transaction_mismatch: 0,
+});
 
 /** Another import of the same file finished first. */
 class ImportedMeanwhile extends Error {}
@@ -86,12 +108,23 @@ export async function importGatewayReport(services: ImportDeps, req: ImportReque
  * The import made visible with its counts, and the fee and net of its matched rows written, in one
  * transaction. False: an import of the same file finished first (nothing of this one is kept).
  */
-async function commit(services: ImportDeps, id: string, sha: string, counts: ReconciliationCounts, covers: { from: string | null; to: string | null }): Promise<boolean> {
+async function commit(
+  services: ImportDeps,
+  id: string,
+  sha: string,
+  counts: ReconciliationCounts,
+  covers: { from: string | null; to: string | null },
+): Promise<boolean> {
   try {
     await services.store.transaction(async (tx) => {
-      if (!(await tx.reconciliation.finish(id, sha, counts, covers, services.clock.now()))) throw new ImportedMeanwhile();
+      if (!(await tx.reconciliation.finish(id, sha, counts, covers, services.clock.now())))
+        throw new ImportedMeanwhile();
       const fees = await tx.reconciliation.keepMatchedFees(id);
-      if (fees.written < fees.expected) throw new AppError('RECONCILIATION_CONFLICT', `${fees.expected - fees.written} of the payments the report matched changed while it was being imported (a notification or a refund arrived); nothing of the import was kept. Import the file again.`);
+      if (fees.written < fees.expected)
+        throw new AppError(
+          'RECONCILIATION_CONFLICT',
+          `${fees.expected - fees.written} of the payments the report matched changed while it was being imported (a notification or a refund arrived); nothing of the import was kept. Import the file again.`,
+        );
     });
     return true;
   } catch (err) {
@@ -100,15 +133,30 @@ async function commit(services: ImportDeps, id: string, sha: string, counts: Rec
   }
 }
 
-function coversParam(from: string | undefined, to: string | undefined, window: DateWindow): { from: string; to: string } | undefined {
+function coversParam(
+  from: string | undefined,
+  to: string | undefined,
+  window: DateWindow,
+): { from: string; to: string } | undefined {
   if (from === undefined && to === undefined) return undefined;
-  const problem = (path: 'from' | 'to', message: string) => new AppError('VALIDATION_FAILED', `${path}: ${message}.`, { errors: [{ path, message }] });
+  const problem = (path: 'from' | 'to', message: string) =>
+    new AppError('VALIDATION_FAILED', `${path}: ${message}.`, { errors: [{ path, message }] });
   if (from === undefined || to === undefined || from > to) {
-    throw new AppError('VALIDATION_FAILED', 'from and to go together, as YYYY-MM-DD with from ≤ to.', { errors: [{ path: 'from', message: 'must be YYYY-MM-DD, with to, from ≤ to' }] });
+    throw new AppError('VALIDATION_FAILED', 'from and to go together, as YYYY-MM-DD with from ≤ to.', {
+      errors: [{ path: 'from', message: 'must be YYYY-MM-DD, with to, from ≤ to' }],
+    });
   }
-  for (const [path, day] of [['from', from], ['to', to]] as const) {
-    if (!isCalendarDay(day)) throw problem(path, `${JSON.stringify(day.slice(0, 10))} is not a day of the calendar (YYYY-MM-DD)`);
-    if (day < window.from || day > window.to) throw problem(path, `${day} is outside the days a report of today can cover (${window.from} to ${window.to}, Jakarta)`);
+  for (const [path, day] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
+    if (!isCalendarDay(day))
+      throw problem(path, `${JSON.stringify(day.slice(0, 10))} is not a day of the calendar (YYYY-MM-DD)`);
+    if (day < window.from || day > window.to)
+      throw problem(
+        path,
+        `${day} is outside the days a report of today can cover (${window.from} to ${window.to}, Jakarta)`,
+      );
   }
   return { from, to };
 }
@@ -128,7 +176,11 @@ class ImportRun {
   ) {}
 
   /** Reads, validates, matches and stages the whole file; the SHA-256 of its bytes. */
-  async stageAll(body: Readable, mapping: ReturnType<typeof parseColumnMapping>, separator: SeparatorName | undefined): Promise<string> {
+  async stageAll(
+    body: Readable,
+    mapping: ReturnType<typeof parseColumnMapping>,
+    separator: SeparatorName | undefined,
+  ): Promise<string> {
     const hash = createHash('sha256');
     for await (const rec of readRecords(body, { hash, maxBytes: MAX_REPORT_BYTES, separator })) {
       if (this.header.length === 0) {
@@ -140,7 +192,10 @@ class ImportRun {
       this.batch.push(readRow(rec.cells, rec.line, this.index, this.header, this.window));
       if (this.batch.length >= BATCH) await this.stage();
     }
-    if (this.header.length === 0) throw new AppError('VALIDATION_FAILED', 'The report is empty: it needs a header line and rows.', { errors: [{ path: 'line 1', message: 'no header line' }] });
+    if (this.header.length === 0)
+      throw new AppError('VALIDATION_FAILED', 'The report is empty: it needs a header line and rows.', {
+        errors: [{ path: 'line 1', message: 'no header line' }],
+      });
     await this.stage();
     return hash.digest('hex');
   }
@@ -159,7 +214,10 @@ class ImportRun {
     const out: NewReconciliationRow[] = [];
     for (const row of rows) {
       const tx = found.get(row.orderId);
-      const holder = row.transactionId !== null && tx?.gatewayTransactionId !== row.transactionId ? await this.services.store.transactions.findByGatewayTransactionId(row.transactionId) : undefined;
+      const holder =
+        row.transactionId !== null && tx?.gatewayTransactionId !== row.transactionId
+          ? await this.services.store.transactions.findByGatewayTransactionId(row.transactionId)
+          : undefined;
       const v = matchRow(row, tx, holder);
       const about = v.result === 'transaction_mismatch' ? (tx ?? holder) : tx;
       this.counts.rows++;
@@ -184,7 +242,11 @@ class ImportRun {
       });
     }
     await this.services.store.reconciliation.addRows(out);
-    if (this.counts.rows % 10_000 < rows.length) this.services.logger.info({ reconciliation_import: this.id, rows: this.counts.rows }, 'reconciliation import: rows read');
+    if (this.counts.rows % 10_000 < rows.length)
+      this.services.logger.info(
+        { reconciliation_import: this.id, rows: this.counts.rows },
+        'reconciliation import: rows read',
+      );
   }
 
   private noteDay(day: string): void {
@@ -199,7 +261,10 @@ class ImportRun {
     const byId = new Map((await t.findManyByGatewayOrderIds(ids)).map((x) => [x.gatewayOrderId, x]));
     const bases = new Map<string, string>();
     for (const id of ids.filter((i) => !byId.has(i))) for (const base of purchaseBases(id)) bases.set(base, id);
-    if (bases.size > 0) for (const link of await t.findManyByGatewayOrderIds([...bases.keys()])) if (link.kind === 'payment_link') for (const id of ids) if (!byId.has(id) && isPurchaseOf(id, link.gatewayOrderId)) byId.set(id, link);
+    if (bases.size > 0)
+      for (const link of await t.findManyByGatewayOrderIds([...bases.keys()]))
+        if (link.kind === 'payment_link')
+          for (const id of ids) if (!byId.has(id) && isPurchaseOf(id, link.gatewayOrderId)) byId.set(id, link);
     return byId;
   }
 
@@ -207,7 +272,13 @@ class ImportRun {
   async findMissingAtGateway(fromDay: string, toDay: string): Promise<void> {
     let after = '';
     for (;;) {
-      const page = await this.services.store.reconciliation.missingAtGateway(this.id, jakartaDayStart(fromDay), jakartaDayEnd(toDay), after, BATCH);
+      const page = await this.services.store.reconciliation.missingAtGateway(
+        this.id,
+        jakartaDayStart(fromDay),
+        jakartaDayEnd(toDay),
+        after,
+        BATCH,
+      );
       if (page.length === 0) return;
       this.counts.missing_at_gateway += page.length;
       await this.services.store.reconciliation.addRows(
@@ -232,9 +303,27 @@ class ImportRun {
   }
 
   log(done: ReconciliationImport): void {
-    const exceptions = done.missing_here + done.missing_at_gateway + done.amount_mismatch + done.status_mismatch + done.transaction_mismatch;
-    const line = { reconciliation_import: done.id, rows: done.rows, matched: done.matched, missing_here: done.missing_here, missing_at_gateway: done.missing_at_gateway, amount_mismatch: done.amount_mismatch, status_mismatch: done.status_mismatch, transaction_mismatch: done.transaction_mismatch };
-    if (exceptions > 0) this.services.logger.warn({ ...line, alert: 'reconciliation_mismatch' }, 'reconciliation import: the gateway report and paylink differ');
+    const exceptions =
+      done.missing_here +
+      done.missing_at_gateway +
+      done.amount_mismatch +
+      done.status_mismatch +
+      done.transaction_mismatch;
+    const line = {
+      reconciliation_import: done.id,
+      rows: done.rows,
+      matched: done.matched,
+      missing_here: done.missing_here,
+      missing_at_gateway: done.missing_at_gateway,
+      amount_mismatch: done.amount_mismatch,
+      status_mismatch: done.status_mismatch,
+      transaction_mismatch: done.transaction_mismatch,
+    };
+    if (exceptions > 0)
+      this.services.logger.warn(
+        { ...line, alert: 'reconciliation_mismatch' },
+        'reconciliation import: the gateway report and paylink differ',
+      );
     else this.services.logger.info(line, 'reconciliation import: every row matched');
   }
 }

@@ -28,16 +28,36 @@ export interface RowVerdict {
  */
 export function matchRow(row: ReportRow, tx: TransactionRecord | undefined, holder?: TransactionRecord): RowVerdict {
   if (holder && holder.id !== tx?.id) return transactionMismatch(row, tx, holder);
-  if (!tx) return { result: 'missing_here', paylinkStatus: null, paylinkAmount: null, detail: 'paylink holds no payment with this order id' };
+  if (!tx)
+    return {
+      result: 'missing_here',
+      paylinkStatus: null,
+      paylinkAmount: null,
+      detail: 'paylink holds no payment with this order id',
+    };
   const expected = tx.paidAmount ?? tx.nominal;
   const problems: string[] = [];
-  const amountDiffers = row.originalAmount !== null ? row.originalAmount !== tx.nominal || (tx.paidAmount !== null && row.amount !== tx.paidAmount) : row.amount !== expected;
-  if (amountDiffers) problems.push(`amount: the report says ${row.amount}${row.originalAmount !== null ? ` (original ${row.originalAmount})` : ''}, paylink ${expected}`);
+  const amountDiffers =
+    row.originalAmount !== null
+      ? row.originalAmount !== tx.nominal || (tx.paidAmount !== null && row.amount !== tx.paidAmount)
+      : row.amount !== expected;
+  if (amountDiffers)
+    problems.push(
+      `amount: the report says ${row.amount}${row.originalAmount !== null ? ` (original ${row.originalAmount})` : ''}, paylink ${expected}`,
+    );
   const reported = mapGatewayStatus(row.status);
   const statusDiffers = reported !== tx.status;
-  if (statusDiffers) problems.push(`status: the report says ${row.status}${reported && reported !== row.status ? ` (${reported})` : ''}, paylink ${tx.status}`);
+  if (statusDiffers)
+    problems.push(
+      `status: the report says ${row.status}${reported && reported !== row.status ? ` (${reported})` : ''}, paylink ${tx.status}`,
+    );
   const result = amountDiffers ? 'amount_mismatch' : statusDiffers ? 'status_mismatch' : 'matched';
-  return { result, paylinkStatus: tx.status, paylinkAmount: expected, detail: problems.length > 0 ? problems.join('; ') : null };
+  return {
+    result,
+    paylinkStatus: tx.status,
+    paylinkAmount: expected,
+    detail: problems.length > 0 ? problems.join('; ') : null,
+  };
 }
 
 function transactionMismatch(row: ReportRow, tx: TransactionRecord | undefined, holder: TransactionRecord): RowVerdict {
@@ -45,5 +65,10 @@ function transactionMismatch(row: ReportRow, tx: TransactionRecord | undefined, 
   const detail = tx
     ? `transaction id: the report says ${row.transactionId ?? ''}, which paylink holds for order ${holder.orderId}, not this one`
     : `paylink holds no payment with this order id; its transaction id ${row.transactionId ?? ''} is paylink's order ${holder.orderId} (gateway order id ${holder.gatewayOrderId})`;
-  return { result: 'transaction_mismatch', paylinkStatus: about.status, paylinkAmount: about.paidAmount ?? about.nominal, detail };
+  return {
+    result: 'transaction_mismatch',
+    paylinkStatus: about.status,
+    paylinkAmount: about.paidAmount ?? about.nominal,
+    detail,
+  };
 }

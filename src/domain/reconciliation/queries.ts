@@ -4,12 +4,22 @@ import type { Page } from '../../model/page.js';
 import type { ReconciliationImport, ReconciliationResult, ReconciliationRow } from '../../model/reconciliation.js';
 import { AppError } from '../../platform/errors.js';
 
-export async function listReconciliations(services: Deps<'store'>, q: { limit: number; cursor?: string }): Promise<Page<ReconciliationImport>> {
-  if (q.cursor !== undefined && !services.store.isListCursor(q.cursor)) throw new AppError('VALIDATION_FAILED', 'The cursor is not one this list handed out.', { errors: [{ path: 'cursor', message: 'is not a cursor this list returned' }] });
+export async function listReconciliations(
+  services: Deps<'store'>,
+  q: { limit: number; cursor?: string },
+): Promise<Page<ReconciliationImport>> {
+  if (q.cursor !== undefined && !services.store.isListCursor(q.cursor))
+    throw new AppError('VALIDATION_FAILED', 'The cursor is not one this list handed out.', {
+      errors: [{ path: 'cursor', message: 'is not a cursor this list returned' }],
+    });
   return services.store.reconciliation.list(q);
 }
 
-export async function getReconciliation(services: Deps<'store'>, id: string, q: { result?: ReconciliationResult; limit: number; afterId?: number }): Promise<{ imp: ReconciliationImport; rows: ReconciliationRow[] }> {
+export async function getReconciliation(
+  services: Deps<'store'>,
+  id: string,
+  q: { result?: ReconciliationResult; limit: number; afterId?: number },
+): Promise<{ imp: ReconciliationImport; rows: ReconciliationRow[] }> {
   const imp = await services.store.reconciliation.get(id);
   if (!imp || imp.state !== 'done') throw new AppError('NOT_FOUND', `No reconciliation import ${JSON.stringify(id)}.`);
   return { imp, rows: await services.store.reconciliation.rows(id, q) };

@@ -21,7 +21,9 @@ export function separatorNamed(value: string | undefined): SeparatorName | undef
   if (value === undefined || value === '') return undefined;
   if (isSeparatorName(value)) return value;
   const names = Object.keys(SEPARATORS).join(', ');
-  throw new AppError('VALIDATION_FAILED', `separator is one of ${names}.`, { errors: [{ path: 'separator', message: `must be one of ${names}` }] });
+  throw new AppError('VALIDATION_FAILED', `separator is one of ${names}.`, {
+    errors: [{ path: 'separator', message: `must be one of ${names}` }],
+  });
 }
 
 export interface ReportRecord {
@@ -40,7 +42,11 @@ function encodingOf(start: Buffer): 'utf-8' | 'utf-16le' | 'utf-16be' {
 }
 
 const notText = (line: number) =>
-  new AppError('VALIDATION_FAILED', `Line ${line}: the file is not text in UTF-8 (or UTF-16 with a byte-order mark); export the report as CSV.`, { errors: [{ path: `line ${line}`, message: 'not UTF-8 text' }] });
+  new AppError(
+    'VALIDATION_FAILED',
+    `Line ${line}: the file is not text in UTF-8 (or UTF-16 with a byte-order mark); export the report as CSV.`,
+    { errors: [{ path: `line ${line}`, message: 'not UTF-8 text' }] },
+  );
 
 /** Bytes → text in the file's encoding, its byte-order mark dropped; the bytes hashed and counted as they pass. */
 class ReportDecoder extends Transform {
@@ -58,7 +64,13 @@ class ReportDecoder extends Transform {
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     this.bytes += chunk.length;
-    if (this.bytes > this.maxBytes) return done(new AppError('PAYLOAD_TOO_LARGE', `The report exceeds ${this.maxBytes / 1024 / 1024} MB; export fewer days at a time.`));
+    if (this.bytes > this.maxBytes)
+      return done(
+        new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `The report exceeds ${this.maxBytes / 1024 / 1024} MB; export fewer days at a time.`,
+        ),
+      );
     this.hash.update(chunk);
     if (this.decoder) return this.decode(chunk, true, done);
     // The byte-order mark is read whole before anything is decoded.
@@ -94,14 +106,21 @@ function detectSeparator(head: string): Separator {
   for (const ch of head) {
     if (ch === '"') quoted = !quoted;
     else if (!quoted && (ch === '\n' || ch === '\r')) break;
-    else if (!quoted && counts.has(ch as Separator)) counts.set(ch as Separator, (counts.get(ch as Separator) ?? 0) + 1);
+    else if (!quoted && counts.has(ch as Separator))
+      counts.set(ch as Separator, (counts.get(ch as Separator) ?? 0) + 1);
   }
   const ranked = [...counts].sort((a, b) => b[1] - a[1]);
   const [best, second] = ranked;
   if (!best || best[1] === 0) return ',';
   if (second && second[1] === best[1]) {
-    const names = Object.entries(SEPARATORS).filter(([, s]) => counts.get(s) === best[1]).map(([n]) => n);
-    throw new AppError('VALIDATION_FAILED', `Line 1: the header line is separated by ${names.join(' and by ')} as often; name the separator with separator=${names.join(' or separator=')}.`, { errors: [{ path: 'line 1', message: `separator unclear: ${names.join(' or ')}` }] });
+    const names = Object.entries(SEPARATORS)
+      .filter(([, s]) => counts.get(s) === best[1])
+      .map(([n]) => n);
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `Line 1: the header line is separated by ${names.join(' and by ')} as often; name the separator with separator=${names.join(' or separator=')}.`,
+      { errors: [{ path: 'line 1', message: `separator unclear: ${names.join(' or ')}` }] },
+    );
   }
   return best[0];
 }
@@ -109,16 +128,22 @@ function detectSeparator(head: string): Separator {
 /** A file that is not CSV: the line (and field) where reading stopped. */
 function csvProblem(err: CsvError): AppError {
   const lines = typeof err.lines === 'number' ? err.lines : undefined;
-  const column = typeof err.index === 'number' ? err.index + 1 : typeof err.column === 'number' ? err.column + 1 : undefined;
+  const column =
+    typeof err.index === 'number' ? err.index + 1 : typeof err.column === 'number' ? err.column + 1 : undefined;
   const where = `${lines !== undefined ? `Line ${lines}` : 'The file'}${column !== undefined ? `, column ${column}` : ''}`;
-  return new AppError('VALIDATION_FAILED', `${where}: ${err.message.replace(/^[A-Za-z ]+: /, '')}`, { errors: [{ path: where.toLowerCase(), message: err.code }] });
+  return new AppError('VALIDATION_FAILED', `${where}: ${err.message.replace(/^[A-Za-z ]+: /, '')}`, {
+    errors: [{ path: where.toLowerCase(), message: err.code }],
+  });
 }
 
 /**
  * The records of `body`, header first; `hash` is fed its bytes. On an early stop (a row refused) the body is left unread
  * rather than destroyed, so the answer still reaches the sender over the same connection.
  */
-export async function* readRecords(body: Readable, o: { hash: Hash; maxBytes: number; separator?: SeparatorName }): AsyncGenerator<ReportRecord> {
+export async function* readRecords(
+  body: Readable,
+  o: { hash: Hash; maxBytes: number; separator?: SeparatorName },
+): AsyncGenerator<ReportRecord> {
   const decoder = new ReportDecoder(o.hash, o.maxBytes);
   body.once('error', (err) => decoder.destroy(err));
   // Past the size limit nothing more of the body is read.
@@ -141,9 +166,19 @@ export async function* readRecords(body: Readable, o: { hash: Hash; maxBytes: nu
     };
     const from = Readable.from(rest(), { objectMode: true });
     source = from;
-    const parser = from.pipe(parse({ bom: true, info: true, delimiter, skip_empty_lines: true, relax_column_count: true, max_record_size: 64 * 1024 }));
+    const parser = from.pipe(
+      parse({
+        bom: true,
+        info: true,
+        delimiter,
+        skip_empty_lines: true,
+        relax_column_count: true,
+        max_record_size: 64 * 1024,
+      }),
+    );
     from.once('error', (err) => parser.destroy(err));
-    for await (const rec of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) yield { cells: rec.record, line: rec.info.lines };
+    for await (const rec of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>)
+      yield { cells: rec.record, line: rec.info.lines };
   } catch (err) {
     if (err instanceof CsvError) throw csvProblem(err);
     throw err;

@@ -45,7 +45,12 @@ export interface IngestResult {
 const MAX_PAYLOAD = 64 * 1024;
 
 /** Applies `report` — trusted by construction (see report-binding.ts) — and records what arrived. */
-export async function ingestGatewayReport(services: IngestDeps, report: TrustedReport, source: NotificationSource, opts: IngestOptions = {}): Promise<IngestResult> {
+export async function ingestGatewayReport(
+  services: IngestDeps,
+  report: TrustedReport,
+  source: NotificationSource,
+  opts: IngestOptions = {},
+): Promise<IngestResult> {
   const run = () => services.store.transaction((tx) => ingestInTransaction(services, tx, report, source, opts));
   let out: IngestResult;
   try {
@@ -61,14 +66,38 @@ export async function ingestGatewayReport(services: IngestDeps, report: TrustedR
 }
 
 /** The metric and log line of a processed gateway report (also for a duplicate answered without a write). */
-export function noteReport(services: Deps<'logger' | 'metrics'>, report: GatewayReport, source: NotificationSource, out: Pick<IngestResult, 'result' | 'transaction' | 'status' | 'eventId'>, transactionStatus: string | undefined): void {
+export function noteReport(
+  services: Deps<'logger' | 'metrics'>,
+  report: GatewayReport,
+  source: NotificationSource,
+  out: Pick<IngestResult, 'result' | 'transaction' | 'status' | 'eventId'>,
+  transactionStatus: string | undefined,
+): void {
   services.metrics.notifications.inc({ source, result: out.result });
-  const log = { order_id: out.transaction.orderId, gateway_order_id: report.order_id, source, result: out.result, status: out.status, transaction_status: transactionStatus, event_id: out.eventId };
-  if (out.result === 'unknown_status') services.logger.warn({ ...log, flag: 'unknown_gateway_status' }, 'gateway status not recognised: recorded, not forwarded');
+  const log = {
+    order_id: out.transaction.orderId,
+    gateway_order_id: report.order_id,
+    source,
+    result: out.result,
+    status: out.status,
+    transaction_status: transactionStatus,
+    event_id: out.eventId,
+  };
+  if (out.result === 'unknown_status')
+    services.logger.warn(
+      { ...log, flag: 'unknown_gateway_status' },
+      'gateway status not recognised: recorded, not forwarded',
+    );
   else services.logger.info(log, 'gateway report processed');
 }
 
-async function ingestInTransaction(services: Deps<'clock'>, tx: Store, truth: TrustedReport, source: NotificationSource, opts: IngestOptions): Promise<IngestResult> {
+async function ingestInTransaction(
+  services: Deps<'clock'>,
+  tx: Store,
+  truth: TrustedReport,
+  source: NotificationSource,
+  opts: IngestOptions,
+): Promise<IngestResult> {
   const now = services.clock.now();
   const nowIso = now.toISOString();
   const report = opts.received ?? truth;
@@ -96,19 +125,41 @@ async function ingestInTransaction(services: Deps<'clock'>, tx: Store, truth: Tr
   const after: TransactionRecord = { ...t, ...definedOnly(patch) };
   const event = eventId ? statusChangedOutboxEvent(after, gross(after), eventId, now) : undefined;
   const written = await tx.reports.recordNew({ notification, transactionId: t.id, patch, event, now });
-  if (written.inserted) return { result, notificationId: written.notificationId, transaction: written.transaction, status: written.transaction.status, eventId };
+  if (written.inserted)
+    return {
+      result,
+      notificationId: written.notificationId,
+      transaction: written.transaction,
+      status: written.transaction.status,
+      eventId,
+    };
   // The dedupe key exists: a duplicate, or an unverified notification confirmed now (it takes its result).
   const existing = await tx.notifications.findByDedupeKey(notification.dedupeKey);
   if (!existing) throw new Error('notification dedupe conflict without a row');
   if (existing.result !== 'unverified') {
     const extra = opts.flags ?? [];
-    const touched = await tx.transactions.update(t.id, { lastEventAt: nowIso, ...(extra.length > 0 ? { flags: addFlags(t.flags, extra) } : {}) });
+    const touched = await tx.transactions.update(t.id, {
+      lastEventAt: nowIso,
+      ...(extra.length > 0 ? { flags: addFlags(t.flags, extra) } : {}),
+    });
     return { result: 'duplicate', notificationId: existing.id, transaction: touched, status: touched.status };
   }
-  await tx.notifications.setResult(existing.id, { result, transactionRef: t.id, gatewayTransactionId: truth.transaction_id ?? null, reason: null });
+  await tx.notifications.setResult(existing.id, {
+    result,
+    transactionRef: t.id,
+    gatewayTransactionId: truth.transaction_id ?? null,
+    reason: null,
+  });
   const updated = await tx.transactions.update(t.id, patch);
-  if (result !== 'applied') return { result, notificationId: existing.id, transaction: updated, status: updated.status };
-  return { result, notificationId: existing.id, transaction: updated, status: updated.status, eventId: await enqueueStatusChanged(tx, updated, gross(updated), now) };
+  if (result !== 'applied')
+    return { result, notificationId: existing.id, transaction: updated, status: updated.status };
+  return {
+    result,
+    notificationId: existing.id,
+    transaction: updated,
+    status: updated.status,
+    eventId: await enqueueStatusChanged(tx, updated, gross(updated), now),
+  };
 }
 
 /**
@@ -116,7 +167,11 @@ async function ingestInTransaction(services: Deps<'clock'>, tx: Store, truth: Tr
  * Found only by what is signed or confirmed: the report's order id, and the identifiers of a
  * confirmed answer — never by a field a notification carries unsigned.
  */
-async function lockedTransaction(tx: Store, truth: TrustedReport, opts: IngestOptions): Promise<{ t: TransactionRecord; created: boolean }> {
+async function lockedTransaction(
+  tx: Store,
+  truth: TrustedReport,
+  opts: IngestOptions,
+): Promise<{ t: TransactionRecord; created: boolean }> {
   if (opts.transaction) {
     const t = await tx.transactions.findForUpdate({ id: opts.transaction.id });
     if (t) return { t, created: false };
@@ -136,7 +191,12 @@ async function lockedTransaction(tx: Store, truth: TrustedReport, opts: IngestOp
  * incremented), inside the caller's database transaction. Returns the event id; wake the outbox
  * after the commit.
  */
-export async function enqueueStatusChanged(tx: Store, updated: TransactionRecord, grossAmount: number, now: Date): Promise<string> {
+export async function enqueueStatusChanged(
+  tx: Store,
+  updated: TransactionRecord,
+  grossAmount: number,
+  now: Date,
+): Promise<string> {
   const eventId = randomUUID();
   await tx.outbox.enqueue(statusChangedOutboxEvent(updated, grossAmount, eventId, now), now);
   return eventId;
@@ -148,7 +208,12 @@ function definedOnly(patch: TransactionPatch): TransactionPatch {
 }
 
 /** The outbox record of a status change of `updated`. */
-function statusChangedOutboxEvent(updated: TransactionRecord, grossAmount: number, eventId: string, now: Date): NewOutboxEvent {
+function statusChangedOutboxEvent(
+  updated: TransactionRecord,
+  grossAmount: number,
+  eventId: string,
+  now: Date,
+): NewOutboxEvent {
   return {
     eventId,
     eventType: STATUS_CHANGED,
@@ -165,7 +230,11 @@ function statusChangedOutboxEvent(updated: TransactionRecord, grossAmount: numbe
  * report the transaction id in the order id field: a confirmed answer then names the order (found by
  * its mapping), and the signed id is also tried as a gateway transaction id.
  */
-async function resolveTransaction(tx: Store, gatewayOrderId: string, signedOrderId: string | undefined): Promise<TransactionRecord | undefined> {
+async function resolveTransaction(
+  tx: Store,
+  gatewayOrderId: string,
+  signedOrderId: string | undefined,
+): Promise<TransactionRecord | undefined> {
   let i = gatewayOrderId.lastIndexOf('-');
   for (let tries = 0; i > 0 && tries < 4; tries++) {
     const base = await tx.transactions.findByGatewayOrderId(gatewayOrderId.slice(0, i));
@@ -220,7 +289,13 @@ async function decide(tx: Store, t: TransactionRecord, truth: GatewayReport): Pr
   const d = await decideByStatus(tx, t, truth);
   // A further partial refund keeps the status but raises the cumulative amount: the ERP must hear of it.
   const refunded = reportedRefund(truth);
-  if (d.kind === 'duplicate' && !d.adoptTransaction && REFUND_STATUSES.has(d.status) && refunded !== undefined && refunded > t.refundedAmount) {
+  if (
+    d.kind === 'duplicate' &&
+    !d.adoptTransaction &&
+    REFUND_STATUSES.has(d.status) &&
+    refunded !== undefined &&
+    refunded > t.refundedAmount
+  ) {
     return { kind: 'apply', status: d.status, newTransaction: false };
   }
   return d;
@@ -228,9 +303,17 @@ async function decide(tx: Store, t: TransactionRecord, truth: GatewayReport): Pr
 
 async function decideByStatus(tx: Store, t: TransactionRecord, truth: GatewayReport): Promise<Decision> {
   const incomingTx = truth.transaction_id ?? null;
-  const superseded = incomingTx !== null && t.gatewayTransactionId !== null && incomingTx !== t.gatewayTransactionId ? await tx.notifications.transactionSeen(t.id, incomingTx) : false;
+  const superseded =
+    incomingTx !== null && t.gatewayTransactionId !== null && incomingTx !== t.gatewayTransactionId
+      ? await tx.notifications.transactionSeen(t.id, incomingTx)
+      : false;
   return decideTransition(
-    { status: t.status, transactionStatus: t.transactionStatus, gatewayTransactionId: t.gatewayTransactionId, transactionTime: t.transactionTime },
+    {
+      status: t.status,
+      transactionStatus: t.transactionStatus,
+      gatewayTransactionId: t.gatewayTransactionId,
+      transactionTime: t.transactionTime,
+    },
     {
       transactionStatus: truth.transaction_status ?? null,
       fraudStatus: truth.fraud_status ?? null,
@@ -251,10 +334,18 @@ function sanitizeFlag(s: string): string {
   return s.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
 }
 
-function patchFor(d: Decision, t: TransactionRecord, truth: GatewayReport, nowIso: string, extraFlags: string[] = []): { patch: TransactionPatch; result: NotificationResult } {
+function patchFor(
+  d: Decision,
+  t: TransactionRecord,
+  truth: GatewayReport,
+  nowIso: string,
+  extraFlags: string[] = [],
+): { patch: TransactionPatch; result: NotificationResult } {
   const flags = [...extraFlags];
   if (d.kind === 'unknown_status') {
-    flags.push(`unknown_status:${sanitizeFlag(truth.transaction_status ?? '(none)')}/${sanitizeFlag(truth.fraud_status ?? '')}`);
+    flags.push(
+      `unknown_status:${sanitizeFlag(truth.transaction_status ?? '(none)')}/${sanitizeFlag(truth.fraud_status ?? '')}`,
+    );
     return { patch: { lastEventAt: nowIso, flags: addFlags(t.flags, flags) }, result: 'unknown_status' };
   }
   if (d.kind === 'stale') return { patch: { lastEventAt: nowIso, flags: addFlags(t.flags, flags) }, result: 'stale' };
@@ -287,7 +378,9 @@ function patchFor(d: Decision, t: TransactionRecord, truth: GatewayReport, nowIs
       transactionTime: gatewayTimeToIso(truth.transaction_time) ?? (sameTx ? t.transactionTime : null),
       settlementTime: gatewayTimeToIso(truth.settlement_time) ?? (sameTx ? t.settlementTime : null),
       statusVersion: t.statusVersion + 1,
-      refundedAmount: REFUND_STATUSES.has(d.status) ? Math.max(t.refundedAmount, reportedRefund(truth) ?? (d.status === 'refunded' ? t.nominal : 0)) : t.refundedAmount,
+      refundedAmount: REFUND_STATUSES.has(d.status)
+        ? Math.max(t.refundedAmount, reportedRefund(truth) ?? (d.status === 'refunded' ? t.nominal : 0))
+        : t.refundedAmount,
       paidAmount: moneyMoved ? (gross ?? t.paidAmount) : t.paidAmount,
       originalAmount: moneyMoved ? (original ?? t.originalAmount) : t.originalAmount,
       lastEventAt: nowIso,

@@ -84,10 +84,14 @@ export function decideTransition(current: CurrentState, incoming: IncomingReport
   const verdict = statusVerdict(incoming.transactionStatus, incoming.fraudStatus);
   const next = verdict.status;
   if (next === undefined) return { kind: 'unknown_status' };
-  const otherTx = current.gatewayTransactionId !== null && incoming.transactionId !== null && incoming.transactionId !== current.gatewayTransactionId;
+  const otherTx =
+    current.gatewayTransactionId !== null &&
+    incoming.transactionId !== null &&
+    incoming.transactionId !== current.gatewayTransactionId;
   if (otherTx) return decideOtherTransaction(current, incoming, next);
   if (next === current.status) return { kind: 'duplicate', status: next, adoptTransaction: false };
-  if (isReversal(current, incoming, { status: next, phase: verdict.phase })) return { kind: 'apply', status: next, newTransaction: false };
+  if (isReversal(current, incoming, { status: next, phase: verdict.phase }))
+    return { kind: 'apply', status: next, newTransaction: false };
   // The gateway voids only before settlement and nothing follows a void: any other report of the
   // same gateway transaction arriving after it is an older fact that came late.
   if (gatewayPhase(current.transactionStatus) === 'voided') return { kind: 'stale', status: next };
@@ -104,13 +108,20 @@ function decideOtherTransaction(current: CurrentState, incoming: IncomingReport,
   const a = age(current, incoming);
   const older = a < 0 || (a === 0 && incoming.superseded);
   const higher = statusRank(next) > statusRank(current.status);
-  if (older) return statusRank(next) >= PAID_RANK && higher ? { kind: 'apply', status: next, newTransaction: true } : { kind: 'stale', status: next };
+  if (older)
+    return statusRank(next) >= PAID_RANK && higher
+      ? { kind: 'apply', status: next, newTransaction: true }
+      : { kind: 'stale', status: next };
   if (next === current.status) return { kind: 'duplicate', status: next, adoptTransaction: true };
   if (statusRank(current.status) < PAID_RANK || higher) return { kind: 'apply', status: next, newTransaction: true };
   return { kind: 'stale', status: next };
 }
 
-function isReversal(current: CurrentState, incoming: IncomingReport, next: { status: PaymentStatus; phase: GatewayPhase }): boolean {
+function isReversal(
+  current: CurrentState,
+  incoming: IncomingReport,
+  next: { status: PaymentStatus; phase: GatewayPhase },
+): boolean {
   if (current.status !== 'paid') return false;
   const was = gatewayPhase(current.transactionStatus);
   // A captured card payment is voided until it settles: the money was never taken.

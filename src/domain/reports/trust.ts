@@ -14,7 +14,14 @@
  * nothing else, so a new way in cannot skip the rule.
  */
 import type { TransactionRecord } from '../../model/payment.js';
-import { grossToNumber, isPurchaseOf, localExpiryReport, reportFromStatus, wireAmount, type GatewayReport } from '../../gateway/report.js';
+import {
+  grossToNumber,
+  isPurchaseOf,
+  localExpiryReport,
+  reportFromStatus,
+  wireAmount,
+  type GatewayReport,
+} from '../../gateway/report.js';
 import type { GatewayAnswer } from '../../gateway/answer.js';
 
 declare const trusted: unique symbol;
@@ -26,7 +33,11 @@ export type Binding = { ok: true; report: TrustedReport } | { ok: false; reason:
 const trust = (r: GatewayReport): TrustedReport => r as TrustedReport;
 
 /** Undefined when `answer` is about the gateway order `orderId` (for a link, also one of its purchases); else why not. */
-export function notAbout(answer: Pick<GatewayAnswer, 'order_id' | 'transaction_id'>, orderId: string, o: { link?: boolean } = {}): string | undefined {
+export function notAbout(
+  answer: Pick<GatewayAnswer, 'order_id' | 'transaction_id'>,
+  orderId: string,
+  o: { link?: boolean } = {},
+): string | undefined {
   const named = answer.order_id;
   if (named === orderId || answer.transaction_id === orderId) return undefined;
   if (o.link === true && named !== undefined && isPurchaseOf(named, orderId)) return undefined;
@@ -56,7 +67,10 @@ export function confirmNotification(answer: GatewayAnswer, signed: GatewayReport
 export function answerFor(answer: GatewayAnswer, tx: TransactionRecord): Binding {
   const problem = notAbout(answer, tx.gatewayOrderId, { link: tx.kind === 'payment_link' });
   if (problem) return { ok: false, reason: problem };
-  return { ok: true, report: trust(reportFromStatus(answer, { order_id: tx.gatewayOrderId, gross_amount: wireAmount(tx.nominal) })) };
+  return {
+    ok: true,
+    report: trust(reportFromStatus(answer, { order_id: tx.gatewayOrderId, gross_amount: wireAmount(tx.nominal) })),
+  };
 }
 
 /** paylink's own finding: a pending transaction past its expiry that the gateway does not know. */

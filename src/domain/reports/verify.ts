@@ -20,7 +20,9 @@ export type NotificationDeps = RefreshDeps & Deps<'runtimeConfig'>;
 /** Asking the gateway, then recording what it says. */
 export type RefreshDeps = IngestDeps & Deps<'gateway'>;
 
-export type NotificationOutcome = (IngestResult & { confirmed: boolean }) | { result: 'unverified' | 'duplicate'; notificationId: number; confirmed: false; reason: string };
+export type NotificationOutcome =
+  | (IngestResult & { confirmed: boolean })
+  | { result: 'unverified' | 'duplicate'; notificationId: number; confirmed: false; reason: string };
 
 /**
  * A notification body: its signature verified by the gateway (Midtrans: SHA-512 over the exact
@@ -32,44 +34,79 @@ export type NotificationOutcome = (IngestResult & { confirmed: boolean }) | { re
  * the gateway retry a notification we already hold, and the reconciler re-checks unverified
  * notifications with the status API until it gets an answer.
  */
-export async function handleGatewayNotification(services: NotificationDeps, raw: Record<string, unknown>, source: 'webhook' | 'replay'): Promise<NotificationOutcome> {
-  if (typeof raw.signature_key !== 'string' || raw.signature_key === '') throw new AppError('SIGNATURE_INVALID', 'The notification carries no signature_key.');
+export async function handleGatewayNotification(
+  services: NotificationDeps,
+  raw: Record<string, unknown>,
+  source: 'webhook' | 'replay',
+): Promise<NotificationOutcome> {
+  if (typeof raw.signature_key !== 'string' || raw.signature_key === '')
+    throw new AppError('SIGNATURE_INVALID', 'The notification carries no signature_key.');
   const { report, missing, replaced } = parseReport(raw);
-  if (!report) throw new AppError('VALIDATION_FAILED', 'The notification lacks required fields.', { errors: missing.map((m) => ({ path: m, message: 'is required (a string)' })) });
+  if (!report)
+    throw new AppError('VALIDATION_FAILED', 'The notification lacks required fields.', {
+      errors: missing.map((m) => ({ path: m, message: 'is required (a string)' })),
+    });
   const signedNul = replaced.filter((f) => (SIGNED_FIELDS as readonly string[]).includes(f));
   if (signedNul.length > 0) {
-    throw new AppError('VALIDATION_FAILED', 'A signed field contains a NUL character.', { errors: signedNul.map((f) => ({ path: f, message: 'must not contain NUL (U+0000)' })) });
+    throw new AppError('VALIDATION_FAILED', 'A signed field contains a NUL character.', {
+      errors: signedNul.map((f) => ({ path: f, message: 'must not contain NUL (U+0000)' })),
+    });
   }
-  if (!(await services.gateway.verifyNotification(report, raw.signature_key))) throw new AppError('SIGNATURE_INVALID', 'The notification signature does not verify.');
+  if (!(await services.gateway.verifyNotification(report, raw.signature_key)))
+    throw new AppError('SIGNATURE_INVALID', 'The notification signature does not verify.');
   const s = await services.runtimeConfig.current();
   // Unsigned fields carried a NUL (replaced by U+FFFD): accepted (a retry would carry the same
   // bytes), recorded as received, flagged on the order, and never trusted as a lookup key.
   const flags = replaced.length > 0 ? ['nul_in_notification'] : [];
-  if (flags.length > 0) services.logger.warn({ gateway_order_id: report.order_id, fields: replaced, flag: 'nul_in_notification' }, 'gateway notification carried NUL characters in unsigned fields: replaced by U+FFFD');
+  if (flags.length > 0)
+    services.logger.warn(
+      { gateway_order_id: report.order_id, fields: replaced, flag: 'nul_in_notification' },
+      'gateway notification carried NUL characters in unsigned fields: replaced by U+FFFD',
+    );
   if (!mustConfirmNotifications(s) && !(await contradictsSignedTwin(services, report))) {
     return { ...(await ingestGatewayReport(services, signedReport(report), source, { flags })), confirmed: false };
   }
   // A resend of a notification already processed is a duplicate whatever the gateway says now
   // (the ingest only notes its arrival): no status API call for it.
   const seen = await services.store.notifications.findByDedupeKey(dedupeKey(report));
-  const known = seen?.transactionRef && seen.result !== 'unverified' && seen.result !== 'received' ? await services.store.transactions.findById(seen.transactionRef) : undefined;
+  const known =
+    seen?.transactionRef && seen.result !== 'unverified' && seen.result !== 'received'
+      ? await services.store.transactions.findById(seen.transactionRef)
+      : undefined;
   // Nothing to write: its record and effects are durable already.
   if (known && seen) return answerDuplicate(services, report, source, seen.id, known);
   const confirmed = await confirm(services, report);
   if (!confirmed.truth) return recordUnverified(services, report, source, confirmed.reason);
-  return { ...(await ingestGatewayReport(services, confirmed.truth, source, { received: report, flags })), confirmed: true };
+  return {
+    ...(await ingestGatewayReport(services, confirmed.truth, source, { received: report, flags })),
+    confirmed: true,
+  };
 }
 
 /** A captured notification, re-run by an operator through the same pipeline: its signature is still verified. */
-export async function replayNotification(services: NotificationDeps, raw: Record<string, unknown>, actor: Actor): Promise<NotificationOutcome> {
+export async function replayNotification(
+  services: NotificationDeps,
+  raw: Record<string, unknown>,
+  actor: Actor,
+): Promise<NotificationOutcome> {
   const outcome = await handleGatewayNotification(services, raw, 'replay');
   const gatewayOrderId = typeof raw.order_id === 'string' ? raw.order_id.slice(0, 100) : null;
-  audit(services, { actor, action: 'webhook_replay', subject: gatewayOrderId, outcome: outcome.result }, `${actorName(actor)} replayed a notification`);
+  audit(
+    services,
+    { actor, action: 'webhook_replay', subject: gatewayOrderId, outcome: outcome.result },
+    `${actorName(actor)} replayed a notification`,
+  );
   return outcome;
 }
 
 /** A resend of a notification already processed: answered from what is stored, with no write. */
-function answerDuplicate(services: Deps<'logger' | 'metrics'>, report: GatewayReport, source: NotificationSource, notificationId: number, t: TransactionRecord): NotificationOutcome {
+function answerDuplicate(
+  services: Deps<'logger' | 'metrics'>,
+  report: GatewayReport,
+  source: NotificationSource,
+  notificationId: number,
+  t: TransactionRecord,
+): NotificationOutcome {
   const out = { result: 'duplicate' as const, notificationId, transaction: t, status: t.status };
   noteReport(services, report, source, out, report.transaction_status);
   return { ...out, confirmed: false };
@@ -88,14 +125,19 @@ async function contradictsSignedTwin(services: Deps<'store'>, report: GatewayRep
     if (n.statusCode !== report.status_code) return false;
     const twin = parseStored(n.payload);
     if (!twin || twin.gross_amount !== report.gross_amount) return false;
-    return (twin.transaction_status ?? '') !== (report.transaction_status ?? '') || (twin.fraud_status ?? '') !== (report.fraud_status ?? '');
+    return (
+      (twin.transaction_status ?? '') !== (report.transaction_status ?? '') ||
+      (twin.fraud_status ?? '') !== (report.fraud_status ?? '')
+    );
   });
 }
 
 function parseStored(payload: string): GatewayReport | undefined {
   try {
     const parsed: unknown = JSON.parse(payload);
-    return parsed !== null && typeof parsed === 'object' ? parseReport(parsed as Record<string, unknown>).report : undefined;
+    return parsed !== null && typeof parsed === 'object'
+      ? parseReport(parsed as Record<string, unknown>).report
+      : undefined;
   } catch {
     return undefined;
   }
@@ -108,7 +150,8 @@ function parseStored(payload: string): GatewayReport | undefined {
  */
 export const CONFIRM_TIMEOUT_MS = 2_000;
 
-type Confirmation = { truth: TrustedReport; reason?: undefined } | { truth?: undefined; reason: string; settled: boolean };
+type Confirmation =
+  { truth: TrustedReport; reason?: undefined } | { truth?: undefined; reason: string; settled: boolean };
 
 const UNKNOWN_TO_GATEWAY = 'the gateway does not know the order';
 
@@ -130,7 +173,12 @@ async function confirm(services: RefreshDeps, report: GatewayReport): Promise<Co
   return bound.ok ? { truth: bound.report } : { reason: bound.reason, settled: true };
 }
 
-async function recordUnverified(services: Deps<'logger' | 'metrics' | 'store'>, report: GatewayReport, source: NotificationSource, reason: string): Promise<NotificationOutcome> {
+async function recordUnverified(
+  services: Deps<'logger' | 'metrics' | 'store'>,
+  report: GatewayReport,
+  source: NotificationSource,
+  reason: string,
+): Promise<NotificationOutcome> {
   const rec = await services.store.notifications.record({
     dedupeKey: dedupeKey(report),
     gatewayOrderId: report.order_id,
@@ -146,7 +194,10 @@ async function recordUnverified(services: Deps<'logger' | 'metrics' | 'store'>, 
   });
   const result = rec.inserted || rec.existing.result === 'unverified' ? 'unverified' : 'duplicate';
   services.metrics.notifications.inc({ source, result });
-  services.logger.warn({ gateway_order_id: report.order_id, source, result, reason }, 'notification not confirmed by the gateway: recorded as unverified for the reconciler');
+  services.logger.warn(
+    { gateway_order_id: report.order_id, source, result, reason },
+    'notification not confirmed by the gateway: recorded as unverified for the reconciler',
+  );
   return { result, notificationId: rec.inserted ? rec.id : rec.existing.id, confirmed: false, reason };
 }
 
@@ -154,7 +205,10 @@ async function recordUnverified(services: Deps<'logger' | 'metrics' | 'store'>, 
 export async function recheckUnverified(services: RefreshDeps, n: NotificationRecord): Promise<boolean> {
   const report = parseStored(n.payload);
   if (!report || dedupeKey(report) !== n.dedupeKey) {
-    await services.store.notifications.setResult(n.id, { result: 'ignored', reason: 'the stored notification cannot be read back' });
+    await services.store.notifications.setResult(n.id, {
+      result: 'ignored',
+      reason: 'the stored notification cannot be read back',
+    });
     return true;
   }
   const confirmed = await confirm(services, report);
@@ -164,7 +218,10 @@ export async function recheckUnverified(services: RefreshDeps, n: NotificationRe
   }
   if (!confirmed.settled) return false;
   await services.store.notifications.setResult(n.id, { result: 'ignored', reason: confirmed.reason });
-  services.logger.warn({ gateway_order_id: report.order_id, reason: confirmed.reason }, 'unverified notification re-checked: not applicable, ignored');
+  services.logger.warn(
+    { gateway_order_id: report.order_id, reason: confirmed.reason },
+    'unverified notification re-checked: not applicable, ignored',
+  );
   return true;
 }
 
@@ -175,7 +232,10 @@ export interface RefreshOutcome {
 }
 
 /** The newest purchase on a payment link; undefined when the gateway does not know the link. */
-export async function newestPurchaseOrderId(services: Deps<'gateway'>, tx: TransactionRecord): Promise<string | null | undefined> {
+export async function newestPurchaseOrderId(
+  services: Deps<'gateway'>,
+  tx: TransactionRecord,
+): Promise<string | null | undefined> {
   const link = await services.gateway.findPaymentLink(tx.gatewayOrderId);
   return link ? link.newestPurchase : undefined;
 }
@@ -190,7 +250,11 @@ export async function newestPurchaseOrderId(services: Deps<'gateway'>, tx: Trans
  * 404) is expired locally, so the ERP still gets `expired`. Gateway failures reject with
  * `GatewayError` (callers map it: 502/504, or retry later).
  */
-export async function refreshFromGateway(services: RefreshDeps, tx: TransactionRecord, source: 'status_check' | 'reconcile' = 'status_check'): Promise<RefreshOutcome> {
+export async function refreshFromGateway(
+  services: RefreshDeps,
+  tx: TransactionRecord,
+  source: 'status_check' | 'reconcile' = 'status_check',
+): Promise<RefreshOutcome> {
   let lookup: string | null = tx.gatewayTransactionId ?? tx.gatewayOrderId;
   if (tx.kind === 'payment_link') {
     const newest = await newestPurchaseOrderId(services, tx);
@@ -200,7 +264,10 @@ export async function refreshFromGateway(services: RefreshDeps, tx: TransactionR
   let bound = st ? answerFor(st, tx) : undefined;
   const flags: string[] = [];
   if (bound && !bound.ok && lookup === tx.gatewayTransactionId && tx.kind !== 'payment_link') {
-    services.logger.warn({ order_id: tx.orderId, reason: bound.reason, flag: 'status_answer_mismatch' }, 'status by the stored transaction id answered about another order: asking by the order id');
+    services.logger.warn(
+      { order_id: tx.orderId, reason: bound.reason, flag: 'status_answer_mismatch' },
+      'status by the stored transaction id answered about another order: asking by the order id',
+    );
     flags.push('status_answer_mismatch');
     st = await services.gateway.status(tx.gatewayOrderId);
     bound = st ? answerFor(st, tx) : undefined;
@@ -210,12 +277,18 @@ export async function refreshFromGateway(services: RefreshDeps, tx: TransactionR
     return { transaction: r.transaction, outcome: r.result };
   }
   if (bound) {
-    services.logger.warn({ order_id: tx.orderId, reason: bound.reason, flag: 'status_answer_mismatch' }, 'gateway status answer not about this payment: not applied');
+    services.logger.warn(
+      { order_id: tx.orderId, reason: bound.reason, flag: 'status_answer_mismatch' },
+      'gateway status answer not about this payment: not applied',
+    );
     return { transaction: tx, outcome: 'answer_mismatch' };
   }
   const expired = tx.expireAt !== null && Date.parse(tx.expireAt) <= services.clock.now().getTime();
   if (tx.status === 'pending' && expired) {
-    const r = await ingestGatewayReport(services, localExpiry(tx), source, { transaction: tx, flags: ['local_expiry'] });
+    const r = await ingestGatewayReport(services, localExpiry(tx), source, {
+      transaction: tx,
+      flags: ['local_expiry'],
+    });
     return { transaction: r.transaction, outcome: r.result === 'applied' ? 'expired_locally' : r.result };
   }
   return { transaction: tx, outcome: lookup === null ? 'no_purchase' : 'not_found' };

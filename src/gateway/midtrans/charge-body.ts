@@ -15,7 +15,13 @@ const chargeOf = <T extends PaymentType, P extends TProperties>(paymentType: T, 
     transaction_details: TransactionDetailsSchema,
     item_details: Type.Optional(Type.Array(ItemSchema, { minItems: 1 })),
     customer_details: Type.Optional(CustomerSchema),
-    custom_expiry: Type.Optional(object({ order_time: GatewayTimeSchema, expiry_duration: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_EXPIRY_MINUTES }), unit: Type.Literal('minute') })),
+    custom_expiry: Type.Optional(
+      object({
+        order_time: GatewayTimeSchema,
+        expiry_duration: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_EXPIRY_MINUTES }),
+        unit: Type.Literal('minute'),
+      }),
+    ),
   });
 
 /**
@@ -50,10 +56,13 @@ export function chargeBody(c: ChargeOrder): ChargeRequest {
     transaction_details: { order_id: c.gatewayOrderId, gross_amount: c.nominal },
   };
   // Types without a method object of their own send none.
-  if (Object.keys(c.method).length > 0 || METHOD_OBJECT_TYPES.some((t) => t === c.paymentType)) body[c.paymentType] = c.method;
+  if (Object.keys(c.method).length > 0 || METHOD_OBJECT_TYPES.some((t) => t === c.paymentType))
+    body[c.paymentType] = c.method;
   if (c.items) body.item_details = c.items.map((it) => ({ ...it }));
   if (c.customer) body.customer_details = { ...c.customer };
-  if (c.expiry) body.custom_expiry = { order_time: c.expiry.startTime, expiry_duration: c.expiry.durationMinutes, unit: 'minute' };
-  if (!Value.Check(ChargeRequestSchema, body)) throw new Error(`charge body for payment_type ${c.paymentType} does not match the charge request schema`);
+  if (c.expiry)
+    body.custom_expiry = { order_time: c.expiry.startTime, expiry_duration: c.expiry.durationMinutes, unit: 'minute' };
+  if (!Value.Check(ChargeRequestSchema, body))
+    throw new Error(`charge body for payment_type ${c.paymentType} does not match the charge request schema`);
   return body;
 }

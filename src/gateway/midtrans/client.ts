@@ -4,7 +4,13 @@ import type { RuntimeConfig } from '../../model/runtime-config.js';
 import { GatewayError } from '../port.js';
 import { MidtransRefusal } from './errors.js';
 import { currentLogContext } from '../../platform/logging/context.js';
-import { PrivateAddressError, guardedLookup, literalRefusal, refusalOf, type Resolve } from '../../platform/connect-guard.js';
+import {
+  PrivateAddressError,
+  guardedLookup,
+  literalRefusal,
+  refusalOf,
+  type Resolve,
+} from '../../platform/connect-guard.js';
 import {
   parseCoreResponse,
   parseErrorMessages,
@@ -78,7 +84,10 @@ export class MidtransClient {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.maxBytes = opts.maxResponseBytes ?? 1024 * 1024;
     this.blockPrivate = opts.blockPrivateAddresses ?? false;
-    this.dispatcher = new Agent({ connect: { timeout: Math.min(this.timeoutMs, 5_000), lookup: guardedLookup(this.blockPrivate, opts.resolve) }, keepAliveTimeout: 10_000 });
+    this.dispatcher = new Agent({
+      connect: { timeout: Math.min(this.timeoutMs, 5_000), lookup: guardedLookup(this.blockPrivate, opts.resolve) },
+      keepAliveTimeout: 10_000,
+    });
   }
 
   async createPaymentLink(body: PaymentLinkRequest, o: GatewayCallOptions = {}): Promise<PaymentLinkCreated> {
@@ -144,7 +153,13 @@ export class MidtransClient {
   }
 
   /** Core API errors may come as HTTP 200 with an error `status_code` in the body; 407 is an answer, not an error. */
-  private async core(op: string, method: 'GET' | 'POST', path: string, body?: ChargeRequest | RefundRequest, o: GatewayCallOptions = {}): Promise<GatewayAnswer> {
+  private async core(
+    op: string,
+    method: 'GET' | 'POST',
+    path: string,
+    body?: ChargeRequest | RefundRequest,
+    o: GatewayCallOptions = {},
+  ): Promise<GatewayAnswer> {
     const res = await this.call(op, 'api', method, path, body, o);
     const parsed = res.status < 500 ? parseCoreResponse(res.body) : undefined;
     const code = parsed ? Number(parsed.status_code) : NaN;
@@ -161,7 +176,14 @@ export class MidtransClient {
     return new MidtransRefusal(res.status, { code, message });
   }
 
-  private async call(op: string, host: Host, method: 'GET' | 'POST' | 'DELETE', path: string, body?: RequestBody, o: GatewayCallOptions = {}): Promise<RawResponse> {
+  private async call(
+    op: string,
+    host: Host,
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: RequestBody,
+    o: GatewayCallOptions = {},
+  ): Promise<RawResponse> {
     const s = await this.opts.runtimeConfig();
     const base = host === 'api' ? s.gateway.api_base_url : s.gateway.app_base_url;
     const key = s.gateway.server_key ?? '';
@@ -191,7 +213,10 @@ export class MidtransClient {
       const text = await this.readCapped(res.body);
       const durationMs = Math.round(performance.now() - started);
       this.opts.observe?.({ operation: op, outcome: res.statusCode, durationMs });
-      log.info({ ...currentLogContext(), gateway: { op, method, path, status: res.statusCode, duration_ms: durationMs } }, 'gateway call');
+      log.info(
+        { ...currentLogContext(), gateway: { op, method, path, status: res.statusCode, duration_ms: durationMs } },
+        'gateway call',
+      );
       return { status: res.statusCode, body: parseJson(text, res.statusCode) };
     } catch (err) {
       const durationMs = Math.round(performance.now() - started);
@@ -200,8 +225,15 @@ export class MidtransClient {
       const refused = refusalOf(err);
       this.opts.observe?.({ operation: op, outcome: kind, durationMs });
       if (refused) {
-        log.error({ ...currentLogContext(), gateway: { op, method, path, error: kind, refused, duration_ms: durationMs } }, `gateway call refused: the gateway host is or resolves to a ${refused === 'link-local' ? 'link-local or cloud metadata' : 'private or loopback'} address`);
-      } else log.warn({ ...currentLogContext(), gateway: { op, method, path, error: kind, duration_ms: durationMs } }, 'gateway call failed');
+        log.error(
+          { ...currentLogContext(), gateway: { op, method, path, error: kind, refused, duration_ms: durationMs } },
+          `gateway call refused: the gateway host is or resolves to a ${refused === 'link-local' ? 'link-local or cloud metadata' : 'private or loopback'} address`,
+        );
+      } else
+        log.warn(
+          { ...currentLogContext(), gateway: { op, method, path, error: kind, duration_ms: durationMs } },
+          'gateway call failed',
+        );
       throw new GatewayError(kind, `gateway ${kind} on ${op}`);
     }
   }
@@ -234,7 +266,14 @@ function parseJson(text: string, status: number): unknown {
 function classify(err: unknown): 'timeout' | 'unavailable' {
   const e = err as { name?: string; code?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code;
-  if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_ABORTED') return 'timeout';
+  if (
+    e.name === 'TimeoutError' ||
+    e.name === 'AbortError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_ABORTED'
+  )
+    return 'timeout';
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'unavailable';
   return 'unavailable';
 }

@@ -6,7 +6,18 @@
 import type { RuntimeConfig } from '../../model/runtime-config.js';
 import type { GatewayAnswer } from '../answer.js';
 import type { GatewayReport } from '../report.js';
-import type { ActionResult, Answered, ChargeOrder, Gateway, LinkAtGateway, LinkCreation, PaymentLinkOrder, RefundOrder, SnapCreation, SnapOrder } from '../port.js';
+import type {
+  ActionResult,
+  Answered,
+  ChargeOrder,
+  Gateway,
+  LinkAtGateway,
+  LinkCreation,
+  PaymentLinkOrder,
+  RefundOrder,
+  SnapCreation,
+  SnapOrder,
+} from '../port.js';
 import type { MidtransClient } from './client.js';
 import { MidtransRefusal } from './errors.js';
 import { paymentLinkBody, snapBody, storedPaymentLinkRequest } from './requests.js';
@@ -56,14 +67,21 @@ export class MidtransGateway implements Gateway {
       return { kind: 'created', paymentUrl: created.payment_url, answerJson: JSON.stringify(created) };
     } catch (err) {
       const refused = refusalOf(err);
-      return refused.httpStatus === 409 ? { kind: 'exists', refusal: refused.refusal } : { kind: 'refused', refusal: refused.refusal };
+      return refused.httpStatus === 409
+        ? { kind: 'exists', refusal: refused.refusal }
+        : { kind: 'refused', refusal: refused.refusal };
     }
   }
 
   async findPaymentLink(gatewayOrderId: string): Promise<LinkAtGateway | undefined> {
     const link = await this.client.getPaymentLink(gatewayOrderId);
     if (!link) return undefined;
-    return { orderId: link.order_id, url: link.payment_link_url, paymentLinkId: link.payment_link_id, newestPurchase: newestPurchase(link) };
+    return {
+      orderId: link.order_id,
+      url: link.payment_link_url,
+      paymentLinkId: link.payment_link_id,
+      newestPurchase: newestPurchase(link),
+    };
   }
 
   deletePaymentLink(gatewayOrderId: string): Promise<boolean> {
@@ -96,7 +114,13 @@ export class MidtransGateway implements Gateway {
   }
 
   refund(id: string, r: RefundOrder): Promise<Answered> {
-    return answered(this.client.refund(id, { refund_key: r.refundKey, ...(r.amount === undefined ? {} : { amount: r.amount }), ...(r.reason === undefined ? {} : { reason: r.reason }) }));
+    return answered(
+      this.client.refund(id, {
+        refund_key: r.refundKey,
+        ...(r.amount === undefined ? {} : { amount: r.amount }),
+        ...(r.reason === undefined ? {} : { reason: r.reason }),
+      }),
+    );
   }
 
   async verifyNotification(report: GatewayReport, signature: string): Promise<boolean> {

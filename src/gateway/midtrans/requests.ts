@@ -22,9 +22,15 @@ const Minutes = Type.Integer({ minimum: 1 });
 /** The Payment Link create body (reference §1.2). One use only: a link pays one order. */
 export const PaymentLinkRequestSchema = Type.Object(
   {
-    transaction_details: Type.Object({ ...orderDetails, payment_link_id: Type.String({ pattern: '^[a-z0-9-]{1,50}$' }) }, { additionalProperties: false }),
+    transaction_details: Type.Object(
+      { ...orderDetails, payment_link_id: Type.String({ pattern: '^[a-z0-9-]{1,50}$' }) },
+      { additionalProperties: false },
+    ),
     usage_limit: Type.Literal(1),
-    expiry: Type.Object({ start_time: GatewayTimeSchema, duration: Minutes, unit: Type.Literal('minutes') }, { additionalProperties: false }),
+    expiry: Type.Object(
+      { start_time: GatewayTimeSchema, duration: Minutes, unit: Type.Literal('minutes') },
+      { additionalProperties: false },
+    ),
     item_details: Type.Array(ItemSchema, { minItems: 1 }),
     customer_details: Type.Optional(LinkCustomerSchema),
     enabled_payments: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
@@ -38,7 +44,12 @@ export function paymentLinkBody(i: PaymentLinkOrder): PaymentLinkRequest {
     transaction_details: { order_id: i.gatewayOrderId, gross_amount: i.nominal, payment_link_id: i.paymentLinkId },
     usage_limit: 1,
     expiry: { start_time: i.expiry.startTime, duration: i.expiry.durationMinutes, unit: 'minutes' },
-    item_details: i.items.map((it) => ({ ...(it.id !== undefined ? { id: it.id } : {}), name: it.name, price: it.price, quantity: it.quantity })),
+    item_details: i.items.map((it) => ({
+      ...(it.id !== undefined ? { id: it.id } : {}),
+      name: it.name,
+      price: it.price,
+      quantity: it.quantity,
+    })),
   };
   if (i.customer) body.customer_details = { ...i.customer };
   if (i.enabledPayments.length > 0) body.enabled_payments = [...i.enabledPayments];
@@ -50,7 +61,8 @@ export function paymentLinkBody(i: PaymentLinkOrder): PaymentLinkRequest {
  * `payment_link_id` and expiry). Throws when the stored text is not such a body.
  */
 export function storedPaymentLinkRequest(stored: unknown): PaymentLinkRequest {
-  if (!Value.Check(PaymentLinkRequestSchema, stored)) throw new Error('the stored Payment Link request is not a Payment Link create body');
+  if (!Value.Check(PaymentLinkRequestSchema, stored))
+    throw new Error('the stored Payment Link request is not a Payment Link create body');
   return stored;
 }
 
@@ -61,7 +73,12 @@ export const SnapRequestSchema = Type.Object(
     item_details: Type.Optional(Type.Array(ItemSchema, { minItems: 1 })),
     customer_details: Type.Optional(CustomerSchema),
     enabled_payments: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
-    expiry: Type.Optional(Type.Object({ start_time: GatewayTimeSchema, unit: Type.Literal('minute'), duration: Minutes }, { additionalProperties: false })),
+    expiry: Type.Optional(
+      Type.Object(
+        { start_time: GatewayTimeSchema, unit: Type.Literal('minute'), duration: Minutes },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

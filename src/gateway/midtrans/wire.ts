@@ -33,7 +33,9 @@ export type PaymentLinkDetails = Static<typeof PaymentLinkDetailsSchema>;
 
 /** The order id of the newest purchase on a payment link (purchase order ids end in a millisecond timestamp); null when it has none. */
 export function newestPurchase(link: PaymentLinkDetails): string | null {
-  const ids = (link.purchases ?? []).map((p) => p.order_id).filter((id): id is string => typeof id === 'string' && id.length > 0);
+  const ids = (link.purchases ?? [])
+    .map((p) => p.order_id)
+    .filter((id): id is string => typeof id === 'string' && id.length > 0);
   if (ids.length === 0) return null;
   const suffix = (id: string) => Number(/-(\d+)$/.exec(id)?.[1] ?? '0');
   return ids.reduce((best, id) => (suffix(id) >= suffix(best) ? id : best));

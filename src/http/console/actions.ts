@@ -8,13 +8,26 @@ import { operatorActor } from '../plugins/actor.js';
 import { EventId } from '../schemas/common.js';
 import { findTransaction } from '../../domain/orders/links.js';
 import { paymentStatus } from '../../domain/orders/charges.js';
-import { availableActions, cancelPayment, expirePayment, refundAmount, refundPayment } from '../../domain/actions/refund.js';
+import {
+  availableActions,
+  cancelPayment,
+  expirePayment,
+  refundAmount,
+  refundPayment,
+} from '../../domain/actions/refund.js';
 import { findDelivery, retryDelivery, retryOrderDeliveries } from '../../domain/erp-events/deliveries.js';
 import type { RefundInput } from '../../domain/orders/schemas.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { transactionBody } from './transaction-page.js';
 import { txLink } from './transactions.js';
-import { consoleDoc, errorAlert, operatorBinding, type ConsoleContext, type FormRequest, type FormTokens } from './context.js';
+import {
+  consoleDoc,
+  errorAlert,
+  operatorBinding,
+  type ConsoleContext,
+  type FormRequest,
+  type FormTokens,
+} from './context.js';
 import { FormKeyField, actOnce, formKeyField, formRequest, type FormKeyDeps } from './form-keys.js';
 import { consoleContext } from './scope.js';
 import { html, rupiah, type Html } from './html.js';
@@ -47,20 +60,35 @@ const ActionBody = Type.Object(
 /** The refund form as the refund action takes it: rupiah may be typed with dots or spaces; empty fields are left out. */
 function refundInput(body: { amount?: string; reason?: string }): RefundInput {
   const a = (body.amount ?? '').replace(/[\s.]/g, '');
-  if (a !== '' && !/^\d{1,15}$/.test(a)) throw new AppError('AMOUNT_INVALID', 'amount must be a whole number of rupiah, or empty for all that is left.', { errors: [{ path: 'amount', message: 'must be a whole number of rupiah' }] });
+  if (a !== '' && !/^\d{1,15}$/.test(a))
+    throw new AppError('AMOUNT_INVALID', 'amount must be a whole number of rupiah, or empty for all that is left.', {
+      errors: [{ path: 'amount', message: 'must be a whole number of rupiah' }],
+    });
   const reason = (body.reason ?? '').trim();
   return { ...(a === '' ? {} : { amount: Number(a) }), ...(reason === '' ? {} : { reason }) };
 }
 
 /** `requestKey`: the form's one-time key as the domain keeps it, so a refund sent again after a lost answer is the same refund. */
-async function run(services: ActionDeps, req: FastifyRequest, action: Action, tx: TransactionRecord, body: { amount?: string; reason?: string }, requestKey?: string): Promise<void> {
+async function run(
+  services: ActionDeps,
+  req: FastifyRequest,
+  action: Action,
+  tx: TransactionRecord,
+  body: { amount?: string; reason?: string },
+  requestKey?: string,
+): Promise<void> {
   const actor = operatorActor(req);
   switch (action) {
     case 'check':
       await paymentStatus(services, tx.orderId, actor);
       return;
     case 'refund':
-      await refundPayment(services, tx.orderId, { ...refundInput(body), ...(requestKey === undefined ? {} : { requestKey }) }, actor);
+      await refundPayment(
+        services,
+        tx.orderId,
+        { ...refundInput(body), ...(requestKey === undefined ? {} : { requestKey }) },
+        actor,
+      );
       return;
     case 'cancel':
       await cancelPayment(services, tx.orderId, actor);
@@ -82,26 +110,43 @@ const needsConfirmation = (a: Action): a is ConfirmedAction => (CONFIRMED as rea
 /** Why the console does not offer this action for the payment as it is, if it does not. */
 function notOffered(v: View, action: ConfirmedAction, tx: TransactionRecord, confirmed: boolean): string | undefined {
   const offer = availableActions(tx);
-  if (action === 'refund' && !offer.refund.ok && offer.refund.why === 'method') return v.t('pay_refund_method', { method: tx.paymentType ?? '' });
+  if (action === 'refund' && !offer.refund.ok && offer.refund.why === 'method')
+    return v.t('pay_refund_method', { method: tx.paymentType ?? '' });
   // Once confirmed, the domain action judges the state (its refusal names the payment's state).
   if (confirmed) return undefined;
   const ok = action === 'refund' ? offer.refund.ok : offer[action];
-  return ok ? undefined : v.t('cf_not_possible', { action: v.t(`cf_${action}_action`), status: v.word('st', tx.status) });
+  return ok
+    ? undefined
+    : v.t('cf_not_possible', { action: v.t(`cf_${action}_action`), status: v.word('st', tx.status) });
 }
 
 /** What the confirmation's form asks, as its key is bound to: the values it carries. */
 function confirmedRequest(action: ConfirmedAction, tx: TransactionRecord, input: RefundInput): FormRequest {
-  return formRequest(action, tx.orderId, { ...(input.amount === undefined ? {} : { amount: String(input.amount) }), ...(input.reason === undefined ? {} : { reason: input.reason }) });
+  return formRequest(action, tx.orderId, {
+    ...(input.amount === undefined ? {} : { amount: String(input.amount) }),
+    ...(input.reason === undefined ? {} : { reason: input.reason }),
+  });
 }
 
 /**
  * The confirmation of a money action: what will happen to which order and how much, a Confirm
  * button (a plain form carrying the same values and confirm=1; no script) and a way back.
  */
-function confirmationBody(v: View, tx: TransactionRecord, action: ConfirmedAction, input: RefundInput, forms: FormTokens): Html {
+function confirmationBody(
+  v: View,
+  tx: TransactionRecord,
+  action: ConfirmedAction,
+  input: RefundInput,
+  forms: FormTokens,
+): Html {
   const { t } = v;
   const left = tx.nominal - tx.refundedAmount;
-  const amount = action !== 'refund' ? rupiah(tx.nominal) : input.amount === undefined ? t('cf_everything_left', { amount: rupiah(left) }) : rupiah(input.amount);
+  const amount =
+    action !== 'refund'
+      ? rupiah(tx.nominal)
+      : input.amount === undefined
+        ? t('cf_everything_left', { amount: rupiah(left) })
+        : rupiah(input.amount);
   // The page's heading names the action; this section is all the page is about.
   return html`<section class="confirm" data-confirm="${action}">
 <dl class="kv">
@@ -123,13 +168,27 @@ ${input.reason ? html`<input type="hidden" name="reason" value="${input.reason}"
 }
 
 /** The page asking to confirm a money action, with the values of this request; `alert`: why it is asked again. */
-function askConfirmation(ctx: ConsoleContext, req: FastifyRequest, reply: FastifyReply, tx: TransactionRecord, action: ConfirmedAction, body: { amount?: string; reason?: string }, again?: { status: number; alert: Alert }) {
+function askConfirmation(
+  ctx: ConsoleContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  tx: TransactionRecord,
+  action: ConfirmedAction,
+  body: { amount?: string; reason?: string },
+  again?: { status: number; alert: Alert },
+) {
   const v = ctx.view(req, reply);
   const input = action === 'refund' ? refundInput(body) : {};
   // A wrong amount is said before the confirmation, not after it.
   if (action === 'refund') refundAmount(input, tx.nominal, tx.nominal - tx.refundedAmount);
   const page = confirmationBody(v, tx, action, input, ctx.formTokens(req, reply));
-  return ctx.render(reply, req, { title: v.t('title_confirm', { action: v.t(`cf_${action}_action`) }), section: 'transactions', here: txLink(tx.orderId), body: page, ...again });
+  return ctx.render(reply, req, {
+    title: v.t('title_confirm', { action: v.t(`cf_${action}_action`) }),
+    section: 'transactions',
+    here: txLink(tx.orderId),
+    body: page,
+    ...again,
+  });
 }
 
 export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services) => {
@@ -144,7 +203,10 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
           'Console form: act on one payment',
           "check (ask the gateway), refund (amount empty = the rest), cancel, expire, or retry-deliveries; needs the form's CSRF token. Refund, cancel and expire first answer a confirmation page; only the confirmed form (confirm=1) acts. The confirmed form and retry-deliveries carry the one-time key (`_key`) of the page that showed them: sent again, the form answers its first outcome and does nothing more; without its key, nothing is done (403 FORM_KEY_INVALID, a refund, cancel or expire asks for confirmation again). Answers 303 to the payment page, or the page with what went wrong.",
         ),
-        params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 512 }), action: Type.Union(ACTIONS.map((a) => Type.Literal(a))) }),
+        params: Type.Object({
+          order_id: Type.String({ minLength: 1, maxLength: 512 }),
+          action: Type.Union(ACTIONS.map((a) => Type.Literal(a))),
+        }),
         body: ActionBody,
       },
     },
@@ -154,7 +216,19 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
       const v = ctx.view(req, reply);
       const action = req.params.action;
       const showPayment = async (status: number, alert: Alert) =>
-        ctx.render(reply, req, { title: v.t('title_payment', { order: tx.orderId }), section: 'transactions', status, alert, here: txLink(tx.orderId), body: await transactionBody(services, (await findTransaction(services, tx.orderId)) ?? tx, v, ctx.formTokens(req, reply)) });
+        ctx.render(reply, req, {
+          title: v.t('title_payment', { order: tx.orderId }),
+          section: 'transactions',
+          status,
+          alert,
+          here: txLink(tx.orderId),
+          body: await transactionBody(
+            services,
+            (await findTransaction(services, tx.orderId)) ?? tx,
+            v,
+            ctx.formTokens(req, reply),
+          ),
+        });
       const done = `${req.body.from === 'deliveries' ? '/console/deliveries' : txLink(tx.orderId)}?done=${action}`;
       let location = done;
       try {
@@ -167,17 +241,25 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
         if (action === 'check') await run(services, req, action, tx, req.body);
         else {
           const request = formRequest(action, tx.orderId, req.body);
-          location = await actOnce(services, { operator: operatorBinding(req), key: req.body._key, request }, async (requestKey) => {
-            await run(services, req, action, tx, req.body, requestKey);
-            return done;
-          });
+          location = await actOnce(
+            services,
+            { operator: operatorBinding(req), key: req.body._key, request },
+            async (requestKey) => {
+              await run(services, req, action, tx, req.body, requestKey);
+              return done;
+            },
+          );
         }
       } catch (err) {
         // A refusal is answered with the same page and what went wrong on top, so the operator can correct and retry.
         const e = knownProblem(err);
         if (!e) throw err;
         // A confirmed form without its key is asked again, with a key of its own, while the action is still offered: nothing was done.
-        if (e.code === 'FORM_KEY_INVALID' && needsConfirmation(action) && !notOffered(v, action, tx, false)) return askConfirmation(ctx, req, reply, tx, action, req.body, { status: e.status, alert: errorAlert(v, e, req.id) });
+        if (e.code === 'FORM_KEY_INVALID' && needsConfirmation(action) && !notOffered(v, action, tx, false))
+          return askConfirmation(ctx, req, reply, tx, action, req.body, {
+            status: e.status,
+            alert: errorAlert(v, e, req.id),
+          });
         return showPayment(e.status, errorAlert(v, e, req.id));
       }
       return reply.redirect(location, 303);
@@ -190,7 +272,10 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
       config: { auth: 'op' },
       preHandler: app.csrfProtection,
       schema: {
-        ...consoleDoc('Console form: retry one ERP delivery', "Needs the form's CSRF token and the one-time key (`_key`) of the page that showed it: sent again, it answers as the first time and re-queues nothing more; without its key, nothing is done (403 FORM_KEY_INVALID). Answers 303 to the deliveries page."),
+        ...consoleDoc(
+          'Console form: retry one ERP delivery',
+          "Needs the form's CSRF token and the one-time key (`_key`) of the page that showed it: sent again, it answers as the first time and re-queues nothing more; without its key, nothing is done (403 FORM_KEY_INVALID). Answers 303 to the deliveries page.",
+        ),
         params: Type.Object({ event_id: EventId }),
         body: Type.Object({ _csrf: CsrfField, _key: FormKeyField }, { additionalProperties: false }),
       },
@@ -199,10 +284,14 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
       const eventId = req.params.event_id;
       // An unknown event is a 404 whatever the form carries.
       await findDelivery(services, eventId);
-      const location = await actOnce(services, { operator: operatorBinding(req), key: req.body._key, request: formRequest('retry', eventId) }, async () => {
-        await retryDelivery(services, eventId, operatorActor(req));
-        return '/console/deliveries?done=retry';
-      });
+      const location = await actOnce(
+        services,
+        { operator: operatorBinding(req), key: req.body._key, request: formRequest('retry', eventId) },
+        async () => {
+          await retryDelivery(services, eventId, operatorActor(req));
+          return '/console/deliveries?done=retry';
+        },
+      );
       return reply.redirect(location, 303);
     },
   );

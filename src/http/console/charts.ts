@@ -16,7 +16,14 @@ export interface Bar {
 const round = (n: number) => Math.round(n * 10) / 10;
 
 /** Vertical bars over time (one per day), labelled every few bars, with the largest value marked. */
-export function columnChart(o: { id: string; title: string; description: string; bars: readonly Bar[]; width?: number; height?: number }): Html {
+export function columnChart(o: {
+  id: string;
+  title: string;
+  description: string;
+  bars: readonly Bar[];
+  width?: number;
+  height?: number;
+}): Html {
   const width = o.width ?? 640;
   const height = o.height ?? 180;
   const top = 20;
@@ -33,7 +40,9 @@ ${o.bars.map((b, i) => {
   const h = round((b.value / max) * plot);
   const x = round(i * step + step * 0.15);
   return html`<rect x="${x}" y="${round(top + plot - h)}" width="${round(step * 0.7)}" height="${h}" fill="#2f6fde"><title>${b.label}: ${b.text}</title></rect>${
-    i % every === 0 ? html`<text x="${round(i * step + step / 2)}" y="${height - 6}" font-size="10" text-anchor="middle" fill="currentColor">${b.label}</text>` : ''
+    i % every === 0
+      ? html`<text x="${round(i * step + step / 2)}" y="${height - 6}" font-size="10" text-anchor="middle" fill="currentColor">${b.label}</text>`
+      : ''
   }`;
 })}
 ${o.bars.length > 0 && (o.bars[peak]?.value ?? 0) > 0 ? html`<text x="${round(Math.min(Math.max(peak * step + step / 2, 40), width - 40))}" y="${top - 6}" font-size="10" text-anchor="middle" fill="currentColor">${o.bars[peak]?.text ?? ''}</text>` : ''}
@@ -41,7 +50,14 @@ ${o.bars.length > 0 && (o.bars[peak]?.value ?? 0) > 0 ? html`<text x="${round(Ma
 }
 
 /** Horizontal bars, one per row (a payment type), each with its value written after it. */
-export function barChart(o: { id: string; title: string; description: string; bars: readonly Bar[]; max?: number; width?: number }): Html {
+export function barChart(o: {
+  id: string;
+  title: string;
+  description: string;
+  bars: readonly Bar[];
+  max?: number;
+  width?: number;
+}): Html {
   const width = o.width ?? 640;
   const row = 22;
   const labelW = 130;

@@ -41,10 +41,17 @@ function words(f: Field, v: View): { label: string; hint?: string } {
   return { label: has(label) ? v.t(label) : key, ...(has(hint) ? { hint: v.t(hint) } : {}) };
 }
 
-const SECTION_TITLES: Record<string, ConsoleKey> = { gateway: 'cfg_sec_gateway', erp: 'cfg_sec_erp', links: 'cfg_sec_links', reconcile: 'cfg_sec_reconcile', retention: 'cfg_sec_retention' };
+const SECTION_TITLES: Record<string, ConsoleKey> = {
+  gateway: 'cfg_sec_gateway',
+  erp: 'cfg_sec_erp',
+  links: 'cfg_sec_links',
+  reconcile: 'cfg_sec_reconcile',
+  retention: 'cfg_sec_retention',
+};
 
 const fieldId = (f: Field) => `cfg-${f.section}-${f.name}`;
-const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : Array.isArray(v) ? v.join(', ') : '');
+const str = (v: unknown): string =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : Array.isArray(v) ? v.join(', ') : '';
 
 function input(f: Field, value: unknown, error: string | undefined, v: View): Html {
   const { label, hint } = words(f, v);
@@ -52,7 +59,8 @@ function input(f: Field, value: unknown, error: string | undefined, v: View): Ht
   const name = `${f.section}.${f.name}`;
   const described = error || hint ? html` aria-describedby="${id}-help"` : '';
   const invalid = error ? html` aria-invalid="true"` : '';
-  const help = error || hint ? html`<span id="${id}-help" class="${error ? 'field-error' : 'muted'}">${error ?? hint}</span>` : '';
+  const help =
+    error || hint ? html`<span id="${id}-help" class="${error ? 'field-error' : 'muted'}">${error ?? hint}</span>` : '';
   switch (f.kind) {
     case 'bool':
       return html`<label class="inline" for="${id}"><input type="hidden" name="${name}" value="false"><input type="checkbox" id="${id}" name="${name}" value="true"${value === true ? html` checked` : ''}${described}${invalid}>${label}</label>${help}`;
@@ -67,11 +75,18 @@ function input(f: Field, value: unknown, error: string | undefined, v: View): Ht
   }
 }
 
-export function configForm(doc: Doc, token: string, errors: Map<string, string>, v: View, submitted?: Record<string, string>): Html {
+export function configForm(
+  doc: Doc,
+  token: string,
+  errors: Map<string, string>,
+  v: View,
+  submitted?: Record<string, string>,
+): Html {
   const sections = [...new Set(FIELDS.map((f) => f.section))];
   const valueOf = (f: Field) => {
     const key = `${f.section}.${f.name}`;
-    if (submitted && key in submitted && f.kind !== 'secret') return f.kind === 'bool' ? submitted[key] === 'true' : submitted[key];
+    if (submitted && key in submitted && f.kind !== 'secret')
+      return f.kind === 'bool' ? submitted[key] === 'true' : submitted[key];
     return doc[f.section]?.[f.name] ?? null;
   };
   const info = doc.info ?? {};
@@ -80,7 +95,8 @@ export function configForm(doc: Doc, token: string, errors: Map<string, string>,
 <form method="post" action="/console/config" novalidate>
 <input type="hidden" name="_csrf" value="${token}">
 ${sections.map(
-  (s) => html`<fieldset><legend>${SECTION_TITLES[s] ? v.t(SECTION_TITLES[s]) : s}</legend>${FIELDS.filter((f) => f.section === s).map((f) => html`<div>${input(f, valueOf(f), errors.get(`${f.section}.${f.name}`), v)}</div>`)}</fieldset>`,
+  (s) =>
+    html`<fieldset><legend>${SECTION_TITLES[s] ? v.t(SECTION_TITLES[s]) : s}</legend>${FIELDS.filter((f) => f.section === s).map((f) => html`<div>${input(f, valueOf(f), errors.get(`${f.section}.${f.name}`), v)}</div>`)}</fieldset>`,
 )}
 <button type="submit">${v.t('cfg_save')}</button>
 </form>`;
@@ -100,7 +116,13 @@ export function patchFromForm(form: Record<string, string>, current: Doc): Recor
     } else if (f.kind === 'bool') value = v === 'true';
     else if (f.kind === 'int') value = /^-?\d{1,15}$/.test(v) ? Number(v) : v === '' ? null : v;
     else if (f.kind === 'list')
-      value = v === '' ? [] : v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+      value =
+        v === ''
+          ? []
+          : v
+              .split(',')
+              .map((x) => x.trim())
+              .filter((x) => x !== '');
     else value = v === '' ? null : v;
     const before = current[f.section]?.[f.name];
     if (JSON.stringify(before ?? null) === JSON.stringify(value)) continue;

@@ -6,7 +6,12 @@ import { AppError } from '../../platform/errors.js';
 import { operatorActor } from '../plugins/actor.js';
 import { schemaProblem } from '../plugins/errors.js';
 import { configView } from '../api/config/views.js';
-import { RuntimeConfigPatchSchema, changeRuntimeConfig, currentRuntimeConfig, type RuntimeConfigPatch } from '../../domain/runtime-config.js';
+import {
+  RuntimeConfigPatchSchema,
+  changeRuntimeConfig,
+  currentRuntimeConfig,
+  type RuntimeConfigPatch,
+} from '../../domain/runtime-config.js';
 import { configForm, patchFromForm } from './config-page.js';
 import { LangQuery, consoleDoc, doneAlert, errorAlert, type ConsoleContext } from './context.js';
 import { consoleContext } from './scope.js';
@@ -28,9 +33,20 @@ function checkedPatch(req: FastifyRequest, patch: unknown): RuntimeConfigPatch {
   return patch as RuntimeConfigPatch;
 }
 
-export const consoleConfigRoutes: RoutePlugin<Deps<'clock' | 'config' | 'formKeySecret' | 'logger' | 'runtimeConfig' | 'store' | 'version'>> = async (app, services) => {
+export const consoleConfigRoutes: RoutePlugin<
+  Deps<'clock' | 'config' | 'formKeySecret' | 'logger' | 'runtimeConfig' | 'store' | 'version'>
+> = async (app, services) => {
   const ctx = consoleContext(services);
-  const page = async (req: FastifyRequest, reply: FastifyReply, o: { alert?: Parameters<ConsoleContext['render']>[2]['alert']; status?: number; errors?: Map<string, string>; submitted?: Record<string, string> } = {}) => {
+  const page = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    o: {
+      alert?: Parameters<ConsoleContext['render']>[2]['alert'];
+      status?: number;
+      errors?: Map<string, string>;
+      submitted?: Record<string, string>;
+    } = {},
+  ) => {
     const v = ctx.view(req, reply);
     return ctx.render(reply, req, {
       title: v.t('title_config'),
@@ -38,17 +54,48 @@ export const consoleConfigRoutes: RoutePlugin<Deps<'clock' | 'config' | 'formKey
       section: 'config',
       status: o.status,
       alert: o.alert,
-      body: configForm(configView(await currentRuntimeConfig(services), services), ctx.csrfToken(req, reply), o.errors ?? new Map(), v, o.submitted),
+      body: configForm(
+        configView(await currentRuntimeConfig(services), services),
+        ctx.csrfToken(req, reply),
+        o.errors ?? new Map(),
+        v,
+        o.submitted,
+      ),
     });
   };
 
-  app.get('/console/config', { config: { auth: 'op' }, schema: { ...consoleDoc('Console: configuration form', 'The runtime configuration of GET /api/config as a form; secrets masked.'), querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })), lang: LangQuery }) } }, async (req, reply) =>
-    page(req, reply, { alert: req.query.done === 'saved' ? doneAlert(ctx.view(req, reply), 'saved') : undefined }),
+  app.get(
+    '/console/config',
+    {
+      config: { auth: 'op' },
+      schema: {
+        ...consoleDoc(
+          'Console: configuration form',
+          'The runtime configuration of GET /api/config as a form; secrets masked.',
+        ),
+        querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })), lang: LangQuery }),
+      },
+    },
+    async (req, reply) =>
+      page(req, reply, { alert: req.query.done === 'saved' ? doneAlert(ctx.view(req, reply), 'saved') : undefined }),
   );
 
   app.post(
     '/console/config',
-    { config: { auth: 'op' }, preHandler: app.csrfProtection, schema: { ...consoleDoc('Console form: save configuration', 'Saved as POST /api/config saves it: the same schema, checks, messages and audit line; needs the form\'s CSRF token.'), body: Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.String({ maxLength: 4096 }), Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 4 })])) } },
+    {
+      config: { auth: 'op' },
+      preHandler: app.csrfProtection,
+      schema: {
+        ...consoleDoc(
+          'Console form: save configuration',
+          "Saved as POST /api/config saves it: the same schema, checks, messages and audit line; needs the form's CSRF token.",
+        ),
+        body: Type.Record(
+          Type.String({ maxLength: 100 }),
+          Type.Union([Type.String({ maxLength: 4096 }), Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 4 })]),
+        ),
+      },
+    },
     async (req, reply) => {
       const form = flatForm(req.body);
       const patch = patchFromForm(form, configView(await currentRuntimeConfig(services), services));
@@ -62,7 +109,12 @@ export const consoleConfigRoutes: RoutePlugin<Deps<'clock' | 'config' | 'formKey
         for (const e of list) if (!errors.has(e.path)) errors.set(e.path, e.message);
         const v = ctx.view(req, reply);
         const alert = errorAlert(v, err, req.id);
-        return page(req, reply, { status: err.status, errors, submitted: form, alert: { ...alert, text: v.t('cfg_not_saved', { reason: alert.text }) } });
+        return page(req, reply, {
+          status: err.status,
+          errors,
+          submitted: form,
+          alert: { ...alert, text: v.t('cfg_not_saved', { reason: alert.text }) },
+        });
       }
       return reply.redirect('/console/config?done=saved', 303);
     },

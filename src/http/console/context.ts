@@ -7,7 +7,12 @@ import type { View } from './view.js';
 import { consoleMessages, type ConsoleKey } from './i18n/console.js';
 
 /** Console pages are HTML for people; they are listed in the API description so every route is, without request schemas. */
-export const consoleDoc = (summary: string, description: string) => ({ tags: ['Operations'], summary, description, produces: ['text/html'] });
+export const consoleDoc = (summary: string, description: string) => ({
+  tags: ['Operations'],
+  summary,
+  description,
+  produces: ['text/html'],
+});
 
 /** `?lang=en|id` on every console page: its language, remembered in the `paylink_lang` cookie (anything else is ignored). */
 export const LangQuery = OptionalStr(5);
@@ -17,7 +22,11 @@ export interface ConsoleContext {
   /** The page's language (`?lang`, its cookie, `Accept-Language`) and its words; remembers an explicit choice. */
   view(req: FastifyRequest, reply: FastifyReply): View;
   /** `here`: the page the language links lead to (default: this GET's own URL, or the overview after a POST). */
-  render(reply: FastifyReply, req: FastifyRequest, o: { title: string; section: Section; body: Html; alert?: Alert; status?: number; here?: string }): FastifyReply;
+  render(
+    reply: FastifyReply,
+    req: FastifyRequest,
+    o: { title: string; section: Section; body: Html; alert?: Alert; status?: number; here?: string },
+  ): FastifyReply;
   /** A CSRF token for the forms of this answer, bound to the signed-in operator and valid for `CSRF_VALIDITY_MS`. */
   csrfToken(req: FastifyRequest, reply: FastifyReply): string;
   /** The CSRF token of this answer's forms, and a one-time key per form that acts. */
@@ -55,8 +64,19 @@ export function doneAlert(v: View, done: string | undefined): Alert | undefined 
  */
 export function errorAlert(v: View, e: AppError, requestId: string): Alert {
   const key = `err_${e.code}`;
-  const headline = e.code === 'INTERNAL' ? v.t('internal_error', { id: requestId }) : Object.hasOwn(consoleMessages.en, key) ? v.t(key as ConsoleKey) : v.t('err_other');
+  const headline =
+    e.code === 'INTERNAL'
+      ? v.t('internal_error', { id: requestId })
+      : Object.hasOwn(consoleMessages.en, key)
+        ? v.t(key as ConsoleKey)
+        : v.t('err_other');
   const fields = e.extras.errors?.map((x) => `${x.path}: ${x.message}`) ?? [];
-  const gateway = e.extras.gateway ? [`gateway ${e.extras.gateway.status_code}: ${e.extras.gateway.status_message}`] : [];
-  return { kind: 'error', text: `${headline} (${e.code})`, items: [...(e.code === 'INTERNAL' ? [] : [e.message]), ...fields, ...gateway] };
+  const gateway = e.extras.gateway
+    ? [`gateway ${e.extras.gateway.status_code}: ${e.extras.gateway.status_message}`]
+    : [];
+  return {
+    kind: 'error',
+    text: `${headline} (${e.code})`,
+    items: [...(e.code === 'INTERNAL' ? [] : [e.message]), ...fields, ...gateway],
+  };
 }

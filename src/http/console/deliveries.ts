@@ -28,18 +28,27 @@ function orderRetryForms(rows: OutboxEvent[], forms: FormTokens, v: View): Html 
   const counts = new Map<string, number>();
   for (const e of rows) if (e.orderId) counts.set(e.orderId, (counts.get(e.orderId) ?? 0) + 1);
   if (counts.size === 0) return html``;
-  return html`<section aria-labelledby="h-by-order"><h2 id="h-by-order">${t('dl_by_order')}</h2><ul class="by-order">${[...counts].map(
+  return html`<section aria-labelledby="h-by-order"><h2 id="h-by-order">${t('dl_by_order')}</h2><ul class="by-order">${[
+    ...counts,
+  ].map(
     ([orderId, n]) =>
       html`<li><a class="mono" href="${txLink(orderId)}">${orderId}</a> <span class="muted">${v.plural('dl_undelivered_here', n)}</span> <form method="post" action="${txLink(orderId)}/retry-deliveries" class="inline-form"><input type="hidden" name="_csrf" value="${forms.csrf}"><input type="hidden" name="from" value="deliveries">${formKeyField(forms.key(formRequest('retry-deliveries', orderId, { from: 'deliveries' })))}<button type="submit" class="secondary" aria-label="${t('dl_retry_all_label', { order: orderId })}">${t('dl_retry_all')}</button></form></li>`,
   )}</ul></section>`;
 }
 
-export async function deliveriesBody(services: Deps<'store'>, stateParam: string | undefined, pageParam: string | undefined, v: View, forms: FormTokens): Promise<Html> {
+export async function deliveriesBody(
+  services: Deps<'store'>,
+  stateParam: string | undefined,
+  pageParam: string | undefined,
+  v: View,
+  forms: FormTokens,
+): Promise<Html> {
   const { t } = v;
   const state = stateParam === 'failed' || stateParam === 'dead' ? stateParam : 'both';
   const page = Math.max(1, Math.min(10_000, Number.parseInt(pageParam ?? '1', 10) || 1));
   const { items: shown, more } = await undeliveredEvents(services, state, page, PAGE);
-  const tab = (s: string, label: string) => html`<a href="/console/deliveries${s === 'both' ? '' : `?state=${s}`}"${s === state ? html` aria-current="true"` : ''}>${label}</a>`;
+  const tab = (s: string, label: string) =>
+    html`<a href="/console/deliveries${s === 'both' ? '' : `?state=${s}`}"${s === state ? html` aria-current="true"` : ''}>${label}</a>`;
   return html`
 <p>${t('dl_intro')}</p>
 <nav class="pager" aria-label="${t('dl_filter')}">${tab('both', t('dl_both'))}${tab('failed', t('dl_failing'))}${tab('dead', t('dl_dead'))}</nav>

@@ -9,7 +9,14 @@ export class Html {
   }
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+};
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"'`]/g, (c) => ESCAPES[c] ?? c);
@@ -41,7 +48,16 @@ export { formatRupiah as rupiah } from '../../platform/i18n.js';
 
 /** Midnight of the day `now` falls on in `timeZone`, as an instant. */
 export function startOfDay(now: Date, timeZone: string): Date {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).formatToParts(now);
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(now);
   const n = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? '0');
   const elapsedMs = ((n('hour') * 60 + n('minute')) * 60 + n('second')) * 1000 + now.getUTCMilliseconds();
   return new Date(now.getTime() - elapsedMs);
@@ -55,7 +71,15 @@ export function zonedInput(value: string, timeZone: string): Date | undefined {
   if (Number.isNaN(asUtc)) return undefined;
   // The zone's offset at that wall time: format the UTC guess there and measure the difference.
   const guess = new Date(asUtc);
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(guess);
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(guess);
   const p = (t: string) => Number(parts.find((x) => x.type === t)?.value ?? '0');
   const wall = Date.UTC(p('year'), p('month') - 1, p('day'), p('hour'), p('minute'));
   return new Date(asUtc - (wall - asUtc));

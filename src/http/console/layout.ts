@@ -35,7 +35,15 @@ function langLinks(here: string, v: View): Html {
   return html`<nav class="langs" aria-label="${v.t('language')}">${link('en', 'English')} · ${link('id', 'Bahasa Indonesia')}</nav>`;
 }
 
-export function page(o: { title: string; section: Section; body: Html; user?: string; view: View; here: string; alert?: Alert }): string {
+export function page(o: {
+  title: string;
+  section: Section;
+  body: Html;
+  user?: string;
+  view: View;
+  here: string;
+  alert?: Alert;
+}): string {
   const { t } = o.view;
   return html`<!doctype html>
 <html lang="${o.view.lang}">

@@ -16,7 +16,14 @@ export interface LogsQuery {
   cursor?: string;
 }
 
-const LEVEL_NAMES: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 const s = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -30,14 +37,32 @@ function entryRow(e: Record<string, unknown>, v: View): Html {
 <td>${requestId ? html`<a class="mono" href="/console/logs?request_id=${encodeURIComponent(requestId)}">${requestId.slice(0, 13)}</a>` : ''}${orderId ? html`<br><a class="mono" href="${txLink(orderId)}">${orderId}</a>` : ''}</td></tr>`;
 }
 
-export async function logsBody(services: Deps<'config'>, query: LogsQuery, v: View): Promise<{ body: Html; alert?: Alert }> {
+export async function logsBody(
+  services: Deps<'config'>,
+  query: LogsQuery,
+  v: View,
+): Promise<{ body: Html; alert?: Alert }> {
   const { t } = v;
   const dir = services.config.logDir;
   const cursor = query.cursor ? decodeLogCursor(query.cursor) : undefined;
   const level = query.level && LEVELS.includes(query.level) ? query.level : undefined;
-  const page = await queryLogs(dir, { q: query.q || undefined, level, order_id: query.order_id || undefined, request_id: query.request_id || undefined, limit: 100, cursor });
+  const page = await queryLogs(dir, {
+    q: query.q || undefined,
+    level,
+    order_id: query.order_id || undefined,
+    request_id: query.request_id || undefined,
+    limit: 100,
+    cursor,
+  });
   const files = await listLogFiles(dir);
-  const next = page.next_cursor ? new URLSearchParams({ ...Object.fromEntries(Object.entries(query).filter(([k, v]) => k !== 'cursor' && typeof v === 'string' && v !== '')), cursor: page.next_cursor }) : undefined;
+  const next = page.next_cursor
+    ? new URLSearchParams({
+        ...Object.fromEntries(
+          Object.entries(query).filter(([k, v]) => k !== 'cursor' && typeof v === 'string' && v !== ''),
+        ),
+        cursor: page.next_cursor,
+      })
+    : undefined;
   const body = html`
 <form class="filters" method="get" action="/console/logs" role="search">
 <label>${t('lg_text')}<input name="q" value="${query.q ?? ''}" maxlength="200"></label>
@@ -55,7 +80,12 @@ export async function logsBody(services: Deps<'config'>, query: LogsQuery, v: Vi
   return { body, alert: query.cursor && !cursor ? { kind: 'error', text: t('lg_bad_cursor') } : undefined };
 }
 
-export async function logFileBody(services: Deps<'config' | 'logger'>, name: string | undefined, actor: Actor, v: View): Promise<Html | undefined> {
+export async function logFileBody(
+  services: Deps<'config' | 'logger'>,
+  name: string | undefined,
+  actor: Actor,
+  v: View,
+): Promise<Html | undefined> {
   const { t } = v;
   if (!name) return undefined;
   const file = await openLogFile(services, name, actor);

@@ -15,7 +15,6 @@ import type { View } from './view.js';
 
 type T = Translate<MoneyKey>;
 
-
 function number(lang: Lang, n: number, digits = 1): string {
   return new Intl.NumberFormat(lang === 'id' ? 'id-ID' : 'en-US', { maximumFractionDigits: digits }).format(n);
 }
@@ -23,7 +22,9 @@ function number(lang: Lang, n: number, digits = 1): string {
 /** Minutes under an hour and a half as minutes, longer as hours: a time to pay reads best in the larger unit. */
 function duration(t: T, lang: Lang, minutes: number | null): string {
   if (minutes === null) return '—';
-  return minutes < 90 ? t('minutes', { n: number(lang, minutes, minutes < 10 ? 1 : 0) }) : t('hours', { n: number(lang, minutes / 60) });
+  return minutes < 90
+    ? t('minutes', { n: number(lang, minutes, minutes < 10 ? 1 : 0) })
+    : t('hours', { n: number(lang, minutes / 60) });
 }
 
 function typeName(t: T, type: string): string {
@@ -51,9 +52,14 @@ ${columnChart({ id: 'chart-per-day', title: t('perDayTitle'), description: t('pe
 function perType(t: T, lang: Lang, m: MoneyOverview): Html {
   const heading = html`<h2 id="h-per-type">${t('byTypeTitle')}</h2>`;
   if (m.perType.length === 0) return html`${heading}<p class="muted">${t('noneYet')}</p>`;
-  const rate = (p: MoneyOverview['perType'][number]) => t('rateText', { pct: Math.round(p.successRate * 100), paid: p.paid, started: p.started });
+  const rate = (p: MoneyOverview['perType'][number]) =>
+    t('rateText', { pct: Math.round(p.successRate * 100), paid: p.paid, started: p.started });
   const success = m.perType.map((p) => ({ label: typeName(t, p.paymentType), value: p.successRate, text: rate(p) }));
-  const time = m.perType.map((p) => ({ label: typeName(t, p.paymentType), value: p.medianMinutesToPay ?? 0, text: duration(t, lang, p.medianMinutesToPay) }));
+  const time = m.perType.map((p) => ({
+    label: typeName(t, p.paymentType),
+    value: p.medianMinutesToPay ?? 0,
+    text: duration(t, lang, p.medianMinutesToPay),
+  }));
   return html`${heading}
 <div class="cards">
 <section class="card" aria-labelledby="h-success"><h3 id="h-success">${t('successTitle')}</h3>

@@ -14,8 +14,13 @@ export async function overviewBody(services: Deps<'clock' | 'gateway' | 'store' 
   const o = await overview(services, { today, week: new Date(today.getTime() - 6 * DAY_MS) });
   const { today: todayCounts, week: weekCounts } = o.counts;
   const { outbox, oldestUndelivered: oldest, lastNotification: last, gateway } = o;
-  const db = { status: o.database.ok ? 'ok' : 'unavailable', detail: o.database.ok ? `${o.database.kind}, ${o.database.latencyMs} ms` : o.database.kind };
-  const statuses = PAYMENT_STATUSES.filter((s) => (weekCounts[s] ?? 0) > 0 || ['pending', 'paid', 'expired'].includes(s));
+  const db = {
+    status: o.database.ok ? 'ok' : 'unavailable',
+    detail: o.database.ok ? `${o.database.kind}, ${o.database.latencyMs} ms` : o.database.kind,
+  };
+  const statuses = PAYMENT_STATUSES.filter(
+    (s) => (weekCounts[s] ?? 0) > 0 || ['pending', 'paid', 'expired'].includes(s),
+  );
   const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
   return html`
 <div class="cards">

@@ -15,19 +15,73 @@ import { LangQuery, consoleDoc as doc, doneAlert } from './context.js';
 import { consoleContext } from './scope.js';
 import { operatorActor } from '../plugins/actor.js';
 
-export const consolePages: RoutePlugin<Deps<'clock' | 'config' | 'formKeySecret' | 'gateway' | 'logger' | 'store' | 'version'>> = async (s, services) => {
+export const consolePages: RoutePlugin<
+  Deps<'clock' | 'config' | 'formKeySecret' | 'gateway' | 'logger' | 'store' | 'version'>
+> = async (s, services) => {
   const ctx = consoleContext(services);
 
-  s.get('/console', { config: { auth: 'op' }, schema: { tags: ['Operations'], summary: 'Operator console (HTML)', description: 'Overview of payments, ERP deliveries and health; links to transactions, deliveries, logs and configuration. Behind the operator credentials.', querystring: Type.Object({ lang: LangQuery }) } }, async (req, reply) => {
-    const v = ctx.view(req, reply);
-    return ctx.render(reply, req, { title: v.t('title_overview'), section: 'overview', body: await overviewBody(services, v) });
-  });
-  s.get('/console/assets/console.css', { config: { auth: 'op' }, schema: doc('Console stylesheet', 'The console\'s only stylesheet (the CSP allows no inline style).') }, async (_req, reply) => reply.type('text/css; charset=utf-8').send(CONSOLE_CSS));
-  s.get('/console/assets/console.js', { config: { auth: 'op' }, schema: doc('Console script', 'The console\'s only script: the copy-link button (the CSP allows no inline script).') }, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(CONSOLE_JS));
+  s.get(
+    '/console',
+    {
+      config: { auth: 'op' },
+      schema: {
+        tags: ['Operations'],
+        summary: 'Operator console (HTML)',
+        description:
+          'Overview of payments, ERP deliveries and health; links to transactions, deliveries, logs and configuration. Behind the operator credentials.',
+        querystring: Type.Object({ lang: LangQuery }),
+      },
+    },
+    async (req, reply) => {
+      const v = ctx.view(req, reply);
+      return ctx.render(reply, req, {
+        title: v.t('title_overview'),
+        section: 'overview',
+        body: await overviewBody(services, v),
+      });
+    },
+  );
+  s.get(
+    '/console/assets/console.css',
+    {
+      config: { auth: 'op' },
+      schema: doc('Console stylesheet', "The console's only stylesheet (the CSP allows no inline style)."),
+    },
+    async (_req, reply) => reply.type('text/css; charset=utf-8').send(CONSOLE_CSS),
+  );
+  s.get(
+    '/console/assets/console.js',
+    {
+      config: { auth: 'op' },
+      schema: doc(
+        'Console script',
+        "The console's only script: the copy-link button (the CSP allows no inline script).",
+      ),
+    },
+    async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(CONSOLE_JS),
+  );
 
   s.get(
     '/console/transactions',
-    { config: { auth: 'op' }, schema: { ...doc('Console: transactions', 'Search by order id, mercant_id, status, payment type and creation date; paged, newest first.'), querystring: Type.Object({ q: OptionalStr(200), mercant_id: OptionalStr(200), status: OptionalStr(40), payment_type: OptionalStr(40), from: OptionalStr(20), to: OptionalStr(20), page: OptionalStr(6), lang: LangQuery }) } },
+    {
+      config: { auth: 'op' },
+      schema: {
+        ...doc(
+          'Console: transactions',
+          'Search by order id, mercant_id, status, payment type and creation date; paged, newest first.',
+        ),
+        querystring: Type.Object({
+          q: OptionalStr(200),
+          mercant_id: OptionalStr(200),
+          status: OptionalStr(40),
+          payment_type: OptionalStr(40),
+          from: OptionalStr(20),
+          to: OptionalStr(20),
+          page: OptionalStr(6),
+          lang: LangQuery,
+        }),
+      },
+    },
     async (req, reply) => {
       const v = ctx.view(req, reply);
       const { lang: _lang, ...query } = req.query;
@@ -38,23 +92,74 @@ export const consolePages: RoutePlugin<Deps<'clock' | 'config' | 'formKeySecret'
 
   s.get(
     '/console/transactions/:order_id',
-    { config: { auth: 'op' }, schema: { ...doc('Console: one payment', 'Its details, its timeline (gateway calls, notifications, status changes, ERP delivery attempts, refunds) and its actions.'), params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 512 }) }), querystring: Type.Object({ done: OptionalStr(40), lang: LangQuery }) } },
+    {
+      config: { auth: 'op' },
+      schema: {
+        ...doc(
+          'Console: one payment',
+          'Its details, its timeline (gateway calls, notifications, status changes, ERP delivery attempts, refunds) and its actions.',
+        ),
+        params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 512 }) }),
+        querystring: Type.Object({ done: OptionalStr(40), lang: LangQuery }),
+      },
+    },
     async (req, reply) => {
       const tx = await findTransaction(services, req.params.order_id);
       if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(req.params.order_id)}.`);
       const v = ctx.view(req, reply);
-      return ctx.render(reply, req, { title: v.t('title_payment', { order: tx.orderId }), section: 'transactions', body: await transactionBody(services, tx, v, ctx.formTokens(req, reply)), alert: doneAlert(v, req.query.done) });
+      return ctx.render(reply, req, {
+        title: v.t('title_payment', { order: tx.orderId }),
+        section: 'transactions',
+        body: await transactionBody(services, tx, v, ctx.formTokens(req, reply)),
+        alert: doneAlert(v, req.query.done),
+      });
     },
   );
 
-  s.get('/console/deliveries', { config: { auth: 'op' }, schema: { ...doc('Console: failing and dead ERP deliveries', 'Events the ERP has not accepted yet, each with a retry button.'), querystring: Type.Object({ state: OptionalStr(10), page: OptionalStr(6), done: OptionalStr(40), lang: LangQuery }) } }, async (req, reply) => {
-    const v = ctx.view(req, reply);
-    return ctx.render(reply, req, { title: v.t('title_deliveries'), section: 'deliveries', body: await deliveriesBody(services, req.query.state, req.query.page, v, ctx.formTokens(req, reply)), alert: doneAlert(v, req.query.done) });
-  });
+  s.get(
+    '/console/deliveries',
+    {
+      config: { auth: 'op' },
+      schema: {
+        ...doc(
+          'Console: failing and dead ERP deliveries',
+          'Events the ERP has not accepted yet, each with a retry button.',
+        ),
+        querystring: Type.Object({
+          state: OptionalStr(10),
+          page: OptionalStr(6),
+          done: OptionalStr(40),
+          lang: LangQuery,
+        }),
+      },
+    },
+    async (req, reply) => {
+      const v = ctx.view(req, reply);
+      return ctx.render(reply, req, {
+        title: v.t('title_deliveries'),
+        section: 'deliveries',
+        body: await deliveriesBody(services, req.query.state, req.query.page, v, ctx.formTokens(req, reply)),
+        alert: doneAlert(v, req.query.done),
+      });
+    },
+  );
 
   s.get(
     '/console/logs',
-    { config: { auth: 'op' }, schema: { ...doc('Console: log search', 'The search of GET /api/logs as a page; request ids link to their lines.'), querystring: Type.Object({ q: OptionalStr(200), level: OptionalStr(10), order_id: OptionalStr(512), request_id: OptionalStr(64), cursor: OptionalStr(400), lang: LangQuery }) } },
+    {
+      config: { auth: 'op' },
+      schema: {
+        ...doc('Console: log search', 'The search of GET /api/logs as a page; request ids link to their lines.'),
+        querystring: Type.Object({
+          q: OptionalStr(200),
+          level: OptionalStr(10),
+          order_id: OptionalStr(512),
+          request_id: OptionalStr(64),
+          cursor: OptionalStr(400),
+          lang: LangQuery,
+        }),
+      },
+    },
     async (req, reply) => {
       const v = ctx.view(req, reply);
       const { lang: _lang, ...query } = req.query;
@@ -62,10 +167,24 @@ export const consolePages: RoutePlugin<Deps<'clock' | 'config' | 'formKeySecret'
       return ctx.render(reply, req, { title: v.t('title_logs'), section: 'logs', body, alert });
     },
   );
-  s.get('/console/logs/view', { config: { auth: 'op' }, schema: { ...doc('Console: one log file', 'The last 500 lines of one file listed by GET /api/logs/files.'), querystring: Type.Object({ file: OptionalStr(200), lang: LangQuery }) } }, async (req, reply) => {
-    const v = ctx.view(req, reply);
-    const body = await logFileBody(services, req.query.file, operatorActor(req), v);
-    if (!body) throw new AppError('NOT_FOUND', v.t('lg_no_file'));
-    return ctx.render(reply, req, { title: v.t('title_log_file', { file: req.query.file ?? '' }), section: 'logs', body });
-  });
+  s.get(
+    '/console/logs/view',
+    {
+      config: { auth: 'op' },
+      schema: {
+        ...doc('Console: one log file', 'The last 500 lines of one file listed by GET /api/logs/files.'),
+        querystring: Type.Object({ file: OptionalStr(200), lang: LangQuery }),
+      },
+    },
+    async (req, reply) => {
+      const v = ctx.view(req, reply);
+      const body = await logFileBody(services, req.query.file, operatorActor(req), v);
+      if (!body) throw new AppError('NOT_FOUND', v.t('lg_no_file'));
+      return ctx.render(reply, req, {
+        title: v.t('title_log_file', { file: req.query.file ?? '' }),
+        section: 'logs',
+        body,
+      });
+    },
+  );
 };

@@ -11,7 +11,11 @@ import { Type } from 'typebox';
 import type { App, RoutePlugin } from '../types.js';
 import type { Deps } from '../../types.js';
 import { AppError } from '../../platform/errors.js';
-import { RECONCILIATION_RESULTS, type ReconciliationImport, type ReconciliationResult } from '../../model/reconciliation.js';
+import {
+  RECONCILIATION_RESULTS,
+  type ReconciliationImport,
+  type ReconciliationResult,
+} from '../../model/reconciliation.js';
 import { MAX_REPORT_BYTES, importGatewayReport } from '../../domain/reconciliation/import.js';
 import { separatorNamed } from '../../domain/reconciliation/reader.js';
 import { getReconciliation, listReconciliations } from '../../domain/reconciliation/queries.js';
@@ -39,7 +43,9 @@ const FIELD_MAX = { _csrf: 200, columns: 2000, separator: 10, from: 10, to: 10 }
 type UploadField = keyof typeof FIELD_MAX;
 
 const ImportId = Type.String({ minLength: 36, maxLength: 36, pattern: '^[0-9a-f-]{36}$' });
-const ResultParam = Type.Optional(Type.Union([Type.Literal(''), ...RECONCILIATION_RESULTS.map((r) => Type.Literal(r))]));
+const ResultParam = Type.Optional(
+  Type.Union([Type.Literal(''), ...RECONCILIATION_RESULTS.map((r) => Type.Literal(r))]),
+);
 
 const resultLabel = (t: T, r: ReconciliationResult) => t(`r_${r}`);
 
@@ -49,7 +55,11 @@ function resultBadge(t: T, r: ReconciliationResult): Html {
 }
 
 function covers(imp: ReconciliationImport): string {
-  return imp.coversFrom === null ? '—' : imp.coversFrom === imp.coversTo ? imp.coversFrom : `${imp.coversFrom} – ${imp.coversTo ?? ''}`;
+  return imp.coversFrom === null
+    ? '—'
+    : imp.coversFrom === imp.coversTo
+      ? imp.coversFrom
+      : `${imp.coversFrom} – ${imp.coversTo ?? ''}`;
 }
 
 function uploadForm(t: T, token: string): Html {
@@ -76,7 +86,13 @@ function countHeads(t: T): Html {
   return html`<th scope="col" class="num">${t('rows')}</th>${RECONCILIATION_RESULTS.map((r) => html`<th scope="col" class="num">${resultLabel(t, r)}</th>`)}`;
 }
 
-async function listBody(services: Deps<'store'>, v: View, t: T, token: string, cursor: string | undefined): Promise<Html> {
+async function listBody(
+  services: Deps<'store'>,
+  v: View,
+  t: T,
+  token: string,
+  cursor: string | undefined,
+): Promise<Html> {
   const page = await listReconciliations(services, { limit: LIST_SIZE, cursor });
   return html`${uploadForm(t, token)}
 <h2 id="h-imports">${t('imports')}</h2>
@@ -89,7 +105,14 @@ ${
 ${page.nextCursor ? html`<p class="pager"><a href="${BASE}?cursor=${encodeURIComponent(page.nextCursor)}">${t('older')}</a></p>` : ''}`;
 }
 
-async function importBody(services: Deps<'store'>, v: View, t: T, id: string, result: ReconciliationResult | undefined, after: number | undefined): Promise<{ imp: ReconciliationImport; body: Html }> {
+async function importBody(
+  services: Deps<'store'>,
+  v: View,
+  t: T,
+  id: string,
+  result: ReconciliationResult | undefined,
+  after: number | undefined,
+): Promise<{ imp: ReconciliationImport; body: Html }> {
   const { imp, rows } = await getReconciliation(services, id, { result, limit: ROWS_SIZE, afterId: after });
   const last = rows.at(-1);
   const self = `${BASE}/${imp.id}`;
@@ -118,7 +141,24 @@ ${rows.length === ROWS_SIZE && last ? html`<p class="pager"><a href="${self}?${n
 
 /** Every row of an import but the matched ones, grouped by result, as spreadsheets read CSV. */
 async function* exceptionsCsv(services: Deps<'store'>, id: string, sep: CsvSeparator): AsyncGenerator<string> {
-  const header = Object.keys(rowView({ id: 0, importId: id, line: null, result: 'matched', gatewayOrderId: '', orderId: null, transactionRef: null, reportStatus: null, reportAmount: null, feeAmount: null, netAmount: null, paylinkStatus: null, paylinkAmount: null, detail: null }));
+  const header = Object.keys(
+    rowView({
+      id: 0,
+      importId: id,
+      line: null,
+      result: 'matched',
+      gatewayOrderId: '',
+      orderId: null,
+      transactionRef: null,
+      reportStatus: null,
+      reportAmount: null,
+      feeAmount: null,
+      netAmount: null,
+      paylinkStatus: null,
+      paylinkAmount: null,
+      detail: null,
+    }),
+  );
   yield CSV_BOM + csvLine(header, sep);
   for (const result of EXCEPTIONS) {
     let afterId: number | undefined;
@@ -141,17 +181,28 @@ const uploads = new WeakMap<FastifyRequest, Upload>();
 /** A form field's value as text. */
 function fieldValue(part: Multipart, name: UploadField): string {
   if (part.type !== 'field' || typeof part.value !== 'string' || part.valueTruncated) {
-    throw new AppError('VALIDATION_FAILED', `The form's ${name} field is not a text value.`, { errors: [{ path: name, message: 'must be one text value' }] });
+    throw new AppError('VALIDATION_FAILED', `The form's ${name} field is not a text value.`, {
+      errors: [{ path: name, message: 'must be one text value' }],
+    });
   }
   // No NUL reaches the import (PostgreSQL text cannot hold one): refused here as everywhere else.
-  if (part.value.includes('\u0000')) throw new AppError('VALIDATION_FAILED', `The form's ${name} field contains a NUL character (U+0000).`, { errors: [{ path: name, message: 'must not contain NUL (U+0000)' }] });
-  if (part.value.length > FIELD_MAX[name]) throw new AppError('VALIDATION_FAILED', `${name} is too long.`, { errors: [{ path: name, message: `at most ${FIELD_MAX[name]} characters` }] });
+  if (part.value.includes('\u0000'))
+    throw new AppError('VALIDATION_FAILED', `The form's ${name} field contains a NUL character (U+0000).`, {
+      errors: [{ path: name, message: 'must not contain NUL (U+0000)' }],
+    });
+  if (part.value.length > FIELD_MAX[name])
+    throw new AppError('VALIDATION_FAILED', `${name} is too long.`, {
+      errors: [{ path: name, message: `at most ${FIELD_MAX[name]} characters` }],
+    });
   return part.value;
 }
 
 const isUploadField = (name: string): name is UploadField => Object.hasOwn(FIELD_MAX, name);
 
-const unreadable = (detail: string) => new AppError('VALIDATION_FAILED', `The upload is not a complete form: ${detail}. Send the form again.`, { errors: [{ path: 'body', message: detail }] });
+const unreadable = (detail: string) =>
+  new AppError('VALIDATION_FAILED', `The upload is not a complete form: ${detail}. Send the form again.`, {
+    errors: [{ path: 'body', message: detail }],
+  });
 
 /** An error of the form's parser (a plain error, or one with a 5xx status) is the sender's: a 400. */
 function formProblem(err: unknown): unknown {
@@ -170,7 +221,9 @@ async function readUploadFields(req: FastifyRequest): Promise<void> {
   const upload: Upload = { file: undefined, fields: {} };
   uploads.set(req, upload);
   try {
-    const parts = req.parts({ limits: { fileSize: MAX_REPORT_BYTES + 1, files: 1, fields: 8, parts: 10, fieldSize: 4096 } });
+    const parts = req.parts({
+      limits: { fileSize: MAX_REPORT_BYTES + 1, files: 1, fields: 8, parts: 10, fieldSize: 4096 },
+    });
     for (let next = await parts.next(); !next.done; next = await parts.next()) {
       const part = next.value;
       if (part.type === 'file') {
@@ -178,7 +231,10 @@ async function readUploadFields(req: FastifyRequest): Promise<void> {
         break;
       }
       if (!isUploadField(part.fieldname)) continue;
-      if (upload.fields[part.fieldname] !== undefined) throw new AppError('VALIDATION_FAILED', `The form's ${part.fieldname} field is sent twice.`, { errors: [{ path: part.fieldname, message: 'sent twice' }] });
+      if (upload.fields[part.fieldname] !== undefined)
+        throw new AppError('VALIDATION_FAILED', `The form's ${part.fieldname} field is sent twice.`, {
+          errors: [{ path: part.fieldname, message: 'sent twice' }],
+        });
       upload.fields[part.fieldname] = fieldValue(part, part.fieldname);
     }
   } catch (err) {
@@ -199,7 +255,11 @@ function fileBody(file: MultipartFile): Readable {
       } catch (err) {
         throw formProblem(err);
       }
-      if (file.file.truncated) throw new AppError('PAYLOAD_TOO_LARGE', `The report exceeds ${MAX_REPORT_BYTES / 1024 / 1024} MB; export fewer days at a time.`);
+      if (file.file.truncated)
+        throw new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `The report exceeds ${MAX_REPORT_BYTES / 1024 / 1024} MB; export fewer days at a time.`,
+        );
     })(),
     { objectMode: false },
   );
@@ -215,17 +275,38 @@ function drainUpload(req: FastifyRequest, reply: FastifyReply): void {
   if (!req.raw.complete) void reply.header('connection', 'close');
 }
 
-export const consoleReconciliationRoutes: RoutePlugin<Deps<'clock' | 'config' | 'formKeySecret' | 'logger' | 'store'>> = async (app, services) => {
+export const consoleReconciliationRoutes: RoutePlugin<
+  Deps<'clock' | 'config' | 'formKeySecret' | 'logger' | 'store'>
+> = async (app, services) => {
   const ctx = consoleContext(services);
-  const render = async (req: FastifyRequest, reply: FastifyReply, o: { alert?: Alert; status?: number; cursor?: string }) => {
+  const render = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    o: { alert?: Alert; status?: number; cursor?: string },
+  ) => {
     const v = ctx.view(req, reply);
     const t = translator(MONEY_MESSAGES, v.lang);
-    return ctx.render(reply, req, { title: t('reconciliation'), section: 'reconciliation', status: o.status, alert: o.alert, body: await listBody(services, v, t, ctx.csrfToken(req, reply), o.cursor) });
+    return ctx.render(reply, req, {
+      title: t('reconciliation'),
+      section: 'reconciliation',
+      status: o.status,
+      alert: o.alert,
+      body: await listBody(services, v, t, ctx.csrfToken(req, reply), o.cursor),
+    });
   };
 
   app.get(
     BASE,
-    { config: { auth: 'op' }, schema: { ...consoleDoc('Console: reconciliation', "Upload a report exported from the gateway's dashboard; the imports with their counts by result."), querystring: Type.Object({ cursor: OptionalStr(300) }) } },
+    {
+      config: { auth: 'op' },
+      schema: {
+        ...consoleDoc(
+          'Console: reconciliation',
+          "Upload a report exported from the gateway's dashboard; the imports with their counts by result.",
+        ),
+        querystring: Type.Object({ cursor: OptionalStr(300) }),
+      },
+    },
     async (req, reply) => render(req, reply, { cursor: req.query.cursor }),
   );
 
@@ -244,13 +325,16 @@ export const consoleReconciliationRoutes: RoutePlugin<Deps<'clock' | 'config' | 
         preHandler: [readUploadFields, s.csrfProtection],
         schema: consoleDoc(
           'Console form: import a gateway report',
-          'multipart/form-data: `_csrf` (the form\'s token), optional `columns`, `separator` (comma, semicolon or tab), `from`, `to` (YYYY-MM-DD), then `file` (the CSV, up to 64 MB). Answers 303 to the import; a file that cannot be read answers 400 with the page naming its line and column.',
+          "multipart/form-data: `_csrf` (the form's token), optional `columns`, `separator` (comma, semicolon or tab), `from`, `to` (YYYY-MM-DD), then `file` (the CSV, up to 64 MB). Answers 303 to the import; a file that cannot be read answers 400 with the page naming its line and column.",
         ),
       },
       async (req, reply) => {
         const upload = uploads.get(req);
         try {
-          if (!upload?.file) throw new AppError('VALIDATION_FAILED', 'Choose the report file to import.', { errors: [{ path: 'file', message: 'no file' }] });
+          if (!upload?.file)
+            throw new AppError('VALIDATION_FAILED', 'Choose the report file to import.', {
+              errors: [{ path: 'file', message: 'no file' }],
+            });
           const { columns, separator, from, to } = upload.fields;
           const out = await importGatewayReport(services, {
             body: fileBody(upload.file),
@@ -265,7 +349,10 @@ export const consoleReconciliationRoutes: RoutePlugin<Deps<'clock' | 'config' | 
           if (!(err instanceof AppError)) throw err;
           // The same page with what went wrong on top, so the operator can correct the file or the fields and send again.
           const items = err.extras.errors?.map((x) => `${x.path}: ${x.message}`);
-          return render(req, reply, { status: err.status, alert: { kind: 'error', text: `${err.message} (${err.code})`, items } });
+          return render(req, reply, {
+            status: err.status,
+            alert: { kind: 'error', text: `${err.message} (${err.code})`, items },
+          });
         }
       },
     );
@@ -276,18 +363,38 @@ export const consoleReconciliationRoutes: RoutePlugin<Deps<'clock' | 'config' | 
     {
       config: { auth: 'op' },
       schema: {
-        ...consoleDoc('Console: one reconciliation import', 'Its counts by result and its rows, filtered by result, 200 at a time.'),
+        ...consoleDoc(
+          'Console: one reconciliation import',
+          'Its counts by result and its rows, filtered by result, 200 at a time.',
+        ),
         params: Type.Object({ id: ImportId }),
-        querystring: Type.Object({ result: ResultParam, after: Type.Optional(Type.String({ maxLength: 15, pattern: '^[0-9]{1,15}$' })), done: OptionalStr(20) }),
+        querystring: Type.Object({
+          result: ResultParam,
+          after: Type.Optional(Type.String({ maxLength: 15, pattern: '^[0-9]{1,15}$' })),
+          done: OptionalStr(20),
+        }),
       },
     },
     async (req, reply) => {
       const v = ctx.view(req, reply);
       const t = translator(MONEY_MESSAGES, v.lang);
       const result = req.query.result === '' ? undefined : req.query.result;
-      const { imp, body } = await importBody(services, v, t, req.params.id, result, req.query.after === undefined ? undefined : Number(req.query.after));
-      const done = req.query.done === 'imported' ? t('imported') : req.query.done === 'again' ? t('importedBefore') : undefined;
-      return ctx.render(reply, req, { title: t('importTitle', { when: v.when(imp.createdAt) }), section: 'reconciliation', body, alert: done ? { kind: 'ok', text: done } : undefined });
+      const { imp, body } = await importBody(
+        services,
+        v,
+        t,
+        req.params.id,
+        result,
+        req.query.after === undefined ? undefined : Number(req.query.after),
+      );
+      const done =
+        req.query.done === 'imported' ? t('imported') : req.query.done === 'again' ? t('importedBefore') : undefined;
+      return ctx.render(reply, req, {
+        title: t('importTitle', { when: v.when(imp.createdAt) }),
+        section: 'reconciliation',
+        body,
+        alert: done ? { kind: 'ok', text: done } : undefined,
+      });
     },
   );
 
@@ -296,11 +403,19 @@ export const consoleReconciliationRoutes: RoutePlugin<Deps<'clock' | 'config' | 
     {
       config: { auth: 'op' },
       schema: {
-        ...consoleDoc('Console: the exceptions of a reconciliation import (CSV)', 'Every row whose result is not `matched`, grouped by result, `,` or (`sep=;`) `;` between cells; a cell that a spreadsheet would run as a formula is written as text.'),
+        ...consoleDoc(
+          'Console: the exceptions of a reconciliation import (CSV)',
+          'Every row whose result is not `matched`, grouped by result, `,` or (`sep=;`) `;` between cells; a cell that a spreadsheet would run as a formula is written as text.',
+        ),
         produces: ['text/csv'],
         params: Type.Object({ id: ImportId }),
         querystring: Type.Object({ sep: CsvSeparatorParam }),
-        response: { 200: Type.Unsafe<unknown>({ description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } }) },
+        response: {
+          200: Type.Unsafe<unknown>({
+            description: 'text/csv',
+            content: { 'text/csv': { schema: { type: 'string' } } },
+          }),
+        },
       },
     },
     async (req, reply) => {

@@ -32,12 +32,16 @@ export function consoleContext(services: Deps<'clock' | 'config' | 'formKeySecre
         .send(page({ ...o, user: req.operatorUser, view, here }));
     },
     csrfToken: (req, reply) => reply.generateCsrf({ userInfo: operatorBinding(req) }),
-    formTokens: (req, reply) => ({ csrf: ctx.csrfToken(req, reply), key: (request) => issueFormKey(services, operatorBinding(req), request) }),
+    formTokens: (req, reply) => ({
+      csrf: ctx.csrfToken(req, reply),
+      key: (request) => issueFormKey(services, operatorBinding(req), request),
+    }),
   };
   return ctx;
 }
 
-export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+export const CONSOLE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 
 /** Form bodies, the CSRF token's cookie, and the security headers of every console answer. */
 async function consoleSecurity(s: App, services: Deps<'config' | 'csrfKey'>): Promise<void> {
@@ -49,7 +53,12 @@ async function consoleSecurity(s: App, services: Deps<'config' | 'csrfKey'>): Pr
   await s.register(csrf, {
     sessionPlugin: '@fastify/cookie',
     cookieKey: '_csrf',
-    cookieOpts: { path: '/console', httpOnly: true, sameSite: 'strict', secure: services.config.publicBaseUrl.startsWith('https:') },
+    cookieOpts: {
+      path: '/console',
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: services.config.publicBaseUrl.startsWith('https:'),
+    },
     csrfOpts: { hmacKey: services.csrfKey, validity: CSRF_VALIDITY_MS },
     getUserInfo: (req) => operatorBinding(req),
   });
@@ -69,10 +78,17 @@ function consoleErrorPages(s: App, ctx: ConsoleContext): void {
     const e = toProblem(err, req);
     // Credentials problems answer like every operator route (the browser shows its own sign-in
     // dialog), and so does a cross-site refusal: no page is rendered for another site's request.
-    if (e.status === 401 || e.status === 429 || e.code === 'CROSS_SITE_REFUSED') return errorHandler.call(s, e, req, reply);
+    if (e.status === 401 || e.status === 429 || e.code === 'CROSS_SITE_REFUSED')
+      return errorHandler.call(s, e, req, reply);
     for (const [k, v] of Object.entries(e.extras.headers ?? {})) reply.header(k, v);
     const v = ctx.view(req, reply);
-    return ctx.render(reply, req, { title: v.t('cannot_do_that'), section: 'overview', status: e.status, alert: errorAlert(v, e, req.id), body: html`<p><a href="/console">${v.t('back_to_overview')}</a></p>` });
+    return ctx.render(reply, req, {
+      title: v.t('cannot_do_that'),
+      section: 'overview',
+      status: e.status,
+      alert: errorAlert(v, e, req.id),
+      body: html`<p><a href="/console">${v.t('back_to_overview')}</a></p>`,
+    });
   });
 }
 

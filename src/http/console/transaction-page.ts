@@ -17,7 +17,15 @@ function csrfField(token: string): Html {
   return html`<input type="hidden" name="_csrf" value="${token}">`;
 }
 
-function actionForm(tx: TransactionRecord, action: string, token: string, title: string, button: string, fields: Html = html``, danger = false): Html {
+function actionForm(
+  tx: TransactionRecord,
+  action: string,
+  token: string,
+  title: string,
+  button: string,
+  fields: Html = html``,
+  danger = false,
+): Html {
   return html`<form method="post" action="${txLink(tx.orderId)}/${action}" aria-labelledby="a-${action}">${csrfField(token)}<h3 id="a-${action}">${title}</h3>${fields}<button type="submit"${danger ? html` class="danger"` : ''}>${button}</button></form>`;
 }
 
@@ -33,7 +41,9 @@ export function qrPayloadOf(tx: TransactionRecord): string | undefined {
   const fits = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 2000;
   if (fits(answer.qr_string)) return answer.qr_string;
   if (tx.paymentType !== 'gopay' || !Array.isArray(answer.actions)) return undefined;
-  const deeplink: unknown = answer.actions.find((a: unknown) => typeof a === 'object' && a !== null && (a as Record<string, unknown>).name === 'deeplink-redirect');
+  const deeplink: unknown = answer.actions.find(
+    (a: unknown) => typeof a === 'object' && a !== null && (a as Record<string, unknown>).name === 'deeplink-redirect',
+  );
   const url = deeplink ? (deeplink as Record<string, unknown>).url : undefined;
   return fits(url) && /^https?:\/\//.test(url) ? url : undefined;
 }
@@ -47,7 +57,12 @@ async function qrFigure(tx: TransactionRecord, v: View): Promise<Html> {
   return html`<figure class="qr" role="img" aria-label="${v.t('pay_qr_desc', { amount: rupiah(tx.nominal) })}" data-qr>${raw(svg)}<figcaption>${v.t('pay_qr')}</figcaption></figure>`;
 }
 
-export async function transactionBody(services: Deps<'config' | 'store'>, tx: TransactionRecord, v: View, forms: FormTokens): Promise<Html> {
+export async function transactionBody(
+  services: Deps<'config' | 'store'>,
+  tx: TransactionRecord,
+  v: View,
+  forms: FormTokens,
+): Promise<Html> {
   const { t } = v;
   const token = forms.csrf;
   const { entries, events } = await timeline(services, tx, v);

@@ -18,14 +18,16 @@ interface Entry {
   detail?: Html;
 }
 
-const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+const text = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
 
 /** Gateway calls made about this order, from the log (the only place they are recorded). */
 async function gatewayCalls(services: Deps<'config'>, tx: TransactionRecord, v: View): Promise<Entry[]> {
   try {
     const page = await queryLogs(services.config.logDir, { order_id: tx.orderId, q: 'gateway call', limit: 200 });
     return page.entries.flatMap((e) => {
-      const g = e.gateway !== null && typeof e.gateway === 'object' ? (e.gateway as Record<string, unknown>) : undefined;
+      const g =
+        e.gateway !== null && typeof e.gateway === 'object' ? (e.gateway as Record<string, unknown>) : undefined;
       const at = text(e.time);
       if (!g || !at) return [];
       const outcome = text(g.status) ?? text(g.error) ?? EMPTY;
@@ -61,7 +63,10 @@ function notificationEntry(n: NotificationRecord, v: View): Entry {
 
 function eventEntries(ev: OutboxEvent, attempts: DeliveryAttempt[], v: View): Entry[] {
   const p = jsonObject(ev.payload);
-  const refunded = typeof p.refunded_amount === 'number' && p.refunded_amount > 0 ? html` · ${v.t('tl_refunded', { amount: rupiah(p.refunded_amount) })}` : '';
+  const refunded =
+    typeof p.refunded_amount === 'number' && p.refunded_amount > 0
+      ? html` · ${v.t('tl_refunded', { amount: rupiah(p.refunded_amount) })}`
+      : '';
   const out: Entry[] = [
     {
       at: ev.createdAt,
@@ -92,10 +97,21 @@ export interface TimelineData {
   events: OutboxEvent[];
 }
 
-export async function timeline(services: Deps<'config' | 'store'>, tx: TransactionRecord, v: View): Promise<TimelineData> {
-  const [{ notifications, events, attempts, refunds }, calls] = await Promise.all([paymentHistory(services, tx), gatewayCalls(services, tx, v)]);
+export async function timeline(
+  services: Deps<'config' | 'store'>,
+  tx: TransactionRecord,
+  v: View,
+): Promise<TimelineData> {
+  const [{ notifications, events, attempts, refunds }, calls] = await Promise.all([
+    paymentHistory(services, tx),
+    gatewayCalls(services, tx, v),
+  ]);
   const entries: Entry[] = [
-    { at: tx.createdAt, title: html`${v.t('tl_created', { kind: v.word('kind', tx.kind), amount: rupiah(tx.nominal) })}`, detail: html`${v.t('tl_gateway_order_id')} <code>${tx.gatewayOrderId}</code>` },
+    {
+      at: tx.createdAt,
+      title: html`${v.t('tl_created', { kind: v.word('kind', tx.kind), amount: rupiah(tx.nominal) })}`,
+      detail: html`${v.t('tl_gateway_order_id')} <code>${tx.gatewayOrderId}</code>`,
+    },
     ...calls,
     ...notifications.map((n) => notificationEntry(n, v)),
     ...events.flatMap((e) => eventEntries(e, attempts, v)),

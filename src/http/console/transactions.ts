@@ -29,17 +29,26 @@ function pageUrl(query: ListQuery, page: number): string {
   return `/console/transactions?${p.toString()}`;
 }
 
-export async function transactionsBody(services: Deps<'store'>, query: ListQuery, v: View): Promise<{ body: Html; alert?: Alert }> {
+export async function transactionsBody(
+  services: Deps<'store'>,
+  query: ListQuery,
+  v: View,
+): Promise<{ body: Html; alert?: Alert }> {
   const { t, timeZone } = v;
   const problems: string[] = [];
-  const status = query.status && (PAYMENT_STATUSES as readonly string[]).includes(query.status) ? query.status : undefined;
+  const status =
+    query.status && (PAYMENT_STATUSES as readonly string[]).includes(query.status) ? query.status : undefined;
   if (query.status && !status) problems.push(t('tx_bad_status'));
   const from = query.from ? zonedInput(query.from, timeZone) : undefined;
   if (query.from && !from) problems.push(t('tx_bad_from'));
   const toDay = query.to ? zonedInput(query.to, timeZone) : undefined;
   if (query.to && !toDay) problems.push(t('tx_bad_to'));
   const page = Math.max(1, Math.min(10_000, Number.parseInt(query.page ?? '1', 10) || 1));
-  const { items: rows, more, paymentTypes: types } = await searchTransactions(services, {
+  const {
+    items: rows,
+    more,
+    paymentTypes: types,
+  } = await searchTransactions(services, {
     q: query.q?.trim() || undefined,
     mercantId: query.mercant_id?.trim() || undefined,
     status,
@@ -72,5 +81,8 @@ export async function transactionsBody(services: Deps<'store'>, query: ListQuery
         )
   }</tbody></table></div>
 <nav class="pager" aria-label="${t('pages')}">${page > 1 ? html`<a href="${pageUrl(query, page - 1)}" rel="prev">${t('newer')}</a>` : ''}${more ? html`<a href="${pageUrl(query, page + 1)}" rel="next">${t('older')}</a>` : ''}</nav>`;
-  return { body, alert: problems.length > 0 ? { kind: 'error', text: t('tx_filters_ignored'), items: problems } : undefined };
+  return {
+    body,
+    alert: problems.length > 0 ? { kind: 'error', text: t('tx_filters_ignored'), items: problems } : undefined,
+  };
 }

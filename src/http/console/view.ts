@@ -23,7 +23,14 @@ export interface View {
 /** The one placeholder for a value that is absent. */
 export const EMPTY = '—';
 
-const ZONE_LABELS: Record<string, string> = { 'Asia/Jakarta': 'WIB', 'Asia/Pontianak': 'WIB', 'Asia/Makassar': 'WITA', 'Asia/Jayapura': 'WIT', UTC: 'UTC', 'Etc/UTC': 'UTC' };
+const ZONE_LABELS: Record<string, string> = {
+  'Asia/Jakarta': 'WIB',
+  'Asia/Pontianak': 'WIB',
+  'Asia/Makassar': 'WITA',
+  'Asia/Jayapura': 'WIT',
+  UTC: 'UTC',
+  'Etc/UTC': 'UTC',
+};
 
 export function zoneLabel(timeZone: string): string {
   const known = ZONE_LABELS[timeZone];
@@ -40,8 +47,26 @@ export function consoleView(lang: Lang, timeZone: string): View {
   const plurals = new Intl.PluralRules(lang === 'id' ? 'id-ID' : 'en-US');
   const fmt =
     lang === 'id'
-      ? new Intl.DateTimeFormat('id-ID', { timeZone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
-      : new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+      ? new Intl.DateTimeFormat('id-ID', {
+          timeZone,
+          day: 'numeric',
+          month: 'short',
+          year: 'numeric',
+          hour: '2-digit',
+          minute: '2-digit',
+          second: '2-digit',
+          hourCycle: 'h23',
+        })
+      : new Intl.DateTimeFormat('en-CA', {
+          timeZone,
+          year: 'numeric',
+          month: '2-digit',
+          day: '2-digit',
+          hour: '2-digit',
+          minute: '2-digit',
+          second: '2-digit',
+          hourCycle: 'h23',
+        });
   return {
     lang,
     t,
@@ -54,7 +79,9 @@ export function consoleView(lang: Lang, timeZone: string): View {
       const parts = fmt.formatToParts(d);
       const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
       // English: 2026-11-22 17:05:09 WIB; Indonesian: 22 Nov 2026 17.05.09 WIB.
-      return lang === 'id' ? `${get('day')} ${get('month')} ${get('year')} ${get('hour')}.${get('minute')}.${get('second')} ${zone}` : `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')} ${zone}`;
+      return lang === 'id'
+        ? `${get('day')} ${get('month')} ${get('year')} ${get('hour')}.${get('minute')}.${get('second')} ${zone}`
+        : `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')} ${zone}`;
     },
     word(prefix, value) {
       const key = `${prefix}_${value}`;

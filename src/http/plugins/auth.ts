@@ -11,7 +11,12 @@ export function checkApiKey(req: FastifyRequest, keys: string[]): boolean {
   if (keys.length === 0) return true;
   const auth = req.headers.authorization;
   const header = req.headers['x-api-key'];
-  const given = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : typeof header === 'string' ? header.trim() : undefined;
+  const given =
+    typeof auth === 'string' && /^Bearer\s+/i.test(auth)
+      ? auth.replace(/^Bearer\s+/i, '').trim()
+      : typeof header === 'string'
+        ? header.trim()
+        : undefined;
   if (!given) return false;
   let ok = false;
   for (const k of keys) ok = secretEquals(given, k) || ok;
@@ -39,12 +44,29 @@ export function checkOperator(req: FastifyRequest, operator: { user: string; pas
 }
 
 /** An audit line for a client refused at the door: not signed in, so named by its address only. */
-function refusal(services: Deps<'logger'>, req: FastifyRequest, action: string, message: string, detail: Record<string, unknown> = {}): void {
+function refusal(
+  services: Deps<'logger'>,
+  req: FastifyRequest,
+  action: string,
+  message: string,
+  detail: Record<string, unknown> = {},
+): void {
   const outcome = action === 'auth_lockout' ? 'locked' : 'refused';
-  audit(services, { actor: { kind: 'anonymous', ip: req.ip }, action, subject: req.routeOptions.url ?? null, outcome }, message, detail, 'warn');
+  audit(
+    services,
+    { actor: { kind: 'anonymous', ip: req.ip }, action, subject: req.routeOptions.url ?? null, outcome },
+    message,
+    detail,
+    'warn',
+  );
 }
 
-async function operatorFailure(req: FastifyRequest, reply: FastifyReply, services: Deps<'logger' | 'operator'>, lockout: Lockout): Promise<never> {
+async function operatorFailure(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  services: Deps<'logger' | 'operator'>,
+  lockout: Lockout,
+): Promise<never> {
   const creds = parseBasic(req.headers.authorization);
   // The user name is logged only when it is the real one: people type passwords into user fields.
   const user = creds && secretEquals(creds.user, services.operator.user) ? creds.user : undefined;
@@ -53,9 +75,21 @@ async function operatorFailure(req: FastifyRequest, reply: FastifyReply, service
   const locked = req.headers.authorization === undefined ? false : (await lockout.fail(req.ip)) > 0;
   // A browser asks without credentials first and sends them after the Basic prompt: that first
   // request is the handshake, not a failure (debug); wrong credentials are (warn, audited).
-  if (req.headers.authorization === undefined) services.logger.debug({ ip: req.ip, subject: req.routeOptions.url ?? null }, 'operator credentials requested (request without credentials)');
-  else refusal(services, req, 'auth_failed', 'operator authentication failed', { user, scheme: authScheme(req.headers.authorization) });
-  if (locked) refusal(services, req, 'auth_lockout', 'operator login locked for this client after repeated failures', { user, locked_for_s: LOCKOUT.lockMs / 1000 });
+  if (req.headers.authorization === undefined)
+    services.logger.debug(
+      { ip: req.ip, subject: req.routeOptions.url ?? null },
+      'operator credentials requested (request without credentials)',
+    );
+  else
+    refusal(services, req, 'auth_failed', 'operator authentication failed', {
+      user,
+      scheme: authScheme(req.headers.authorization),
+    });
+  if (locked)
+    refusal(services, req, 'auth_lockout', 'operator login locked for this client after repeated failures', {
+      user,
+      locked_for_s: LOCKOUT.lockMs / 1000,
+    });
   reply.header('www-authenticate', 'Basic realm="paylink", charset="UTF-8"');
   throw new AppError('UNAUTHORIZED', 'Operator credentials are required (HTTP Basic).');
 }
@@ -71,8 +105,12 @@ async function apiKeyFailure(services: Deps<'logger'>, req: FastifyRequest, thro
   const presented = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
   const lockedFor = presented ? await throttle.fail(req.ip) : 0;
   if (lockedFor > 0) {
-    refusal(services, req, 'api_key_throttled', 'API request refused: too many wrong keys from this client', { retry_after_s: lockedFor });
-    throw new AppError('TOO_MANY_REQUESTS', 'Too many wrong API keys from this address; try again later.', { headers: { 'retry-after': String(lockedFor) } });
+    refusal(services, req, 'api_key_throttled', 'API request refused: too many wrong keys from this client', {
+      retry_after_s: lockedFor,
+    });
+    throw new AppError('TOO_MANY_REQUESTS', 'Too many wrong API keys from this address; try again later.', {
+      headers: { 'retry-after': String(lockedFor) },
+    });
   }
   if (presented) refusal(services, req, 'api_key_failed', 'API key authentication failed');
   throw new AppError('UNAUTHORIZED', 'A valid API key is required (Authorization: Bearer <key> or X-API-Key).');
@@ -105,13 +143,23 @@ export function authHook(services: Deps<'clock' | 'config' | 'logger' | 'operato
       const crossSite = crossSiteRefusal(req, services.config.publicBaseUrl);
       if (crossSite) {
         const origin = typeof req.headers.origin === 'string' ? req.headers.origin.slice(0, 200) : undefined;
-        refusal(services, req, 'cross_site_refused', 'operator request refused: cross-site', { origin, sec_fetch_site: req.headers['sec-fetch-site'] });
-        throw new AppError('CROSS_SITE_REFUSED', `Refused: ${crossSite}. Operator changes are accepted from the console itself or from clients that are not browsers.`);
+        refusal(services, req, 'cross_site_refused', 'operator request refused: cross-site', {
+          origin,
+          sec_fetch_site: req.headers['sec-fetch-site'],
+        });
+        throw new AppError(
+          'CROSS_SITE_REFUSED',
+          `Refused: ${crossSite}. Operator changes are accepted from the console itself or from clients that are not browsers.`,
+        );
       }
       const { lockedFor, failures } = await lockout.state(req.ip);
       if (lockedFor > 0) {
-        refusal(services, req, 'auth_locked_out', 'operator request refused: client locked out', { retry_after_s: lockedFor });
-        throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins from this address; try again later.', { headers: { 'retry-after': String(lockedFor) } });
+        refusal(services, req, 'auth_locked_out', 'operator request refused: client locked out', {
+          retry_after_s: lockedFor,
+        });
+        throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins from this address; try again later.', {
+          headers: { 'retry-after': String(lockedFor) },
+        });
       }
       const user = checkOperator(req, services.operator);
       if (!user) await operatorFailure(req, reply, services, lockout);

@@ -4,7 +4,15 @@
  * is down is a 503 (the gateway retries a 503 four times, a 500 once) wherever it happens.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, isDatabaseUnavailable, plainFieldErrors, problem, type ErrorCode, type FieldError, type SchemaIssue } from '../../platform/errors.js';
+import {
+  AppError,
+  isDatabaseUnavailable,
+  plainFieldErrors,
+  problem,
+  type ErrorCode,
+  type FieldError,
+  type SchemaIssue,
+} from '../../platform/errors.js';
 import { GatewayError, toAppError } from '../../gateway/port.js';
 import type { MethodTable } from './allowed-methods.js';
 import { drainBody } from './drain-body.js';
@@ -12,7 +20,10 @@ import { drainBody } from './drain-body.js';
 /** A schema's complaints, as the catalogue's field errors in plain words (paths relative to the body). */
 function fieldErrors(context: string | undefined, items: SchemaIssue[], root: unknown): FieldError[] {
   const where = context ?? 'body';
-  return plainFieldErrors(root, items).map((e) => ({ ...e, path: where === 'body' ? e.path || '(body)' : [where, e.path].filter(Boolean).join('.') }));
+  return plainFieldErrors(root, items).map((e) => ({
+    ...e,
+    path: where === 'body' ? e.path || '(body)' : [where, e.path].filter(Boolean).join('.'),
+  }));
 }
 
 /**
@@ -21,7 +32,10 @@ function fieldErrors(context: string | undefined, items: SchemaIssue[], root: un
  */
 export function schemaProblem(context: string | undefined, items: SchemaIssue[], root?: unknown): AppError {
   const errors = fieldErrors(context, items, root);
-  const detail = errors.length === 1 && errors[0] ? `${errors[0].path} ${errors[0].message}.` : 'The request does not match the schema.';
+  const detail =
+    errors.length === 1 && errors[0]
+      ? `${errors[0].path} ${errors[0].message}.`
+      : 'The request does not match the schema.';
   return new AppError('VALIDATION_FAILED', detail, { errors });
 }
 
@@ -74,7 +88,11 @@ export function toProblem(err: unknown, req: FastifyRequest): AppError {
   if (typeof fe.code === 'string' && fe.code.startsWith('FST_CSRF')) return new AppError('CSRF_INVALID');
   if (Array.isArray(fe.validation)) {
     const schemas = req.routeOptions.schema as Record<string, unknown> | undefined;
-    return schemaProblem(fe.validationContext, fe.validation as SchemaIssue[], fe.validationContext ? schemas?.[fe.validationContext] : undefined);
+    return schemaProblem(
+      fe.validationContext,
+      fe.validation as SchemaIssue[],
+      fe.validationContext ? schemas?.[fe.validationContext] : undefined,
+    );
   }
   if (isDatabaseUnavailable(err)) {
     req.log.error({ err: { message: fe.message } }, 'database unavailable');
@@ -86,7 +104,12 @@ export function toProblem(err: unknown, req: FastifyRequest): AppError {
   return new AppError('INTERNAL');
 }
 
-export async function errorHandler(this: unknown, error: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function errorHandler(
+  this: unknown,
+  error: FastifyError | Error,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
   const appErr = toProblem(error, req);
   if (appErr.status >= 500 && appErr.code !== 'INTERNAL') req.log.warn({ code: appErr.code }, appErr.message);
   for (const [k, v] of Object.entries(appErr.extras.headers ?? {})) reply.header(k, v);
@@ -96,7 +119,10 @@ export async function errorHandler(this: unknown, error: FastifyError | Error, r
   // half-way) is answered once the rest is read and dropped: unread bytes would reset the connection
   // under the answer. A body left unread past the bound can only be followed by a close.
   if (!(await drainBody(req.raw))) reply.header('connection', 'close');
-  await reply.code(appErr.status).type('application/problem+json').send(problem(appErr.code, req.id, detail, appErr.extras));
+  await reply
+    .code(appErr.status)
+    .type('application/problem+json')
+    .send(problem(appErr.code, req.id, detail, appErr.extras));
 }
 
 /** No route for this method and path: 405 with `Allow` when the path has routes for other methods, else 404. */
@@ -109,10 +135,15 @@ export function notFoundHandler(methods: MethodTable) {
         .code(405)
         .header('allow', allowed.join(', '))
         .type('application/problem+json')
-        .send(problem('METHOD_NOT_ALLOWED', req.id, `${req.method} is not allowed here; allowed: ${allowed.join(', ')}.`));
+        .send(
+          problem('METHOD_NOT_ALLOWED', req.id, `${req.method} is not allowed here; allowed: ${allowed.join(', ')}.`),
+        );
       return;
     }
-    await reply.code(404).type('application/problem+json').send(problem('NOT_FOUND', req.id, `No route ${req.method} ${path}`.slice(0, 300)));
+    await reply
+      .code(404)
+      .type('application/problem+json')
+      .send(problem('NOT_FOUND', req.id, `No route ${req.method} ${path}`.slice(0, 300)));
   };
 }
 
@@ -121,7 +152,10 @@ export function notFoundHandler(methods: MethodTable) {
  * router's limit): problem+json with a request id like every other answer, never the URL echoed.
  */
 export function routingErrorHandler(error: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
-  const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is longer than 512 characters.' : 'The URL is not valid (malformed percent-encoding or characters).';
+  const detail =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'A path segment is longer than 512 characters.'
+      : 'The URL is not valid (malformed percent-encoding or characters).';
   req.log.info({ code: error.code }, 'request refused before routing');
   void reply
     .code(400)

@@ -12,7 +12,16 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors.js';
 import { stableStringify } from '../../domain/orders/request-hash.js';
-import { CLAIM_LOCK_MS, KEY_RETENTION_MS, claimKey, keepOutcome, pruneExpiredKeys, releaseKey, type IdempotencyDeps, type KeyClaim } from '../../domain/idempotency.js';
+import {
+  CLAIM_LOCK_MS,
+  KEY_RETENTION_MS,
+  claimKey,
+  keepOutcome,
+  pruneExpiredKeys,
+  releaseKey,
+  type IdempotencyDeps,
+  type KeyClaim,
+} from '../../domain/idempotency.js';
 
 export interface IdempotencyOptions {
   /** How long a key is remembered, ms. Default 24 h (the contract's minimum). */
@@ -24,14 +33,22 @@ export interface IdempotencyOptions {
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const KEY = /^[\x21-\x7e]{1,255}$/;
 /** Answers that describe this request's input or a passing condition (another refund holding the payment), never its outcome: the same key may try again. */
-const TRANSIENT_CODES = new Set(['IDEMPOTENCY_IN_FLIGHT', 'IDEMPOTENCY_MISMATCH', 'TOO_MANY_REQUESTS', 'REFUND_IN_PROGRESS']);
+const TRANSIENT_CODES = new Set([
+  'IDEMPOTENCY_IN_FLIGHT',
+  'IDEMPOTENCY_MISMATCH',
+  'TOO_MANY_REQUESTS',
+  'REFUND_IN_PROGRESS',
+]);
 
 const claims = new WeakMap<FastifyRequest, KeyClaim>();
 
 /** Keys are per client: the hash of the presented API key, so two ERPs never share a key space. */
 function clientOf(req: FastifyRequest): string {
   const auth = req.headers.authorization;
-  const given = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : req.headers['x-api-key'];
+  const given =
+    typeof auth === 'string' && /^Bearer\s+/i.test(auth)
+      ? auth.replace(/^Bearer\s+/i, '').trim()
+      : req.headers['x-api-key'];
   const id = typeof given === 'string' ? given : '';
   return createHash('sha256').update(id).digest('hex').slice(0, 16);
 }
@@ -52,7 +69,9 @@ export function requestKeyWithin(space: string, key: string): string {
 }
 
 function fingerprint(req: FastifyRequest): string {
-  return createHash('sha256').update(`${req.method} ${req.url}\n${stableStringify(req.body ?? null)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${req.method} ${req.url}\n${stableStringify(req.body ?? null)}`)
+    .digest('hex');
 }
 
 /** Whether an answer is the request's outcome, kept for its key; `code`: its error code, if it has one. */
@@ -80,7 +99,9 @@ export function idempotent(services: IdempotencyDeps, scope: string, o: Idempote
     const raw = req.headers[IDEMPOTENCY_HEADER];
     if (raw === undefined) return undefined;
     if (typeof raw !== 'string' || !KEY.test(raw)) {
-      throw new AppError('VALIDATION_FAILED', 'Idempotency-Key must be 1–255 visible ASCII characters.', { errors: [{ path: 'Idempotency-Key', message: 'must be 1–255 visible ASCII characters' }] });
+      throw new AppError('VALIDATION_FAILED', 'Idempotency-Key must be 1–255 visible ASCII characters.', {
+        errors: [{ path: 'Idempotency-Key', message: 'must be 1–255 visible ASCII characters' }],
+      });
     }
     const now = services.clock.now();
     await pruneExpiredKeys(services, now);
@@ -91,9 +112,14 @@ export function idempotent(services: IdempotencyDeps, scope: string, o: Idempote
       return undefined;
     }
     const rec = res.record;
-    if (rec.requestHash !== hash) throw new AppError('IDEMPOTENCY_MISMATCH', 'This Idempotency-Key was used with a different request.');
+    if (rec.requestHash !== hash)
+      throw new AppError('IDEMPOTENCY_MISMATCH', 'This Idempotency-Key was used with a different request.');
     if (rec.state !== 'completed' || rec.responseStatus === null || rec.responseBody === null) {
-      throw new AppError('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed; retry shortly.', { headers: { 'retry-after': '1' } });
+      throw new AppError(
+        'IDEMPOTENCY_IN_FLIGHT',
+        'A request with this Idempotency-Key is still being processed; retry shortly.',
+        { headers: { 'retry-after': '1' } },
+      );
     }
     const type = rec.responseStatus >= 400 ? 'application/problem+json' : 'application/json; charset=utf-8';
     reply.code(rec.responseStatus).header('content-type', type).header('idempotent-replayed', 'true');
@@ -114,7 +140,10 @@ export function idempotent(services: IdempotencyDeps, scope: string, o: Idempote
       }
     } catch (err) {
       // The answer still goes out; the claim's lock expires and a retry re-runs safely.
-      req.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'idempotency record not saved');
+      req.log.warn(
+        { err: { message: err instanceof Error ? err.message : String(err) } },
+        'idempotency record not saved',
+      );
     }
     return payload;
   }

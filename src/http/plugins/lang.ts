@@ -7,7 +7,12 @@ import { negotiateLang, type Lang } from '../../platform/i18n.js';
 
 export function langOf(req: FastifyRequest, reply: FastifyReply): Lang {
   const query = (req.query as Record<string, unknown> | undefined)?.lang;
-  const { lang, setCookie } = negotiateLang({ query, cookieHeader: req.headers.cookie, acceptLanguage: req.headers['accept-language'], secure: req.protocol === 'https' });
+  const { lang, setCookie } = negotiateLang({
+    query,
+    cookieHeader: req.headers.cookie,
+    acceptLanguage: req.headers['accept-language'],
+    secure: req.protocol === 'https',
+  });
   if (setCookie) void reply.header('set-cookie', setCookie);
   // One URL answers in either language: caches must not mix them.
   void reply.header('vary', 'Accept-Language, Cookie');

@@ -19,7 +19,8 @@ export function nulPath(value: unknown, at: string): string | undefined {
   }
   // A streamed body (a file being uploaded) is not data yet, and its request and socket objects
   // point back at each other.
-  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value) || value instanceof Stream) return undefined;
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value) || value instanceof Stream)
+    return undefined;
   for (const [k, v] of Object.entries(value)) {
     if (k.includes('\u0000')) return `${at}.${k.replace(/\u0000/g, '\\u0000')}`;
     const p = nulPath(v, `${at}.${k}`);
@@ -39,6 +40,7 @@ export async function refuseNul(req: FastifyRequest): Promise<void> {
   if (!where) return;
   const errors = [{ path: where, message: 'must not contain NUL (U+0000)' }];
   // A new order's id with a control character has its own code (as domain/order-id.ts gives it).
-  if (where === 'order_id' || where === 'mercant_id') throw new AppError('ORDER_ID_INVALID', `${where} contains a NUL character (U+0000).`, { errors });
+  if (where === 'order_id' || where === 'mercant_id')
+    throw new AppError('ORDER_ID_INVALID', `${where} contains a NUL character (U+0000).`, { errors });
   throw new AppError('VALIDATION_FAILED', 'The request contains a NUL character (U+0000).', { errors });
 }

@@ -29,7 +29,9 @@ export function crossSiteRefusal(req: FastifyRequest, publicBaseUrl: string): st
   if (SAFE_METHODS.has(req.method)) return undefined;
   const site = req.headers['sec-fetch-site'];
   if (typeof site === 'string') {
-    return site === 'same-origin' || site === 'none' ? undefined : `the browser reports a ${site} request (Sec-Fetch-Site)`;
+    return site === 'same-origin' || site === 'none'
+      ? undefined
+      : `the browser reports a ${site} request (Sec-Fetch-Site)`;
   }
   const origin = req.headers.origin;
   if (origin === undefined) return undefined;

@@ -10,11 +10,13 @@ export const STATUS_MEANINGS: Array<[string, string]> = [
   ['expired', 'Not paid in time; the link or code no longer works.'],
   ['partially_refunded', 'Part of the money was refunded; `refunded_amount` is the total so far.'],
   ['refunded', 'All of the money was refunded; `refunded_amount` equals `gross_amount`.'],
-  ['chargeback', 'The customer\'s bank reversed the payment.'],
+  ['chargeback', "The customer's bank reversed the payment."],
 ];
 
 function catalogueTable(): string {
-  const rows = (Object.keys(ERRORS) as ErrorCode[]).map((c) => `| \`${c}\` | ${ERRORS[c].status} | ${ERRORS[c].doc.replace(/\|/g, '\\|')} |`);
+  const rows = (Object.keys(ERRORS) as ErrorCode[]).map(
+    (c) => `| \`${c}\` | ${ERRORS[c].status} | ${ERRORS[c].doc.replace(/\|/g, '\\|')} |`,
+  );
   return ['| code | HTTP | meaning |', '|---|---|---|', ...rows].join('\n');
 }
 

@@ -39,7 +39,8 @@ export const referenceRoutes: RoutePlugin = async (app) => {
       schema: {
         tags: [TAGS.logs],
         summary: 'This OpenAPI 3.1 description',
-        description: 'This document (OpenAPI 3.1), which /docs renders. The ERP event is described under `webhooks`; the error catalogue under `x-error-catalogue` (also a section of /docs, anchors `#error-CODE`).',
+        description:
+          'This document (OpenAPI 3.1), which /docs renders. The ERP event is described under `webhooks`; the error catalogue under `x-error-catalogue` (also a section of /docs, anchors `#error-CODE`).',
         querystring: NoQuery,
         response: {
           200: withExample(Type.Object({}, { additionalProperties: true }), {
@@ -47,7 +48,13 @@ export const referenceRoutes: RoutePlugin = async (app) => {
             info: { title: 'paylink', version: VERSION },
             paths: { '/api/payment-links': { post: { summary: 'Create a payment link (direct shape)' } } },
             webhooks: { 'payment.status_changed': { post: { summary: 'Payment event delivered to ERP_NOTIFY_URL' } } },
-            'x-error-catalogue': { VALIDATION_FAILED: { status: 400, title: 'Validation failed', doc: 'The request does not match the schema; see errors[].' } },
+            'x-error-catalogue': {
+              VALIDATION_FAILED: {
+                status: 400,
+                title: 'Validation failed',
+                doc: 'The request does not match the schema; see errors[].',
+              },
+            },
           }),
         },
       },
@@ -74,28 +81,65 @@ ${catalogue()}
 </html>`.text;
   };
 
-  const schema = (summary: string, description: string) => ({ tags: [TAGS.logs], summary, description, querystring: NoQuery });
+  const schema = (summary: string, description: string) => ({
+    tags: [TAGS.logs],
+    summary,
+    description,
+    querystring: NoQuery,
+  });
   app.get(
     '/docs',
     {
       config: { auth: 'doc' },
       schema: {
-        ...schema('Human-readable reference', 'This description rendered as a readable, searchable reference (Scalar, served from this service: nothing is loaded from elsewhere), followed by the error catalogue.'),
-        response: { 200: Type.Unsafe<string>({ description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } }) },
+        ...schema(
+          'Human-readable reference',
+          'This description rendered as a readable, searchable reference (Scalar, served from this service: nothing is loaded from elsewhere), followed by the error catalogue.',
+        ),
+        response: {
+          200: Type.Unsafe<string>({
+            description: 'HTML page',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          }),
+        },
       },
     },
     async (_req, reply) => {
-      return reply.type('text/html; charset=utf-8').header('content-security-policy', docsCsp()).header('x-content-type-options', 'nosniff').header('cache-control', 'no-store').send(page());
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', docsCsp())
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'no-store')
+        .send(page());
     },
   );
-  app.get('/docs/scalar.js', { config: { auth: 'doc' }, schema: schema('Reference renderer script', 'The Scalar API reference bundle, served from its npm package.') }, async (_req, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'private, max-age=3600').send(await scalarBundle()),
+  app.get(
+    '/docs/scalar.js',
+    {
+      config: { auth: 'doc' },
+      schema: schema('Reference renderer script', 'The Scalar API reference bundle, served from its npm package.'),
+    },
+    async (_req, reply) =>
+      reply
+        .type('text/javascript; charset=utf-8')
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'private, max-age=3600')
+        .send(await scalarBundle()),
   );
-  app.get('/docs/init.js', { config: { auth: 'doc' }, schema: schema('Reference start-up script', 'Starts the renderer on the description embedded in the page.') }, async (_req, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('x-content-type-options', 'nosniff').send(DOCS_INIT_JS),
+  app.get(
+    '/docs/init.js',
+    {
+      config: { auth: 'doc' },
+      schema: schema('Reference start-up script', 'Starts the renderer on the description embedded in the page.'),
+    },
+    async (_req, reply) =>
+      reply.type('text/javascript; charset=utf-8').header('x-content-type-options', 'nosniff').send(DOCS_INIT_JS),
   );
-  app.get('/docs/docs.css', { config: { auth: 'doc' }, schema: schema('Reference stylesheet', 'The page frame and the error catalogue.') }, async (_req, reply) =>
-    reply.type('text/css; charset=utf-8').header('x-content-type-options', 'nosniff').send(DOCS_CSS),
+  app.get(
+    '/docs/docs.css',
+    { config: { auth: 'doc' }, schema: schema('Reference stylesheet', 'The page frame and the error catalogue.') },
+    async (_req, reply) =>
+      reply.type('text/css; charset=utf-8').header('x-content-type-options', 'nosniff').send(DOCS_CSS),
   );
 };
 

@@ -27,7 +27,10 @@ export interface LogFile {
 }
 
 /** Newest first: by modification time, then by name (a later rotation number sorts first). */
-export function compareNewestFirst(a: { mtime_ms: number; name: string }, b: { mtime_ms: number; name: string }): number {
+export function compareNewestFirst(
+  a: { mtime_ms: number; name: string },
+  b: { mtime_ms: number; name: string },
+): number {
   if (a.mtime_ms !== b.mtime_ms) return b.mtime_ms - a.mtime_ms;
   return b.name < a.name ? -1 : b.name > a.name ? 1 : 0;
 }
@@ -46,7 +49,15 @@ export async function listLogFiles(dir: string): Promise<LogFile[]> {
     const p = path.join(dir, name);
     const st = await fsp.lstat(p).catch(() => undefined);
     if (!servable(st)) continue;
-    files.push({ name, path: p, size_bytes: st.size, modified_at: st.mtime.toISOString(), mtime_ms: st.mtimeMs, dev: st.dev, ino: st.ino });
+    files.push({
+      name,
+      path: p,
+      size_bytes: st.size,
+      modified_at: st.mtime.toISOString(),
+      mtime_ms: st.mtimeMs,
+      dev: st.dev,
+      ino: st.ino,
+    });
   }
   return files.sort(compareNewestFirst);
 }
@@ -109,7 +120,10 @@ export async function openChecked(file: string | CheckedLogFile): Promise<FileHa
 }
 
 /** The last `lines` lines (each ending in "\n"), never more than VIEW_MAX_BYTES, cut at a line start. */
-export async function tailLogFile(file: string | CheckedLogFile, lines: number): Promise<{ text: Buffer; truncated: boolean }> {
+export async function tailLogFile(
+  file: string | CheckedLogFile,
+  lines: number,
+): Promise<{ text: Buffer; truncated: boolean }> {
   const fh = await openChecked(file);
   try {
     const size = (await fh.stat()).size;

@@ -129,7 +129,10 @@ export async function createLogger(opts: LoggerOptions): Promise<Logger> {
       if (opts.stdout) process.stdout.write(clean);
     },
     flush(cb) {
-      settled(file).then(() => cb?.(null), (err: Error) => cb?.(err));
+      settled(file).then(
+        () => cb?.(null),
+        (err: Error) => cb?.(err),
+      );
     },
     end() {
       closed ??= new Promise<void>((resolve) => {
@@ -156,7 +159,8 @@ export async function createLogger(opts: LoggerOptions): Promise<Logger> {
           method: req.method,
           url: typeof req.url === 'string' ? redactUrl(req.url) : undefined,
           remote_address: req.ip,
-          user_agent: typeof req.headers?.['user-agent'] === 'string' ? req.headers['user-agent'].slice(0, 200) : undefined,
+          user_agent:
+            typeof req.headers?.['user-agent'] === 'string' ? req.headers['user-agent'].slice(0, 200) : undefined,
         }),
         res: (res: { statusCode?: number }) => ({ status_code: res.statusCode }),
       },
@@ -191,7 +195,11 @@ export async function closeLogger(logger: Logger): Promise<void> {
  * Puts the order on every later line of this request, "request completed" included, so
  * `/api/logs?order_id=…` finds the whole story of a call.
  */
-export function bindLogContext(req: FastifyRequest, reply: FastifyReply, context: { order_id?: string; mercant_id?: string; gateway_order_id?: string }): void {
+export function bindLogContext(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  context: { order_id?: string; mercant_id?: string; gateway_order_id?: string },
+): void {
   const bindings: Record<string, string> = {};
   for (const [k, v] of Object.entries(context)) if (typeof v === 'string') bindings[k] = v;
   if (Object.keys(bindings).length === 0) return;

@@ -90,10 +90,13 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q)}?${parts.join('&')}`;
 }
 
-const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|auth|key|token|secret|signature|password|session/i;
+const SECRET_HEADER =
+  /^(authorization|proxy-authorization|cookie|set-cookie)$|auth|key|token|secret|signature|password|session/i;
 
 /** A copy of the headers with credential-bearing values replaced and absent ones dropped. */
-export function redactHeaders(headers: Record<string, string | string[] | number | undefined>): Record<string, string | string[] | number> {
+export function redactHeaders(
+  headers: Record<string, string | string[] | number | undefined>,
+): Record<string, string | string[] | number> {
   const out: Record<string, string | string[] | number> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;

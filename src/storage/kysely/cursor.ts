@@ -15,7 +15,8 @@ export function encodeCursor(c: Cursor): string {
 export function decodeCursor(s: string): Cursor | undefined {
   try {
     const v: unknown = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return { at: v[0], id: v[1] };
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string')
+      return { at: v[0], id: v[1] };
   } catch {
     // malformed: treated like an unknown cursor
   }

@@ -5,7 +5,11 @@
 import { UniqueViolationError } from '../contract.js';
 
 /** PostgreSQL's `unique_violation`, and SQLite's unique and primary-key constraint codes. */
-const UNIQUE_VIOLATION_CODES: readonly unknown[] = ['23505', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY'];
+const UNIQUE_VIOLATION_CODES: readonly unknown[] = [
+  '23505',
+  'SQLITE_CONSTRAINT_UNIQUE',
+  'SQLITE_CONSTRAINT_PRIMARYKEY',
+];
 
 export function isUniqueViolation(err: unknown): boolean {
   if (err instanceof UniqueViolationError) return true;

@@ -93,10 +93,15 @@ export class GroupCommit {
  * joins a group (the rule `Store` and `STORE_ACCESS` state in the contract). A repo with no `write`
  * method is returned as it is.
  */
-export function groupedWrites<R extends object>(repo: R, access: Access<R>, run: <T>(fn: (r: R) => Promise<T>) => Promise<T>): R {
+export function groupedWrites<R extends object>(
+  repo: R,
+  access: Access<R>,
+  run: <T>(fn: (r: R) => Promise<T>) => Promise<T>,
+): R {
   const kinds: Record<string, string> = access;
   if (!Object.values(kinds).includes('write')) return repo;
-  const isWrite = (prop: string | symbol): prop is keyof R & string => typeof prop === 'string' && kinds[prop] === 'write';
+  const isWrite = (prop: string | symbol): prop is keyof R & string =>
+    typeof prop === 'string' && kinds[prop] === 'write';
   return new Proxy(repo, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);

@@ -12,7 +12,10 @@ interface Dialect {
 function dialect(kind: Kind): Dialect {
   return {
     big: kind === 'postgres' ? 'bigint' : 'integer',
-    autoId: (col) => (kind === 'postgres' ? sql`${sql.ref(col)} bigserial primary key` : sql`${sql.ref(col)} integer primary key autoincrement`),
+    autoId: (col) =>
+      kind === 'postgres'
+        ? sql`${sql.ref(col)} bigserial primary key`
+        : sql`${sql.ref(col)} integer primary key autoincrement`,
   };
 }
 
@@ -46,7 +49,11 @@ async function createTransactions(db: Kysely<unknown>, { big }: Dialect): Promis
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('transactions_mercant_idx').on('transactions').columns(['mercant_id', 'attempt']).execute();
+  await db.schema
+    .createIndex('transactions_mercant_idx')
+    .on('transactions')
+    .columns(['mercant_id', 'attempt'])
+    .execute();
   await db.schema.createIndex('transactions_status_idx').on('transactions').columns(['status', 'expire_at']).execute();
   await db.schema.createIndex('transactions_created_idx').on('transactions').columns(['created_at', 'id']).execute();
   await db.schema.createIndex('transactions_gwtx_idx').on('transactions').column('gateway_transaction_id').execute();
@@ -66,7 +73,11 @@ async function createNotifications(db: Kysely<unknown>, { autoId }: Dialect): Pr
     payload text not null,
     received_at text not null
   )`.execute(db);
-  await db.schema.createIndex('notifications_order_idx').on('notifications').columns(['gateway_order_id', 'id']).execute();
+  await db.schema
+    .createIndex('notifications_order_idx')
+    .on('notifications')
+    .columns(['gateway_order_id', 'id'])
+    .execute();
 }
 
 async function createOutbox(db: Kysely<unknown>, { autoId, big }: Dialect): Promise<void> {
@@ -105,7 +116,11 @@ async function createOutbox(db: Kysely<unknown>, { autoId, big }: Dialect): Prom
     outcome text not null,
     instance text
   )`.execute(db);
-  await db.schema.createIndex('delivery_attempts_event_idx').on('delivery_attempts').columns(['event_seq', 'id']).execute();
+  await db.schema
+    .createIndex('delivery_attempts_event_idx')
+    .on('delivery_attempts')
+    .columns(['event_seq', 'id'])
+    .execute();
 }
 
 async function createIdempotencyAndConfig(db: Kysely<unknown>): Promise<void> {
@@ -166,7 +181,11 @@ export const outboxMigration003: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema.alterTable('outbox_events').addColumn('retry_from', 'text').execute();
     await db.schema.createIndex('notifications_result_idx').on('notifications').columns(['result', 'id']).execute();
-    await db.schema.createIndex('notifications_ref_idx').on('notifications').columns(['transaction_ref', 'gateway_transaction_id']).execute();
+    await db.schema
+      .createIndex('notifications_ref_idx')
+      .on('notifications')
+      .columns(['transaction_ref', 'gateway_transaction_id'])
+      .execute();
   },
 };
 
@@ -190,10 +209,22 @@ export const notificationsMigration020: Migration = {
  */
 export const listAndRetentionMigration005: Migration = {
   async up(db: Kysely<unknown>) {
-    await db.schema.createIndex('transactions_status_created_idx').on('transactions').columns(['status', 'created_at', 'id']).execute();
-    await db.schema.createIndex('transactions_mercant_created_idx').on('transactions').columns(['mercant_id', 'created_at', 'id']).execute();
+    await db.schema
+      .createIndex('transactions_status_created_idx')
+      .on('transactions')
+      .columns(['status', 'created_at', 'id'])
+      .execute();
+    await db.schema
+      .createIndex('transactions_mercant_created_idx')
+      .on('transactions')
+      .columns(['mercant_id', 'created_at', 'id'])
+      .execute();
     await db.schema.createIndex('outbox_state_seq_idx').on('outbox_events').columns(['state', 'seq']).execute();
-    await db.schema.createIndex('outbox_delivered_idx').on('outbox_events').columns(['state', 'delivered_at']).execute();
+    await db.schema
+      .createIndex('outbox_delivered_idx')
+      .on('outbox_events')
+      .columns(['state', 'delivered_at'])
+      .execute();
     await db.schema.createIndex('notifications_received_idx').on('notifications').column('received_at').execute();
   },
 };
@@ -205,7 +236,9 @@ export const listAndRetentionMigration005: Migration = {
  */
 export const outboxClaimMigration021: Migration = {
   async up(db: Kysely<unknown>) {
-    await sql`create index outbox_claimable_idx on outbox_events (next_attempt_at, seq) where state in ('pending', 'failed')`.execute(db);
+    await sql`create index outbox_claimable_idx on outbox_events (next_attempt_at, seq) where state in ('pending', 'failed')`.execute(
+      db,
+    );
     await sql`create index outbox_leased_idx on outbox_events (lease_until) where lease_until is not null`.execute(db);
     // Replaced by the partial index: one index fewer to maintain on every event written or moved on.
     await db.schema.dropIndex('outbox_due_idx').execute();
@@ -260,7 +293,11 @@ export const refundLeasesMigration022: Migration = {
     await db.schema.alterTable('notifications').addColumn('reason', 'text').execute();
     await db.schema.alterTable('refunds').addColumn('lease_until', 'text').execute();
     await db.schema.alterTable('refunds').addColumn('request_key', 'text').execute();
-    await db.schema.createIndex('refunds_request_idx').on('refunds').columns(['transaction_ref', 'request_key']).execute();
+    await db.schema
+      .createIndex('refunds_request_idx')
+      .on('refunds')
+      .columns(['transaction_ref', 'request_key'])
+      .execute();
   },
 };
 
@@ -273,12 +310,19 @@ export const refundLeasesMigration022: Migration = {
 export function moneyAndFeedMigration023({ big }: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      for (const col of ['paid_amount', 'original_amount', 'fee_amount', 'net_amount']) await db.schema.alterTable('transactions').addColumn(col, sql.raw(big)).execute();
+      for (const col of ['paid_amount', 'original_amount', 'fee_amount', 'net_amount'])
+        await db.schema.alterTable('transactions').addColumn(col, sql.raw(big)).execute();
       await db.schema.alterTable('outbox_events').addColumn('feed_seq', sql.raw(big)).execute();
       await sql`create unique index outbox_feed_idx on outbox_events (feed_seq) where feed_seq is not null`.execute(db);
       await sql`create index outbox_unsequenced_idx on outbox_events (seq) where feed_seq is null`.execute(db);
-      await db.schema.createTable('paylink_meta').addColumn('key', 'text', (c) => c.primaryKey()).addColumn('value', 'text', (c) => c.notNull()).execute();
-      await sql`insert into paylink_meta (key, value) values ('database_id', ${randomBytes(16).toString('hex')}), ('feed_cursor_key', ${randomBytes(32).toString('hex')})`.execute(db);
+      await db.schema
+        .createTable('paylink_meta')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute();
+      await sql`insert into paylink_meta (key, value) values ('database_id', ${randomBytes(16).toString('hex')}), ('feed_cursor_key', ${randomBytes(32).toString('hex')})`.execute(
+        db,
+      );
     },
   };
 }
@@ -304,8 +348,14 @@ export function reconciliationMigration024({ autoId, big }: Dialect): Migration 
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('finished_at', 'text')
         .execute();
-      await sql`create unique index reconciliation_file_idx on reconciliation_imports (file_sha256) where state = 'done'`.execute(db);
-      await db.schema.createIndex('reconciliation_created_idx').on('reconciliation_imports').columns(['created_at', 'id']).execute();
+      await sql`create unique index reconciliation_file_idx on reconciliation_imports (file_sha256) where state = 'done'`.execute(
+        db,
+      );
+      await db.schema
+        .createIndex('reconciliation_created_idx')
+        .on('reconciliation_imports')
+        .columns(['created_at', 'id'])
+        .execute();
       await sql`create table reconciliation_rows (
         ${autoId('id')},
         import_id text not null,
@@ -322,8 +372,16 @@ export function reconciliationMigration024({ autoId, big }: Dialect): Migration 
         paylink_amount ${sql.raw(big)},
         detail text
       )`.execute(db);
-      await db.schema.createIndex('reconciliation_rows_idx').on('reconciliation_rows').columns(['import_id', 'result', 'id']).execute();
-      await db.schema.createIndex('reconciliation_rows_order_idx').on('reconciliation_rows').columns(['import_id', 'id']).execute();
+      await db.schema
+        .createIndex('reconciliation_rows_idx')
+        .on('reconciliation_rows')
+        .columns(['import_id', 'result', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('reconciliation_rows_order_idx')
+        .on('reconciliation_rows')
+        .columns(['import_id', 'id'])
+        .execute();
     },
   };
 }
@@ -336,8 +394,14 @@ export function reconciliationMigration024({ autoId, big }: Dialect): Migration 
 export function feedPositionsMigration025({ big }: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.createTable('feed_positions').addColumn('name', 'text', (c) => c.primaryKey()).addColumn('position', sql.raw(big), (c) => c.notNull()).execute();
-      await sql`insert into feed_positions (name, position) select 'handed_out', coalesce(max(feed_seq), 0) from outbox_events where feed_seq is not null`.execute(db);
+      await db.schema
+        .createTable('feed_positions')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('position', sql.raw(big), (c) => c.notNull())
+        .execute();
+      await sql`insert into feed_positions (name, position) select 'handed_out', coalesce(max(feed_seq), 0) from outbox_events where feed_seq is not null`.execute(
+        db,
+      );
     },
   };
 }
@@ -351,11 +415,18 @@ export function feedPositionsMigration025({ big }: Dialect): Migration {
 export function reconciliationUnitMigration026({ big }: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('reconciliation_imports').addColumn('transaction_mismatch', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('reconciliation_imports')
+        .addColumn('transaction_mismatch', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema.alterTable('reconciliation_rows').addColumn('matched_nominal', sql.raw(big)).execute();
       await db.schema.alterTable('reconciliation_rows').addColumn('matched_paid_amount', sql.raw(big)).execute();
       // Whether a payment has a row in an import (the missing-at-gateway scan asks it of every paid payment of the report's days).
-      await db.schema.createIndex('reconciliation_rows_ref_idx').on('reconciliation_rows').columns(['import_id', 'transaction_ref']).execute();
+      await db.schema
+        .createIndex('reconciliation_rows_ref_idx')
+        .on('reconciliation_rows')
+        .columns(['import_id', 'transaction_ref'])
+        .execute();
     },
   };
 }

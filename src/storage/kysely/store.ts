@@ -52,7 +52,11 @@ export class MigrationError extends Error {
   constructor(name: string | undefined, cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
     // Before any migration ran, the usual cause is a database that cannot be reached at all.
-    super(name === undefined && isDatabaseUnavailable(cause) ? `database unreachable, nothing migrated: ${why}` : `database migration ${name ?? '(unknown)'} failed: ${why}`);
+    super(
+      name === undefined && isDatabaseUnavailable(cause)
+        ? `database unreachable, nothing migrated: ${why}`
+        : `database migration ${name ?? '(unknown)'} failed: ${why}`,
+    );
     this.name = 'MigrationError';
   }
 }
@@ -68,8 +72,16 @@ export interface KyselyBackedStore extends Store {
 
 /** Each database's own SQL, picked once when the store is opened. */
 const BACKENDS: Record<'sqlite' | 'postgres', Backend> = {
-  sqlite: { dialect: sqliteDialect, reportWrites: (db, now) => new SqliteReportWrites(db, now), completeAttempt: sqliteCompleteAttempt },
-  postgres: { dialect: postgresDialect, reportWrites: (db, now) => new PostgresReportWrites(db, now), completeAttempt: postgresCompleteAttempt },
+  sqlite: {
+    dialect: sqliteDialect,
+    reportWrites: (db, now) => new SqliteReportWrites(db, now),
+    completeAttempt: sqliteCompleteAttempt,
+  },
+  postgres: {
+    dialect: postgresDialect,
+    reportWrites: (db, now) => new PostgresReportWrites(db, now),
+    completeAttempt: postgresCompleteAttempt,
+  },
 };
 
 /** What a repository is built from: the connection or transaction it runs on, the clock, and its database's own SQL. */
@@ -137,7 +149,8 @@ function kyselyStore(c: Connection, inTransaction: boolean): KyselyBackedStore {
     ...repositories(build),
     async transaction<T>(fn: (tx: KyselyBackedStore) => Promise<T>): Promise<T> {
       if (inTransaction) return fn(store);
-      const inner = (trx: Transaction<Database>) => fn(kyselyStore({ ...c, db: trx, close: async () => undefined, group: undefined }, true));
+      const inner = (trx: Transaction<Database>) =>
+        fn(kyselyStore({ ...c, db: trx, close: async () => undefined, group: undefined }, true));
       return group ? group.run(inner) : c.db.transaction().execute(inner);
     },
     isListCursor: (cursor) => decodeCursor(cursor) !== undefined,
@@ -196,7 +209,9 @@ function postgresKysely(url: string, opts: StoreOptions): Kysely<Database> {
   // The same for a client that is checked out but between queries (inside a transaction, say)
   // when its connection drops: pg emits 'error' on the client itself, which would crash the
   // process. The client is unusable afterwards; its next query fails (→ 503) and the pool drops it.
-  pool.on('connect', (client) => client.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'postgres connection lost')));
+  pool.on('connect', (client) =>
+    client.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'postgres connection lost')),
+  );
   return new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
 }
 
@@ -226,7 +241,10 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
     closed = true;
     await db.destroy();
   };
-  return kyselyStore({ backend: BACKENDS[cfg.kind], db, now, close, group: cfg.kind === 'sqlite' ? new GroupCommit(db) : undefined }, false);
+  return kyselyStore(
+    { backend: BACKENDS[cfg.kind], db, now, close, group: cfg.kind === 'sqlite' ? new GroupCommit(db) : undefined },
+    false,
+  );
 }
 
 async function migrate(db: Kysely<Database>, kind: 'sqlite' | 'postgres', schema?: string): Promise<void> {
@@ -234,7 +252,12 @@ async function migrate(db: Kysely<Database>, kind: 'sqlite' | 'postgres', schema
   // fresh schema beside another one (parallel test suites) would fail to migrate.
   // Migrations are added in parallel under reserved number ranges, so a database may already have a
   // higher-numbered one when a lower-numbered one arrives: each runs once, whatever the order.
-  const migrator = new Migrator({ db, provider: migrationProvider(kind), allowUnorderedMigrations: true, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider(kind),
+    allowUnorderedMigrations: true,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

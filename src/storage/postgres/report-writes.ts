@@ -19,7 +19,9 @@ export class PostgresReportWrites implements ReportWritesRepo {
     const at = this.now().toISOString();
     const due = w.now.toISOString();
     const n = w.notification;
-    const set = Object.entries({ ...toColumns(w.patch), updated_at: at }).map(([col, v]) => sql`${sql.ref(col)} = ${v}`);
+    const set = Object.entries({ ...toColumns(w.patch), updated_at: at }).map(
+      ([col, v]) => sql`${sql.ref(col)} = ${v}`,
+    );
     const event = w.event
       ? sql`, o as (
           insert into outbox_events (event_id, event_type, order_key, order_id, mercant_id, status_version, payload, state, attempts, next_attempt_at, lease_token, created_at, updated_at, retry_from)
@@ -41,6 +43,10 @@ export class PostgresReportWrites implements ReportWritesRepo {
     const row = result.rows[0];
     if (!row) return { inserted: false };
     const { notification_id: notificationId, ...transaction } = row;
-    return { inserted: true, notificationId: Number(notificationId), transaction: toTransaction(transaction as TransactionRow) };
+    return {
+      inserted: true,
+      notificationId: Number(notificationId),
+      transaction: toTransaction(transaction as TransactionRow),
+    };
   }
 }

@@ -6,7 +6,14 @@
  * - waiters for the connection queue in order (Kysely's mutex wakes every waiter on each release).
  */
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
+import {
+  CompiledQuery,
+  SqliteDialect,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
 
 const CACHE_SIZE = 256;
 

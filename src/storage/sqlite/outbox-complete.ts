@@ -26,7 +26,12 @@ export const sqliteCompleteAttempt: CompleteAttempt = async (db, at, { seq, leas
       .where('state', 'in', ['pending', 'failed'])
       .returning('attempts')
       .executeTakeFirst();
-    const attempts = res ? Number(res.attempts) : Number((await trx.selectFrom('outbox_events').select('attempts').where('seq', '=', seq).executeTakeFirst())?.attempts ?? 0);
+    const attempts = res
+      ? Number(res.attempts)
+      : Number(
+          (await trx.selectFrom('outbox_events').select('attempts').where('seq', '=', seq).executeTakeFirst())
+            ?.attempts ?? 0,
+        );
     await trx
       .insertInto('delivery_attempts')
       .values({

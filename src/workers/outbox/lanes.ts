@@ -16,7 +16,13 @@ export async function forEachLimited<T>(items: T[], limit: number, fn: (t: T) =>
 }
 
 /** In-process attempts resolve at once; attempts by another instance are seen by polling the table. */
-export function waitForAttempt(store: Store, events: EventEmitter, seq: number, afterAttempts: number, timeoutMs: number): Promise<AttemptOutcome | undefined> {
+export function waitForAttempt(
+  store: Store,
+  events: EventEmitter,
+  seq: number,
+  afterAttempts: number,
+  timeoutMs: number,
+): Promise<AttemptOutcome | undefined> {
   return new Promise((resolve) => {
     let done = false;
     const finish = (v: AttemptOutcome | undefined) => {

@@ -35,7 +35,8 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
   return Math.max(0, at - now.getTime());
 }
 
-export type Verdict = { state: 'delivered' } | { state: 'failed'; nextAttemptAt: Date } | { state: 'dead'; reason: string };
+export type Verdict =
+  { state: 'delivered' } | { state: 'failed'; nextAttemptAt: Date } | { state: 'dead'; reason: string };
 
 export interface JudgeInput {
   statusCode: number | null;
@@ -54,6 +55,7 @@ export function judge(i: JudgeInput): Verdict {
   const deadline = i.retryFrom.getTime() + i.retryForHours * 3_600_000;
   if (i.now.getTime() >= deadline) return { state: 'dead', reason: `retry window of ${i.retryForHours} h exhausted` };
   const ra = parseRetryAfter(i.retryAfter, i.now);
-  const delay = ra !== undefined ? Math.min(RETRY_AFTER_MAX_MS, Math.max(RETRY_AFTER_MIN_MS, ra)) : backoffMs(i.failures, i.random);
+  const delay =
+    ra !== undefined ? Math.min(RETRY_AFTER_MAX_MS, Math.max(RETRY_AFTER_MIN_MS, ra)) : backoffMs(i.failures, i.random);
   return { state: 'failed', nextAttemptAt: new Date(Math.min(i.now.getTime() + delay, deadline)) };
 }

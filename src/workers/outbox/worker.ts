@@ -139,7 +139,11 @@ class OutboxWorker implements Outbox {
     const claimed = await this.deps.store.outbox.claimDue(this.instanceId, this.deps.clock.now(), leaseMs, batch);
     const recorded: Promise<void>[] = [];
     // The lease runs out and the event is claimed again: at least once, never lost.
-    const unrecorded = (e: OutboxEvent) => (err: unknown) => this.log.error({ err: { message: err instanceof Error ? err.message : String(err) }, event_id: e.eventId }, 'ERP delivery could not be recorded');
+    const unrecorded = (e: OutboxEvent) => (err: unknown) =>
+      this.log.error(
+        { err: { message: err instanceof Error ? err.message : String(err) }, event_id: e.eventId },
+        'ERP delivery could not be recorded',
+      );
     await forEachLimited(claimed, lanes, async (e) => {
       try {
         recorded.push((await this.attempt(e, url, s)).recorded.catch(unrecorded(e)));
@@ -171,7 +175,10 @@ class OutboxWorker implements Outbox {
   }
 
   private agent(): Dispatcher {
-    this.dispatcher ??= new Agent({ connect: { timeout: 5_000, lookup: guardedLookup(this.blockPrivate, this.o.resolve) }, keepAliveTimeout: 4_000 });
+    this.dispatcher ??= new Agent({
+      connect: { timeout: 5_000, lookup: guardedLookup(this.blockPrivate, this.o.resolve) },
+      keepAliveTimeout: 4_000,
+    });
     return this.dispatcher;
   }
 
@@ -184,17 +191,45 @@ class OutboxWorker implements Outbox {
     const startedAt = this.deps.clock.now();
     const refused = literalRefusal(url, this.blockPrivate);
     const res = refused
-      ? { statusCode: null, error: refused === 'private' ? 'refused: private address' : 'refused: link-local or metadata address', latencyMs: 0 }
-      : await deliver({ url, secret: s.erp.webhook_secret, eventId: e.eventId, body: e.payload, timeoutMs: s.erp.timeout_ms, sentAt: this.wallClock.now() }, this.agent());
+      ? {
+          statusCode: null,
+          error: refused === 'private' ? 'refused: private address' : 'refused: link-local or metadata address',
+          latencyMs: 0,
+        }
+      : await deliver(
+          {
+            url,
+            secret: s.erp.webhook_secret,
+            eventId: e.eventId,
+            body: e.payload,
+            timeoutMs: s.erp.timeout_ms,
+            sentAt: this.wallClock.now(),
+          },
+          this.agent(),
+        );
     this.deps.metrics.deliveryDuration.observe(res.latencyMs / 1000);
     const now = this.deps.clock.now();
-    const v = judge({ statusCode: res.statusCode, retryAfter: res.retryAfter, failures: e.attempts + 1, now, retryFrom: new Date(e.retryFrom), retryForHours: s.erp.retry_for_hours, random: this.random });
+    const v = judge({
+      statusCode: res.statusCode,
+      retryAfter: res.retryAfter,
+      failures: e.attempts + 1,
+      now,
+      retryFrom: new Date(e.retryFrom),
+      retryForHours: s.erp.retry_for_hours,
+      random: this.random,
+    });
     await this.o.beforeComplete?.(e);
     const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
     return { recorded: this.record(e, v, res, startedAt, error) };
   }
 
-  private async record(e: OutboxEvent, v: Verdict, res: Exchange, startedAt: Date, error: string | null): Promise<void> {
+  private async record(
+    e: OutboxEvent,
+    v: Verdict,
+    res: Exchange,
+    startedAt: Date,
+    error: string | null,
+  ): Promise<void> {
     const kept = await this.deps.store.outbox.complete(e.seq, e.leaseToken, this.instanceId, {
       state: v.state,
       nextAttemptAt: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined,
@@ -206,10 +241,26 @@ class OutboxWorker implements Outbox {
     const outcome: AttemptOutcome = kept ? v.state : 'rejected_stale_lease';
     this.deps.metrics.deliveries.inc({ outcome });
     this.events.emit(`attempt:${e.seq}`, outcome);
-    const fields = { event_id: e.eventId, order_id: e.orderId, mercant_id: e.mercantId, attempt: e.attempts + 1, outcome, http_status: res.statusCode, latency_ms: res.latencyMs, error, next_attempt_at: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined };
-    if (outcome === 'dead') this.log.error(fields, "ERP event dead: not retried any more; the order's later events wait behind it until it is retried by hand (POST /api/deliveries/{id}/retry) and delivered");
-    else if (outcome === 'rejected_stale_lease') this.log.warn(fields, 'ERP delivery result rejected: this instance lost the lease');
-    else this.log.info(fields, outcome === 'delivered' ? 'ERP event delivered' : 'ERP delivery failed; retry scheduled');
+    const fields = {
+      event_id: e.eventId,
+      order_id: e.orderId,
+      mercant_id: e.mercantId,
+      attempt: e.attempts + 1,
+      outcome,
+      http_status: res.statusCode,
+      latency_ms: res.latencyMs,
+      error,
+      next_attempt_at: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined,
+    };
+    if (outcome === 'dead')
+      this.log.error(
+        fields,
+        "ERP event dead: not retried any more; the order's later events wait behind it until it is retried by hand (POST /api/deliveries/{id}/retry) and delivered",
+      );
+    else if (outcome === 'rejected_stale_lease')
+      this.log.warn(fields, 'ERP delivery result rejected: this instance lost the lease');
+    else
+      this.log.info(fields, outcome === 'delivered' ? 'ERP event delivered' : 'ERP delivery failed; retry scheduled');
   }
 
   private async idleDelay(pollMs: number): Promise<number> {
@@ -223,7 +274,11 @@ class OutboxWorker implements Outbox {
     if (this.releaseLeasesFirst) {
       this.releaseLeasesFirst = false;
       const n = await this.deps.store.outbox.releaseAllLeases().catch(() => 0);
-      if (n > 0) this.log.warn({ released: n }, 'outbox: leases left by a previous run released (SQLite: this process owns the file)');
+      if (n > 0)
+        this.log.warn(
+          { released: n },
+          'outbox: leases left by a previous run released (SQLite: this process owns the file)',
+        );
     }
     const n = await this.runOnce();
     const t = this.wallClock.now().getTime();

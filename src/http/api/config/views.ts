@@ -8,12 +8,21 @@ import { apiTimeOrNull } from '../../../platform/time.js';
 import { VERSION } from '../../../platform/version.js';
 
 const S = RuntimeConfigSchema.properties;
-const Masked = Type.Union([Type.String({ maxLength: 16 }), Type.Null()], { description: 'Write-only secret: `****` + last 4 characters, or null when unset' });
+const Masked = Type.Union([Type.String({ maxLength: 16 }), Type.Null()], {
+  description: 'Write-only secret: `****` + last 4 characters, or null when unset',
+});
 const OrNull = Type.Union([Type.String(), Type.Null()]);
 
 export const ConfigDocumentSchema = Type.Object({
-  gateway: Type.Evaluate(Type.Script({ G: S.gateway, K: Type.Enum(SECRET_FIELDS.gateway), M: Masked }, 'Omit<G, K> & { [F in K]: M }')),
-  erp: Type.Evaluate(Type.Script({ E: S.erp, K: Type.Enum(SECRET_FIELDS.erp), M: Masked, N: OrNull }, 'Omit<E, K | "notify_url"> & { notify_url: N } & { [F in K]: M }')),
+  gateway: Type.Evaluate(
+    Type.Script({ G: S.gateway, K: Type.Enum(SECRET_FIELDS.gateway), M: Masked }, 'Omit<G, K> & { [F in K]: M }'),
+  ),
+  erp: Type.Evaluate(
+    Type.Script(
+      { E: S.erp, K: Type.Enum(SECRET_FIELDS.erp), M: Masked, N: OrNull },
+      'Omit<E, K | "notify_url"> & { notify_url: N } & { [F in K]: M }',
+    ),
+  ),
   links: S.links,
   reconcile: S.reconcile,
   retention: S.retention,
@@ -31,16 +40,39 @@ export type ConfigDocument = Static<typeof ConfigDocumentSchema>;
 
 /** The document of a production instance on PostgreSQL: the example the reference shows. */
 export const CONFIG_EXAMPLE: ConfigDocument = {
-  gateway: { mode: 'sandbox', server_key: '****8f2a', client_key: '****c91d', api_base_url: 'https://api.sandbox.midtrans.com', app_base_url: 'https://app.sandbox.midtrans.com', confirm_notifications: true },
-  erp: { notify_url: 'https://erp.example.com/paylink/events', webhook_secret: '****Qx4=', timeout_ms: 10000, retry_for_hours: 72 },
+  gateway: {
+    mode: 'sandbox',
+    server_key: '****8f2a',
+    client_key: '****c91d',
+    api_base_url: 'https://api.sandbox.midtrans.com',
+    app_base_url: 'https://app.sandbox.midtrans.com',
+    confirm_notifications: true,
+  },
+  erp: {
+    notify_url: 'https://erp.example.com/paylink/events',
+    webhook_secret: '****Qx4=',
+    timeout_ms: 10000,
+    retry_for_hours: 72,
+  },
   links: { default_expiry_minutes: 1440, enabled_payments: [] },
   reconcile: { interval_s: 60, pending_after_minutes: 30 },
   retention: { days: 30 },
-  info: { version: VERSION, database: 'postgres', dev_endpoints: false, production: true, config_version: 4, updated_at: '2026-11-22T09:00:00+07:00', updated_by: 'operator' },
+  info: {
+    version: VERSION,
+    database: 'postgres',
+    dev_endpoints: false,
+    production: true,
+    config_version: 4,
+    updated_at: '2026-11-22T09:00:00+07:00',
+    updated_by: 'operator',
+  },
 };
 
 /** The secret `fields` of a section, masked. */
-function masked<T extends Partial<Record<K, string>>, K extends string>(section: T, fields: readonly K[]): Record<K, string | null> {
+function masked<T extends Partial<Record<K, string>>, K extends string>(
+  section: T,
+  fields: readonly K[],
+): Record<K, string | null> {
   return Object.fromEntries(fields.map((f) => [f, mask(section[f])])) as Record<K, string | null>;
 }
 

@@ -30,13 +30,20 @@ export const deliveryRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'outbox' | 's
           'The ERP outbox: every event with its state (`pending`, `delivered`, `failed`, `dead`), the exact body delivered and each attempt with its status code and latency. Filter by `status`; page with `cursor`.',
         querystring: ListQuery,
         response: {
-          200: withExample(Type.Object({ items: Type.Array(DeliverySchema, { maxItems: 500 }), next_cursor: Type.Optional(Str(200)) }), { items: [DELIVERY_EXAMPLE], next_cursor: 'eyJzIjoxMjN9' }),
+          200: withExample(
+            Type.Object({ items: Type.Array(DeliverySchema, { maxItems: 500 }), next_cursor: Type.Optional(Str(200)) }),
+            { items: [DELIVERY_EXAMPLE], next_cursor: 'eyJzIjoxMjN9' },
+          ),
           ...problems(400, 401),
         },
       },
     },
     async (req) => {
-      const { page, attempts } = await listDeliveries(services, { state: req.query.status, limit: countParam('limit', req.query.limit, 50, 500), cursor: req.query.cursor });
+      const { page, attempts } = await listDeliveries(services, {
+        state: req.query.status,
+        limit: countParam('limit', req.query.limit, 50, 500),
+        cursor: req.query.cursor,
+      });
       const items = page.items.map((e) => deliveryView(e, attempts));
       return page.nextCursor ? { items, next_cursor: page.nextCursor } : { items };
     },
@@ -52,7 +59,14 @@ export const deliveryRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'outbox' | 's
         description:
           "Makes one event due now with the same event id and body (the ERP deduplicates on `webhook-id`). A dead event gets a new retry window. Written to the audit log with the operator's name.",
         params: Type.Object({ id: EventId }, { additionalProperties: false }),
-        response: { 200: withExample(DeliverySchema, { ...DELIVERY_EXAMPLE, status: 'pending', next_attempt_at: '2026-11-22T11:00:00+07:00' }), ...problems(400, 401, 404) },
+        response: {
+          200: withExample(DeliverySchema, {
+            ...DELIVERY_EXAMPLE,
+            status: 'pending',
+            next_attempt_at: '2026-11-22T11:00:00+07:00',
+          }),
+          ...problems(400, 401, 404),
+        },
       },
     },
     async (req) => {

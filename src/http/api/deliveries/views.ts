@@ -6,7 +6,12 @@ import { jsonObject } from '../../schemas/json-object.js';
 import { apiTime, apiTimeOrNull } from '../../../platform/time.js';
 import { ERP_EVENT_EXAMPLE } from '../../schemas/examples.js';
 
-export const DeliveryStateSchema = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('dead')]);
+export const DeliveryStateSchema = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('delivered'),
+  Type.Literal('failed'),
+  Type.Literal('dead'),
+]);
 
 const AttemptSchema = Type.Object({
   attempt_no: Type.Integer(),
@@ -52,11 +57,29 @@ export const DELIVERY_EXAMPLE = {
   created_at: '2026-11-22T10:20:00+07:00',
   delivered_at: null,
   payload: ERP_EVENT_EXAMPLE,
-  attempts: [{ attempt_no: 1, started_at: '2026-11-22T10:20:00+07:00', status_code: 503, latency_ms: 41, error: 'HTTP 503', outcome: 'failed', instance: 'paylink-1' }],
+  attempts: [
+    {
+      attempt_no: 1,
+      started_at: '2026-11-22T10:20:00+07:00',
+      status_code: 503,
+      latency_ms: 41,
+      error: 'HTTP 503',
+      outcome: 'failed',
+      instance: 'paylink-1',
+    },
+  ],
 };
 
 function attemptView(a: DeliveryAttempt) {
-  return { attempt_no: a.attemptNo, started_at: apiTime(a.startedAt), status_code: a.statusCode, latency_ms: a.latencyMs, error: a.error, outcome: a.outcome, instance: a.instance };
+  return {
+    attempt_no: a.attemptNo,
+    started_at: apiTime(a.startedAt),
+    status_code: a.statusCode,
+    latency_ms: a.latencyMs,
+    error: a.error,
+    outcome: a.outcome,
+    instance: a.instance,
+  };
 }
 
 /** One event with its own attempts (`attempts` may hold those of other events too). */

@@ -13,12 +13,20 @@ const EchoSchema = Type.Object({
   method: Type.String(),
   path: Type.String(),
   query: Type.Object({}, { additionalProperties: true }),
-  headers: Type.Object({}, { additionalProperties: true, description: 'authorization, x-api-key and cookies are shown as [redacted]; so are secret-looking fields of the query and body' }),
+  headers: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description:
+        'authorization, x-api-key and cookies are shown as [redacted]; so are secret-looking fields of the query and body',
+    },
+  ),
   body: Anything,
 });
 
 /** The opening of every Dev/Test operation's description. */
-export const DEV_ONLY = 'Dev/Test only: served with `LOG_EXPOSE_API` (never in production), behind the operator credentials.';
+export const DEV_ONLY =
+  'Dev/Test only: served with `LOG_EXPOSE_API` (never in production), behind the operator credentials.';
 
 const ECHO_DESCRIPTION =
   `${DEV_ONLY} Answers what reached this service after every proxy on the way: the method, the path, the query, the headers and the JSON body. ` +
@@ -30,7 +38,12 @@ function echoExample(method: string) {
     method,
     path: '/echo',
     query: { probe: '1' },
-    headers: { host: 'paylink.example.com', 'x-forwarded-for': '203.0.113.7', authorization: '[redacted]', ...(withBody ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      host: 'paylink.example.com',
+      'x-forwarded-for': '203.0.113.7',
+      authorization: '[redacted]',
+      ...(withBody ? { 'content-type': 'application/json' } : {}),
+    },
     body: withBody ? { order_id: 'INV/2026/0042:1', server_key: '[redacted]' } : null,
   };
 }
@@ -71,7 +84,12 @@ export const devRoutes: RoutePlugin<Deps<'config' | 'operator' | 'runtimeConfig'
       method,
       url: '/echo',
       config: { auth: 'op' },
-      schema: { tags: [TAGS.dev], summary: 'Echo the request as JSON (credentials redacted)', description: ECHO_DESCRIPTION, response: { 200: withExample(EchoSchema, echoExample(method)) } },
+      schema: {
+        tags: [TAGS.dev],
+        summary: 'Echo the request as JSON (credentials redacted)',
+        description: ECHO_DESCRIPTION,
+        response: { 200: withExample(EchoSchema, echoExample(method)) },
+      },
       handler: echo,
     });
   }
@@ -88,12 +106,20 @@ export const devRoutes: RoutePlugin<Deps<'config' | 'operator' | 'runtimeConfig'
         tags: [TAGS.dev],
         summary: 'Echo the raw body bytes with the request content type',
         description: ECHO2_DESCRIPTION,
-        response: { 200: Type.Unsafe<Buffer | string>({ description: 'The request body, byte for byte', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }) },
+        response: {
+          200: Type.Unsafe<Buffer | string>({
+            description: 'The request body, byte for byte',
+            content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+          }),
+        },
       },
       handler: async (req, reply) => {
         const type = req.headers['content-type'] ?? 'application/octet-stream';
         // Echoed HTML must not run as a page of this origin.
-        reply.header('content-type', type).header('x-content-type-options', 'nosniff').header('content-security-policy', "default-src 'none'; sandbox");
+        reply
+          .header('content-type', type)
+          .header('x-content-type-options', 'nosniff')
+          .header('content-security-policy', "default-src 'none'; sandbox");
         return reply.send(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
       },
     });

@@ -4,7 +4,12 @@ import type { Deps } from '../../../types.js';
 import { Count, boundedParam, countParam } from '../../schemas/common.js';
 import { ErpEventSchema } from '../../../erp/events.js';
 import { ERP_EVENT_EXAMPLE, withExample } from '../../schemas/examples.js';
-import { FEED_MAX_LIMIT, FEED_MAX_WAIT_S, acknowledgeErpEvents, pullErpEvents } from '../../../domain/erp-events/feed.js';
+import {
+  FEED_MAX_LIMIT,
+  FEED_MAX_WAIT_S,
+  acknowledgeErpEvents,
+  pullErpEvents,
+} from '../../../domain/erp-events/feed.js';
 import { problems } from '../../schemas/problems.js';
 
 const Cursor = Type.String({ minLength: 1, maxLength: 300, description: 'A cursor this feed handed out (opaque)' });
@@ -13,7 +18,9 @@ const FeedQuery = Type.Object(
   {
     after: Type.Optional(Cursor),
     limit: Type.Optional(Count(`1..${FEED_MAX_LIMIT} events per page (default 100)`)),
-    wait: Type.Optional(Count(`Seconds (0..${FEED_MAX_WAIT_S}) to wait for a first event when none is there yet (default 0)`, 3)),
+    wait: Type.Optional(
+      Count(`Seconds (0..${FEED_MAX_WAIT_S}) to wait for a first event when none is there yet (default 0)`, 3),
+    ),
   },
   { additionalProperties: false },
 );
@@ -50,7 +57,13 @@ export const erpEventRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'>> = a
     '/api/erp-events',
     {
       config: { auth: 'key' },
-      schema: { tags: [TAGS.ops], summary: 'Pull the ERP events (for ERPs that cannot receive webhooks)', description: feedDescription, querystring: FeedQuery, response: { 200: FeedPageSchema, ...problems(400, 401) } },
+      schema: {
+        tags: [TAGS.ops],
+        summary: 'Pull the ERP events (for ERPs that cannot receive webhooks)',
+        description: feedDescription,
+        querystring: FeedQuery,
+        response: { 200: FeedPageSchema, ...problems(400, 401) },
+      },
     },
     async (req, reply) => {
       const stop = new AbortController();
@@ -59,11 +72,15 @@ export const erpEventRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'>> = a
       const limit = countParam('limit', req.query.limit, 100, FEED_MAX_LIMIT);
       const waitS = boundedParam('wait', req.query.wait, 0, 0, FEED_MAX_WAIT_S);
       pulls.add(stop);
-      const page = await pullErpEvents(services, { after: req.query.after, limit, waitS }, stop.signal).finally(() => pulls.delete(stop));
+      const page = await pullErpEvents(services, { after: req.query.after, limit, waitS }, stop.signal).finally(() =>
+        pulls.delete(stop),
+      );
       if (closing) reply.header('connection', 'close');
       // The stored bodies go out as they are: re-serialising would not be byte for byte.
       const data = page.data.map((d) => `{"cursor":${JSON.stringify(d.cursor)},"event":${d.payload}}`).join(',');
-      return reply.type('application/json; charset=utf-8').send(`{"data":[${data}],"next_cursor":${JSON.stringify(page.nextCursor)}}`);
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(`{"data":[${data}],"next_cursor":${JSON.stringify(page.nextCursor)}}`);
     },
   );
 
@@ -78,7 +95,10 @@ export const erpEventRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'>> = a
           'Every event up to `cursor` that a pull handed out counts as delivered: the push outbox stops retrying it. Acknowledging an event already pushed (or acknowledged) changes nothing. `acked` is how many were not delivered before. ' +
           'A cursor later than anything this feed could have handed out is 400.',
         body: Type.Object({ cursor: Cursor }, { additionalProperties: false }),
-        response: { 200: withExample(Type.Object({ acked: Type.Integer({ minimum: 0 }) }), { acked: 12 }), ...problems(400, 401) },
+        response: {
+          200: withExample(Type.Object({ acked: Type.Integer({ minimum: 0 }) }), { acked: 12 }),
+          ...problems(400, 401),
+        },
       },
     },
     async (req) => ({ acked: await acknowledgeErpEvents(services, req.body.cursor, 'erp-feed') }),

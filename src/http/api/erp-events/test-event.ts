@@ -16,7 +16,10 @@ import { DEV_ONLY } from '../dev/routes.js';
 
 const TestEventReportSchema = Type.Object({
   event_id: Str(64),
-  outcome: Str(32, 'first attempt: delivered, failed, dead, rejected_stale_lease; pending = no attempt yet (no ERP URL, or none within the timeout)'),
+  outcome: Str(
+    32,
+    'first attempt: delivered, failed, dead, rejected_stale_lease; pending = no attempt yet (no ERP URL, or none within the timeout)',
+  ),
   state: Str(16, 'delivery state: pending, delivered, failed, dead'),
   http_status: NullableInt,
   error: NullableStr(500),
@@ -24,10 +27,19 @@ const TestEventReportSchema = Type.Object({
 });
 
 function testEventView(r: TestEventReport) {
-  return { event_id: r.eventId, outcome: r.outcome, state: r.state, http_status: r.httpStatus, error: r.error, latency_ms: r.latencyMs };
+  return {
+    event_id: r.eventId,
+    outcome: r.outcome,
+    state: r.state,
+    http_status: r.httpStatus,
+    error: r.error,
+    latency_ms: r.latencyMs,
+  };
 }
 
-export const testEventRoutes: RoutePlugin<Deps<'clock' | 'config' | 'logger' | 'outbox' | 'runtimeConfig' | 'store'>> = async (app, services) => {
+export const testEventRoutes: RoutePlugin<
+  Deps<'clock' | 'config' | 'logger' | 'outbox' | 'runtimeConfig' | 'store'>
+> = async (app, services) => {
   if (!services.config.exposeDevApi) return;
   app.post(
     '/test-notify-erp',
@@ -42,9 +54,20 @@ export const testEventRoutes: RoutePlugin<Deps<'clock' | 'config' | 'logger' | '
           "Use it to check the ERP URL, the signing secret and the receiver's verification before going live; the receiver should check `type` and acknowledge test events without applying them. " +
           'A test event never says `paid` (the status defaults to `pending`; `paid` is refused), so even a receiver that looks only at `status` cannot book it as a payment. ' +
           'Without `erp.notify_url` the event waits in the outbox and the answer says so (`pending`). Every field of the body is optional.',
-        body: withExample(TestEventInputSchema, { mercant_id: 'INV/2026/0042', order_id: 'INV/2026/0042:1', status: 'expired' }),
+        body: withExample(TestEventInputSchema, {
+          mercant_id: 'INV/2026/0042',
+          order_id: 'INV/2026/0042:1',
+          status: 'expired',
+        }),
         response: {
-          200: withExample(TestEventReportSchema, { event_id: '0b6f8f0e-64a4-4f7c-9d1a-6a0f3c2b9e11', outcome: 'delivered', state: 'delivered', http_status: 204, error: null, latency_ms: 38 }),
+          200: withExample(TestEventReportSchema, {
+            event_id: '0b6f8f0e-64a4-4f7c-9d1a-6a0f3c2b9e11',
+            outcome: 'delivered',
+            state: 'delivered',
+            http_status: 204,
+            error: null,
+            latency_ms: 38,
+          }),
           ...problems(400, 401),
         },
       },

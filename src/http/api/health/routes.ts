@@ -22,7 +22,10 @@ const HealthSchema = Type.Object({
   uptime_s: Type.Number(),
 });
 
-const CheckSchema = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('unknown')]), detail: Type.Optional(Type.String()) });
+const CheckSchema = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('unknown')]),
+  detail: Type.Optional(Type.String()),
+});
 const ReadySchema = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),
   checks: Type.Object({ database: CheckSchema, migrations: CheckSchema, shutting_down: CheckSchema }),
@@ -47,7 +50,10 @@ function healthView(h: ServiceHealth) {
   };
 }
 
-export const healthRoutes: RoutePlugin<Deps<'clock' | 'runtimeConfig' | 'startedAt' | 'store' | 'version'>> = async (app, services) => {
+export const healthRoutes: RoutePlugin<Deps<'clock' | 'runtimeConfig' | 'startedAt' | 'store' | 'version'>> = async (
+  app,
+  services,
+) => {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -60,11 +66,15 @@ export const healthRoutes: RoutePlugin<Deps<'clock' | 'runtimeConfig' | 'started
       schema: {
         tags: [TAGS.health],
         summary: 'Liveness and readiness',
-        description: 'Public. 200 while the database answers (with its latency) and the configured gateway; 503 when the database is unreachable, so a load balancer takes the instance out.',
+        description:
+          'Public. 200 while the database answers (with its latency) and the configured gateway; 503 when the database is unreachable, so a load balancer takes the instance out.',
         response: {
           200: withExample(HealthSchema, {
             status: 'ok',
-            checks: { database: { status: 'ok', kind: 'postgres', latency_ms: 2 }, gateway: { status: 'configured', mode: 'sandbox', base_url: 'https://api.sandbox.midtrans.com' } },
+            checks: {
+              database: { status: 'ok', kind: 'postgres', latency_ms: 2 },
+              gateway: { status: 'configured', mode: 'sandbox', base_url: 'https://api.sandbox.midtrans.com' },
+            },
             version: VERSION,
             uptime_s: 3600,
           }),
@@ -80,7 +90,15 @@ export const healthRoutes: RoutePlugin<Deps<'clock' | 'runtimeConfig' | 'started
 
   app.get(
     '/health/live',
-    { config: { auth: 'none' }, schema: { tags: [TAGS.health], summary: 'Liveness', description: '200 while the process answers.', response: { 200: withExample(LiveSchema, { status: 'live' }) } } },
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags: [TAGS.health],
+        summary: 'Liveness',
+        description: '200 while the process answers.',
+        response: { 200: withExample(LiveSchema, { status: 'live' }) },
+      },
+    },
     async () => ({ status: 'live' as const }),
   );
 
@@ -91,13 +109,23 @@ export const healthRoutes: RoutePlugin<Deps<'clock' | 'runtimeConfig' | 'started
       schema: {
         tags: [TAGS.health],
         summary: 'Readiness',
-        description: '200 when this instance should receive traffic: the database answers, every migration of this version is applied and it is not shutting down. 503 otherwise, naming the failing checks.',
-        response: { 200: withExample(ReadySchema, { status: 'ready', checks: { database: { status: 'ok' }, migrations: { status: 'ok' }, shutting_down: { status: 'ok' } }, failing: [] }), 503: ReadySchema },
+        description:
+          '200 when this instance should receive traffic: the database answers, every migration of this version is applied and it is not shutting down. 503 otherwise, naming the failing checks.',
+        response: {
+          200: withExample(ReadySchema, {
+            status: 'ready',
+            checks: { database: { status: 'ok' }, migrations: { status: 'ok' }, shutting_down: { status: 'ok' } },
+            failing: [],
+          }),
+          503: ReadySchema,
+        },
       },
     },
     async (_req, reply) => {
       const { checks, failing } = await readiness(services, closing);
-      return reply.code(failing.length === 0 ? 200 : 503).send({ status: failing.length === 0 ? ('ready' as const) : ('unavailable' as const), checks, failing });
+      return reply
+        .code(failing.length === 0 ? 200 : 503)
+        .send({ status: failing.length === 0 ? ('ready' as const) : ('unavailable' as const), checks, failing });
     },
   );
 };

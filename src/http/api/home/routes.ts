@@ -47,12 +47,16 @@ export const homeRoutes: RoutePlugin = async (app) => {
       schema: {
         tags: [TAGS.health],
         summary: 'Where to go from here',
-        description: 'A browser (`Accept: text/html`) gets a small page linking the operator console and the API reference; any other client gets the same links as JSON.',
+        description:
+          'A browser (`Accept: text/html`) gets a small page linking the operator console and the API reference; any other client gets the same links as JSON.',
         querystring: NoQuery,
         response: {
           200: Type.Unsafe<unknown>({
             description: 'The links: an HTML page for a browser, JSON otherwise',
-            content: { 'application/json': { schema: HomeSchema, example: { service: 'paylink', links: HOME_LINKS } }, 'text/html': { schema: { type: 'string' } } },
+            content: {
+              'application/json': { schema: HomeSchema, example: { service: 'paylink', links: HOME_LINKS } },
+              'text/html': { schema: { type: 'string' } },
+            },
           }),
         },
       },
@@ -60,9 +64,17 @@ export const homeRoutes: RoutePlugin = async (app) => {
     async (req, reply) => {
       void reply.header('vary', 'Accept').header('x-content-type-options', 'nosniff');
       if (wantsHtml(req.headers.accept)) {
-        return reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'").send(PAGE);
+        return reply
+          .type('text/html; charset=utf-8')
+          .header(
+            'content-security-policy',
+            "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+          )
+          .send(PAGE);
       }
-      return reply.type('application/json; charset=utf-8').send(JSON.stringify({ service: 'paylink', links: HOME_LINKS }));
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify({ service: 'paylink', links: HOME_LINKS }));
     },
   );
 };

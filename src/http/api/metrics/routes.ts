@@ -12,9 +12,15 @@ export const metricsRoutes: RoutePlugin<Deps<'metrics' | 'outbox'>> = async (app
       schema: {
         tags: [TAGS.operations],
         summary: 'Prometheus metrics (text exposition format)',
-        description: 'Prometheus text format: HTTP requests and latency per route, gateway calls per operation and outcome, notifications per source and result, outbox states and delivery latency.',
+        description:
+          'Prometheus text format: HTTP requests and latency per route, gateway calls per operation and outcome, notifications per source and result, outbox states and delivery latency.',
         querystring: NoQuery,
-        response: { 200: Type.Unsafe<string>({ description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }) },
+        response: {
+          200: Type.Unsafe<string>({
+            description: 'Prometheus text format 0.0.4',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          }),
+        },
       },
     },
     async (req, reply) => {
@@ -22,7 +28,10 @@ export const metricsRoutes: RoutePlugin<Deps<'metrics' | 'outbox'>> = async (app
         await services.outbox.refreshDepth();
       } catch (err) {
         // Metrics must still be served when the database is down; the gauge keeps its last value.
-        req.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'outbox depth not refreshed');
+        req.log.warn(
+          { err: { message: err instanceof Error ? err.message : String(err) } },
+          'outbox depth not refreshed',
+        );
       }
       const text = await services.metrics.registry.metrics();
       return reply.type(services.metrics.registry.contentType).send(text);

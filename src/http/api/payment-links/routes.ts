@@ -5,7 +5,14 @@ import { idempotent } from '../../plugins/idempotency.js';
 import { apiActor } from '../../plugins/actor.js';
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
 import { withExample } from '../../schemas/examples.js';
-import { LINK_DETAIL_EXAMPLE, LINK_EXAMPLE, LinkDetailViewSchema, LinkViewSchema, linkDetailView, linkView } from './views.js';
+import {
+  LINK_DETAIL_EXAMPLE,
+  LINK_EXAMPLE,
+  LinkDetailViewSchema,
+  LinkViewSchema,
+  linkDetailView,
+  linkView,
+} from './views.js';
 import { cancelLink, createDirectLink, createErpLink, resolveLink } from '../../../domain/orders/links.js';
 import { DirectLinkInputSchema, ErpLinkInputSchema } from '../../../domain/orders/schemas.js';
 import { problems } from '../../schemas/problems.js';
@@ -16,7 +23,9 @@ function createResponses(example: Static<typeof LinkViewSchema>) {
   return { 200: link, 201: link, ...problems(400, 401, 409, 422, 502, 503, 504) };
 }
 
-export const paymentLinkRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' | 'outbox' | 'runtimeConfig' | 'store'>> = async (app, services) => {
+export const paymentLinkRoutes: RoutePlugin<
+  Deps<'clock' | 'gateway' | 'logger' | 'outbox' | 'runtimeConfig' | 'store'>
+> = async (app, services) => {
   app.post(
     '/api/payment-links',
     {
@@ -33,7 +42,12 @@ export const paymentLinkRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' 
           customer: { first_name: 'Rina', last_name: 'Wijaya', email: 'rina@example.com', phone: '+628123456789' },
           expire_at: '2026-12-01T10:00:00+07:00',
         }),
-        response: createResponses({ ...LINK_EXAMPLE, order_id: 'SO-77:3', gateway_order_id: 'SO-77.3', mercant_id: 'SO-77' }),
+        response: createResponses({
+          ...LINK_EXAMPLE,
+          order_id: 'SO-77:3',
+          gateway_order_id: 'SO-77.3',
+          mercant_id: 'SO-77',
+        }),
       },
     },
     async (req, reply) => {
@@ -53,7 +67,11 @@ export const paymentLinkRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' 
         description:
           'nominal = Σ price × quantity. An active link for the same mercant_id and items → 200 with it; already paid → 409 ORDER_CONFLICT (current_status); expired, cancelled or failed → a new attempt mercant_id:N+1, 201.',
         headers: IdemHeaders,
-        body: withExample(ErpLinkInputSchema, { mercant_id: 'INV/2026/0042', item: [{ id: 'SKU-1', name: 'Kopi Gayo 250 g', price: 75000, quantity: 2 }], customer: { first_name: 'Rina', email: 'rina@example.com' } }),
+        body: withExample(ErpLinkInputSchema, {
+          mercant_id: 'INV/2026/0042',
+          item: [{ id: 'SKU-1', name: 'Kopi Gayo 250 g', price: 75000, quantity: 2 }],
+          customer: { first_name: 'Rina', email: 'rina@example.com' },
+        }),
         response: createResponses(LINK_EXAMPLE),
       },
     },
@@ -86,10 +104,18 @@ export const paymentLinkRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' 
       schema: {
         tags: [TAGS.links],
         summary: 'Deactivate a payment link',
-        description: 'Deletes the link at the gateway and marks it cancelled; a paid link → 409. Closed links answer as they are.',
+        description:
+          'Deletes the link at the gateway and marks it cancelled; a paid link → 409. Closed links answer as they are.',
         params: OrderIdParams,
         response: {
-          200: withExample(LinkDetailViewSchema, { ...LINK_DETAIL_EXAMPLE, status: 'cancelled', transaction_status: null, payment_type: null, transaction_id: null, settlement_time: null }),
+          200: withExample(LinkDetailViewSchema, {
+            ...LINK_DETAIL_EXAMPLE,
+            status: 'cancelled',
+            transaction_status: null,
+            payment_type: null,
+            transaction_id: null,
+            settlement_time: null,
+          }),
           ...problems(401, 404, 409, 502, 503, 504),
         },
       },

@@ -14,7 +14,9 @@ const STATE_RULES =
   'The local status moves only when the gateway confirms (its answer, its status API or its notification), and the ERP gets a `payment.status_changed` event for it through the outbox. ' +
   'A payment link acts on its newest purchase.';
 
-export const paymentActionRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'store'>> = async (app, services) => {
+export const paymentActionRoutes: RoutePlugin<
+  Deps<'clock' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'store'>
+> = async (app, services) => {
   app.post(
     '/api/payments/:order_id/refund',
     {
@@ -31,7 +33,7 @@ export const paymentActionRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger
           'Without `amount`, refunds what is left. Allowed while the payment is `paid` or `partially_refunded`; otherwise 409 (`PAYMENT_NOT_PAID`, `PAYMENT_CLOSED`) with `payment_status` naming its state. ' +
           'An amount ≤ 0 or above what is left is 400 `AMOUNT_INVALID`. One refund at a time per payment: a request arriving while another is at the gateway waits for it (up to 15 s, then 409 `REFUND_IN_PROGRESS`). ' +
           'Each request keeps its own gateway `refund_key`. Send an `Idempotency-Key`: a request retried with the same key after a timeout is the same refund again (the gateway never refunds twice); a request without one, or with a new one, is a new refund. ' +
-          'A refund whose answer was lost is settled from the gateway\'s list of refunds before the next one is accepted. ' +
+          "A refund whose answer was lost is settled from the gateway's list of refunds before the next one is accepted. " +
           'The answer is the payment after the gateway confirmed it, with the cumulative `refunded_amount`; the ERP receives `partially_refunded` or `refunded`. ' +
           STATE_RULES,
         params: OrderIdParams,
@@ -40,7 +42,15 @@ export const paymentActionRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger
         response: { 200: withExample(StatusViewSchema, STATUS_EXAMPLE), ...errors },
       },
     },
-    async (req) => statusView(await refundPayment(services, req.params.order_id, { ...req.body, requestKey: requestKeyOf(req) }, apiActor(req))),
+    async (req) =>
+      statusView(
+        await refundPayment(
+          services,
+          req.params.order_id,
+          { ...req.body, requestKey: requestKeyOf(req) },
+          apiActor(req),
+        ),
+      ),
   );
 
   app.post(
@@ -57,7 +67,16 @@ export const paymentActionRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger
           STATE_RULES,
         params: OrderIdParams,
         headers: IdemHeaders,
-        response: { 200: withExample(StatusViewSchema, { ...STATUS_EXAMPLE, status: 'cancelled', transaction_status: 'cancel', refunded_amount: 0, settlement_time: null }), ...errors },
+        response: {
+          200: withExample(StatusViewSchema, {
+            ...STATUS_EXAMPLE,
+            status: 'cancelled',
+            transaction_status: 'cancel',
+            refunded_amount: 0,
+            settlement_time: null,
+          }),
+          ...errors,
+        },
       },
     },
     async (req) => statusView(await cancelPayment(services, req.params.order_id, apiActor(req))),
@@ -76,7 +95,16 @@ export const paymentActionRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger
           STATE_RULES,
         params: OrderIdParams,
         headers: IdemHeaders,
-        response: { 200: withExample(StatusViewSchema, { ...STATUS_EXAMPLE, status: 'expired', transaction_status: 'expire', refunded_amount: 0, settlement_time: null }), ...errors },
+        response: {
+          200: withExample(StatusViewSchema, {
+            ...STATUS_EXAMPLE,
+            status: 'expired',
+            transaction_status: 'expire',
+            refunded_amount: 0,
+            settlement_time: null,
+          }),
+          ...errors,
+        },
       },
     },
     async (req) => statusView(await expirePayment(services, req.params.order_id, apiActor(req))),

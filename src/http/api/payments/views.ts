@@ -12,12 +12,18 @@ export const ChargeViewSchema = Type.Object({
   status: Str(32),
   transaction_status: Str(64),
   payment_type: Str(64),
-  va_numbers: Type.Optional(Type.Array(Type.Object({ bank: OptionalStr(32), va_number: OptionalStr(64) }), { maxItems: 20 })),
+  va_numbers: Type.Optional(
+    Type.Array(Type.Object({ bank: OptionalStr(32), va_number: OptionalStr(64) }), { maxItems: 20 }),
+  ),
   permata_va_number: OptionalStr(64),
   bill_key: OptionalStr(64),
   biller_code: OptionalStr(64),
   payment_code: OptionalStr(64),
-  actions: Type.Optional(Type.Array(Type.Object({ name: OptionalStr(64), method: OptionalStr(16), url: OptionalStr(2048) }), { maxItems: 20 })),
+  actions: Type.Optional(
+    Type.Array(Type.Object({ name: OptionalStr(64), method: OptionalStr(16), url: OptionalStr(2048) }), {
+      maxItems: 20,
+    }),
+  ),
   qr_string: OptionalStr(4096),
   redirect_url: OptionalStr(2048),
   expiry_time: OptionalStr(40),
@@ -34,7 +40,14 @@ export function chargeView(tx: TransactionRecord, res: GatewayAnswer): ChargeVie
     transaction_status: res.transaction_status ?? tx.transactionStatus ?? 'pending',
     payment_type: res.payment_type ?? tx.paymentType ?? '',
   };
-  for (const k of ['permata_va_number', 'bill_key', 'biller_code', 'payment_code', 'qr_string', 'redirect_url'] as const) {
+  for (const k of [
+    'permata_va_number',
+    'bill_key',
+    'biller_code',
+    'payment_code',
+    'qr_string',
+    'redirect_url',
+  ] as const) {
     const v = res[k];
     if (v !== undefined) view[k] = v;
   }
@@ -45,11 +58,21 @@ export function chargeView(tx: TransactionRecord, res: GatewayAnswer): ChargeVie
   return view;
 }
 
-export const SnapViewSchema = Type.Object({ order_id: Str(), gateway_order_id: Str(50), token: Str(), redirect_url: Str(2048) });
+export const SnapViewSchema = Type.Object({
+  order_id: Str(),
+  gateway_order_id: Str(50),
+  token: Str(),
+  redirect_url: Str(2048),
+});
 export type SnapView = Static<typeof SnapViewSchema>;
 
 export function snapView(tx: TransactionRecord): SnapView {
-  return { order_id: tx.orderId, gateway_order_id: tx.gatewayOrderId, token: tx.snapToken ?? '', redirect_url: tx.paymentUrl ?? '' };
+  return {
+    order_id: tx.orderId,
+    gateway_order_id: tx.gatewayOrderId,
+    token: tx.snapToken ?? '',
+    redirect_url: tx.paymentUrl ?? '',
+  };
 }
 
 export const StatusViewSchema = Type.Object({

@@ -74,18 +74,45 @@ const IMPORT_ROWS_EXAMPLE = {
 
 const ImportQuery = Type.Object(
   {
-    columns: Type.Optional(Type.String({ maxLength: 2000, description: `For other layouts: \`field:Header,…\` or a JSON object; fields ${REPORT_FIELDS.join(', ')}` })),
-    separator: Type.Optional(Type.Unsafe<SeparatorName>({ type: 'string', enum: Object.keys(SEPARATORS), description: "The file's separator, for every line; default: the one its header line uses" })),
-    from: Type.Optional(Type.String({ maxLength: 10, pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'First day (Jakarta) the report covers; with `to`. Default: the earliest date in the file' })),
-    to: Type.Optional(Type.String({ maxLength: 10, pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'Last day (Jakarta) the report covers; with `from`' })),
+    columns: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description: `For other layouts: \`field:Header,…\` or a JSON object; fields ${REPORT_FIELDS.join(', ')}`,
+      }),
+    ),
+    separator: Type.Optional(
+      Type.Unsafe<SeparatorName>({
+        type: 'string',
+        enum: Object.keys(SEPARATORS),
+        description: "The file's separator, for every line; default: the one its header line uses",
+      }),
+    ),
+    from: Type.Optional(
+      Type.String({
+        maxLength: 10,
+        pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+        description: 'First day (Jakarta) the report covers; with `to`. Default: the earliest date in the file',
+      }),
+    ),
+    to: Type.Optional(
+      Type.String({
+        maxLength: 10,
+        pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+        description: 'Last day (Jakarta) the report covers; with `from`',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 /** The report as it streams in: only a CSV body is one (a JSON body was parsed into something else). */
 function reportBody(body: unknown): Readable {
-  if (body === undefined) throw new AppError('VALIDATION_FAILED', 'The report is empty: send the CSV file as the body.', { errors: [{ path: 'body', message: 'no file' }] });
-  if (!(body instanceof Stream)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The report is a CSV file: send it as text/csv.');
+  if (body === undefined)
+    throw new AppError('VALIDATION_FAILED', 'The report is empty: send the CSV file as the body.', {
+      errors: [{ path: 'body', message: 'no file' }],
+    });
+  if (!(body instanceof Stream))
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The report is a CSV file: send it as text/csv.');
   return body as Readable;
 }
 
@@ -105,7 +132,7 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
           description:
             'Body: the CSV file as exported (`text/csv`), up to 64 MB, UTF-8 (or UTF-16 with a byte-order mark), one separator for every line (comma, semicolon or tab: the one its header line uses, or `separator`). ' +
             'Columns are found by their header (Order ID, Transaction ID, Transaction Status, Amount, Fee, Settlement Time, …); name them with `columns` for other layouts. ' +
-            'Every row is kept with its result: `matched` (only these write their fee and net onto the payment), `missing_here`, `amount_mismatch`, `status_mismatch`, `transaction_mismatch` (its transaction id is another payment\'s); ' +
+            "Every row is kept with its result: `matched` (only these write their fee and net onto the payment), `missing_here`, `amount_mismatch`, `status_mismatch`, `transaction_mismatch` (its transaction id is another payment's); " +
             'payments paid here on the days the report covers that it does not list are `missing_at_gateway`. 201 with the summary; the same file again is 200 with the first import. ' +
             'The whole file is checked before anything is written, then the import and the fees are written in one transaction: a malformed file (a cell that cannot be read, a NUL, an impossible date or one outside two years back to tomorrow, a fee above the amount, a net other than amount − fee) is a 400 naming the line and column, and nothing of it is kept.',
           querystring: ImportQuery,
@@ -115,7 +142,14 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
       },
       async (req, reply) => {
         const body = reportBody(req.body);
-        const out = await importGatewayReport(services, { body, columns: req.query.columns, separator: req.query.separator, from: req.query.from, to: req.query.to, actor: `operator:${req.operatorUser ?? 'operator'}` });
+        const out = await importGatewayReport(services, {
+          body,
+          columns: req.query.columns,
+          separator: req.query.separator,
+          from: req.query.from,
+          to: req.query.to,
+          actor: `operator:${req.operatorUser ?? 'operator'}`,
+        });
         return reply.code(out.created ? 201 : 200).send(importView(out.import));
       },
     );
@@ -128,14 +162,32 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
       schema: {
         tags: [TAGS.operations],
         summary: 'Imports of gateway reports, newest first',
-        description: 'The finished imports of gateway reports, newest first, each with its summary; page with `cursor`. A file imported twice appears once.',
-        querystring: Type.Object({ limit: Type.Optional(Count('1..200, default 50', 3)), cursor: Type.Optional(Type.String({ maxLength: 300 })) }, { additionalProperties: false }),
-        response: { 200: withExample(Type.Object({ items: Type.Array(ImportSchema), next_cursor: Type.Optional(Type.String()) }), { items: [IMPORT_EXAMPLE] }), ...problems(400) },
+        description:
+          'The finished imports of gateway reports, newest first, each with its summary; page with `cursor`. A file imported twice appears once.',
+        querystring: Type.Object(
+          {
+            limit: Type.Optional(Count('1..200, default 50', 3)),
+            cursor: Type.Optional(Type.String({ maxLength: 300 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: withExample(
+            Type.Object({ items: Type.Array(ImportSchema), next_cursor: Type.Optional(Type.String()) }),
+            { items: [IMPORT_EXAMPLE] },
+          ),
+          ...problems(400),
+        },
       },
     },
     async (req) => {
-      const page = await listReconciliations(services, { limit: countParam('limit', req.query.limit, 50, 200), cursor: req.query.cursor });
-      return page.nextCursor ? { items: page.items.map(importView), next_cursor: page.nextCursor } : { items: page.items.map(importView) };
+      const page = await listReconciliations(services, {
+        limit: countParam('limit', req.query.limit, 50, 200),
+        cursor: req.query.cursor,
+      });
+      return page.nextCursor
+        ? { items: page.items.map(importView), next_cursor: page.nextCursor }
+        : { items: page.items.map(importView) };
     },
   );
 
@@ -148,23 +200,55 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
         summary: 'One import with its rows and their results',
         description:
           'The import with its rows in the order of the report (`missing_at_gateway` rows last), each with its `result` and, where the report and paylink differ, a `detail` in words. Filter by `result`; page with `after` (the last row id).',
-        params: Type.Object({ id: Type.String({ maxLength: 36, pattern: '^[0-9a-f-]{36}$' }) }, { additionalProperties: false }),
+        params: Type.Object(
+          { id: Type.String({ maxLength: 36, pattern: '^[0-9a-f-]{36}$' }) },
+          { additionalProperties: false },
+        ),
         querystring: Type.Object(
           {
-            result: Type.Optional(Type.Unsafe<(typeof RECONCILIATION_RESULTS)[number]>({ type: 'string', enum: [...RECONCILIATION_RESULTS] })),
+            result: Type.Optional(
+              Type.Unsafe<(typeof RECONCILIATION_RESULTS)[number]>({
+                type: 'string',
+                enum: [...RECONCILIATION_RESULTS],
+              }),
+            ),
             limit: Type.Optional(Count('1..5000, default 500')),
-            after: Type.Optional(Type.String({ maxLength: 15, pattern: '^[0-9]{1,15}$', description: 'The last row id of the previous page' })),
+            after: Type.Optional(
+              Type.String({
+                maxLength: 15,
+                pattern: '^[0-9]{1,15}$',
+                description: 'The last row id of the previous page',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
-        response: { 200: withExample(Type.Object({ ...ImportSchema.properties, items: Type.Array(RowSchema), next_after: Type.Optional(Type.String()) }), IMPORT_ROWS_EXAMPLE), ...problems(400, 404) },
+        response: {
+          200: withExample(
+            Type.Object({
+              ...ImportSchema.properties,
+              items: Type.Array(RowSchema),
+              next_after: Type.Optional(Type.String()),
+            }),
+            IMPORT_ROWS_EXAMPLE,
+          ),
+          ...problems(400, 404),
+        },
       },
     },
     async (req) => {
       const limit = countParam('limit', req.query.limit, 500, 5000);
-      const { imp, rows } = await getReconciliation(services, req.params.id, { result: req.query.result, limit, afterId: req.query.after === undefined ? undefined : Number(req.query.after) });
+      const { imp, rows } = await getReconciliation(services, req.params.id, {
+        result: req.query.result,
+        limit,
+        afterId: req.query.after === undefined ? undefined : Number(req.query.after),
+      });
       const last = rows.at(-1);
-      return { ...importView(imp), items: rows.map(rowView), ...(rows.length === limit && last ? { next_after: String(last.id) } : {}) };
+      return {
+        ...importView(imp),
+        items: rows.map(rowView),
+        ...(rows.length === limit && last ? { next_after: String(last.id) } : {}),
+      };
     },
   );
 };

@@ -13,7 +13,9 @@ import { problems } from '../../schemas/problems.js';
 const Filters = {
   status: Type.Optional(PaymentStatusSchema),
   mercant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  since: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Only transactions created at or after this time' })),
+  since: Type.Optional(
+    Type.String({ format: 'date-time', maxLength: 40, description: 'Only transactions created at or after this time' }),
+  ),
 };
 
 const ListQuery = Type.Object(
@@ -25,7 +27,10 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const ExportQuery = Type.Object({ ...Filters, format: Type.Literal('csv', { description: 'csv (the only format)' }), sep: CsvSeparatorParam }, { additionalProperties: false });
+const ExportQuery = Type.Object(
+  { ...Filters, format: Type.Literal('csv', { description: 'csv (the only format)' }), sep: CsvSeparatorParam },
+  { additionalProperties: false },
+);
 
 const LIST_EXAMPLE = {
   items: [
@@ -73,14 +78,26 @@ export const transactionRoutes: RoutePlugin<Deps<'store'>> = async (app, service
         description:
           "Stored payments newest first, filtered by `status`, `mercant_id` and `since`, paged with `cursor`, with the money the gateway reported beside the order's amount (paid, original before a fee, refunded, and fee and net once a settlement report was imported). Reads only this service's records; it does not ask the gateway.",
         querystring: ListQuery,
-        response: { 200: withExample(Type.Object({ items: Type.Array(TransactionSchema), next_cursor: Type.Optional(Type.String()) }), LIST_EXAMPLE), ...problems(400) },
+        response: {
+          200: withExample(
+            Type.Object({ items: Type.Array(TransactionSchema), next_cursor: Type.Optional(Type.String()) }),
+            LIST_EXAMPLE,
+          ),
+          ...problems(400),
+        },
       },
     },
     async (req) => {
       const { status, mercant_id, since, cursor } = req.query;
       // Stored times are UTC ISO strings compared as text, so the filter must be one too.
       const sinceIso = instantParam('since', since)?.toISOString();
-      const page = await listTransactions(services, { status, mercantId: mercant_id, since: sinceIso, cursor, limit: countParam('limit', req.query.limit, 100, 1000) });
+      const page = await listTransactions(services, {
+        status,
+        mercantId: mercant_id,
+        since: sinceIso,
+        cursor,
+        limit: countParam('limit', req.query.limit, 100, 1000),
+      });
       const items = page.items.map(transactionView);
       return page.nextCursor ? { items, next_cursor: page.nextCursor } : { items };
     },
@@ -94,9 +111,15 @@ export const transactionRoutes: RoutePlugin<Deps<'store'>> = async (app, service
         tags: [TAGS.operations],
         summary: 'The transaction list as a CSV file',
         description:
-          'Every transaction the filters select (those of `GET /api/transactions`), newest first, one row each with the list\'s fields as columns. Spreadsheet-ready: UTF-8 with BOM, header row, RFC 4180 quoting, `,` or (`sep=;`) `;` between cells. No text cell can start a formula: a `=`, `+`, `-`, `@` (or tab, CR, fullwidth `＝＋－＠`) at its start or after a `,`, `;`, tab or line end in it gets a `\'` in front; numbers stay numbers. Streamed, whatever the size.',
+          "Every transaction the filters select (those of `GET /api/transactions`), newest first, one row each with the list's fields as columns. Spreadsheet-ready: UTF-8 with BOM, header row, RFC 4180 quoting, `,` or (`sep=;`) `;` between cells. No text cell can start a formula: a `=`, `+`, `-`, `@` (or tab, CR, fullwidth `＝＋－＠`) at its start or after a `,`, `;`, tab or line end in it gets a `'` in front; numbers stay numbers. Streamed, whatever the size.",
         querystring: ExportQuery,
-        response: { 200: Type.Unsafe<unknown>({ description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } }), ...problems(400) },
+        response: {
+          200: Type.Unsafe<unknown>({
+            description: 'text/csv',
+            content: { 'text/csv': { schema: { type: 'string' } } },
+          }),
+          ...problems(400),
+        },
       },
     },
     async (req, reply) => {
@@ -107,10 +130,16 @@ export const transactionRoutes: RoutePlugin<Deps<'store'>> = async (app, service
         yield CSV_BOM + csvLine(EXPORT_COLUMNS, sep);
         for await (const t of rows) {
           const v = transactionView(t);
-          yield csvLine(EXPORT_COLUMNS.map((c) => v[c]), sep);
+          yield csvLine(
+            EXPORT_COLUMNS.map((c) => v[c]),
+            sep,
+          );
         }
       }
-      return reply.type(CSV_CONTENT_TYPE).header('content-disposition', 'attachment; filename="paylink-transactions.csv"').send(Readable.from(lines()));
+      return reply
+        .type(CSV_CONTENT_TYPE)
+        .header('content-disposition', 'attachment; filename="paylink-transactions.csv"')
+        .send(Readable.from(lines()));
     },
   );
 };

@@ -14,7 +14,9 @@ export const TransactionSchema = Type.Object({
   attempt: Type.Integer(),
   nominal: Type.Integer({ description: "The order's amount, whole rupiah" }),
   paid_amount: Nullable(Type.Integer({ description: 'What the gateway reported as paid (gross), once paid' })),
-  original_amount: Nullable(Type.Integer({ description: 'The amount before a customer-imposed fee, when the gateway reports one' })),
+  original_amount: Nullable(
+    Type.Integer({ description: 'The amount before a customer-imposed fee, when the gateway reports one' }),
+  ),
   refunded_amount: Type.Integer({ description: 'Cumulative rupiah refunded' }),
   fee_amount: Nullable(Type.Integer({ description: "The gateway's fee, from an imported settlement report" })),
   net_amount: Nullable(Type.Integer({ description: 'What reaches the merchant, from an imported settlement report' })),

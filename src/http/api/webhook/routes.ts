@@ -5,7 +5,11 @@ import type { Deps } from '../../../types.js';
 import { AppError } from '../../../platform/errors.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { ReplayAnswerSchema, WebhookAnswerSchema, replayAnswer, webhookAnswer } from './views.js';
-import { handleGatewayNotification, replayNotification, type NotificationOutcome } from '../../../domain/reports/verify.js';
+import {
+  handleGatewayNotification,
+  replayNotification,
+  type NotificationOutcome,
+} from '../../../domain/reports/verify.js';
 import { NotificationBodySchema } from '../../../gateway/report.js';
 import { problems } from '../../schemas/problems.js';
 import { withExample } from '../../schemas/examples.js';
@@ -15,32 +19,62 @@ import { withExample } from '../../schemas/examples.js';
  * client's address. Every error is then answered by the error mapper, which makes a database that
  * is down a 503: the gateway retries a 503 four times but a 500 only once.
  */
-async function asGatewaySees(services: Deps<'metrics'>, req: FastifyRequest, body: Record<string, unknown>, source: 'webhook' | 'replay', run: () => Promise<NotificationOutcome>): Promise<NotificationOutcome> {
+async function asGatewaySees(
+  services: Deps<'metrics'>,
+  req: FastifyRequest,
+  body: Record<string, unknown>,
+  source: 'webhook' | 'replay',
+  run: () => Promise<NotificationOutcome>,
+): Promise<NotificationOutcome> {
   try {
     return await run();
   } catch (err) {
     if (err instanceof AppError && err.code === 'SIGNATURE_INVALID') {
       services.metrics.notifications.inc({ source, result: 'signature_invalid' });
       const orderId = typeof body.order_id === 'string' ? body.order_id.slice(0, 100) : undefined;
-      req.log.warn({ security_event: 'webhook_signature_invalid', source, order_id: orderId, ip: req.ip }, 'gateway notification rejected: signature invalid');
+      req.log.warn(
+        { security_event: 'webhook_signature_invalid', source, order_id: orderId, ip: req.ip },
+        'gateway notification rejected: signature invalid',
+      );
     }
     throw err;
   }
 }
 
 /** A route that takes a gateway notification body: at most 64 KiB, its strings as sent (the signature covers them). */
-function notificationRoute<R extends object>(auth: 'sig' | 'op', doc: { summary: string; description: string; example: Static<typeof NotificationBodySchema> & Record<string, unknown> }, response: R) {
+function notificationRoute<R extends object>(
+  auth: 'sig' | 'op',
+  doc: {
+    summary: string;
+    description: string;
+    example: Static<typeof NotificationBodySchema> & Record<string, unknown>;
+  },
+  response: R,
+) {
   const { summary, description, example } = doc;
-  return { bodyLimit: 64 * 1024, config: { auth, rawStrings: true }, schema: { tags: [TAGS.webhook], summary, description, body: withExample(NotificationBodySchema, example), response } };
+  return {
+    bodyLimit: 64 * 1024,
+    config: { auth, rawStrings: true },
+    schema: {
+      tags: [TAGS.webhook],
+      summary,
+      description,
+      body: withExample(NotificationBodySchema, example),
+      response,
+    },
+  };
 }
 
-export const webhookRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'runtimeConfig' | 'store'>> = async (app, services) => {
+export const webhookRoutes: RoutePlugin<
+  Deps<'clock' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'runtimeConfig' | 'store'>
+> = async (app, services) => {
   app.post(
     '/webhook/midtrans',
     notificationRoute(
       'sig',
       {
-        summary: 'Gateway notification (signature-verified; recorded, applied and queued for the ERP in one transaction)',
+        summary:
+          'Gateway notification (signature-verified; recorded, applied and queued for the ERP in one transaction)',
         description:
           "Where the gateway sends its HTTP notifications (configure `PUBLIC_BASE_URL/webhook/midtrans` in the gateway dashboard). The SHA-512 `signature_key` is verified, the status is confirmed with the gateway's status API, and the report is recorded, applied and turned into an ERP event in one database transaction before the 200. A bad signature is 401; a database outage 503 (the gateway retries).",
         example: {
@@ -56,9 +90,17 @@ export const webhookRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' | 'm
           currency: 'IDR',
         },
       },
-      { 200: withExample(WebhookAnswerSchema, { status: 'ok', result: 'applied' }), ...problems(400, 401, 413, 415, 503) },
+      {
+        200: withExample(WebhookAnswerSchema, { status: 'ok', result: 'applied' }),
+        ...problems(400, 401, 413, 415, 503),
+      },
     ),
-    async (req) => webhookAnswer(await asGatewaySees(services, req, req.body, 'webhook', () => handleGatewayNotification(services, req.body, 'webhook'))),
+    async (req) =>
+      webhookAnswer(
+        await asGatewaySees(services, req, req.body, 'webhook', () =>
+          handleGatewayNotification(services, req.body, 'webhook'),
+        ),
+      ),
   );
 
   app.post(
@@ -79,8 +121,21 @@ export const webhookRoutes: RoutePlugin<Deps<'clock' | 'gateway' | 'logger' | 'm
           payment_type: 'qris',
         },
       },
-      { 200: withExample(ReplayAnswerSchema, { result: 'duplicate', confirmed: false, order_id: 'INV/2026/0042:1', status: 'paid' }), ...problems(400, 401, 413, 503) },
+      {
+        200: withExample(ReplayAnswerSchema, {
+          result: 'duplicate',
+          confirmed: false,
+          order_id: 'INV/2026/0042:1',
+          status: 'paid',
+        }),
+        ...problems(400, 401, 413, 503),
+      },
     ),
-    async (req) => replayAnswer(await asGatewaySees(services, req, req.body, 'replay', () => replayNotification(services, req.body, operatorActor(req)))),
+    async (req) =>
+      replayAnswer(
+        await asGatewaySees(services, req, req.body, 'replay', () =>
+          replayNotification(services, req.body, operatorActor(req)),
+        ),
+      ),
   );
 };

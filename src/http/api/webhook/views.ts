@@ -20,7 +20,13 @@ export const ReplayAnswerSchema = Type.Object({
 
 export function replayAnswer(outcome: NotificationOutcome) {
   if ('transaction' in outcome) {
-    return { result: outcome.result, confirmed: outcome.confirmed, order_id: outcome.transaction.orderId, status: outcome.status, event_id: outcome.eventId };
+    return {
+      result: outcome.result,
+      confirmed: outcome.confirmed,
+      order_id: outcome.transaction.orderId,
+      status: outcome.status,
+      event_id: outcome.eventId,
+    };
   }
   return { result: outcome.result, confirmed: false, reason: outcome.reason };
 }

@@ -38,8 +38,10 @@ export const consoleMessages = defineMessages(
     err_VALIDATION_FAILED: 'Some values are not right.',
     err_AMOUNT_INVALID: 'The amount is not right.',
     err_CSRF_INVALID: 'This form has expired or did not come from this console: open the page again and retry.',
-    err_FORM_KEY_INVALID: 'This form came without the one-time key of its page, or with one for other values: nothing was done. Confirm again below, or open the page again.',
-    err_IDEMPOTENCY_IN_FLIGHT: 'This form is already being acted on: nothing more was done. Open the page again in a moment to see the outcome.',
+    err_FORM_KEY_INVALID:
+      'This form came without the one-time key of its page, or with one for other values: nothing was done. Confirm again below, or open the page again.',
+    err_IDEMPOTENCY_IN_FLIGHT:
+      'This form is already being acted on: nothing more was done. Open the page again in a moment to see the outcome.',
     err_IDEMPOTENCY_MISMATCH: 'This form was already sent with other values: nothing was done. Open the page again.',
     err_NOT_FOUND: 'Not found.',
     err_PAYMENT_NOT_PAID: 'This payment is not paid.',
@@ -180,7 +182,8 @@ export const consoleMessages = defineMessages(
     pay_refund_amount: 'Amount in rupiah (empty = all that is left)',
     pay_refund_reason: 'Reason (optional)',
     pay_refund_not_offered: 'Refund',
-    pay_refund_method: '{method} payments cannot be refunded through the gateway: return the money outside the gateway (for example by bank transfer) and record it in the ERP.',
+    pay_refund_method:
+      '{method} payments cannot be refunded through the gateway: return the money outside the gateway (for example by bank transfer) and record it in the ERP.',
     pay_cancel_title: 'Cancel the payment',
     pay_cancel_button: 'Cancel payment',
     pay_expire_title: 'Expire the payment now',
@@ -199,8 +202,10 @@ export const consoleMessages = defineMessages(
     cf_cancel_action: 'cancellation',
     cf_expire_action: 'expiry',
     cf_refund_consequence: 'The gateway returns this amount to the customer. A refund cannot be undone.',
-    cf_cancel_consequence: 'The gateway cancels the payment: the customer can no longer pay it, and the ERP is told. This cannot be undone.',
-    cf_expire_consequence: 'The gateway expires the payment now: the customer can no longer pay it, and the ERP is told. This cannot be undone.',
+    cf_cancel_consequence:
+      'The gateway cancels the payment: the customer can no longer pay it, and the ERP is told. This cannot be undone.',
+    cf_expire_consequence:
+      'The gateway expires the payment now: the customer can no longer pay it, and the ERP is told. This cannot be undone.',
     cf_confirm_refund: 'Confirm refund',
     cf_confirm_cancel: 'Confirm cancellation',
     cf_confirm_expire: 'Confirm expiry',
@@ -229,7 +234,8 @@ export const consoleMessages = defineMessages(
     kind_charge: 'charge',
     kind_external: 'payment made elsewhere',
     // Deliveries
-    dl_intro: 'Events the ERP has not accepted yet: failing ones are retried with backoff by themselves; dead ones (retried for the whole retry window) wait for a hand retry. Later events of the same order wait behind a failing one.',
+    dl_intro:
+      'Events the ERP has not accepted yet: failing ones are retried with backoff by themselves; dead ones (retried for the whole retry window) wait for a hand retry. Later events of the same order wait behind a failing one.',
     dl_filter: 'Filter',
     dl_both: 'Failing and dead',
     dl_failing: 'Failing',
@@ -268,7 +274,8 @@ export const consoleMessages = defineMessages(
     lg_content_of: 'Content of {file}',
     lg_no_file: 'No such log file.',
     // Configuration
-    cfg_intro: 'Stored in the database: every instance uses a change within about a second, and it survives restarts. Secrets are never shown; leave a secret empty to keep it. Version {version}.',
+    cfg_intro:
+      'Stored in the database: every instance uses a change within about a second, and it survives restarts. Secrets are never shown; leave a secret empty to keep it. Version {version}.',
     cfg_changed_by: 'Last changed by {who}.',
     cfg_save: 'Save configuration',
     cfg_not_saved: 'Not saved: {reason}',
@@ -327,10 +334,14 @@ export const consoleMessages = defineMessages(
     internal_error: 'Terjadi kesalahan; rinciannya ada di log dengan id permintaan {id}.',
     err_VALIDATION_FAILED: 'Beberapa nilai tidak benar.',
     err_AMOUNT_INVALID: 'Jumlahnya tidak benar.',
-    err_CSRF_INVALID: 'Formulir ini kedaluwarsa atau tidak berasal dari konsol ini: buka halamannya lagi lalu coba ulang.',
-    err_FORM_KEY_INVALID: 'Formulir ini dikirim tanpa kunci sekali pakai dari halamannya, atau dengan kunci untuk nilai lain: tidak ada tindakan. Konfirmasi lagi di bawah, atau buka halamannya lagi.',
-    err_IDEMPOTENCY_IN_FLIGHT: 'Formulir ini sedang diproses: tidak ada tindakan tambahan. Buka halamannya lagi sebentar lagi untuk melihat hasilnya.',
-    err_IDEMPOTENCY_MISMATCH: 'Formulir ini sudah pernah dikirim dengan nilai lain: tidak ada tindakan. Buka halamannya lagi.',
+    err_CSRF_INVALID:
+      'Formulir ini kedaluwarsa atau tidak berasal dari konsol ini: buka halamannya lagi lalu coba ulang.',
+    err_FORM_KEY_INVALID:
+      'Formulir ini dikirim tanpa kunci sekali pakai dari halamannya, atau dengan kunci untuk nilai lain: tidak ada tindakan. Konfirmasi lagi di bawah, atau buka halamannya lagi.',
+    err_IDEMPOTENCY_IN_FLIGHT:
+      'Formulir ini sedang diproses: tidak ada tindakan tambahan. Buka halamannya lagi sebentar lagi untuk melihat hasilnya.',
+    err_IDEMPOTENCY_MISMATCH:
+      'Formulir ini sudah pernah dikirim dengan nilai lain: tidak ada tindakan. Buka halamannya lagi.',
     err_NOT_FOUND: 'Tidak ditemukan.',
     err_PAYMENT_NOT_PAID: 'Pembayaran ini belum dibayar.',
     err_PAYMENT_SETTLED: 'Pembayaran ini sudah lunas.',
@@ -461,7 +472,8 @@ export const consoleMessages = defineMessages(
     pay_refund_amount: 'Jumlah dalam rupiah (kosong = seluruh sisa)',
     pay_refund_reason: 'Alasan (opsional)',
     pay_refund_not_offered: 'Pengembalian dana',
-    pay_refund_method: 'Pembayaran {method} tidak dapat dikembalikan melalui gateway: kembalikan uangnya di luar gateway (misalnya lewat transfer bank) dan catat di ERP.',
+    pay_refund_method:
+      'Pembayaran {method} tidak dapat dikembalikan melalui gateway: kembalikan uangnya di luar gateway (misalnya lewat transfer bank) dan catat di ERP.',
     pay_cancel_title: 'Batalkan pembayaran',
     pay_cancel_button: 'Batalkan pembayaran',
     pay_expire_title: 'Kedaluwarsakan pembayaran sekarang',
@@ -478,9 +490,12 @@ export const consoleMessages = defineMessages(
     cf_refund_action: 'pengembalian dana',
     cf_cancel_action: 'pembatalan',
     cf_expire_action: 'kedaluwarsa',
-    cf_refund_consequence: 'Gateway mengembalikan jumlah ini kepada pelanggan. Pengembalian dana tidak dapat dibatalkan.',
-    cf_cancel_consequence: 'Gateway membatalkan pembayaran: pelanggan tidak dapat membayarnya lagi, dan ERP diberi tahu. Ini tidak dapat dibatalkan.',
-    cf_expire_consequence: 'Gateway mengakhiri pembayaran sekarang: pelanggan tidak dapat membayarnya lagi, dan ERP diberi tahu. Ini tidak dapat dibatalkan.',
+    cf_refund_consequence:
+      'Gateway mengembalikan jumlah ini kepada pelanggan. Pengembalian dana tidak dapat dibatalkan.',
+    cf_cancel_consequence:
+      'Gateway membatalkan pembayaran: pelanggan tidak dapat membayarnya lagi, dan ERP diberi tahu. Ini tidak dapat dibatalkan.',
+    cf_expire_consequence:
+      'Gateway mengakhiri pembayaran sekarang: pelanggan tidak dapat membayarnya lagi, dan ERP diberi tahu. Ini tidak dapat dibatalkan.',
     cf_confirm_refund: 'Konfirmasi pengembalian dana',
     cf_confirm_cancel: 'Konfirmasi pembatalan',
     cf_confirm_expire: 'Konfirmasi kedaluwarsa',
@@ -507,7 +522,8 @@ export const consoleMessages = defineMessages(
     kind_snap: 'pembayaran Snap',
     kind_charge: 'charge',
     kind_external: 'pembayaran dari luar',
-    dl_intro: 'Peristiwa yang belum diterima ERP: yang gagal dicoba ulang sendiri dengan jeda bertambah; yang mati (sudah dicoba selama seluruh jendela percobaan) menunggu dikirim ulang secara manual. Peristiwa berikutnya dari pesanan yang sama menunggu di belakang yang gagal.',
+    dl_intro:
+      'Peristiwa yang belum diterima ERP: yang gagal dicoba ulang sendiri dengan jeda bertambah; yang mati (sudah dicoba selama seluruh jendela percobaan) menunggu dikirim ulang secara manual. Peristiwa berikutnya dari pesanan yang sama menunggu di belakang yang gagal.',
     dl_filter: 'Filter',
     dl_both: 'Gagal dan mati',
     dl_failing: 'Gagal',
@@ -544,7 +560,8 @@ export const consoleMessages = defineMessages(
     lg_truncated: '(baris sebelumnya tidak ditampilkan)',
     lg_content_of: 'Isi {file}',
     lg_no_file: 'Berkas log itu tidak ada.',
-    cfg_intro: 'Disimpan di basis data: setiap instans memakai perubahan dalam sekitar satu detik, dan tetap ada setelah dijalankan ulang. Rahasia tidak pernah ditampilkan; biarkan kosong untuk mempertahankannya. Versi {version}.',
+    cfg_intro:
+      'Disimpan di basis data: setiap instans memakai perubahan dalam sekitar satu detik, dan tetap ada setelah dijalankan ulang. Rahasia tidak pernah ditampilkan; biarkan kosong untuk mempertahankannya. Versi {version}.',
     cfg_changed_by: 'Terakhir diubah oleh {who}.',
     cfg_save: 'Simpan konfigurasi',
     cfg_not_saved: 'Tidak tersimpan: {reason}',

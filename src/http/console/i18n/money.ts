@@ -40,11 +40,13 @@ export const MONEY_MESSAGES = defineMessages(
     settledAt: 'Settled at',
     notYet: 'not yet',
     fromReport: 'from the gateway report',
-    mismatchWarning: 'Amount mismatch: the gateway reports {paid} for this payment, but the order is for {expected}. Check before the goods go out.',
+    mismatchWarning:
+      'Amount mismatch: the gateway reports {paid} for this payment, but the order is for {expected}. Check before the goods go out.',
     // Reconciliation
     reconciliation: 'Reconciliation',
     uploadTitle: 'Import a gateway report',
-    uploadHelp: "The CSV file exported from the gateway's dashboard, up to 64 MB. Columns are found by their header; name them below for other layouts.",
+    uploadHelp:
+      "The CSV file exported from the gateway's dashboard, up to 64 MB. Columns are found by their header; name them below for other layouts.",
     file: 'Report file (CSV)',
     columns: 'Column names, for other layouts (optional)',
     from: 'First day covered (optional)',
@@ -96,14 +98,16 @@ export const MONEY_MESSAGES = defineMessages(
     last7Days: '7 hari terakhir',
     last30Days: '30 hari terakhir',
     perDayTitle: 'Dibayar per hari, 30 hari terakhir',
-    perDayDesc: 'Rupiah yang dibayar setiap hari selama 30 hari terakhir, dari yang terlama; hari tertinggi diberi label.',
+    perDayDesc:
+      'Rupiah yang dibayar setiap hari selama 30 hari terakhir, dari yang terlama; hari tertinggi diberi label.',
     perDayTable: 'Angka per hari',
     day: 'Hari',
     payments: 'Pembayaran',
     amount: 'Jumlah',
     byTypeTitle: 'Per jenis pembayaran, 30 hari terakhir',
     successTitle: 'Tingkat keberhasilan per jenis pembayaran',
-    successDesc: 'Dari pembayaran yang dimulai dalam 30 hari terakhir dan sudah berakhir, bagian yang dibayar, per jenis pembayaran.',
+    successDesc:
+      'Dari pembayaran yang dimulai dalam 30 hari terakhir dan sudah berakhir, bagian yang dibayar, per jenis pembayaran.',
     timeTitle: 'Median waktu membayar per jenis pembayaran',
     timeDesc: 'Dari pembuatan pembayaran sampai dibayar, median per jenis pembayaran, dalam menit.',
     paymentType: 'Jenis pembayaran',
@@ -126,10 +130,12 @@ export const MONEY_MESSAGES = defineMessages(
     settledAt: 'Waktu settlement',
     notYet: 'belum',
     fromReport: 'dari laporan gateway',
-    mismatchWarning: 'Jumlah tidak cocok: gateway melaporkan {paid} untuk pembayaran ini, tetapi pesanan sebesar {expected}. Periksa sebelum barang dikirim.',
+    mismatchWarning:
+      'Jumlah tidak cocok: gateway melaporkan {paid} untuk pembayaran ini, tetapi pesanan sebesar {expected}. Periksa sebelum barang dikirim.',
     reconciliation: 'Rekonsiliasi',
     uploadTitle: 'Impor laporan gateway',
-    uploadHelp: 'File CSV yang diekspor dari dasbor gateway, maksimal 64 MB. Kolom dikenali dari judulnya; sebutkan namanya di bawah untuk tata letak lain.',
+    uploadHelp:
+      'File CSV yang diekspor dari dasbor gateway, maksimal 64 MB. Kolom dikenali dari judulnya; sebutkan namanya di bawah untuk tata letak lain.',
     file: 'File laporan (CSV)',
     columns: 'Nama kolom, untuk tata letak lain (opsional)',
     from: 'Hari pertama yang dicakup (opsional)',

@@ -13,7 +13,12 @@ export class KyselyAuthFailuresRepo implements AuthFailuresRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async get(scope: string, client: string): Promise<AuthFailureState | undefined> {
-    const row = await this.db.selectFrom('auth_failures').select(['failures', 'locked_until']).where('scope', '=', scope).where('client', '=', client).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('auth_failures')
+      .select(['failures', 'locked_until'])
+      .where('scope', '=', scope)
+      .where('client', '=', client)
+      .executeTakeFirst();
     return row ? { failures: Number(row.failures), lockedUntil: row.locked_until } : undefined;
   }
 
@@ -43,7 +48,12 @@ export class KyselyAuthFailuresRepo implements AuthFailuresRepo {
     if (state.lockedUntil !== null && state.lockedUntil > at) return state;
     if (state.failures < p.maxFailures) return { failures: state.failures, lockedUntil: null };
     const lockedUntil = new Date(now.getTime() + p.lockMs).toISOString();
-    await this.db.updateTable('auth_failures').set({ failures: 0, window_start: at, locked_until: lockedUntil }).where('scope', '=', scope).where('client', '=', client).execute();
+    await this.db
+      .updateTable('auth_failures')
+      .set({ failures: 0, window_start: at, locked_until: lockedUntil })
+      .where('scope', '=', scope)
+      .where('client', '=', client)
+      .execute();
     return { failures: 0, lockedUntil };
   }
 

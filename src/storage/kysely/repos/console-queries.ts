@@ -22,7 +22,8 @@ export class KyselyConsoleQueries implements ConsoleQueries {
     if (s.q) {
       const pattern = likeEscape(s.q);
       // An explicit escape character: SQLite's LIKE has none by default.
-      const like = (col: 'order_id' | 'gateway_order_id' | 'gateway_transaction_id') => sql<boolean>`${sql.ref(col)} like ${pattern} escape '\\'`;
+      const like = (col: 'order_id' | 'gateway_order_id' | 'gateway_transaction_id') =>
+        sql<boolean>`${sql.ref(col)} like ${pattern} escape '\\'`;
       q = q.where((eb) => eb.or([like('order_id'), like('gateway_order_id'), like('gateway_transaction_id')]));
     }
     if (s.mercantId) q = q.where('mercant_id', '=', s.mercantId);
@@ -40,22 +41,46 @@ export class KyselyConsoleQueries implements ConsoleQueries {
   }
 
   async countsByStatus(since: string): Promise<Record<string, number>> {
-    const rows = await this.db.selectFrom('transactions').select(['status', (eb) => eb.fn.countAll<string | number>().as('n')]).where('created_at', '>=', since).groupBy('status').execute();
+    const rows = await this.db
+      .selectFrom('transactions')
+      .select(['status', (eb) => eb.fn.countAll<string | number>().as('n')])
+      .where('created_at', '>=', since)
+      .groupBy('status')
+      .execute();
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
 
   async paymentTypes(): Promise<string[]> {
-    const rows = await this.db.selectFrom('transactions').select('payment_type').distinct().where('payment_type', 'is not', null).orderBy('payment_type').limit(50).execute();
+    const rows = await this.db
+      .selectFrom('transactions')
+      .select('payment_type')
+      .distinct()
+      .where('payment_type', 'is not', null)
+      .orderBy('payment_type')
+      .limit(50)
+      .execute();
     return rows.map((r) => r.payment_type).filter((p): p is string => p !== null);
   }
 
   async oldestUndelivered(): Promise<string | undefined> {
-    const row = await this.db.selectFrom('outbox_events').select('created_at').where('state', 'in', ['pending', 'failed']).orderBy('seq', 'asc').limit(1).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('outbox_events')
+      .select('created_at')
+      .where('state', 'in', ['pending', 'failed'])
+      .orderBy('seq', 'asc')
+      .limit(1)
+      .executeTakeFirst();
     return row?.created_at;
   }
 
   async lastNotification(): Promise<NotificationRecord | undefined> {
-    const row = await this.db.selectFrom('notifications').selectAll().where('source', 'in', ['webhook', 'replay']).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where('source', 'in', ['webhook', 'replay'])
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     return row ? toNotification(row) : undefined;
   }
 
@@ -67,7 +92,13 @@ export class KyselyConsoleQueries implements ConsoleQueries {
       .where((eb) =>
         eb.or([
           eb('transaction_ref', '=', transactionRef),
-          eb.and([eb('transaction_ref', 'is', null), eb.or([eb('gateway_order_id', '=', gatewayOrderId), sql<boolean>`${sql.ref('gateway_order_id')} like ${purchases} escape '\\'`])]),
+          eb.and([
+            eb('transaction_ref', 'is', null),
+            eb.or([
+              eb('gateway_order_id', '=', gatewayOrderId),
+              sql<boolean>`${sql.ref('gateway_order_id')} like ${purchases} escape '\\'`,
+            ]),
+          ]),
         ]),
       )
       .orderBy('id', 'asc')
@@ -77,13 +108,26 @@ export class KyselyConsoleQueries implements ConsoleQueries {
   }
 
   async eventsForOrder(orderId: string): Promise<OutboxEvent[]> {
-    const rows = await this.db.selectFrom('outbox_events').selectAll().where('order_key', '=', orderId).orderBy('seq', 'asc').limit(500).execute();
+    const rows = await this.db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('order_key', '=', orderId)
+      .orderBy('seq', 'asc')
+      .limit(500)
+      .execute();
     return rows.map(toEvent);
   }
 
   async undeliverable(state: 'failed' | 'dead' | 'both', limit: number, offset: number): Promise<OutboxEvent[]> {
     const states = state === 'both' ? ['failed', 'dead'] : [state];
-    const rows = await this.db.selectFrom('outbox_events').selectAll().where('state', 'in', states).orderBy('seq', 'asc').limit(limit).offset(offset).execute();
+    const rows = await this.db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('state', 'in', states)
+      .orderBy('seq', 'asc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
     return rows.map(toEvent);
   }
 }

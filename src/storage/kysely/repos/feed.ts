@@ -10,7 +10,11 @@ export class KyselyFeedRepo implements FeedRepo {
   ) {}
 
   async identity(): Promise<{ databaseId: string; cursorKey: string }> {
-    const rows = await this.db.selectFrom('paylink_meta').select(['key', 'value']).where('key', 'in', ['database_id', 'feed_cursor_key']).execute();
+    const rows = await this.db
+      .selectFrom('paylink_meta')
+      .select(['key', 'value'])
+      .where('key', 'in', ['database_id', 'feed_cursor_key'])
+      .execute();
     const get = (k: string) => rows.find((r) => r.key === k)?.value;
     const databaseId = get('database_id');
     const cursorKey = get('feed_cursor_key');
@@ -27,7 +31,11 @@ export class KyselyFeedRepo implements FeedRepo {
   async sequence(floor: number): Promise<number> {
     const run = async (trx: Kysely<Database>): Promise<number> => {
       if (this.dialect.feedLock) await this.dialect.feedLock.execute(trx);
-      const top = await trx.selectFrom('outbox_events').select((eb) => eb.fn.max('feed_seq').as('top')).where('feed_seq', 'is not', null).executeTakeFirst();
+      const top = await trx
+        .selectFrom('outbox_events')
+        .select((eb) => eb.fn.max('feed_seq').as('top'))
+        .where('feed_seq', 'is not', null)
+        .executeTakeFirst();
       const before = Math.max(Number(top?.top ?? 0), floor - 1);
       const res = await sql`
         update outbox_events set feed_seq = x.pos
@@ -42,12 +50,23 @@ export class KyselyFeedRepo implements FeedRepo {
   }
 
   async after(position: number, limit: number): Promise<FeedEntry[]> {
-    const rows = await this.db.selectFrom('outbox_events').select(['feed_seq', 'payload']).where('feed_seq', '>', position).orderBy('feed_seq').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('outbox_events')
+      .select(['feed_seq', 'payload'])
+      .where('feed_seq', '>', position)
+      .orderBy('feed_seq')
+      .limit(limit)
+      .execute();
     return rows.map((r) => ({ position: Number(r.feed_seq), payload: r.payload }));
   }
 
   async handedOut(position: number): Promise<void> {
-    await this.db.updateTable('feed_positions').set({ position }).where('name', '=', 'handed_out').where('position', '<', position).execute();
+    await this.db
+      .updateTable('feed_positions')
+      .set({ position })
+      .where('name', '=', 'handed_out')
+      .where('position', '<', position)
+      .execute();
   }
 
   /**
@@ -58,15 +77,30 @@ export class KyselyFeedRepo implements FeedRepo {
   async acknowledge(position: number, now: Date, by: string): Promise<number> {
     const at = now.toISOString();
     const run = async (trx: Kysely<Database>): Promise<number> => {
-      const mark = await trx.selectFrom('feed_positions').select('position').where('name', '=', 'handed_out').executeTakeFirst();
+      const mark = await trx
+        .selectFrom('feed_positions')
+        .select('position')
+        .where('name', '=', 'handed_out')
+        .executeTakeFirst();
       const upTo = Math.min(position, Number(mark?.position ?? 0));
       await sql`
         insert into delivery_attempts (event_seq, attempt_no, started_at, status_code, latency_ms, error, outcome, instance)
         select seq, attempts + 1, ${at}, null, null, null, 'acknowledged', ${by}
-        from outbox_events where feed_seq <= ${upTo} and state in ('pending', 'failed', 'dead') order by seq`.execute(trx);
+        from outbox_events where feed_seq <= ${upTo} and state in ('pending', 'failed', 'dead') order by seq`.execute(
+        trx,
+      );
       const res = await trx
         .updateTable('outbox_events')
-        .set((eb) => ({ state: 'delivered', attempts: eb('attempts', '+', 1), delivered_at: at, updated_at: at, lease_owner: null, lease_until: null, lease_token: eb('lease_token', '+', 1), last_error: null }))
+        .set((eb) => ({
+          state: 'delivered',
+          attempts: eb('attempts', '+', 1),
+          delivered_at: at,
+          updated_at: at,
+          lease_owner: null,
+          lease_until: null,
+          lease_token: eb('lease_token', '+', 1),
+          last_error: null,
+        }))
         .where('feed_seq', '<=', upTo)
         .where('state', 'in', ['pending', 'failed', 'dead'])
         .executeTakeFirst();

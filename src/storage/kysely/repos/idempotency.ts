@@ -25,14 +25,32 @@ export class KyselyIdempotencyRepo implements IdempotencyRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async get(scope: string, key: string): Promise<IdempotencyRecord | undefined> {
-    const row = await this.db.selectFrom('idempotency_records').selectAll().where('scope', '=', scope).where('idem_key', '=', key).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('idempotency_records')
+      .selectAll()
+      .where('scope', '=', scope)
+      .where('idem_key', '=', key)
+      .executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }
 
-  async claim(scope: string, key: string, requestHash: string, o: { now: Date; retentionMs: number; lockMs: number }): Promise<IdempotencyClaim> {
+  async claim(
+    scope: string,
+    key: string,
+    requestHash: string,
+    o: { now: Date; retentionMs: number; lockMs: number },
+  ): Promise<IdempotencyClaim> {
     const nowIso = o.now.toISOString();
     const token = new Date(o.now.getTime() + o.lockMs).toISOString();
-    const fresh = { request_hash: requestHash, state: 'in_flight', response_status: null, response_body: null, created_at: nowIso, expires_at: new Date(o.now.getTime() + o.retentionMs).toISOString(), locked_until: token };
+    const fresh = {
+      request_hash: requestHash,
+      state: 'in_flight',
+      response_status: null,
+      response_body: null,
+      created_at: nowIso,
+      expires_at: new Date(o.now.getTime() + o.retentionMs).toISOString(),
+      locked_until: token,
+    };
     const res = await this.db
       .insertInto('idempotency_records')
       .values({ scope, idem_key: key, ...fresh })
@@ -43,7 +61,8 @@ export class KyselyIdempotencyRepo implements IdempotencyRepo {
     const existing = await this.get(scope, key);
     if (!existing) return this.claim(scope, key, requestHash, o);
     const expired = existing.expiresAt <= nowIso;
-    const abandoned = existing.state === 'in_flight' && existing.requestHash === requestHash && (existing.lockedUntil ?? '') <= nowIso;
+    const abandoned =
+      existing.state === 'in_flight' && existing.requestHash === requestHash && (existing.lockedUntil ?? '') <= nowIso;
     if (!expired && !abandoned) return { claimed: false, record: existing };
     // Take over with compare-and-set: of several requests seeing the same stale row, one wins.
     const upd = await this.db
@@ -84,7 +103,10 @@ export class KyselyIdempotencyRepo implements IdempotencyRepo {
   }
 
   async pruneExpired(now: Date): Promise<number> {
-    const res = await this.db.deleteFrom('idempotency_records').where('expires_at', '<=', now.toISOString()).executeTakeFirst();
+    const res = await this.db
+      .deleteFrom('idempotency_records')
+      .where('expires_at', '<=', now.toISOString())
+      .executeTakeFirst();
     return Number(res.numDeletedRows);
   }
 }

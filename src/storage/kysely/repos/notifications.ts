@@ -1,7 +1,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { insertNotification, toNotification } from '../rows/notifications.js';
-import type { NewNotification, NotificationOutcomeUpdate, NotificationRecord, NotificationResult } from '../../../model/notification.js';
+import type {
+  NewNotification,
+  NotificationOutcomeUpdate,
+  NotificationRecord,
+  NotificationResult,
+} from '../../../model/notification.js';
 import type { NotificationsRepo } from '../../contract.js';
 
 export class KyselyNotificationsRepo implements NotificationsRepo {
@@ -10,16 +15,27 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
     private readonly now: () => Date,
   ) {}
 
-  async record(n: NewNotification): Promise<{ inserted: true; id: number } | { inserted: false; existing: NotificationRecord }> {
+  async record(
+    n: NewNotification,
+  ): Promise<{ inserted: true; id: number } | { inserted: false; existing: NotificationRecord }> {
     const id = await insertNotification(this.db, this.now, n);
     if (id !== undefined) return { inserted: true, id };
-    const existing = await this.db.selectFrom('notifications').selectAll().where('dedupe_key', '=', n.dedupeKey).executeTakeFirst();
+    const existing = await this.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where('dedupe_key', '=', n.dedupeKey)
+      .executeTakeFirst();
     if (!existing) throw new Error('notification dedupe conflict without a row');
     return { inserted: false, existing: toNotification(existing) };
   }
 
   async setResult(id: number, o: NotificationOutcomeUpdate): Promise<void> {
-    const set: { result: string; transaction_ref?: string | null; gateway_transaction_id?: string | null; reason?: string | null } = { result: o.result };
+    const set: {
+      result: string;
+      transaction_ref?: string | null;
+      gateway_transaction_id?: string | null;
+      reason?: string | null;
+    } = { result: o.result };
     if (o.transactionRef !== undefined) set.transaction_ref = o.transactionRef;
     if (o.gatewayTransactionId !== undefined) set.gateway_transaction_id = o.gatewayTransactionId;
     if (o.reason !== undefined) set.reason = o.reason === null ? null : o.reason.slice(0, 500);
@@ -32,12 +48,22 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
   }
 
   async findByDedupeKey(dedupeKey: string): Promise<NotificationRecord | undefined> {
-    const row = await this.db.selectFrom('notifications').selectAll().where('dedupe_key', '=', dedupeKey).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where('dedupe_key', '=', dedupeKey)
+      .executeTakeFirst();
     return row ? toNotification(row) : undefined;
   }
 
   async listByResult(result: NotificationResult, limit: number): Promise<NotificationRecord[]> {
-    const rows = await this.db.selectFrom('notifications').selectAll().where('result', '=', result).orderBy('id', 'asc').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where('result', '=', result)
+      .orderBy('id', 'asc')
+      .limit(limit)
+      .execute();
     return rows.map(toNotification);
   }
 
@@ -59,7 +85,13 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
   }
 
   async listForOrder(gatewayOrderId: string, limit = 1000): Promise<NotificationRecord[]> {
-    const rows = await this.db.selectFrom('notifications').selectAll().where('gateway_order_id', '=', gatewayOrderId).orderBy('id', 'asc').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where('gateway_order_id', '=', gatewayOrderId)
+      .orderBy('id', 'asc')
+      .limit(limit)
+      .execute();
     return rows.map(toNotification);
   }
 

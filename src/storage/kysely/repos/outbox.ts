@@ -1,7 +1,14 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { insertOutboxEvent, toAttempt, toEvent, type OutboxRow } from '../rows/outbox.js';
-import { OUTBOX_STATES, type AttemptResult, type DeliveryAttempt, type NewOutboxEvent, type OutboxEvent, type OutboxState } from '../../../model/delivery.js';
+import {
+  OUTBOX_STATES,
+  type AttemptResult,
+  type DeliveryAttempt,
+  type NewOutboxEvent,
+  type OutboxEvent,
+  type OutboxState,
+} from '../../../model/delivery.js';
 import type { Page } from '../../../model/page.js';
 import type { OutboxRepo } from '../../contract.js';
 import type { SqlDialect } from '../dialect.js';
@@ -59,7 +66,11 @@ export class KyselyOutboxRepo implements OutboxRepo {
   }
 
   async findByEventId(eventId: string): Promise<OutboxEvent | undefined> {
-    const row = await this.db.selectFrom('outbox_events').selectAll().where('event_id', '=', eventId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('event_id', '=', eventId)
+      .executeTakeFirst();
     return row ? toEvent(row) : undefined;
   }
 
@@ -69,15 +80,25 @@ export class KyselyOutboxRepo implements OutboxRepo {
     if (filter.state) q = q.where('state', '=', filter.state);
     const cursor = filter.cursor ? decodeCursor(filter.cursor) : undefined;
     if (cursor) q = q.where('seq', '<', Number(cursor.id));
-    const rows = await q.orderBy('seq', 'desc').limit(limit + 1).execute();
+    const rows = await q
+      .orderBy('seq', 'desc')
+      .limit(limit + 1)
+      .execute();
     const items = rows.slice(0, limit).map(toEvent);
     const last = items[items.length - 1];
-    return rows.length > limit && last ? { items, nextCursor: encodeCursor({ at: last.createdAt, id: String(last.seq) }) } : { items };
+    return rows.length > limit && last
+      ? { items, nextCursor: encodeCursor({ at: last.createdAt, id: String(last.seq) }) }
+      : { items };
   }
 
   async attemptsFor(seqs: number[]): Promise<DeliveryAttempt[]> {
     if (seqs.length === 0) return [];
-    const rows = await this.db.selectFrom('delivery_attempts').selectAll().where('event_seq', 'in', seqs).orderBy('id', 'asc').execute();
+    const rows = await this.db
+      .selectFrom('delivery_attempts')
+      .selectAll()
+      .where('event_seq', 'in', seqs)
+      .orderBy('id', 'asc')
+      .execute();
     return rows.map(toAttempt);
   }
 
@@ -110,7 +131,11 @@ export class KyselyOutboxRepo implements OutboxRepo {
   }
 
   async countByState(): Promise<Record<OutboxState, number>> {
-    const rows = await this.db.selectFrom('outbox_events').select((eb) => ['state', eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
+    const rows = await this.db
+      .selectFrom('outbox_events')
+      .select((eb) => ['state', eb.fn.countAll<number>().as('n')])
+      .groupBy('state')
+      .execute();
     const out: Record<OutboxState, number> = { pending: 0, delivered: 0, failed: 0, dead: 0 };
     for (const r of rows) {
       const state = asOneOf(OUTBOX_STATES, r.state);
@@ -140,7 +165,9 @@ export class KyselyOutboxRepo implements OutboxRepo {
       order by e.next_attempt_at limit 1`.execute(this.db);
     const leased = await sql<{ due: string | null }>`
       select min(e.lease_until) as due from outbox_events e ${this.dialect.indexedBy('outbox_leased_idx')}
-      where e.lease_until is not null and e.state in ('pending', 'failed') and e.lease_until > e.next_attempt_at and ${FIRST_OF_ORDER}`.execute(this.db);
+      where e.lease_until is not null and e.state in ('pending', 'failed') and e.lease_until > e.next_attempt_at and ${FIRST_OF_ORDER}`.execute(
+      this.db,
+    );
     const dues = [free.rows[0]?.due, leased.rows[0]?.due].filter((d): d is string => typeof d === 'string');
     return dues.length === 0 ? undefined : dues.reduce((a, b) => (a <= b ? a : b));
   }

@@ -3,7 +3,14 @@ import type { Database, ReconciliationImportsTable, ReconciliationRowsTable } fr
 import type { ReconciliationRepo } from '../../contract.js';
 import type { TransactionRecord } from '../../../model/payment.js';
 import type { Page } from '../../../model/page.js';
-import { RECONCILIATION_RESULTS, type NewReconciliationRow, type ReconciliationCounts, type ReconciliationImport, type ReconciliationResult, type ReconciliationRow } from '../../../model/reconciliation.js';
+import {
+  RECONCILIATION_RESULTS,
+  type NewReconciliationRow,
+  type ReconciliationCounts,
+  type ReconciliationImport,
+  type ReconciliationResult,
+  type ReconciliationRow,
+} from '../../../model/reconciliation.js';
 import { toTransaction } from '../rows/transactions.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { oneOf } from '../rows/literal.js';
@@ -63,7 +70,23 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
   async begin(i: { id: string; createdBy: string; now: Date }): Promise<void> {
     await this.db
       .insertInto('reconciliation_imports')
-      .values({ id: i.id, file_sha256: '', state: 'running', rows: 0, matched: 0, missing_here: 0, missing_at_gateway: 0, amount_mismatch: 0, status_mismatch: 0, transaction_mismatch: 0, covers_from: null, covers_to: null, created_by: i.createdBy, created_at: i.now.toISOString(), finished_at: null })
+      .values({
+        id: i.id,
+        file_sha256: '',
+        state: 'running',
+        rows: 0,
+        matched: 0,
+        missing_here: 0,
+        missing_at_gateway: 0,
+        amount_mismatch: 0,
+        status_mismatch: 0,
+        transaction_mismatch: 0,
+        covers_from: null,
+        covers_to: null,
+        created_by: i.createdBy,
+        created_at: i.now.toISOString(),
+        finished_at: null,
+      })
       .execute();
   }
 
@@ -93,7 +116,13 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
       .execute();
   }
 
-  async missingAtGateway(importId: string, from: string, to: string, afterId: string, limit: number): Promise<TransactionRecord[]> {
+  async missingAtGateway(
+    importId: string,
+    from: string,
+    to: string,
+    afterId: string,
+    limit: number,
+  ): Promise<TransactionRecord[]> {
     const rows = await this.db
       .selectFrom('transactions as t')
       .selectAll('t')
@@ -101,7 +130,16 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
       .where(sql<string>`coalesce(t.settlement_time, t.transaction_time)`, '>=', from)
       .where(sql<string>`coalesce(t.settlement_time, t.transaction_time)`, '<=', to)
       .where('t.id', '>', afterId)
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('reconciliation_rows as r').select('r.id').whereRef('r.transaction_ref', '=', 't.id').where('r.import_id', '=', importId))))
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('reconciliation_rows as r')
+              .select('r.id')
+              .whereRef('r.transaction_ref', '=', 't.id')
+              .where('r.import_id', '=', importId),
+          ),
+        ),
+      )
       .orderBy('t.id')
       .limit(limit)
       .execute();
@@ -116,7 +154,12 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
   }
 
   async keepMatchedFees(importId: string): Promise<{ expected: number; written: number }> {
-    const span = await this.db.selectFrom('reconciliation_rows').select((eb) => [eb.fn.min('id').as('lo'), eb.fn.max('id').as('hi')]).where('import_id', '=', importId).where('result', '=', 'matched').executeTakeFirst();
+    const span = await this.db
+      .selectFrom('reconciliation_rows')
+      .select((eb) => [eb.fn.min('id').as('lo'), eb.fn.max('id').as('hi')])
+      .where('import_id', '=', importId)
+      .where('result', '=', 'matched')
+      .executeTakeFirst();
     const total = { expected: 0, written: 0 };
     const [lo, hi] = [Number(span?.lo ?? 0), Number(span?.hi ?? -1)];
     // By ranges of row ids: one statement writing every payment of a large report would outlast
@@ -135,7 +178,9 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
     // writes the fee of its first line.
     const first = sql`r.import_id = ${importId} and r.result = 'matched' and r.fee_amount is not null and r.id >= ${from} and r.id < ${to}
       and not exists (select 1 from reconciliation_rows e where e.import_id = r.import_id and e.transaction_ref = r.transaction_ref and e.result = 'matched' and e.fee_amount is not null and e.id < r.id)`;
-    const expected = await sql<{ n: number | string }>`select count(*) as n from reconciliation_rows r where ${first}`.execute(this.db);
+    const expected = await sql<{
+      n: number | string;
+    }>`select count(*) as n from reconciliation_rows r where ${first}`.execute(this.db);
     const written = await sql`
       update transactions set fee_amount = r.fee_amount, net_amount = r.net_amount, updated_at = ${this.now().toISOString()}
       from reconciliation_rows r
@@ -143,15 +188,30 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
         and transactions.id = r.transaction_ref
         and transactions.status = r.paylink_status
         and transactions.nominal = r.matched_nominal
-        and (transactions.paid_amount = r.matched_paid_amount or (transactions.paid_amount is null and r.matched_paid_amount is null))`.execute(this.db);
+        and (transactions.paid_amount = r.matched_paid_amount or (transactions.paid_amount is null and r.matched_paid_amount is null))`.execute(
+      this.db,
+    );
     return { expected: Number(expected.rows[0]?.n ?? 0), written: Number(written.numAffectedRows ?? 0n) };
   }
 
-  async finish(id: string, fileSha256: string, counts: ReconciliationCounts, covers: { from: string | null; to: string | null }, now: Date): Promise<boolean> {
+  async finish(
+    id: string,
+    fileSha256: string,
+    counts: ReconciliationCounts,
+    covers: { from: string | null; to: string | null },
+    now: Date,
+  ): Promise<boolean> {
     try {
       await this.db
         .updateTable('reconciliation_imports')
-        .set({ state: 'done', file_sha256: fileSha256, ...counts, covers_from: covers.from, covers_to: covers.to, finished_at: now.toISOString() })
+        .set({
+          state: 'done',
+          file_sha256: fileSha256,
+          ...counts,
+          covers_from: covers.from,
+          covers_to: covers.to,
+          finished_at: now.toISOString(),
+        })
         .where('id', '=', id)
         .execute();
       return true;
@@ -168,7 +228,12 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
   }
 
   async findDoneByFile(fileSha256: string): Promise<ReconciliationImport | undefined> {
-    const row = await this.db.selectFrom('reconciliation_imports').selectAll().where('file_sha256', '=', fileSha256).where('state', '=', 'done').executeTakeFirst();
+    const row = await this.db
+      .selectFrom('reconciliation_imports')
+      .selectAll()
+      .where('file_sha256', '=', fileSha256)
+      .where('state', '=', 'done')
+      .executeTakeFirst();
     return row ? toImport(row) : undefined;
   }
 
@@ -180,14 +245,26 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
   async list(filter: { limit: number; cursor?: string }): Promise<Page<ReconciliationImport>> {
     let q = this.db.selectFrom('reconciliation_imports').selectAll().where('state', '=', 'done');
     const c = filter.cursor ? decodeCursor(filter.cursor) : undefined;
-    if (c) q = q.where((eb) => eb.or([eb('created_at', '<', c.at), eb.and([eb('created_at', '=', c.at), eb('id', '<', c.id)])]));
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+    if (c)
+      q = q.where((eb) =>
+        eb.or([eb('created_at', '<', c.at), eb.and([eb('created_at', '=', c.at), eb('id', '<', c.id)])]),
+      );
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(filter.limit + 1)
+      .execute();
     const items = rows.slice(0, filter.limit).map(toImport);
     const last = items.at(-1);
-    return rows.length > filter.limit && last ? { items, nextCursor: encodeCursor({ at: last.createdAt, id: last.id }) } : { items };
+    return rows.length > filter.limit && last
+      ? { items, nextCursor: encodeCursor({ at: last.createdAt, id: last.id }) }
+      : { items };
   }
 
-  async rows(importId: string, filter: { result?: ReconciliationResult; limit: number; afterId?: number }): Promise<ReconciliationRow[]> {
+  async rows(
+    importId: string,
+    filter: { result?: ReconciliationResult; limit: number; afterId?: number },
+  ): Promise<ReconciliationRow[]> {
     let q = this.db.selectFrom('reconciliation_rows').selectAll().where('import_id', '=', importId);
     if (filter.result) q = q.where('result', '=', filter.result);
     if (filter.afterId !== undefined) q = q.where('id', '>', filter.afterId);

@@ -54,13 +54,25 @@ export class KyselyRefundsRepo implements RefundsRepo {
 
   /** The requests of this transaction whose outcome is unknown, oldest first. */
   async listOpen(transactionRef: string): Promise<RefundRecord[]> {
-    const rows = await this.db.selectFrom('refunds').selectAll().where('transaction_ref', '=', transactionRef).where('state', '=', 'requested').orderBy('created_at', 'asc').limit(100).execute();
+    const rows = await this.db
+      .selectFrom('refunds')
+      .selectAll()
+      .where('transaction_ref', '=', transactionRef)
+      .where('state', '=', 'requested')
+      .orderBy('created_at', 'asc')
+      .limit(100)
+      .execute();
     return rows.map(toRecord);
   }
 
   /** The refund a caller asked for with this request key, if any. */
   async findByRequestKey(transactionRef: string, requestKey: string): Promise<RefundRecord | undefined> {
-    const row = await this.db.selectFrom('refunds').selectAll().where('transaction_ref', '=', transactionRef).where('request_key', '=', requestKey).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('refunds')
+      .selectAll()
+      .where('transaction_ref', '=', transactionRef)
+      .where('request_key', '=', requestKey)
+      .executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }
 
@@ -89,11 +101,21 @@ export class KyselyRefundsRepo implements RefundsRepo {
 
   /** Gives up the lease: the outcome stays unknown, and the next request asks the gateway about it. */
   async releaseLease(id: string): Promise<void> {
-    await this.db.updateTable('refunds').set({ lease_until: null, updated_at: this.now().toISOString() }).where('id', '=', id).where('state', '=', 'requested').execute();
+    await this.db
+      .updateTable('refunds')
+      .set({ lease_until: null, updated_at: this.now().toISOString() })
+      .where('id', '=', id)
+      .where('state', '=', 'requested')
+      .execute();
   }
 
   /** Settles a request nobody holds at `now` (false when it is held again or already settled). */
-  async settleIdle(id: string, state: Exclude<RefundState, 'requested'>, gatewayCode: string | null, now: Date): Promise<boolean> {
+  async settleIdle(
+    id: string,
+    state: Exclude<RefundState, 'requested'>,
+    gatewayCode: string | null,
+    now: Date,
+  ): Promise<boolean> {
     const r = await this.db
       .updateTable('refunds')
       .set({ state, gateway_code: gatewayCode, lease_until: null, updated_at: this.now().toISOString() })
@@ -106,7 +128,11 @@ export class KyselyRefundsRepo implements RefundsRepo {
 
   /** The outcome, and the lease given up. */
   async settle(id: string, state: Exclude<RefundState, 'requested'>, gatewayCode: string | null): Promise<void> {
-    await this.db.updateTable('refunds').set({ state, gateway_code: gatewayCode, lease_until: null, updated_at: this.now().toISOString() }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('refunds')
+      .set({ state, gateway_code: gatewayCode, lease_until: null, updated_at: this.now().toISOString() })
+      .where('id', '=', id)
+      .execute();
   }
 
   async findById(id: string): Promise<RefundRecord | undefined> {
@@ -116,7 +142,13 @@ export class KyselyRefundsRepo implements RefundsRepo {
 
   /** Oldest first. */
   async listFor(transactionRef: string): Promise<RefundRecord[]> {
-    const rows = await this.db.selectFrom('refunds').selectAll().where('transaction_ref', '=', transactionRef).orderBy('created_at', 'asc').limit(500).execute();
+    const rows = await this.db
+      .selectFrom('refunds')
+      .selectAll()
+      .where('transaction_ref', '=', transactionRef)
+      .orderBy('created_at', 'asc')
+      .limit(500)
+      .execute();
     return rows.map(toRecord);
   }
 }

@@ -15,17 +15,27 @@ export class KyselyConfigRepo implements ConfigRepo {
     const row = await this.db.selectFrom('runtime_config').selectAll().where('id', '=', ROW_ID).executeTakeFirst();
     if (!row) return undefined;
     const parsed: unknown = JSON.parse(row.document);
-    const document = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    const document =
+      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : {};
     return { document, version: Number(row.version), updatedAt: row.updated_at, updatedBy: row.updated_by };
   }
 
-  async put(document: Record<string, unknown>, expectedVersion: number, updatedBy: string | null): Promise<RuntimeConfigRow | undefined> {
+  async put(
+    document: Record<string, unknown>,
+    expectedVersion: number,
+    updatedBy: string | null,
+  ): Promise<RuntimeConfigRow | undefined> {
     const at = this.now().toISOString();
     const text = JSON.stringify(document);
     const version = expectedVersion + 1;
     if (expectedVersion === 0) {
       try {
-        await this.db.insertInto('runtime_config').values({ id: ROW_ID, document: text, version, updated_at: at, updated_by: updatedBy }).execute();
+        await this.db
+          .insertInto('runtime_config')
+          .values({ id: ROW_ID, document: text, version, updated_at: at, updated_by: updatedBy })
+          .execute();
       } catch (err) {
         if (isUniqueViolation(err)) return undefined;
         throw err;

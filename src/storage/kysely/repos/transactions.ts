@@ -6,7 +6,12 @@ import type { NewTransaction, TransactionPatch, TransactionRecord } from '../../
 import type { Page } from '../../../model/page.js';
 import type { SqlDialect } from '../dialect.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { selectTransactionBy, toTransaction, updateTransaction, type TransactionUpdateOptions } from '../rows/transactions.js';
+import {
+  selectTransactionBy,
+  toTransaction,
+  updateTransaction,
+  type TransactionUpdateOptions,
+} from '../rows/transactions.js';
 
 export class KyselyTransactionsRepo implements TransactionsRepo {
   constructor(
@@ -60,7 +65,11 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     return toTransaction(row);
   }
 
-  private findBy(col: 'id' | 'order_id' | 'gateway_order_id', value: string, lock = false): Promise<TransactionRecord | undefined> {
+  private findBy(
+    col: 'id' | 'order_id' | 'gateway_order_id',
+    value: string,
+    lock = false,
+  ): Promise<TransactionRecord | undefined> {
     return selectTransactionBy(this.db, col, value, lock ? this.dialect.rowLock : sql``);
   }
 
@@ -77,7 +86,13 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     return this.findBy('gateway_order_id', gatewayOrderId);
   }
   async findByGatewayTransactionId(transactionId: string): Promise<TransactionRecord | undefined> {
-    const row = await this.db.selectFrom('transactions').selectAll().where('gateway_transaction_id', '=', transactionId).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('gateway_transaction_id', '=', transactionId)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     return row ? toTransaction(row) : undefined;
   }
 
@@ -99,7 +114,11 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
   async findManyByGatewayOrderIds(gatewayOrderIds: readonly string[]): Promise<TransactionRecord[]> {
     if (gatewayOrderIds.length === 0) return [];
     if (gatewayOrderIds.length > 1000) throw new Error('findManyByGatewayOrderIds: at most 1000 ids a call');
-    const rows = await this.db.selectFrom('transactions').selectAll().where('gateway_order_id', 'in', [...gatewayOrderIds]).execute();
+    const rows = await this.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('gateway_order_id', 'in', [...gatewayOrderIds])
+      .execute();
     return rows.map(toTransaction);
   }
 
@@ -127,12 +146,20 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     if (filter.since) q = q.where('created_at', '>=', filter.since);
     const cursor = filter.cursor ? decodeCursor(filter.cursor) : undefined;
     if (cursor) {
-      q = q.where((eb) => eb.or([eb('created_at', '<', cursor.at), eb.and([eb('created_at', '=', cursor.at), eb('id', '<', cursor.id)])]));
+      q = q.where((eb) =>
+        eb.or([eb('created_at', '<', cursor.at), eb.and([eb('created_at', '=', cursor.at), eb('id', '<', cursor.id)])]),
+      );
     }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute();
     const items = rows.slice(0, limit).map(toTransaction);
     const last = items[items.length - 1];
-    return rows.length > limit && last ? { items, nextCursor: encodeCursor({ at: last.createdAt, id: last.id }) } : { items };
+    return rows.length > limit && last
+      ? { items, nextCursor: encodeCursor({ at: last.createdAt, id: last.id }) }
+      : { items };
   }
 
   async listOverduePending(expiredBefore: string, createdBefore: string, limit: number): Promise<TransactionRecord[]> {
@@ -143,7 +170,10 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       .where((eb) =>
         eb.or([
           eb.and([eb('expire_at', 'is not', null), eb('expire_at', '<', expiredBefore)]),
-          eb.and([eb('created_at', '<', createdBefore), eb.or([eb('last_event_at', 'is', null), eb('last_event_at', '<', createdBefore)])]),
+          eb.and([
+            eb('created_at', '<', createdBefore),
+            eb.or([eb('last_event_at', 'is', null), eb('last_event_at', '<', createdBefore)]),
+          ]),
         ]),
       )
       // Never checked first (empty text sorts before any time on both databases), then round-robin.

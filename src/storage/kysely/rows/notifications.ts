@@ -4,7 +4,12 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, NotificationsTable } from '../schema.js';
-import { NOTIFICATION_RESULTS, NOTIFICATION_SOURCES, type NewNotification, type NotificationRecord } from '../../../model/notification.js';
+import {
+  NOTIFICATION_RESULTS,
+  NOTIFICATION_SOURCES,
+  type NewNotification,
+  type NotificationRecord,
+} from '../../../model/notification.js';
 import { oneOf } from './literal.js';
 
 type NotificationRow = Selectable<NotificationsTable>;
@@ -27,7 +32,11 @@ export function toNotification(r: NotificationRow): NotificationRecord {
 }
 
 /** The new record's id, or undefined when the dedupe key exists (nothing written). */
-export async function insertNotification(db: Kysely<Database>, now: () => Date, n: NewNotification): Promise<number | undefined> {
+export async function insertNotification(
+  db: Kysely<Database>,
+  now: () => Date,
+  n: NewNotification,
+): Promise<number | undefined> {
   // ON CONFLICT DO NOTHING: a unique violation would abort a PostgreSQL transaction.
   const row = await db
     .insertInto('notifications')

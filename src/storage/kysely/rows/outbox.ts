@@ -3,7 +3,13 @@
  * a new event that both the repository and a database's own report writes run.
  */
 import type { Kysely, Selectable } from 'kysely';
-import { ATTEMPT_OUTCOMES, OUTBOX_STATES, type DeliveryAttempt, type NewOutboxEvent, type OutboxEvent } from '../../../model/delivery.js';
+import {
+  ATTEMPT_OUTCOMES,
+  OUTBOX_STATES,
+  type DeliveryAttempt,
+  type NewOutboxEvent,
+  type OutboxEvent,
+} from '../../../model/delivery.js';
 import type { Database, DeliveryAttemptsTable, OutboxEventsTable } from '../schema.js';
 import { oneOf } from './literal.js';
 

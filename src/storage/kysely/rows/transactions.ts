@@ -5,7 +5,12 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
 import type { TransactionsRepo } from '../../contract.js';
-import { PAYMENT_STATUSES, TRANSACTION_KINDS, type TransactionPatch, type TransactionRecord } from '../../../model/payment.js';
+import {
+  PAYMENT_STATUSES,
+  TRANSACTION_KINDS,
+  type TransactionPatch,
+  type TransactionRecord,
+} from '../../../model/payment.js';
 import { oneOf } from './literal.js';
 
 export type TransactionRow = Selectable<TransactionsTable>;
@@ -90,14 +95,27 @@ export type TransactionUpdateOptions = Parameters<TransactionsRepo['update']>[2]
  * By a unique column, with `lock` (the dialect's row lock) after it for a lookup that locks. No
  * ordering: on SQLite an `order by … limit` here costs 2.5× the lookup (docs/performance.md).
  */
-export async function selectTransactionBy(db: Kysely<Database>, col: 'id' | 'order_id' | 'gateway_order_id', value: string, lock: RawBuilder<unknown> = sql``): Promise<TransactionRecord | undefined> {
-  const row = await sql<TransactionRow>`select * from transactions where ${sql.ref(col)} = ${value} ${lock}`.execute(db);
+export async function selectTransactionBy(
+  db: Kysely<Database>,
+  col: 'id' | 'order_id' | 'gateway_order_id',
+  value: string,
+  lock: RawBuilder<unknown> = sql``,
+): Promise<TransactionRecord | undefined> {
+  const row = await sql<TransactionRow>`select * from transactions where ${sql.ref(col)} = ${value} ${lock}`.execute(
+    db,
+  );
   const first = row.rows[0];
   return first ? toTransaction(first) : undefined;
 }
 
 /** `TransactionsRepo.update`: the patch, and the record as it is afterwards. */
-export async function updateTransaction(db: Kysely<Database>, now: () => Date, id: string, patch: TransactionPatch, o: TransactionUpdateOptions = {}): Promise<TransactionRecord> {
+export async function updateTransaction(
+  db: Kysely<Database>,
+  now: () => Date,
+  id: string,
+  patch: TransactionPatch,
+  o: TransactionUpdateOptions = {},
+): Promise<TransactionRecord> {
   const always: Record<string, unknown> = toColumns(patch);
   const values: Record<string, unknown> = { ...always, updated_at: now().toISOString() };
   if (o.whileStatusIn) {
