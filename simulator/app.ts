@@ -8,13 +8,11 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { SimContext } from './context.js';
-import { Engine } from './engine.js';
 import { defaultFaults, type CoreHttpStatus } from './faults.js';
 import { registerGatewayHooks } from './gateway-hooks.js';
 import { HOSTED_CSP, messagePage, tr } from './html.js';
 import { negotiateLang, type Lang } from './i18n/index.js';
 import { areaOf, coreError, safeRequestSerializer } from './http.js';
-import { IdempotencyStore } from './idempotency.js';
 import { seededRandom } from './lib/rng.js';
 import { isObject } from './lib/validate.js';
 import { Notifier } from './notifier.js';
@@ -27,12 +25,28 @@ import { registerHosted } from './routes/hosted.js';
 import { registerPaymentLinks } from './routes/payment-links.js';
 import { registerSnap } from './routes/snap.js';
 import { registerTransactionRoutes } from './routes/transactions.js';
-import { Ledger } from './state.js';
+import { merchantListProblems, type NamedMerchant } from './merchant-config.js';
+import { Merchant, Merchants } from './merchants.js';
+import { DEFAULT_MERCHANT_ID, RequestLog } from './state.js';
+
+/** A merchant beside the default one: its own keys, MID and (optionally) notification URL. */
+export interface MerchantOptions {
+  serverKey: string;
+  clientKey?: string;
+  merchantId: string;
+  notificationUrl?: string;
+}
 
 export interface SimulatorOptions {
+  /** The default merchant's server key. */
   serverKey: string;
   /** The merchant client key the card paths accept as `client_key`; default `SB-Mid-client-simulator`. */
   clientKey?: string;
+  /** The default merchant's MID; default `G123456789`. */
+  merchantId?: string;
+  /** More merchants, each with a ledger of its own; a key or MID used twice is refused. */
+  merchants?: readonly MerchantOptions[];
+  /** Where the default merchant's notifications go, and those of a merchant without a URL of its own. */
   notificationUrl?: string;
   timeScale?: number;
   publicBaseUrl?: string;
@@ -164,9 +178,27 @@ function registerFallbacks(app: FastifyInstance): void {
   });
 }
 
+/** The default merchant first, then the others; a problem (a bad or shared key or MID) names its entry. */
+function merchantList(opts: SimulatorOptions): NamedMerchant[] {
+  const list: NamedMerchant[] = [
+    {
+      name: 'the default merchant',
+      settings: {
+        serverKey: opts.serverKey,
+        clientKey: opts.clientKey ?? 'SB-Mid-client-simulator',
+        merchantId: opts.merchantId ?? DEFAULT_MERCHANT_ID,
+      },
+    },
+    ...(opts.merchants ?? []).map((m, i) => ({ name: `merchants[${i}]`, settings: { ...m } })),
+  ];
+  const problems = merchantListProblems(list);
+  if (problems.length > 0) throw new Error(`simulator: ${problems.join('; ')}`);
+  return list;
+}
+
 export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
+  const named = merchantList(opts);
   const app = createApp(opts);
-  const ledger = new Ledger();
   const random = seededRandom(opts.seed ?? Date.now());
   const faultsDefault = (): ReturnType<typeof defaultFaults> => defaultFaults(opts.coreHttpStatus ?? 'mirror');
   const config = {
@@ -176,7 +208,6 @@ export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
   };
   const holder: { ctx?: SimContext } = {};
   const notifier = new Notifier({
-    serverKey: opts.serverKey,
     notificationUrl: () => config.notificationUrl,
     timeScale: () => config.timeScale,
     random,
@@ -184,14 +215,13 @@ export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
     timeoutMs: opts.notificationTimeoutMs ?? 15_000,
     logger: app.log,
   });
-  const engine = new Engine(ledger, notifier, () => config.baseUrl);
+  const [first, ...rest] = named.map((m) => new Merchant(m.settings, notifier, () => config.baseUrl));
+  if (!first) throw new Error('simulator: no merchant');
+  const merchants = new Merchants(first, rest);
   const ctx: SimContext = {
-    serverKey: opts.serverKey,
-    clientKey: opts.clientKey ?? 'SB-Mid-client-simulator',
-    ledger,
-    engine,
+    merchants,
     notifier,
-    idempotency: new IdempotencyStore(),
+    requests: new RequestLog(),
     config,
     faults: faultsDefault(),
     defaultFaults: faultsDefault,
@@ -214,7 +244,7 @@ export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
   registerActions(app, ctx);
   registerControl(app, ctx);
   app.get('/', async () => ({ name: 'midtrans-simulator', base_url: config.baseUrl }));
-  const sweep = setInterval(() => engine.expireDue(Date.now()), EXPIRY_SWEEP_MS);
+  const sweep = setInterval(() => merchants.expireDue(Date.now()), EXPIRY_SWEEP_MS);
   sweep.unref();
   return {
     app,

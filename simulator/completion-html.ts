@@ -20,6 +20,7 @@ ${orderSummary(tx.order_id, tx.gross_amount, t)}
 <p class="muted">${e(t('3ds.sandboxOtp', { otp: SANDBOX_OTP }))}</p>
 <button id="submit-otp" type="submit">${e(t('3ds.submit'))}</button>
 </form>`,
+    tx.merchant_id,
   );
 }
 
@@ -33,6 +34,7 @@ export function completionPage(lang: Lang, tx: Txn, action: string): string {
     `<h1>${e(label)}</h1>
 ${orderSummary(tx.order_id, tx.gross_amount, t)}
 <form method="post" action="${e(action)}"><button id="pay" type="submit">${e(t('pay.now'))}</button></form>`,
+    tx.merchant_id,
   );
 }
 
@@ -50,5 +52,6 @@ export function finishedPage(lang: Lang, tx: Txn): string {
 <div id="result" data-status="${e(tx.status)}">${e(text)}</div>
 ${orderSummary(tx.order_id, tx.gross_amount, t)}
 <p class="muted">${e(t('result.transaction', { id: tx.transaction_id, status: statusLabel(tx.status, t) }))}</p>`,
+    tx.merchant_id,
   );
 }

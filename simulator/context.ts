@@ -1,23 +1,20 @@
-import type { Engine } from './engine.js';
 import type { Faults } from './faults.js';
-import type { IdempotencyStore } from './idempotency.js';
+import type { Merchants } from './merchants.js';
 import type { Notifier } from './notifier.js';
-import type { Ledger } from './state.js';
+import type { RequestLog } from './state.js';
 
 export interface SimConfig {
+  /** Where notifications go for the default merchant, and for any merchant without a URL of its own. */
   notificationUrl: string | undefined;
   timeScale: number;
   baseUrl: string;
 }
 
 export interface SimContext {
-  serverKey: string;
-  /** Accepted as `client_key` on the browser-side card paths (/v2/token, /v2/card/register, /v2/point_inquiry). */
-  clientKey: string;
-  ledger: Ledger;
-  engine: Engine;
+  /** The gateway's merchants, each with its keys and ledger; the first is the default one. */
+  merchants: Merchants;
   notifier: Notifier;
-  idempotency: IdempotencyStore;
+  requests: RequestLog;
   config: SimConfig;
   faults: Faults;
   defaultFaults(): Faults;

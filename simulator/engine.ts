@@ -7,6 +7,7 @@ import {
   Ledger,
   blocksOrderId,
   type FraudStatus,
+  type MerchantSettings,
   type NotifyTargets,
   type PaymentLink,
   type Refund,
@@ -59,6 +60,7 @@ export class Engine {
     readonly ledger: Ledger,
     readonly notifier: Notifier,
     private readonly baseUrl: () => string,
+    private readonly merchant: MerchantSettings,
   ) {}
 
   /** Whether a Core charge / Snap pick may use this order id now. */
@@ -75,6 +77,7 @@ export class Engine {
     const t: Txn = {
       transaction_id: transactionId,
       order_id: input.order.order_id,
+      merchant_id: this.merchant.merchantId,
       gross_amount: input.order.gross_amount,
       payment_type: spec.payment_type,
       method: spec.key,
@@ -96,7 +99,7 @@ export class Engine {
     this.applyInitialState(t, spec, input, now);
     this.supersedeSnap(t);
     this.ledger.addTxn(t);
-    this.notifier.notify(t);
+    this.notifier.notify(t, this.merchant);
     return t;
   }
 
@@ -145,7 +148,7 @@ export class Engine {
   private setStatus(t: Txn, status: TxnStatus, fraud?: FraudStatus): void {
     t.status = status;
     if (fraud) t.fraud_status = fraud;
-    this.notifier.notify(t);
+    this.notifier.notify(t, this.merchant);
   }
 
   /** Customer pays: VA/e-wallet/OTC settle, cards capture. */
@@ -242,7 +245,7 @@ export class Engine {
     this.setStatus(t, amount === remaining ? 'refund' : 'partial_refund');
     // The gateway notifies twice: once on approval, again when the bank confirms.
     refund.bank_confirmed_at = new Date();
-    this.notifier.notify(t);
+    this.notifier.notify(t, this.merchant);
     return { ok: true, txn: t, refund, message: 'Success, refund request is approved' };
   }
 

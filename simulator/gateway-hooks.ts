@@ -1,15 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SimContext } from './context.js';
-import { areaOf, checkBasicAuth, faultBody, redact, redactQuery, unauthorizedBody } from './http.js';
+import { areaOf, basicAuthUser, faultBody, redact, redactQuery, unauthorizedBody } from './http.js';
 import { IdempotencyStore } from './idempotency.js';
+import type { Merchant } from './merchants.js';
 import type { GatewayApi, RequestLogEntry } from './state.js';
 
 const MAX_HOLD_MS = 60_000;
-const MAX_REQUEST_LOG = 5000;
 
 interface ReqState {
   api: GatewayApi;
   log: RequestLogEntry;
+  merchant?: Merchant;
   idemKey?: string;
   hold?: boolean;
 }
@@ -23,11 +24,22 @@ function apiOf(req: FastifyRequest): GatewayApi {
 
 const CARD_PATHS = /^\/v2\/(token|card\/register|point_inquiry\/[^/?]+)(\?|$)/;
 
-/** The card paths are called from the customer's browser with the merchant's client key instead. */
-function clientKeyAccepted(ctx: SimContext, req: FastifyRequest): boolean {
-  if (req.method !== 'GET' || !CARD_PATHS.test(req.url)) return false;
+/**
+ * The merchant a gateway call is for: the one whose server key is the Basic-auth user. The card
+ * paths are called from the customer's browser with the merchant's client key instead.
+ */
+function merchantOfCall(ctx: SimContext, req: FastifyRequest): Merchant | undefined {
+  const byServerKey = ctx.merchants.byServerKey(basicAuthUser(req.headers.authorization));
+  if (byServerKey || req.method !== 'GET' || !CARD_PATHS.test(req.url)) return byServerKey;
   const q = req.query;
-  return typeof q === 'object' && q !== null && 'client_key' in q && q.client_key === ctx.clientKey;
+  return typeof q === 'object' && q !== null && 'client_key' in q ? ctx.merchants.byClientKey(q.client_key) : undefined;
+}
+
+/** The merchant of a gateway call that passed the gate; a route outside the gate asking for one is a bug. */
+export function merchantOf(req: FastifyRequest): Merchant {
+  const m = states.get(req)?.merchant;
+  if (!m) throw new Error('simulator: a gateway route ran without its merchant');
+  return m;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -43,7 +55,7 @@ export function registerGatewayHooks(scope: FastifyInstance, ctx: SimContext): v
   scope.addHook('onSend', async (req, reply, payload) => {
     const st = states.get(req);
     if (!st) return payload;
-    if (st.idemKey !== undefined) finishIdempotency(ctx, st.idemKey, reply, payload);
+    if (st.idemKey !== undefined && st.merchant) finishIdempotency(st.merchant.idempotency, st.idemKey, reply, payload);
     if (st.hold) await holdOpen(ctx, req);
     return payload;
   });
@@ -53,30 +65,30 @@ export function registerGatewayHooks(scope: FastifyInstance, ctx: SimContext): v
   });
 }
 
-function logRequest(ctx: SimContext, req: FastifyRequest, api: GatewayApi): RequestLogEntry {
+function logRequest(ctx: SimContext, req: FastifyRequest, api: GatewayApi, merchant?: Merchant): RequestLogEntry {
   const key = req.headers['idempotency-key'];
-  const entry: RequestLogEntry = {
-    id: ctx.ledger.nextRequestId++,
+  const entry: Omit<RequestLogEntry, 'id'> = {
     at: new Date().toISOString(),
     method: req.method,
     path: redactQuery(req.url),
     api,
   };
+  if (merchant) entry.merchant_id = merchant.id;
   if (typeof key === 'string') entry.idempotency_key = key;
   if (req.body !== undefined) entry.body = redact(req.body);
-  ctx.ledger.requests.push(entry);
-  if (ctx.ledger.requests.length > MAX_REQUEST_LOG) ctx.ledger.requests.shift();
-  return entry;
+  return ctx.requests.add(entry);
 }
 
 async function gatewayGate(ctx: SimContext, req: FastifyRequest, reply: FastifyReply): Promise<void> {
   const api = apiOf(req);
-  const st: ReqState = { api, log: logRequest(ctx, req, api) };
+  const merchant = merchantOfCall(ctx, req);
+  const st: ReqState = { api, log: logRequest(ctx, req, api, merchant) };
   states.set(req, st);
-  if (!checkBasicAuth(req.headers.authorization, ctx.serverKey) && !clientKeyAccepted(ctx, req)) {
+  if (!merchant) {
     await reply.code(401).send(unauthorizedBody(api));
     return;
   }
+  st.merchant = merchant;
   if (ctx.random() < ctx.faults.error_rate) {
     await reply.code(ctx.faults.status).send(faultBody(api, ctx.faults.status));
     return;
@@ -85,7 +97,7 @@ async function gatewayGate(ctx: SimContext, req: FastifyRequest, reply: FastifyR
   if (req.method !== 'POST') return;
   const key = IdempotencyStore.usable(req.headers['idempotency-key']);
   if (key === undefined) return;
-  const hit = ctx.idempotency.lookup(key);
+  const hit = merchant.idempotency.lookup(key);
   if (hit === 'in_flight') {
     // The gateway answers 202 while the first request with this key is still being processed.
     await reply
@@ -105,14 +117,14 @@ async function gatewayGate(ctx: SimContext, req: FastifyRequest, reply: FastifyR
       .send(hit.body);
     return;
   }
-  ctx.idempotency.begin(key);
+  merchant.idempotency.begin(key);
   st.idemKey = key;
 }
 
-function finishIdempotency(ctx: SimContext, key: string, reply: FastifyReply, payload: unknown): void {
+function finishIdempotency(store: IdempotencyStore, key: string, reply: FastifyReply, payload: unknown): void {
   const ok = reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string' && !isCoreError(payload);
   const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-  ctx.idempotency.finish(
+  store.finish(
     key,
     ok && typeof payload === 'string' ? { status: reply.statusCode, body: payload, contentType } : undefined,
   );

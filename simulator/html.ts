@@ -38,11 +38,13 @@ function langToggle(lang: Lang, t: T): string {
   return `<nav aria-label="${e(t('lang.label'))}">${items.join(' ')}</nav>`;
 }
 
-export function layout(lang: Lang, title: string, body: string): string {
+/** A page of one merchant names its MID in the header; the gateway's own error pages name none. */
+export function layout(lang: Lang, title: string, body: string, merchantId?: string): string {
   const t = tr(lang);
+  const header = merchantId === undefined ? t('header.noMerchant') : t('header', { merchant: merchantId });
   return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${e(title)}</title><style>${STYLE}</style></head><body>
-<header><p class="muted">${e(t('header', { merchant: 'G123456789' }))}</p>${langToggle(lang, t)}</header>
+<header><p class="muted" id="merchant">${e(header)}</p>${langToggle(lang, t)}</header>
 ${body}</body></html>`;
 }
 
@@ -78,6 +80,7 @@ export function orderSummary(orderId: string, amount: number, t: T): string {
 }
 
 export interface MethodsPageInput {
+  merchantId: string;
   /** The merchant's title; without one, the catalogue's "Payment". */
   title?: string | undefined;
   orderId: string;
@@ -106,6 +109,7 @@ ${itemsTable(p.items, t)}
 <form method="post" action="${e(p.action)}">
 ${buttons}
 </form>`,
+    p.merchantId,
   );
 }
 
@@ -154,6 +158,7 @@ ${orderSummary(tx.order_id, tx.gross_amount, t)}
 <div id="instructions">${await instructions(tx, t)}</div>
 ${expiry}
 <form method="post" action="${e(payAction)}"><button id="pay" type="submit">${e(t('pay.now'))}</button></form>`,
+    tx.merchant_id,
   );
 }
 
@@ -166,10 +171,11 @@ export function resultPage(lang: Lang, tx: Txn): string {
 <div id="result">${e(t('result.success'))}</div>
 <p>${e(t('order'))} <strong id="order-id">${e(tx.order_id)}</strong> — ${e(formatRupiah(tx.gross_amount))}</p>
 <p class="muted" data-status="${e(tx.status)}">${e(t('result.transaction', { id: tx.transaction_id, status: statusLabel(tx.status, t) }))}</p>`,
+    tx.merchant_id,
   );
 }
 
 /** English unless told: the gateway's own error pages (unknown path, broken form) know no language. */
-export function messagePage(title: string, message: string, lang: Lang = 'en'): string {
-  return layout(lang, title, `<h1>${e(title)}</h1><p id="message">${e(message)}</p>`);
+export function messagePage(title: string, message: string, lang: Lang = 'en', merchantId?: string): string {
+  return layout(lang, title, `<h1>${e(title)}</h1><p id="message">${e(message)}</p>`, merchantId);
 }

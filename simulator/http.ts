@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { uuid } from './lib/format.js';
-import type { Json } from './lib/validate.js';
+import { isHttpUrl, type Json } from './lib/validate.js';
 import type { Faults } from './faults.js';
 import type { GatewayApi, NotifyTargets } from './state.js';
 
@@ -53,14 +53,14 @@ export function faultBody(api: GatewayApi, status: number): Json {
   return { error_messages: ['Sorry, we encountered internal server error. We will fix this soon.'] };
 }
 
-export function checkBasicAuth(header: string | undefined, serverKey: string): boolean {
-  if (!header) return false;
+/** The Basic-auth user name, which is the server key at the gateway (the password is empty). */
+export function basicAuthUser(header: string | undefined): string | undefined {
+  if (!header) return undefined;
   const m = /^Basic\s+(\S+)$/i.exec(header.trim());
-  if (!m || m[1] === undefined) return false;
+  if (!m || m[1] === undefined) return undefined;
   const decoded = Buffer.from(m[1], 'base64').toString('utf8');
   const idx = decoded.indexOf(':');
-  const user = idx === -1 ? decoded : decoded.slice(0, idx);
-  return user === serverKey;
+  return idx === -1 ? decoded : decoded.slice(0, idx);
 }
 
 export function coreError(code: string, message: string, extra: Json = {}): Json {
@@ -87,14 +87,7 @@ export function sendCore(reply: FastifyReply, body: Json, faults: Faults): Fasti
 function parseUrlList(v: string | string[] | undefined): string[] | undefined {
   if (v === undefined) return undefined;
   const raw = (Array.isArray(v) ? v.join(',') : v).split(',').map((s) => s.trim());
-  const valid = raw.filter((s) => {
-    try {
-      const u = new URL(s);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  });
+  const valid = raw.filter(isHttpUrl);
   // The gateway takes at most three URLs per header.
   return valid.length > 0 ? valid.slice(0, 3) : undefined;
 }

@@ -2,7 +2,7 @@ import { Agent, request } from 'undici';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Json } from './lib/validate.js';
 import { notificationPayload, statusCodeOf } from './payloads.js';
-import type { NotifyTargets, Txn } from './state.js';
+import type { MerchantSettings, NotifyTargets, Txn } from './state.js';
 
 /** Retry gaps after each failed attempt, in minutes: the gateway's documented schedule for a notification it could not deliver. */
 export const RETRY_INTERVALS_MIN = [2, 10, 30, 90, 210] as const;
@@ -22,6 +22,8 @@ export type Outcome = 'pending' | 'retrying' | 'delivered' | 'failed' | 'dropped
 
 export interface NotificationRecord {
   id: number;
+  /** The merchant whose transaction it reports (its MID is in the payload too). */
+  merchant_id: string;
   url: string | null;
   order_id: string;
   transaction_id: string;
@@ -43,7 +45,7 @@ export interface NotificationFaults {
 }
 
 export interface NotifierDeps {
-  serverKey: string;
+  /** The simulator-wide notification URL, for merchants without one of their own. */
   notificationUrl(): string | undefined;
   timeScale(): number;
   random(): number;
@@ -91,9 +93,10 @@ export class Notifier {
     this.agent = new Agent({ connect: { timeout: deps.timeoutMs }, keepAliveTimeout: 1000 });
   }
 
-  notify(t: Txn): void {
-    const urls = notificationUrls(t.notify, this.deps.notificationUrl());
-    const payload = notificationPayload(t, this.deps.serverKey);
+  /** Signed with the merchant's server key, sent where the transaction's creation asked, else to the merchant's URL. */
+  notify(t: Txn, merchant: MerchantSettings): void {
+    const urls = notificationUrls(t.notify, merchant.notificationUrl ?? this.deps.notificationUrl());
+    const payload = notificationPayload(t, merchant.serverKey);
     if (urls.length === 0) {
       this.push(this.makeRecord(t, payload, null, false, 'no_url'));
       return;
@@ -138,6 +141,7 @@ export class Notifier {
   ): NotificationRecord {
     return {
       id: 0,
+      merchant_id: t.merchant_id,
       url,
       order_id: t.order_id,
       transaction_id: t.transaction_id,

@@ -1,6 +1,6 @@
 import { grossString, jakartaTime, midtransSignature } from './lib/format.js';
 import type { Json } from './lib/validate.js';
-import { MERCHANT_ID, type Txn } from './state.js';
+import type { Txn } from './state.js';
 
 export type CodePurpose = 'status' | 'notification';
 
@@ -59,7 +59,7 @@ function tailFields(t: Txn): Json {
   const out: Json = {
     payment_type: t.payment_type,
     order_id: t.order_id,
-    merchant_id: MERCHANT_ID,
+    merchant_id: t.merchant_id,
     gross_amount: grossString(t.gross_amount),
     currency: 'IDR',
   };
@@ -101,7 +101,7 @@ export function chargeBody(t: Txn, message: string): Json {
     transaction_id: t.transaction_id,
     order_id: t.order_id,
     ...(t.redirect_url !== undefined && t.status === 'pending' ? { redirect_url: t.redirect_url } : {}),
-    merchant_id: MERCHANT_ID,
+    merchant_id: t.merchant_id,
     gross_amount: grossString(t.gross_amount),
     currency: 'IDR',
     payment_type: t.payment_type,

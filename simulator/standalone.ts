@@ -1,17 +1,45 @@
 /** The simulator on its own (`npm run simulator`, `paylink simulator`): its settings from the environment, stopped by a signal. */
+import type { MerchantOptions } from './app.js';
+import { isHttpUrl } from './lib/validate.js';
+import { merchantListProblems, parseMerchantsJson } from './merchant-config.js';
 import { startSimulator } from './start.js';
-import { isHttpUrl } from './routes/control.js';
+import { DEFAULT_MERCHANT_ID, type MerchantSettings } from './state.js';
 
-interface MainConfig {
+export interface StandaloneConfig {
   port: number;
   host: string;
   serverKey: string;
   clientKey: string;
   notificationUrl?: string;
   timeScale: number;
+  merchants: MerchantOptions[];
 }
 
-function readConfig(env: NodeJS.ProcessEnv): { config: MainConfig } | { errors: string[] } {
+const KEY_RE = /^\S+$/;
+
+/**
+ * `SIMULATOR_MERCHANTS`: the merchants beside the default one (`SIMULATOR_SERVER_KEY`); none when
+ * unset. Their keys and MIDs are checked against the default merchant's (when its keys are valid:
+ * a bad one has its own message).
+ */
+function readMerchants(
+  text: string | undefined,
+  defaults: MerchantSettings | undefined,
+  errors: string[],
+): MerchantOptions[] {
+  if (text === undefined || text.trim() === '') return [];
+  const parsed = parseMerchantsJson(text, 'SIMULATOR_MERCHANTS');
+  if ('errors' in parsed) {
+    errors.push(...parsed.errors);
+    return [];
+  }
+  const first = defaults ? [{ name: 'the default merchant (SIMULATOR_SERVER_KEY)', settings: defaults }] : [];
+  errors.push(...merchantListProblems([...first, ...parsed.merchants]));
+  return parsed.merchants.map((m) => m.settings);
+}
+
+/** The standalone settings from `SIMULATOR_*` variables, or every problem found, each naming its variable. */
+export function readStandaloneConfig(env: NodeJS.ProcessEnv): { config: StandaloneConfig } | { errors: string[] } {
   const errors: string[] = [];
   const portText = env.SIMULATOR_PORT ?? '3001';
   const port = Number(portText);
@@ -20,26 +48,27 @@ function readConfig(env: NodeJS.ProcessEnv): { config: MainConfig } | { errors: 
   const host = env.SIMULATOR_HOST ?? '127.0.0.1';
   if (host.trim() === '') errors.push('SIMULATOR_HOST must not be empty');
   const serverKey = env.SIMULATOR_SERVER_KEY ?? 'SB-Mid-server-simulator';
-  if (serverKey.trim() === '' || /\s/.test(serverKey))
-    errors.push('SIMULATOR_SERVER_KEY must be non-empty without whitespace');
+  if (!KEY_RE.test(serverKey)) errors.push('SIMULATOR_SERVER_KEY must be non-empty without whitespace');
   const clientKey = env.SIMULATOR_CLIENT_KEY ?? 'SB-Mid-client-simulator';
-  if (clientKey.trim() === '' || /\s/.test(clientKey))
-    errors.push('SIMULATOR_CLIENT_KEY must be non-empty without whitespace');
+  if (!KEY_RE.test(clientKey)) errors.push('SIMULATOR_CLIENT_KEY must be non-empty without whitespace');
+  const keysValid = KEY_RE.test(serverKey) && KEY_RE.test(clientKey);
   const notificationUrl = env.SIMULATOR_NOTIFICATION_URL || undefined;
   if (notificationUrl !== undefined && !isHttpUrl(notificationUrl))
     errors.push(`SIMULATOR_NOTIFICATION_URL must be an http(s) URL, got '${notificationUrl}'`);
+  const defaults = { serverKey, clientKey, merchantId: DEFAULT_MERCHANT_ID };
+  const merchants = readMerchants(env.SIMULATOR_MERCHANTS, keysValid ? defaults : undefined, errors);
   const scaleText = env.SIMULATOR_TIME_SCALE ?? '1';
   const timeScale = Number(scaleText);
   if (!Number.isFinite(timeScale) || timeScale <= 0)
     errors.push(`SIMULATOR_TIME_SCALE must be a positive number, got '${scaleText}'`);
   if (errors.length > 0) return { errors };
-  const config: MainConfig = { port, host, serverKey, clientKey, timeScale };
+  const config: StandaloneConfig = { port, host, serverKey, clientKey, timeScale, merchants };
   if (notificationUrl !== undefined) config.notificationUrl = notificationUrl;
   return { config };
 }
 
 async function main(): Promise<void> {
-  const parsed = readConfig(process.env);
+  const parsed = readStandaloneConfig(process.env);
   if ('errors' in parsed) {
     for (const e of parsed.errors) console.error(`simulator: ${e}`);
     process.exit(1);
@@ -64,7 +93,10 @@ async function main(): Promise<void> {
   const sim = await startSimulator({ ...config, logger: false });
   running.close = sim.close;
   console.log(`Midtrans simulator listening on ${sim.baseUrl}`);
-  console.log(`  notifications → ${config.notificationUrl ?? '(none; set via PUT /_sim/config)'}`);
+  const wide = config.notificationUrl ?? '(none; set via PUT /_sim/config)';
+  console.log(`  merchant ${DEFAULT_MERCHANT_ID}: notifications → ${wide}`);
+  for (const m of config.merchants)
+    console.log(`  merchant ${m.merchantId}: notifications → ${m.notificationUrl ?? wide}`);
 }
 
 /** Starts the simulator from `SIMULATOR_*` variables; resolves once it listens. A bad setting or a failed start ends the process with 1. */

@@ -39,6 +39,8 @@ export interface CardState {
 export interface Txn {
   transaction_id: string;
   order_id: string;
+  /** The MID of the merchant whose ledger holds it: in its status bodies and notifications. */
+  merchant_id: string;
   gross_amount: number;
   payment_type: PaymentType;
   method: string;
@@ -113,6 +115,8 @@ export interface RequestLogEntry {
   method: string;
   path: string;
   api: GatewayApi;
+  /** The merchant whose key the request carried; absent when no key matched (401). */
+  merchant_id?: string;
   idempotency_key?: string;
   body?: unknown;
   status?: number;
@@ -120,7 +124,17 @@ export interface RequestLogEntry {
 
 export type GatewayApi = 'core' | 'snap' | 'payment_link';
 
-export const MERCHANT_ID = 'G123456789';
+/** Who a merchant is at the gateway: its keys, its MID and its dashboard notification URL. */
+export interface MerchantSettings {
+  serverKey: string;
+  /** Accepted as `client_key` on the browser-side card paths; without one, only the server key opens them. */
+  clientKey?: string;
+  merchantId: string;
+  /** Without one, the merchant's notifications go to the simulator-wide URL. */
+  notificationUrl?: string;
+}
+
+export const DEFAULT_MERCHANT_ID = 'G123456789';
 
 const REUSABLE: ReadonlySet<TxnStatus> = new Set(['expire', 'cancel', 'deny']);
 
@@ -129,7 +143,7 @@ export function blocksOrderId(t: Txn): boolean {
   return !REUSABLE.has(t.status);
 }
 
-/** Everything the simulated gateway holds: transactions, Snap sessions, payment links, card tokens. */
+/** What the gateway holds for one merchant: transactions, Snap sessions, payment links, card tokens. */
 export class Ledger {
   txns = new Map<string, Txn>();
   txnByOrder = new Map<string, string>();
@@ -138,8 +152,6 @@ export class Ledger {
   links = new Map<string, PaymentLink>();
   linkByOrder = new Map<string, string>();
   cardTokens = new Map<string, CardToken>();
-  requests: RequestLogEntry[] = [];
-  nextRequestId = 1;
   nextLinkId = 1;
   nextPurchaseId = 1;
   private lastSuffixMs = 0;
@@ -180,6 +192,24 @@ export class Ledger {
     this.links.clear();
     this.linkByOrder.clear();
     this.cardTokens.clear();
-    this.requests = [];
+  }
+}
+
+const MAX_REQUEST_LOG = 5000;
+
+/** The gateway calls received, for every merchant, newest last; the oldest go past the limit. */
+export class RequestLog {
+  entries: RequestLogEntry[] = [];
+  private nextId = 1;
+
+  add(entry: Omit<RequestLogEntry, 'id'>): RequestLogEntry {
+    const logged: RequestLogEntry = { id: this.nextId++, ...entry };
+    this.entries.push(logged);
+    if (this.entries.length > MAX_REQUEST_LOG) this.entries.shift();
+    return logged;
+  }
+
+  clear(): void {
+    this.entries = [];
   }
 }

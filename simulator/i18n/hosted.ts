@@ -9,6 +9,7 @@ import { jakartaTime } from '../lib/format.js';
 export const HOSTED = defineMessages(
   {
     header: 'Midtrans simulator — Merchant {merchant}',
+    'header.noMerchant': 'Midtrans simulator',
     'lang.label': 'Language',
     'lang.en': 'English',
     'lang.id': 'Bahasa Indonesia',
@@ -79,6 +80,7 @@ export const HOSTED = defineMessages(
   },
   {
     header: 'Simulator Midtrans — Merchant {merchant}',
+    'header.noMerchant': 'Simulator Midtrans',
     'lang.label': 'Bahasa',
     'lang.en': 'English',
     'lang.id': 'Bahasa Indonesia',

@@ -4,6 +4,15 @@ export function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+export function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 export function optString(obj: Json, key: string): string | undefined {
   const v = obj[key];
   return typeof v === 'string' ? v : undefined;

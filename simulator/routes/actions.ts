@@ -22,7 +22,7 @@ function qrText(t: Txn): string | undefined {
 export function registerActions(app: FastifyInstance, ctx: SimContext): void {
   for (const kind of ['gopay', 'qris'] as const) {
     app.get<{ Params: { id: string } }>(`/v2/${kind}/:id/qr-code`, async (req, reply) => {
-      const t = ctx.ledger.txns.get(req.params.id);
+      const t = ctx.merchants.txnById(req.params.id)?.item;
       const text = t && t.payment_type === kind ? qrText(t) : undefined;
       if (text === undefined) return notFound(reply);
       const png = await QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 2, scale: 4 });

@@ -10,9 +10,11 @@ import {
   type CardToken,
 } from '../cards.js';
 import type { SimContext } from '../context.js';
+import { merchantOf } from '../gateway-hooks.js';
 import { coreError, sendCore } from '../http.js';
 import { uuid } from '../lib/format.js';
 import { isObject, type Json } from '../lib/validate.js';
+import type { Ledger } from '../state.js';
 import { VALIDATION_MESSAGE } from './charge.js';
 
 const TOKEN_INVALID = 'Token id is missing, invalid, or timed out';
@@ -80,7 +82,7 @@ function cvvMatches(pan: string, cvv: string | undefined): boolean {
   return cvv === undefined || !TEST_CARDS.has(pan) || cvv === SANDBOX_CVV;
 }
 
-function issue(ctx: SimContext, pan: string, cvvOk: boolean, saved: boolean): CardToken {
+function issue(ledger: Ledger, pan: string, cvvOk: boolean, saved: boolean): CardToken {
   const token: CardToken = {
     token_id: saved ? newSavedTokenId(pan) : newTokenId(pan),
     pan,
@@ -89,7 +91,7 @@ function issue(ctx: SimContext, pan: string, cvvOk: boolean, saved: boolean): Ca
     saved,
     created_at: new Date(),
   };
-  ctx.ledger.cardTokens.set(token.token_id, token);
+  ledger.cardTokens.set(token.token_id, token);
   return token;
 }
 
@@ -116,11 +118,11 @@ export function registerCardTokens(scope: FastifyInstance, ctx: SimContext): voi
       const cvv = checkCvv(q, false, errors);
       if (errors.length > 0)
         return sendCore(reply, coreError('400', VALIDATION_MESSAGE, { validation_messages: errors }), ctx.faults);
-      const saved = ctx.ledger.cardTokens.get(savedId);
+      const saved = merchantOf(req).ledger.cardTokens.get(savedId);
       if (!saved || !saved.saved) return sendCore(reply, coreError('411', TOKEN_INVALID), ctx.faults);
       return sendCore(
         reply,
-        tokenAnswer(issue(ctx, saved.pan, saved.cvvOk && cvvMatches(saved.pan, cvv), false), secure),
+        tokenAnswer(issue(merchantOf(req).ledger, saved.pan, saved.cvvOk && cvvMatches(saved.pan, cvv), false), secure),
         ctx.faults,
       );
     }
@@ -129,7 +131,7 @@ export function registerCardTokens(scope: FastifyInstance, ctx: SimContext): voi
       return sendCore(reply, coreError('400', VALIDATION_MESSAGE, { validation_messages: errors }), ctx.faults);
     return sendCore(
       reply,
-      tokenAnswer(issue(ctx, card.pan, cvvMatches(card.pan, card.cvv), false), secure),
+      tokenAnswer(issue(merchantOf(req).ledger, card.pan, cvvMatches(card.pan, card.cvv), false), secure),
       ctx.faults,
     );
   });
@@ -140,7 +142,7 @@ export function registerCardTokens(scope: FastifyInstance, ctx: SimContext): voi
     const card = checkCard(q, false, errors);
     if (!card)
       return sendCore(reply, coreError('400', VALIDATION_MESSAGE, { validation_messages: errors }), ctx.faults);
-    const saved = issue(ctx, card.pan, cvvMatches(card.pan, card.cvv), true);
+    const saved = issue(merchantOf(req).ledger, card.pan, cvvMatches(card.pan, card.cvv), true);
     return sendCore(
       reply,
       { status_code: '200', saved_token_id: saved.token_id, transaction_id: uuid(), masked_card: maskPan(card.pan) },
@@ -149,7 +151,7 @@ export function registerCardTokens(scope: FastifyInstance, ctx: SimContext): voi
   });
 
   scope.get<{ Params: { token: string } }>('/v2/point_inquiry/:token', async (req, reply) => {
-    const t = ctx.ledger.cardTokens.get(req.params.token);
+    const t = merchantOf(req).ledger.cardTokens.get(req.params.token);
     if (!t) return sendCore(reply, coreError('411', TOKEN_INVALID), ctx.faults);
     // No sandbox test card carries bank points for the simulated merchant (the clients' tests expect 402).
     return sendCore(reply, coreError('402', 'Merchant does not have access for this payment type'), ctx.faults);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SimContext } from '../context.js';
 import type { CreateTxnInput } from '../engine.js';
+import { merchantOf } from '../gateway-hooks.js';
 import { UNEXPECTED_MESSAGE, coreError, notifyTargets, sendCore } from '../http.js';
 import { parseOffsetTime, unitMs } from '../lib/format.js';
 import { asInteger, isObject, pickExtras, validateOrder, type Json } from '../lib/validate.js';
@@ -105,8 +106,8 @@ export function registerCharge(scope: FastifyInstance, ctx: SimContext): void {
     if (method === 'credit_card' && (typeof token !== 'string' || token.length === 0)) {
       return sendCore(reply, coreError('411', 'Token id is missing, invalid, or timed out'), ctx.faults);
     }
-    if (ctx.engine.orderIdTaken(order.order_id))
-      return sendCore(reply, coreError('406', DUPLICATE_MESSAGE), ctx.faults);
+    const { engine } = merchantOf(req);
+    if (engine.orderIdTaken(order.order_id)) return sendCore(reply, coreError('406', DUPLICATE_MESSAGE), ctx.faults);
     const input: CreateTxnInput = {
       ...opts,
       order,
@@ -118,7 +119,7 @@ export function registerCharge(scope: FastifyInstance, ctx: SimContext): void {
     if (expiry) input.expiry = expiry;
     if (typeof token === 'string') input.cardToken = token;
     if (method === 'credit_card' && wantsAuthentication(body)) input.authentication = true;
-    const t = ctx.engine.createTxn(input);
+    const t = engine.createTxn(input);
     const spec = METHODS.get(method);
     return sendCore(reply, chargeBody(t, spec ? chargeMessage(spec, t) : 'Success'), ctx.faults);
   });

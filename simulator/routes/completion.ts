@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Lang } from '../i18n/index.js';
 import { SANDBOX_OTP } from '../cards.js';
 import type { SimContext } from '../context.js';
+import type { Owned } from '../merchants.js';
 import { completionPage, finishedPage, threeDsPage } from '../completion-html.js';
 import { HOSTED_CSP, messagePage, tr } from '../html.js';
 import { isObject } from '../lib/validate.js';
@@ -21,16 +22,17 @@ function missing(reply: FastifyReply, lang: Lang): FastifyReply {
 }
 
 /** The 3DS URL ends in "<masked card>-<transaction id>"; both must match the charge. */
-function threeDsTxn(ctx: SimContext, ref: string): Txn | undefined {
-  const t = ctx.ledger.txns.get(ref.slice(-36));
-  return t && t.card && t.redirect_url !== undefined && t.redirect_url.endsWith(`/${ref}`) ? t : undefined;
+function threeDsTxn(ctx: SimContext, ref: string): Owned<Txn> | undefined {
+  const owned = ctx.merchants.txnById(ref.slice(-36));
+  const t = owned?.item;
+  return t && t.card && t.redirect_url !== undefined && t.redirect_url.endsWith(`/${ref}`) ? owned : undefined;
 }
 
 function registerThreeDs(app: FastifyInstance, ctx: SimContext): void {
   const path = '/v2/token/rba/redirect/:ref';
   app.get<P>(path, async (req, reply) => {
     const lang = pageLang(req, reply);
-    const t = threeDsTxn(ctx, req.params.ref);
+    const t = threeDsTxn(ctx, req.params.ref)?.item;
     if (!t) return missing(reply, lang);
     return html(
       reply,
@@ -39,10 +41,10 @@ function registerThreeDs(app: FastifyInstance, ctx: SimContext): void {
     );
   });
   app.post<P>(path, async (req, reply) => {
-    const t = threeDsTxn(ctx, req.params.ref);
-    if (!t) return missing(reply, pageLang(req, reply));
+    const owned = threeDsTxn(ctx, req.params.ref);
+    if (!owned) return missing(reply, pageLang(req, reply));
     const otp = isObject(req.body) && typeof req.body.otp === 'string' ? req.body.otp.trim() : '';
-    if (t.status === 'pending') ctx.engine.complete3ds(t, otp === SANDBOX_OTP);
+    if (owned.item.status === 'pending') owned.merchant.engine.complete3ds(owned.item, otp === SANDBOX_OTP);
     return reply.redirect(req.url, 303);
   });
 }
@@ -54,13 +56,13 @@ function registerApprovalPage(
   path: string,
   matches: (t: Txn, kind: string) => boolean,
 ): void {
-  const find = (id: string, kind: string): Txn | undefined => {
-    const t = ctx.ledger.txns.get(id);
-    return t && matches(t, kind) ? t : undefined;
+  const find = (id: string, kind: string): Owned<Txn> | undefined => {
+    const owned = ctx.merchants.txnById(id);
+    return owned && matches(owned.item, kind) ? owned : undefined;
   };
   app.get<P & { Params: { kind: string } }>(path, async (req, reply) => {
     const lang = pageLang(req, reply);
-    const t = find(req.params.id, req.params.kind);
+    const t = find(req.params.id, req.params.kind)?.item;
     if (!t) return missing(reply, lang);
     return html(
       reply,
@@ -69,9 +71,9 @@ function registerApprovalPage(
     );
   });
   app.post<P & { Params: { kind: string } }>(`${path}/pay`, async (req, reply) => {
-    const t = find(req.params.id, req.params.kind);
-    if (!t) return missing(reply, pageLang(req, reply));
-    if (t.status === 'pending') ctx.engine.pay(t);
+    const owned = find(req.params.id, req.params.kind);
+    if (!owned) return missing(reply, pageLang(req, reply));
+    if (owned.item.status === 'pending') owned.merchant.engine.pay(owned.item);
     return reply.redirect(req.url.replace(/\/pay(\?.*)?$/, ''), 303);
   });
 }

@@ -1,65 +1,105 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { SimContext } from '../context.js';
-import type { ActionResult } from '../engine.js';
+import type { ActionResult, Engine } from '../engine.js';
 import { parseFaults } from '../faults.js';
-import { asInteger, isObject, optString } from '../lib/validate.js';
+import { asInteger, isHttpUrl, isObject, optString } from '../lib/validate.js';
+import type { Merchant } from '../merchants.js';
 import { methodFromLoose } from '../methods.js';
 import { statusBody } from '../payloads.js';
 import type { Txn } from '../state.js';
 import { linkIsLive } from './payment-links.js';
 
-type Found = { txn: Txn } | { status: number; error: string; message: string };
+type Failure = { status: number; error: string; message: string };
+type Found = { txn: Txn } | Failure;
 
-function fail(reply: FastifyReply, status: number, error: string, message: string): FastifyReply {
-  return reply.code(status).send({ error, message });
+function fail(reply: FastifyReply, f: Failure): FastifyReply {
+  return reply.code(f.status).send(f);
+}
+
+/** `?merchant_id=` as given: absent, one MID, or a repeated or empty one, which names nothing. */
+function namedMerchant(ctx: SimContext, query: unknown): { named: Merchant | undefined } | Failure {
+  const raw = isObject(query) ? query.merchant_id : undefined;
+  if (raw === undefined) return { named: undefined };
+  if (typeof raw !== 'string' || raw === '')
+    return { status: 400, error: 'bad_request', message: 'merchant_id must be one merchant id' };
+  const named = ctx.merchants.byId(raw);
+  return named ? { named } : { status: 404, error: 'not_found', message: `no merchant '${raw}'` };
+}
+
+/**
+ * The merchant a control call on `id` is for: the one `?merchant_id=` names, else the only one that
+ * `has` it. Order ids are unique per merchant only, so two merchants having it is a conflict the
+ * caller settles by naming one; no merchant having it leaves the default's "not found".
+ */
+function merchantFor(
+  ctx: SimContext,
+  id: string,
+  query: unknown,
+  has: (m: Merchant) => boolean,
+): { merchant: Merchant } | Failure {
+  const choice = namedMerchant(ctx, query);
+  if ('status' in choice) return choice;
+  if (choice.named) return { merchant: choice.named };
+  const knowing = ctx.merchants.all().filter(has);
+  const [only, ...others] = knowing;
+  if (others.length > 0) {
+    const ids = knowing.map((m) => m.id);
+    return {
+      status: 409,
+      error: 'ambiguous',
+      message: `'${id}' exists in merchants ${ids.join(', ')}: name one with ?merchant_id=`,
+    };
+  }
+  return { merchant: only ?? ctx.merchants.defaultMerchant() };
 }
 
 /** A link's order id stands for its newest purchase. */
-function findForAction(ctx: SimContext, id: string): Txn | undefined {
-  const t = ctx.ledger.findTxn(id);
+function findForAction(m: Merchant, id: string): Txn | undefined {
+  const t = m.ledger.findTxn(id);
   if (t) return t;
-  const link = ctx.ledger.linkByOrderId(id);
+  const link = m.ledger.linkByOrderId(id);
   const last = link?.purchases[link.purchases.length - 1];
-  return last ? ctx.ledger.txns.get(last.transaction_id) : undefined;
+  return last ? m.ledger.txns.get(last.transaction_id) : undefined;
 }
 
 /** `pay` on a link or an untouched Snap order first makes the purchase, as a customer would. */
-function findOrCreateForPay(ctx: SimContext, id: string, body: unknown): Found {
+function findOrCreateForPay(m: Merchant, id: string, body: unknown): Found {
   const method = methodFromLoose(isObject(body) ? optString(body, 'payment_type') : undefined);
   if (!method) return { status: 400, error: 'bad_request', message: 'unknown payment_type' };
-  const snap = ctx.ledger.openSnapByOrder(id) ?? ctx.ledger.snaps.get(id);
-  const t = ctx.ledger.findTxn(id);
+  const { ledger, engine } = m;
+  const snap = ledger.openSnapByOrder(id) ?? ledger.snaps.get(id);
+  const t = ledger.findTxn(id);
   if (t && (t.status === 'pending' || !snap || snap.state !== 'open')) return { txn: t };
   if (snap && snap.state === 'open' && snap.transaction_id === undefined) {
     if (snap.expires_at.getTime() <= Date.now()) return { status: 410, error: 'gone', message: 'Snap token expired' };
-    return { txn: ctx.engine.pickSnapMethod(snap, method) };
+    return { txn: engine.pickSnapMethod(snap, method) };
   }
   if (t) return { txn: t };
-  const link = ctx.ledger.linkByOrderId(id);
+  const link = ledger.linkByOrderId(id);
   if (!link) return { status: 404, error: 'not_found', message: `no transaction, link or Snap order '${id}'` };
   if (!linkIsLive(link)) return { status: 410, error: 'gone', message: 'payment link expired or deleted' };
-  const pending = link.purchases.map((p) => ctx.ledger.txns.get(p.transaction_id)).find((x) => x?.status === 'pending');
+  const pending = link.purchases.map((p) => ledger.txns.get(p.transaction_id)).find((x) => x?.status === 'pending');
   if (pending) return { txn: pending };
-  if (ctx.engine.linkUsage(link).paid >= link.usage_limit)
+  if (engine.linkUsage(link).paid >= link.usage_limit)
     return { status: 409, error: 'conflict', message: 'payment link fully used' };
-  return { txn: ctx.engine.createPurchase(link, method) };
+  return { txn: engine.createPurchase(link, method) };
 }
 
-function runAction(ctx: SimContext, t: Txn, action: string, body: unknown): ActionResult | undefined {
+function runAction(engine: Engine, t: Txn, action: string, body: unknown): ActionResult | undefined {
   switch (action) {
     case 'pay':
-      return ctx.engine.pay(t);
+      return engine.pay(t);
     case 'expire':
-      return ctx.engine.expire(t);
+      return engine.expire(t);
     case 'cancel':
-      return ctx.engine.cancel(t);
+      return engine.cancel(t);
     case 'deny':
-      return ctx.engine.forceDeny(t);
+      return engine.forceDeny(t);
     case 'challenge':
-      return ctx.engine.challenge(t);
+      return engine.challenge(t);
     case 'refund': {
       const amount = isObject(body) ? asInteger(body.amount) : undefined;
-      const r = ctx.engine.refund(t, amount === undefined ? {} : { amount }, true);
+      const r = engine.refund(t, amount === undefined ? {} : { amount }, true);
       return r.ok ? { ok: true, txn: r.txn, message: r.message } : r;
     }
     default:
@@ -71,19 +111,24 @@ function registerActions(app: FastifyInstance, ctx: SimContext): void {
   app.post<{ Params: { id: string; action: string } }>('/_sim/transactions/:id/:action', async (req, reply) => {
     const { id, action } = req.params;
     if (!['pay', 'expire', 'deny', 'cancel', 'refund', 'challenge'].includes(action)) {
-      return fail(reply, 404, 'not_found', `unknown action '${action}'`);
+      return fail(reply, { status: 404, error: 'not_found', message: `unknown action '${action}'` });
     }
-    const found: Found = action === 'pay' ? findOrCreateForPay(ctx, id, req.body) : wrap(findForAction(ctx, id), id);
-    if (!('txn' in found)) return fail(reply, found.status, found.error, found.message);
-    const r = runAction(ctx, found.txn, action, req.body);
+    const owner = merchantFor(ctx, id, req.query, (m) =>
+      action === 'pay' ? m.knows(id) : findForAction(m, id) !== undefined,
+    );
+    if ('status' in owner) return fail(reply, owner);
+    const m = owner.merchant;
+    const found: Found = action === 'pay' ? findOrCreateForPay(m, id, req.body) : wrap(findForAction(m, id), id);
+    if (!('txn' in found)) return fail(reply, found);
+    const r = runAction(m.engine, found.txn, action, req.body);
     if (!r || !r.ok) {
       return reply.code(409).send({
         error: 'not_allowed',
         message: r?.message ?? 'not allowed',
-        transaction: statusBody(found.txn, ctx.serverKey),
+        transaction: statusBody(found.txn, m.serverKey),
       });
     }
-    return reply.send(statusBody(r.txn, ctx.serverKey, r.message));
+    return reply.send(statusBody(r.txn, m.serverKey, r.message));
   });
 }
 
@@ -91,31 +136,57 @@ function wrap(t: Txn | undefined, id: string): Found {
   return t ? { txn: t } : { status: 404, error: 'not_found', message: `no transaction '${id}'` };
 }
 
+/** The merchants `?merchant_id=` leaves in view: the named one, or all. */
+function inView(ctx: SimContext, query: unknown): readonly Merchant[] | Failure {
+  const choice = namedMerchant(ctx, query);
+  if ('status' in choice) return choice;
+  return choice.named ? [choice.named] : ctx.merchants.all();
+}
+
 function registerInspection(app: FastifyInstance, ctx: SimContext): void {
-  const view = (t: Txn): object => ({
-    ...statusBody(t, ctx.serverKey),
+  const view = (m: Merchant, t: Txn): object => ({
+    ...statusBody(t, m.serverKey),
     _sim: { method: t.method, source: t.source, notify: t.notify },
   });
-  app.get('/_sim/transactions', async () => ({ transactions: [...ctx.ledger.txns.values()].map(view) }));
+  app.get('/_sim/transactions', async (req, reply) => {
+    const merchants = inView(ctx, req.query);
+    if ('status' in merchants) return fail(reply, merchants);
+    return { transactions: merchants.flatMap((m) => [...m.ledger.txns.values()].map((t) => view(m, t))) };
+  });
   app.get<{ Params: { id: string } }>('/_sim/transactions/:id', async (req, reply) => {
-    const t = ctx.ledger.findTxn(req.params.id);
-    return t ? view(t) : fail(reply, 404, 'not_found', `no transaction '${req.params.id}'`);
+    const { id } = req.params;
+    const owner = merchantFor(ctx, id, req.query, (m) => m.ledger.findTxn(id) !== undefined);
+    if ('status' in owner) return fail(reply, owner);
+    const t = owner.merchant.ledger.findTxn(req.params.id);
+    return t
+      ? view(owner.merchant, t)
+      : fail(reply, { status: 404, error: 'not_found', message: `no transaction '${req.params.id}'` });
   });
-  app.get<{ Querystring: { order_id?: string; transaction_id?: string } }>('/_sim/notifications', async (req) => {
-    const { order_id: orderId, transaction_id: trx } = req.query;
-    const isLink = orderId !== undefined && ctx.ledger.linkByOrderId(orderId) !== undefined;
-    const list = ctx.notifier.records.filter(
-      (r) =>
-        (orderId === undefined || r.order_id === orderId || (isLink && r.order_id.startsWith(`${orderId}-`))) &&
-        (trx === undefined || r.transaction_id === trx),
-    );
-    return { notifications: list };
-  });
-  app.get<{ Querystring: { path?: string; api?: string } }>('/_sim/requests', async (req) => {
-    const { path, api } = req.query;
+  app.get<{ Querystring: { order_id?: string; transaction_id?: string } }>(
+    '/_sim/notifications',
+    async (req, reply) => {
+      const merchants = inView(ctx, req.query);
+      if ('status' in merchants) return fail(reply, merchants);
+      const { order_id: orderId, transaction_id: trx } = req.query;
+      const ids = new Set(merchants.map((m) => m.id));
+      const isLink = orderId !== undefined && merchants.some((m) => m.ledger.linkByOrderId(orderId) !== undefined);
+      const list = ctx.notifier.records.filter(
+        (r) =>
+          ids.has(r.merchant_id) &&
+          (orderId === undefined || r.order_id === orderId || (isLink && r.order_id.startsWith(`${orderId}-`))) &&
+          (trx === undefined || r.transaction_id === trx),
+      );
+      return { notifications: list };
+    },
+  );
+  app.get<{ Querystring: { path?: string; api?: string; merchant_id?: string } }>('/_sim/requests', async (req) => {
+    const { path, api, merchant_id: merchantId } = req.query;
     return {
-      requests: ctx.ledger.requests.filter(
-        (r) => (path === undefined || r.path.includes(path)) && (api === undefined || r.api === api),
+      requests: ctx.requests.entries.filter(
+        (r) =>
+          (path === undefined || r.path.includes(path)) &&
+          (api === undefined || r.api === api) &&
+          (merchantId === undefined || r.merchant_id === merchantId),
       ),
     };
   });
@@ -148,19 +219,24 @@ function registerSettings(app: FastifyInstance, ctx: SimContext): void {
     return configView(ctx);
   });
   app.post('/_sim/reset', async () => {
-    ctx.ledger.clear();
+    ctx.merchants.clear();
+    ctx.requests.clear();
     ctx.notifier.clear();
-    ctx.idempotency.clear();
     ctx.faults = ctx.defaultFaults();
     return { reset: true };
   });
 }
 
+/** The merchants are shown by MID and notification URL; their keys are never shown. */
 function configView(ctx: SimContext): object {
+  const url = ctx.config.notificationUrl ?? null;
   return {
-    notification_url: ctx.config.notificationUrl ?? null,
+    notification_url: url,
     time_scale: ctx.config.timeScale,
     base_url: ctx.config.baseUrl,
+    merchants: ctx.merchants
+      .all()
+      .map((m) => ({ merchant_id: m.id, notification_url: m.settings.notificationUrl ?? url })),
   };
 }
 
@@ -175,15 +251,6 @@ function validateConfig(body: Record<string, unknown>): string[] {
   if (ts !== undefined && (typeof ts !== 'number' || !(ts > 0) || ts > 1000))
     errors.push('time_scale must be a number > 0 and ≤ 1000');
   return errors;
-}
-
-export function isHttpUrl(s: string): boolean {
-  try {
-    const u = new URL(s);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }
 
 export function registerControl(app: FastifyInstance, ctx: SimContext): void {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HostedKey } from '../i18n/hosted.js';
 import { negotiateLang, type Lang } from '../i18n/index.js';
 import type { SimContext } from '../context.js';
+import type { Owned } from '../merchants.js';
 import { HOSTED_CSP, instructionsPage, messagePage, methodsPage, resultPage, statusLabel, tr } from '../html.js';
 import { isObject } from '../lib/validate.js';
 import type { PaymentLink, SnapSession, Txn } from '../state.js';
@@ -42,9 +43,9 @@ function page(reply: FastifyReply, r: Html): FastifyReply {
     .send(r.html);
 }
 
-function gone(lang: Lang, [title, text]: Msg, status = 410): Html {
+function gone(lang: Lang, [title, text]: Msg, status = 410, merchantId?: string): Html {
   const t = tr(lang);
-  return { status, html: messagePage(t(title), t(text), lang) };
+  return { status, html: messagePage(t(title), t(text), lang, merchantId) };
 }
 
 function chosenMethod(body: unknown, allowed: string[]): string | undefined {
@@ -60,30 +61,33 @@ async function txnPage(lang: Lang, tx: Txn | undefined, payAction: string): Prom
   const t = tr(lang);
   return {
     status: 410,
-    html: messagePage(t('closed.title'), t('closed.text', { status: statusLabel(tx.status, t) }), lang),
+    html: messagePage(t('closed.title'), t('closed.text', { status: statusLabel(tx.status, t) }), lang, tx.merchant_id),
   };
 }
 
-function linkState(ctx: SimContext, lang: Lang, link: PaymentLink | undefined): Html | undefined {
-  if (!link) return gone(lang, NOT_FOUND_LINK, 404);
-  if (link.deleted_at) return gone(lang, ['linkInactive.title', 'linkInactive.text']);
-  if (!linkIsLive(link)) return gone(lang, ['linkExpired.title', 'linkExpired.text']);
-  const usage = ctx.engine.linkUsage(link);
-  if (usage.paid >= link.usage_limit) return gone(lang, ['linkUsed.title', 'linkUsed.text']);
+/** A link's page is its merchant's: its purchases go into that merchant's ledger. */
+function linkState(lang: Lang, owned: Owned<PaymentLink> | undefined): Html | undefined {
+  if (!owned) return gone(lang, NOT_FOUND_LINK, 404);
+  const { merchant: m, item: link } = owned;
+  if (link.deleted_at) return gone(lang, ['linkInactive.title', 'linkInactive.text'], 410, m.id);
+  if (!linkIsLive(link)) return gone(lang, ['linkExpired.title', 'linkExpired.text'], 410, m.id);
+  const usage = m.engine.linkUsage(link);
+  if (usage.paid >= link.usage_limit) return gone(lang, ['linkUsed.title', 'linkUsed.text'], 410, m.id);
   return undefined;
 }
 
-function linkPage(ctx: SimContext, lang: Lang, link: PaymentLink): Html {
-  const usage = ctx.engine.linkUsage(link);
+function linkPage(lang: Lang, { merchant: m, item: link }: Owned<PaymentLink>): Html {
+  const usage = m.engine.linkUsage(link);
   const base = `/payment-links/${link.payment_link_id}`;
   if (usage.paid + usage.reserved >= link.usage_limit) {
-    const pending = link.purchases.filter((p) => ctx.ledger.txns.get(p.transaction_id)?.status === 'pending');
+    const pending = link.purchases.filter((p) => m.ledger.txns.get(p.transaction_id)?.status === 'pending');
     const last = pending[pending.length - 1];
     if (last) return { redirect: `${base}/t/${last.transaction_id}` };
   }
   return {
     status: 200,
     html: methodsPage(lang, {
+      merchantId: m.id,
       title: link.title,
       orderId: link.order_id,
       amount: link.gross_amount,
@@ -94,51 +98,49 @@ function linkPage(ctx: SimContext, lang: Lang, link: PaymentLink): Html {
   };
 }
 
-function snapState(lang: Lang, s: SnapSession | undefined): Html | undefined {
-  if (!s) return gone(lang, NOT_FOUND_PAGE, 404);
-  if (s.state === 'superseded') return gone(lang, ['pageReplaced.title', 'pageReplaced.text']);
+function snapState(lang: Lang, owned: Owned<SnapSession> | undefined): Html | undefined {
+  if (!owned) return gone(lang, NOT_FOUND_PAGE, 404);
+  const { merchant: m, item: s } = owned;
+  if (s.state === 'superseded') return gone(lang, ['pageReplaced.title', 'pageReplaced.text'], 410, m.id);
   if (s.transaction_id === undefined && s.expires_at.getTime() <= Date.now())
-    return gone(lang, ['pageExpired.title', 'pageExpired.text']);
+    return gone(lang, ['pageExpired.title', 'pageExpired.text'], 410, m.id);
   return undefined;
 }
 
 function registerLinkPages(app: FastifyInstance, ctx: SimContext): void {
   type P = { Params: { plid: string; txid: string } };
-  const linkTxn = (link: PaymentLink, txid: string): Txn | undefined =>
-    link.purchases.some((p) => p.transaction_id === txid) ? ctx.ledger.txns.get(txid) : undefined;
+  const linkTxn = (owned: Owned<PaymentLink> | undefined, txid: string): Txn | undefined =>
+    owned?.item.purchases.some((p) => p.transaction_id === txid) ? owned.merchant.ledger.txns.get(txid) : undefined;
   app.get<P>('/payment-links/:plid', async (req, reply) => {
     const lang = pageLang(req, reply);
-    const link = ctx.ledger.links.get(req.params.plid);
-    return page(
-      reply,
-      linkState(ctx, lang, link) ?? (link ? linkPage(ctx, lang, link) : gone(lang, NOT_FOUND_LINK, 404)),
-    );
+    const owned = ctx.merchants.link(req.params.plid);
+    return page(reply, linkState(lang, owned) ?? (owned ? linkPage(lang, owned) : gone(lang, NOT_FOUND_LINK, 404)));
   });
   app.post<P>('/payment-links/:plid', async (req, reply) => {
     const lang = pageLang(req, reply);
-    const link = ctx.ledger.links.get(req.params.plid);
-    const blocked = linkState(ctx, lang, link);
-    if (blocked || !link) return page(reply, blocked ?? gone(lang, NOT_FOUND_LINK, 404));
+    const owned = ctx.merchants.link(req.params.plid);
+    const blocked = linkState(lang, owned);
+    if (blocked || !owned) return page(reply, blocked ?? gone(lang, NOT_FOUND_LINK, 404));
     // A pending attempt reserves a use: with every use reserved, the customer goes back to it.
-    const current = linkPage(ctx, lang, link);
+    const current = linkPage(lang, owned);
     if ('redirect' in current) return page(reply, current);
+    const { merchant: m, item: link } = owned;
     const method = chosenMethod(req.body, link.enabled_payments);
-    if (!method) return page(reply, gone(lang, INVALID_CHOICE, 400));
-    const t = ctx.engine.createPurchase(link, method);
+    if (!method) return page(reply, gone(lang, INVALID_CHOICE, 400, m.id));
+    const t = m.engine.createPurchase(link, method);
     return page(reply, { redirect: `/payment-links/${link.payment_link_id}/t/${t.transaction_id}` });
   });
   app.get<P>('/payment-links/:plid/t/:txid', async (req, reply) => {
     const lang = pageLang(req, reply);
-    const link = ctx.ledger.links.get(req.params.plid);
-    const t = link ? linkTxn(link, req.params.txid) : undefined;
+    const t = linkTxn(ctx.merchants.link(req.params.plid), req.params.txid);
     return page(reply, await txnPage(lang, t, `/payment-links/${req.params.plid}/t/${req.params.txid}/pay`));
   });
   app.post<P>('/payment-links/:plid/t/:txid/pay', async (req, reply) => {
     const lang = pageLang(req, reply);
-    const link = ctx.ledger.links.get(req.params.plid);
-    const t = link ? linkTxn(link, req.params.txid) : undefined;
-    if (!t) return page(reply, gone(lang, NOT_FOUND_PAYMENT, 404));
-    if (t.status === 'pending') ctx.engine.pay(t);
+    const owned = ctx.merchants.link(req.params.plid);
+    const t = linkTxn(owned, req.params.txid);
+    if (!t || !owned) return page(reply, gone(lang, NOT_FOUND_PAYMENT, 404));
+    if (t.status === 'pending') owned.merchant.engine.pay(t);
     return page(reply, { redirect: `/payment-links/${req.params.plid}/t/${req.params.txid}` });
   });
 }
@@ -146,20 +148,22 @@ function registerLinkPages(app: FastifyInstance, ctx: SimContext): void {
 function registerSnapPages(app: FastifyInstance, ctx: SimContext): void {
   type P = { Params: { token: string; txid: string } };
   const base = (token: string): string => `/snap/v3/redirection/${token}`;
-  const snapTxn = (s: SnapSession | undefined, txid: string): Txn | undefined =>
-    s && s.transaction_id === txid ? ctx.ledger.txns.get(txid) : undefined;
+  const snapTxn = (owned: Owned<SnapSession> | undefined, txid: string): Txn | undefined =>
+    owned && owned.item.transaction_id === txid ? owned.merchant.ledger.txns.get(txid) : undefined;
   app.get<P>('/snap/v3/redirection/:token', async (req, reply) => {
     const lang = pageLang(req, reply);
-    const s = ctx.ledger.snaps.get(req.params.token);
-    const blocked = snapState(lang, s);
-    if (blocked || !s) return page(reply, blocked ?? gone(lang, NOT_FOUND_PAGE, 404));
-    const t = s.transaction_id === undefined ? undefined : ctx.ledger.txns.get(s.transaction_id);
+    const owned = ctx.merchants.snap(req.params.token);
+    const blocked = snapState(lang, owned);
+    if (blocked || !owned) return page(reply, blocked ?? gone(lang, NOT_FOUND_PAGE, 404));
+    const { merchant: m, item: s } = owned;
+    const t = s.transaction_id === undefined ? undefined : m.ledger.txns.get(s.transaction_id);
     if (t && t.status === 'pending') return page(reply, { redirect: `${base(s.token)}/t/${t.transaction_id}` });
-    if (t) return page(reply, gone(lang, ['pageUsed.title', 'pageUsed.text']));
+    if (t) return page(reply, gone(lang, ['pageUsed.title', 'pageUsed.text'], 410, m.id));
     const o = s.order;
     return page(reply, {
       status: 200,
       html: methodsPage(lang, {
+        merchantId: m.id,
         orderId: o.order_id,
         amount: o.gross_amount,
         items: o.items,
@@ -170,27 +174,29 @@ function registerSnapPages(app: FastifyInstance, ctx: SimContext): void {
   });
   app.post<P>('/snap/v3/redirection/:token', async (req, reply) => {
     const lang = pageLang(req, reply);
-    const s = ctx.ledger.snaps.get(req.params.token);
-    const blocked = snapState(lang, s);
-    if (blocked || !s) return page(reply, blocked ?? gone(lang, NOT_FOUND_PAGE, 404));
+    const owned = ctx.merchants.snap(req.params.token);
+    const blocked = snapState(lang, owned);
+    if (blocked || !owned) return page(reply, blocked ?? gone(lang, NOT_FOUND_PAGE, 404));
+    const { merchant: m, item: s } = owned;
     if (s.transaction_id !== undefined) return page(reply, { redirect: `${base(s.token)}/t/${s.transaction_id}` });
     const method = chosenMethod(req.body, s.enabled_payments);
-    if (!method) return page(reply, gone(lang, INVALID_CHOICE, 400));
-    if (ctx.engine.orderIdTaken(s.order.order_id))
-      return page(reply, gone(lang, ['orderUsed.title', 'orderUsed.text'], 409));
-    const t = ctx.engine.pickSnapMethod(s, method);
+    if (!method) return page(reply, gone(lang, INVALID_CHOICE, 400, m.id));
+    if (m.engine.orderIdTaken(s.order.order_id))
+      return page(reply, gone(lang, ['orderUsed.title', 'orderUsed.text'], 409, m.id));
+    const t = m.engine.pickSnapMethod(s, method);
     return page(reply, { redirect: `${base(s.token)}/t/${t.transaction_id}` });
   });
   app.get<P>('/snap/v3/redirection/:token/t/:txid', async (req, reply) => {
     const lang = pageLang(req, reply);
-    const t = snapTxn(ctx.ledger.snaps.get(req.params.token), req.params.txid);
+    const t = snapTxn(ctx.merchants.snap(req.params.token), req.params.txid);
     return page(reply, await txnPage(lang, t, `${base(req.params.token)}/t/${req.params.txid}/pay`));
   });
   app.post<P>('/snap/v3/redirection/:token/t/:txid/pay', async (req, reply) => {
     const lang = pageLang(req, reply);
-    const t = snapTxn(ctx.ledger.snaps.get(req.params.token), req.params.txid);
-    if (!t) return page(reply, gone(lang, NOT_FOUND_PAYMENT, 404));
-    if (t.status === 'pending') ctx.engine.pay(t);
+    const owned = ctx.merchants.snap(req.params.token);
+    const t = snapTxn(owned, req.params.txid);
+    if (!t || !owned) return page(reply, gone(lang, NOT_FOUND_PAYMENT, 404));
+    if (t.status === 'pending') owned.merchant.engine.pay(t);
     return page(reply, { redirect: `${base(req.params.token)}/t/${req.params.txid}` });
   });
 }

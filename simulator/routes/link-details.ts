@@ -1,18 +1,18 @@
-import type { SimContext } from '../context.js';
+import type { Merchant } from '../merchants.js';
 import { offsetTimeShort } from '../lib/format.js';
 import type { Json } from '../lib/validate.js';
-import { MERCHANT_ID, type PaymentLink } from '../state.js';
+import type { PaymentLink } from '../state.js';
 
 /** GET /v1/payment-links/{order_id}: the details document, purchases with upper-case statuses. */
-export function linkDetails(ctx: SimContext, link: PaymentLink): Json {
+export function linkDetails(m: Merchant, baseUrl: string, link: PaymentLink): Json {
   const created = link.created_at.toISOString();
   const stamp = { payment_link_id: link.id, created_at: created, updated_at: created };
   const out: Json = {
     id: String(link.id),
-    payment_link_url: `${ctx.config.baseUrl}/payment-links/${link.payment_link_id}`,
+    payment_link_url: `${baseUrl}/payment-links/${link.payment_link_id}`,
     order_id: link.order_id,
     payment_link_type: link.payment_link_type,
-    merchant_id: MERCHANT_ID,
+    merchant_id: m.id,
     payment_link_id: link.payment_link_id,
     enabled_payments: link.enabled_payments,
     usage_limit: link.usage_limit,
@@ -22,7 +22,7 @@ export function linkDetails(ctx: SimContext, link: PaymentLink): Json {
     expiry_start: offsetTimeShort(link.expiry_start),
     expiry_duration: link.expiry_duration,
     expiry_unit: link.expiry_unit,
-    usage: ctx.engine.linkUsage(link).paid,
+    usage: m.engine.linkUsage(link).paid,
     item_details: link.items.map((it, i) => ({
       id: it.id ?? String(i + 1),
       name: it.name,
@@ -35,7 +35,7 @@ export function linkDetails(ctx: SimContext, link: PaymentLink): Json {
       ...stamp,
     })),
     purchases: link.purchases.map((p) => {
-      const t = ctx.ledger.txns.get(p.transaction_id);
+      const t = m.ledger.txns.get(p.transaction_id);
       return {
         id: p.id,
         snap_token: p.snap_token,

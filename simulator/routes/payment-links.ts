@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { SimContext } from '../context.js';
+import { merchantOf } from '../gateway-hooks.js';
 import { notifyTargets } from '../http.js';
 import { parseOffsetTime, unitMs, uuid } from '../lib/format.js';
 import { asInteger, isObject, pickExtras, validateOrder, type Json } from '../lib/validate.js';
@@ -81,16 +82,18 @@ export function registerPaymentLinks(scope: FastifyInstance, ctx: SimContext): v
     if (errors.length === 0 && !Number.isFinite(expiresAt.getTime())) errors.push('expiry.duration is too large');
     else if (errors.length === 0 && expiresAt.getTime() <= Date.now()) errors.push('expiry must end in the future');
     if (errors.length > 0 || !order) return reply.code(400).send({ error_messages: errors });
-    const existing = ctx.ledger.linkByOrderId(order.order_id);
+    const m = merchantOf(req);
+    const existing = m.ledger.linkByOrderId(order.order_id);
     // A deleted or expired link frees its order id (simulator choice, see README).
     if (existing && linkIsLive(existing)) {
       return reply.code(409).send({ error_messages: [`The Order ID '${order.order_id}' has been taken`] });
     }
     const plid = opts.plid ?? uuid();
-    if (ctx.ledger.links.has(plid))
+    // The page URL names no merchant, so a link id taken by any merchant is taken.
+    if (ctx.merchants.link(plid))
       return reply.code(400).send({ error_messages: [`This Payment Link ID '${plid}' has been taken`] });
     const link: PaymentLink = {
-      id: ctx.ledger.nextLinkId++,
+      id: m.ledger.nextLinkId++,
       order_id: order.order_id,
       payment_link_id: plid,
       payment_link_type: 'FIXED_AMOUNT',
@@ -111,22 +114,23 @@ export function registerPaymentLinks(scope: FastifyInstance, ctx: SimContext): v
     };
     if (order.customer) link.customer = order.customer;
     if (opts.title !== undefined) link.title = opts.title;
-    ctx.ledger.links.set(plid, link);
-    ctx.ledger.linkByOrder.set(order.order_id, plid);
+    m.ledger.links.set(plid, link);
+    m.ledger.linkByOrder.set(order.order_id, plid);
     return reply
       .code(200)
       .send({ order_id: order.order_id, payment_url: `${ctx.config.baseUrl}/payment-links/${plid}` });
   });
 
   scope.get<{ Params: { orderId: string } }>('/v1/payment-links/:orderId', async (req, reply) => {
-    const link = ctx.ledger.linkByOrderId(req.params.orderId);
+    const m = merchantOf(req);
+    const link = m.ledger.linkByOrderId(req.params.orderId);
     if (!link || link.deleted_at)
       return reply.code(404).send({ error_messages: [`Payment Link with Order ID ${req.params.orderId} not found`] });
-    return reply.send(linkDetails(ctx, link));
+    return reply.send(linkDetails(m, ctx.config.baseUrl, link));
   });
 
   scope.delete<{ Params: { orderId: string } }>('/v1/payment-links/:orderId', async (req, reply) => {
-    const link = ctx.ledger.linkByOrderId(req.params.orderId);
+    const link = merchantOf(req).ledger.linkByOrderId(req.params.orderId);
     if (!link || link.deleted_at)
       return reply.code(404).send({ error_messages: [`Payment Link with Order ID ${req.params.orderId} not found`] });
     link.deleted_at = new Date();

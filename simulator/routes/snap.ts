@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { SimContext } from '../context.js';
+import { merchantOf } from '../gateway-hooks.js';
 import { notifyTargets } from '../http.js';
 import { parseOffsetTime, unitMs, uuid } from '../lib/format.js';
 import { isObject, pickExtras, validateOrder, type Json } from '../lib/validate.js';
@@ -54,11 +55,12 @@ export function registerSnap(scope: FastifyInstance, ctx: SimContext): void {
     const pageExpiry = parseLifetime(body.page_expiry, 'page_expiry', errors, now);
     const extras = pickExtras(body, errors);
     if (errors.length > 0 || !order) return reply.code(400).send({ error_messages: errors });
-    if (ctx.engine.orderIdTaken(order.order_id)) {
+    const { engine, ledger } = merchantOf(req);
+    if (engine.orderIdTaken(order.order_id)) {
       return reply.code(400).send({ error_messages: ['transaction_details.order_id sudah digunakan'] });
     }
     // Before a method is picked the order id may be reused: the new token replaces the old one.
-    const previous = ctx.ledger.openSnapByOrder(order.order_id);
+    const previous = ledger.openSnapByOrder(order.order_id);
     if (previous) previous.state = 'superseded';
     const session: SnapSession = {
       token: uuid(),
@@ -71,8 +73,8 @@ export function registerSnap(scope: FastifyInstance, ctx: SimContext): void {
       extras,
     };
     if (txnExpiry) session.txn_expiry = txnExpiry;
-    ctx.ledger.snaps.set(session.token, session);
-    ctx.ledger.snapByOrder.set(order.order_id, session.token);
+    ledger.snaps.set(session.token, session);
+    ledger.snapByOrder.set(order.order_id, session.token);
     return reply
       .code(201)
       .send({ token: session.token, redirect_url: `${ctx.config.baseUrl}/snap/v3/redirection/${session.token}` });

@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SimContext } from '../context.js';
-import type { ActionResult, RefundInput } from '../engine.js';
+import type { ActionResult, Engine, RefundInput } from '../engine.js';
+import { merchantOf } from '../gateway-hooks.js';
 import { coreError, sendCore } from '../http.js';
-import { grossString } from '../lib/format.js';
+import { grossString, jakartaTime } from '../lib/format.js';
 import { asInteger, isObject } from '../lib/validate.js';
 import { chargeBody, statusBody } from '../payloads.js';
 import type { Txn } from '../state.js';
@@ -23,16 +24,16 @@ function actionBody(r: Extract<ActionResult, { ok: true }>, action: Action): Ret
   return body;
 }
 
-function runAction(ctx: SimContext, t: Txn, action: Action): ActionResult {
+function runAction(engine: Engine, t: Txn, action: Action): ActionResult {
   switch (action) {
     case 'cancel':
-      return ctx.engine.cancel(t);
+      return engine.cancel(t);
     case 'expire':
-      return ctx.engine.expire(t);
+      return engine.expire(t);
     case 'approve':
-      return ctx.engine.approve(t);
+      return engine.approve(t);
     case 'deny':
-      return ctx.engine.deny(t);
+      return engine.deny(t);
   }
 }
 
@@ -58,32 +59,41 @@ function parseRefund(body: unknown, errors: string[]): RefundInput {
 }
 
 export function registerTransactionRoutes(scope: FastifyInstance, ctx: SimContext): void {
-  const status = async (req: { params: { id: string } }, reply: FastifyReply): Promise<FastifyReply> => {
-    const t = ctx.ledger.findTxn(req.params.id);
+  const status = async (
+    req: FastifyRequest<{ Params: { id: string } }>,
+    reply: FastifyReply,
+  ): Promise<FastifyReply> => {
+    const m = merchantOf(req);
+    const t = m.ledger.findTxn(req.params.id);
     if (!t) return notFound(reply, ctx);
-    return sendCore(reply, statusBody(t, ctx.serverKey), ctx.faults);
+    return sendCore(reply, statusBody(t, m.serverKey), ctx.faults);
   };
   scope.get<{ Params: { id: string } }>('/v2/:id/status', status);
   scope.get<{ Params: { id: string } }>('/v2/:id/status/b2b', status);
 
   for (const action of ACTIONS) {
     scope.post<{ Params: { id: string } }>(`/v2/:id/${action}`, async (req, reply) => {
-      const t = ctx.ledger.findTxn(req.params.id);
+      const { engine, ledger } = merchantOf(req);
+      const t = ledger.findTxn(req.params.id);
       if (!t) return notFound(reply, ctx);
-      const r = runAction(ctx, t, action);
+      const r = runAction(engine, t, action);
       if (!r.ok) return sendCore(reply, coreError(r.code, r.message), ctx.faults);
       return sendCore(reply, actionBody(r, action), ctx.faults);
     });
   }
 
-  const refund = async (req: { params: { id: string }; body: unknown }, reply: FastifyReply): Promise<FastifyReply> => {
-    const t = ctx.ledger.findTxn(req.params.id);
+  const refund = async (
+    req: FastifyRequest<{ Params: { id: string } }>,
+    reply: FastifyReply,
+  ): Promise<FastifyReply> => {
+    const { engine, ledger } = merchantOf(req);
+    const t = ledger.findTxn(req.params.id);
     if (!t) return notFound(reply, ctx);
     const errors: string[] = [];
     const input = parseRefund(req.body, errors);
     if (errors.length > 0)
       return sendCore(reply, coreError('400', VALIDATION_MESSAGE, { validation_messages: errors }), ctx.faults);
-    const r = ctx.engine.refund(t, input);
+    const r = engine.refund(t, input);
     if (!r.ok) return sendCore(reply, coreError(r.code, r.message), ctx.faults);
     return sendCore(
       reply,
@@ -95,7 +105,7 @@ export function registerTransactionRoutes(scope: FastifyInstance, ctx: SimContex
         gross_amount: grossString(t.gross_amount),
         currency: 'IDR',
         payment_type: t.payment_type,
-        transaction_time: statusBody(t, ctx.serverKey).transaction_time,
+        transaction_time: jakartaTime(t.transaction_time),
         transaction_status: t.status,
         refund_chargeback_id: r.refund.refund_chargeback_id,
         refund_amount: grossString(r.refund.refund_amount),
