@@ -6,6 +6,8 @@ import { parseEncryptionKey } from '../platform/secret-box.js';
 import { CONTROL_CHARACTER, outboundUrlProblem } from '../platform/url-policy.js';
 import { plainFieldErrors } from '../platform/errors.js';
 import { GatewayModeSchema, type GatewayMode } from '../model/runtime-config.js';
+import type { SecretVariable } from '../platform/secrets.js';
+import { resolveSecretFiles } from './secret-files.js';
 
 const isGatewayMode = (v: string | undefined): v is GatewayMode => v !== undefined && Value.Check(GatewayModeSchema, v);
 
@@ -41,6 +43,7 @@ export const EnvSchema = Type.Object({
   CONFIG_ENCRYPTION_KEY: Type.Optional(Type.String({ maxLength: 200 })),
   CONFIG_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ maxLength: 2000 })),
   CONSOLE_TIME_ZONE: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 256, pattern: '^[\\x21-\\x7e]+$' })),
   NODE_ENV: Type.Optional(Type.String()),
 });
 const Str = Type.String();
@@ -85,6 +88,8 @@ export const ConfigSchema = Type.Object({
   isProduction: Type.Boolean(),
   /** IANA time zone the operator console shows times in (`CONSOLE_TIME_ZONE`, default Asia/Jakarta). */
   consoleTimeZone: Str,
+  /** `METRICS_TOKEN`: when set, `GET /metrics` also accepts `Authorization: Bearer <token>`. */
+  metricsToken: Type.Optional(Str),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -144,13 +149,17 @@ function envProblems(env: Record<string, string | undefined>): string[] {
   return plainFieldErrors(EnvSchema, issues).map((e) => `${e.path || 'environment'} ${e.message}`);
 }
 
-/** Reads the environment once. Pure: no I/O, no defaults that depend on the machine beyond `cwd`. */
-export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
+/**
+ * Reads the environment once. Its only I/O is reading the secret files named by `NAME_FILE`
+ * (secret-files.ts); no defaults depend on the machine beyond `cwd`.
+ */
+export function loadConfig(given: Record<string, string | undefined>, cwd = process.cwd()): Config {
+  const { env, problems: fileProblems } = resolveSecretFiles(given, cwd);
   const get = (k: string): string | undefined => {
     const v = env[k];
     return v === undefined || v === '' ? undefined : v;
   };
-  const problems = envProblems(env);
+  const problems = [...fileProblems, ...envProblems(env)];
   const port = portOf(get('PORT'), 3000, 'PORT', problems);
   const host = get('HOST') ?? '127.0.0.1';
   const dataDir = path.resolve(cwd, get('DATA_DIR') ?? './data');
@@ -199,6 +208,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     configEncryption: { previous: [] },
     isProduction,
     consoleTimeZone: get('CONSOLE_TIME_ZONE') ?? 'Asia/Jakarta',
+    metricsToken: get('METRICS_TOKEN'),
   };
   if (!validTimeZone(config.consoleTimeZone))
     problems.push('CONSOLE_TIME_ZONE must be an IANA time zone name such as Asia/Jakarta');
@@ -276,9 +286,30 @@ function trustProxyOf(v: string | undefined): string[] | number | string | undef
   return items;
 }
 
-/** The secrets of the environment's configuration (gateway keys, ERP signing secret, API keys), for the log scrubber; the operator password is added by whoever resolved it. */
+/** Where each secret variable's value lives in the configuration: a new secret variable does not compile until it is mapped. */
+const SECRET_VALUES: Record<SecretVariable, (c: Config) => (string | undefined)[]> = {
+  MIDTRANS_SERVER_KEY: (c) => [c.gateway.serverKey],
+  MIDTRANS_CLIENT_KEY: (c) => [c.gateway.clientKey],
+  ERP_WEBHOOK_SECRET: (c) => [c.erp.webhookSecret],
+  API_KEYS: (c) => c.apiKeys,
+  log_pass: (c) => [c.operator.pass],
+  LOG_PASS: (c) => [c.operator.pass],
+  DATABASE_URL: (c) => (c.database.kind === 'postgres' ? [c.database.url, databasePassword(c.database.url)] : []),
+  METRICS_TOKEN: (c) => [c.metricsToken],
+};
+
+function databasePassword(url: string): string | undefined {
+  try {
+    const p = new URL(url).password;
+    return p === '' ? undefined : decodeURIComponent(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The values of every secret variable (`SECRET_VARIABLES`), for the log scrubber; a generated operator password is added by whoever generated it. */
 export function configSecretValues(c: Config): (string | undefined)[] {
-  return [c.gateway.serverKey, c.gateway.clientKey, c.erp.webhookSecret, ...c.apiKeys];
+  return Object.values(SECRET_VALUES).flatMap((values) => values(c));
 }
 
 /** In production every insecure default is a refusal to start. */
