@@ -8,12 +8,12 @@ export const metricsRoutes: RoutePlugin<Deps<'metrics' | 'outbox'>> = async (app
   app.get(
     '/metrics',
     {
-      config: { auth: 'op' },
+      config: { auth: 'op', metricsToken: true },
       schema: {
         tags: [TAGS.operations],
         summary: 'Prometheus metrics (text exposition format)',
         description:
-          'Prometheus text format: HTTP requests and latency per route, gateway calls per operation and outcome, notifications per source and result, outbox states and delivery latency.',
+          'Prometheus text format: HTTP requests and latency per route, gateway calls per operation and outcome, notifications per source and result, outbox states and delivery latency. With `METRICS_TOKEN` set, a scraper may present `Authorization: Bearer <METRICS_TOKEN>` instead of the operator credentials.',
         querystring: NoQuery,
         response: {
           200: Type.Unsafe<string>({
