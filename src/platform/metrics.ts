@@ -54,6 +54,11 @@ export function createMetrics() {
       labelNames: ['state'] as const,
       registers: [registry],
     }),
+    outboxOldestPending: new Gauge({
+      name: 'paylink_outbox_oldest_pending_seconds',
+      help: 'Age of the oldest ERP event not yet delivered (pending or failed), 0 when none; refreshed when /metrics is read',
+      registers: [registry],
+    }),
   };
 }
 

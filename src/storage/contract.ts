@@ -185,6 +185,11 @@ export interface OutboxRepo {
   retryNow(eventId: string, now: Date): Promise<OutboxEvent | undefined>;
   countByState(): Promise<Record<OutboxState, number>>;
   /**
+   * `created_at` of the oldest event still to deliver (pending or failed; dead ones wait for a
+   * person and are counted by `countByState`), undefined when none. Two index seeks.
+   */
+  oldestUndeliveredAt(): Promise<string | undefined>;
+  /**
    * Frees every lease (bumping the fencing tokens). Only for SQLite at start-up: one process owns
    * the file, so a lease still set was left by a previous run of this process that died.
    */
@@ -478,6 +483,7 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     attemptsFor: 'read',
     retryNow: 'write',
     countByState: 'read',
+    oldestUndeliveredAt: 'read',
     releaseAllLeases: 'write',
     nextDueAt: 'read',
   },

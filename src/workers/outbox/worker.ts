@@ -172,6 +172,9 @@ class OutboxWorker implements Outbox {
   async refreshDepth(): Promise<void> {
     const counts = await this.deps.store.outbox.countByState();
     for (const [state, n] of Object.entries(counts)) this.deps.metrics.outboxDepth.set({ state }, n);
+    const oldest = await this.deps.store.outbox.oldestUndeliveredAt();
+    const age = oldest === undefined ? 0 : (this.deps.clock.now().getTime() - Date.parse(oldest)) / 1000;
+    this.deps.metrics.outboxOldestPending.set(Math.max(0, age));
   }
 
   private agent(): Dispatcher {

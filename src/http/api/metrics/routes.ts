@@ -13,7 +13,7 @@ export const metricsRoutes: RoutePlugin<Deps<'metrics' | 'outbox'>> = async (app
         tags: [TAGS.operations],
         summary: 'Prometheus metrics (text exposition format)',
         description:
-          'Prometheus text format: HTTP requests and latency per route, gateway calls per operation and outcome, notifications per source and result, outbox states and delivery latency. With `METRICS_TOKEN` set, a scraper may present `Authorization: Bearer <METRICS_TOKEN>` instead of the operator credentials.',
+          'Prometheus text format: HTTP requests and latency per route, gateway calls per operation and outcome, notifications per source and result, outbox states, the age of the oldest undelivered ERP event and delivery latency. With `METRICS_TOKEN` set, a scraper may present `Authorization: Bearer <METRICS_TOKEN>` instead of the operator credentials.',
         querystring: NoQuery,
         response: {
           200: Type.Unsafe<string>({

@@ -1,0 +1,54 @@
+/** `paylink_outbox_oldest_pending_seconds`: the age of the oldest ERP event still to deliver, as a scrape reads it. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { DATABASE_KINDS } from '../helpers/stores.js';
+import { basicAuth } from '../helpers/services.js';
+import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
+import type { Clock } from '../../src/platform/clock.js';
+
+class ManualClock implements Clock {
+  constructor(public t = Date.parse('2026-11-22T10:00:00Z')) {}
+  now() {
+    return new Date(this.t);
+  }
+}
+
+describe.each(DATABASE_KINDS)('/metrics: age of the oldest undelivered ERP event (%s)', (kind) => {
+  let ctx: LoggedApp;
+  const clock = new ManualClock();
+  beforeAll(async () => {
+    ctx = await makeLoggedApp(kind, {}, { clock });
+  });
+  afterAll(async () => ctx.close());
+
+  const gauge = async (): Promise<number | undefined> => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: basicAuth() } });
+    expect(res.statusCode).toBe(200);
+    const line = res.body.split('\n').find((l) => l.startsWith('paylink_outbox_oldest_pending_seconds '));
+    return line === undefined ? undefined : Number(line.split(' ')[1]);
+  };
+  const enqueue = (order: string) =>
+    ctx.services.store.outbox.enqueue(
+      {
+        eventId: randomUUID(),
+        eventType: 'payment.status_changed',
+        orderKey: order,
+        orderId: order,
+        mercantId: 'M',
+        statusVersion: 1,
+        payload: '{}',
+      },
+      clock.now(),
+    );
+
+  it('is 0 with nothing waiting, then the age in seconds of the oldest event not delivered', async () => {
+    expect(await gauge()).toBe(0);
+    await enqueue('ORDER-1');
+    clock.t += 30_000;
+    await enqueue('ORDER-2');
+    clock.t += 60_000;
+    expect(await gauge()).toBe(90);
+    clock.t += 10_500;
+    expect(await gauge()).toBe(100.5);
+  });
+});
