@@ -3,7 +3,13 @@ import { Value } from 'typebox/value';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { parseEncryptionKey } from '../platform/secret-box.js';
-import { CONTROL_CHARACTER, outboundUrlProblem } from '../platform/url-policy.js';
+import {
+  AllowedNetworks,
+  CONTROL_CHARACTER,
+  cidrListProblem,
+  outboundUrlProblem,
+  type PrivatePolicy,
+} from '../platform/url-policy.js';
 import { plainFieldErrors } from '../platform/errors.js';
 import { GatewayModeSchema, type GatewayMode } from '../model/runtime-config.js';
 import type { SecretVariable } from '../platform/secrets.js';
@@ -43,6 +49,7 @@ export const EnvSchema = Type.Object({
   CONFIG_ENCRYPTION_KEY: Type.Optional(Type.String({ maxLength: 200 })),
   CONFIG_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ maxLength: 2000 })),
   CONSOLE_TIME_ZONE: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  ERP_ALLOW_PRIVATE_NETWORKS: Type.Optional(Type.String({ maxLength: 4000 })),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 256, pattern: '^[\\x21-\\x7e]+$' })),
   NODE_ENV: Type.Optional(Type.String()),
 });
@@ -77,7 +84,15 @@ export const ConfigSchema = Type.Object({
     confirmNotifications: Type.Boolean(),
   }),
   simulatorPort: Type.Integer(),
-  erp: Type.Object({ notifyUrl: Type.Optional(Str), webhookSecret: Type.Optional(Str) }),
+  erp: Type.Object({
+    notifyUrl: Type.Optional(Str),
+    webhookSecret: Type.Optional(Str),
+    /**
+     * `ERP_ALLOW_PRIVATE_NETWORKS`: CIDR ranges an ERP endpoint may be in although production refuses
+     * private addresses (an on-premises ERP); link-local and metadata addresses never are. Empty: none.
+     */
+    allowPrivateNetworks: Type.Array(Str),
+  }),
   /**
    * Fastify's `trustProxy`: the reverse proxies whose `X-Forwarded-For` names the client (addresses,
    * CIDR ranges, or `loopback`/`linklocal`/`uniquelocal`), or how many hops to trust. Unset: none.
@@ -204,7 +219,11 @@ export function loadConfig(given: Record<string, string | undefined>, cwd = proc
         get('MIDTRANS_CONFIRM_NOTIFICATIONS') === undefined || truthy(get('MIDTRANS_CONFIRM_NOTIFICATIONS')),
     },
     simulatorPort: portOf(get('SIMULATOR_PORT'), port === 0 ? 0 : port + 1, 'SIMULATOR_PORT', problems),
-    erp: { notifyUrl: get('ERP_NOTIFY_URL'), webhookSecret: get('ERP_WEBHOOK_SECRET') },
+    erp: {
+      notifyUrl: get('ERP_NOTIFY_URL'),
+      webhookSecret: get('ERP_WEBHOOK_SECRET'),
+      allowPrivateNetworks: listOf(get('ERP_ALLOW_PRIVATE_NETWORKS')),
+    },
     configEncryption: { previous: [] },
     isProduction,
     consoleTimeZone: get('CONSOLE_TIME_ZONE') ?? 'Asia/Jakarta',
@@ -217,7 +236,11 @@ export function loadConfig(given: Record<string, string | undefined>, cwd = proc
   // The signature does not cover transaction_status: only the status API can vouch for it.
   if (mode !== 'simulator' && !config.gateway.confirmNotifications)
     problems.push(`MIDTRANS_CONFIRM_NOTIFICATIONS can be off only in simulator mode (not ${mode})`);
-  problems.push(...urlProblems(env, isProduction));
+  const cidrProblem = config.erp.allowPrivateNetworks.length > 0 && cidrListProblem(config.erp.allowPrivateNetworks);
+  if (cidrProblem) problems.push(`ERP_ALLOW_PRIVATE_NETWORKS ${cidrProblem}`);
+  else if (get('ERP_ALLOW_PRIVATE_NETWORKS') !== undefined && config.erp.allowPrivateNetworks.length === 0)
+    problems.push('ERP_ALLOW_PRIVATE_NETWORKS must list CIDR ranges such as 10.20.0.0/16, comma-separated');
+  problems.push(...urlProblems(env, isProduction, cidrProblem ? undefined : erpAllowedNetworks(config)));
   const encKey = get('CONFIG_ENCRYPTION_KEY');
   config.configEncryption.key = encKey === undefined ? undefined : parseEncryptionKey(encKey)?.toString('hex');
   if (encKey !== undefined && !config.configEncryption.key)
@@ -244,16 +267,37 @@ export function loadConfig(given: Record<string, string | undefined>, cwd = proc
  * address policy as `/api/config` (never link-local or metadata; in production https only, and
  * never a loopback or private address). Values are not echoed.
  */
-function urlProblems(env: Record<string, string | undefined>, production: boolean): string[] {
+function urlProblems(
+  env: Record<string, string | undefined>,
+  production: boolean,
+  erpAllowed: AllowedNetworks | undefined,
+): string[] {
   const out: string[] = [];
   const publicUrl = env.PUBLIC_BASE_URL;
   if (publicUrl && CONTROL_CHARACTER.test(publicUrl)) out.push('PUBLIC_BASE_URL must not contain control characters');
   for (const name of ['MIDTRANS_API_BASE_URL', 'MIDTRANS_APP_BASE_URL', 'ERP_NOTIFY_URL'] as const) {
     const v = env[name];
-    const p = v ? outboundUrlProblem(v, production) : undefined;
+    const p = v ? outboundUrlProblem(v, production, name === 'ERP_NOTIFY_URL' ? erpAllowed : undefined) : undefined;
     if (p) out.push(`${name} ${p}`);
   }
   return out;
+}
+
+function listOf(v: string | undefined): string[] {
+  return (v ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0);
+}
+
+/** The ERP's allowed private networks, undefined when none are configured. */
+export function erpAllowedNetworks(c: Config): AllowedNetworks | undefined {
+  return c.erp.allowPrivateNetworks.length > 0 ? new AllowedNetworks(c.erp.allowPrivateNetworks) : undefined;
+}
+
+/** What the ERP deliveries refuse at connect time: private addresses in production, except the allowed networks. */
+export function erpPrivatePolicy(c: Config): PrivatePolicy {
+  return c.isProduction ? (erpAllowedNetworks(c) ?? true) : false;
 }
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
