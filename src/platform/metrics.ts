@@ -54,6 +54,11 @@ export function createMetrics() {
       labelNames: ['state'] as const,
       registers: [registry],
     }),
+    paymentsPendingPastExpiry: new Gauge({
+      name: 'paylink_payments_pending_past_expiry',
+      help: 'Payments still pending (or challenged) after their expiry time, which the status sweeper should have settled with the gateway; refreshed when /metrics is read',
+      registers: [registry],
+    }),
     outboxOldestPending: new Gauge({
       name: 'paylink_outbox_oldest_pending_seconds',
       help: 'Age of the oldest ERP event not yet delivered (pending or failed), 0 when none; refreshed when /metrics is read',

@@ -73,6 +73,8 @@ export interface TransactionsRepo {
   list(filter: TransactionFilter): Promise<Page<TransactionRecord>>;
   /** Pending transactions whose expiry passed before `expiredBefore`, or created before `createdBefore` with no event since. Never-checked first, then the least recently checked. */
   listOverduePending(expiredBefore: string, createdBefore: string, limit: number): Promise<TransactionRecord[]>;
+  /** How many pending (or challenged) transactions have an expiry before `expiredBefore`: a range of transactions_status_idx. */
+  countPendingPastExpiry(expiredBefore: string): Promise<number>;
   /** Notes that the reconciler asked about it: `listOverduePending` returns the least recently checked first. */
   markChecked(id: string, at: string): Promise<void>;
 }
@@ -459,6 +461,7 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     update: 'write',
     list: 'read',
     listOverduePending: 'read',
+    countPendingPastExpiry: 'read',
     markChecked: 'write',
   },
   config: { get: 'read', put: 'write' },

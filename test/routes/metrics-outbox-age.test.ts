@@ -1,9 +1,13 @@
-/** `paylink_outbox_oldest_pending_seconds`: the age of the oldest ERP event still to deliver, as a scrape reads it. */
+/**
+ * The gauges a scrape reads from the database: `paylink_outbox_oldest_pending_seconds` (the age of
+ * the oldest ERP event still to deliver) and `paylink_payments_pending_past_expiry`.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { basicAuth } from '../helpers/services.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
+import { seedTransaction } from '../helpers/seed.js';
 import type { Clock } from '../../src/platform/clock.js';
 
 class ManualClock implements Clock {
@@ -21,10 +25,10 @@ describe.each(DATABASE_KINDS)('/metrics: age of the oldest undelivered ERP event
   });
   afterAll(async () => ctx.close());
 
-  const gauge = async (): Promise<number | undefined> => {
+  const gauge = async (name = 'paylink_outbox_oldest_pending_seconds'): Promise<number | undefined> => {
     const res = await ctx.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: basicAuth() } });
     expect(res.statusCode).toBe(200);
-    const line = res.body.split('\n').find((l) => l.startsWith('paylink_outbox_oldest_pending_seconds '));
+    const line = res.body.split('\n').find((l) => l.startsWith(`${name} `));
     return line === undefined ? undefined : Number(line.split(' ')[1]);
   };
   const enqueue = (order: string) =>
@@ -50,5 +54,19 @@ describe.each(DATABASE_KINDS)('/metrics: age of the oldest undelivered ERP event
     expect(await gauge()).toBe(90);
     clock.t += 10_500;
     expect(await gauge()).toBe(100.5);
+  });
+
+  it('counts payments still pending (or challenged) after their expiry, and only those', async () => {
+    const name = 'paylink_payments_pending_past_expiry';
+    expect(await gauge(name)).toBe(0);
+    const iso = (ms: number) => new Date(clock.t + ms).toISOString();
+    await seedTransaction(ctx.services.store, { orderId: 'EXP-1', expireAt: iso(-60_000) });
+    await seedTransaction(ctx.services.store, { orderId: 'EXP-2', expireAt: iso(-1), status: 'challenge' });
+    await seedTransaction(ctx.services.store, { orderId: 'EXP-3', expireAt: iso(-60_000), status: 'expired' });
+    await seedTransaction(ctx.services.store, { orderId: 'EXP-4', expireAt: iso(60_000) });
+    await seedTransaction(ctx.services.store, { orderId: 'EXP-5', expireAt: null });
+    expect(await gauge(name)).toBe(2);
+    clock.t += 120_000;
+    expect(await gauge(name)).toBe(3);
   });
 });
