@@ -8,7 +8,7 @@ export function createMetrics() {
   const registry = new Registry();
   // The default metrics are named process_… and nodejs_…: the prefix adds only the service's name.
   collectDefaultMetrics({ register: registry, prefix: 'paylink_' });
-  return {
+  const metrics = {
     registry,
     httpRequests: new Counter({
       name: 'paylink_http_requests_total',
@@ -65,6 +65,11 @@ export function createMetrics() {
       registers: [registry],
     }),
   };
+  // Every outcome is exported from the start at 0: `increase()` over a series that first appears
+  // already at 1 sees no increase, so the first dead event would not alert.
+  for (const outcome of ['delivered', 'failed', 'dead', 'rejected_stale_lease'] as const)
+    metrics.deliveries.inc({ outcome }, 0);
+  return metrics;
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
