@@ -1,6 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import fs from 'node:fs';
 import path from 'node:path';
+import { postgresTarget } from '../platform/postgres-url.js';
 import { isIP } from 'node:net';
 import { parseEncryptionKey } from '../platform/secret-box.js';
 import {
@@ -236,6 +238,7 @@ export function loadConfig(given: Record<string, string | undefined>, cwd = proc
   // The signature does not cover transaction_status: only the status API can vouch for it.
   if (mode !== 'simulator' && !config.gateway.confirmNotifications)
     problems.push(`MIDTRANS_CONFIRM_NOTIFICATIONS can be off only in simulator mode (not ${mode})`);
+  if (databaseUrl) problems.push(...databaseUrlProblems(databaseUrl));
   const cidrProblem = config.erp.allowPrivateNetworks.length > 0 && cidrListProblem(config.erp.allowPrivateNetworks);
   if (cidrProblem) problems.push(`ERP_ALLOW_PRIVATE_NETWORKS ${cidrProblem}`);
   else if (get('ERP_ALLOW_PRIVATE_NETWORKS') !== undefined && config.erp.allowPrivateNetworks.length === 0)
@@ -281,6 +284,21 @@ function urlProblems(
     if (p) out.push(`${name} ${p}`);
   }
   return out;
+}
+
+/** DATABASE_URL's TLS parameters (postgres-url.ts), and its sslrootcert a readable file. The URL is not echoed. */
+function databaseUrlProblems(url: string): string[] {
+  const target = postgresTarget(url);
+  if (typeof target === 'string') return [`DATABASE_URL ${target}`];
+  const file = target.tls.rootCert;
+  if (file === undefined) return [];
+  try {
+    if (!fs.statSync(file).isFile()) return [`DATABASE_URL sslrootcert: ${file} is not a regular file`];
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch (err) {
+    return [`DATABASE_URL sslrootcert: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`];
+  }
+  return [];
 }
 
 function listOf(v: string | undefined): string[] {
