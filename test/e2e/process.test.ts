@@ -93,6 +93,7 @@ describe('the service process', () => {
     const pass = 'file-operator-pass-0123';
     const key = 'file-api-key-0123456789abcdef';
     const serverKey = 'SB-Mid-server-from-file-0123';
+    const metricsToken = 'file-metrics-token-0123456789';
     const erpSecret = `whsec_${Buffer.from('file-erp-secret-0123456789').toString('base64')}`;
     child = await startServiceProcess({
       DATA_DIR: dir,
@@ -103,6 +104,7 @@ describe('the service process', () => {
       API_KEYS_FILE: file('api_keys', key),
       MIDTRANS_SERVER_KEY_FILE: file('server_key', serverKey),
       ERP_WEBHOOK_SECRET_FILE: file('erp_secret', erpSecret),
+      METRICS_TOKEN_FILE: file('metrics_token', metricsToken),
     });
     const basic = (p: string) => ({ authorization: `Basic ${Buffer.from(`ops:${p}`).toString('base64')}` });
     expect((await fetch(`${child.url}/api/config`, { headers: basic(pass) })).status).toBe(200);
@@ -110,6 +112,9 @@ describe('the service process', () => {
     expect((await fetch(`${child.url}/api/erp-events`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(
       200,
     );
+    const scrape = await fetch(`${child.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+    expect(scrape.status).toBe(200);
+    expect(await scrape.text()).toContain('paylink_outbox_oldest_pending_seconds');
     // The effective configuration holds the files' values (shown masked: the last 4 characters).
     const config = (await (await fetch(`${child.url}/api/config`, { headers: basic(pass) })).json()) as {
       gateway: { server_key: string };
@@ -119,6 +124,6 @@ describe('the service process', () => {
     expect(config.erp.webhook_secret).toBe(`****${erpSecret.slice(-4)}`);
     // No generated password: the configured one came from the file.
     expect(child.output()).not.toContain('password:');
-    for (const secret of [pass, key, serverKey, erpSecret]) expect(child.output()).not.toContain(secret);
+    for (const secret of [pass, key, serverKey, erpSecret, metricsToken]) expect(child.output()).not.toContain(secret);
   });
 });
