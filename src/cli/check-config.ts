@@ -6,6 +6,7 @@
  */
 import { ConfigError, loadConfig, type Config } from '../config/env.js';
 import { isPrivateHost } from '../platform/url-policy.js';
+import { resolveSecretFiles } from '../config/secret-files.js';
 
 export interface CheckConfigOptions {
   /** A staging environment: sandbox mode and sandbox keys are accepted. */
@@ -22,8 +23,9 @@ export interface CheckConfigReport {
 
 const present = (env: Record<string, string | undefined>, name: string): boolean => (env[name] ?? '') !== '';
 
-export function checkConfig(env: Record<string, string | undefined>, o: CheckConfigOptions = {}): CheckConfigReport {
-  const problems: string[] = [];
+export function checkConfig(given: Record<string, string | undefined>, o: CheckConfigOptions = {}): CheckConfigReport {
+  // The checks below read secrets by name: those given as NAME_FILE are read first.
+  const { env, problems } = resolveSecretFiles(given);
   if (env.NODE_ENV !== 'production')
     problems.push('NODE_ENV must be production: it turns every insecure default into a refusal to start');
   let config: Config | undefined;

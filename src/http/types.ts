@@ -40,6 +40,11 @@ declare module 'fastify' {
     auth?: RouteAuth;
     /** Body strings reach the handler even with a NUL in them (the handler deals with it); see nul-guard.ts. */
     rawStrings?: boolean;
+    /**
+     * An `op` route that also accepts `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is
+     * set: a scraper needs no operator password, and is never counted or refused by their lockout.
+     */
+    metricsToken?: boolean;
   }
   interface FastifyRequest {
     /** The operator's user name once Basic Auth succeeded. */

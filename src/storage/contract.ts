@@ -73,6 +73,8 @@ export interface TransactionsRepo {
   list(filter: TransactionFilter): Promise<Page<TransactionRecord>>;
   /** Pending transactions whose expiry passed before `expiredBefore`, or created before `createdBefore` with no event since. Never-checked first, then the least recently checked. */
   listOverduePending(expiredBefore: string, createdBefore: string, limit: number): Promise<TransactionRecord[]>;
+  /** How many pending (or challenged) transactions have an expiry before `expiredBefore`: a range of transactions_status_idx. */
+  countPendingPastExpiry(expiredBefore: string): Promise<number>;
   /** Notes that the reconciler asked about it: `listOverduePending` returns the least recently checked first. */
   markChecked(id: string, at: string): Promise<void>;
 }
@@ -184,6 +186,11 @@ export interface OutboxRepo {
    */
   retryNow(eventId: string, now: Date): Promise<OutboxEvent | undefined>;
   countByState(): Promise<Record<OutboxState, number>>;
+  /**
+   * `created_at` of the oldest event still to deliver (pending or failed; dead ones wait for a
+   * person and are counted by `countByState`), undefined when none. Two index seeks.
+   */
+  oldestUndeliveredAt(): Promise<string | undefined>;
   /**
    * Frees every lease (bumping the fencing tokens). Only for SQLite at start-up: one process owns
    * the file, so a lease still set was left by a previous run of this process that died.
@@ -454,6 +461,7 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     update: 'write',
     list: 'read',
     listOverduePending: 'read',
+    countPendingPastExpiry: 'read',
     markChecked: 'write',
   },
   config: { get: 'read', put: 'write' },
@@ -478,6 +486,7 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     attemptsFor: 'read',
     retryNow: 'write',
     countByState: 'read',
+    oldestUndeliveredAt: 'read',
     releaseAllLeases: 'write',
     nextDueAt: 'read',
   },

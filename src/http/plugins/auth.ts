@@ -128,16 +128,60 @@ function authScheme(header: string | undefined): string {
   return scheme ? scheme.toLowerCase() : 'malformed';
 }
 
+/** The route accepts METRICS_TOKEN, one is configured, and the request presents a Bearer credential. */
+function presentsMetricsToken(req: FastifyRequest, token: string | undefined): token is string {
+  const auth = req.headers.authorization;
+  return (
+    token !== undefined &&
+    req.routeOptions.config.metricsToken === true &&
+    typeof auth === 'string' &&
+    /^Bearer\s/i.test(auth)
+  );
+}
+
+/**
+ * A Bearer credential on a route that accepts METRICS_TOKEN: the token, compared in constant time,
+ * and nothing else. A right one is never counted or looked up; wrong ones are throttled per client
+ * like wrong API keys, apart from the operators' sign-in lockout (a scraper with a stale token must
+ * not lock the operators out, nor be refused because someone else mistyped a password).
+ */
+async function checkMetricsToken(
+  req: FastifyRequest,
+  token: string,
+  services: Deps<'logger'>,
+  throttle: Lockout,
+): Promise<void> {
+  const given = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '').trim();
+  if (secretEquals(given, token)) return;
+  const lockedFor = await throttle.fail(req.ip);
+  if (lockedFor > 0) {
+    refusal(services, req, 'metrics_token_throttled', 'metrics request refused: too many wrong tokens', {
+      retry_after_s: lockedFor,
+    });
+    throw new AppError('TOO_MANY_REQUESTS', 'Too many wrong metrics tokens from this address; try again later.', {
+      headers: { 'retry-after': String(lockedFor) },
+    });
+  }
+  refusal(services, req, 'metrics_token_failed', 'metrics token authentication failed');
+  throw new AppError(
+    'UNAUTHORIZED',
+    'A valid metrics token (Authorization: Bearer) or operator credentials are required.',
+  );
+}
+
 /** Checks the credentials each route's `config.auth` asks for, before anything else of the request. */
 export function authHook(services: Deps<'clock' | 'config' | 'logger' | 'operator' | 'store'>) {
   const lockout = createLockout(services, 'operator', LOCKOUT);
   const keyThrottle = createLockout(services, 'api_key', API_KEY_THROTTLE);
+  const metricsThrottle = createLockout(services, 'metrics_token', API_KEY_THROTTLE);
   return async function enforceAuth(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const auth = req.routeOptions.config.auth;
     if (auth === 'key') {
       if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
     } else if (auth === 'doc' && services.config.apiKeys.length > 0 && presentsApiKey(req)) {
       if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
+    } else if (auth === 'op' && presentsMetricsToken(req, services.config.metricsToken)) {
+      await checkMetricsToken(req, services.config.metricsToken, services, metricsThrottle);
     } else if (auth === 'op' || auth === 'doc') {
       // Before the credentials: a cross-site page must not even add to the failed-login count.
       const crossSite = crossSiteRefusal(req, services.config.publicBaseUrl);

@@ -26,6 +26,7 @@ import { sqliteCompleteAttempt } from '../sqlite/outbox-complete.js';
 import { postgresDialect } from '../postgres/fragments.js';
 import { PostgresReportWrites } from '../postgres/report-writes.js';
 import { postgresCompleteAttempt } from '../postgres/outbox-complete.js';
+import { checkTls, pgConnection } from '../postgres/tls.js';
 import { decodeCursor } from './cursor.js';
 import { isUniqueViolation } from './errors.js';
 import { isDatabaseUnavailable } from '../../platform/errors.js';
@@ -196,8 +197,10 @@ function sqliteKysely(file: string): Kysely<Database> {
 }
 
 function postgresKysely(url: string, opts: StoreOptions): Kysely<Database> {
+  const { connectionString, ssl } = pgConnection(url);
   const pool = new pg.Pool({
-    connectionString: url,
+    connectionString,
+    ssl,
     max: opts.poolMax ?? 10,
     connectionTimeoutMillis: 2_000,
     idleTimeoutMillis: 30_000,
@@ -218,9 +221,11 @@ function postgresKysely(url: string, opts: StoreOptions): Kysely<Database> {
 /** Opens the database and runs pending migrations. A failed migration rejects with `MigrationError`. */
 export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): Promise<KyselyBackedStore> {
   const now = opts.now ?? (() => new Date());
+  if (cfg.kind === 'postgres') await checkTls(pgConnection(cfg.url));
   if (cfg.kind === 'postgres' && opts.schema) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error('invalid schema name');
-    const admin = new pg.Client({ connectionString: cfg.url, connectionTimeoutMillis: 2_000 });
+    const { connectionString, ssl } = pgConnection(cfg.url);
+    const admin = new pg.Client({ connectionString, ssl, connectionTimeoutMillis: 2_000 });
     await admin.connect();
     try {
       await admin.query(`create schema if not exists ${opts.schema}`);
