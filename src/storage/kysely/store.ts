@@ -232,7 +232,8 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
   }
   const db = cfg.kind === 'sqlite' ? sqliteKysely(cfg.path) : postgresKysely(cfg.url, opts);
   try {
-    opts.onMigrated?.(await migrate(db, cfg.kind, cfg.kind === 'postgres' ? opts.schema : undefined));
+    const migrated = await migrate(db, cfg.kind, cfg.kind === 'postgres' ? opts.schema : undefined);
+    opts.onMigrated?.(migrated);
   } catch (err) {
     await db.destroy();
     throw err;
