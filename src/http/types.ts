@@ -29,7 +29,8 @@ export type Mount = (app: App) => Promise<void>;
 /**
  * Who may call a route: `key` = API key when API_KEYS is set; `op` = operator Basic Auth;
  * `doc` = the description and its rendered reference: operator Basic Auth or, when API_KEYS is
- * set, an API key (the ERP developer reads what they build against);
+ * set, an API key (the ERP developer reads what they build against); open when API_KEYS is empty,
+ * like the ERP endpoints it describes;
  * `sig` = gateway signature (checked by the handler); `none` = public.
  * Every route declares one in `config.auth`; a route without it is refused at start-up.
  */
