@@ -7,6 +7,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FieldError } from '../platform/errors.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -41,6 +42,11 @@ declare module 'fastify' {
     auth?: RouteAuth;
     /** Body strings reach the handler even with a NUL in them (the handler deals with it); see nul-guard.ts. */
     rawStrings?: boolean;
+    /**
+     * The domain's checks of a body's fields, run when the schema refuses the body for another
+     * reason, so the one answer names every problem (e.g. `orderFieldProblems`).
+     */
+    fieldChecks?: (body: unknown) => FieldError[];
   }
   interface FastifyRequest {
     /** The operator's user name once Basic Auth succeeded. */
