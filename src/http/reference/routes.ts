@@ -8,7 +8,7 @@
 import { Type } from 'typebox';
 import { TAGS, type RoutePlugin } from '../types.js';
 import { ERRORS, type ErrorCode } from '../../platform/errors.js';
-import { html } from '../console/html.js';
+import { html, type Html } from '../console/html.js';
 import { scalarBundle } from './scalar-bundle.js';
 import { DOCS_INIT_JS } from './docs-init.js';
 import { NoQuery } from '../schemas/common.js';
@@ -23,11 +23,19 @@ export function docsCsp(): string {
   return `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; form-action 'none'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'`;
 }
 
+/** The catalogue's lines mark code with backticks (markdown, as in the description): shown as code here. */
+export function inlineCode(text: string): Html {
+  const parts = text.split('`');
+  // An unpaired backtick stays a character: only complete pairs become code.
+  if (parts.length % 2 === 0) return html`${text}`;
+  return html`${parts.map((part, i) => (i % 2 === 1 ? html`<code>${part}</code>` : part))}`;
+}
+
 function catalogue() {
   return html`<section id="error-catalogue" class="catalogue" aria-labelledby="errors-h">
 <h2 id="errors-h">Error catalogue</h2>
 <p>Every error is <code>application/problem+json</code> (RFC 9457) with <code>code</code>, <code>detail</code> and <code>request_id</code>; its <code>type</code> links here.</p>
-<dl>${(Object.keys(ERRORS) as ErrorCode[]).map((c) => html`<dt id="error-${c}"><code>${c}</code> · ${ERRORS[c].status} ${ERRORS[c].title}</dt><dd>${ERRORS[c].doc}</dd>`)}</dl>
+<dl>${(Object.keys(ERRORS) as ErrorCode[]).map((c) => html`<dt id="error-${c}"><code>${c}</code> · ${ERRORS[c].status} ${ERRORS[c].title}</dt><dd>${inlineCode(ERRORS[c].doc)}</dd>`)}</dl>
 </section>`;
 }
 
