@@ -13,6 +13,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { REDACTED, createSecretScrubber, redactUrl, type SecretScrubber } from './redact.js';
 import { extendLogContext } from './context.js';
 import { SECRET_FIELD_NAMES } from '../secrets.js';
+import { PRIVATE_FILE_MODE, privateDir, privateFile } from '../private-files.js';
 
 export interface LoggerOptions {
   level: string;
@@ -98,8 +99,18 @@ function sinkOf(logger: Logger): Sink | undefined {
 
 export const LOG_FILE_BASE = 'paylink';
 
+/**
+ * Log lines name orders, customers' e-mail addresses and the addresses that called: LOG_DIR is for
+ * this service's user alone (0700, files 0600, whatever the umask), as DATA_DIR is. Files left
+ * more open by an earlier version are narrowed at start.
+ */
+function privateLogDir(dir: string): void {
+  privateDir(dir);
+  for (const name of fs.readdirSync(dir)) if (name.endsWith('.log')) privateFile(path.join(dir, name));
+}
+
 export async function createLogger(opts: LoggerOptions): Promise<Logger> {
-  fs.mkdirSync(opts.logDir, { recursive: true });
+  privateLogDir(opts.logDir);
   const file = await roll({
     file: path.join(opts.logDir, LOG_FILE_BASE),
     extension: '.log',
@@ -108,6 +119,7 @@ export async function createLogger(opts: LoggerOptions): Promise<Logger> {
     size: opts.maxFileSize ?? '20m',
     limit: { count: opts.keepFiles ?? 400, removeOtherLogFiles: true },
     mkdir: true,
+    mode: PRIVATE_FILE_MODE,
   });
   await new Promise<void>((resolve, reject) => {
     if (!internals(file)._opening) resolve();
