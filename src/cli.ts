@@ -178,7 +178,13 @@ async function runMigrate(env: Record<string, string | undefined>, io: CliIo): P
   const { migrateDatabase } = await import('./cli/migrate.js');
   try {
     const status = await migrateDatabase(config);
-    io.out(`paylink migrate: ${config.database.kind} database up to date (${status.applied} migrations applied)\n`);
+    const at = status.run.latest ?? 'no migration';
+    const n = status.run.applied.length;
+    io.out(
+      n > 0
+        ? `paylink migrate: applied ${n} migration${n === 1 ? '' : 's'} to the ${config.database.kind} database (now at ${at})\n`
+        : `paylink migrate: the ${config.database.kind} database is already up to date (${at})\n`,
+    );
     if (status.unknown.length > 0)
       io.out(
         `  it also has migrations of a newer version (${status.unknown.join(', ')}); this version runs beside them\n`,

@@ -7,6 +7,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FieldError } from '../platform/errors.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -29,7 +30,8 @@ export type Mount = (app: App) => Promise<void>;
 /**
  * Who may call a route: `key` = API key when API_KEYS is set; `op` = operator Basic Auth;
  * `doc` = the description and its rendered reference: operator Basic Auth or, when API_KEYS is
- * set, an API key (the ERP developer reads what they build against);
+ * set, an API key (the ERP developer reads what they build against); open when API_KEYS is empty,
+ * like the ERP endpoints it describes;
  * `sig` = gateway signature (checked by the handler); `none` = public.
  * Every route declares one in `config.auth`; a route without it is refused at start-up.
  */
@@ -45,6 +47,11 @@ declare module 'fastify' {
      * set: a scraper needs no operator password, and is never counted or refused by their lockout.
      */
     metricsToken?: boolean;
+    /**
+     * The domain's checks of a body's fields, run when the schema refuses the body for another
+     * reason, so the one answer names every problem (e.g. `orderFieldProblems`).
+     */
+    fieldChecks?: (body: unknown) => FieldError[];
   }
   interface FastifyRequest {
     /** The operator's user name once Basic Auth succeeded. */

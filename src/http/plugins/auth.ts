@@ -178,7 +178,9 @@ export function authHook(services: Deps<'clock' | 'config' | 'logger' | 'operato
     const auth = req.routeOptions.config.auth;
     if (auth === 'key') {
       if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
-    } else if (auth === 'doc' && services.config.apiKeys.length > 0 && presentsApiKey(req)) {
+    } else if (auth === 'doc' && services.config.apiKeys.length === 0) {
+      // The ERP endpoints are open (no API_KEYS), so their description tells nothing they do not answer themselves.
+    } else if (auth === 'doc' && presentsApiKey(req)) {
       if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
     } else if (auth === 'op' && presentsMetricsToken(req, services.config.metricsToken)) {
       await checkMetricsToken(req, services.config.metricsToken, services, metricsThrottle);

@@ -47,6 +47,8 @@ export interface StoreOptions {
   schema?: string;
   /** PostgreSQL pool size; default 10. */
   poolMax?: number;
+  /** Told which migrations this open applied (none: the database was up to date) and the newest one it now has. */
+  onMigrated?: (outcome: MigrateOutcome) => void;
 }
 
 export class MigrationError extends Error {
@@ -235,7 +237,8 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
   }
   const db = cfg.kind === 'sqlite' ? sqliteKysely(cfg.path) : postgresKysely(cfg.url, opts);
   try {
-    await migrate(db, cfg.kind, cfg.kind === 'postgres' ? opts.schema : undefined);
+    const migrated = await migrate(db, cfg.kind, cfg.kind === 'postgres' ? opts.schema : undefined);
+    opts.onMigrated?.(migrated);
   } catch (err) {
     await db.destroy();
     throw err;
@@ -252,7 +255,15 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
   );
 }
 
-async function migrate(db: Kysely<Database>, kind: 'sqlite' | 'postgres', schema?: string): Promise<void> {
+export interface MigrateOutcome {
+  /** The migrations this open applied, in the order it applied them. */
+  applied: string[];
+  /** The newest (highest-named) of this version's migrations the database has; undefined: none. */
+  latest: string | undefined;
+}
+
+/** Runs what is pending. */
+async function migrate(db: Kysely<Database>, kind: 'sqlite' | 'postgres', schema?: string): Promise<MigrateOutcome> {
   // Without an explicit schema, Kysely counts a migration table in ANY schema as present, so a
   // fresh schema beside another one (parallel test suites) would fail to migrate.
   // Migrations are added in parallel under reserved number ranges, so a database may already have a
@@ -268,4 +279,9 @@ async function migrate(db: Kysely<Database>, kind: 'sqlite' | 'postgres', schema
     const failed = results?.find((r) => r.status === 'Error');
     throw new MigrationError(failed?.migrationName, error);
   }
+  const executed = (await migrator.getMigrations()).filter((m) => m.executedAt !== undefined).map((m) => m.name);
+  return {
+    applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
+    latest: executed.sort().at(-1),
+  };
 }

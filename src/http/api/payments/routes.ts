@@ -1,4 +1,5 @@
 import { TAGS, type RoutePlugin } from '../../types.js';
+import { orderFieldProblems } from '../../../domain/orders/problems.js';
 import type { Deps } from '../../../types.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { apiActor } from '../../plugins/actor.js';
@@ -43,7 +44,7 @@ export const paymentRoutes: RoutePlugin<
     '/api/charge',
     {
       ...idempotent(services, 'charge'),
-      config: { auth: 'key' },
+      config: { auth: 'key', fieldChecks: orderFieldProblems },
       schema: {
         tags: [TAGS.ops],
         summary: 'Charge through the Core API',
@@ -70,7 +71,7 @@ export const paymentRoutes: RoutePlugin<
     '/api/snap/token',
     {
       ...idempotent(services, 'snap'),
-      config: { auth: 'key' },
+      config: { auth: 'key', fieldChecks: orderFieldProblems },
       schema: {
         tags: [TAGS.ops],
         summary: 'Create a payment-page (Snap) token',
