@@ -35,6 +35,8 @@ export type Mount = (app: App) => Promise<void>;
  */
 export type RouteAuth = 'key' | 'op' | 'doc' | 'sig' | 'none';
 
+import type { OperatorIdentity } from '../domain/operators/identity.js';
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
@@ -42,8 +44,10 @@ declare module 'fastify' {
     rawStrings?: boolean;
   }
   interface FastifyRequest {
-    /** The operator's user name once Basic Auth succeeded. */
+    /** The operator's user name once Basic Auth (or the console session) succeeded. */
     operatorUser?: string;
+    /** The signed-in operator: name, role and the accounts they may see. */
+    operatorIdentity?: OperatorIdentity;
   }
 }
 

@@ -16,6 +16,7 @@ import { refundKeys } from '../../gateway/answer.js';
 import { grossToNumber } from '../../gateway/report.js';
 import { answerFor } from '../reports/trust.js';
 import { actorName, audit, type Actor } from '../audit.js';
+import { requireRole } from '../operators/access.js';
 import { gatewayPhase } from '../../gateway/status.js';
 import { ingestGatewayReport } from '../reports/ingest.js';
 import { newestPurchaseOrderId, refreshFromGateway } from '../reports/verify.js';
@@ -119,6 +120,7 @@ export async function refundPayment(
   input: RefundRequest,
   actor: Actor,
 ): Promise<TransactionRecord> {
+  requireRole(actor, 'finance');
   // The gateway shows the reason with the refund and takes at most 255 characters.
   if (input.reason !== undefined && input.reason.length > 255)
     throw new AppError('VALIDATION_FAILED', 'reason must be at most 255 characters.', {
@@ -358,6 +360,7 @@ async function closePayment(
   actor: Actor,
   action: 'cancelled' | 'expired',
 ): Promise<TransactionRecord> {
+  requireRole(actor, 'finance');
   const tx = await mustFind(services, id);
   // Asking again for what already happened answers with the payment as it is (a retry is harmless).
   if (tx.status === action) return tx;

@@ -13,6 +13,7 @@ import type { GatewayAnswer } from '../../gateway/answer.js';
 import { ingestGatewayReport, noteReport, type IngestDeps, type IngestResult } from './ingest.js';
 import { answerFor, confirmNotification, localExpiry, signedReport, type TrustedReport } from './trust.js';
 import { actorName, audit, type Actor } from '../audit.js';
+import { requireRole } from '../operators/access.js';
 
 /** A signed notification: verified with the configured server key, confirmed, recorded. */
 export type NotificationDeps = RefreshDeps & Deps<'runtimeConfig'>;
@@ -89,6 +90,7 @@ export async function replayNotification(
   raw: Record<string, unknown>,
   actor: Actor,
 ): Promise<NotificationOutcome> {
+  requireRole(actor, 'finance');
   const outcome = await handleGatewayNotification(services, raw, 'replay');
   const gatewayOrderId = typeof raw.order_id === 'string' ? raw.order_id.slice(0, 100) : null;
   audit(

@@ -24,6 +24,7 @@ import { MONEY_MESSAGES, type MoneyKey } from './i18n/money.js';
 import { CsvSeparatorParam, OptionalStr } from '../schemas/common.js';
 import { CSV_BOM, CSV_CONTENT_TYPE, csvLine, type CsvSeparator } from '../csv.js';
 import { rowView } from '../api/reconciliation/views.js';
+import { operatorActor } from '../plugins/actor.js';
 import { html, rupiah, type Html } from './html.js';
 import { EMPTY, type View } from './view.js';
 import { statusBadge } from './layout.js';
@@ -342,7 +343,7 @@ export const consoleReconciliationRoutes: RoutePlugin<
             separator: separatorNamed(separator),
             from: from === '' ? undefined : from,
             to: to === '' ? undefined : to,
-            actor: `operator:${req.operatorUser ?? 'operator'}`,
+            actor: operatorActor(req),
           });
           return await reply.redirect(`${BASE}/${out.import.id}?done=${out.created ? 'imported' : 'again'}`, 303);
         } catch (err) {

@@ -12,6 +12,7 @@ import { MAX_REPORT_BYTES, importGatewayReport } from '../../../domain/reconcili
 import { SEPARATORS, type SeparatorName } from '../../../domain/reconciliation/reader.js';
 import { getReconciliation, listReconciliations } from '../../../domain/reconciliation/queries.js';
 import { problems } from '../../schemas/problems.js';
+import { operatorActor } from '../../plugins/actor.js';
 
 const Counts = {
   rows: Type.Integer(),
@@ -148,7 +149,7 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
           separator: req.query.separator,
           from: req.query.from,
           to: req.query.to,
-          actor: `operator:${req.operatorUser ?? 'operator'}`,
+          actor: operatorActor(req),
         });
         return reply.code(out.created ? 201 : 200).send(importView(out.import));
       },
