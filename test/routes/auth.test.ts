@@ -80,6 +80,12 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
         'GET /api/reconciliation/imports/:id',
         'GET /api/reports/daily',
         'GET /api/transactions/export',
+        // Contract §13: operators and who is signed in.
+        'GET /api/operators',
+        'POST /api/operators',
+        'PATCH /api/operators/:username',
+        'POST /api/operators/:username/unlock',
+        'GET /api/me',
       ].sort(),
     );
     // /echo and /echo2 answer any method, all of them behind operator auth
