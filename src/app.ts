@@ -30,6 +30,7 @@ import { erpEventRoutes } from './http/api/erp-events/routes.js';
 import { reconciliationRoutes } from './http/api/reconciliation/routes.js';
 import { reportRoutes } from './http/api/reports/routes.js';
 import { operatorRoutes } from './http/api/operators/routes.js';
+import { signInRoutes } from './http/console/sign-in.js';
 import { consoleScope } from './http/console/scope.js';
 import { consolePages } from './http/console/pages.js';
 import { consoleActionRoutes } from './http/console/actions.js';
@@ -155,6 +156,7 @@ function routeTable(services: Services): Mount[] {
     mount(reconciliationRoutes, services),
     mount(reportRoutes, services),
     mount(operatorRoutes, services),
+    mount(signInRoutes, services),
     consoleScope(services, [
       mount(consolePages, services),
       mount(consoleActionRoutes, services),

@@ -48,6 +48,8 @@ declare module 'fastify' {
     operatorUser?: string;
     /** The signed-in operator: name, role and the accounts they may see. */
     operatorIdentity?: OperatorIdentity;
+    /** The operator signed in with the console's session cookie (not Basic Auth): the page offers a sign-out. */
+    operatorSession?: boolean;
   }
 }
 

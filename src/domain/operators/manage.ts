@@ -63,6 +63,11 @@ async function existing(services: ManageDeps, username: string): Promise<Operato
   return r;
 }
 
+/** Whether any operator signs in by name (until one does, the console keeps to the browser's Basic dialog). */
+export async function hasStoredOperators(services: Deps<'store'>): Promise<boolean> {
+  return (await services.store.operators.list()).length > 0;
+}
+
 export async function listOperators(services: ManageDeps, actor: Actor): Promise<OperatorView[]> {
   requireRole(actor, 'admin');
   const all = await services.store.operators.list();

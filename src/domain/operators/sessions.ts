@@ -4,7 +4,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Deps } from '../../types.js';
-import { identityOf, type OperatorIdentity } from './identity.js';
+import { identityOf, operatorActorOf, type OperatorIdentity } from './identity.js';
+import { actorName, audit } from '../audit.js';
 
 /** A session unused for this long has ended. */
 export const SESSION_IDLE_MS = 12 * 3_600_000;
@@ -13,13 +14,24 @@ const TOUCH_EVERY_MS = 60_000;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 export type SessionDeps = Deps<'clock' | 'operator' | 'store'>;
+export type SessionAuditDeps = Deps<'clock' | 'logger' | 'operator' | 'store'>;
 
 const hashOf = (id: string): string => createHash('sha256').update(id).digest('base64url');
 
 /** Starts a session for a signed-in operator; the answer is the cookie's value, known only to the browser. */
-export async function startSession(services: SessionDeps, identity: OperatorIdentity): Promise<string> {
+export async function startSession(
+  services: SessionAuditDeps,
+  identity: OperatorIdentity,
+  ip: string,
+): Promise<string> {
   const id = randomBytes(32).toString('base64url');
   await services.store.operators.createSession(hashOf(id), identity.username, services.clock.now());
+  const actor = operatorActorOf(identity, ip);
+  audit(
+    services,
+    { actor, action: 'session_start', subject: identity.username, outcome: 'saved' },
+    `${actorName(actor)} signed in to the console`,
+  );
   return id;
 }
 
@@ -38,6 +50,21 @@ export async function sessionIdentity(services: SessionDeps, id: string): Promis
   return identity;
 }
 
-export async function endSession(services: SessionDeps, id: string): Promise<void> {
-  if (SESSION_ID.test(id)) await services.store.operators.endSession(hashOf(id), services.clock.now());
+/** Ends the session of that cookie at once, on every instance (each looks it up on every request). */
+export async function endSession(services: SessionAuditDeps, id: string, ip: string): Promise<void> {
+  if (!SESSION_ID.test(id)) return;
+  const hash = hashOf(id);
+  const s = await services.store.operators.findSession(hash);
+  if (!s || s.endedAt !== null) return;
+  await services.store.operators.endSession(hash, services.clock.now());
+  audit(
+    services,
+    {
+      actor: { kind: 'operator', user: s.username, role: 'viewer', ip },
+      action: 'session_end',
+      subject: s.username,
+      outcome: 'saved',
+    },
+    `operator:${s.username} signed out of the console`,
+  );
 }

@@ -35,11 +35,19 @@ function langLinks(here: string, v: View): Html {
   return html`<nav class="langs" aria-label="${v.t('language')}">${link('en', 'English')} · ${link('id', 'Bahasa Indonesia')}</nav>`;
 }
 
+function roleWord(v: View, role: string): string {
+  return role === 'viewer' || role === 'finance' || role === 'admin' ? v.t(`role_${role}`) : role;
+}
+
 export function page(o: {
   title: string;
   section: Section;
   body: Html;
   user?: string;
+  /** The signed-in operator's role, shown beside the name. */
+  role?: string;
+  /** Signed in with the session cookie: a sign-out button is shown. */
+  signOut?: boolean;
   view: View;
   here: string;
   alert?: Alert;
@@ -61,7 +69,7 @@ export function page(o: {
 <span class="brand">paylink</span>
 <ul>${NAV.map(([key, href, label]) => html`<li><a href="${href}"${key === o.section ? html` aria-current="page"` : ''}>${t(label)}</a></li>`)}</ul>
 </nav>
-<p class="who">${o.user ? html`${t('signed_in_as')} <strong>${o.user}</strong> · ` : ''}<span data-zone="${o.view.timeZone}">${t('times_in', { zone: o.view.zone })}</span></p>
+<p class="who">${o.user ? html`${t('signed_in_as')} <strong>${o.user}</strong>${o.role ? html` <span data-role="${o.role}">(${roleWord(o.view, o.role)})</span>` : ''} · ` : ''}${o.signOut ? html`<form method="post" action="/sign-out" class="inline-form"><button type="submit" class="secondary">${t('sign_out')}</button></form> · ` : ''}<span data-zone="${o.view.timeZone}">${t('times_in', { zone: o.view.zone })}</span></p>
 ${langLinks(o.here, o.view)}
 </header>
 <main id="main">

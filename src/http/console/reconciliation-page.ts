@@ -93,9 +93,10 @@ async function listBody(
   t: T,
   token: string,
   cursor: string | undefined,
+  mayImport: boolean,
 ): Promise<Html> {
   const page = await listReconciliations(services, { limit: LIST_SIZE, cursor });
-  return html`${uploadForm(t, token)}
+  return html`${mayImport ? uploadForm(t, token) : ''}
 <h2 id="h-imports">${t('imports')}</h2>
 ${
   page.items.length === 0
@@ -292,7 +293,7 @@ export const consoleReconciliationRoutes: RoutePlugin<
       section: 'reconciliation',
       status: o.status,
       alert: o.alert,
-      body: await listBody(services, v, t, ctx.csrfToken(req, reply), o.cursor),
+      body: await listBody(services, v, t, ctx.csrfToken(req, reply), o.cursor, ctx.may(req, 'finance')),
     });
   };
 

@@ -11,8 +11,9 @@ import {
   type Lockout,
   type OperatorThrottle,
 } from '../../domain/sign-in-throttle.js';
-import { signIn } from '../../domain/operators/sign-in.js';
+import { signIn, type SignInResult } from '../../domain/operators/sign-in.js';
 import { sessionIdentity } from '../../domain/operators/sessions.js';
+import { hasStoredOperators } from '../../domain/operators/manage.js';
 import type { OperatorIdentity } from '../../domain/operators/identity.js';
 import { crossSiteRefusal } from './same-origin.js';
 
@@ -76,6 +77,29 @@ export function sessionCookie(req: FastifyRequest): string | undefined {
   return undefined;
 }
 
+/**
+ * A person opening a console page in a browser without being signed in. Once operators sign in by
+ * name, they are sent to the sign-in page; until then (no operator stored) the browser's own Basic
+ * dialog is asked for, as always.
+ */
+function isConsoleNavigation(req: FastifyRequest): boolean {
+  const accept = req.headers.accept;
+  return (
+    req.method === 'GET' &&
+    /^\/console(\/|$|\?)/.test(req.url) &&
+    !req.url.startsWith('/console/assets/') &&
+    typeof accept === 'string' &&
+    accept.includes('text/html')
+  );
+}
+
+function signInRedirect(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply
+    .code(303)
+    .header('location', `/sign-in?next=${encodeURIComponent(req.url.slice(0, 500))}`)
+    .send();
+}
+
 function challenge(reply: FastifyReply): never {
   reply.header('www-authenticate', 'Basic realm="paylink", charset="UTF-8"');
   throw new AppError('UNAUTHORIZED', 'Operator credentials are required (HTTP Basic).');
@@ -102,20 +126,30 @@ async function basicSignIn(
     ? await signIn(services, throttle, { user: creds.user, pass: creds.pass, ip: req.ip })
     : ({ kind: 'failed', known: undefined, ...(await throttle.fail(req.ip, undefined)) } as const);
   if (result.kind === 'ok') return result.identity;
+  auditSignInRefusal(services, req, result, authScheme(req.headers.authorization));
+  if (result.kind === 'locked')
+    throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins from this address; try again later.', {
+      headers: { 'retry-after': String(result.lockedFor) },
+    });
+  challenge(reply);
+}
+
+/** The audit lines of a refused sign-in (Basic Auth or the sign-in page): failed, locked, slowed down. */
+export function auditSignInRefusal(
+  services: Deps<'logger'>,
+  req: FastifyRequest,
+  result: Exclude<SignInResult, { kind: 'ok' }>,
+  scheme: string,
+): void {
   if (result.kind === 'locked') {
     refusal(services, req, 'auth_locked_out', 'operator request refused: client locked out', {
       retry_after_s: result.lockedFor,
     });
-    throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins from this address; try again later.', {
-      headers: { 'retry-after': String(result.lockedFor) },
-    });
+    return;
   }
   // The user name is logged only when it is an operator's: people type passwords into user fields.
   const user = result.known;
-  refusal(services, req, 'auth_failed', 'operator authentication failed', {
-    user,
-    scheme: authScheme(req.headers.authorization),
-  });
+  refusal(services, req, 'auth_failed', 'operator authentication failed', { user, scheme });
   if (result.lockedFor > 0)
     refusal(services, req, 'auth_lockout', 'operator login locked for this client after repeated failures', {
       user,
@@ -125,7 +159,6 @@ async function basicSignIn(
     refusal(services, req, 'auth_slowed', 'operator sign-ins from this client slowed down after repeated failures', {
       slowed_for_s: LOCKOUT.lockMs / 1000,
     });
-  challenge(reply);
 }
 
 /**
@@ -166,7 +199,7 @@ function authScheme(header: string | undefined): string {
 export function authHook(services: Deps<'clock' | 'config' | 'logger' | 'operator' | 'store'>) {
   const throttle = createOperatorThrottle(services);
   const keyThrottle = createLockout(services, 'api_key', API_KEY_THROTTLE);
-  return async function enforceAuth(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return async function enforceAuth(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const auth = req.routeOptions.config.auth;
     if (auth === 'key') {
       if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
@@ -188,11 +221,13 @@ export function authHook(services: Deps<'clock' | 'config' | 'logger' | 'operato
       }
       // A live console session first; Basic Auth stays accepted on every operator route.
       const session = sessionCookie(req);
-      const identity =
-        (session === undefined ? undefined : await sessionIdentity(services, session)) ??
-        (await basicSignIn(req, reply, services, throttle));
+      const fromSession = session === undefined ? undefined : await sessionIdentity(services, session);
+      if (!fromSession && isConsoleNavigation(req) && req.headers.authorization === undefined)
+        if (await hasStoredOperators(services)) return signInRedirect(req, reply);
+      const identity = fromSession ?? (await basicSignIn(req, reply, services, throttle));
       req.operatorUser = identity.username;
       req.operatorIdentity = identity;
+      req.operatorSession = fromSession !== undefined;
     }
   };
 }
