@@ -31,6 +31,7 @@ import { reconciliationRoutes } from './http/api/reconciliation/routes.js';
 import { reportRoutes } from './http/api/reports/routes.js';
 import { operatorRoutes } from './http/api/operators/routes.js';
 import { signInRoutes } from './http/console/sign-in.js';
+import { consoleOperatorRoutes } from './http/console/operators-page.js';
 import { consoleScope } from './http/console/scope.js';
 import { consolePages } from './http/console/pages.js';
 import { consoleActionRoutes } from './http/console/actions.js';
@@ -162,6 +163,7 @@ function routeTable(services: Services): Mount[] {
       mount(consoleActionRoutes, services),
       mount(consoleConfigRoutes, services),
       mount(consoleReconciliationRoutes, services),
+      mount(consoleOperatorRoutes, services),
     ]),
   ];
 }

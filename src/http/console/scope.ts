@@ -41,6 +41,7 @@ export function consoleContext(services: Deps<'clock' | 'config' | 'formKeySecre
                 ? req.operatorIdentity?.role
                 : undefined,
             signOut: req.operatorSession === true,
+            admin: req.operatorIdentity?.role === 'admin',
             view,
             here,
           }),
