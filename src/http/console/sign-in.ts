@@ -114,8 +114,7 @@ export const signInRoutes: RoutePlugin<Deps<'clock' | 'config' | 'logger' | 'ope
         ),
       },
     },
-    async (_req, reply) =>
-      reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(CONSOLE_CSS),
+    async (_req, reply) => reply.type('text/css; charset=utf-8').send(CONSOLE_CSS),
   );
 
   app.get(
