@@ -41,6 +41,9 @@ const SignInQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** The sign-in page, again with what went wrong when a sign-in was refused. */
+const PageAnswer = Type.String({ description: 'The sign-in page (HTML).' });
+
 /** Only a console page is a place to return to: anything else (another site, `//host`) goes to the overview. */
 function nextPage(next: string | undefined): string {
   return next !== undefined && /^\/console(\/[^/\\]|$|\?)/.test(next) ? next : '/console';
@@ -107,12 +110,10 @@ export const signInRoutes: RoutePlugin<Deps<'clock' | 'config' | 'logger' | 'ope
     '/sign-in/console.css',
     {
       config: { auth: 'none' },
-      schema: {
-        ...consoleDoc(
-          'Console: sign out',
-          'Ends the console session at once, on every instance, clears its cookie and leads to the sign-in page.',
-        ),
-      },
+      schema: consoleDoc(
+        'Sign-in page stylesheet',
+        "The console's stylesheet for the sign-in page, which is shown before any credentials.",
+      ),
     },
     async (_req, reply) => reply.type('text/css; charset=utf-8').send(CONSOLE_CSS),
   );
@@ -127,6 +128,7 @@ export const signInRoutes: RoutePlugin<Deps<'clock' | 'config' | 'logger' | 'ope
           'The sign-in page of operators who sign in by name; a console page opened without credentials leads here once any operator is stored.',
         ),
         querystring: SignInQuery,
+        response: { 200: PageAnswer },
       },
     },
     async (req, reply) => {
@@ -146,6 +148,11 @@ export const signInRoutes: RoutePlugin<Deps<'clock' | 'config' | 'logger' | 'ope
           'A form post (username, password): a console session cookie (HttpOnly, SameSite=Strict, Secure behind HTTPS, ends after 12 h idle) and a redirect to the console; wrong credentials answer the page again (401), a locked name 429. Counted with the Basic Auth failures.',
         ),
         body: SignInBody,
+        response: {
+          303: Type.Null({ description: 'Signed in: the session cookie is set; on to the console page asked for.' }),
+          401: PageAnswer,
+          429: PageAnswer,
+        },
       },
     },
     async (req, reply) => {
@@ -160,7 +167,7 @@ export const signInRoutes: RoutePlugin<Deps<'clock' | 'config' | 'logger' | 'ope
           .code(303)
           .header('set-cookie', cookieHeader(req, services.config.publicBaseUrl, id))
           .header('location', next)
-          .send();
+          .send(null);
       }
       auditSignInRefusal(services, req, result, 'form');
       const lockedFor = result.kind === 'locked' ? result.lockedFor : result.lockedFor > 0 ? LOCKOUT.lockMs / 1000 : 0;
@@ -188,6 +195,7 @@ export const signInRoutes: RoutePlugin<Deps<'clock' | 'config' | 'logger' | 'ope
           'Console: sign out',
           'Ends the console session at once, on every instance, clears its cookie and leads to the sign-in page.',
         ),
+        response: { 303: Type.Null({ description: 'Signed out: the cookie is cleared; on to the sign-in page.' }) },
       },
     },
     async (req, reply) => {
@@ -198,7 +206,7 @@ export const signInRoutes: RoutePlugin<Deps<'clock' | 'config' | 'logger' | 'ope
         .code(303)
         .header('set-cookie', cookieHeader(req, services.config.publicBaseUrl, '', 0))
         .header('location', '/sign-in?ended=1')
-        .send();
+        .send(null);
     },
   );
 };
