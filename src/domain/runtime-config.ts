@@ -19,6 +19,7 @@ import { outboundUrlProblem, type AllowedNetworks } from '../platform/url-policy
 import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
 import { registerLogSecrets } from '../platform/logging/logger.js';
 import { actorName, audit, type Actor } from './audit.js';
+import { requireRole } from './operators/access.js';
 
 const S = RuntimeConfigSchema.properties;
 /** A section of the patch: any of its fields; `null` removes an override, so the field falls back to the environment's value. */
@@ -202,6 +203,7 @@ export async function changeRuntimeConfig(
   patch: RuntimeConfigPatch,
   actor: Actor,
 ): Promise<string[]> {
+  requireRole(actor, 'admin');
   for (let attempt = 1; attempt <= SAVE_ATTEMPTS; attempt++) {
     const stored = await services.runtimeConfig.overrides();
     const { next, changed } = mergePatch(stored.document, patch);

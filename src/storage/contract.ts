@@ -15,6 +15,7 @@ import type { AttemptResult, DeliveryAttempt, NewOutboxEvent, OutboxEvent, Outbo
 import type { NewRefund, RefundRecord, RefundState } from '../model/refund.js';
 import type { AuthFailurePolicy, AuthFailureState } from '../model/auth-failures.js';
 import type { Page } from '../model/page.js';
+import type { NewOperator, OperatorChange, OperatorRecord, OperatorSession } from '../model/operator.js';
 import type {
   NewReconciliationRow,
   ReconciliationCounts,
@@ -278,7 +279,33 @@ export interface AuthFailuresRepo {
    */
   fail(scope: string, client: string, now: Date, p: AuthFailurePolicy): Promise<AuthFailureState>;
   clear(scope: string, client: string): Promise<void>;
+  /** The latest lock of `scope` still running at `now` (ISO), over every client; null when none. */
+  lockedUntil(scope: string, now: Date): Promise<string | null>;
+  /** Forgets every client's failures and lock in `scope`. */
+  clearScope(scope: string): Promise<void>;
   prune(now: Date, p: AuthFailurePolicy): Promise<void>;
+}
+
+/** Operators who sign in by name, and their console sessions. */
+export interface OperatorsRepo {
+  /** False when the username is taken. */
+  insert(op: NewOperator, now: Date): Promise<boolean>;
+  get(username: string): Promise<OperatorRecord | undefined>;
+  /** Every operator, by username. */
+  list(): Promise<OperatorRecord[]>;
+  /** The operator as changed, or undefined when there is none of that name. */
+  update(username: string, change: OperatorChange): Promise<OperatorRecord | undefined>;
+  recordSignIn(username: string, now: Date): Promise<void>;
+  createSession(idHash: string, username: string, now: Date): Promise<void>;
+  /** The session of that id hash, ended or not. */
+  findSession(idHash: string): Promise<OperatorSession | undefined>;
+  /** Marks the session seen at `now` (the idle expiry counts from it). */
+  touchSession(idHash: string, now: Date): Promise<void>;
+  endSession(idHash: string, now: Date): Promise<void>;
+  /** Ends every open session of `username`; returns how many. */
+  endSessionsOf(username: string, now: Date): Promise<number>;
+  /** Deletes sessions ended or last seen before `before` (ISO); returns how many. */
+  pruneSessions(before: string): Promise<number>;
 }
 
 /** One ERP event in the pull feed: its position and the exact body a push would carry. */
@@ -401,6 +428,8 @@ export interface Repositories {
   readonly retention: RetentionRepo;
   /** Failed authentication attempts per client, shared by every instance. */
   readonly authFailures: AuthFailuresRepo;
+  /** Operators who sign in by name, and their console sessions. */
+  readonly operators: OperatorsRepo;
   /** The ERP events as a feed an ERP pulls. */
   readonly feed: FeedRepo;
   /** Imports of the gateway's reports. */
@@ -515,7 +544,27 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
   },
   retention: { pruneDelivered: 'write', pruneNotifications: 'write', pruneIdempotency: 'write' },
   // Counted outside any group: a failed login must not wait for (or share the fate of) other writes.
-  authFailures: { get: 'read', fail: 'autocommit', clear: 'autocommit', prune: 'autocommit' },
+  authFailures: {
+    get: 'read',
+    fail: 'autocommit',
+    clear: 'autocommit',
+    lockedUntil: 'read',
+    clearScope: 'autocommit',
+    prune: 'autocommit',
+  },
+  operators: {
+    insert: 'write',
+    get: 'read',
+    list: 'read',
+    update: 'write',
+    recordSignIn: 'autocommit',
+    createSession: 'write',
+    findSession: 'read',
+    touchSession: 'autocommit',
+    endSession: 'write',
+    endSessionsOf: 'write',
+    pruneSessions: 'autocommit',
+  },
   feed: { identity: 'read', sequence: 'write', after: 'read', handedOut: 'write', acknowledge: 'write' },
   reconciliation: {
     begin: 'write',

@@ -17,6 +17,7 @@ import { KyselyRefundsRepo } from './repos/refunds.js';
 import { KyselyConsoleQueries } from './repos/console-queries.js';
 import { KyselyRetentionRepo } from './repos/retention.js';
 import { KyselyAuthFailuresRepo } from './repos/auth-failures.js';
+import { KyselyOperatorsRepo } from './repos/operators.js';
 import { KyselyFeedRepo } from './repos/feed.js';
 import { KyselyReconciliationRepo } from './repos/reconciliation.js';
 import type { Backend } from './backend.js';
@@ -109,6 +110,7 @@ const REPOSITORIES: { readonly [K in keyof Repositories]: (c: RepoContext) => Re
   console: (c) => new KyselyConsoleQueries(c.db),
   retention: (c) => new KyselyRetentionRepo(c.db),
   authFailures: (c) => new KyselyAuthFailuresRepo(c.db),
+  operators: (c) => new KyselyOperatorsRepo(c.db),
   feed: (c) => new KyselyFeedRepo(c.db, c.backend.dialect),
   reconciliation: (c) => new KyselyReconciliationRepo(c.db, c.now, c.backend.dialect.kind),
 };
