@@ -37,10 +37,11 @@ export class KyselyOutboxRepo implements OutboxRepo {
     private readonly now: () => Date,
     private readonly dialect: SqlDialect,
     private readonly completeAttempt: CompleteAttempt,
+    private readonly account: string,
   ) {}
 
   enqueue(e: NewOutboxEvent, now?: Date): Promise<OutboxEvent> {
-    return insertOutboxEvent(this.db, e, now ?? this.now());
+    return insertOutboxEvent(this.db, e, now ?? this.now(), this.account);
   }
 
   async claimDue(owner: string, now: Date, leaseMs: number, limit: number): Promise<OutboxEvent[]> {
