@@ -24,6 +24,7 @@ const TAG_DOCS: Record<string, string> = {
   [TAGS.logs]: 'Log files, this description and the rendered reference.',
   [TAGS.dev]: 'Only served with LOG_EXPOSE_API; never in production.',
   [TAGS.operations]: 'Transactions, ERP deliveries and metrics for operators.',
+  [TAGS.accounts]: 'The merchants (Midtrans MIDs) this service serves: their configuration and API keys.',
 };
 
 const RESPONSE_NAMES: Record<number, string> = {

@@ -56,4 +56,5 @@ export const TAGS = {
   logs: 'Logs & Docs',
   dev: 'Dev/Test',
   operations: 'Operations',
+  accounts: 'Accounts',
 } as const;

@@ -135,6 +135,16 @@ export const ERRORS = {
     title: 'Payments changed during the import',
     doc: 'A payment a gateway report matched changed (a notification or a refund arrived) between the reading of the report and the writing of its fees; nothing of the import was kept. Import the same file again.',
   },
+  ACCOUNT_EXISTS: {
+    status: 409,
+    title: 'Account exists',
+    doc: 'An account with this id exists already (disabled ones included: an id is never reused).',
+  },
+  ACCOUNT_DEFAULT: {
+    status: 409,
+    title: 'Default account',
+    doc: 'The default account (the one the environment configures) cannot be disabled.',
+  },
   CONFIG_CONFLICT: {
     status: 409,
     title: 'Configuration changed concurrently',
