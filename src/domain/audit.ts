@@ -5,15 +5,22 @@
  */
 import type { Deps } from '../types.js';
 import { currentLogContext } from '../platform/logging/context.js';
+import { DEFAULT_ACCOUNT } from '../model/account.js';
 
 /**
  * Who asked: the ERP through an API key, an operator by name, or a client not signed in (refused);
  * with the client's address when the request came over HTTP.
  */
-export type Actor = ({ kind: 'api' } | { kind: 'operator'; user: string } | { kind: 'anonymous' }) & { ip?: string };
+export type Actor = ({ kind: 'api'; account: string } | { kind: 'operator'; user: string } | { kind: 'anonymous' }) & {
+  ip?: string;
+};
 
-/** How an actor is written in the audit log and kept with refunds: `api`, `operator:<user>` or `anonymous`. */
+/**
+ * How an actor is written in the audit log and kept with refunds: `api` (the default account's
+ * keys), `api:<account>`, `operator:<user>` or `anonymous`.
+ */
 export function actorName(a: Actor): string {
+  if (a.kind === 'api') return a.account === DEFAULT_ACCOUNT ? 'api' : `api:${a.account}`;
   return a.kind === 'operator' ? `operator:${a.user}` : a.kind;
 }
 

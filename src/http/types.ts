@@ -44,6 +44,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The operator's user name once Basic Auth succeeded. */
     operatorUser?: string;
+    /** The account an API key acts for, once a `key` route's key was accepted (`default` when no keys are configured). */
+    account?: string;
   }
 }
 

@@ -80,6 +80,14 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
         'GET /api/reconciliation/imports/:id',
         'GET /api/reports/daily',
         'GET /api/transactions/export',
+        'GET /api/accounts',
+        'POST /api/accounts',
+        'DELETE /api/accounts/:id',
+        'GET /api/accounts/:id/config',
+        'POST /api/accounts/:id/config',
+        'POST /api/accounts/:id/api-keys',
+        'GET /api/accounts/:id/api-keys',
+        'DELETE /api/accounts/:id/api-keys/:key_id',
       ].sort(),
     );
     // /echo and /echo2 answer any method, all of them behind operator auth
@@ -106,7 +114,10 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
     expect([...(byAuth.get('doc') ?? [])].sort()).toEqual(
       ['GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js', 'GET /docs/init.js', 'GET /docs/docs.css'].sort(),
     );
-    expect([...(byAuth.get('sig') ?? [])]).toEqual(['POST /webhook/midtrans']);
+    expect([...(byAuth.get('sig') ?? [])].sort()).toEqual([
+      'POST /webhook/midtrans',
+      'POST /webhook/midtrans/:account',
+    ]);
     expect([...(byAuth.get('none') ?? [])].sort()).toEqual([
       'GET /',
       'GET /health',

@@ -51,6 +51,17 @@ function accountConfigDeps<S extends ConfigDeps>(services: S, account: string): 
   };
 }
 
+/** The account a notification URL names: 404 when unknown, refused like a bad signature when disabled. */
+export async function notifiedAccount(services: Deps<'store'>, id: string): Promise<string> {
+  const a = await requireAccount(services, id);
+  if (a.disabledAt !== null)
+    throw new AppError('SIGNATURE_INVALID', 'The account of this notification URL is disabled.');
+  return a.id;
+}
+
+/** Names a path of its own beside the accounts' notification URLs. */
+const RESERVED_IDS = new Set(['replay']);
+
 /** The account, or 404 as for any unknown resource. */
 export async function requireAccount(services: Deps<'store'>, id: string): Promise<AccountRecord> {
   const a = await services.store.accounts.get(id);
@@ -80,6 +91,10 @@ export async function createAccount(
   input: { id: string; name?: string; config: RuntimeConfigPatch },
   actor: Actor,
 ): Promise<AccountRecord> {
+  if (RESERVED_IDS.has(input.id))
+    throw new AppError('VALIDATION_FAILED', `The id ${input.id} is reserved.`, {
+      errors: [{ path: 'id', message: 'is reserved' }],
+    });
   if (await services.store.accounts.get(input.id)) throw new AppError('ACCOUNT_EXISTS');
   const scoped = accountConfigDeps(services, input.id);
   const { next } = mergePatch({}, input.config);

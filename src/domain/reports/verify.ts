@@ -55,6 +55,11 @@ export async function handleGatewayNotification(
   if (!(await services.gateway.verifyNotification(report, raw.signature_key)))
     throw new AppError('SIGNATURE_INVALID', 'The notification signature does not verify.');
   const s = await services.runtimeConfig.current();
+  // The signature does not cover merchant_id, but a key shared by mistake must not let one MID's
+  // notifications into another account: a known MID must be the one named.
+  const mid = s.gateway.merchant_id;
+  if (mid !== undefined && raw.merchant_id !== mid)
+    throw new AppError('SIGNATURE_INVALID', "The notification names another merchant than this account's.");
   // Unsigned fields carried a NUL (replaced by U+FFFD): accepted (a retry would carry the same
   // bytes), recorded as received, flagged on the order, and never trusted as a lookup key.
   const flags = replaced.length > 0 ? ['nul_in_notification'] : [];

@@ -5,10 +5,11 @@ import type { Deps } from '../../types.js';
 import { audit } from '../../domain/audit.js';
 import { API_KEY_THROTTLE, LOCKOUT, createLockout, type Lockout } from '../../domain/sign-in-throttle.js';
 import { crossSiteRefusal } from './same-origin.js';
+import { accountOfKey } from '../../domain/accounts/api-keys.js';
+import { DEFAULT_ACCOUNT } from '../../model/account.js';
 
-/** `Authorization: Bearer K` or `X-API-Key: K`; every configured key is compared in constant time. */
-export function checkApiKey(req: FastifyRequest, keys: string[]): boolean {
-  if (keys.length === 0) return true;
+/** The key presented with `Authorization: Bearer K` or `X-API-Key: K`, if any. */
+function presentedKey(req: FastifyRequest): string | undefined {
   const auth = req.headers.authorization;
   const header = req.headers['x-api-key'];
   const given =
@@ -17,6 +18,13 @@ export function checkApiKey(req: FastifyRequest, keys: string[]): boolean {
       : typeof header === 'string'
         ? header.trim()
         : undefined;
+  return given === '' ? undefined : given;
+}
+
+/** `Authorization: Bearer K` or `X-API-Key: K`; every configured key is compared in constant time. */
+export function checkApiKey(req: FastifyRequest, keys: string[]): boolean {
+  if (keys.length === 0) return true;
+  const given = presentedKey(req);
   if (!given) return false;
   let ok = false;
   for (const k of keys) ok = secretEquals(given, k) || ok;
@@ -116,6 +124,11 @@ async function apiKeyFailure(services: Deps<'logger'>, req: FastifyRequest, thro
   throw new AppError('UNAUTHORIZED', 'A valid API key is required (Authorization: Bearer <key> or X-API-Key).');
 }
 
+/** The key presented has the shape of an account's key (`pl_…`). */
+function isAccountKey(req: FastifyRequest): boolean {
+  return presentedKey(req)?.startsWith('pl_') ?? false;
+}
+
 /** An API key was presented (Bearer or X-API-Key), as opposed to Basic credentials or none. */
 function presentsApiKey(req: FastifyRequest): boolean {
   const auth = req.headers.authorization;
@@ -128,6 +141,23 @@ function authScheme(header: string | undefined): string {
   return scheme ? scheme.toLowerCase() : 'malformed';
 }
 
+/**
+ * The account the request's API key acts for: a key of `API_KEYS` is `default`'s, an account's key
+ * (looked up by its hash on every request) its account's; undefined when the key is wrong, revoked
+ * or of a disabled account. Without `API_KEYS` (development) anyone may call, as `default` unless
+ * an account's key is presented.
+ */
+async function keyAccount(
+  services: Deps<'clock' | 'config' | 'logger' | 'store'>,
+  req: FastifyRequest,
+): Promise<string | undefined> {
+  const given = presentedKey(req);
+  const found = given === undefined ? undefined : await accountOfKey(services, given);
+  if (found !== undefined || services.config.apiKeys.length > 0) return found;
+  // An account's key that no longer acts (revoked, account disabled) is refused even here.
+  return given?.startsWith('pl_') ? undefined : DEFAULT_ACCOUNT;
+}
+
 /** Checks the credentials each route's `config.auth` asks for, before anything else of the request. */
 export function authHook(services: Deps<'clock' | 'config' | 'logger' | 'operator' | 'store'>) {
   const lockout = createLockout(services, 'operator', LOCKOUT);
@@ -135,9 +165,11 @@ export function authHook(services: Deps<'clock' | 'config' | 'logger' | 'operato
   return async function enforceAuth(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const auth = req.routeOptions.config.auth;
     if (auth === 'key') {
-      if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
-    } else if (auth === 'doc' && services.config.apiKeys.length > 0 && presentsApiKey(req)) {
-      if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
+      const account = await keyAccount(services, req);
+      if (account === undefined) await apiKeyFailure(services, req, keyThrottle);
+      req.account = account;
+    } else if (auth === 'doc' && presentsApiKey(req) && (services.config.apiKeys.length > 0 || isAccountKey(req))) {
+      if ((await keyAccount(services, req)) === undefined) await apiKeyFailure(services, req, keyThrottle);
     } else if (auth === 'op' || auth === 'doc') {
       // Before the credentials: a cross-site page must not even add to the failed-login count.
       const crossSite = crossSiteRefusal(req, services.config.publicBaseUrl);

@@ -135,6 +135,8 @@ interface Connection extends RepoContext {
   readonly close: () => Promise<void>;
   /** SQLite: concurrent transactions share one commit. */
   readonly group?: GroupCommit;
+  /** Outside transactions: each account's view, built once (a view is a set of repositories, kept for the store's life). */
+  readonly views?: Map<string, KyselyBackedStore>;
 }
 
 /**
@@ -153,12 +155,19 @@ function kyselyStore(c: Connection, inTransaction: boolean): KyselyBackedStore {
     kind: c.backend.dialect.kind,
     account: c.account,
     db: c.db,
-    forAccount: (account) => (account === c.account ? store : kyselyStore({ ...c, account }, inTransaction)),
+    forAccount(account) {
+      if (account === c.account) return store;
+      const kept = c.views?.get(account);
+      if (kept) return kept;
+      const view = kyselyStore({ ...c, account }, inTransaction);
+      c.views?.set(account, view);
+      return view;
+    },
     ...repositories(build),
     async transaction<T>(fn: (tx: KyselyBackedStore) => Promise<T>): Promise<T> {
       if (inTransaction) return fn(store);
       const inner = (trx: Transaction<Database>) =>
-        fn(kyselyStore({ ...c, db: trx, close: async () => undefined, group: undefined }, true));
+        fn(kyselyStore({ ...c, db: trx, close: async () => undefined, group: undefined, views: undefined }, true));
       return group ? group.run(inner) : c.db.transaction().execute(inner);
     },
     isListCursor: (cursor) => decodeCursor(cursor) !== undefined,
@@ -257,6 +266,7 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
       close,
       group: cfg.kind === 'sqlite' ? new GroupCommit(db) : undefined,
       account: DEFAULT_ACCOUNT,
+      views: new Map(),
     },
     false,
   );

@@ -2,7 +2,9 @@ import type { Static } from 'typebox';
 import { TAGS, type RoutePlugin } from '../../types.js';
 import type { Deps } from '../../../types.js';
 import { idempotent } from '../../plugins/idempotency.js';
-import { apiActor } from '../../plugins/actor.js';
+import { apiActor, requestAccount } from '../../plugins/actor.js';
+import { inAccount } from '../../../domain/accounts/scope.js';
+
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
 import { withExample } from '../../schemas/examples.js';
 import {
@@ -24,7 +26,7 @@ function createResponses(example: Static<typeof LinkViewSchema>) {
 }
 
 export const paymentLinkRoutes: RoutePlugin<
-  Deps<'clock' | 'gateway' | 'logger' | 'outbox' | 'runtimeConfig' | 'store'>
+  Deps<'clock' | 'gateway' | 'gateways' | 'logger' | 'outbox' | 'runtimeConfig' | 'store'>
 > = async (app, services) => {
   app.post(
     '/api/payment-links',
@@ -51,7 +53,7 @@ export const paymentLinkRoutes: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const { created, tx } = await createDirectLink(services, req.body);
+      const { created, tx } = await createDirectLink(inAccount(services, requestAccount(req)), req.body);
       return reply.code(created ? 201 : 200).send(linkView(tx));
     },
   );
@@ -76,7 +78,7 @@ export const paymentLinkRoutes: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const { created, tx } = await createErpLink(services, req.body);
+      const { created, tx } = await createErpLink(inAccount(services, requestAccount(req)), req.body);
       return reply.code(created ? 201 : 200).send(linkView(tx));
     },
   );
@@ -94,7 +96,7 @@ export const paymentLinkRoutes: RoutePlugin<
         response: { 200: withExample(LinkDetailViewSchema, LINK_DETAIL_EXAMPLE), ...problems(401, 404) },
       },
     },
-    async (req) => linkDetailView(await resolveLink(services, req.params.order_id)),
+    async (req) => linkDetailView(await resolveLink(inAccount(services, requestAccount(req)), req.params.order_id)),
   );
 
   app.delete(
@@ -120,6 +122,7 @@ export const paymentLinkRoutes: RoutePlugin<
         },
       },
     },
-    async (req) => linkDetailView(await cancelLink(services, req.params.order_id, apiActor(req))),
+    async (req) =>
+      linkDetailView(await cancelLink(inAccount(services, requestAccount(req)), req.params.order_id, apiActor(req))),
   );
 };
