@@ -16,6 +16,7 @@ import { dedupeKey, grossToNumber, type GatewayReport } from '../../gateway/repo
 import { deriveMercantId } from '../orders/ids.js';
 import type { TrustedReport } from './trust.js';
 import { STATUS_CHANGED, statusChangedEvent } from '../../erp/events.js';
+import { eventAccount } from '../accounts/events.js';
 import { gatewayTimeToIso } from '../../gateway/time.js';
 
 /** What recording a gateway report needs: the database, the clock, the outbox to wake, metrics and logs. */
@@ -51,7 +52,10 @@ export async function ingestGatewayReport(
   source: NotificationSource,
   opts: IngestOptions = {},
 ): Promise<IngestResult> {
-  const run = () => services.store.transaction((tx) => ingestInTransaction(services, tx, report, source, opts));
+  // Read before the transaction: a count of a handful of rows, and no lock held while it runs.
+  const named = await eventAccount(services.store, services.store.account);
+  const run = () =>
+    services.store.transaction((tx) => ingestInTransaction(services, tx, report, source, { ...opts, named }));
   let out: IngestResult;
   try {
     out = await run();
@@ -96,7 +100,7 @@ async function ingestInTransaction(
   tx: Store,
   truth: TrustedReport,
   source: NotificationSource,
-  opts: IngestOptions,
+  opts: IngestOptions & { named: string | undefined },
 ): Promise<IngestResult> {
   const now = services.clock.now();
   const nowIso = now.toISOString();
@@ -123,7 +127,7 @@ async function ingestInTransaction(
   // the change and the event are written in one step (one statement on PostgreSQL).
   const eventId = result === 'applied' ? randomUUID() : undefined;
   const after: TransactionRecord = { ...t, ...definedOnly(patch) };
-  const event = eventId ? statusChangedOutboxEvent(after, gross(after), eventId, now) : undefined;
+  const event = eventId ? statusChangedOutboxEvent(after, gross(after), eventId, now, opts.named) : undefined;
   const written = await tx.reports.recordNew({ notification, transactionId: t.id, patch, event, now });
   if (written.inserted)
     return {
@@ -158,7 +162,7 @@ async function ingestInTransaction(
     notificationId: existing.id,
     transaction: updated,
     status: updated.status,
-    eventId: await enqueueStatusChanged(tx, updated, gross(updated), now),
+    eventId: await enqueueStatusChanged(tx, updated, gross(updated), now, { account: opts.named }),
   };
 }
 
@@ -196,9 +200,12 @@ export async function enqueueStatusChanged(
   updated: TransactionRecord,
   grossAmount: number,
   now: Date,
+  /** The account the body names (decided by the caller already); looked up when not given. */
+  named?: { account: string | undefined },
 ): Promise<string> {
   const eventId = randomUUID();
-  await tx.outbox.enqueue(statusChangedOutboxEvent(updated, grossAmount, eventId, now), now);
+  const account = named ? named.account : await eventAccount(tx, updated.account);
+  await tx.outbox.enqueue(statusChangedOutboxEvent(updated, grossAmount, eventId, now, account), now);
   return eventId;
 }
 
@@ -213,6 +220,7 @@ function statusChangedOutboxEvent(
   grossAmount: number,
   eventId: string,
   now: Date,
+  account: string | undefined,
 ): NewOutboxEvent {
   return {
     eventId,
@@ -221,7 +229,7 @@ function statusChangedOutboxEvent(
     orderId: updated.orderId,
     mercantId: updated.mercantId,
     statusVersion: updated.statusVersion,
-    payload: JSON.stringify(statusChangedEvent(updated, grossAmount, eventId, now)),
+    payload: JSON.stringify(statusChangedEvent(updated, grossAmount, eventId, now, account)),
   };
 }
 
