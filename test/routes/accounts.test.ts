@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
+import { newTransaction } from '../helpers/seed.js';
 
 const DEFAULT_KEY = 'SB-Mid-server-default-0001-abcd';
 const B_KEY = 'SB-Mid-server-account-b-0002-wxyz';
@@ -95,5 +96,23 @@ describe.each(DATABASE_KINDS)('/api/accounts (%s)', (kind) => {
     const off = await call('DELETE', '/api/accounts/keys');
     expect(off.statusCode).toBe(200);
     expect(off.json()).toMatchObject({ id: 'keys', disabled: true });
+  });
+
+  it("the operator list and export name each row's account and filter by it", async () => {
+    await ctx.store.transactions.insert(newTransaction({ orderId: 'LIST-1' }));
+    await ctx.store.forAccount('toko-b').transactions.insert(newTransaction({ orderId: 'LIST-1' }));
+    const all = (await call('GET', '/api/transactions')).json().items as Array<{ account: string; order_id: string }>;
+    expect(
+      all
+        .filter((t) => t.order_id === 'LIST-1')
+        .map((t) => t.account)
+        .sort(),
+    ).toEqual(['default', 'toko-b']);
+    const onlyB = (await call('GET', '/api/transactions?account=toko-b')).json().items;
+    expect(onlyB).toEqual([expect.objectContaining({ account: 'toko-b', order_id: 'LIST-1' })]);
+    expect((await call('GET', '/api/transactions?account=Bad_Id')).statusCode).toBe(400);
+    const csv = (await call('GET', '/api/transactions/export?format=csv&account=toko-b')).body.split('\r\n');
+    expect(csv[0]).toMatch(/^\uFEFFaccount,order_id,/);
+    expect(csv[1]).toMatch(/^toko-b,LIST-1,/);
   });
 });

@@ -62,6 +62,11 @@ export async function notifiedAccount(services: Deps<'store'>, id: string): Prom
 /** Names a path of its own beside the accounts' notification URLs. */
 const RESERVED_IDS = new Set(['replay']);
 
+/** Whether the service has more than one account: lists then name each row's account. */
+export async function severalAccounts(services: Deps<'store'>): Promise<boolean> {
+  return (await services.store.accounts.count()) > 1;
+}
+
 /** The account, or 404 as for any unknown resource. */
 export async function requireAccount(services: Deps<'store'>, id: string): Promise<AccountRecord> {
   const a = await services.store.accounts.get(id);
