@@ -130,6 +130,8 @@ export default {
       comment: 'The contract is what the rest of the service sees: it names domain types, never a database or Kysely.',
       from: { path: '^src/storage/contract\\.ts$' },
       to: { path: '^src/storage/(kysely|sqlite|postgres)/' },
+    },
+    {
       name: 'simulator-imports-nothing-of-src',
       severity: 'error',
       comment:

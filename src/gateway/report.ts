@@ -2,7 +2,6 @@
  * A gateway report — a notification body or a status-API answer — reduced to the fields the
  * pipeline uses. Parsed leniently: unknown fields are ignored, non-string values are dropped.
  */
-import { createHash } from 'node:crypto';
 import { Type, type TOptional, type TUnknown } from 'typebox';
 import type { GatewayAnswer } from './answer.js';
 
@@ -116,21 +115,6 @@ export function reportFromStatus(
     gross_amount: st.gross_amount ?? fallback.gross_amount,
   });
   return report ?? { order_id: fallback.order_id, status_code: st.status_code, gross_amount: fallback.gross_amount };
-}
-
-/** Same gateway fact → same key: order, gateway transaction, statuses, code and amount as received. */
-export function dedupeKey(r: GatewayReport): string {
-  const parts = [
-    r.order_id,
-    r.transaction_id ?? '',
-    r.transaction_status ?? '',
-    r.fraud_status ?? '',
-    r.status_code,
-    r.gross_amount,
-  ];
-  // A second partial refund repeats every other field: its new cumulative amount is what makes it news.
-  if (r.refund_amount !== undefined) parts.push(r.refund_amount);
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
 /** A payment link's purchases carry the link's order id plus a `-suffix`: each is a gateway transaction of its own. */

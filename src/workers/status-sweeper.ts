@@ -9,7 +9,8 @@
 import type { Logger } from 'pino';
 import type { BackgroundWorker, Deps } from '../types.js';
 import { systemClock, type Clock } from '../platform/clock.js';
-import { recheckUnverified, refreshFromGateway, type RefreshDeps } from '../domain/reports/verify.js';
+import { recheckUnverified } from '../domain/reports/ingest.js';
+import { refreshFromGateway, type RefreshDeps } from '../domain/reports/refresh.js';
 import { inAccount } from '../domain/accounts/scope.js';
 import { GatewayError } from '../gateway/port.js';
 import { Periodic } from './periodic.js';

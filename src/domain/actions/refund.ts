@@ -1,68 +1,25 @@
 /**
- * Refund, cancel and expire at the gateway, for the ERP (API key) and for operators (console).
- * The local status is never set from the request: it moves only when the gateway's answer or its
- * status API says so, through the same status machine as notifications, so the ERP hears of each
- * change once and in order through the outbox.
+ * Refund at the gateway, for the ERP (API key) and for operators (console). The local status is
+ * never set from the request: it moves only when the gateway's answer or its status API says so,
+ * through the same pipeline as notifications, so the ERP hears of each change once and in order
+ * through the outbox.
  */
 import { randomUUID } from 'node:crypto';
-import type { Deps } from '../../types.js';
 import type { Store } from '../../storage/contract.js';
-import type { PaymentStatus, TransactionRecord } from '../../model/payment.js';
+import type { TransactionRecord } from '../../model/payment.js';
 import type { RefundRecord } from '../../model/refund.js';
 import { refundableMethod } from '../../gateway/payment-methods.js';
-import { AppError, type ErrorCode } from '../../platform/errors.js';
+import { AppError } from '../../platform/errors.js';
 import { GatewayError, type Answered } from '../../gateway/port.js';
 import { refundKeys } from '../../gateway/answer.js';
 import { grossToNumber } from '../../gateway/report.js';
 import { answerFor } from '../reports/trust.js';
-import { actorName, audit, type Actor } from '../audit.js';
-import { gatewayPhase } from '../../gateway/status.js';
+import { actorName, type Actor } from '../audit.js';
 import { ingestGatewayReport } from '../reports/ingest.js';
-import { newestPurchaseOrderId, refreshFromGateway } from '../reports/verify.js';
-import { closeUnusedLink, findTransaction } from '../orders/links.js';
-import type { RefreshDeps } from '../reports/verify.js';
+import type { RefreshDeps } from '../reports/refresh.js';
 import type { RefundInput } from '../orders/schemas.js';
-
-/** One audit line per action asked, written before the gateway is called: the ask is on record even if the answer never comes. */
-function auditAsk(
-  services: Deps<'logger'>,
-  actor: Actor,
-  action: 'refund' | 'cancel' | 'expire',
-  tx: TransactionRecord,
-  extra: Record<string, unknown> = {},
-): void {
-  const detail = { order_id: tx.orderId, mercant_id: tx.mercantId, status: tx.status, ...extra };
-  audit(
-    services,
-    { actor, action: `payment_${action}`, subject: tx.orderId, outcome: 'requested' },
-    `${actorName(actor)} asked to ${action} ${tx.orderId}`,
-    detail,
-  );
-}
-
-function stateConflict(code: ErrorCode, tx: TransactionRecord, action: string): AppError {
-  return new AppError(code, `${tx.orderId} is ${tx.status}: it cannot be ${action}.`, {
-    data: { payment_status: tx.status },
-  });
-}
-
-async function mustFind(services: Deps<'store'>, id: string): Promise<TransactionRecord> {
-  const tx = await findTransaction(services, id);
-  if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(id)}.`);
-  return tx;
-}
-
-/** The gateway id to act on: a payment link's newest purchase, else the current gateway transaction, else the order id. */
-async function gatewayTarget(services: Deps<'gateway'>, tx: TransactionRecord): Promise<string | null> {
-  if (tx.kind === 'payment_link') {
-    const newest = await newestPurchaseOrderId(services, tx);
-    if (newest !== undefined) return newest;
-    return tx.gatewayTransactionId;
-  }
-  return tx.gatewayTransactionId ?? tx.gatewayOrderId;
-}
-
-const MONEY_MOVED: ReadonlySet<PaymentStatus> = new Set(['paid', 'partially_refunded', 'refunded', 'chargeback']);
+import { auditAsk, confirm, gatewayTarget, mustFind, stateConflict } from './gateway-action.js';
+import { closeConflict } from './close.js';
 
 function refundConflict(tx: TransactionRecord): AppError | undefined {
   if (tx.status === 'paid' || tx.status === 'partially_refunded') return methodConflict(tx);
@@ -296,36 +253,6 @@ async function resolveOpenRefunds(services: RefreshDeps, tx: TransactionRecord, 
   if (bound?.ok) await ingestGatewayReport(services, bound.report, 'status_check', { transaction: tx });
 }
 
-/** The refund answer names this refund's amount only: the status API's cumulative one is what the ERP gets. */
-async function confirm(services: RefreshDeps, tx: TransactionRecord): Promise<TransactionRecord> {
-  try {
-    return (await refreshFromGateway(services, tx)).transaction;
-  } catch (err) {
-    if (!(err instanceof GatewayError)) throw err;
-    // The gateway accepted the action; its notification (or the next status check) brings the change.
-    services.logger.warn(
-      { order_id: tx.orderId, error: err.kind },
-      'status check after a gateway action failed: waiting for the notification',
-    );
-    return (await services.store.transactions.findById(tx.id)) ?? tx;
-  }
-}
-
-function closeConflict(tx: TransactionRecord, action: 'cancelled' | 'expired'): AppError | undefined {
-  // A challenged payment is the gateway's to judge: it answers with its own refusal where it must.
-  if (tx.status === 'pending' || tx.status === 'challenge') return undefined;
-  // A captured card payment can still be voided until it settles.
-  if (action === 'cancelled' && tx.status === 'paid' && gatewayPhase(tx.transactionStatus) === 'captured')
-    return undefined;
-  if (MONEY_MOVED.has(tx.status)) return stateConflict('PAYMENT_SETTLED', tx, action);
-  return stateConflict('PAYMENT_CLOSED', tx, action);
-}
-
-/**
- * Payment types the gateway refunds through its refund API: card, and the e-wallets and QRIS.
- * Money paid by bank transfer / virtual account, convenience store and the like goes back outside
- * the gateway, so a refund is not offered for them.
- */
 /** Whether a refund can be asked now, or why not: the payment's state, or its method. */
 export type RefundOffer = { ok: true; left: number } | { ok: false; why: 'state' | 'method' };
 
@@ -340,41 +267,4 @@ export function availableActions(tx: TransactionRecord): { refund: RefundOffer; 
         ? { ok: false, why: 'state' }
         : { ok: true, left };
   return { refund, cancel: closeConflict(tx, 'cancelled') === undefined, expire: tx.status === 'pending' };
-}
-
-/** Cancels a pending, challenged or captured (not yet settled) payment at the gateway. */
-export function cancelPayment(services: RefreshDeps, id: string, actor: Actor): Promise<TransactionRecord> {
-  return closePayment(services, id, actor, 'cancelled');
-}
-
-/** Expires a pending payment at the gateway now. */
-export function expirePayment(services: RefreshDeps, id: string, actor: Actor): Promise<TransactionRecord> {
-  return closePayment(services, id, actor, 'expired');
-}
-
-async function closePayment(
-  services: RefreshDeps,
-  id: string,
-  actor: Actor,
-  action: 'cancelled' | 'expired',
-): Promise<TransactionRecord> {
-  const tx = await mustFind(services, id);
-  // Asking again for what already happened answers with the payment as it is (a retry is harmless).
-  if (tx.status === action) return tx;
-  const conflict = closeConflict(tx, action);
-  if (conflict) throw conflict;
-  auditAsk(services, actor, action === 'cancelled' ? 'cancel' : 'expire', tx);
-  const target = await gatewayTarget(services, tx);
-  if (target === null) return closeUnusedLink(services, tx, action);
-  const res = action === 'cancelled' ? await services.gateway.cancel(target) : await services.gateway.expire(target);
-  if (res.kind === 'not_found') {
-    // A link nobody bought yet has no gateway transaction: the link itself is closed instead.
-    if (tx.kind === 'payment_link') return closeUnusedLink(services, tx, action);
-    throw GatewayError.refused(res.refusal);
-  }
-  // The gateway's own answer to the action is as good as its status API when it is about this
-  // payment: it goes through the status machine. Otherwise the status API is asked.
-  const bound = answerFor(res.answer, tx);
-  if (!bound.ok) return confirm(services, tx);
-  return (await ingestGatewayReport(services, bound.report, 'status_check', { transaction: tx })).transaction;
 }

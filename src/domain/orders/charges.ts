@@ -34,13 +34,13 @@ import { chargeMethod } from '../../gateway/amount-limits.js';
 import { requestHash } from './request-hash.js';
 import { mapGatewayStatus } from '../../gateway/status.js';
 import { ingestGatewayReport } from '../reports/ingest.js';
-import { refreshFromGateway } from '../reports/verify.js';
+import { refreshFromGateway } from '../reports/refresh.js';
 import { answerFor } from '../reports/trust.js';
 import { gatewayTimeToIso } from '../../gateway/time.js';
 import { findTransaction } from './links.js';
 import { enabledPaymentsProblem } from '../../gateway/payment-methods.js';
 import type { IngestDeps } from '../reports/ingest.js';
-import type { RefreshDeps } from '../reports/verify.js';
+import type { RefreshDeps } from '../reports/refresh.js';
 import { actorName, audit, type Actor } from '../audit.js';
 
 const SNAP_MAX_MINUTES = 7 * 24 * 60;

@@ -21,7 +21,7 @@ import { PAID_STATUSES, conflict, findForCreate, insertOrFind, isUnconfirmed, wa
 import { pushPaymentLink } from './link-gateway.js';
 import { requestHash } from './request-hash.js';
 import { randomUUID } from 'node:crypto';
-import { enqueueStatusChanged } from '../reports/ingest.js';
+import { enqueueStatusChanged } from '../reports/record.js';
 import { actorName, audit, type Actor } from '../audit.js';
 
 /** Creating and looking up payment links. */

@@ -8,13 +8,8 @@ import { operatorActor } from '../plugins/actor.js';
 import { EventId } from '../schemas/common.js';
 import { findTransaction } from '../../domain/orders/links.js';
 import { paymentStatus } from '../../domain/orders/charges.js';
-import {
-  availableActions,
-  cancelPayment,
-  expirePayment,
-  refundAmount,
-  refundPayment,
-} from '../../domain/actions/refund.js';
+import { availableActions, refundAmount, refundPayment } from '../../domain/actions/refund.js';
+import { cancelPayment, expirePayment } from '../../domain/actions/close.js';
 import { findDelivery, retryDelivery, retryOrderDeliveries } from '../../domain/erp-events/deliveries.js';
 import type { RefundInput } from '../../domain/orders/schemas.js';
 import type { TransactionRecord } from '../../model/payment.js';

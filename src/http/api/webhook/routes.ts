@@ -5,11 +5,7 @@ import type { Deps } from '../../../types.js';
 import { AppError } from '../../../platform/errors.js';
 import { operatorActor } from '../../plugins/actor.js';
 import { ReplayAnswerSchema, WebhookAnswerSchema, replayAnswer, webhookAnswer } from './views.js';
-import {
-  handleGatewayNotification,
-  replayNotification,
-  type NotificationOutcome,
-} from '../../../domain/reports/verify.js';
+import { ingestNotification, replayNotification, type NotificationOutcome } from '../../../domain/reports/ingest.js';
 import { NotificationBodySchema } from '../../../gateway/report.js';
 import { problems } from '../../schemas/problems.js';
 import { AccountIdSchema, notifiedAccount } from '../../../domain/accounts/accounts.js';
@@ -106,7 +102,7 @@ export const webhookRoutes: RoutePlugin<
     async (req) =>
       webhookAnswer(
         await asGatewaySees(services, req, req.body, 'webhook', () =>
-          handleGatewayNotification(services, req.body, 'webhook'),
+          ingestNotification(services, req.body, 'webhook'),
         ),
       ),
   );
@@ -140,7 +136,7 @@ export const webhookRoutes: RoutePlugin<
     async (req) =>
       webhookAnswer(
         await asGatewaySees(services, req, req.body, 'webhook', async () =>
-          handleGatewayNotification(
+          ingestNotification(
             inAccount(services, await notifiedAccount(services, req.params.account)),
             req.body,
             'webhook',

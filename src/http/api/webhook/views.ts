@@ -1,6 +1,6 @@
 /** What the gateway and operators are answered about a notification. */
 import { Type } from 'typebox';
-import type { NotificationOutcome } from '../../../domain/reports/verify.js';
+import type { NotificationOutcome } from '../../../domain/reports/ingest.js';
 import { PaymentStatusSchema, Str } from '../../schemas/common.js';
 
 export const WebhookAnswerSchema = Type.Object({ status: Type.Literal('ok'), result: Str(32) });

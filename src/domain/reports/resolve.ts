@@ -1,0 +1,83 @@
+/**
+ * Which transaction a trusted report is about, locked for the rest of the database transaction.
+ * Found only by what is signed or confirmed — the report's order id, and the identifiers of a
+ * confirmed answer — never by a field a notification carries unsigned. An unknown order is
+ * created, named by what the gateway sent.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Store } from '../../storage/contract.js';
+import type { TransactionRecord } from '../../model/payment.js';
+import { grossToNumber, type GatewayReport } from '../../gateway/report.js';
+import { deriveMercantId } from '../orders/ids.js';
+import type { TrustedReport } from './trust.js';
+
+export interface Resolution {
+  /** The transaction paylink asked about (a status check, an action's answer): no resolving. */
+  transaction?: TransactionRecord;
+  /** The signed order id of the notification `truth` confirms, when it is a confirmation. */
+  receivedOrderId?: string;
+}
+
+export async function lockedTransaction(
+  tx: Store,
+  truth: TrustedReport,
+  by: Resolution,
+): Promise<{ t: TransactionRecord; created: boolean }> {
+  if (by.transaction) {
+    const t = await tx.transactions.findForUpdate({ id: by.transaction.id });
+    if (t) return { t, created: false };
+  } else {
+    // The usual case, the stored mapping, reads and locks in one statement.
+    const direct = await tx.transactions.findForUpdate({ gatewayOrderId: truth.order_id });
+    if (direct) return { t: direct, created: false };
+    const other = await resolveTransaction(tx, truth.order_id, by.receivedOrderId);
+    if (other) return { t: (await tx.transactions.findForUpdate({ id: other.id })) ?? other, created: false };
+  }
+  // A new row is locked by its own insert.
+  return { t: await tx.transactions.insert(externalTransaction(truth)), created: true };
+}
+
+/**
+ * A purchase on a payment link (`<link gateway id>-<suffix>`) resolves to the link. Some channels
+ * report the transaction id in the order id field: a confirmed answer then names the order (found by
+ * its mapping), and the signed id is also tried as a gateway transaction id.
+ */
+async function resolveTransaction(
+  tx: Store,
+  gatewayOrderId: string,
+  signedOrderId: string | undefined,
+): Promise<TransactionRecord | undefined> {
+  let i = gatewayOrderId.lastIndexOf('-');
+  for (let tries = 0; i > 0 && tries < 4; tries++) {
+    const base = await tx.transactions.findByGatewayOrderId(gatewayOrderId.slice(0, i));
+    if (base?.kind === 'payment_link') return base;
+    i = gatewayOrderId.lastIndexOf('-', i - 1);
+  }
+  if (signedOrderId !== undefined && signedOrderId !== gatewayOrderId) {
+    const named = await tx.transactions.findByGatewayOrderId(signedOrderId);
+    if (named) return named;
+  }
+  return tx.transactions.findByGatewayTransactionId(signedOrderId ?? gatewayOrderId);
+}
+
+/** An unknown order is accepted and forwarded, named by what the gateway sent. */
+function externalTransaction(report: GatewayReport) {
+  return {
+    id: randomUUID(),
+    orderId: report.order_id,
+    gatewayOrderId: report.order_id,
+    mercantId: deriveMercantId(report.order_id),
+    kind: 'external' as const,
+    attempt: 1,
+    nominal: grossToNumber(report.gross_amount) ?? 0,
+    status: 'pending' as const,
+    paymentUrl: null,
+    paymentLinkId: null,
+    snapToken: null,
+    requestHash: null,
+    requestJson: null,
+    gatewayJson: null,
+    expireAt: null,
+    flags: 'unknown_order',
+  };
+}
