@@ -181,6 +181,27 @@ describe.each(DATABASE_KINDS)('accounts: two merchants in one service (%s)', (ki
     expect((await post(B.id, { ...forged, merchant_id: B.mid })).statusCode).toBe(200);
   });
 
+  it("a gateway report imported for an account is matched with that account's payments only", async () => {
+    const csv = 'Order ID,Transaction Status,Amount\r\nSAME-1,settlement,20000.00\r\n';
+    const upload = (account?: string) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: `/api/reconciliation/imports${account ? `?account=${account}` : ''}`,
+        headers: { ...op, 'content-type': 'text/csv' },
+        payload: csv,
+      });
+    const inB = await upload(B.id);
+    expect(inB.statusCode).toBe(201);
+    expect(inB.json()).toMatchObject({ account: B.id, rows: 1, matched: 1, amount_mismatch: 0 });
+    // The same file is another account's report too: matched there with A's own payment (another amount).
+    const inA = await upload(A.id);
+    expect(inA.statusCode).toBe(201);
+    expect(inA.json()).toMatchObject({ account: A.id, matched: 0, amount_mismatch: 1 });
+    expect((await upload()).json()).toMatchObject({ account: 'default', matched: 0, missing_here: 1 });
+    expect((await upload(B.id)).statusCode).toBe(200);
+    expect((await upload('nobody')).statusCode).toBe(404);
+  });
+
   it('a revoked key is refused at once; a disabled account refuses its keys and its notifications', async () => {
     const extra = (
       await ctx.app.inject({ method: 'POST', url: `/api/accounts/${B.id}/api-keys`, headers: op, payload: {} })

@@ -22,6 +22,7 @@ const FEE_CHUNK = 5000;
 function toImport(r: Selectable<ReconciliationImportsTable>): ReconciliationImport {
   return {
     id: r.id,
+    account: r.account,
     fileSha256: r.file_sha256,
     state: r.state === 'done' ? 'done' : 'running',
     rows: Number(r.rows),
