@@ -187,7 +187,8 @@ export interface OutboxRepo {
   complete(seq: number, leaseToken: number, instance: string, r: AttemptResult): Promise<boolean>;
   findByEventId(eventId: string): Promise<OutboxEvent | undefined>;
   /** Newest first. */
-  list(filter: { state?: OutboxState; limit?: number; cursor?: string }): Promise<Page<OutboxEvent>>;
+  /** Newest first; `account`: only that account's events (every account's when absent). */
+  list(filter: { account?: string; state?: OutboxState; limit?: number; cursor?: string }): Promise<Page<OutboxEvent>>;
   attemptsFor(seqs: number[]): Promise<DeliveryAttempt[]>;
   /**
    * Due now, same event id, a fresh retry window; in-flight attempts are fenced off. The order's

@@ -135,6 +135,10 @@ describe.each(DATABASE_KINDS)('accounts: two merchants in one service (%s)', (ki
       expect(d?.verified).toBe(true);
       expect(d?.json).toMatchObject({ account: m.id, order_id: 'SAME-1', status: 'paid', gross_amount: amount });
     }
+    const deliveries = await ctx.app.inject({ method: 'GET', url: `/api/deliveries?account=${B.id}`, headers: op });
+    expect((deliveries.json() as { items: Array<{ event_id: string }> }).items.map((d) => d.event_id)).toEqual([
+      erpB.accepted()[0]?.webhookId,
+    ]);
     // Each create call named its account's notification URL.
     const creates = await sim.requests('/v1/payment-links');
     expect(creates.filter((r) => r.method === 'POST')).toHaveLength(2);

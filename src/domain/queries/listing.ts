@@ -51,6 +51,8 @@ export async function* eachTransaction(
 }
 
 export interface DeliveryListQuery {
+  /** Only this account's events; every account's when absent. */
+  account?: string;
   state?: OutboxState;
   /** 1..500, default 50. */
   limit?: number;
