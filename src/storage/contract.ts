@@ -57,9 +57,16 @@ export interface TransactionsRepo {
   findByGatewayTransactionId(transactionId: string): Promise<TransactionRecord | undefined>;
   /**
    * Payments whose money moved (paid, refunded, charged back) with a payment time (settlement, else
-   * transaction time; ISO `+07:00` as stored) between `from` and `to`, by id after `afterId`.
+   * transaction time; ISO `+07:00` as stored) between `from` and `to`, by id after `afterId`; of
+   * `account` only when given (every account's otherwise).
    */
-  listMoneyMovedBetween(from: string, to: string, afterId: string, limit: number): Promise<TransactionRecord[]>;
+  listMoneyMovedBetween(
+    from: string,
+    to: string,
+    afterId: string,
+    limit: number,
+    account?: string,
+  ): Promise<TransactionRecord[]>;
   /** Those of `gatewayOrderIds` that exist (at most 1,000 ids a call). */
   findManyByGatewayOrderIds(gatewayOrderIds: readonly string[]): Promise<TransactionRecord[]>;
   /** The highest attempt for an ERP mercant_id, if any. */

@@ -135,6 +135,18 @@ describe.each(DATABASE_KINDS)('accounts: two merchants in one service (%s)', (ki
       expect(d?.verified).toBe(true);
       expect(d?.json).toMatchObject({ account: m.id, order_id: 'SAME-1', status: 'paid', gross_amount: amount });
     }
+    // Jakarta's yesterday to tomorrow: the payments of a moment ago, whenever the test runs.
+    const day = (d: number) => new Date(Date.now() + 7 * 3_600_000 + d * 86_400_000).toISOString().slice(0, 10);
+    const report = async (account: string) =>
+      (
+        await ctx.app.inject({
+          method: 'GET',
+          url: `/api/reports/daily?from=${day(-1)}&to=${day(1)}&account=${account}`,
+          headers: op,
+        })
+      ).json() as { items: Array<{ paid_amount: number }> };
+    expect((await report(A.id)).items.map((r) => r.paid_amount)).toEqual([10_000]);
+    expect((await report(B.id)).items.map((r) => r.paid_amount)).toEqual([20_000]);
     const deliveries = await ctx.app.inject({ method: 'GET', url: `/api/deliveries?account=${B.id}`, headers: op });
     expect((deliveries.json() as { items: Array<{ event_id: string }> }).items.map((d) => d.event_id)).toEqual([
       erpB.accepted()[0]?.webhookId,

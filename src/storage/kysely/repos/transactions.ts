@@ -101,11 +101,17 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     return row ? toTransaction(row) : undefined;
   }
 
-  async listMoneyMovedBetween(from: string, to: string, afterId: string, limit: number): Promise<TransactionRecord[]> {
+  async listMoneyMovedBetween(
+    from: string,
+    to: string,
+    afterId: string,
+    limit: number,
+    account?: string,
+  ): Promise<TransactionRecord[]> {
     const paidAt = sql<string>`coalesce(settlement_time, transaction_time)`;
-    const rows = await this.db
-      .selectFrom('transactions')
-      .selectAll()
+    let q = this.db.selectFrom('transactions').selectAll();
+    if (account !== undefined) q = q.where('account', '=', account);
+    const rows = await q
       .where('status', 'in', ['paid', 'partially_refunded', 'refunded', 'chargeback'])
       .where(paidAt, '>=', from)
       .where(paidAt, '<=', to)
