@@ -32,6 +32,7 @@ import { reportRoutes } from './http/api/reports/routes.js';
 import { operatorRoutes } from './http/api/operators/routes.js';
 import { signInRoutes } from './http/console/sign-in.js';
 import { consoleOperatorRoutes } from './http/console/operators-page.js';
+import { accountRoutes } from './http/api/accounts/routes.js';
 import { consoleScope } from './http/console/scope.js';
 import { consolePages } from './http/console/pages.js';
 import { consoleActionRoutes } from './http/console/actions.js';
@@ -158,6 +159,7 @@ function routeTable(services: Services): Mount[] {
     mount(reportRoutes, services),
     mount(operatorRoutes, services),
     mount(signInRoutes, services),
+    mount(accountRoutes, services),
     consoleScope(services, [
       mount(consolePages, services),
       mount(consoleActionRoutes, services),
