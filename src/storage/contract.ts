@@ -187,9 +187,10 @@ export interface OutboxRepo {
   /**
    * Leases up to `limit` due events to `owner` until `now + leaseMs`, bumping each one's fencing
    * token. Never an event while an earlier one of the same order key is pending, failed or dead.
-   * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances never claim the same row.
+   * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances never claim the same row. `account`: only
+   * that account's events (every account's when absent).
    */
-  claimDue(owner: string, now: Date, leaseMs: number, limit: number): Promise<OutboxEvent[]>;
+  claimDue(owner: string, now: Date, leaseMs: number, limit: number, account?: string): Promise<OutboxEvent[]>;
   /**
    * Records an attempt and moves the event on, only if `leaseToken` is still the event's token.
    * False (and an attempt recorded as `rejected_stale_lease`) when the lease was lost meanwhile.

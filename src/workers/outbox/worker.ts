@@ -20,7 +20,7 @@ import { deliver } from '../../erp/deliver.js';
 import { judge, type Verdict } from './policy.js';
 import { guardedLookup, literalRefusal } from '../../platform/connect-guard.js';
 import type { PrivatePolicy } from '../../platform/url-policy.js';
-import { forEachLimited, waitForAttempt } from './lanes.js';
+import { forEachLimited, freeLanes, waitForAttempt } from './lanes.js';
 import { Periodic } from '../periodic.js';
 
 export type { Outbox } from '../../types.js';
@@ -48,7 +48,10 @@ export interface OutboxOptions {
    * of the lease (how long a crashed instance's claimed events wait on PostgreSQL) stays two events.
    */
   batchSize?: number;
-  /** Deliveries in parallel (always different orders). Default 16. */
+  /**
+   * Deliveries in parallel (always different orders), shared by the accounts: each takes up to its
+   * fair share, more only when the others leave lanes free, never the last lane another needs. Default 16.
+   */
   concurrency?: number;
   random?: () => number;
   /**
@@ -90,6 +93,11 @@ class OutboxWorker implements Outbox {
   private readonly periodic: Periodic;
   private releaseLeasesFirst = false;
   private depthAt = 0;
+  /** Lanes each account holds now (its deliveries under way in this instance). */
+  private readonly inUse = new Map<string, number>();
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Turns the accounts' order each round, so no account is always served first. */
+  private turn = 0;
 
   constructor(
     private readonly deps: OutboxDeps,
@@ -123,6 +131,7 @@ class OutboxWorker implements Outbox {
 
   async stop(): Promise<void> {
     await this.periodic.stop();
+    await Promise.all([...this.inFlight]);
     await this.dispatcher?.close().catch(() => undefined);
     this.dispatcher = undefined;
   }
@@ -132,39 +141,100 @@ class OutboxWorker implements Outbox {
   }
 
   async runOnce(): Promise<number> {
-    const s = await this.deps.runtimeConfig.current();
-    // Without an ERP endpoint events wait; with several accounts another account may have one.
-    if (!s.erp.notify_url && (await this.deps.store.accounts.count()) <= 1) return 0;
-    const batch = this.o.batchSize ?? 32;
-    const lanes = this.o.concurrency ?? 16;
-    // Each lane delivers its share of the batch one after another, each attempt up to the ERP
-    // timeout plus the time to record it: the lease outlasts the slowest lane, with room to spare.
-    const leaseMs = this.o.leaseMs ?? Math.ceil(batch / lanes) * (s.erp.timeout_ms + 1_000) + 5_000;
-    const claimed = await this.deps.store.outbox.claimDue(this.instanceId, this.deps.clock.now(), leaseMs, batch);
-    const recorded: Promise<void>[] = [];
+    const round = await this.dispatch();
+    await round.done;
+    return round.claimed;
+  }
+
+  /**
+   * One round: each account with an ERP endpoint claims its own due events for the lanes it may
+   * take (`freeLanes`), in an order that turns each round, and each account's claim is delivered
+   * by lanes of its own. Resolves once everything is claimed and started; `done` once delivered
+   * and recorded. A started worker does not wait for `done`: an account whose ERP answers slowly
+   * keeps its lanes busy while the next round serves the others.
+   */
+  private async dispatch(): Promise<{ claimed: number; done: Promise<void> }> {
+    const served = await this.accountsToServe();
+    const accounts = [...served.keys()];
+    if (accounts.length === 0) return { claimed: 0, done: Promise.resolve() };
+    const turn = this.turn++ % accounts.length;
+    const order = [...accounts.slice(turn), ...accounts.slice(0, turn)];
+    const total = this.o.concurrency ?? 16;
+    const perLane = Math.max(1, Math.ceil((this.o.batchSize ?? 32) / total));
+    const groups: Promise<void>[] = [];
+    const hadMore = new Set<string>();
+    let claimed = 0;
+    for (const pass of [1, 2] as const)
+      for (const account of order) {
+        const s = served.get(account);
+        if (!s || (pass === 2 && !hadMore.has(account))) continue;
+        const lanes = freeLanes(account, this.inUse, accounts, total, pass);
+        if (lanes === 0) continue;
+        // Each lane delivers its share one after another, each attempt up to the ERP timeout plus
+        // the time to record it: the lease outlasts the slowest lane, with room to spare.
+        const leaseMs = this.o.leaseMs ?? perLane * (s.erp.timeout_ms + 1_000) + 5_000;
+        const limit = lanes * perLane;
+        const events = await this.deps.store.outbox.claimDue(
+          this.instanceId,
+          this.deps.clock.now(),
+          leaseMs,
+          limit,
+          account,
+        );
+        if (events.length === limit) hadMore.add(account);
+        else hadMore.delete(account);
+        if (events.length === 0) continue;
+        claimed += events.length;
+        groups.push(this.deliverGroup(events, Math.min(lanes, Math.ceil(events.length / perLane)), s));
+      }
+    return { claimed, done: Promise.all(groups).then(() => undefined) };
+  }
+
+  /** The accounts whose events can be pushed now (those with an ERP endpoint), each with its settings. */
+  private async accountsToServe(): Promise<Map<string, RuntimeConfig>> {
+    const own = this.deps.runtimeConfig.account;
+    const served = new Map<string, RuntimeConfig>();
+    const ids =
+      (await this.deps.store.accounts.count()) <= 1 ? [own] : (await this.deps.store.accounts.list()).map((a) => a.id);
+    for (const id of ids) {
+      const s = await (id === own ? this.deps.runtimeConfig : this.deps.runtimeConfig.forAccount(id)).current();
+      // Without an endpoint an account's events wait for a pull or an endpoint.
+      if (s.erp.notify_url) served.set(id, s);
+    }
+    return served;
+  }
+
+  /** Delivers one account's claimed events by `lanes` lanes; the lanes are held until every result is recorded. */
+  private deliverGroup(events: OutboxEvent[], lanes: number, s: RuntimeConfig): Promise<void> {
+    const account = events[0]?.account ?? this.deps.runtimeConfig.account;
+    const url = s.erp.notify_url;
+    this.inUse.set(account, (this.inUse.get(account) ?? 0) + lanes);
     // The lease runs out and the event is claimed again: at least once, never lost.
     const unrecorded = (e: OutboxEvent) => (err: unknown) =>
       this.log.error(
         { err: { message: err instanceof Error ? err.message : String(err) }, event_id: e.eventId },
         'ERP delivery could not be recorded',
       );
-    // Each event goes to its account's endpoint, signed with its account's secret (read once a round).
-    const settings = new Map<string, RuntimeConfig>([[this.deps.runtimeConfig.account, s]]);
-    for (const account of new Set(claimed.map((e) => e.account)))
-      if (!settings.has(account)) settings.set(account, await this.deps.runtimeConfig.forAccount(account).current());
-    await forEachLimited(claimed, lanes, async (e) => {
+    const group = (async () => {
+      const recorded: Promise<void>[] = [];
       try {
-        const es = settings.get(e.account);
-        const url = es?.erp.notify_url;
-        // An account without an endpoint: its event waits (its lease runs out) for a pull or an endpoint.
-        if (!es || !url) return;
-        recorded.push((await this.attempt(e, url, es)).recorded.catch(unrecorded(e)));
-      } catch (err) {
-        unrecorded(e)(err);
+        await forEachLimited(events, lanes, async (e) => {
+          try {
+            if (url) recorded.push((await this.attempt(e, url, s)).recorded.catch(unrecorded(e)));
+          } catch (err) {
+            unrecorded(e)(err);
+          }
+        });
+        await Promise.all(recorded);
+      } finally {
+        const left = (this.inUse.get(account) ?? lanes) - lanes;
+        if (left > 0) this.inUse.set(account, left);
+        else this.inUse.delete(account);
+        this.wake();
       }
-    });
-    await Promise.all(recorded);
-    return claimed.length;
+    })().finally(() => this.inFlight.delete(group));
+    this.inFlight.add(group);
+    return group;
   }
 
   async drain(maxRounds = 1000): Promise<number> {
@@ -295,7 +365,7 @@ class OutboxWorker implements Outbox {
           'outbox: leases left by a previous run released (SQLite: this process owns the file)',
         );
     }
-    const n = await this.runOnce();
+    const { claimed: n } = await this.dispatch();
     const t = this.wallClock.now().getTime();
     if (t - this.depthAt > 5_000) {
       this.depthAt = t;
