@@ -219,6 +219,13 @@ export interface OutboxRepo {
   releaseAllLeases(): Promise<number>;
   /** Earliest `next_attempt_at` among events still to deliver. */
   nextDueAt(): Promise<string | undefined>;
+  /** Gives up a lease not used (the event was not attempted), if `leaseToken` is still current. */
+  release(seq: number, leaseToken: number): Promise<boolean>;
+  /**
+   * Makes `account`'s undelivered events that are not leased due at `now` (their ERP answers
+   * again): all due at one time, they are then claimed in the order written. How many.
+   */
+  dueNow(account: string, now: Date): Promise<number>;
 }
 
 export interface RefundsRepo {
@@ -583,6 +590,8 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     oldestUndeliveredAt: 'read',
     releaseAllLeases: 'write',
     nextDueAt: 'read',
+    release: 'write',
+    dueNow: 'write',
   },
   reports: { recordNew: 'write' },
   refunds: {

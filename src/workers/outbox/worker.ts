@@ -21,6 +21,7 @@ import { judge, type Verdict } from './policy.js';
 import { guardedLookup, literalRefusal } from '../../platform/connect-guard.js';
 import type { PrivatePolicy } from '../../platform/url-policy.js';
 import { forEachLimited, freeLanes, waitForAttempt } from './lanes.js';
+import { afterAttempt, closedBreaker, gate, pace, probing, type Breaker } from './breaker.js';
 import { Periodic } from '../periodic.js';
 
 export type { Outbox } from '../../types.js';
@@ -98,6 +99,10 @@ class OutboxWorker implements Outbox {
   private readonly inFlight = new Set<Promise<void>>();
   /** Turns the accounts' order each round, so no account is always served first. */
   private turn = 0;
+  /** Each account endpoint's circuit breaker (closed ones are not kept). */
+  private readonly breakers = new Map<string, Breaker>();
+  /** Each account's earliest next attempt under `erp.max_rate_per_s`, ms. */
+  private readonly nextFreeAt = new Map<string, number>();
 
   constructor(
     private readonly deps: OutboxDeps,
@@ -168,12 +173,20 @@ class OutboxWorker implements Outbox {
       for (const account of order) {
         const s = served.get(account);
         if (!s || (pass === 2 && !hadMore.has(account))) continue;
-        const lanes = freeLanes(account, this.inUse, accounts, total, pass);
+        const g = gate(this.breakerOf(account, s), this.deps.clock.now().getTime());
+        if (g.kind === 'wait') continue;
+        let lanes = freeLanes(account, this.inUse, accounts, total, pass);
         if (lanes === 0) continue;
+        const rate = s.erp.max_rate_per_s;
+        // An open breaker lets one probe through; a rate claims about two seconds' worth at a time.
+        let limit = g.kind === 'probe' ? 1 : lanes * perLane;
+        if (rate) limit = Math.min(limit, Math.max(1, Math.ceil(rate * 2)));
+        if (g.kind === 'probe') lanes = 1;
         // Each lane delivers its share one after another, each attempt up to the ERP timeout plus
-        // the time to record it: the lease outlasts the slowest lane, with room to spare.
-        const leaseMs = this.o.leaseMs ?? perLane * (s.erp.timeout_ms + 1_000) + 5_000;
-        const limit = lanes * perLane;
+        // the time to record it (and the pace's waits): the lease outlasts the slowest lane.
+        const leaseMs =
+          this.o.leaseMs ??
+          perLane * (s.erp.timeout_ms + 1_000) + 5_000 + (rate ? Math.ceil((limit / rate) * 1_000) : 0);
         const events = await this.deps.store.outbox.claimDue(
           this.instanceId,
           this.deps.clock.now(),
@@ -181,11 +194,14 @@ class OutboxWorker implements Outbox {
           limit,
           account,
         );
-        if (events.length === limit) hadMore.add(account);
+        if (events.length === limit && g.kind === 'closed' && !rate) hadMore.add(account);
         else hadMore.delete(account);
         if (events.length === 0) continue;
+        if (g.kind === 'probe') this.setBreaker(account, s, probing(this.breakerOf(account, s)));
         claimed += events.length;
-        groups.push(this.deliverGroup(events, Math.min(lanes, Math.ceil(events.length / perLane)), s));
+        groups.push(
+          this.deliverGroup(events, Math.min(lanes, Math.ceil(events.length / perLane)), s, g.kind === 'probe'),
+        );
       }
     return { claimed, done: Promise.all(groups).then(() => undefined) };
   }
@@ -204,8 +220,12 @@ class OutboxWorker implements Outbox {
     return served;
   }
 
-  /** Delivers one account's claimed events by `lanes` lanes; the lanes are held until every result is recorded. */
-  private deliverGroup(events: OutboxEvent[], lanes: number, s: RuntimeConfig): Promise<void> {
+  /**
+   * Delivers one account's claimed events by `lanes` lanes; the lanes are held until every result
+   * is recorded. While the account's breaker is open an event not yet started is not attempted: its
+   * lease is given back, and it waits for the probe.
+   */
+  private deliverGroup(events: OutboxEvent[], lanes: number, s: RuntimeConfig, probe: boolean): Promise<void> {
     const account = events[0]?.account ?? this.deps.runtimeConfig.account;
     const url = s.erp.notify_url;
     this.inUse.set(account, (this.inUse.get(account) ?? 0) + lanes);
@@ -220,7 +240,14 @@ class OutboxWorker implements Outbox {
       try {
         await forEachLimited(events, lanes, async (e) => {
           try {
-            if (url) recorded.push((await this.attempt(e, url, s)).recorded.catch(unrecorded(e)));
+            if (!url) return;
+            const paused = () =>
+              !probe && gate(this.breakerOf(account, s), this.deps.clock.now().getTime()).kind !== 'closed';
+            if (paused() || ((await this.paced(account, s)) && paused())) {
+              recorded.push(this.deps.store.outbox.release(e.seq, e.leaseToken).then(() => undefined, unrecorded(e)));
+              return;
+            }
+            recorded.push((await this.attempt(e, url, s, probe)).recorded.catch(unrecorded(e)));
           } catch (err) {
             unrecorded(e)(err);
           }
@@ -235,6 +262,49 @@ class OutboxWorker implements Outbox {
     })().finally(() => this.inFlight.delete(group));
     this.inFlight.add(group);
     return group;
+  }
+
+  /** Waits for the account's next slot under `erp.max_rate_per_s` (at once when unlimited); true when it waited. */
+  private async paced(account: string, s: RuntimeConfig): Promise<boolean> {
+    const now = this.deps.clock.now().getTime();
+    const p = pace(this.nextFreeAt.get(account) ?? now, now, s.erp.max_rate_per_s);
+    this.nextFreeAt.set(account, p.next);
+    if (p.startAt <= now) return false;
+    await new Promise((r) => setTimeout(r, p.startAt - now));
+    return true;
+  }
+
+  private breakerKey(account: string, s: RuntimeConfig): string {
+    return `${account} ${s.erp.notify_url ?? ''}`;
+  }
+
+  private breakerOf(account: string, s: RuntimeConfig): Breaker {
+    return this.breakers.get(this.breakerKey(account, s)) ?? closedBreaker();
+  }
+
+  private setBreaker(account: string, s: RuntimeConfig, b: Breaker): void {
+    const key = this.breakerKey(account, s);
+    if (b.probeAt === undefined && b.failures === 0) this.breakers.delete(key);
+    else this.breakers.set(key, b);
+  }
+
+  /** The breaker after an attempt; when it opens or closes, a log line, and on closing the account's waiting events are due at once. */
+  private async noteOutcome(e: OutboxEvent, s: RuntimeConfig, ok: boolean, probe: boolean, now: Date): Promise<void> {
+    const before = this.breakerOf(e.account, s);
+    const { breaker, resumed } = afterAttempt(before, { ok, probe, now: now.getTime(), random: this.random });
+    this.setBreaker(e.account, s, breaker);
+    if (resumed) {
+      const due = await this.deps.store.outbox.dueNow(e.account, now);
+      this.log.info(
+        { account: e.account, due },
+        "ERP endpoint answers again: the account's waiting events follow now, in order",
+      );
+      this.wake();
+    } else if (before.probeAt === undefined && breaker.probeAt !== undefined)
+      this.log.warn(
+        { account: e.account, failures: breaker.failures, next_probe_at: new Date(breaker.probeAt).toISOString() },
+        'ERP endpoint failing: deliveries paused, one probe per interval until it answers',
+      );
   }
 
   async drain(maxRounds = 1000): Promise<number> {
@@ -272,7 +342,12 @@ class OutboxWorker implements Outbox {
    * recording still under way, so the lane moves on to its next event while the result waits for
    * its commit (on SQLite the lanes' results then share one).
    */
-  private async attempt(e: OutboxEvent, url: string, s: RuntimeConfig): Promise<{ recorded: Promise<void> }> {
+  private async attempt(
+    e: OutboxEvent,
+    url: string,
+    s: RuntimeConfig,
+    probe: boolean,
+  ): Promise<{ recorded: Promise<void> }> {
     const startedAt = this.deps.clock.now();
     const refused = literalRefusal(url, this.blockPrivate);
     const res = refused
@@ -303,6 +378,7 @@ class OutboxWorker implements Outbox {
       retryForHours: s.erp.retry_for_hours,
       random: this.random,
     });
+    await this.noteOutcome(e, s, v.state === 'delivered', probe, now);
     await this.o.beforeComplete?.(e);
     const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
     return { recorded: this.record(e, v, res, startedAt, error) };

@@ -195,4 +195,27 @@ export class KyselyOutboxRepo implements OutboxRepo {
     const dues = [free.rows[0]?.due, leased.rows[0]?.due].filter((d): d is string => typeof d === 'string');
     return dues.length === 0 ? undefined : dues.reduce((a, b) => (a <= b ? a : b));
   }
+
+  async release(seq: number, leaseToken: number): Promise<boolean> {
+    const res = await this.db
+      .updateTable('outbox_events')
+      .set({ lease_owner: null, lease_until: null })
+      .where('seq', '=', seq)
+      .where('lease_token', '=', leaseToken)
+      .where('state', 'in', UNDELIVERED)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  async dueNow(account: string, now: Date): Promise<number> {
+    const at = now.toISOString();
+    const res = await this.db
+      .updateTable('outbox_events')
+      .set({ next_attempt_at: at, updated_at: this.now().toISOString() })
+      .where('account', '=', account)
+      .where('state', 'in', UNDELIVERED)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]))
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
 }
