@@ -99,6 +99,21 @@ export interface OutboxEventsTable {
   delivered_at: string | null;
   /** Start of the current retry window (created, or a manual retry); dead after `erp.retry_for_hours` from it. Migration 003_outbox_retry_window. */
   retry_from: string | null;
+  /** `erp` (an ERP event) or `alert` (an alert notification), migration 029; each has lanes of its own. */
+  lane: Generated<string>;
+}
+
+/** An alert raised (migration 029); at most one open (`resolved_at` null) per account, alert and subject. */
+export interface AlertsTable {
+  id: Generated<number>;
+  account: string;
+  alert: string;
+  subject: string;
+  summary: string;
+  /** JSON object. */
+  details: string;
+  started_at: string;
+  resolved_at: string | null;
 }
 
 export interface DeliveryAttemptsTable {
@@ -180,6 +195,7 @@ export interface Database {
   reconciliation_rows: ReconciliationRowsTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  alerts: AlertsTable;
 }
 
 /** One Midtrans merchant (migration 027); `default` is the one the environment configures. */
