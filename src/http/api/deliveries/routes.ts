@@ -20,7 +20,10 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const deliveryRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'outbox' | 'store'>> = async (app, services) => {
+export const deliveryRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'outbox' | 'runtimeConfig' | 'store'>> = async (
+  app,
+  services,
+) => {
   app.get(
     '/api/deliveries',
     {
