@@ -234,6 +234,18 @@ export interface OutboxRepo {
   releaseAllLeases(): Promise<number>;
   /** Earliest `next_attempt_at` among events still to deliver. */
   nextDueAt(): Promise<string | undefined>;
+  /**
+   * ERP events written in [`since`, `until`) (ISO instants), oldest first, at most `limit`; narrowed
+   * to one order id, one delivery state and one account when given.
+   */
+  inWindow(filter: {
+    since: string;
+    until?: string;
+    orderId?: string;
+    state?: OutboxState;
+    account?: string;
+    limit: number;
+  }): Promise<OutboxEvent[]>;
   /** Gives up a lease not used (the event was not attempted), if `leaseToken` is still current. */
   release(seq: number, leaseToken: number): Promise<boolean>;
   /**
@@ -622,6 +634,7 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     oldestUndeliveredAt: 'read',
     releaseAllLeases: 'write',
     nextDueAt: 'read',
+    inWindow: 'read',
     release: 'write',
     dueNow: 'write',
   },

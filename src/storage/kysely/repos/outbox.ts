@@ -208,6 +208,26 @@ export class KyselyOutboxRepo implements OutboxRepo {
     return dues.length === 0 ? undefined : dues.reduce((a, b) => (a <= b ? a : b));
   }
 
+  async inWindow(filter: {
+    since: string;
+    until?: string;
+    orderId?: string;
+    state?: OutboxState;
+    account?: string;
+    limit: number;
+  }): Promise<OutboxEvent[]> {
+    let q = this.db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('lane', '=', 'erp')
+      .where('created_at', '>=', filter.since);
+    if (filter.until) q = q.where('created_at', '<', filter.until);
+    if (filter.orderId) q = q.where('order_id', '=', filter.orderId);
+    if (filter.state) q = q.where('state', '=', filter.state);
+    if (filter.account) q = q.where('account', '=', filter.account);
+    return (await q.orderBy('seq', 'asc').limit(filter.limit).execute()).map(toEvent);
+  }
+
   async release(seq: number, leaseToken: number): Promise<boolean> {
     const res = await this.db
       .updateTable('outbox_events')
