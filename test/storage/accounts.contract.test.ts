@@ -179,8 +179,9 @@ async function openOlder(
       }),
     });
   }
+  // The previous version's list: 028 (merged first) without 027; later migrations did not exist yet.
   const before = Object.fromEntries(
-    Object.entries(migrations(config.kind)).filter(([name]) => name !== '027_accounts'),
+    Object.entries(migrations(config.kind)).filter(([name]) => name !== '027_accounts' && name < '029'),
   );
   const migrator = new Migrator({
     db,
