@@ -1,7 +1,8 @@
 /**
  * What the worker knows of each delivery endpoint in this instance's memory: its circuit breaker
  * (breaker.ts decides), its pace, and for an ERP endpoint how long it has given no 2xx, which
- * raises `erp_endpoint_failing` past the account's threshold and resolves it on the next success.
+ * raises `erp_endpoint_failing` past the account's threshold and resolves it on the next success;
+ * and the alert of an ERP event that ran out of retries.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
@@ -10,6 +11,7 @@ import type { Store } from '../../storage/contract.js';
 import { fireAlert, resolveAlert } from '../../domain/alerts/alerts.js';
 import { afterAttempt, closedBreaker, gate, pace, probing, type Breaker, type Gate } from './breaker.js';
 import type { Target } from './targets.js';
+import type { OutboxEvent } from '../../model/delivery.js';
 
 /** The endpoint as an alert names it: no query string (it may carry a token). */
 export function endpointName(url: string): string {
@@ -81,6 +83,22 @@ export class EndpointWatch {
         'endpoint failing: deliveries paused, one probe per interval until it answers',
       );
     if (t.lane === 'erp') await this.watchFailing(t, ok, now);
+  }
+
+  /** `erp_delivery_dead` for an event that ran out of retries (resolved when it is retried by hand); true when raised now. */
+  async raiseDead(e: OutboxEvent, error: string | null): Promise<boolean> {
+    return fireAlert(this.deps, e.account, {
+      alert: 'erp_delivery_dead',
+      subject: e.eventId,
+      summary: `An ERP event${e.orderId ? ` of order ${e.orderId}` : ''} was not delivered within its retry window; the order's later events wait behind it`,
+      details: { event_id: e.eventId, order_id: e.orderId, attempts: e.attempts + 1, last_error: error },
+    }).catch((err: unknown) => {
+      this.deps.logger.error(
+        { err: { message: err instanceof Error ? err.message : String(err) } },
+        'alert could not be raised',
+      );
+      return false;
+    });
   }
 
   private async watchFailing(t: Target, ok: boolean, now: Date): Promise<void> {

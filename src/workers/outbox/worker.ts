@@ -21,8 +21,7 @@ import { guardedLookup, literalRefusal } from '../../platform/connect-guard.js';
 import type { PrivatePolicy } from '../../platform/url-policy.js';
 import { forEachLimited, freeLanes, waitForAttempt } from './lanes.js';
 import { EndpointWatch } from './endpoints.js';
-import { bodyFor, targetsOf, type Target } from './targets.js';
-import { fireAlert } from '../../domain/alerts/alerts.js';
+import { bodyFor, targetsNow, type Target } from './targets.js';
 import { Periodic } from '../periodic.js';
 
 export type { Outbox } from '../../types.js';
@@ -158,7 +157,7 @@ class OutboxWorker implements Outbox {
    * its lanes busy while the next round serves the others.
    */
   private async dispatch(): Promise<{ claimed: number; done: Promise<void> }> {
-    const targets = await this.targets();
+    const targets = await targetsNow(this.deps.store, this.deps.runtimeConfig);
     const keys = [...targets.keys()];
     if (keys.length === 0) return { claimed: 0, done: Promise.resolve() };
     const turn = this.turn++ % keys.length;
@@ -199,20 +198,6 @@ class OutboxWorker implements Outbox {
         );
       }
     return { claimed, done: Promise.all(groups).then(() => undefined) };
-  }
-
-  /** The lanes that can deliver now (an account's ERP or alert receiver with a URL), by key. */
-  private async targets(): Promise<Map<string, Target>> {
-    const own = this.deps.runtimeConfig.account;
-    const out = new Map<string, Target>();
-    const ids =
-      (await this.deps.store.accounts.count()) <= 1 ? [own] : (await this.deps.store.accounts.list()).map((a) => a.id);
-    for (const id of ids) {
-      const s = await (id === own ? this.deps.runtimeConfig : this.deps.runtimeConfig.forAccount(id)).current();
-      // Without an endpoint a lane's events wait (ERP events for a pull or an endpoint).
-      for (const t of targetsOf(id, s)) out.set(t.key, t);
-    }
-    return out;
   }
 
   /**
@@ -360,7 +345,7 @@ class OutboxWorker implements Outbox {
     if (outcome === 'dead' && t.lane === 'alert')
       this.log.error(fields, 'alert notification dead: not retried any more');
     else if (outcome === 'dead') {
-      await this.raiseDead(e, error);
+      if (await this.endpoints.raiseDead(e, error)) this.wake();
       this.log.error(
         fields,
         "ERP event dead: not retried any more; the order's later events wait behind it until it is retried by hand (POST /api/deliveries/{id}/retry) and delivered",
@@ -371,23 +356,6 @@ class OutboxWorker implements Outbox {
       this.log.info(fields, outcome === 'delivered' ? 'alert delivered' : 'alert delivery failed; retry scheduled');
     else
       this.log.info(fields, outcome === 'delivered' ? 'ERP event delivered' : 'ERP delivery failed; retry scheduled');
-  }
-
-  /** `erp_delivery_dead` for the event (resolved when it is retried by hand). */
-  private async raiseDead(e: OutboxEvent, error: string | null): Promise<void> {
-    const raised = await fireAlert(this.deps, e.account, {
-      alert: 'erp_delivery_dead',
-      subject: e.eventId,
-      summary: `An ERP event${e.orderId ? ` of order ${e.orderId}` : ''} was not delivered within its retry window; the order's later events wait behind it`,
-      details: { event_id: e.eventId, order_id: e.orderId, attempts: e.attempts + 1, last_error: error },
-    }).catch((err: unknown) => {
-      this.log.error(
-        { err: { message: err instanceof Error ? err.message : String(err) } },
-        'alert could not be raised',
-      );
-      return false;
-    });
-    if (raised) this.wake();
   }
 
   private async idleDelay(pollMs: number): Promise<number> {
