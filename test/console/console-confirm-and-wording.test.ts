@@ -149,7 +149,7 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     });
     expect(res.body).toContain('<html lang="id">');
     expect(res.body).toContain('Konfirmasi pembatalan');
-    expect(res.body).toContain('Kembali, tanpa tindakan');
+    expect(res.body).toContain('>Batal</a>');
   });
 
   it('the first report of a new charge (its pending status, already known) reads "no change", not "duplicate"', async () => {

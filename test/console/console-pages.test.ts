@@ -46,9 +46,9 @@ describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
     const vaPage = await get('/console/transactions/RF-VA');
     expect(vaPage.body).not.toContain('action="/console/transactions/RF-VA/refund"');
     expect(vaPage.body).toContain('data-no-refund="method"');
-    expect(vaPage.body).toContain('bank_transfer payments cannot be refunded through the gateway');
+    expect(vaPage.body).toContain('Bank transfer (virtual account) payments cannot be refunded through the gateway');
     expect((await get('/console/transactions/RF-VA?lang=id')).body).toContain(
-      'Pembayaran bank_transfer tidak dapat dikembalikan melalui gateway',
+      'Pembayaran transfer bank (virtual account) tidak dapat dikembalikan melalui gateway',
     );
     const qrPage = await get('/console/transactions/RF-QR');
     expect(qrPage.body).toContain('action="/console/transactions/RF-QR/refund"');

@@ -8,6 +8,7 @@ import type { TransactionRecord } from '../../model/payment.js';
 import { NO_PAYMENT_TYPE, moneyOverview, type MoneyOverview } from '../../domain/queries/money-overview.js';
 import { formatRupiah, translator, type Lang, type Translate } from '../../platform/i18n.js';
 import { MONEY_MESSAGES, type MoneyKey } from './i18n/money.js';
+import { paymentTypeWord } from './i18n/glossary.js';
 import { transactionView } from '../api/transactions/views.js';
 import { barChart, columnChart } from './charts.js';
 import { html, type Html } from './html.js';
@@ -27,8 +28,8 @@ function duration(t: T, lang: Lang, minutes: number | null): string {
     : t('hours', { n: number(lang, minutes / 60) });
 }
 
-function typeName(t: T, type: string): string {
-  return type === NO_PAYMENT_TYPE ? t('notChosen') : type;
+function typeName(t: T, lang: Lang, type: string): string {
+  return type === NO_PAYMENT_TYPE ? t('notChosen') : paymentTypeWord(lang, type);
 }
 
 function totals(t: T, m: MoneyOverview): Html {
@@ -54,9 +55,13 @@ function perType(t: T, lang: Lang, m: MoneyOverview): Html {
   if (m.perType.length === 0) return html`${heading}<p class="muted">${t('noneYet')}</p>`;
   const rate = (p: MoneyOverview['perType'][number]) =>
     t('rateText', { pct: Math.round(p.successRate * 100), paid: p.paid, started: p.started });
-  const success = m.perType.map((p) => ({ label: typeName(t, p.paymentType), value: p.successRate, text: rate(p) }));
+  const success = m.perType.map((p) => ({
+    label: typeName(t, lang, p.paymentType),
+    value: p.successRate,
+    text: rate(p),
+  }));
   const time = m.perType.map((p) => ({
-    label: typeName(t, p.paymentType),
+    label: typeName(t, lang, p.paymentType),
     value: p.medianMinutesToPay ?? 0,
     text: duration(t, lang, p.medianMinutesToPay),
   }));
@@ -65,7 +70,7 @@ function perType(t: T, lang: Lang, m: MoneyOverview): Html {
 <section class="card" aria-labelledby="h-success"><h3 id="h-success">${t('successTitle')}</h3>
 ${barChart({ id: 'chart-success', title: t('successTitle'), description: t('successDesc'), bars: success, max: 1 })}
 <div class="table-wrap"><table><thead><tr><th scope="col">${t('paymentType')}</th><th scope="col" class="num">${t('started')}</th><th scope="col" class="num">${t('paidCount')}</th><th scope="col" class="num">${t('successRate')}</th><th scope="col" class="num">${t('medianTime')}</th></tr></thead>
-<tbody>${m.perType.map((p) => html`<tr data-type="${p.paymentType}"><td>${typeName(t, p.paymentType)}</td><td class="num">${p.started}</td><td class="num">${p.paid}</td><td class="num">${Math.round(p.successRate * 100)}%</td><td class="num">${duration(t, lang, p.medianMinutesToPay)}</td></tr>`)}</tbody></table></div>
+<tbody>${m.perType.map((p) => html`<tr data-type="${p.paymentType}"><td>${typeName(t, lang, p.paymentType)}</td><td class="num">${p.started}</td><td class="num">${p.paid}</td><td class="num">${Math.round(p.successRate * 100)}%</td><td class="num">${duration(t, lang, p.medianMinutesToPay)}</td></tr>`)}</tbody></table></div>
 </section>
 <section class="card" aria-labelledby="h-time"><h3 id="h-time">${t('timeTitle')}</h3>
 ${barChart({ id: 'chart-time-to-pay', title: t('timeTitle'), description: t('timeDesc'), bars: time })}

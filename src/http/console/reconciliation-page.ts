@@ -30,7 +30,7 @@ import { EMPTY, type View } from './view.js';
 import { statusBadge } from './layout.js';
 import type { Alert } from './layout.js';
 import { txLink } from './transactions.js';
-import { consoleDoc } from './context.js';
+import { consoleDoc, errorAlert } from './context.js';
 import { consoleContext } from './scope.js';
 
 type T = Translate<MoneyKey>;
@@ -350,11 +350,7 @@ export const consoleReconciliationRoutes: RoutePlugin<
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
           // The same page with what went wrong on top, so the operator can correct the file or the fields and send again.
-          const items = err.extras.errors?.map((x) => `${x.path}: ${x.message}`);
-          return render(req, reply, {
-            status: err.status,
-            alert: { kind: 'error', text: `${err.message} (${err.code})`, items },
-          });
+          return render(req, reply, { status: err.status, alert: errorAlert(ctx.view(req, reply), err, req.id) });
         }
       },
     );

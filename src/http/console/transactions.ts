@@ -64,7 +64,7 @@ export async function transactionsBody(
 <label>${t('tx_order_contains')}<input name="q" value="${query.q ?? ''}" maxlength="200" autocomplete="off"></label>
 <label>mercant_id<input name="mercant_id" value="${query.mercant_id ?? ''}" maxlength="200" autocomplete="off"></label>
 <label>${t('tx_status')}<select name="status"><option value="">${t('any')}</option>${PAYMENT_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${v.word('st', s)}</option>`)}</select></label>
-<label>${t('tx_payment_type')}<select name="payment_type"><option value="">${t('any')}</option>${types.map((t) => html`<option value="${t}"${t === query.payment_type ? html` selected` : ''}>${t}</option>`)}</select></label>
+<label>${t('tx_payment_type')}<select name="payment_type"><option value="">${t('any')}</option>${types.map((p) => html`<option value="${p}"${p === query.payment_type ? html` selected` : ''}>${v.word('pt', p)}</option>`)}</select></label>
 <label>${t('tx_created_from')}<input type="date" name="from" value="${query.from ?? ''}"></label>
 <label>${t('tx_created_to')}<input type="date" name="to" value="${query.to ?? ''}"></label>
 <button type="submit">${t('search')}</button>
@@ -77,7 +77,7 @@ export async function transactionsBody(
       ? html`<tr><td colspan="6" class="muted">${t('tx_none')}</td></tr>`
       : rows.map(
           (r) =>
-            html`<tr><td><a href="${txLink(r.orderId)}" class="mono">${r.orderId}</a></td><td class="hide-narrow mono">${r.mercantId}</td><td>${statusBadge(v, r.status)}</td><td class="num">${rupiah(r.nominal)}</td><td class="hide-narrow">${r.paymentType ?? EMPTY}</td><td>${v.when(r.createdAt)}</td></tr>`,
+            html`<tr><td><a href="${txLink(r.orderId)}" class="mono">${r.orderId}</a></td><td class="hide-narrow mono">${r.mercantId}</td><td>${statusBadge(v, r.status)}</td><td class="num">${rupiah(r.nominal)}</td><td class="hide-narrow">${r.paymentType ? v.word('pt', r.paymentType) : EMPTY}</td><td>${v.when(r.createdAt)}</td></tr>`,
         )
   }</tbody></table></div>
 <nav class="pager" aria-label="${t('pages')}">${page > 1 ? html`<a href="${pageUrl(query, page - 1)}" rel="prev">${t('newer')}</a>` : ''}${more ? html`<a href="${pageUrl(query, page + 1)}" rel="next">${t('older')}</a>` : ''}</nav>`;

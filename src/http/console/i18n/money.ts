@@ -1,5 +1,8 @@
 /** The console's money words: the overview's totals and charts, a payment's money, the Reconciliation page. */
 import { defineMessages } from '../../../platform/i18n.js';
+import { GLOSSARY } from './glossary.js';
+
+const G = GLOSSARY;
 
 export const MONEY_MESSAGES = defineMessages(
   {
@@ -121,13 +124,13 @@ export const MONEY_MESSAGES = defineMessages(
     noneYet: 'Belum ada pembayaran yang berakhir dalam 30 hari terakhir.',
     notChosen: 'belum dipilih',
     money: 'Uang',
-    expected: 'Seharusnya',
+    expected: G.id.expected,
     paid: 'Dibayar',
     original: 'Jumlah asli',
     fee: 'Biaya gateway',
-    net: 'Bersih untuk merchant',
+    net: G.id.net,
     refunded: 'Dikembalikan',
-    settledAt: 'Waktu settlement',
+    settledAt: G.id.settledAt,
     notYet: 'belum',
     fromReport: 'dari laporan gateway',
     mismatchWarning:
@@ -160,8 +163,8 @@ export const MONEY_MESSAGES = defineMessages(
     all: 'Semua hasil',
     filter: 'Tampilkan',
     line: 'Baris',
-    gatewayOrderId: 'Order id gateway',
-    orderId: 'Order id',
+    gatewayOrderId: 'ID pesanan di gateway',
+    orderId: 'ID pesanan',
     reportStatus: 'Status di laporan',
     reportAmount: 'Jumlah di laporan',
     paylinkStatus: 'Status di paylink',
@@ -169,7 +172,7 @@ export const MONEY_MESSAGES = defineMessages(
     detail: 'Perbedaannya',
     noRows: 'Tidak ada baris dengan hasil ini.',
     next: 'Baris berikutnya',
-    downloadExceptions: 'Unduh pengecualian (CSV)',
+    downloadExceptions: `Unduh ${G.id.exceptions.toLowerCase()} (CSV)`,
     downloadExceptionsSemicolon: 'CSV dengan ; (Excel berbahasa Indonesia)',
     imported: 'Laporan diimpor.',
     importedBefore: 'File ini sudah pernah diimpor: ini impor tersebut, tidak berubah.',
