@@ -160,4 +160,103 @@ describe.skipIf(!RUN)('the finance desk in a real browser', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  /** The rows of a downloaded CSV, without its byte-order mark. */
+  async function downloaded(page: Page, click: () => Promise<void>): Promise<{ name: string; rows: string[][] }> {
+    const [download] = await Promise.all([page.waitForEvent('download'), click()]);
+    const text = fs.readFileSync(await download.path(), 'utf8');
+    expect(text.startsWith('\uFEFF')).toBe(true);
+    const sep = text.split('\r\n')[0]?.includes(';') ? ';' : ',';
+    return {
+      name: download.suggestedFilename(),
+      rows: text
+        .slice(1)
+        .trimEnd()
+        .split('\r\n')
+        .map((l) => l.split(sep)),
+    };
+  }
+
+  it("the download buttons give the page's filtered transactions and the daily report, this month by default, as a spreadsheet with the page's headers", async () => {
+    await paidQris('DESK-DL', 40_000);
+    const page = await open('/console/transactions?lang=id&payment_type=qris');
+    const month = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Jakarta' }).format(new Date());
+    await expect(page.locator('input[name="from"]').last().inputValue()).resolves.toBe(`${month.slice(0, 8)}01`);
+    await expect(page.locator('input[name="to"]').last().inputValue()).resolves.toBe(month);
+
+    const tx = await downloaded(page, () => page.getByRole('button', { name: 'Unduh transaksi' }).click());
+    expect(tx.name).toBe(`paylink-transactions-${month.slice(0, 8)}01-${month}.csv`);
+    const [head = [], ...rows] = tx.rows;
+    expect(head.slice(0, 3)).toEqual(['ID pesanan', 'ID pesanan di gateway', 'mercant_id']);
+    const order = head.indexOf('ID pesanan');
+    const type = head.indexOf('Jenis pembayaran');
+    // The page's filter went with it: only the QRIS payments, not the card one.
+    expect(rows.map((r) => r[order]).sort()).toEqual(['DESK-DL', 'DESK-QR']);
+    expect(new Set(rows.map((r) => r[type]))).toEqual(new Set(['qris']));
+
+    const daily = await downloaded(page, () => page.getByRole('button', { name: 'Unduh laporan harian' }).click());
+    expect(daily.rows[0]).toEqual([
+      'Tanggal',
+      'Jenis pembayaran',
+      'Jumlah pembayaran',
+      'Dibayar',
+      'Dikembalikan',
+      'Diterima bersih',
+      'Biaya gateway',
+    ]);
+    const qris = daily.rows.slice(1).filter((r) => r[1] === 'qris');
+    expect(qris.reduce((a, r) => a + Number(r[3]), 0)).toBe(190_000);
+    expect(qris.reduce((a, r) => a + Number(r[4]), 0)).toBe(70_000);
+
+    // The comma variant keeps the API's column names.
+    await page.locator('select[name="sep"]').selectOption(',');
+    const csv = await downloaded(page, () => page.getByRole('button', { name: 'Unduh laporan harian' }).click());
+    expect(csv.rows[0]).toEqual([
+      'date',
+      'payment_type',
+      'paid_count',
+      'paid_amount',
+      'refunded_amount',
+      'net_amount',
+      'fee_amount',
+    ]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("the overview's totals are the daily report's, live, with refunds and net", async () => {
+    const rupiah = (s: string | null) => Number((s ?? '').replace(/[^\d]/g, ''));
+    const read = async (page: Page, attr: string) =>
+      ['', '-refunded', '-net', '-count'].map(async (k) =>
+        rupiah(await page.locator(`[data-money="${attr}${k}"]`).textContent()),
+      );
+    const page = await open('/console');
+    for (const attr of ['today', '7d', '30d']) {
+      const [paid, refunded, net, count] = await Promise.all(await read(page, attr));
+      const href = (await page.locator(`[data-download="daily-${attr}"]`).getAttribute('href')) ?? '';
+      const range = new URL(href, base).searchParams;
+      const res = await page.request.get(`${base}/api/reports/daily?from=${range.get('from')}&to=${range.get('to')}`);
+      const items = ((await res.json()) as { items: Array<Record<string, number>> }).items;
+      const sum = (k: string) => items.reduce((a, r) => a + (r[k] ?? 0), 0);
+      expect([paid, refunded, net, count], attr).toEqual([
+        sum('paid_amount'),
+        sum('refunded_amount'),
+        sum('net_amount'),
+        sum('paid_count'),
+      ]);
+    }
+    const [paid30] = await Promise.all(await read(page, '30d'));
+    // Everything paid in these tests: the card (120.000) and the QRIS payments (150.000 and 40.000).
+    expect(paid30).toBe(310_000);
+    // Live: a payment made now is on the next look, not a minute later.
+    await paidQris('DESK-LIVE', 5_000);
+    await page.reload();
+    const [paidNow] = await Promise.all(await read(page, 'today'));
+    const [paid30Now] = await Promise.all(await read(page, '30d'));
+    expect(paid30Now).toBe(315_000);
+    expect(paidNow).toBeGreaterThanOrEqual(5_000);
+    await expect(page.locator('[data-as-of]').textContent()).resolves.toMatch(/\d{2}[.:]\d{2}[.:]\d{2} WIB/);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

@@ -123,6 +123,8 @@ ol.timeline li{position:relative;padding:6px 0 8px 14px}ol.timeline li::before{c
 ol.timeline .t{font-size:13px;color:var(--muted);display:block}pre.log{white-space:pre-wrap;overflow-wrap:anywhere;background:#0f1722;color:#dde6f0;padding:10px;border-radius:6px;font-size:12px;max-height:70vh;overflow:auto}
 .copy-row{display:flex;gap:6px;flex-wrap:wrap}.copy-row input{flex:1 1 200px}
 ul.by-order{list-style:none;padding:0;margin:0 0 12px;display:grid;gap:6px}ul.by-order li{display:flex;flex-wrap:wrap;align-items:center;gap:6px 10px}form.inline-form{display:inline;margin:0}
+.card.money h3{font-size:14px;font-weight:600;color:var(--muted);margin:0 0 2px}.card.money p{margin:0 0 6px}.card.money strong[data-money]{font-size:28px;line-height:1.2;font-variant-numeric:tabular-nums}.card.money dl.kv{font-size:14px}
+.downloads{margin-top:16px}.downloads h2{margin-top:0}.sim-banner{background:#fff4d6;color:#5c3d00;border-bottom:1px solid #e8c66a;padding:6px 16px;font-weight:600;text-align:center}
 @media (max-width:600px){main{padding:10px}th,td{padding:5px}.hide-narrow{display:none}}
 `;
 

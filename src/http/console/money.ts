@@ -5,7 +5,14 @@
  */
 import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
-import { NO_PAYMENT_TYPE, moneyOverview, type MoneyOverview } from '../../domain/queries/money-overview.js';
+import {
+  NO_PAYMENT_TYPE,
+  moneyOverview,
+  moneyTotals,
+  type MoneyOverview,
+  type MoneyTotals,
+  type PeriodTotals,
+} from '../../domain/queries/money-overview.js';
 import { formatRupiah, translator, type Lang, type Translate } from '../../platform/i18n.js';
 import { MONEY_MESSAGES, type MoneyKey } from './i18n/money.js';
 import { paymentTypeWord } from './i18n/glossary.js';
@@ -32,21 +39,26 @@ function typeName(t: T, lang: Lang, type: string): string {
   return type === NO_PAYMENT_TYPE ? t('notChosen') : paymentTypeWord(lang, type);
 }
 
-function totals(t: T, m: MoneyOverview): Html {
-  const total = (key: 'today' | 'last7Days' | 'last30Days', attr: string, amount: number) =>
-    html`<section class="card" aria-labelledby="h-money-${attr}"><h3 id="h-money-${attr}">${t(key)}</h3><p><strong data-money="${attr}">${formatRupiah(amount)}</strong></p></section>`;
+function totals(t: T, v: View, m: MoneyTotals): Html {
+  const card = (key: 'today' | 'last7Days' | 'last30Days', attr: string, p: PeriodTotals) => {
+    const sheet = `/console/reports/daily?from=${p.from}&to=${p.to}&sep=${v.lang === 'id' ? '%3B' : '%2C'}&lang=${v.lang}`;
+    return html`<section class="card money" aria-labelledby="h-money-${attr}"><h3 id="h-money-${attr}">${t(key)}</h3><p><strong data-money="${attr}">${formatRupiah(p.paid)}</strong></p>
+<dl class="kv"><dt>${t('cardPayments')}</dt><dd data-money="${attr}-count">${p.count}</dd><dt>${t('cardRefunded')}</dt><dd data-money="${attr}-refunded">${formatRupiah(p.refunded)}</dd>${p.fee === null ? '' : html`<dt>${t('cardFee')}</dt><dd data-money="${attr}-fee">${formatRupiah(p.fee)}</dd>`}<dt>${t('cardNet')}</dt><dd data-money="${attr}-net">${formatRupiah(p.net)}</dd></dl>
+<p class="muted"><a href="${sheet}" data-download="daily-${attr}">${t('cardDownload')}</a></p></section>`;
+  };
   return html`<h2 id="h-money">${t('moneyPaid')}</h2>
-<div class="cards" role="group" aria-labelledby="h-money">${total('today', 'today', m.paid.today)}${total('last7Days', '7d', m.paid.last7Days)}${total('last30Days', '30d', m.paid.last30Days)}</div>`;
+<p class="muted" data-as-of="${m.asOf}">${t('totalsLive', { time: v.when(m.asOf) })}</p>
+<div class="cards" role="group" aria-labelledby="h-money">${card('today', 'today', m.today)}${card('last7Days', '7d', m.last7Days)}${card('last30Days', '30d', m.last30Days)}</div>`;
 }
 
-function perDay(t: T, m: MoneyOverview): Html {
-  const bars = m.perDay.map((d) => ({ label: d.date.slice(5), value: d.amount, text: formatRupiah(d.amount) }));
+function perDay(t: T, m: MoneyTotals): Html {
+  const bars = m.perDay.map((d) => ({ label: d.from.slice(5), value: d.paid, text: formatRupiah(d.paid) }));
   // Drawn about as wide as the page shows it, so its labels read at their own size.
   return html`<h2 id="h-per-day">${t('perDayTitle')}</h2>
 <section class="card" aria-labelledby="h-per-day">
 ${columnChart({ id: 'chart-per-day', title: t('perDayTitle'), description: t('perDayDesc'), bars, width: 1100 })}
-<details><summary>${t('perDayTable')}</summary><div class="table-wrap"><table><thead><tr><th scope="col">${t('day')}</th><th scope="col" class="num">${t('payments')}</th><th scope="col" class="num">${t('amount')}</th></tr></thead>
-<tbody>${[...m.perDay].reverse().map((d) => html`<tr><td>${d.date}</td><td class="num">${d.count}</td><td class="num" data-day="${d.date}">${formatRupiah(d.amount)}</td></tr>`)}</tbody></table></div></details>
+<details><summary>${t('perDayTable')}</summary><div class="table-wrap"><table><thead><tr><th scope="col">${t('day')}</th><th scope="col" class="num">${t('payments')}</th><th scope="col" class="num">${t('amount')}</th><th scope="col" class="num">${t('cardRefunded')}</th><th scope="col" class="num">${t('cardNet')}</th></tr></thead>
+<tbody>${[...m.perDay].reverse().map((d) => html`<tr><td>${d.from}</td><td class="num">${d.count}</td><td class="num" data-day="${d.from}">${formatRupiah(d.paid)}</td><td class="num">${formatRupiah(d.refunded)}</td><td class="num">${formatRupiah(d.net)}</td></tr>`)}</tbody></table></div></details>
 </section>`;
 }
 
@@ -82,10 +94,11 @@ ${barChart({ id: 'chart-time-to-pay', title: t('timeTitle'), description: t('tim
 export async function overviewMoneySection(services: Deps<'store' | 'clock'>, view: View): Promise<Html> {
   const { lang } = view;
   const t = translator(MONEY_MESSAGES, lang);
-  const m = await moneyOverview(services, view.timeZone);
-  return html`${totals(t, m)}
-${perDay(t, m)}
-${perType(t, lang, m)}`;
+  const [live, m] = await Promise.all([moneyTotals(services, view.timeZone), moneyOverview(services, view.timeZone)]);
+  return html`${totals(t, view, live)}
+${perDay(t, live)}
+${perType(t, lang, m)}
+<p class="muted" data-computed-at="${m.computedAt}">${t('typesAsOf', { time: view.when(m.computedAt) })}</p>`;
 }
 
 /** One payment's money: what was expected and paid, the fee and net once a report gave them, refunds, settlement; a warning when the amount paid is not the order's. */

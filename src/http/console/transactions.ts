@@ -1,6 +1,6 @@
 import type { Deps } from '../../types.js';
 import { PAYMENT_STATUSES } from '../../domain/reports/status-machine.js';
-import { searchTransactions } from '../../domain/queries/listing.js';
+import { searchTransactions, type ConsoleSearch } from '../../domain/queries/listing.js';
 import { html, rupiah, zonedInput, type Html } from './html.js';
 import { statusBadge, type Alert } from './layout.js';
 import { EMPTY, type View } from './view.js';
@@ -29,11 +29,11 @@ function pageUrl(query: ListQuery, page: number): string {
   return `/console/transactions?${p.toString()}`;
 }
 
-export async function transactionsBody(
-  services: Deps<'store'>,
+/** The page's filters as the console's search takes them, and what was wrong with any of them (ignored). */
+export function searchOf(
   query: ListQuery,
   v: View,
-): Promise<{ body: Html; alert?: Alert }> {
+): { search: Omit<ConsoleSearch, 'page' | 'pageSize'>; problems: string[] } {
   const { t, timeZone } = v;
   const problems: string[] = [];
   const status =
@@ -43,22 +43,34 @@ export async function transactionsBody(
   if (query.from && !from) problems.push(t('tx_bad_from'));
   const toDay = query.to ? zonedInput(query.to, timeZone) : undefined;
   if (query.to && !toDay) problems.push(t('tx_bad_to'));
+  return {
+    search: {
+      q: query.q?.trim() || undefined,
+      mercantId: query.mercant_id?.trim() || undefined,
+      status,
+      paymentType: query.payment_type || undefined,
+      from: from?.toISOString(),
+      // "to" names a day: everything created before the next midnight.
+      to: toDay ? new Date(toDay.getTime() + DAY_MS).toISOString() : undefined,
+    },
+    problems,
+  };
+}
+
+export async function transactionsBody(
+  services: Deps<'store'>,
+  query: ListQuery,
+  v: View,
+): Promise<{ body: Html; alert?: Alert }> {
+  const { t } = v;
+  const { search, problems } = searchOf(query, v);
+  const status = search.status;
   const page = Math.max(1, Math.min(10_000, Number.parseInt(query.page ?? '1', 10) || 1));
   const {
     items: rows,
     more,
     paymentTypes: types,
-  } = await searchTransactions(services, {
-    q: query.q?.trim() || undefined,
-    mercantId: query.mercant_id?.trim() || undefined,
-    status,
-    paymentType: query.payment_type || undefined,
-    from: from?.toISOString(),
-    // "to" names a day: everything created before the next midnight.
-    to: toDay ? new Date(toDay.getTime() + DAY_MS).toISOString() : undefined,
-    page,
-    pageSize: PAGE_SIZE,
-  });
+  } = await searchTransactions(services, { ...search, page, pageSize: PAGE_SIZE });
   const body = html`
 <form class="filters" method="get" action="/console/transactions" role="search">
 <label>${t('tx_order_contains')}<input name="q" value="${query.q ?? ''}" maxlength="200" autocomplete="off"></label>

@@ -8,6 +8,14 @@ export const MONEY_MESSAGES = defineMessages(
   {
     // Overview
     moneyPaid: 'Money paid',
+    totalsLive:
+      'Read from the daily report when this page was opened, {time}; the same days in its download give the same figures.',
+    typesAsOf: 'Computed {time}; recomputed at most once a minute.',
+    cardRefunded: 'Refunded',
+    cardFee: 'Gateway fee',
+    cardNet: G.en.net,
+    cardPayments: 'Payments',
+    cardDownload: 'Daily report of these days',
     today: 'Today',
     last7Days: 'Last 7 days',
     last30Days: 'Last 30 days',
@@ -97,6 +105,14 @@ export const MONEY_MESSAGES = defineMessages(
   },
   {
     moneyPaid: 'Uang masuk',
+    totalsLive:
+      'Dibaca dari laporan harian saat halaman ini dibuka, {time}; hari yang sama di unduhannya memberi angka yang sama.',
+    typesAsOf: 'Dihitung {time}; dihitung ulang paling sering sekali semenit.',
+    cardRefunded: 'Dikembalikan',
+    cardFee: 'Biaya gateway',
+    cardNet: G.id.net,
+    cardPayments: 'Pembayaran',
+    cardDownload: 'Laporan harian hari-hari ini',
     today: 'Hari ini',
     last7Days: '7 hari terakhir',
     last30Days: '30 hari terakhir',
