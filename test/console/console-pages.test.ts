@@ -70,6 +70,47 @@ describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
     expect(availableActions(va).refund).toEqual({ ok: false, why: 'method' });
   });
 
+  it("the logs page is a table of time, level, message and order, raw JSON on demand, the console's own page loads hidden", async () => {
+    const file = path.join(t.logDir, 'paylink.2026-11-22.1.log');
+    const at = (n: number) => `2026-11-22T08:00:0${n}.000Z`;
+    const access = (n: number, url: string) =>
+      JSON.stringify({
+        level: 30,
+        time: at(n),
+        msg: 'request completed',
+        request_id: `req-${n}`,
+        req: { method: 'GET', url },
+        res: { statusCode: 200 },
+        responseTime: 3.2,
+      });
+    fs.writeFileSync(
+      file,
+      [
+        access(1, '/console/transactions?lang=id'),
+        access(2, '/api/payment-links/SO-9'),
+        JSON.stringify({ level: 40, time: at(3), msg: 'erp delivery failed', order_id: 'LG-1', request_id: 'req-3' }),
+        access(4, '/console/assets/console.css'),
+      ].join('\n') + '\n',
+    );
+    const page = await get('/console/logs?q=2026-11-22');
+    const table = page.body.slice(page.body.indexOf('<tbody>'), page.body.indexOf('</tbody>'));
+    expect(page.body).toMatch(
+      /<th scope="col">Time<\/th><th scope="col">Level<\/th><th scope="col">Message<\/th><th scope="col">Order id<\/th>/,
+    );
+    expect(table.match(/<tr /g)).toHaveLength(2);
+    expect(table).toContain('<code>GET /api/payment-links/SO-9</code> → 200');
+    expect(table).toContain('<span class="log-msg">erp delivery failed</span>');
+    expect(table).toContain(`<a class="mono" href="/console/transactions/LG-1">LG-1</a>`);
+    expect(table).not.toContain('/console/transactions?lang=id');
+    expect(table).toMatch(/<details class="raw"><summary>Raw JSON<\/summary>/);
+    expect(table).toContain('&quot;request_id&quot;: &quot;req-3&quot;');
+    const all = await get('/console/logs?q=2026-11-22&console=1');
+    const allRows = all.body.slice(all.body.indexOf('<tbody>'), all.body.indexOf('</tbody>'));
+    // The first search's own page load (its address holds the text searched) is listed now too.
+    expect(allRows).toContain('<code>GET /console/assets/console.css</code>');
+    expect(allRows).toContain('<code>GET /console/transactions?lang=id</code>');
+  });
+
   it('log levels get badges of their own, not payment-status badges', async () => {
     const file = path.join(t.logDir, 'paylink.2026-11-21.1.log');
     const line = (level: number, msg: string) =>

@@ -162,6 +162,7 @@ export const consolePages: RoutePlugin<
           level: OptionalStr(10),
           order_id: OptionalStr(512),
           request_id: OptionalStr(64),
+          console: OptionalStr(1),
           cursor: OptionalStr(400),
           lang: LangQuery,
         }),
