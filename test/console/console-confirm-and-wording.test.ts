@@ -181,7 +181,7 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
       )?.[0] ?? '';
     expect(row.match(/HTTP 503/g)).toHaveLength(1);
     const idPage = await get(`${txPage('WD-2')}?lang=id`);
-    expect(idPage.body).toContain('Kirim ulang 1 peristiwa ERP yang belum terkirim</h3>');
+    expect(idPage.body).toContain('Kirim ulang 1 notifikasi ERP yang belum terkirim</h3>');
   });
 
   it('a pending QRIS payment shows its QR code as inline SVG; a bank transfer has none', async () => {

@@ -26,6 +26,27 @@ describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
   afterEach(async () => t.close());
   const get = (url: string) => t.app.inject({ url, headers: { authorization: basicAuth() } });
 
+  it('in simulator mode every page says no money moves; Deliveries names where events go, without its secrets', async () => {
+    for (const url of ['/console', '/console/transactions', '/console/deliveries?lang=id'])
+      expect((await get(url)).body, url).toMatch(/<p class="sim-banner" role="note" data-simulator>Simulator: /);
+    expect((await get('/console')).body).toContain('Simulator: no money moves.');
+    expect((await get('/console/deliveries')).body).toContain('No ERP notification URL is set');
+    await t.services.runtimeConfig.save(
+      { erp: { notify_url: 'https://erp-user:erp-pass@erp.example.com/hooks/paylink?token=s3cret' } },
+      0,
+      'test',
+    );
+    const page = await get('/console/deliveries?lang=id');
+    expect(page.body).toContain('Notifikasi dikirim ke <code>https://erp.example.com/hooks/paylink</code>');
+    expect(page.body).not.toMatch(/s3cret|erp-pass/);
+    await t.services.runtimeConfig.save(
+      { gateway: { mode: 'sandbox', server_key: 'SB-Mid-server-abcdef123456' } },
+      1,
+      'test',
+    );
+    expect((await get('/console')).body).not.toContain('data-simulator');
+  });
+
   it('a paid bank transfer has no refund form and says why; a paid QRIS payment has it', async () => {
     const va = await seedTransaction(t.services.store, {
       orderId: 'RF-VA',

@@ -35,6 +35,14 @@ function duration(t: T, lang: Lang, minutes: number | null): string {
     : t('hours', { n: number(lang, minutes / 60) });
 }
 
+/**
+ * A chart drawn twice, for a wide and for a narrow screen (the stylesheet shows one): an SVG scales
+ * its labels with its width, so one drawing cannot read well at both 1280 and 375 pixels.
+ */
+function responsive(wide: Html, narrow: Html): Html {
+  return html`<div class="chart-wide">${wide}</div><div class="chart-narrow">${narrow}</div>`;
+}
+
 function typeName(t: T, lang: Lang, type: string): string {
   return type === NO_PAYMENT_TYPE ? t('notChosen') : paymentTypeWord(lang, type);
 }
@@ -56,7 +64,25 @@ function perDay(t: T, m: MoneyTotals): Html {
   // Drawn about as wide as the page shows it, so its labels read at their own size.
   return html`<h2 id="h-per-day">${t('perDayTitle')}</h2>
 <section class="card" aria-labelledby="h-per-day">
-${columnChart({ id: 'chart-per-day', title: t('perDayTitle'), description: t('perDayDesc'), bars, width: 1100 })}
+${responsive(
+  columnChart({
+    id: 'chart-per-day',
+    title: t('perDayTitle'),
+    description: t('perDayDesc'),
+    bars,
+    width: 1100,
+    fontSize: 12,
+  }),
+  columnChart({
+    id: 'chart-per-day-narrow',
+    title: t('perDayTitle'),
+    description: t('perDayDesc'),
+    bars,
+    width: 340,
+    fontSize: 12,
+    labelEvery: 7,
+  }),
+)}
 <details><summary>${t('perDayTable')}</summary><div class="table-wrap"><table><thead><tr><th scope="col">${t('day')}</th><th scope="col" class="num">${t('payments')}</th><th scope="col" class="num">${t('amount')}</th><th scope="col" class="num">${t('cardRefunded')}</th><th scope="col" class="num">${t('cardNet')}</th></tr></thead>
 <tbody>${[...m.perDay].reverse().map((d) => html`<tr><td>${d.from}</td><td class="num">${d.count}</td><td class="num" data-day="${d.from}">${formatRupiah(d.paid)}</td><td class="num">${formatRupiah(d.refunded)}</td><td class="num">${formatRupiah(d.net)}</td></tr>`)}</tbody></table></div></details>
 </section>`;
@@ -80,12 +106,48 @@ function perType(t: T, lang: Lang, m: MoneyOverview): Html {
   return html`${heading}
 <div class="cards">
 <section class="card" aria-labelledby="h-success"><h3 id="h-success">${t('successTitle')}</h3>
-${barChart({ id: 'chart-success', title: t('successTitle'), description: t('successDesc'), bars: success, max: 1 })}
+${responsive(
+  barChart({
+    id: 'chart-success',
+    title: t('successTitle'),
+    description: t('successDesc'),
+    bars: success,
+    max: 1,
+    width: 460,
+    fontSize: 12,
+  }),
+  barChart({
+    id: 'chart-success-narrow',
+    title: t('successTitle'),
+    description: t('successDesc'),
+    bars: success,
+    max: 1,
+    width: 320,
+    fontSize: 12,
+  }),
+)}
 <div class="table-wrap"><table><thead><tr><th scope="col">${t('paymentType')}</th><th scope="col" class="num">${t('started')}</th><th scope="col" class="num">${t('paidCount')}</th><th scope="col" class="num">${t('successRate')}</th><th scope="col" class="num">${t('medianTime')}</th></tr></thead>
 <tbody>${m.perType.map((p) => html`<tr data-type="${p.paymentType}"><td>${typeName(t, lang, p.paymentType)}</td><td class="num">${p.started}</td><td class="num">${p.paid}</td><td class="num">${Math.round(p.successRate * 100)}%</td><td class="num">${duration(t, lang, p.medianMinutesToPay)}</td></tr>`)}</tbody></table></div>
 </section>
 <section class="card" aria-labelledby="h-time"><h3 id="h-time">${t('timeTitle')}</h3>
-${barChart({ id: 'chart-time-to-pay', title: t('timeTitle'), description: t('timeDesc'), bars: time })}
+${responsive(
+  barChart({
+    id: 'chart-time-to-pay',
+    title: t('timeTitle'),
+    description: t('timeDesc'),
+    bars: time,
+    width: 460,
+    fontSize: 12,
+  }),
+  barChart({
+    id: 'chart-time-to-pay-narrow',
+    title: t('timeTitle'),
+    description: t('timeDesc'),
+    bars: time,
+    width: 320,
+    fontSize: 12,
+  }),
+)}
 </section>
 </div>`;
 }

@@ -18,7 +18,7 @@ import { consoleContext } from './scope.js';
 import { operatorActor } from '../plugins/actor.js';
 
 export const consolePages: RoutePlugin<
-  Deps<'clock' | 'config' | 'formKeySecret' | 'gateway' | 'logger' | 'store' | 'version'>
+  Deps<'clock' | 'config' | 'formKeySecret' | 'gateway' | 'logger' | 'runtimeConfig' | 'store' | 'version'>
 > = async (s, services) => {
   const ctx = consoleContext(services);
 
