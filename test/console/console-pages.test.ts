@@ -214,7 +214,7 @@ describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
     expect(timeline).toContain('Notification: <span data-gateway-status="settlement">settled</span>');
     expect(timeline).not.toMatch(/code 20\d/);
     expect((await get('/console/transactions/ST-1?lang=id')).body).toContain(
-      'Notifikasi: <span data-gateway-status="settlement">lunas</span>',
+      'Notifikasi gateway: <span data-gateway-status="settlement">lunas</span>',
     );
   });
 });

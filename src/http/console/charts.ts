@@ -46,7 +46,8 @@ ${o.bars.map((b, i) => {
   const x = round(i * step + step * 0.15);
   return html`<rect x="${x}" y="${round(top + plot - h)}" width="${round(step * 0.7)}" height="${h}" fill="#2f6fde"><title>${b.label}: ${b.text}</title></rect>${
     i % every === 0
-      ? html`<text x="${round(i * step + step / 2)}" y="${height - 6}" font-size="${font}" text-anchor="middle" fill="currentColor">${b.label}</text>`
+      ? // The first label starts at the left edge rather than being centred past it.
+        html`<text x="${i === 0 ? 0 : round(i * step + step / 2)}" y="${height - 6}" font-size="${font}" text-anchor="${i === 0 ? 'start' : 'middle'}" fill="currentColor">${b.label}</text>`
       : ''
   }`;
 })}

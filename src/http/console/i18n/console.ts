@@ -600,7 +600,7 @@ export const consoleMessages = defineMessages(
     tl_gateway_order_id: 'ID pesanan di gateway',
     tl_gateway_call: 'Panggilan gateway',
     tl_request: 'permintaan {id}',
-    tl_notification: 'Notifikasi',
+    tl_notification: 'Notifikasi gateway',
     tl_status_report: 'Laporan status',
     tl_status_to: 'Status → {status} (versi {version})',
     tl_refunded: 'dikembalikan {amount}',

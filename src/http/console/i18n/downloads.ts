@@ -7,7 +7,7 @@ const G = GLOSSARY;
 export const DOWNLOAD_MESSAGES = defineMessages(
   {
     title: 'Downloads',
-    help: "The transactions below (this page's filters) created in the chosen days, or the daily report of what was paid, refunded and received net on those days. Days default to this month.",
+    help: "The transactions above (this page's filters) created in the chosen days, or the daily report of what was paid, refunded and received net on those days. Days default to this month.",
     from: 'First day',
     to: 'Last day',
     format: 'Format',
@@ -45,7 +45,7 @@ export const DOWNLOAD_MESSAGES = defineMessages(
   },
   {
     title: 'Unduhan',
-    help: 'Transaksi di bawah (dengan filter halaman ini) yang dibuat pada hari-hari yang dipilih, atau laporan harian tentang yang dibayar, dikembalikan dan diterima bersih pada hari-hari itu. Bawaannya bulan ini.',
+    help: 'Transaksi di atas (dengan filter halaman ini) yang dibuat pada hari-hari yang dipilih, atau laporan harian tentang yang dibayar, dikembalikan dan diterima bersih pada hari-hari itu. Bawaannya bulan ini.',
     from: 'Hari pertama',
     to: 'Hari terakhir',
     format: 'Format',
