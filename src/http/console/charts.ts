@@ -69,11 +69,20 @@ export function barChart(o: {
   const width = o.width ?? 640;
   const font = o.fontSize ?? 11;
   const row = Math.max(22, font * 2);
-  // Room for the longest label and value text, at about 0.55 em a character, within half the width each.
-  const room = (texts: string[]) =>
-    Math.min(width * 0.45, Math.round(Math.max(4, ...texts.map((x) => x.length)) * font * 0.55) + 10);
-  const labelW = room(o.bars.map((b) => b.label));
-  const textW = room(o.bars.map((b) => b.text));
+  // Room for the longest label and value text, at about 0.55 em a character, within half the width
+  // each; without a size asked for, the fixed room of 130 and 110 units.
+  const room = (texts: string[], fixed: number) =>
+    o.fontSize === undefined
+      ? fixed
+      : Math.min(width * 0.45, Math.round(Math.max(4, ...texts.map((x) => x.length)) * font * 0.55) + 10);
+  const labelW = room(
+    o.bars.map((b) => b.label),
+    130,
+  );
+  const textW = room(
+    o.bars.map((b) => b.text),
+    110,
+  );
   const height = Math.max(row, o.bars.length * row) + 4;
   const max = o.max ?? Math.max(1, ...o.bars.map((b) => b.value));
   const plot = width - labelW - textW;
@@ -82,7 +91,7 @@ export function barChart(o: {
 ${o.bars.map((b, i) => {
   const w = round((Math.max(0, b.value) / max) * plot);
   const y = i * row + 2;
-  const base = y + Math.round(row / 2 + font * 0.35);
+  const base = o.fontSize === undefined ? y + 14 : y + Math.round(row / 2 + font * 0.35);
   return html`<text x="${labelW - 6}" y="${base}" font-size="${font}" text-anchor="end" fill="currentColor">${b.label}</text><rect x="${labelW}" y="${y + 3}" width="${w}" height="${row - 8}" fill="#2f6fde"/><text x="${labelW + w + 6}" y="${base}" font-size="${font}" fill="currentColor">${b.text}</text>`;
 })}
 </svg>`;
