@@ -42,6 +42,9 @@ RUN groupadd --system --gid 10001 paylink \
 WORKDIR /app
 # The application files stay root's: the service can write its volumes only.
 COPY --from=build /src/package.json ./package.json
+# The version label is package.json's, passed as VERSION: any other value is refused (left unset, as
+# a plain `docker compose build` leaves it, the label says "unknown").
+RUN node -e 'const v = require("/app/package.json").version, a = process.env.VERSION; if (a !== "unknown" && a !== v) { console.error(`VERSION=${a} but package.json says ${v}`); process.exit(1); }'
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist/src ./dist/src
 COPY --from=build /src/dist/simulator ./dist/simulator

@@ -39,7 +39,15 @@ export function createReceiver(secret, apply) {
   });
 }
 
+// Run it: ERP_WEBHOOK_SECRET=<the secret paylink signs with> RECEIVER_PORT=8080 node erp-receiver.mjs
 if (import.meta.url === `file://${process.argv[1]}`) {
   const secret = process.env.ERP_WEBHOOK_SECRET ?? '';
-  createReceiver(secret, (e) => console.log(e.order_id, e.status, e.refunded_amount ?? '')).listen(8080);
+  if (secret === '') {
+    // Without the secret nothing can be verified, and an unverified event must never move an order.
+    console.error('ERP_WEBHOOK_SECRET is not set: set it to the secret paylink signs its events with.');
+    process.exit(1);
+  }
+  const port = Number(process.env.RECEIVER_PORT ?? 8080);
+  const server = createReceiver(secret, (e) => console.log(JSON.stringify(e)));
+  server.listen(port, () => console.log(`ERP receiver listening on port ${server.address().port}`));
 }

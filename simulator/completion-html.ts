@@ -45,10 +45,12 @@ export function finishedPage(lang: Lang, tx: Txn): string {
   const t = tr(lang);
   const ok = PAID.has(tx.status) && tx.fraud_status !== 'challenge';
   const text = t(ok ? 'result.success' : tx.fraud_status === 'challenge' ? 'result.review' : 'result.failed');
+  // The outcome is said once, in #result; the heading thanks or names the method.
+  const heading = ok ? t('result.thanks') : methodLabel(tx.method, t);
   return layout(
     lang,
     text,
-    `<h1>${e(text)}</h1>
+    `<h1>${e(heading)}</h1>
 <div id="result" data-status="${e(tx.status)}">${e(text)}</div>
 ${orderSummary(tx.order_id, tx.gross_amount, t)}
 <p class="muted">${e(t('result.transaction', { id: tx.transaction_id, status: statusLabel(tx.status, t) }))}</p>`,

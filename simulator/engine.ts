@@ -305,7 +305,7 @@ export class Engine {
       const t = this.ledger.txns.get(p.transaction_id);
       if (!t) continue;
       if (['capture', 'settlement', 'refund', 'partial_refund'].includes(t.status)) paid++;
-      else if (t.status === 'pending') reserved++;
+      else if (t.status === 'pending' && !p.left_at) reserved++;
     }
     return { paid, reserved };
   }

@@ -146,7 +146,7 @@ export function payBefore(at: Date, lang: Lang): string {
   return tr(lang)('pay.before', jakartaDateTime(at, lang));
 }
 
-export async function instructionsPage(lang: Lang, tx: Txn, payAction: string): Promise<string> {
+export async function instructionsPage(lang: Lang, tx: Txn, payAction: string, switchAction?: string): Promise<string> {
   const t = tr(lang);
   const label = methodLabel(tx.method, t);
   const expiry = tx.expiry_time ? `<p class="muted" id="expiry">${e(payBefore(tx.expiry_time, lang))}</p>` : '';
@@ -157,7 +157,8 @@ export async function instructionsPage(lang: Lang, tx: Txn, payAction: string): 
 ${orderSummary(tx.order_id, tx.gross_amount, t)}
 <div id="instructions">${await instructions(tx, t)}</div>
 ${expiry}
-<form method="post" action="${e(payAction)}"><button id="pay" type="submit">${e(t('pay.now'))}</button></form>`,
+<form method="post" action="${e(payAction)}"><button id="pay" type="submit">${e(t('pay.now'))}</button></form>
+${switchAction === undefined ? '' : `<form method="post" action="${e(switchAction)}"><button id="switch-method" type="submit">${e(t('pay.switch'))}</button></form>`}`,
     tx.merchant_id,
   );
 }

@@ -83,6 +83,11 @@ export interface Purchase {
   order_id: string;
   transaction_id: string;
   created_at: Date;
+  /**
+   * Set when the customer went back to choose another method: the attempt no longer reserves a use
+   * (it stays payable, as a virtual account number already handed out is, until it expires).
+   */
+  left_at?: Date;
 }
 
 export interface PaymentLink {

@@ -60,6 +60,21 @@ export function startupNotices(
 }
 
 /** Starts everything `npm start` starts; also used by end-to-end tests with a prepared config. */
+/**
+ * Fastify logs a "Server listening at" line of its own for every address it listens on; paylink's
+ * one "paylink listening" line after start-up says that and where the console, the reference and
+ * the simulator are, so Fastify's lines are left out (nothing else logs while it binds).
+ */
+async function listenQuietly(app: Awaited<ReturnType<typeof buildApp>>, config: Config): Promise<string> {
+  const level = app.log.level;
+  app.log.level = 'warn';
+  try {
+    return await app.listen({ port: config.port, host: config.host });
+  } finally {
+    app.log.level = level;
+  }
+}
+
 export async function startService(config: Config, opts: { stdoutLogs?: boolean } = {}): Promise<RunningService> {
   const logger = await createLogger({
     level: config.logLevel,
@@ -119,7 +134,7 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
       `runtime-config secrets are encrypted with a key kept in ${config.dataDir} (set CONFIG_ENCRYPTION_KEY to choose it; required in production)`,
     );
   const app = await buildApp(services);
-  const address = await app.listen({ port: config.port, host: config.host });
+  const address = await listenQuietly(app, config);
   if (simulator && config.port === 0) simulator.setNotificationUrl(`${address}/webhook/midtrans`);
   for (const w of services.workers) w.start();
   if (operator.generated) {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from './config/env.js';
+import { erpPrivatePolicy, type Config } from './config/env.js';
 import type { Clock } from './platform/clock.js';
 import { systemClock } from './platform/clock.js';
 import type { Store } from './storage/contract.js';
@@ -95,7 +95,7 @@ export function createServices(
   const workers: BackgroundWorker[] = [];
   const outbox = createOutbox(
     { store: deps.store, runtimeConfig, clock, logger: deps.logger.child({ component: 'outbox' }), metrics },
-    { blockPrivateAddresses: config.isProduction, ...o.outbox },
+    { blockPrivateAddresses: erpPrivatePolicy(config), ...o.outbox },
   );
   workers.push(outbox);
   const services: Services = {

@@ -63,6 +63,6 @@ export interface Outbox extends BackgroundWorker {
   drain(maxRounds?: number): Promise<number>;
   /** The outcome of the next attempt recorded for `seq` (by any instance), or undefined after `timeoutMs`. */
   waitForAttempt(seq: number, afterAttempts: number, timeoutMs: number): Promise<AttemptOutcome | undefined>;
-  /** Refreshes the `paylink_outbox_depth` gauge. */
+  /** Refreshes the outbox gauges: `paylink_outbox_depth` and `paylink_outbox_oldest_pending_seconds`. */
   refreshDepth(): Promise<void>;
 }

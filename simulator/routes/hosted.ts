@@ -53,10 +53,10 @@ function chosenMethod(body: unknown, allowed: string[]): string | undefined {
   return typeof m === 'string' && allowed.includes(m) ? m : undefined;
 }
 
-/** The page of one transaction: instructions while pending, the result once paid. */
-async function txnPage(lang: Lang, tx: Txn | undefined, payAction: string): Promise<Html> {
+/** The page of one transaction: instructions while pending (`switchAction`: a way back to the methods), the result once paid. */
+async function txnPage(lang: Lang, tx: Txn | undefined, payAction: string, switchAction?: string): Promise<Html> {
   if (!tx) return gone(lang, NOT_FOUND_PAYMENT, 404);
-  if (tx.status === 'pending') return { status: 200, html: await instructionsPage(lang, tx, payAction) };
+  if (tx.status === 'pending') return { status: 200, html: await instructionsPage(lang, tx, payAction, switchAction) };
   if (tx.status === 'capture' || tx.status === 'settlement') return { status: 200, html: resultPage(lang, tx) };
   const t = tr(lang);
   return {
@@ -80,7 +80,9 @@ function linkPage(lang: Lang, { merchant: m, item: link }: Owned<PaymentLink>): 
   const usage = m.engine.linkUsage(link);
   const base = `/payment-links/${link.payment_link_id}`;
   if (usage.paid + usage.reserved >= link.usage_limit) {
-    const pending = link.purchases.filter((p) => m.ledger.txns.get(p.transaction_id)?.status === 'pending');
+    const pending = link.purchases.filter(
+      (p) => !p.left_at && m.ledger.txns.get(p.transaction_id)?.status === 'pending',
+    );
     const last = pending[pending.length - 1];
     if (last) return { redirect: `${base}/t/${last.transaction_id}` };
   }
@@ -133,7 +135,17 @@ function registerLinkPages(app: FastifyInstance, ctx: SimContext): void {
   app.get<P>('/payment-links/:plid/t/:txid', async (req, reply) => {
     const lang = pageLang(req, reply);
     const t = linkTxn(ctx.merchants.link(req.params.plid), req.params.txid);
-    return page(reply, await txnPage(lang, t, `/payment-links/${req.params.plid}/t/${req.params.txid}/pay`));
+    const here = `/payment-links/${req.params.plid}/t/${req.params.txid}`;
+    return page(reply, await txnPage(lang, t, `${here}/pay`, `${here}/switch`));
+  });
+  // Back to the methods: this attempt stops reserving the link's use (it stays payable until it expires).
+  app.post<P>('/payment-links/:plid/t/:txid/switch', async (req, reply) => {
+    const lang = pageLang(req, reply);
+    const owned = ctx.merchants.link(req.params.plid);
+    const purchase = owned?.item.purchases.find((p) => p.transaction_id === req.params.txid);
+    if (!owned || !purchase) return page(reply, gone(lang, NOT_FOUND_PAYMENT, 404));
+    if (owned.merchant.ledger.txns.get(purchase.transaction_id)?.status === 'pending') purchase.left_at ??= new Date();
+    return page(reply, { redirect: `/payment-links/${req.params.plid}` });
   });
   app.post<P>('/payment-links/:plid/t/:txid/pay', async (req, reply) => {
     const lang = pageLang(req, reply);

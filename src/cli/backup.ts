@@ -55,7 +55,10 @@ export function backupSqlite(source: string, target: string): BackupResult {
   const out = path.resolve(target);
   if (fs.existsSync(out)) throw new BackupError(`${out} exists: name a new file (a backup never overwrites one)`);
   if (!fs.existsSync(source)) throw new BackupError(`no SQLite database at ${source} (DATA_DIR)`);
-  fs.mkdirSync(path.dirname(out), { recursive: true });
+  // A missing directory is usually a mistyped path or an unmounted volume: creating it would hide that.
+  const dir = path.dirname(out);
+  if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    throw new BackupError(`the directory ${dir} does not exist: create it first (a backup never creates directories)`);
   const partial = `${out}.partial-${process.pid}`;
   copyInto(source, partial);
   try {

@@ -6,6 +6,7 @@
  */
 import { ConfigError, loadConfig, type Config } from '../config/env.js';
 import { isPrivateHost } from '../platform/url-policy.js';
+import { resolveSecretFiles } from '../config/secret-files.js';
 
 export interface CheckConfigOptions {
   /** A staging environment: sandbox mode and sandbox keys are accepted. */
@@ -22,8 +23,9 @@ export interface CheckConfigReport {
 
 const present = (env: Record<string, string | undefined>, name: string): boolean => (env[name] ?? '') !== '';
 
-export function checkConfig(env: Record<string, string | undefined>, o: CheckConfigOptions = {}): CheckConfigReport {
-  const problems: string[] = [];
+export function checkConfig(given: Record<string, string | undefined>, o: CheckConfigOptions = {}): CheckConfigReport {
+  // The checks below read secrets by name: those given as NAME_FILE are read first.
+  const { env, problems } = resolveSecretFiles(given);
   if (env.NODE_ENV !== 'production')
     problems.push('NODE_ENV must be production: it turns every insecure default into a refusal to start');
   let config: Config | undefined;
@@ -83,7 +85,9 @@ export function checkConfig(env: Record<string, string | undefined>, o: CheckCon
     config?.database.kind === 'postgres'
       ? 'pg_dump of the database is scheduled and a restore was tried'
       : '`paylink backup FILE` is scheduled (and copied off the machine) and a restore was tried',
-    "GET /metrics is scraped (with the operator credentials) and GET /health/ready is the load balancer's check",
+    present(env, 'METRICS_TOKEN')
+      ? "GET /metrics is scraped with Authorization: Bearer METRICS_TOKEN and GET /health/ready is the load balancer's check"
+      : "GET /metrics is scraped (set METRICS_TOKEN so the scraper needs no operator password and can never be locked out) and GET /health/ready is the load balancer's check",
     'CONFIG_ENCRYPTION_KEY and the operator password are kept where the team can find them',
   ];
   return { problems, toConfirm, config };

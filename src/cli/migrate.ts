@@ -5,17 +5,18 @@
  * forward: a database migrated by a newer version keeps serving an older one beside it.
  */
 import type { Config } from '../config/env.js';
-import { lockSqliteFile, openStore, type SqliteLock } from '../storage/kysely/store.js';
+import { lockSqliteFile, openStore, type MigrateOutcome, type SqliteLock } from '../storage/kysely/store.js';
 import type { MigrationStatus } from '../storage/contract.js';
 
-export async function migrateDatabase(config: Config): Promise<MigrationStatus> {
+export async function migrateDatabase(config: Config): Promise<MigrationStatus & { run: MigrateOutcome }> {
   // SQLite serves one process: while the service runs, it migrates the file itself.
   const lock: SqliteLock | undefined =
     config.database.kind === 'sqlite' ? lockSqliteFile(config.database.path) : undefined;
   try {
-    const store = await openStore(config.database);
+    let run: MigrateOutcome = { applied: [], latest: undefined };
+    const store = await openStore(config.database, { onMigrated: (o) => (run = o) });
     try {
-      return await store.migrationStatus();
+      return { ...(await store.migrationStatus()), run };
     } finally {
       await store.close();
     }

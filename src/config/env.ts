@@ -1,11 +1,21 @@
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import fs from 'node:fs';
 import path from 'node:path';
+import { postgresTarget } from '../platform/postgres-url.js';
 import { isIP } from 'node:net';
 import { parseEncryptionKey } from '../platform/secret-box.js';
-import { CONTROL_CHARACTER, outboundUrlProblem } from '../platform/url-policy.js';
+import {
+  AllowedNetworks,
+  CONTROL_CHARACTER,
+  cidrListProblem,
+  outboundUrlProblem,
+  type PrivatePolicy,
+} from '../platform/url-policy.js';
 import { plainFieldErrors } from '../platform/errors.js';
 import { GatewayModeSchema, type GatewayMode } from '../model/runtime-config.js';
+import type { SecretVariable } from '../platform/secrets.js';
+import { resolveSecretFiles } from './secret-files.js';
 
 const isGatewayMode = (v: string | undefined): v is GatewayMode => v !== undefined && Value.Check(GatewayModeSchema, v);
 
@@ -41,6 +51,8 @@ export const EnvSchema = Type.Object({
   CONFIG_ENCRYPTION_KEY: Type.Optional(Type.String({ maxLength: 200 })),
   CONFIG_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ maxLength: 2000 })),
   CONSOLE_TIME_ZONE: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  ERP_ALLOW_PRIVATE_NETWORKS: Type.Optional(Type.String({ maxLength: 4000 })),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 256, pattern: '^[\\x21-\\x7e]+$' })),
   NODE_ENV: Type.Optional(Type.String()),
 });
 const Str = Type.String();
@@ -74,7 +86,15 @@ export const ConfigSchema = Type.Object({
     confirmNotifications: Type.Boolean(),
   }),
   simulatorPort: Type.Integer(),
-  erp: Type.Object({ notifyUrl: Type.Optional(Str), webhookSecret: Type.Optional(Str) }),
+  erp: Type.Object({
+    notifyUrl: Type.Optional(Str),
+    webhookSecret: Type.Optional(Str),
+    /**
+     * `ERP_ALLOW_PRIVATE_NETWORKS`: CIDR ranges an ERP endpoint may be in although production refuses
+     * private addresses (an on-premises ERP); link-local and metadata addresses never are. Empty: none.
+     */
+    allowPrivateNetworks: Type.Array(Str),
+  }),
   /**
    * Fastify's `trustProxy`: the reverse proxies whose `X-Forwarded-For` names the client (addresses,
    * CIDR ranges, or `loopback`/`linklocal`/`uniquelocal`), or how many hops to trust. Unset: none.
@@ -85,6 +105,8 @@ export const ConfigSchema = Type.Object({
   isProduction: Type.Boolean(),
   /** IANA time zone the operator console shows times in (`CONSOLE_TIME_ZONE`, default Asia/Jakarta). */
   consoleTimeZone: Str,
+  /** `METRICS_TOKEN`: when set, `GET /metrics` also accepts `Authorization: Bearer <token>`. */
+  metricsToken: Type.Optional(Str),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -144,13 +166,17 @@ function envProblems(env: Record<string, string | undefined>): string[] {
   return plainFieldErrors(EnvSchema, issues).map((e) => `${e.path || 'environment'} ${e.message}`);
 }
 
-/** Reads the environment once. Pure: no I/O, no defaults that depend on the machine beyond `cwd`. */
-export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
+/**
+ * Reads the environment once. Its only I/O is reading the secret files named by `NAME_FILE`
+ * (secret-files.ts); no defaults depend on the machine beyond `cwd`.
+ */
+export function loadConfig(given: Record<string, string | undefined>, cwd = process.cwd()): Config {
+  const { env, problems: fileProblems } = resolveSecretFiles(given, cwd);
   const get = (k: string): string | undefined => {
     const v = env[k];
     return v === undefined || v === '' ? undefined : v;
   };
-  const problems = envProblems(env);
+  const problems = [...fileProblems, ...envProblems(env)];
   const port = portOf(get('PORT'), 3000, 'PORT', problems);
   const host = get('HOST') ?? '127.0.0.1';
   const dataDir = path.resolve(cwd, get('DATA_DIR') ?? './data');
@@ -195,10 +221,15 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
         get('MIDTRANS_CONFIRM_NOTIFICATIONS') === undefined || truthy(get('MIDTRANS_CONFIRM_NOTIFICATIONS')),
     },
     simulatorPort: portOf(get('SIMULATOR_PORT'), port === 0 ? 0 : port + 1, 'SIMULATOR_PORT', problems),
-    erp: { notifyUrl: get('ERP_NOTIFY_URL'), webhookSecret: get('ERP_WEBHOOK_SECRET') },
+    erp: {
+      notifyUrl: get('ERP_NOTIFY_URL'),
+      webhookSecret: get('ERP_WEBHOOK_SECRET'),
+      allowPrivateNetworks: listOf(get('ERP_ALLOW_PRIVATE_NETWORKS')),
+    },
     configEncryption: { previous: [] },
     isProduction,
     consoleTimeZone: get('CONSOLE_TIME_ZONE') ?? 'Asia/Jakarta',
+    metricsToken: get('METRICS_TOKEN'),
   };
   if (!validTimeZone(config.consoleTimeZone))
     problems.push('CONSOLE_TIME_ZONE must be an IANA time zone name such as Asia/Jakarta');
@@ -207,7 +238,12 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   // The signature does not cover transaction_status: only the status API can vouch for it.
   if (mode !== 'simulator' && !config.gateway.confirmNotifications)
     problems.push(`MIDTRANS_CONFIRM_NOTIFICATIONS can be off only in simulator mode (not ${mode})`);
-  problems.push(...urlProblems(env, isProduction));
+  if (databaseUrl) problems.push(...databaseUrlProblems(databaseUrl));
+  const cidrProblem = config.erp.allowPrivateNetworks.length > 0 && cidrListProblem(config.erp.allowPrivateNetworks);
+  if (cidrProblem) problems.push(`ERP_ALLOW_PRIVATE_NETWORKS ${cidrProblem}`);
+  else if (get('ERP_ALLOW_PRIVATE_NETWORKS') !== undefined && config.erp.allowPrivateNetworks.length === 0)
+    problems.push('ERP_ALLOW_PRIVATE_NETWORKS must list CIDR ranges such as 10.20.0.0/16, comma-separated');
+  problems.push(...urlProblems(env, isProduction, cidrProblem ? undefined : erpAllowedNetworks(config)));
   const encKey = get('CONFIG_ENCRYPTION_KEY');
   config.configEncryption.key = encKey === undefined ? undefined : parseEncryptionKey(encKey)?.toString('hex');
   if (encKey !== undefined && !config.configEncryption.key)
@@ -234,16 +270,52 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
  * address policy as `/api/config` (never link-local or metadata; in production https only, and
  * never a loopback or private address). Values are not echoed.
  */
-function urlProblems(env: Record<string, string | undefined>, production: boolean): string[] {
+function urlProblems(
+  env: Record<string, string | undefined>,
+  production: boolean,
+  erpAllowed: AllowedNetworks | undefined,
+): string[] {
   const out: string[] = [];
   const publicUrl = env.PUBLIC_BASE_URL;
   if (publicUrl && CONTROL_CHARACTER.test(publicUrl)) out.push('PUBLIC_BASE_URL must not contain control characters');
   for (const name of ['MIDTRANS_API_BASE_URL', 'MIDTRANS_APP_BASE_URL', 'ERP_NOTIFY_URL'] as const) {
     const v = env[name];
-    const p = v ? outboundUrlProblem(v, production) : undefined;
+    const p = v ? outboundUrlProblem(v, production, name === 'ERP_NOTIFY_URL' ? erpAllowed : undefined) : undefined;
     if (p) out.push(`${name} ${p}`);
   }
   return out;
+}
+
+/** DATABASE_URL's TLS parameters (postgres-url.ts), and its sslrootcert a readable file. The URL is not echoed. */
+function databaseUrlProblems(url: string): string[] {
+  const target = postgresTarget(url);
+  if (typeof target === 'string') return [`DATABASE_URL ${target}`];
+  const file = target.tls.rootCert;
+  if (file === undefined) return [];
+  try {
+    if (!fs.statSync(file).isFile()) return [`DATABASE_URL sslrootcert: ${file} is not a regular file`];
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch (err) {
+    return [`DATABASE_URL sslrootcert: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`];
+  }
+  return [];
+}
+
+function listOf(v: string | undefined): string[] {
+  return (v ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0);
+}
+
+/** The ERP's allowed private networks, undefined when none are configured. */
+export function erpAllowedNetworks(c: Config): AllowedNetworks | undefined {
+  return c.erp.allowPrivateNetworks.length > 0 ? new AllowedNetworks(c.erp.allowPrivateNetworks) : undefined;
+}
+
+/** What the ERP deliveries refuse at connect time: private addresses in production, except the allowed networks. */
+export function erpPrivatePolicy(c: Config): PrivatePolicy {
+  return c.isProduction ? (erpAllowedNetworks(c) ?? true) : false;
 }
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -276,9 +348,30 @@ function trustProxyOf(v: string | undefined): string[] | number | string | undef
   return items;
 }
 
-/** The secrets of the environment's configuration (gateway keys, ERP signing secret, API keys), for the log scrubber; the operator password is added by whoever resolved it. */
+/** Where each secret variable's value lives in the configuration: a new secret variable does not compile until it is mapped. */
+const SECRET_VALUES: Record<SecretVariable, (c: Config) => (string | undefined)[]> = {
+  MIDTRANS_SERVER_KEY: (c) => [c.gateway.serverKey],
+  MIDTRANS_CLIENT_KEY: (c) => [c.gateway.clientKey],
+  ERP_WEBHOOK_SECRET: (c) => [c.erp.webhookSecret],
+  API_KEYS: (c) => c.apiKeys,
+  log_pass: (c) => [c.operator.pass],
+  LOG_PASS: (c) => [c.operator.pass],
+  DATABASE_URL: (c) => (c.database.kind === 'postgres' ? [c.database.url, databasePassword(c.database.url)] : []),
+  METRICS_TOKEN: (c) => [c.metricsToken],
+};
+
+function databasePassword(url: string): string | undefined {
+  try {
+    const p = new URL(url).password;
+    return p === '' ? undefined : decodeURIComponent(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The values of every secret variable (`SECRET_VARIABLES`), for the log scrubber; a generated operator password is added by whoever generated it. */
 export function configSecretValues(c: Config): (string | undefined)[] {
-  return [c.gateway.serverKey, c.gateway.clientKey, c.erp.webhookSecret, ...c.apiKeys];
+  return Object.values(SECRET_VALUES).flatMap((values) => values(c));
 }
 
 /** In production every insecure default is a refusal to start. */

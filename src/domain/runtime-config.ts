@@ -5,7 +5,7 @@
  */
 import { Type, type Static, type TObject } from 'typebox';
 import type { Deps } from '../types.js';
-import { serverKeyProblem } from '../config/env.js';
+import { erpAllowedNetworks, serverKeyProblem } from '../config/env.js';
 import {
   GATEWAY_HOSTS,
   applyOverrides,
@@ -15,10 +15,11 @@ import {
 } from '../config/runtime.js';
 import { RuntimeConfigSchema, type RuntimeConfig } from '../model/runtime-config.js';
 import { AppError, type FieldError } from '../platform/errors.js';
-import { outboundUrlProblem } from '../platform/url-policy.js';
+import { outboundUrlProblem, type AllowedNetworks } from '../platform/url-policy.js';
 import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
 import { registerLogSecrets } from '../platform/logging/logger.js';
 import { actorName, audit, type Actor } from './audit.js';
+import { requireRole } from './operators/access.js';
 import { DEFAULT_ACCOUNT } from '../model/account.js';
 
 const S = RuntimeConfigSchema.properties;
@@ -132,14 +133,14 @@ export function serverKeyReentryProblem(
 /** Rules across fields, checked on the document that would be in effect. */
 export function effectiveProblems(
   s: RuntimeConfig,
-  o: { production: boolean; simulatorAvailable: boolean },
+  o: { production: boolean; simulatorAvailable: boolean; erpAllowed?: AllowedNetworks },
 ): FieldError[] {
   const out: FieldError[] = [];
-  const url = (path: string, v: string | undefined) => {
-    const p = v === undefined ? undefined : outboundUrlProblem(v, o.production);
+  const url = (path: string, v: string | undefined, allowed?: AllowedNetworks) => {
+    const p = v === undefined ? undefined : outboundUrlProblem(v, o.production, allowed);
     if (p) out.push({ path, message: p });
   };
-  url('erp.notify_url', s.erp.notify_url);
+  url('erp.notify_url', s.erp.notify_url, o.erpAllowed);
   url('gateway.api_base_url', s.gateway.api_base_url);
   url('gateway.app_base_url', s.gateway.app_base_url);
   const methods = enabledPaymentsProblem(s.links.enabled_payments, 'links.enabled_payments');
@@ -203,6 +204,7 @@ export async function changeRuntimeConfig(
   patch: RuntimeConfigPatch,
   actor: Actor,
 ): Promise<string[]> {
+  requireRole(actor, 'admin');
   for (let attempt = 1; attempt <= SAVE_ATTEMPTS; attempt++) {
     const stored = await services.runtimeConfig.overrides();
     const { next, changed } = mergePatch(stored.document, patch);
@@ -210,6 +212,7 @@ export async function changeRuntimeConfig(
     const problems = effectiveProblems(effective, {
       production: services.config.isProduction,
       simulatorAvailable: services.config.gateway.mode === 'simulator',
+      erpAllowed: erpAllowedNetworks(services.config),
     });
     if (problems.length > 0)
       throw new AppError('VALIDATION_FAILED', 'The configuration would not be usable.', { errors: problems });

@@ -38,8 +38,11 @@ export const RuntimeConfigSchema = Type.Object({
     webhook_secret: Type.Optional(Secret),
     /** Per delivery attempt. */
     timeout_ms: Int(100, 120_000),
-    /** How long a failing event is retried before it is `dead`. */
-    retry_for_hours: Int(1, 720),
+    /**
+     * How long a failing event is retried before it is `dead`, in hours (default 72). Fractions down
+     * to 0.01 (36 s), so that exhaustion and its alert can be rehearsed in staging.
+     */
+    retry_for_hours: Type.Number({ minimum: 0.01, maximum: 720 }),
   }),
   links: Type.Object({
     default_expiry_minutes: Int(5, 60 * 24 * 30),

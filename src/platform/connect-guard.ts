@@ -7,7 +7,7 @@
  */
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { addressRefusal } from './url-policy.js';
+import { addressRefusal, type PrivatePolicy } from './url-policy.js';
 
 export class PrivateAddressError extends Error {
   readonly code: 'EPRIVATEADDR' | 'ELINKLOCALADDR';
@@ -26,7 +26,7 @@ export type Resolve = (
 const systemResolve: Resolve = (hostname, options, callback) => dns.lookup(hostname, options, callback);
 
 /** A `lookup` for undici's connector that resolves every address of a name and refuses the name if any is refused. */
-export function guardedLookup(blockPrivate: boolean, resolve: Resolve = systemResolve): LookupFunction {
+export function guardedLookup(blockPrivate: PrivatePolicy, resolve: Resolve = systemResolve): LookupFunction {
   return (hostname, options, callback) => {
     const nameRefusal = addressRefusal(hostname, blockPrivate);
     if (nameRefusal) return callback(new PrivateAddressError(hostname, nameRefusal === 'link-local'), '');
@@ -49,7 +49,7 @@ export function guardedLookup(blockPrivate: boolean, resolve: Resolve = systemRe
  * name): undici connects to literal addresses without calling `lookup`. Undefined for other names
  * (the lookup judges what they resolve to) and for URLs that do not parse.
  */
-export function literalRefusal(url: string, blockPrivate: boolean): 'link-local' | 'private' | undefined {
+export function literalRefusal(url: string, blockPrivate: PrivatePolicy): 'link-local' | 'private' | undefined {
   try {
     return addressRefusal(new URL(url).hostname, blockPrivate);
   } catch {

@@ -8,7 +8,7 @@ export function createMetrics() {
   const registry = new Registry();
   // The default metrics are named process_… and nodejs_…: the prefix adds only the service's name.
   collectDefaultMetrics({ register: registry, prefix: 'paylink_' });
-  return {
+  const metrics = {
     registry,
     httpRequests: new Counter({
       name: 'paylink_http_requests_total',
@@ -54,7 +54,22 @@ export function createMetrics() {
       labelNames: ['state'] as const,
       registers: [registry],
     }),
+    paymentsPendingPastExpiry: new Gauge({
+      name: 'paylink_payments_pending_past_expiry',
+      help: 'Payments still pending (or challenged) after their expiry time, which the status sweeper should have settled with the gateway; refreshed when /metrics is read',
+      registers: [registry],
+    }),
+    outboxOldestPending: new Gauge({
+      name: 'paylink_outbox_oldest_pending_seconds',
+      help: 'Age of the oldest ERP event not yet delivered (pending or failed), 0 when none; refreshed when /metrics is read',
+      registers: [registry],
+    }),
   };
+  // Every outcome is exported from the start at 0: `increase()` over a series that first appears
+  // already at 1 sees no increase, so the first dead event would not alert.
+  for (const outcome of ['delivered', 'failed', 'dead', 'rejected_stale_lease'] as const)
+    metrics.deliveries.inc({ outcome }, 0);
+  return metrics;
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

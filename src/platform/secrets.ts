@@ -12,6 +12,23 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  */
 export const SECRET_FIELDS = { gateway: ['server_key', 'client_key'], erp: ['webhook_secret'] } as const;
 
+/**
+ * The environment variables that hold a secret: each may be given instead as `NAME_FILE`, the
+ * path of a file holding the value (as container and Kubernetes secrets are mounted), and the log
+ * scrubber is taught each one's value (`configSecretValues`, env.ts, maps every name).
+ */
+export const SECRET_VARIABLES = [
+  'MIDTRANS_SERVER_KEY',
+  'MIDTRANS_CLIENT_KEY',
+  'ERP_WEBHOOK_SECRET',
+  'API_KEYS',
+  'log_pass',
+  'LOG_PASS',
+  'DATABASE_URL',
+  'METRICS_TOKEN',
+] as const;
+export type SecretVariable = (typeof SECRET_VARIABLES)[number];
+
 /** Every secret field name, whatever its section. */
 export const SECRET_FIELD_NAMES: readonly string[] = Object.values(SECRET_FIELDS).flat();
 

@@ -151,19 +151,68 @@ export function isPrivateHost(hostname: string): boolean {
 }
 
 /**
- * Why a connection to `address` (a literal address, or a name) is refused: 'link-local' in every
- * mode, 'private' when `blockPrivate` (production); undefined when it is allowed.
+ * Private ranges an outbound client may reach although private ones are refused (production): an
+ * on-premises ERP (`ERP_ALLOW_PRIVATE_NETWORKS`). They never open link-local or metadata
+ * addresses, which `addressRefusal` refuses before asking. An IPv6 address is in a range when it is
+ * itself, or when it is IPv4-mapped (`::ffff:a.b.c.d`) and its IPv4 address is.
  */
-export function addressRefusal(address: string, blockPrivate: boolean): 'link-local' | 'private' | undefined {
+export class AllowedNetworks {
+  private readonly list = new BlockList();
+  /** `cidrs` as `cidrListProblem` accepts them (a bare address is a single-address range). */
+  constructor(readonly cidrs: readonly string[]) {
+    for (const c of cidrs) {
+      const [addr = '', bits] = c.split('/');
+      const family = isIP(addr) === 4 ? 'ipv4' : 'ipv6';
+      this.list.addSubnet(addr, bits === undefined ? (family === 'ipv4' ? 32 : 128) : Number(bits), family);
+    }
+  }
+
+  includes(address: string): boolean {
+    const host = bareHost(address);
+    const kind = isIP(host);
+    if (kind === 4) return this.list.check(host, 'ipv4');
+    if (kind !== 6) return false;
+    if (this.list.check(host, 'ipv6')) return true;
+    const b = ipv6Bytes(host);
+    return zeros(b, 0, 10) && b[10] === 0xff && b[11] === 0xff && this.list.check(v4At(b, 12), 'ipv4');
+  }
+}
+
+/** Which private addresses are refused: none (`false`), all (`true`), or all outside the allowed networks. */
+export type PrivatePolicy = boolean | AllowedNetworks;
+
+/** A comma-separated list of CIDR ranges (or single addresses); undefined when every item is one, else the problem. */
+export function cidrListProblem(items: readonly string[]): string | undefined {
+  const valid = (x: string) => {
+    const [addr = '', bits, ...rest] = x.split('/');
+    const kind = isIP(addr);
+    if (kind === 0 || rest.length > 0 || addr.includes('%')) return false;
+    return bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (kind === 4 ? 32 : 128));
+  };
+  return items.length > 0 && items.every(valid)
+    ? undefined
+    : 'must list CIDR ranges such as 10.20.0.0/16, comma-separated';
+}
+
+/**
+ * Why a connection to `address` (a literal address, or a name) is refused: 'link-local' in every
+ * mode, 'private' when `blockPrivate` (production) unless the address is in its allowed networks;
+ * undefined when it is allowed.
+ */
+export function addressRefusal(address: string, blockPrivate: PrivatePolicy): 'link-local' | 'private' | undefined {
   if (isLinkLocalOrMetadata(address)) return 'link-local';
-  return blockPrivate && isPrivateHost(address) ? 'private' : undefined;
+  if (blockPrivate === false || !isPrivateHost(address)) return undefined;
+  return blockPrivate instanceof AllowedNetworks && blockPrivate.includes(address) ? undefined : 'private';
 }
 
 /** C0 and C1 control characters and DEL: the URL parser silently drops some of them (CR, LF, TAB). */
 export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** Why `raw` is not acceptable as an outbound URL, or undefined when it is. */
-export function outboundUrlProblem(raw: string, production: boolean): string | undefined {
+/**
+ * Why `raw` is not acceptable as an outbound URL, or undefined when it is. `allowed`: private
+ * networks a production URL may name (the ERP's, `ERP_ALLOW_PRIVATE_NETWORKS`).
+ */
+export function outboundUrlProblem(raw: string, production: boolean, allowed?: AllowedNetworks): string | undefined {
   if (CONTROL_CHARACTER.test(raw)) return 'must not contain control characters';
   let url: URL;
   try {
@@ -176,6 +225,7 @@ export function outboundUrlProblem(raw: string, production: boolean): string | u
   if (isLinkLocalOrMetadata(url.hostname)) return 'must not point to a link-local or cloud metadata address';
   if (!production) return undefined;
   if (url.protocol !== 'https:') return 'must use https in production';
-  if (isPrivateHost(url.hostname)) return 'must not point to a private, loopback or link-local address in production';
+  if (isPrivateHost(url.hostname) && !allowed?.includes(url.hostname))
+    return 'must not point to a private, loopback or link-local address in production';
   return undefined;
 }

@@ -15,6 +15,7 @@ import type { AttemptResult, DeliveryAttempt, NewOutboxEvent, OutboxEvent, Outbo
 import type { NewRefund, RefundRecord, RefundState } from '../model/refund.js';
 import type { AuthFailurePolicy, AuthFailureState } from '../model/auth-failures.js';
 import type { Page } from '../model/page.js';
+import type { NewOperator, OperatorChange, OperatorRecord, OperatorSession } from '../model/operator.js';
 import type { AccountRecord, ApiKeyMatch, ApiKeyRecord } from '../model/account.js';
 import type {
   NewReconciliationRow,
@@ -89,6 +90,8 @@ export interface TransactionsRepo {
   list(filter: TransactionFilter): Promise<Page<TransactionRecord>>;
   /** Pending transactions whose expiry passed before `expiredBefore`, or created before `createdBefore` with no event since. Never-checked first, then the least recently checked. */
   listOverduePending(expiredBefore: string, createdBefore: string, limit: number): Promise<TransactionRecord[]>;
+  /** How many pending (or challenged) transactions have an expiry before `expiredBefore`: a range of transactions_status_idx. */
+  countPendingPastExpiry(expiredBefore: string): Promise<number>;
   /** Notes that the reconciler asked about it: `listOverduePending` returns the least recently checked first. */
   markChecked(id: string, at: string): Promise<void>;
 }
@@ -204,6 +207,11 @@ export interface OutboxRepo {
   retryNow(eventId: string, now: Date): Promise<OutboxEvent | undefined>;
   countByState(): Promise<Record<OutboxState, number>>;
   /**
+   * `created_at` of the oldest event still to deliver (pending or failed; dead ones wait for a
+   * person and are counted by `countByState`), undefined when none. Two index seeks.
+   */
+  oldestUndeliveredAt(): Promise<string | undefined>;
+  /**
    * Frees every lease (bumping the fencing tokens). Only for SQLite at start-up: one process owns
    * the file, so a lease still set was left by a previous run of this process that died.
    */
@@ -290,7 +298,33 @@ export interface AuthFailuresRepo {
    */
   fail(scope: string, client: string, now: Date, p: AuthFailurePolicy): Promise<AuthFailureState>;
   clear(scope: string, client: string): Promise<void>;
+  /** The latest lock of `scope` still running at `now` (ISO), over every client; null when none. */
+  lockedUntil(scope: string, now: Date): Promise<string | null>;
+  /** Forgets every client's failures and lock in `scope`. */
+  clearScope(scope: string): Promise<void>;
   prune(now: Date, p: AuthFailurePolicy): Promise<void>;
+}
+
+/** Operators who sign in by name, and their console sessions. */
+export interface OperatorsRepo {
+  /** False when the username is taken. */
+  insert(op: NewOperator, now: Date): Promise<boolean>;
+  get(username: string): Promise<OperatorRecord | undefined>;
+  /** Every operator, by username. */
+  list(): Promise<OperatorRecord[]>;
+  /** The operator as changed, or undefined when there is none of that name. */
+  update(username: string, change: OperatorChange): Promise<OperatorRecord | undefined>;
+  recordSignIn(username: string, now: Date): Promise<void>;
+  createSession(idHash: string, username: string, now: Date): Promise<void>;
+  /** The session of that id hash, ended or not. */
+  findSession(idHash: string): Promise<OperatorSession | undefined>;
+  /** Marks the session seen at `now` (the idle expiry counts from it). */
+  touchSession(idHash: string, now: Date): Promise<void>;
+  endSession(idHash: string, now: Date): Promise<void>;
+  /** Ends every open session of `username`; returns how many. */
+  endSessionsOf(username: string, now: Date): Promise<number>;
+  /** Deletes sessions ended or last seen before `before` (ISO); returns how many. */
+  pruneSessions(before: string): Promise<number>;
 }
 
 /** One ERP event in the pull feed: its position and the exact body a push would carry. */
@@ -450,6 +484,8 @@ export interface Repositories {
   readonly retention: RetentionRepo;
   /** Failed authentication attempts per client, shared by every instance. */
   readonly authFailures: AuthFailuresRepo;
+  /** Operators who sign in by name, and their console sessions. */
+  readonly operators: OperatorsRepo;
   /** The ERP events as a feed an ERP pulls. */
   readonly feed: FeedRepo;
   /** Imports of the gateway's reports. */
@@ -518,6 +554,7 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     update: 'write',
     list: 'read',
     listOverduePending: 'read',
+    countPendingPastExpiry: 'read',
     markChecked: 'write',
   },
   config: { get: 'read', put: 'write' },
@@ -542,6 +579,7 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     attemptsFor: 'read',
     retryNow: 'write',
     countByState: 'read',
+    oldestUndeliveredAt: 'read',
     releaseAllLeases: 'write',
     nextDueAt: 'read',
   },
@@ -570,7 +608,27 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
   },
   retention: { pruneDelivered: 'write', pruneNotifications: 'write', pruneIdempotency: 'write' },
   // Counted outside any group: a failed login must not wait for (or share the fate of) other writes.
-  authFailures: { get: 'read', fail: 'autocommit', clear: 'autocommit', prune: 'autocommit' },
+  authFailures: {
+    get: 'read',
+    fail: 'autocommit',
+    clear: 'autocommit',
+    lockedUntil: 'read',
+    clearScope: 'autocommit',
+    prune: 'autocommit',
+  },
+  operators: {
+    insert: 'write',
+    get: 'read',
+    list: 'read',
+    update: 'write',
+    recordSignIn: 'autocommit',
+    createSession: 'write',
+    findSession: 'read',
+    touchSession: 'autocommit',
+    endSession: 'write',
+    endSessionsOf: 'write',
+    pruneSessions: 'autocommit',
+  },
   feed: { identity: 'read', sequence: 'write', after: 'read', handedOut: 'write', acknowledge: 'write' },
   reconciliation: {
     begin: 'write',

@@ -101,4 +101,40 @@ describe.skipIf(!HAVE_CHROMIUM)('/docs in a real browser', () => {
       await context.close();
     }, 60_000);
   }
+
+  it('at 375 px an operation index is on the first screen and jumps to an operation; at 1280 px the sidebar does that instead', async () => {
+    const open = async (width: number) => {
+      const context = await browser.newContext({
+        viewport: { width, height: 800 },
+        httpCredentials: { username: OPERATOR.user, password: OPERATOR.pass },
+      });
+      const page = await context.newPage();
+      await page.goto(`${service.url}/docs`);
+      await page.locator('h1', { hasText: 'paylink' }).first().waitFor({ timeout: 20_000 });
+      return { context, page };
+    };
+    const phone = await open(375);
+    const index = phone.page.locator('nav.ops-index');
+    expect(await index.isVisible()).toBe(true);
+    const groups = phone.page.locator('nav.ops-index .ops-groups a');
+    expect(await groups.allTextContents()).toEqual(
+      expect.arrayContaining(['Payment Links', 'Payment Operations', 'Health & Config']),
+    );
+    const box = (await groups.first().boundingBox()) ?? { y: 1000, height: 0 };
+    expect(box.y + box.height).toBeLessThan(200);
+    await phone.page.locator('nav.ops-index summary').click();
+    await phone.page.locator('nav.ops-index a', { hasText: 'POST /createtransaksi' }).click();
+    const heading = phone.page.getByRole('heading', { name: 'Create a payment link (ERP shape)' }).first();
+    await expect.poll(() => heading.isVisible(), { timeout: 20_000 }).toBe(true);
+    await expect
+      .poll(async () => {
+        const b = await heading.boundingBox();
+        return b !== null && b.y >= 0 && b.y < 800;
+      })
+      .toBe(true);
+    await phone.context.close();
+    const desk = await open(1280);
+    expect(await desk.page.locator('nav.ops-index').count()).toBe(0);
+    await desk.context.close();
+  }, 90_000);
 });

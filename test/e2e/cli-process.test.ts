@@ -56,11 +56,16 @@ describe('the paylink process', () => {
     const first = await runCli(['migrate'], { env });
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain(`sqlite database up to date (${count} migrations applied)`);
+    const latest = Object.keys(migrations('sqlite')).sort().at(-1) ?? '';
+    expect(first.stdout).toBe(
+      `paylink migrate: applied ${count} migrations to the sqlite database (now at ${latest})\n`,
+    );
     const db = new SqliteDatabase(path.join(data, 'paylink.db'), { readonly: true });
     expect((db.prepare('select count(*) as n from kysely_migration').get() as { n: number }).n).toBe(count);
     db.close();
-    expect((await runCli(['migrate'], { env })).code).toBe(0);
+    const again = await runCli(['migrate'], { env });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(`paylink migrate: the sqlite database is already up to date (${latest})\n`);
 
     service = await startServiceProcess({ ...env, log_user: 'ops', log_pass: 'cli-test-operator-pass' });
     const held = await runCli(['migrate'], { env });
@@ -84,6 +89,12 @@ describe('the paylink process', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/exists: name a new file/);
     expect(fs.readFileSync(target, 'utf8')).toBe('something else');
+
+    const nowhere = path.join(data, 'no-such-dir', 'deeper', 'x.db');
+    const missing = await runCli(['backup', nowhere], { env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`the directory ${path.dirname(nowhere)} does not exist: create it first`);
+    expect(fs.existsSync(path.join(data, 'no-such-dir'))).toBe(false);
 
     const pg = await runCli(['backup', '/backups/paylink.dump'], {
       env: { DATABASE_URL: 'postgres://paylink:s3cret-pw@db.internal:5432/paylink' },

@@ -80,4 +80,50 @@ describe('the service process', () => {
     expect(await stopped).toEqual({ code: 0, signal: null });
     expect(child.output()).toContain('shutdown finished');
   }, 40_000);
+
+  it('starts configured only through NAME_FILE secrets, and uses what the files hold', async () => {
+    dir = tempDir('paylink-proc-');
+    const secrets = path.join(dir, 'secrets');
+    fs.mkdirSync(secrets, { mode: 0o700 });
+    const file = (name: string, value: string) => {
+      const p = path.join(secrets, name);
+      fs.writeFileSync(p, `${value}\n`, { mode: 0o600 });
+      return p;
+    };
+    const pass = 'file-operator-pass-0123';
+    const key = 'file-api-key-0123456789abcdef';
+    const serverKey = 'SB-Mid-server-from-file-0123';
+    const metricsToken = 'file-metrics-token-0123456789';
+    const erpSecret = `whsec_${Buffer.from('file-erp-secret-0123456789').toString('base64')}`;
+    child = await startServiceProcess({
+      DATA_DIR: dir,
+      LOG_DIR: path.join(dir, 'logs'),
+      MIDTRANS_MODE: 'simulator',
+      log_user: 'ops',
+      log_pass_FILE: file('log_pass', pass),
+      API_KEYS_FILE: file('api_keys', key),
+      MIDTRANS_SERVER_KEY_FILE: file('server_key', serverKey),
+      ERP_WEBHOOK_SECRET_FILE: file('erp_secret', erpSecret),
+      METRICS_TOKEN_FILE: file('metrics_token', metricsToken),
+    });
+    const basic = (p: string) => ({ authorization: `Basic ${Buffer.from(`ops:${p}`).toString('base64')}` });
+    expect((await fetch(`${child.url}/api/config`, { headers: basic(pass) })).status).toBe(200);
+    expect((await fetch(`${child.url}/api/config`, { headers: basic(`${pass}\n`) })).status).toBe(401);
+    expect((await fetch(`${child.url}/api/erp-events`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(
+      200,
+    );
+    const scrape = await fetch(`${child.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+    expect(scrape.status).toBe(200);
+    expect(await scrape.text()).toContain('paylink_outbox_oldest_pending_seconds');
+    // The effective configuration holds the files' values (shown masked: the last 4 characters).
+    const config = (await (await fetch(`${child.url}/api/config`, { headers: basic(pass) })).json()) as {
+      gateway: { server_key: string };
+      erp: { webhook_secret: string };
+    };
+    expect(config.gateway.server_key).toBe(`****${serverKey.slice(-4)}`);
+    expect(config.erp.webhook_secret).toBe(`****${erpSecret.slice(-4)}`);
+    // No generated password: the configured one came from the file.
+    expect(child.output()).not.toContain('password:');
+    for (const secret of [pass, key, serverKey, erpSecret, metricsToken]) expect(child.output()).not.toContain(secret);
+  });
 });

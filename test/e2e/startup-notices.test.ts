@@ -52,6 +52,27 @@ describe('start-up notices', () => {
     for (const p of ['/console', '/docs']) expect(msg).toContain(`${child.url}${p}`);
     expect(msg).toContain(child.url);
     expect(msg).toMatch(/gateway simulator http:\/\/127\.0\.0\.1:\d+/);
+    // One line says the service listens: Fastify's own "Server listening at" lines are left out.
+    expect(parsed.filter((l) => /listening/i.test(String(l.msg))).map((l) => l.msg)).toEqual([msg]);
+  });
+
+  it('keeps LOG_DIR and its files private (0700 and 0600) under an open umask, and narrows an old file', async () => {
+    dir = tempDir('paylink-notices-');
+    const logs = path.join(dir, 'logs');
+    fs.mkdirSync(logs, { mode: 0o755 });
+    fs.chmodSync(logs, 0o755);
+    fs.writeFileSync(path.join(logs, 'paylink.2026-01-01.1.log'), '{}\n', { mode: 0o644 });
+    fs.chmodSync(path.join(logs, 'paylink.2026-01-01.1.log'), 0o644);
+    const before = process.umask(0);
+    try {
+      child = await startServiceProcess({ DATA_DIR: dir, LOG_DIR: logs });
+    } finally {
+      process.umask(before);
+    }
+    expect((fs.statSync(logs).mode & 0o777).toString(8)).toBe('700');
+    const files = fs.readdirSync(logs).filter((f) => f.endsWith('.log'));
+    expect(files.length).toBeGreaterThanOrEqual(2);
+    for (const f of files) expect((fs.statSync(path.join(logs, f)).mode & 0o777).toString(8), f).toBe('600');
   });
 
   it('says nothing about the defaults that were replaced', async () => {

@@ -13,6 +13,7 @@ import { literalRefusal } from '../../src/platform/connect-guard.js';
 import { MidtransClient } from '../../src/gateway/midtrans/client.js';
 import { GatewayError } from '../../src/gateway/port.js';
 import { defaultRuntimeConfig } from '../../src/config/runtime.js';
+import { AllowedNetworks, type PrivatePolicy } from '../../src/platform/url-policy.js';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 
 const op = { authorization: basicAuth() };
@@ -123,8 +124,9 @@ describe('ERP delivery: the resolved address is checked at connect time', () => 
     await erp.close();
   });
 
-  async function deliverWith(addresses: string[]) {
-    const t = await seedTransaction(ctx.services.store, { orderId: `R-${addresses.length}` });
+  let seeded = 0;
+  async function deliverWith(addresses: string[], blockPrivateAddresses: PrivatePolicy = false) {
+    const t = await seedTransaction(ctx.services.store, { orderId: `R-${addresses.length}-${++seeded}` });
     const r = await ingestGatewayReport(
       ctx.services,
       signedReport({
@@ -146,6 +148,7 @@ describe('ERP delivery: the resolved address is checked at connect time', () => 
     };
     const outbox = createOutbox(deps, {
       instanceId: 'dns',
+      blockPrivateAddresses,
       resolve: (host, _o, cb) =>
         host === 'erp.test' ? cb(null, resolved) : cb(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), []),
     });
@@ -173,6 +176,24 @@ describe('ERP delivery: the resolved address is checked at connect time', () => 
     const e = await deliverWith(['127.0.0.1']);
     expect(e, e?.lastError ?? '').toMatchObject({ state: 'delivered' });
     expect(erp.deliveries).toHaveLength(1);
+  });
+
+  it('production: a private address is refused, unless it is in ERP_ALLOW_PRIVATE_NETWORKS', async () => {
+    const refused = await deliverWith(['127.0.0.1'], true);
+    expect(refused).toMatchObject({ state: 'failed', lastError: 'refused: private address' });
+    const elsewhere = await deliverWith(['127.0.0.1'], new AllowedNetworks(['10.0.0.0/8', 'fd00::/8']));
+    expect(elsewhere).toMatchObject({ state: 'failed', lastError: 'refused: private address' });
+    expect(erp.deliveries).toHaveLength(0);
+    const allowed = await deliverWith(['127.0.0.1'], new AllowedNetworks(['10.0.0.0/8', '127.0.0.0/8']));
+    expect(allowed, allowed?.lastError ?? '').toMatchObject({ state: 'delivered' });
+    expect(erp.deliveries).toHaveLength(1);
+  });
+
+  it('production: an allowed range never opens a link-local or metadata address', async () => {
+    const everything = new AllowedNetworks(['0.0.0.0/0', '::/0']);
+    const e = await deliverWith(['127.0.0.1', '169.254.169.254'], everything);
+    expect(e).toMatchObject({ state: 'failed', lastError: 'refused: link-local or metadata address' });
+    expect(erp.deliveries).toHaveLength(0);
   });
 });
 

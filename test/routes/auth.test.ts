@@ -80,6 +80,13 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
         'GET /api/reconciliation/imports/:id',
         'GET /api/reports/daily',
         'GET /api/transactions/export',
+        // Contract §13: operators and who is signed in.
+        'GET /api/operators',
+        'POST /api/operators',
+        'PATCH /api/operators/:username',
+        'POST /api/operators/:username/unlock',
+        'GET /api/me',
+        // Contract §12: accounts and their API keys.
         'GET /api/accounts',
         'POST /api/accounts',
         'DELETE /api/accounts/:id',
@@ -118,12 +125,19 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
       'POST /webhook/midtrans',
       'POST /webhook/midtrans/:account',
     ]);
-    expect([...(byAuth.get('none') ?? [])].sort()).toEqual([
-      'GET /',
-      'GET /health',
-      'GET /health/live',
-      'GET /health/ready',
-    ]);
+    expect([...(byAuth.get('none') ?? [])].sort()).toEqual(
+      [
+        'GET /',
+        'GET /health',
+        'GET /health/live',
+        'GET /health/ready',
+        // Contract §13: the console's sign-in page (how one gets in) and sign-out.
+        'GET /sign-in',
+        'GET /sign-in/console.css',
+        'POST /sign-in',
+        'POST /sign-out',
+      ].sort(),
+    );
     expect([...byAuth.keys()].sort()).toEqual(['doc', 'key', 'none', 'op', 'sig']);
   });
 
@@ -166,7 +180,7 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
   it('requests without credentials are refused but never lock the client out', async () => {
     const ip = '10.200.0.9';
     for (let i = 0; i < 25; i++) {
-      const res = await ctx.app.inject({ method: 'GET', url: '/docs', remoteAddress: ip });
+      const res = await ctx.app.inject({ method: 'GET', url: '/api/logs/files', remoteAddress: ip });
       expect(res.statusCode, `anonymous request ${i + 1}`).toBe(401);
       expect(res.headers['www-authenticate']).toMatch(/^Basic /);
     }

@@ -196,6 +196,17 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
     expect(res.json().reconcile.interval_s).toBe(300);
   });
 
+  it('a retry window in fractions of an hour, down to 0.01 (36 s), is stored and read back as sent', async () => {
+    for (const hours of [0.01, 0.5, 1.25]) {
+      const res = await post({ erp: { retry_for_hours: hours } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().erp.retry_for_hours).toBe(hours);
+      expect((await ctx.services.runtimeConfig.current()).erp.retry_for_hours).toBe(hours);
+    }
+    await post({ erp: { retry_for_hours: null } });
+    expect((await ctx.services.runtimeConfig.current()).erp.retry_for_hours).toBe(72);
+  });
+
   it('null on a secret falls back to the environment secret, never to none', async () => {
     await post({ gateway: { server_key: 'SB-Mid-server-override-00000000' } });
     expect((await ctx.services.runtimeConfig.current()).gateway.server_key).toBe('SB-Mid-server-override-00000000');
@@ -223,6 +234,8 @@ describe.each(DATABASE_KINDS)('GET/POST /api/config (%s)', (kind) => {
     ['a string number', { erp: { timeout_ms: '5000' } }],
     ['a fraction', { erp: { timeout_ms: 50.5 } }],
     ['out of range', { erp: { retry_for_hours: 0 } }],
+    ['a retry window under 0.01 h', { erp: { retry_for_hours: 0.005 } }],
+    ['a retry window over 720 h', { erp: { retry_for_hours: 720.5 } }],
     ['a section as an array', { erp: [] }],
     ['a non-http URL', { erp: { notify_url: 'ftp://erp.example.com/' } }],
     ['a URL with credentials', { erp: { notify_url: 'https://user:pw@erp.example.com/' } }],

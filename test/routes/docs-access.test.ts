@@ -85,18 +85,35 @@ describe('/openapi.json without API_KEYS', () => {
   });
   afterAll(async () => ctx.close());
 
-  it('needs the operator (there is no key to present), and lists Dev/Test when it is served', async () => {
-    expect(
-      (
-        await ctx.app.inject({
-          method: 'GET',
-          url: '/openapi.json',
-          headers: { authorization: 'Bearer anything-at-all' },
-        })
-      ).statusCode,
-    ).toBe(401);
-    const res = await ctx.app.inject({ method: 'GET', url: '/openapi.json', headers: { authorization: basicAuth() } });
-    expect(res.statusCode).toBe(200);
-    expect((res.json<Json>().tags as Array<{ name: string }>).map((t) => t.name)).toContain(TAGS.dev);
+  it('is as open as the ERP endpoints (any or no credentials), and lists Dev/Test when it is served', async () => {
+    for (const headers of [{}, { authorization: 'Bearer anything-at-all' }, { authorization: basicAuth() }]) {
+      const res = await ctx.app.inject({ method: 'GET', url: '/openapi.json', headers });
+      expect(res.statusCode, JSON.stringify(headers)).toBe(200);
+      expect((res.json<Json>().tags as Array<{ name: string }>).map((t) => t.name)).toContain(TAGS.dev);
+    }
+  });
+});
+
+describe('/openapi.json and /docs while the ERP endpoints are open (API_KEYS empty)', () => {
+  let ctx: LoggedApp;
+  beforeAll(async () => {
+    ctx = await makeLoggedApp('sqlite', {});
+  });
+  afterAll(async () => ctx.close());
+
+  for (const url of ['/openapi.json', '/docs', '/docs/init.js', '/docs/docs.css'])
+    it(`${url} answers without credentials, as /createtransaksi does`, async () => {
+      const res = await ctx.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(200);
+    });
+
+  it('the ERP endpoints are indeed open, the operator operations are not, and the description says so', async () => {
+    const open = await ctx.app.inject({ method: 'POST', url: '/createtransaksi', payload: {} });
+    expect(open.statusCode).toBe(400);
+    expect((await ctx.app.inject({ method: 'GET', url: '/api/transactions' })).statusCode).toBe(401);
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json<Json>();
+    const paths = doc.paths as Record<string, Record<string, Op>>;
+    expect(paths['/openapi.json']?.get?.security).toEqual([]);
+    expect(paths['/api/transactions']?.get?.security).toEqual([{ operatorBasic: [] }]);
   });
 });

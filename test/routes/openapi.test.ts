@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { inlineCode } from '../../src/http/reference/routes.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validate } from '@readme/openapi-parser';
 import { basicAuth } from '../helpers/services.js';
@@ -253,6 +254,15 @@ describe('GET /openapi.json and /docs', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it("the error catalogue on /docs shows the lines' code spans as code, never raw backticks", async () => {
+    const page = (await ctx.app.inject({ method: 'GET', url: '/docs', headers: auth })).body;
+    const catalogue = page.slice(page.indexOf('id="error-catalogue"'));
+    expect(catalogue).not.toContain('`');
+    expect(catalogue).not.toContain('&#96;');
+    expect(catalogue).toContain('<code>payment_status</code> names its state');
+    expect(inlineCode('a `b` c `d').text).toBe('a `b` c `d'.replace(/`/g, '&#96;'));
   });
 
   it('problem types point at the docs anchors', async () => {

@@ -51,6 +51,37 @@ describe('hosted payment-link page', () => {
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=/);
   });
 
+  it('after choosing a method (a card) the customer can go back and pay with another one', async () => {
+    const { orderId, url } = await newLink({ enabled_payments: ['credit_card', 'bca_va'] });
+    const card = await post(url, { method: 'credit_card' });
+    expect(card.status).toBe(303);
+    const cardPage = new URL(s(card.headers.get('location')), url).toString();
+    const html = await (await fetch(cardPage)).text();
+    // Without going back, the link page keeps sending the customer to the attempt under way.
+    const again = await fetch(url, { redirect: 'manual' });
+    expect(again.status).toBe(303);
+    expect(new URL(s(again.headers.get('location')), url).toString()).toBe(cardPage);
+    const form =
+      /<form method="post" action="([^"]+)"><button id="switch-method" type="submit">Choose another method<\/button>/.exec(
+        html,
+      );
+    expect(form?.[1]).toBeDefined();
+    const back = await post(new URL(s(form?.[1]), url).toString());
+    expect(back.status).toBe(303);
+    expect(new URL(s(back.headers.get('location')), url).toString()).toBe(url);
+    const methods = await (await fetch(url, { redirect: 'manual' })).text();
+    expect(methods).toContain('data-method="bca_va"');
+    const va = await post(url, { method: 'bca_va' });
+    expect(va.status).toBe(303);
+    const vaPage = await (await fetch(new URL(s(va.headers.get('location')), url))).text();
+    expect(vaPage).toContain('Virtual account');
+    const payForm = /<form method="post" action="([^"]+)"><button id="pay"/.exec(vaPage);
+    const done = await post(new URL(s(payForm?.[1]), url).toString(), {}, true);
+    expect(await done.text()).toContain('<div id="result">Payment successful</div>');
+    const details = await call(sim.baseUrl, 'GET', `/v1/payment-links/${orderId}`);
+    expect(arr(details.body.purchases).map((p) => p.payment_status)).toEqual(['PENDING', 'SETTLEMENT']);
+  });
+
   it('method → instructions with #pay → result page; settled with notifications', async () => {
     const { orderId, url } = await newLink();
     const chosen = await post(url, { method: 'bca_va' });

@@ -127,6 +127,12 @@ describe('actions[] of GoPay, ShopeePay and QRIS are served', () => {
     });
     await pressPay(s(action(c.body, 'deeplink-redirect').url));
     expect(await notified(s(c.body.order_id), 'settlement')).toMatchObject({ payment_type: 'gopay' });
+    // The page the customer lands on says the outcome once (the window title aside).
+    const landed = await (await fetch(s(action(c.body, 'deeplink-redirect').url))).text();
+    const body = landed.slice(landed.indexOf('<body>'));
+    expect(body.match(/Payment successful/g)).toHaveLength(1);
+    expect(body).toContain('<div id="result" data-status="settlement">Payment successful</div>');
+    expect(body).toContain('<h1>Thank you</h1>');
 
     const other = await charge('gopay');
     const cancel = action(other.body, 'cancel');

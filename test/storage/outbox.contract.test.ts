@@ -62,6 +62,26 @@ describe.each(DATABASE_KINDS)('storage contract: outbox (%s)', (kind) => {
     expect(await store.outbox.nextDueAt()).toBe(T0.toISOString());
   });
 
+  it('the oldest undelivered event: pending or failed, oldest by creation; delivered and dead ones do not count', async () => {
+    expect(await store.outbox.oldestUndeliveredAt()).toBeUndefined();
+    const a = await store.outbox.enqueue(ev('A'), at(0));
+    const b = await store.outbox.enqueue(ev('B'), at(1_000));
+    const c = await store.outbox.enqueue(ev('C'), at(2_000));
+    expect(await store.outbox.oldestUndeliveredAt()).toBe(at(0).toISOString());
+    const claimed = await store.outbox.claimDue('i', at(3_000), 30_000, 3);
+    const lease = (seq: number) => claimed.find((e) => e.seq === seq)?.leaseToken ?? -1;
+    expect(await store.outbox.complete(a.seq, lease(a.seq), 'i', result('dead'))).toBe(true);
+    expect(await store.outbox.complete(b.seq, lease(b.seq), 'i', result('failed', at(60_000)))).toBe(true);
+    // A is dead (waiting for a person), B failed and will be retried: B is the oldest to deliver.
+    expect(await store.outbox.oldestUndeliveredAt()).toBe(at(1_000).toISOString());
+    expect(await store.outbox.complete(c.seq, lease(c.seq), 'i', result('delivered'))).toBe(true);
+    expect(await store.outbox.oldestUndeliveredAt()).toBe(at(1_000).toISOString());
+    const [again] = await store.outbox.claimDue('i', at(60_000), 30_000, 1);
+    expect(again?.seq).toBe(b.seq);
+    await store.outbox.complete(b.seq, again?.leaseToken ?? -1, 'i', result('delivered'));
+    expect(await store.outbox.oldestUndeliveredAt()).toBeUndefined();
+  });
+
   it('the next due time counts only what can be claimed: not an event behind its predecessor, not before a lease ends', async () => {
     await store.outbox.enqueue(ev('A'));
     await store.outbox.enqueue(ev('A'));

@@ -137,3 +137,37 @@ describe('deploy/systemd/paylink.service', () => {
     },
   );
 });
+
+describe('the image version label', () => {
+  const dockerfile = read('Dockerfile');
+  const imageSh = read('.ci/image.sh');
+  const version = (JSON.parse(read('package.json')) as { version: string }).version;
+
+  it('comes from package.json only: the Dockerfile labels the VERSION build arg, which .ci/image.sh takes from package.json and checks on the image', () => {
+    expect(dockerfile).toMatch(/org\.opencontainers\.image\.version="\$\{VERSION\}"/);
+    // No second copy of the version anywhere in the build files.
+    expect(dockerfile).not.toContain(version);
+    expect(imageSh).not.toContain(version);
+    expect(imageSh).toContain(`VERSION="$(node -p 'require("./package.json").version')"`);
+    expect(imageSh).toContain('--build-arg VERSION="$VERSION"');
+    expect(imageSh).toContain(
+      `[ "$(inspect '{{index .Config.Labels "org.opencontainers.image.version"}}')" = "$VERSION" ]`,
+    );
+    expect(spawnSync('bash', ['-n', path.join(ROOT, '.ci/image.sh')]).status).toBe(0);
+  });
+
+  it("the Dockerfile's guard refuses a VERSION other than package.json's, and accepts it or none", () => {
+    const guard = /^RUN (node -e '.*')$/m.exec(dockerfile)?.[1];
+    expect(guard).toBeDefined();
+    const run = (v: string) =>
+      spawnSync('bash', ['-c', (guard ?? '').replace('/app/package.json', path.join(ROOT, 'package.json'))], {
+        env: { PATH: process.env.PATH ?? '', VERSION: v },
+        encoding: 'utf8',
+      });
+    expect(run(version).status).toBe(0);
+    expect(run('unknown').status).toBe(0);
+    const stale = run('0.0.1-stale');
+    expect(stale.status).toBe(1);
+    expect(stale.stderr).toContain(`VERSION=0.0.1-stale but package.json says ${version}`);
+  });
+});

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -97,6 +98,17 @@ describe('the ERP integration guide (Node)', () => {
     expect(await send({ ...fresh, event_id: 't-2', status: 'paid', status_version: 5 })).toBe(204);
     expect(applied).toEqual([]);
     await new Promise((r) => server.close(r));
+  });
+
+  it('run as a program without ERP_WEBHOOK_SECRET, the example refuses to start and says why', () => {
+    const run = spawnSync(process.execPath, ['examples/erp-receiver.mjs'], {
+      env: { PATH: process.env.PATH ?? '', RECEIVER_PORT: '0' },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('ERP_WEBHOOK_SECRET is not set');
+    expect(run.stdout).not.toContain('listening');
   });
 
   it('the ERP integration guide shows the example file as it is', () => {

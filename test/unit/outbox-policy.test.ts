@@ -72,3 +72,46 @@ describe('judge', () => {
     expect(late).toEqual({ state: 'failed', nextAttemptAt: new Date(end) });
   });
 });
+
+describe('a fractional retry window (erp.retry_for_hours down to 0.01)', () => {
+  it('an event failing every attempt is dead after 36 s of simulated time with 0.01 h, never later', () => {
+    for (const r of [0, 0.5, 0.999]) {
+      const retryFrom = now;
+      let t = now;
+      let failures = 0;
+      const attempts: number[] = [];
+      for (;;) {
+        failures++;
+        attempts.push(t.getTime() - now.getTime());
+        const v = judge({ statusCode: 503, failures, now: t, retryFrom, retryForHours: 0.01, random: () => r });
+        if (v.state === 'dead') {
+          expect(v.reason).toBe('retry window of 0.01 h exhausted');
+          break;
+        }
+        expect(v.state).toBe('failed');
+        if (v.state !== 'failed') break;
+        t = v.nextAttemptAt;
+        expect(attempts.length).toBeLessThan(20);
+      }
+      // The last attempt is at the window's end exactly: 36 s after it started, and none after it.
+      expect(attempts[attempts.length - 1]).toBe(36_000);
+      expect(attempts.slice(0, -1).every((ms) => ms < 36_000)).toBe(true);
+    }
+  });
+
+  it('one millisecond before the end of a 0.01 h window an event is still retried, at the end it is dead', () => {
+    const at = (ms: number) => new Date(now.getTime() + ms);
+    const before = judge({ ...base, statusCode: 500, retryForHours: 0.01, now: at(35_999) });
+    expect(before).toEqual({ state: 'failed', nextAttemptAt: at(36_000) });
+    expect(judge({ ...base, statusCode: 500, retryForHours: 0.01, now: at(36_000) }).state).toBe('dead');
+    expect(judge({ ...base, statusCode: 500, retryForHours: 0.5, now: at(1_799_999) }).state).toBe('failed');
+    expect(judge({ ...base, statusCode: 500, retryForHours: 0.5, now: at(1_800_000) }).state).toBe('dead');
+    // A fraction whose milliseconds are not exact in binary still ends on a whole millisecond.
+    expect(0.07 * 3_600_000).not.toBe(252_000);
+    expect(judge({ ...base, statusCode: 500, retryForHours: 0.07, now: at(251_999) })).toEqual({
+      state: 'failed',
+      nextAttemptAt: at(252_000),
+    });
+    expect(judge({ ...base, statusCode: 500, retryForHours: 0.07, now: at(252_000) }).state).toBe('dead');
+  });
+});

@@ -8,6 +8,7 @@ import type { Deps } from '../../types.js';
 import type { AttemptOutcome, OutboxState } from '../../model/delivery.js';
 import { TEST_EVENT, testEvent, type TestEventInput } from '../../erp/events.js';
 import { actorName, audit, type Actor } from '../audit.js';
+import { requireRole } from '../operators/access.js';
 
 export interface TestEventReport {
   eventId: string;
@@ -28,6 +29,7 @@ export async function sendTestEvent(
   input: TestEventInput,
   actor: Actor,
 ): Promise<TestEventReport> {
+  requireRole(actor, 'finance');
   const s = await services.runtimeConfig.current();
   const eventId = randomUUID();
   const account = await eventAccount(services.store, services.store.account);

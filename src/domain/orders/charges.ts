@@ -8,6 +8,7 @@ import type { TransactionKind, TransactionRecord } from '../../model/payment.js'
 import { AppError } from '../../platform/errors.js';
 import { expiryTime, type GatewayAnswer } from '../../gateway/answer.js';
 import { resolveExpiry, type Expiry } from './expiry.js';
+import { InputProblems } from './problems.js';
 import { deriveMercantId, gatewayOrderIdFor } from './ids.js';
 import {
   CORE_CUSTOMER_LIMITS,
@@ -65,19 +66,29 @@ function common(
   },
   maxMinutes: number,
 ): Common {
-  const gatewayOrderId = gatewayOrderIdFor(input.order_id);
-  const nominal = parseNominal(input.nominal);
-  const items = input.items === undefined ? undefined : normalizeItems(input.items, 'items');
-  if (items && itemsTotal(items, 'items') !== nominal)
-    throw new AppError('AMOUNT_INVALID', 'nominal must equal Σ price × quantity of items.', {
-      errors: [{ path: 'nominal', message: 'must equal the item sum' }],
+  const p = new InputProblems();
+  const gatewayOrderId = p.take(() => gatewayOrderIdFor(input.order_id));
+  const nominal = p.take(() => parseNominal(input.nominal));
+  const itemList = input.items;
+  const items = itemList === undefined ? undefined : p.take(() => normalizeItems(itemList, 'items'));
+  if (items && nominal !== undefined)
+    p.take(() => {
+      if (itemsTotal(items, 'items') !== nominal)
+        throw new AppError('AMOUNT_INVALID', 'nominal must equal Σ price × quantity of items.', {
+          errors: [{ path: 'nominal', message: 'must equal the item sum' }],
+        });
     });
-  const customer = normalizeCustomer(input.customer, CORE_CUSTOMER_LIMITS);
-  const expiry = input.expire_at === undefined ? undefined : resolveExpiry(input.expire_at, services.clock.now(), 1);
+  const customer = p.take(() => ({ c: normalizeCustomer(input.customer, CORE_CUSTOMER_LIMITS) }))?.c;
+  const expireAt = input.expire_at;
+  const expiry = expireAt === undefined ? undefined : p.take(() => resolveExpiry(expireAt, services.clock.now(), 1));
   if (expiry && expiry.durationMinutes > maxMinutes)
-    throw new AppError('EXPIRY_INVALID', `expire_at must lie within ${maxMinutes / 1440} days.`, {
-      errors: [{ path: 'expire_at', message: 'too far in the future' }],
+    p.take(() => {
+      throw new AppError('EXPIRY_INVALID', `expire_at must lie within ${maxMinutes / 1440} days.`, {
+        errors: [{ path: 'expire_at', message: 'too far in the future' }],
+      });
     });
+  p.throwIfAny();
+  if (gatewayOrderId === undefined || nominal === undefined) throw new AppError('INTERNAL');
   return { orderId: input.order_id, gatewayOrderId, nominal, items, customer, expiry };
 }
 

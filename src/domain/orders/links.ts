@@ -6,6 +6,7 @@ import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { AppError } from '../../platform/errors.js';
 import { parseExpireAtText, resolveExpiry } from './expiry.js';
+import { InputProblems } from './problems.js';
 import { assertPrintableId, deriveMercantId, gatewayOrderIdFor, newPaymentLinkId } from './ids.js';
 import {
   LINK_CUSTOMER_LIMITS,
@@ -23,6 +24,7 @@ import { requestHash } from './request-hash.js';
 import { randomUUID } from 'node:crypto';
 import { enqueueStatusChanged } from '../reports/record.js';
 import { actorName, audit, type Actor } from '../audit.js';
+import { requireRole } from '../operators/access.js';
 
 /** Creating and looking up payment links. */
 export type LinkDeps = Deps<'clock' | 'gateway' | 'logger' | 'runtimeConfig' | 'store'>;
@@ -114,14 +116,19 @@ async function existingOutcome(
 }
 
 export async function createDirectLink(services: LinkDeps, input: DirectLinkInput): Promise<LinkOutcome> {
-  const gatewayOrderId = gatewayOrderIdFor(input.order_id);
-  const nominal = parseNominal(input.nominal);
-  assertPageAmount(nominal, (await services.runtimeConfig.current()).links.enabled_payments);
-  const customer = normalizeCustomer(input.customer, LINK_CUSTOMER_LIMITS);
+  const p = new InputProblems();
+  const gatewayOrderId = p.take(() => gatewayOrderIdFor(input.order_id));
+  const nominal = p.take(() => parseNominal(input.nominal));
+  const methods = (await services.runtimeConfig.current()).links.enabled_payments;
+  if (nominal !== undefined) p.take(() => assertPageAmount(nominal, methods));
+  const customer = p.take(() => ({ c: normalizeCustomer(input.customer, LINK_CUSTOMER_LIMITS) }))?.c;
   // A malformed expire_at is a 400 even when the order already exists; one that has passed since is
   // not, when the very same request created the link (it is answered with that link).
   const parsedExpiry = input.expire_at === undefined ? undefined : parseExpireAtText(input.expire_at.trim());
-  if (input.expire_at !== undefined && !parsedExpiry) resolveExpiry(input.expire_at, services.clock.now(), 1);
+  const expireAt = input.expire_at;
+  if (expireAt !== undefined && !parsedExpiry) p.take(() => resolveExpiry(expireAt, services.clock.now(), 1));
+  p.throwIfAny();
+  if (gatewayOrderId === undefined || nominal === undefined) throw new AppError('INTERNAL');
   const request = {
     shape: 'direct',
     order_id: input.order_id,
@@ -190,20 +197,34 @@ async function erpExisting(
   return undefined;
 }
 
-export async function createErpLink(services: LinkDeps, input: ErpLinkInput): Promise<LinkOutcome> {
+/** The ERP request's fields, every problem of them refused in one answer. */
+async function erpInput(services: Deps<'clock' | 'runtimeConfig'>, input: ErpLinkInput) {
+  const p = new InputProblems();
   const mercantId = input.mercant_id.trim();
-  if (mercantId.length === 0)
-    throw new AppError('VALIDATION_FAILED', 'mercant_id must not be empty.', {
-      errors: [{ path: 'mercant_id', message: 'must not be empty' }],
-    });
-  assertPrintableId(mercantId, 'mercant_id');
-  if (input.order_id !== undefined) gatewayOrderIdFor(input.order_id);
-  else gatewayOrderIdFor(`${mercantId}:1`, 'mercant_id');
-  const items = normalizeItems(input.item);
-  const nominal = itemsTotal(items);
-  assertPageAmount(nominal, (await services.runtimeConfig.current()).links.enabled_payments, 'item');
-  const customer = normalizeCustomer(input.customer, LINK_CUSTOMER_LIMITS);
-  if (input.expire_at !== undefined) resolveExpiry(input.expire_at, services.clock.now(), 1);
+  p.take(() => {
+    if (mercantId.length === 0)
+      throw new AppError('VALIDATION_FAILED', 'mercant_id must not be empty.', {
+        errors: [{ path: 'mercant_id', message: 'must not be empty' }],
+      });
+    assertPrintableId(mercantId, 'mercant_id');
+    if (input.order_id === undefined) gatewayOrderIdFor(`${mercantId}:1`, 'mercant_id');
+  });
+  const orderId = input.order_id;
+  if (orderId !== undefined) p.take(() => gatewayOrderIdFor(orderId));
+  const items = p.take(() => normalizeItems(input.item));
+  const nominal = items === undefined ? undefined : p.take(() => itemsTotal(items));
+  const methods = (await services.runtimeConfig.current()).links.enabled_payments;
+  if (nominal !== undefined) p.take(() => assertPageAmount(nominal, methods, 'item'));
+  const customer = p.take(() => ({ c: normalizeCustomer(input.customer, LINK_CUSTOMER_LIMITS) }))?.c;
+  const expireAt = input.expire_at;
+  if (expireAt !== undefined) p.take(() => resolveExpiry(expireAt, services.clock.now(), 1));
+  p.throwIfAny();
+  if (items === undefined || nominal === undefined) throw new AppError('INTERNAL');
+  return { mercantId, items, nominal, customer };
+}
+
+export async function createErpLink(services: LinkDeps, input: ErpLinkInput): Promise<LinkOutcome> {
+  const { mercantId, items, nominal, customer } = await erpInput(services, input);
   // The contract's identity of an ERP request is the mercant_id and its items.
   const hash = requestHash({ shape: 'erp', mercant_id: mercantId, items });
   const request = {
@@ -286,6 +307,7 @@ export async function cancelLink(
   id: string,
   actor: Actor,
 ): Promise<TransactionRecord> {
+  requireRole(actor, 'finance');
   const tx = await resolveLink(services, id);
   if (PAID_STATUSES.has(tx.status))
     throw conflict(tx, `${tx.orderId} is already ${tx.status} and cannot be deactivated.`);

@@ -20,6 +20,7 @@ import { lockedTransaction } from './resolve.js';
 import { record } from './record.js';
 import { addFlags, decide, firstDecision, patchFor } from './apply.js';
 import { actorName, audit, type Actor } from '../audit.js';
+import { requireRole } from '../operators/access.js';
 import { eventAccount } from '../accounts/events.js';
 import { AppError } from '../../platform/errors.js';
 
@@ -106,6 +107,7 @@ export async function replayNotification(
   raw: Record<string, unknown>,
   actor: Actor,
 ): Promise<NotificationOutcome> {
+  requireRole(actor, 'finance');
   const outcome = await ingestNotification(services, raw, 'replay');
   const gatewayOrderId = typeof raw.order_id === 'string' ? raw.order_id.slice(0, 100) : null;
   audit(

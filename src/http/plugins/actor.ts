@@ -1,9 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import type { Actor } from '../../domain/audit.js';
+import { operatorActorOf } from '../../domain/operators/identity.js';
 
-/** The signed-in operator of an `op` route (the auth hook has set the name before any handler runs). */
+/**
+ * The signed-in operator of an `op` route (the auth hook has set who it is before any handler
+ * runs); should it not have, a nameless viewer, allowed nothing that changes anything.
+ */
 export function operatorActor(req: FastifyRequest): Actor {
-  return { kind: 'operator', user: req.operatorUser ?? 'operator', ip: req.ip };
+  return operatorActorOf(req.operatorIdentity ?? { username: 'operator', role: 'viewer', accounts: null }, req.ip);
 }
 
 /** The ERP, calling a `key` route with an API key of its account. */

@@ -30,13 +30,34 @@ function fieldErrors(context: string | undefined, items: SchemaIssue[], root: un
  * The answer to input its schema refused: the same 400 wherever the input came in (a JSON body, a
  * console form). `root` is the schema that was checked, so a field is described as a whole.
  */
-export function schemaProblem(context: string | undefined, items: SchemaIssue[], root?: unknown): AppError {
-  const errors = fieldErrors(context, items, root);
-  const detail =
-    errors.length === 1 && errors[0]
-      ? `${errors[0].path} ${errors[0].message}.`
-      : 'The request does not match the schema.';
-  return new AppError('VALIDATION_FAILED', detail, { errors });
+export function schemaProblem(
+  context: string | undefined,
+  items: SchemaIssue[],
+  root?: unknown,
+  more: FieldError[] = [],
+): AppError {
+  const named = fieldErrors(context, items, root);
+  const errors = [...named, ...more.filter((m) => !named.some((n) => n.path === m.path))];
+  return new AppError('VALIDATION_FAILED', listed(errors), { errors });
+}
+
+const LISTED = 5;
+
+/** The detail naming each problem (the first few of a long list; `errors` has them all). */
+function listed(errors: FieldError[]): string {
+  const [only] = errors;
+  if (errors.length === 1 && only) return `${only.path} ${only.message}.`;
+  const shown = errors.slice(0, LISTED).map((e) => `${e.path} ${e.message}`);
+  return `${errors.length} problems: ${shown.join('; ')}${errors.length > LISTED ? '; …' : ''}.`;
+}
+
+/** The domain's checks of a refused body: extra detail only, so a check that fails adds nothing rather than a 500. */
+function extraFieldProblems(checks: (body: unknown) => FieldError[], body: unknown): FieldError[] {
+  try {
+    return checks(body);
+  } catch {
+    return [];
+  }
 }
 
 /** Fastify's own errors, mapped onto the catalogue. */
@@ -88,10 +109,13 @@ export function toProblem(err: unknown, req: FastifyRequest): AppError {
   if (typeof fe.code === 'string' && fe.code.startsWith('FST_CSRF')) return new AppError('CSRF_INVALID');
   if (Array.isArray(fe.validation)) {
     const schemas = req.routeOptions.schema as Record<string, unknown> | undefined;
+    // The domain's own judgement of the fields the schema let through, so one answer names them all.
+    const checks = req.routeOptions.config.fieldChecks;
     return schemaProblem(
       fe.validationContext,
       fe.validation as SchemaIssue[],
       fe.validationContext ? schemas?.[fe.validationContext] : undefined,
+      fe.validationContext === 'body' && checks ? extraFieldProblems(checks, req.body) : [],
     );
   }
   if (isDatabaseUnavailable(err)) {

@@ -1,6 +1,17 @@
 /** The page's own start-up script (served from this origin; the CSP allows no inline script). */
 export const DOCS_INIT_JS = `
 (function () {
+  // The operation index (a template in the page) where the renderer shows no sidebar.
+  var narrow = window.matchMedia('(max-width: 999px)');
+  var slot = document.getElementById('ops-index-slot');
+  var template = document.getElementById('ops-index-template');
+  function placeIndex() {
+    if (!slot || !template) return;
+    if (narrow.matches && !slot.firstChild) slot.appendChild(template.content.cloneNode(true));
+    if (!narrow.matches) slot.textContent = '';
+  }
+  placeIndex();
+  narrow.addEventListener('change', placeIndex);
   if (!window.Scalar) return;
   window.Scalar.createApiReference('#reference', {
     url: '/openapi.json',

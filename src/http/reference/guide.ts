@@ -2,7 +2,10 @@
 import { ERRORS, type ErrorCode } from '../../platform/errors.js';
 
 export const STATUS_MEANINGS: Array<[string, string]> = [
-  ['pending', 'Created, or the customer chose a method and has not paid yet.'],
+  [
+    'pending',
+    'Never for a new order (it starts pending, without an event): only when a new payment attempt on the same order follows a failed, expired or cancelled one, so the order is open again.',
+  ],
   ['challenge', 'A card payment held by the fraud check; it becomes paid or failed.'],
   ['paid', 'The money is taken (settled, or a card capture accepted). Ship the order.'],
   ['failed', 'Denied or failed; nothing was taken. A later payment of the same order may still come.'],

@@ -8,7 +8,7 @@
 import { Type } from 'typebox';
 import { TAGS, type RoutePlugin } from '../types.js';
 import { ERRORS, type ErrorCode } from '../../platform/errors.js';
-import { html } from '../console/html.js';
+import { html, type Html } from '../console/html.js';
 import { scalarBundle } from './scalar-bundle.js';
 import { DOCS_INIT_JS } from './docs-init.js';
 import { NoQuery } from '../schemas/common.js';
@@ -23,12 +23,70 @@ export function docsCsp(): string {
   return `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; form-action 'none'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'`;
 }
 
+/** The catalogue's lines mark code with backticks (markdown, as in the description): shown as code here. */
+export function inlineCode(text: string): Html {
+  const parts = text.split('`');
+  // An unpaired backtick stays a character: only complete pairs become code.
+  if (parts.length % 2 === 0) return html`${text}`;
+  return html`${parts.map((part, i) => (i % 2 === 1 ? html`<code>${part}</code>` : part))}`;
+}
+
 function catalogue() {
   return html`<section id="error-catalogue" class="catalogue" aria-labelledby="errors-h">
 <h2 id="errors-h">Error catalogue</h2>
 <p>Every error is <code>application/problem+json</code> (RFC 9457) with <code>code</code>, <code>detail</code> and <code>request_id</code>; its <code>type</code> links here.</p>
-<dl>${(Object.keys(ERRORS) as ErrorCode[]).map((c) => html`<dt id="error-${c}"><code>${c}</code> · ${ERRORS[c].status} ${ERRORS[c].title}</dt><dd>${ERRORS[c].doc}</dd>`)}</dl>
+<dl>${(Object.keys(ERRORS) as ErrorCode[]).map((c) => html`<dt id="error-${c}"><code>${c}</code> · ${ERRORS[c].status} ${ERRORS[c].title}</dt><dd>${inlineCode(ERRORS[c].doc)}</dd>`)}</dl>
 </section>`;
+}
+
+/** The renderer's anchor of a group: its name in lower case, every run of other characters one `-`. */
+export function tagSlug(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+}
+
+interface IndexedOperation {
+  method: string;
+  path: string;
+  summary: string;
+}
+
+/** The description's operations by group, in the order of its groups (`tags`). */
+function operationsByGroup(doc: unknown): Array<[string, IndexedOperation[]]> {
+  const d = (typeof doc === 'object' && doc !== null ? doc : {}) as {
+    tags?: Array<{ name: string }>;
+    paths?: Record<string, Record<string, { tags?: string[]; summary?: string } | undefined>>;
+  };
+  const groups = new Map<string, IndexedOperation[]>((d.tags ?? []).map((t) => [t.name, []]));
+  for (const [path, item] of Object.entries(d.paths ?? {}))
+    for (const [method, op] of Object.entries(item)) {
+      const group = op?.tags?.[0];
+      if (group === undefined || !groups.has(group)) continue;
+      groups.get(group)?.push({ method: method.toUpperCase(), path, summary: op?.summary ?? '' });
+    }
+  return [...groups].filter(([, ops]) => ops.length > 0);
+}
+
+/**
+ * A compact index above the reference for narrow screens, where the renderer opens on the
+ * introduction and hides its sidebar behind a menu: the groups as jumps in view at once, every
+ * operation one tap further. It is a template that init.js puts in place on a narrow screen only:
+ * wide screens have the renderer's own sidebar, and a second list there would only repeat it.
+ */
+export function operationIndex(doc: unknown): Html {
+  const groups = operationsByGroup(doc);
+  return html`<template id="ops-index-template"><nav class="ops-index" aria-label="Operations">
+<p class="ops-groups">${groups.map(([name]) => html`<a href="#tag/${tagSlug(name)}">${name}</a>`)}</p>
+<details><summary>All operations</summary>${groups.map(
+    ([name, ops]) =>
+      html`<p class="ops-group">${name}</p><ul>${ops.map(
+        (o) =>
+          html`<li><a href="#tag/${tagSlug(name)}/${o.method}${o.path}" title="${o.summary}"><code>${o.method}</code> ${o.path}</a></li>`,
+      )}</ul>`,
+  )}</details>
+</nav></template>`;
 }
 
 export const referenceRoutes: RoutePlugin = async (app) => {
@@ -63,6 +121,7 @@ export const referenceRoutes: RoutePlugin = async (app) => {
   );
 
   const page = () => {
+    const index = operationIndex(app.swagger());
     return html`<!doctype html>
 <html lang="en">
 <head>
@@ -73,6 +132,8 @@ export const referenceRoutes: RoutePlugin = async (app) => {
 </head>
 <body>
 <header class="docs-top"><strong>paylink API reference</strong> <a href="/console">Operator console</a> <a href="/openapi.json">openapi.json</a> <a href="#error-catalogue">Error catalogue</a></header>
+${index}
+<div id="ops-index-slot"></div>
 <div id="reference"></div>
 <script src="/docs/scalar.js"></script>
 <script src="/docs/init.js"></script>
@@ -148,4 +209,8 @@ body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 .docs-top{display:flex;flex-wrap:wrap;gap:6px 16px;align-items:center;padding:8px 16px;background:#12263f;color:#fff;font-size:14px}.docs-top a{color:#dce8f7}
 .catalogue{max-width:960px;margin:24px auto 48px;padding:0 16px;font-size:15px;line-height:1.5}.catalogue dt{font-weight:600;margin-top:10px}.catalogue dd{margin:2px 0 0 0;color:#4a5568}
 .catalogue dt:target{background:#fff4c2}
+.ops-index{padding:6px 16px 8px;border-bottom:1px solid #d8dee8;font-size:14px;background:#f6f8fb}
+.ops-groups{display:flex;flex-wrap:wrap;gap:4px 12px;margin:0 0 4px}.ops-index a{color:#12263f}
+.ops-index summary{cursor:pointer;color:#12263f}.ops-index ul{margin:2px 0 6px;padding-left:16px}.ops-index li{margin:2px 0}
+.ops-group{margin:8px 0 0;font-weight:600}.ops-index code{font-size:12px;display:inline-block;min-width:4.2em}
 `;

@@ -1,18 +1,19 @@
 /**
- * The process logger: pino writing JSON lines to LOG_DIR through pino-roll (one file per day,
- * `paylink.<yyyy-MM-dd>.<n>.log`, a new <n> when a file passes its size limit, the oldest files
- * removed past a count), and to stdout when asked. Every line passes the secret scrubber before it
+ * The process logger: pino writing JSON lines to LOG_DIR through pino-roll (one file per Jakarta
+ * day, `paylink.<yyyy-MM-dd>.<n>.log`, a new <n> when a file passes its size limit, the oldest files
+ * removed past a count: daily-file.ts), and to stdout when asked. Every line passes the secret scrubber before it
  * is written anywhere.
  */
 import path from 'node:path';
 import fs from 'node:fs';
 import pino, { type Logger, type DestinationStream } from 'pino';
-import roll from 'pino-roll';
 import type { RollStream } from 'pino-roll';
+import { openDailyFile } from './daily-file.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { REDACTED, createSecretScrubber, redactUrl, type SecretScrubber } from './redact.js';
 import { extendLogContext } from './context.js';
 import { SECRET_FIELD_NAMES } from '../secrets.js';
+import { privateDir, privateFile } from '../private-files.js';
 
 export interface LoggerOptions {
   level: string;
@@ -28,6 +29,8 @@ export interface LoggerOptions {
    * PCI DSS 10.5.1 bar is 12 months kept, 3 immediately available), at most ~8 GB at 20 MB each.
    */
   keepFiles?: number;
+  /** The clock that names the day's file (Jakarta date); default the system clock. */
+  now?: () => Date;
 }
 
 const camelCase = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -98,51 +101,45 @@ function sinkOf(logger: Logger): Sink | undefined {
 
 export const LOG_FILE_BASE = 'paylink';
 
+/**
+ * Log lines name orders, customers' e-mail addresses and the addresses that called: LOG_DIR is for
+ * this service's user alone (0700, files 0600, whatever the umask), as DATA_DIR is. Files left
+ * more open by an earlier version are narrowed at start.
+ */
+function privateLogDir(dir: string): void {
+  privateDir(dir);
+  for (const name of fs.readdirSync(dir)) if (name.endsWith('.log')) privateFile(path.join(dir, name));
+}
+
 export async function createLogger(opts: LoggerOptions): Promise<Logger> {
-  fs.mkdirSync(opts.logDir, { recursive: true });
-  const file = await roll({
-    file: path.join(opts.logDir, LOG_FILE_BASE),
-    extension: '.log',
-    frequency: 'daily',
-    dateFormat: 'yyyy-MM-dd',
+  privateLogDir(opts.logDir);
+  const daily = await openDailyFile({
+    dir: opts.logDir,
+    base: LOG_FILE_BASE,
     size: opts.maxFileSize ?? '20m',
-    limit: { count: opts.keepFiles ?? 400, removeOtherLogFiles: true },
-    mkdir: true,
-  });
-  await new Promise<void>((resolve, reject) => {
-    if (!internals(file)._opening) resolve();
-    file.once('ready', () => resolve());
-    file.once('error', reject);
+    keep: opts.keepFiles ?? 400,
+    now: opts.now ?? (() => new Date()),
+    // A full disk or a removed directory must not take the service down; say so on stderr.
+    onError: (err) => process.stderr.write(`paylink: log file write failed: ${err.message}\n`),
   });
   const scrubber = createSecretScrubber();
   scrubber.add(opts.secrets ?? []);
   let closed: Promise<void> | undefined;
-  file.on('error', (err: Error) => {
-    // A full disk or a removed directory must not take the service down; say so once on stderr.
-    process.stderr.write(`paylink: log file write failed: ${err.message}\n`);
-  });
   const sink: Sink = {
     scrubber,
     write(line: string) {
       const clean = scrubber.scrub(line);
-      if (!closed) file.write(clean);
+      if (!closed) daily.current().write(clean);
       if (opts.stdout) process.stdout.write(clean);
     },
     flush(cb) {
-      settled(file).then(
+      settled(daily.current()).then(
         () => cb?.(null),
         (err: Error) => cb?.(err),
       );
     },
     end() {
-      closed ??= new Promise<void>((resolve) => {
-        if (file.destroyed) {
-          resolve();
-          return;
-        }
-        file.once('close', () => resolve());
-        file.end();
-      });
+      closed ??= daily.end();
       return closed;
     },
   };

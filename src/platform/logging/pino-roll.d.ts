@@ -12,6 +12,8 @@ declare module 'pino-roll' {
     mkdir?: boolean;
     sync?: boolean;
     minLength?: number;
+    /** The mode new files are created with (SonicBoom's option). */
+    mode?: number;
   }
 
   /** The SonicBoom stream pino-roll returns (the parts used here). */

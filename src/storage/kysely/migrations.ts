@@ -174,6 +174,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '025_feed_positions': feedPositionsMigration025(d),
     '026_reconciliation_unit': reconciliationUnitMigration026(d),
     '027_accounts': accountsMigration027(kind),
+    '028_operators': operatorsMigration028,
   };
 }
 
@@ -555,6 +556,38 @@ export function accountsMigration027(kind: Kind): Migration {
     },
   };
 }
+
+/**
+ * Operators who sign in by name, each with a role, and their console sessions (kept by the hash of
+ * the cookie's random id, so a copy of the table cannot be replayed as a cookie).
+ */
+export const operatorsMigration028: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('operators')
+      .addColumn('username', 'text', (c) => c.primaryKey())
+      .addColumn('role', 'text', (c) => c.notNull())
+      .addColumn('accounts', 'text')
+      .addColumn('password_hash', 'text', (c) => c.notNull())
+      .addColumn('disabled_at', 'text')
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addColumn('last_sign_in_at', 'text')
+      .execute();
+    await db.schema
+      .createTable('operator_sessions')
+      .addColumn('id_hash', 'text', (c) => c.primaryKey())
+      .addColumn('username', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addColumn('last_seen_at', 'text', (c) => c.notNull())
+      .addColumn('ended_at', 'text')
+      .execute();
+    await db.schema
+      .createIndex('operator_sessions_user_idx')
+      .on('operator_sessions')
+      .columns(['username', 'ended_at'])
+      .execute();
+  },
+};
 
 export function migrationProvider(kind: Kind): MigrationProvider {
   return { getMigrations: async () => migrations(kind) };

@@ -172,6 +172,8 @@ export interface Database {
   runtime_config: RuntimeConfigTable;
   refunds: RefundsTable;
   auth_failures: AuthFailuresTable;
+  operators: OperatorsTable;
+  operator_sessions: OperatorSessionsTable;
   paylink_meta: MetaTable;
   feed_positions: FeedPositionsTable;
   reconciliation_imports: ReconciliationImportsTable;
@@ -208,6 +210,26 @@ export interface AuthFailuresTable {
   failures: number;
   window_start: string;
   locked_until: string | null;
+}
+
+/** Operators who sign in by name (migration 028_operators); `accounts` is a JSON array or null (all). */
+export interface OperatorsTable {
+  username: string;
+  role: string;
+  accounts: string | null;
+  password_hash: string;
+  disabled_at: string | null;
+  created_at: string;
+  last_sign_in_at: string | null;
+}
+
+/** Console sessions by the SHA-256 of the cookie's id (migration 028_operators). */
+export interface OperatorSessionsTable {
+  id_hash: string;
+  username: string;
+  created_at: string;
+  last_seen_at: string;
+  ended_at: string | null;
 }
 
 /** Facts about the database itself, made once with it. */

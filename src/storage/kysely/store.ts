@@ -17,6 +17,7 @@ import { KyselyRefundsRepo } from './repos/refunds.js';
 import { KyselyConsoleQueries } from './repos/console-queries.js';
 import { KyselyRetentionRepo } from './repos/retention.js';
 import { KyselyAuthFailuresRepo } from './repos/auth-failures.js';
+import { KyselyOperatorsRepo } from './repos/operators.js';
 import { KyselyFeedRepo } from './repos/feed.js';
 import { KyselyReconciliationRepo } from './repos/reconciliation.js';
 import { KyselyAccountsRepo, KyselyApiKeysRepo } from './repos/accounts.js';
@@ -28,6 +29,7 @@ import { sqliteCompleteAttempt } from '../sqlite/outbox-complete.js';
 import { postgresDialect } from '../postgres/fragments.js';
 import { PostgresReportWrites } from '../postgres/report-writes.js';
 import { postgresCompleteAttempt } from '../postgres/outbox-complete.js';
+import { checkTls, pgConnection } from '../postgres/tls.js';
 import { decodeCursor } from './cursor.js';
 import { isUniqueViolation } from './errors.js';
 import { isDatabaseUnavailable } from '../../platform/errors.js';
@@ -48,6 +50,8 @@ export interface StoreOptions {
   schema?: string;
   /** PostgreSQL pool size; default 10. */
   poolMax?: number;
+  /** Told which migrations this open applied (none: the database was up to date) and the newest one it now has. */
+  onMigrated?: (outcome: MigrateOutcome) => void;
 }
 
 export class MigrationError extends Error {
@@ -110,6 +114,7 @@ const REPOSITORIES: { readonly [K in keyof Repositories]: (c: RepoContext) => Re
   console: (c) => new KyselyConsoleQueries(c.db),
   retention: (c) => new KyselyRetentionRepo(c.db),
   authFailures: (c) => new KyselyAuthFailuresRepo(c.db),
+  operators: (c) => new KyselyOperatorsRepo(c.db),
   feed: (c) => new KyselyFeedRepo(c.db, c.backend.dialect, c.account),
   reconciliation: (c) => new KyselyReconciliationRepo(c.db, c.now, c.backend.dialect.kind, c.account),
   accounts: (c) => new KyselyAccountsRepo(c.db),
@@ -213,8 +218,10 @@ function sqliteKysely(file: string): Kysely<Database> {
 }
 
 function postgresKysely(url: string, opts: StoreOptions): Kysely<Database> {
+  const { connectionString, ssl } = pgConnection(url);
   const pool = new pg.Pool({
-    connectionString: url,
+    connectionString,
+    ssl,
     max: opts.poolMax ?? 10,
     connectionTimeoutMillis: 2_000,
     idleTimeoutMillis: 30_000,
@@ -235,9 +242,11 @@ function postgresKysely(url: string, opts: StoreOptions): Kysely<Database> {
 /** Opens the database and runs pending migrations. A failed migration rejects with `MigrationError`. */
 export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): Promise<KyselyBackedStore> {
   const now = opts.now ?? (() => new Date());
+  if (cfg.kind === 'postgres') await checkTls(pgConnection(cfg.url));
   if (cfg.kind === 'postgres' && opts.schema) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error('invalid schema name');
-    const admin = new pg.Client({ connectionString: cfg.url, connectionTimeoutMillis: 2_000 });
+    const { connectionString, ssl } = pgConnection(cfg.url);
+    const admin = new pg.Client({ connectionString, ssl, connectionTimeoutMillis: 2_000 });
     await admin.connect();
     try {
       await admin.query(`create schema if not exists ${opts.schema}`);
@@ -247,7 +256,8 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
   }
   const db = cfg.kind === 'sqlite' ? sqliteKysely(cfg.path) : postgresKysely(cfg.url, opts);
   try {
-    await migrate(db, cfg.kind, cfg.kind === 'postgres' ? opts.schema : undefined);
+    const migrated = await migrate(db, cfg.kind, cfg.kind === 'postgres' ? opts.schema : undefined);
+    opts.onMigrated?.(migrated);
   } catch (err) {
     await db.destroy();
     throw err;
@@ -272,7 +282,15 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
   );
 }
 
-async function migrate(db: Kysely<Database>, kind: 'sqlite' | 'postgres', schema?: string): Promise<void> {
+export interface MigrateOutcome {
+  /** The migrations this open applied, in the order it applied them. */
+  applied: string[];
+  /** The newest (highest-named) of this version's migrations the database has; undefined: none. */
+  latest: string | undefined;
+}
+
+/** Runs what is pending. */
+async function migrate(db: Kysely<Database>, kind: 'sqlite' | 'postgres', schema?: string): Promise<MigrateOutcome> {
   // Without an explicit schema, Kysely counts a migration table in ANY schema as present, so a
   // fresh schema beside another one (parallel test suites) would fail to migrate.
   // Migrations are added in parallel under reserved number ranges, so a database may already have a
@@ -288,4 +306,9 @@ async function migrate(db: Kysely<Database>, kind: 'sqlite' | 'postgres', schema
     const failed = results?.find((r) => r.status === 'Error');
     throw new MigrationError(failed?.migrationName, error);
   }
+  const executed = (await migrator.getMigrations()).filter((m) => m.executedAt !== undefined).map((m) => m.name);
+  return {
+    applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
+    latest: executed.sort().at(-1),
+  };
 }

@@ -8,7 +8,7 @@
  *   retried with exponential backoff and jitter: base 10 s × 2^n, capped at 1 h, "equal jitter"
  *   (half fixed, half random). A `Retry-After` (seconds or HTTP date) replaces the backoff, bounded
  *   to [1 s, 6 h].
- * - After `retry_for_hours` from the start of the retry window → `dead`. The last attempt is
+ * - After `retry_for_hours` (fractions down to 0.01 h = 36 s) from the start of the retry window → `dead`. The last attempt is
  *   scheduled no later than the window's end, so the window is used to its last minute. A dead
  *   event is logged as an error, listed by `/api/deliveries?status=dead`, and re-deliverable by hand
  *   (`POST /api/deliveries/{id}/retry`).
@@ -52,7 +52,9 @@ export interface JudgeInput {
 export function judge(i: JudgeInput): Verdict {
   const s = i.statusCode;
   if (s !== null && s >= 200 && s < 300) return { state: 'delivered' };
-  const deadline = i.retryFrom.getTime() + i.retryForHours * 3_600_000;
+  // Whole milliseconds: 0.07 h is 252000.00000000003 ms, a deadline no Date can reach, which would
+  // schedule the last attempt at the window's end again and again.
+  const deadline = i.retryFrom.getTime() + Math.round(i.retryForHours * 3_600_000);
   if (i.now.getTime() >= deadline) return { state: 'dead', reason: `retry window of ${i.retryForHours} h exhausted` };
   const ra = parseRetryAfter(i.retryAfter, i.now);
   const delay =

@@ -19,6 +19,7 @@ import type { AttemptOutcome, OutboxEvent } from '../../model/delivery.js';
 import { deliver } from '../../erp/deliver.js';
 import { judge, type Verdict } from './policy.js';
 import { guardedLookup, literalRefusal } from '../../platform/connect-guard.js';
+import type { PrivatePolicy } from '../../platform/url-policy.js';
 import { forEachLimited, waitForAttempt } from './lanes.js';
 import { Periodic } from '../periodic.js';
 
@@ -50,8 +51,11 @@ export interface OutboxOptions {
   /** Deliveries in parallel (always different orders). Default 16. */
   concurrency?: number;
   random?: () => number;
-  /** Refuse ERP URLs that are or resolve to private addresses (production). Default false. Link-local and metadata addresses are refused always. */
-  blockPrivateAddresses?: boolean;
+  /**
+   * Refuse ERP URLs that are or resolve to private addresses (production), except those in allowed
+   * networks (`ERP_ALLOW_PRIVATE_NETWORKS`). Default false. Link-local and metadata addresses are refused always.
+   */
+  blockPrivateAddresses?: PrivatePolicy;
   /** Tests: the name resolver behind the connect-time address check (default `dns.lookup`). */
   resolve?: Parameters<typeof guardedLookup>[1];
   /** Tests: runs between the HTTP answer and recording it (e.g. to stall past the lease). */
@@ -78,7 +82,7 @@ class OutboxWorker implements Outbox {
   readonly instanceId: string;
   private readonly random: () => number;
   private readonly wallClock: Clock;
-  private readonly blockPrivate: boolean;
+  private readonly blockPrivate: PrivatePolicy;
   private readonly log: Logger;
   private readonly events = new EventEmitter();
   /** One HTTP agent for this worker's deliveries (with the connect-time address check), closed on stop. */
@@ -180,6 +184,9 @@ class OutboxWorker implements Outbox {
   async refreshDepth(): Promise<void> {
     const counts = await this.deps.store.outbox.countByState();
     for (const [state, n] of Object.entries(counts)) this.deps.metrics.outboxDepth.set({ state }, n);
+    const oldest = await this.deps.store.outbox.oldestUndeliveredAt();
+    const age = oldest === undefined ? 0 : (this.deps.clock.now().getTime() - Date.parse(oldest)) / 1000;
+    this.deps.metrics.outboxOldestPending.set(Math.max(0, age));
   }
 
   private agent(): Dispatcher {

@@ -68,7 +68,7 @@ export const deliveryRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'outbox' | 's
             status: 'pending',
             next_attempt_at: '2026-11-22T11:00:00+07:00',
           }),
-          ...problems(400, 401, 404),
+          ...problems(400, 401, 403, 404),
         },
       },
     },

@@ -3,17 +3,18 @@ import { Type } from 'typebox';
 import { TAGS, type RoutePlugin } from '../../types.js';
 import type { Deps } from '../../../types.js';
 import { NoQuery } from '../../schemas/common.js';
+import { refreshPaymentGauges } from '../../../domain/queries/scrape-gauges.js';
 
-export const metricsRoutes: RoutePlugin<Deps<'metrics' | 'outbox'>> = async (app, services) => {
+export const metricsRoutes: RoutePlugin<Deps<'clock' | 'metrics' | 'outbox' | 'store'>> = async (app, services) => {
   app.get(
     '/metrics',
     {
-      config: { auth: 'op' },
+      config: { auth: 'op', metricsToken: true },
       schema: {
         tags: [TAGS.operations],
         summary: 'Prometheus metrics (text exposition format)',
         description:
-          'Prometheus text format: HTTP requests and latency per route, gateway calls per operation and outcome, notifications per source and result, outbox states and delivery latency.',
+          'Prometheus text format: HTTP requests and latency per route, gateway calls per operation and outcome, notifications per source and result, outbox states, the age of the oldest undelivered ERP event and delivery latency. With `METRICS_TOKEN` set, a scraper may present `Authorization: Bearer <METRICS_TOKEN>` instead of the operator credentials.',
         querystring: NoQuery,
         response: {
           200: Type.Unsafe<string>({
@@ -26,11 +27,12 @@ export const metricsRoutes: RoutePlugin<Deps<'metrics' | 'outbox'>> = async (app
     async (req, reply) => {
       try {
         await services.outbox.refreshDepth();
+        await refreshPaymentGauges(services);
       } catch (err) {
-        // Metrics must still be served when the database is down; the gauge keeps its last value.
+        // Metrics must still be served when the database is down; the gauges keep their last values.
         req.log.warn(
           { err: { message: err instanceof Error ? err.message : String(err) } },
-          'outbox depth not refreshed',
+          'database gauges not refreshed',
         );
       }
       const text = await services.metrics.registry.metrics();

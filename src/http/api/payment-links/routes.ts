@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { orderFieldProblems } from '../../../domain/orders/problems.js';
 import { TAGS, type RoutePlugin } from '../../types.js';
 import type { Deps } from '../../../types.js';
 import { idempotent } from '../../plugins/idempotency.js';
@@ -32,7 +33,7 @@ export const paymentLinkRoutes: RoutePlugin<
     '/api/payment-links',
     {
       ...idempotent(services, 'payment-links.create'),
-      config: { auth: 'key' },
+      config: { auth: 'key', fieldChecks: orderFieldProblems },
       schema: {
         tags: [TAGS.links],
         summary: 'Create a payment link (direct shape)',
@@ -62,7 +63,7 @@ export const paymentLinkRoutes: RoutePlugin<
     '/createtransaksi',
     {
       ...idempotent(services, 'createtransaksi'),
-      config: { auth: 'key' },
+      config: { auth: 'key', fieldChecks: orderFieldProblems },
       schema: {
         tags: [TAGS.links],
         summary: 'Create a payment link (ERP shape)',

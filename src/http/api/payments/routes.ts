@@ -1,4 +1,5 @@
 import { TAGS, type RoutePlugin } from '../../types.js';
+import { orderFieldProblems } from '../../../domain/orders/problems.js';
 import type { Deps } from '../../../types.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { apiActor, requestAccount } from '../../plugins/actor.js';
@@ -45,7 +46,7 @@ export const paymentRoutes: RoutePlugin<
     '/api/charge',
     {
       ...idempotent(services, 'charge'),
-      config: { auth: 'key' },
+      config: { auth: 'key', fieldChecks: orderFieldProblems },
       schema: {
         tags: [TAGS.ops],
         summary: 'Charge through the Core API',
@@ -72,7 +73,7 @@ export const paymentRoutes: RoutePlugin<
     '/api/snap/token',
     {
       ...idempotent(services, 'snap'),
-      config: { auth: 'key' },
+      config: { auth: 'key', fieldChecks: orderFieldProblems },
       schema: {
         tags: [TAGS.ops],
         summary: 'Create a payment-page (Snap) token',

@@ -15,6 +15,7 @@ import { MAX_REPORT_BYTES, importGatewayReport } from '../../../domain/reconcili
 import { SEPARATORS, type SeparatorName } from '../../../domain/reconciliation/reader.js';
 import { getReconciliation, listReconciliations } from '../../../domain/reconciliation/queries.js';
 import { problems } from '../../schemas/problems.js';
+import { operatorActor } from '../../plugins/actor.js';
 
 const Counts = {
   rows: Type.Integer(),
@@ -152,7 +153,7 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
             'The whole file is checked before anything is written, then the import and the fees are written in one transaction: a malformed file (a cell that cannot be read, a NUL, an impossible date or one outside two years back to tomorrow, a fee above the amount, a net other than amount − fee) is a 400 naming the line and column, and nothing of it is kept.',
           querystring: ImportQuery,
           consumes: ['text/csv'],
-          response: { 200: Imported, 201: Imported, ...problems(400, 409, 413, 415) },
+          response: { 200: Imported, 201: Imported, ...problems(400, 403, 409, 413, 415) },
         },
       },
       async (req, reply) => {
@@ -165,7 +166,7 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
           separator: req.query.separator,
           from: req.query.from,
           to: req.query.to,
-          actor: `operator:${req.operatorUser ?? 'operator'}`,
+          actor: operatorActor(req),
         });
         return reply.code(out.created ? 201 : 200).send(importView(out.import, several));
       },

@@ -170,7 +170,7 @@ export const webhookRoutes: RoutePlugin<
           order_id: 'INV/2026/0042:1',
           status: 'paid',
         }),
-        ...problems(400, 401, 413, 503),
+        ...problems(400, 401, 403, 413, 503),
       },
     ),
     async (req) =>

@@ -151,6 +151,17 @@ export class KyselyOutboxRepo implements OutboxRepo {
     return out;
   }
 
+  async oldestUndeliveredAt(): Promise<string | undefined> {
+    // The first seq of each state on outbox_state_seq_idx: seq follows creation order.
+    const res = await sql<{ at: string | null }>`
+      select min(t.at) as at from (
+        select (select created_at from outbox_events where state = 'pending' order by seq limit 1) as at
+        union all
+        select (select created_at from outbox_events where state = 'failed' order by seq limit 1) as at
+      ) t`.execute(this.db);
+    return res.rows[0]?.at ?? undefined;
+  }
+
   async releaseAllLeases(): Promise<number> {
     const res = await this.db
       .updateTable('outbox_events')

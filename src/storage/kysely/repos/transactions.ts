@@ -198,6 +198,17 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     return rows.map(toTransaction);
   }
 
+  async countPendingPastExpiry(expiredBefore: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', 'in', ['pending', 'challenge'])
+      .where('expire_at', 'is not', null)
+      .where('expire_at', '<', expiredBefore)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   async markChecked(id: string, at: string): Promise<void> {
     await this.db.updateTable('transactions').set({ checked_at: at }).where('id', '=', id).execute();
   }

@@ -1,0 +1,68 @@
+/**
+ * Log files are named by the Jakarta (WIB) date, like every other date paylink writes, whatever the
+ * process's time zone: the day's file changes at Jakarta midnight (17:00 UTC).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeLogger, createLogger, flushLogger } from '../../src/platform/logging/logger.js';
+import { msUntilNextJakartaDay } from '../../src/platform/logging/daily-file.js';
+
+const dirs: string[] = [];
+const fresh = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-log-days-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A clock running at real speed from `start`. */
+const clockFrom = (start: string) => {
+  const offset = Date.parse(start) - Date.now();
+  return () => new Date(Date.now() + offset);
+};
+
+describe('log file days', () => {
+  it('the next Jakarta midnight is at 17:00 UTC', () => {
+    expect(msUntilNextJakartaDay(new Date('2026-11-27T16:59:59.000Z'))).toBe(1000);
+    expect(msUntilNextJakartaDay(new Date('2026-11-27T17:00:00.000Z'))).toBe(86_400_000);
+    expect(msUntilNextJakartaDay(new Date('2026-11-27T00:00:00.000Z'))).toBe(17 * 3_600_000);
+  });
+
+  it('names the file by the Jakarta date when it differs from the UTC date', async () => {
+    const dir = fresh();
+    const log = await createLogger({
+      level: 'info',
+      logDir: dir,
+      stdout: false,
+      now: clockFrom('2026-11-27T18:30:00Z'),
+    });
+    log.info('late evening in UTC, early morning in Jakarta');
+    await closeLogger(log);
+    expect(fs.readdirSync(dir)).toEqual(['paylink.2026-11-28.1.log']);
+  });
+
+  it("moves to the next day's file at Jakarta midnight, each line in the file of its day", async () => {
+    const dir = fresh();
+    const log = await createLogger({
+      level: 'info',
+      logDir: dir,
+      stdout: false,
+      now: clockFrom('2026-11-27T16:59:59.800Z'),
+    });
+    log.info('before midnight');
+    await flushLogger(log);
+    await new Promise((r) => setTimeout(r, 600));
+    log.info('after midnight');
+    await closeLogger(log);
+    const files = fs.readdirSync(dir).sort();
+    expect(files).toEqual(['paylink.2026-11-27.1.log', 'paylink.2026-11-28.1.log']);
+    const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8');
+    expect(read('paylink.2026-11-27.1.log')).toContain('before midnight');
+    expect(read('paylink.2026-11-27.1.log')).not.toContain('after midnight');
+    expect(read('paylink.2026-11-28.1.log')).toContain('after midnight');
+  });
+});
