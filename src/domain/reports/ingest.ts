@@ -20,6 +20,7 @@ import { lockedTransaction } from './resolve.js';
 import { record } from './record.js';
 import { addFlags, decide, firstDecision, patchFor } from './apply.js';
 import { actorName, audit, type Actor } from '../audit.js';
+import { setSpanAttributes } from '../../platform/tracing.js';
 
 /** What recording a gateway report needs: the database, the clock, the outbox to wake, metrics and logs. */
 export type IngestDeps = Deps<'clock' | 'logger' | 'metrics' | 'outbox' | 'store'>;
@@ -69,6 +70,7 @@ export async function ingestNotification(
   source: 'webhook' | 'replay',
 ): Promise<NotificationOutcome> {
   const { report, replaced } = await verifiedNotification(services, raw);
+  setSpanAttributes({ 'paylink.gateway_order_id': report.order_id });
   const s = await services.runtimeConfig.current();
   // Unsigned fields carried a NUL (replaced by U+FFFD): accepted (a retry would carry the same
   // bytes), recorded as received, flagged on the order, and never trusted as a lookup key.
@@ -154,6 +156,12 @@ export async function ingestGatewayReport(
     out = await run();
   }
   if (out.eventId) services.outbox.wake();
+  setSpanAttributes({
+    'paylink.order_id': out.transaction.orderId,
+    'paylink.gateway_order_id': (opts.received ?? report).order_id,
+    'paylink.event_id': out.eventId,
+    'paylink.report_result': out.result,
+  });
   noteReport(services, opts.received ?? report, source, out, report.transaction_status);
   return out;
 }

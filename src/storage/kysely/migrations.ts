@@ -173,6 +173,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '024_reconciliation': reconciliationMigration024(d),
     '025_feed_positions': feedPositionsMigration025(d),
     '026_reconciliation_unit': reconciliationUnitMigration026(d),
+    '030_trace_context': traceContextMigration030,
   };
 }
 
@@ -430,6 +431,16 @@ export function reconciliationUnitMigration026({ big }: Dialect): Migration {
     },
   };
 }
+
+/**
+ * An ERP event keeps the W3C trace context (`traceparent`) of the work that wrote it, so each of its
+ * delivery attempts, however much later, joins that trace. Null when tracing was off.
+ */
+export const traceContextMigration030: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('outbox_events').addColumn('trace_context', 'text').execute();
+  },
+};
 
 export function migrationProvider(kind: Kind): MigrationProvider {
   return { getMigrations: async () => migrations(kind) };

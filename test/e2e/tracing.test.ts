@@ -1,0 +1,270 @@
+/**
+ * Tracing as a real process (`src/cli.ts serve`, what `paylink serve` runs) exporting OTLP/HTTP
+ * (http/json) to a receiver on loopback: one paid notification is one trace holding the webhook
+ * request, the gateway status call and every delivery attempt of its ERP event (the ERP refuses the
+ * first). Without an endpoint, no OpenTelemetry module is loaded at all.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { tempDir } from '../helpers/stores.js';
+import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
+import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const RECORDER = path.join(ROOT, 'test/fixtures/module-recorder/register.mjs');
+const CLI_SERVE = ['--import', 'tsx', '--import', RECORDER, 'src/cli.ts', 'serve'];
+const SECRET = `whsec_${Buffer.from('tracing-test-erp-secret-0123').toString('base64')}`;
+
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+}
+interface Span {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  startTimeUnixNano: string;
+  attributes: Record<string, string | number | boolean | undefined>;
+  service: string;
+}
+
+/** An OTLP/HTTP receiver (JSON bodies) on a loopback port: every span it was sent. */
+async function startOtlpReceiver(): Promise<{ url: string; spans: Span[]; paths: string[]; close(): Promise<void> }> {
+  const spans: Span[] = [];
+  const paths: string[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      paths.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
+      if (req.url === '/v1/traces' && req.headers['content-type'] === 'application/json') {
+        const doc = JSON.parse(body) as {
+          resourceSpans: Array<{
+            resource: { attributes: Array<{ key: string; value: OtlpValue }> };
+            scopeSpans: Array<{
+              spans: Array<
+                Omit<Span, 'attributes' | 'service'> & { attributes: Array<{ key: string; value: OtlpValue }> }
+              >;
+            }>;
+          }>;
+        };
+        for (const rs of doc.resourceSpans) {
+          const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
+          for (const ss of rs.scopeSpans)
+            for (const s of ss.spans)
+              spans.push({
+                ...s,
+                service,
+                attributes: Object.fromEntries(
+                  s.attributes.map((a) => [
+                    a.key,
+                    a.value.stringValue ??
+                      a.value.boolValue ??
+                      (a.value.intValue === undefined ? undefined : Number(a.value.intValue)),
+                  ]),
+                ),
+              });
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    spans,
+    paths,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The trace as an indented tree, children in start order. */
+function tree(spans: Span[]): string {
+  const byParent = new Map<string, Span[]>();
+  const ids = new Set(spans.map((s) => s.spanId));
+  for (const s of spans) {
+    const parent = s.parentSpanId && ids.has(s.parentSpanId) ? s.parentSpanId : '';
+    byParent.set(parent, [...(byParent.get(parent) ?? []), s]);
+  }
+  const lines: string[] = [];
+  const walk = (parent: string, depth: number) => {
+    const children = (byParent.get(parent) ?? []).sort((a, b) =>
+      BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1,
+    );
+    for (const s of children) {
+      const attrs = Object.entries(s.attributes)
+        .filter(([k]) => k.startsWith('paylink.') || k === 'http.response.status_code' || k === 'url.full')
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(' ');
+      lines.push(`${'  '.repeat(depth)}${s.name}${attrs ? `  [${attrs}]` : ''}`);
+      walk(s.spanId, depth + 1);
+    }
+  };
+  walk('', 0);
+  return lines.join('\n');
+}
+
+function loadedModules(file: string): string[] {
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+describe('tracing (OpenTelemetry)', () => {
+  let child: ServiceProcess | undefined;
+  let erp: ErpReceiver | undefined;
+  let otlp: Awaited<ReturnType<typeof startOtlpReceiver>> | undefined;
+  let dir = '';
+  afterEach(async () => {
+    if (child) await stopServiceProcess(child, 'SIGKILL');
+    child = undefined;
+    await erp?.close();
+    erp = undefined;
+    await otlp?.close();
+    otlp = undefined;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const baseEnv = (d: string) => ({
+    DATA_DIR: d,
+    LOG_DIR: path.join(d, 'logs'),
+    MIDTRANS_MODE: 'simulator',
+    log_user: 'ops',
+    log_pass: 'tracing-test-operator-pass',
+    PAYLINK_TEST_MODULE_LOG: path.join(d, 'modules.txt'),
+  });
+
+  it('one paid notification is one trace: the webhook request, the status call and both delivery attempts', async () => {
+    dir = tempDir('paylink-tracing-');
+    otlp = await startOtlpReceiver();
+    erp = await startErpReceiver({ secret: SECRET });
+    // The first attempt is refused (retried after 1 s), the second accepted.
+    erp.setScript((_d, i) => (i === 0 ? { kind: 'fail', status: 503, retryAfter: '1' } : { kind: 'ok' }));
+    child = await startServiceProcess(
+      {
+        ...baseEnv(dir),
+        ERP_NOTIFY_URL: erp.url,
+        ERP_WEBHOOK_SECRET: SECRET,
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      },
+      20_000,
+      CLI_SERVE,
+    );
+    const simulator = /"simulator":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(child.output())?.[1];
+    expect(simulator).toBeDefined();
+
+    const created = await fetch(`${child.url}/api/payment-links`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ order_id: 'TRACE-1:1', nominal: 150000 }),
+    });
+    expect(created.status).toBe(201);
+    const link = (await created.json()) as { gateway_order_id: string };
+    const paid = await fetch(`${simulator}/_sim/transactions/${link.gateway_order_id}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ payment_type: 'qris' }),
+    });
+    expect(paid.status).toBe(200);
+    const purchase = (await paid.json()) as { order_id: string };
+
+    await erp.waitFor((r) => r.accepted().length >= 1, 15_000);
+    expect(erp.deliveries.map((d) => d.answered)).toEqual([503, 200]);
+    const eventId = erp.deliveries[0]?.webhookId;
+
+    // Both attempts exported (the batch is sent every 100 ms).
+    const spans = otlp.spans;
+    await expect
+      .poll(
+        () =>
+          spans.filter((s) => s.name === 'ERP delivery attempt' && s.attributes['paylink.event_id'] === eventId).length,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBe(2);
+    const webhook = spans.find((s) => s.kind === 2 && s.attributes['http.route'] === '/webhook/midtrans');
+    expect(webhook, JSON.stringify(spans.map((s) => s.name))).toBeDefined();
+    const trace = spans.filter((s) => s.traceId === webhook?.traceId);
+    console.log(`trace ${webhook?.traceId}\n${tree(trace)}`);
+
+    // The webhook request, with the order it was about; under it only its own work (no worker
+    // round woken by it: those run outside the request).
+    expect(webhook?.name).toBe('POST /webhook/midtrans');
+    expect(webhook?.service).toBe('paylink');
+    expect(
+      trace
+        .filter((s) => s.parentSpanId === webhook?.spanId)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['GET', 'sqlite transaction']);
+    expect(webhook?.attributes['paylink.gateway_order_id']).toBe(purchase.order_id);
+    expect(webhook?.attributes['paylink.order_id']).toBe('TRACE-1:1');
+    expect(webhook?.attributes['paylink.event_id']).toBe(eventId);
+    // The status call that confirmed the notification: a client span under the request.
+    const statusCall = trace.find(
+      (s) => s.kind === 3 && String(s.attributes['url.full']).endsWith(`/v2/${purchase.order_id}/status`),
+    );
+    expect(statusCall, tree(trace)).toBeDefined();
+    // Both attempts of the event it wrote, each with its own ERP POST under it.
+    const attempts = trace.filter((s) => s.name === 'ERP delivery attempt');
+    expect(attempts.map((a) => a.attributes['paylink.attempt']).sort()).toEqual([1, 2]);
+    for (const a of attempts) {
+      expect(a.attributes).toMatchObject({
+        'paylink.event_id': eventId,
+        'paylink.order_id': 'TRACE-1:1',
+        // The event names the link's gateway id; its purchase's is the notification's (above).
+        'paylink.gateway_order_id': link.gateway_order_id,
+      });
+      expect(
+        trace.some((s) => s.parentSpanId === a.spanId && s.kind === 3 && s.attributes['url.full'] === erp?.url),
+      ).toBe(true);
+    }
+    expect(attempts.map((a) => a.attributes['paylink.outcome']).sort()).toEqual(['delivered', 'failed']);
+    // The writes: SQLite transactions inside the request.
+    expect(trace.some((s) => s.name === 'sqlite transaction')).toBe(true);
+
+    // Log lines written inside a span carry its ids.
+    const processed = child
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"msg":"gateway report processed"'));
+    expect(processed && JSON.parse(processed)).toMatchObject({ trace_id: webhook?.traceId });
+    // The SDK was loaded, as the recorder sees it (what the next test relies on).
+    expect(loadedModules(path.join(dir, 'modules.txt')).some((u) => u.includes('/@opentelemetry/'))).toBe(true);
+  }, 40_000);
+
+  it('without an endpoint no OpenTelemetry module is loaded, and log lines carry no trace ids', async () => {
+    dir = tempDir('paylink-tracing-');
+    child = await startServiceProcess(baseEnv(dir), 20_000, CLI_SERVE);
+    expect((await fetch(`${child.url}/health`)).status).toBe(200);
+    const modules = loadedModules(path.join(dir, 'modules.txt'));
+    // The recorder saw the service's own modules (so an empty list cannot pass)…
+    expect(modules.some((u) => u.endsWith('/src/platform/tracing.ts'))).toBe(true);
+    expect(modules.some((u) => u.includes('/node_modules/fastify/'))).toBe(true);
+    // …and nothing of OpenTelemetry, nor the module that loads it.
+    expect(
+      modules.filter(
+        (u) => u.includes('@opentelemetry') || u.includes('tracing-otel') || u.includes('import-in-the-middle'),
+      ),
+    ).toEqual([]);
+    expect(child.output()).not.toContain('trace_id');
+  });
+
+  it('refuses to start with an OTLP protocol it cannot send', async () => {
+    dir = tempDir('paylink-tracing-');
+    await expect(
+      startServiceProcess(
+        { ...baseEnv(dir), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+        20_000,
+        CLI_SERVE,
+      ),
+    ).rejects.toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL must be http\/protobuf or http\/json \(got "grpc"\)/);
+  });
+});
