@@ -33,6 +33,7 @@ import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
 import type { FastifyPluginCallback } from 'fastify';
 import { TracingConfigError, type SpanAttributes, type SpanOptions, type TracingBackend } from './tracing-types.js';
 import { VERSION } from './version.js';
+import { redactUrl } from './logging/redact.js';
 
 const PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 /** Spans still buffered at shutdown get this long to be sent; the process's own deadline is 15 s. */
@@ -66,7 +67,10 @@ export async function startOpenTelemetry(env: Record<string, string | undefined>
     // One span per request (its hooks and handler run inside it), named by its route pattern.
     instrumentHooks: false,
     instrumentHandler: false,
-    requestHook: (span, req) => span.updateName(`${req.method} ${req.routeOptions.url ?? 'unmatched'}`),
+    requestHook: (span, req) => {
+      span.updateName(`${req.method} ${req.routeOptions.url ?? 'unmatched'}`);
+      span.setAttribute('url.path', redactUrl(req.url));
+    },
   });
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME?.trim() || 'paylink',
@@ -77,7 +81,16 @@ export async function startOpenTelemetry(env: Record<string, string | undefined>
     logRecordProcessors: [],
     instrumentations: [
       fastify,
-      new UndiciInstrumentation({ requireParentforSpans: true }),
+      new UndiciInstrumentation({
+        requireParentforSpans: true,
+        // As in the logs: a secret-looking query parameter (an ERP URL's token) is never recorded.
+        requestHook: (span, request) => {
+          const q = request.path.indexOf('?');
+          if (q < 0) return;
+          const url = redactUrl(`${request.origin}${request.path}`);
+          span.setAttributes({ 'url.full': url, 'url.query': url.slice(url.indexOf('?')) });
+        },
+      }),
       new PgInstrumentation({ requireParentSpan: true }),
       new PinoInstrumentation({ disableLogSending: true }),
     ],
