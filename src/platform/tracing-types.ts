@@ -17,6 +17,8 @@ export interface TracingBackend {
   /** Marks the current span as failed with a short, secret-free description. */
   fail(description: string): void;
   traceparent(): string | undefined;
+  /** `trace_id`, `span_id` and `trace_flags` of the current span for a log line; none outside a span. */
+  logFields(): Record<string, string>;
   fastifyPlugin(): FastifyPluginCallback;
   shutdown(): Promise<void>;
 }
