@@ -29,6 +29,10 @@ import { metricsRoutes } from './http/api/metrics/routes.js';
 import { erpEventRoutes } from './http/api/erp-events/routes.js';
 import { reconciliationRoutes } from './http/api/reconciliation/routes.js';
 import { reportRoutes } from './http/api/reports/routes.js';
+import { operatorRoutes } from './http/api/operators/routes.js';
+import { signInRoutes } from './http/console/sign-in.js';
+import { consoleOperatorRoutes } from './http/console/operators-page.js';
+import { accountRoutes } from './http/api/accounts/routes.js';
 import { consoleScope } from './http/console/scope.js';
 import { consolePages } from './http/console/pages.js';
 import { consoleActionRoutes } from './http/console/actions.js';
@@ -154,11 +158,15 @@ function routeTable(services: Services): Mount[] {
     mount(erpEventRoutes, services),
     mount(reconciliationRoutes, services),
     mount(reportRoutes, services),
+    mount(operatorRoutes, services),
+    mount(signInRoutes, services),
+    mount(accountRoutes, services),
     consoleScope(services, [
       mount(consolePages, services),
       mount(consoleActionRoutes, services),
       mount(consoleConfigRoutes, services),
       mount(consoleReconciliationRoutes, services),
+      mount(consoleOperatorRoutes, services),
     ]),
   ];
 }

@@ -18,6 +18,7 @@ Commands:
   check-config   check the environment against the go-live rules, listing every problem
   backup FILE    write a consistent copy of the SQLite database to FILE, also while the service runs
   simulator      run the Midtrans simulator alone
+  operators      add, list, change the role of, disable or unlock operators
 
 Options:
   -h, --help     show this text, or a command's: paylink <command> --help
@@ -56,6 +57,17 @@ Writes a consistent copy of the SQLite database (DATA_DIR/paylink.db) to FILE, w
 exist, while the service keeps running; the copy is checked with PRAGMA integrity_check before it
 is given its name. With PostgreSQL (DATABASE_URL) nothing is copied: the pg_dump command to use is
 printed and the exit code is 1.
+`,
+  operators: `Usage: paylink operators <add|list|set-role|disable|enable|unlock> …
+
+  add NAME --role=ROLE [--accounts=ID,…]   add an operator; a generated password is printed once
+  list                                     the operators, their roles, and whether disabled or locked
+  set-role NAME ROLE                       change an operator's role (viewer, finance, admin)
+  disable NAME | enable NAME               disabling ends the operator's sessions at once
+  unlock NAME                              lift a sign-in lock (also of the operator of log_user)
+
+With SQLite the service must be stopped (it holds the file); with PostgreSQL it may run.
+Exits 1 when the operator is unknown or the request is refused, 2 on bad usage.
 `,
   simulator: `Usage: paylink simulator
 
@@ -103,6 +115,7 @@ export async function main(
     io.out(help);
     return EXIT.ok;
   }
+  if (command === 'operators') return runOperators(env, rest, io, o.envFile);
   const flags = rest.filter((a) => a.startsWith('-'));
   const args = rest.filter((a) => !a.startsWith('-'));
   const allowedFlags = command === 'check-config' ? ['--allow-sandbox'] : [];
@@ -145,6 +158,35 @@ export async function main(
       return runMigrate(env, io);
     default:
       return runBackup(env, args[0] ?? '', io);
+  }
+}
+
+async function runOperators(
+  env: Record<string, string | undefined>,
+  argv: readonly string[],
+  io: CliIo,
+  envFile: string | undefined,
+): Promise<number> {
+  const { parseOperatorsCommand, operatorsCommand, problemText, OperatorsUsageError } =
+    await import('./cli/operators.js');
+  let command;
+  try {
+    command = parseOperatorsCommand(argv);
+  } catch (err) {
+    if (!(err instanceof OperatorsUsageError)) throw err;
+    io.err(`paylink operators: ${err.message}\n\n${HELP.operators ?? ''}`);
+    return EXIT.usage;
+  }
+  loadEnvFile(envFile ?? path.resolve('.env'), env);
+  const config = await configOrProblem(env, io, 'operators');
+  if (!config) return EXIT.problem;
+  try {
+    io.out(await operatorsCommand(config, command));
+    return EXIT.ok;
+  } catch (err) {
+    const text = problemText(err) ?? (err instanceof Error ? err.message : String(err));
+    io.err(`paylink operators: ${text}\n`);
+    return EXIT.problem;
   }
 }
 

@@ -85,7 +85,9 @@ export function checkConfig(given: Record<string, string | undefined>, o: CheckC
     config?.database.kind === 'postgres'
       ? 'pg_dump of the database is scheduled and a restore was tried'
       : '`paylink backup FILE` is scheduled (and copied off the machine) and a restore was tried',
-    "GET /metrics is scraped (with the operator credentials) and GET /health/ready is the load balancer's check",
+    present(env, 'METRICS_TOKEN')
+      ? "GET /metrics is scraped with Authorization: Bearer METRICS_TOKEN and GET /health/ready is the load balancer's check"
+      : "GET /metrics is scraped (set METRICS_TOKEN so the scraper needs no operator password and can never be locked out) and GET /health/ready is the load balancer's check",
     'CONFIG_ENCRYPTION_KEY and the operator password are kept where the team can find them',
   ];
   return { problems, toConfirm, config };

@@ -5,15 +5,27 @@
  */
 import type { Deps } from '../types.js';
 import { currentLogContext } from '../platform/logging/context.js';
+import type { OperatorRole } from '../model/operator.js';
+import { DEFAULT_ACCOUNT } from '../model/account.js';
 
 /**
- * Who asked: the ERP through an API key, an operator by name, or a client not signed in (refused);
- * with the client's address when the request came over HTTP.
+ * Who asked: the ERP through an API key, an operator by name (with the role and, when limited, the
+ * accounts the operator may see), someone at the host through the `paylink` command, or a client
+ * not signed in (refused); with the client's address when the request came over HTTP.
  */
-export type Actor = ({ kind: 'api' } | { kind: 'operator'; user: string } | { kind: 'anonymous' }) & { ip?: string };
+export type Actor = (
+  | { kind: 'api'; account: string }
+  | { kind: 'operator'; user: string; role: OperatorRole; accounts?: string[] }
+  | { kind: 'cli' }
+  | { kind: 'anonymous' }
+) & { ip?: string };
 
-/** How an actor is written in the audit log and kept with refunds: `api`, `operator:<user>` or `anonymous`. */
+/**
+ * How an actor is written in the audit log and kept with refunds: `api` (the default account's
+ * keys), `api:<account>`, `operator:<user>`, `cli` or `anonymous`.
+ */
 export function actorName(a: Actor): string {
+  if (a.kind === 'api') return a.account === DEFAULT_ACCOUNT ? 'api' : `api:${a.account}`;
   return a.kind === 'operator' ? `operator:${a.user}` : a.kind;
 }
 

@@ -19,6 +19,8 @@ import { outboundUrlProblem, type AllowedNetworks } from '../platform/url-policy
 import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
 import { registerLogSecrets } from '../platform/logging/logger.js';
 import { actorName, audit, type Actor } from './audit.js';
+import { requireRole } from './operators/access.js';
+import { DEFAULT_ACCOUNT } from '../model/account.js';
 
 const S = RuntimeConfigSchema.properties;
 /** A section of the patch: any of its fields; `null` removes an override, so the field falls back to the environment's value. */
@@ -202,6 +204,7 @@ export async function changeRuntimeConfig(
   patch: RuntimeConfigPatch,
   actor: Actor,
 ): Promise<string[]> {
+  requireRole(actor, 'admin');
   for (let attempt = 1; attempt <= SAVE_ATTEMPTS; attempt++) {
     const stored = await services.runtimeConfig.overrides();
     const { next, changed } = mergePatch(stored.document, patch);
@@ -231,7 +234,11 @@ export async function changeRuntimeConfig(
         services,
         { actor, action: 'config_change', subject: 'runtime_config', outcome: 'saved' },
         `${actorName(actor)} changed the runtime configuration`,
-        { fields: changed, config_version: version },
+        {
+          fields: changed,
+          config_version: version,
+          ...(services.runtimeConfig.account === DEFAULT_ACCOUNT ? {} : { account: services.runtimeConfig.account }),
+        },
       );
       return changed;
     }

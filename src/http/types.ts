@@ -37,6 +37,8 @@ export type Mount = (app: App) => Promise<void>;
  */
 export type RouteAuth = 'key' | 'op' | 'doc' | 'sig' | 'none';
 
+import type { OperatorIdentity } from '../domain/operators/identity.js';
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
@@ -54,8 +56,14 @@ declare module 'fastify' {
     fieldChecks?: (body: unknown) => FieldError[];
   }
   interface FastifyRequest {
-    /** The operator's user name once Basic Auth succeeded. */
+    /** The operator's user name once Basic Auth (or the console session) succeeded. */
     operatorUser?: string;
+    /** The signed-in operator: name, role and the accounts they may see. */
+    operatorIdentity?: OperatorIdentity;
+    /** The operator signed in with the console's session cookie (not Basic Auth): the page offers a sign-out. */
+    operatorSession?: boolean;
+    /** The account an API key acts for, once a `key` route's key was accepted (`default` when no keys are configured). */
+    account?: string;
   }
 }
 
@@ -68,4 +76,5 @@ export const TAGS = {
   logs: 'Logs & Docs',
   dev: 'Dev/Test',
   operations: 'Operations',
+  accounts: 'Accounts',
 } as const;

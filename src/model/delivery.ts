@@ -9,6 +9,8 @@ export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 export interface OutboxEvent {
   seq: number;
+  /** The account whose ERP receives it (its `erp.notify_url`, signed with its secret). */
+  account: string;
   eventId: string;
   eventType: string;
   /** Events with the same key are delivered strictly one after another, in the order written. */

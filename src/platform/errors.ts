@@ -66,6 +66,11 @@ export const ERRORS = {
     title: 'Cross-site request refused',
     doc: 'An operator POST, PUT or DELETE came from a page of another site (its Origin or Sec-Fetch-Site header says so); use the console itself, or a client that is not a browser.',
   },
+  FORBIDDEN: {
+    status: 403,
+    title: 'Forbidden',
+    doc: "The operator's role does not allow this: a viewer reads, finance also refunds, cancels, expires, imports reports and retries deliveries, an admin also changes configuration, accounts, API keys and operators.",
+  },
   NOT_FOUND: { status: 404, title: 'Not found', doc: 'No such resource or route.' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', doc: 'The route exists but not for this method.' },
   ORDER_ID_COLLISION: {
@@ -134,6 +139,21 @@ export const ERRORS = {
     status: 409,
     title: 'Payments changed during the import',
     doc: 'A payment a gateway report matched changed (a notification or a refund arrived) between the reading of the report and the writing of its fees; nothing of the import was kept. Import the same file again.',
+  },
+  OPERATOR_EXISTS: {
+    status: 409,
+    title: 'Operator exists',
+    doc: 'An operator of that username exists already (or it is the operator of log_user).',
+  },
+  ACCOUNT_EXISTS: {
+    status: 409,
+    title: 'Account exists',
+    doc: 'An account with this id exists already (disabled ones included: an id is never reused).',
+  },
+  ACCOUNT_DEFAULT: {
+    status: 409,
+    title: 'Default account',
+    doc: 'The default account (the one the environment configures) cannot be disabled.',
   },
   CONFIG_CONFLICT: {
     status: 409,

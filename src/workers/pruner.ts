@@ -34,6 +34,7 @@ export interface Pruner extends BackgroundWorker {
 }
 
 const DAY_MS = 86_400_000;
+const SESSION_KEEP_MS = 12 * 3_600_000 + DAY_MS;
 
 export interface PrunerDeps {
   store: Store;
@@ -102,6 +103,10 @@ class RetentionPruner implements Pruner {
     };
     if (report.events + report.notifications + report.idempotency > 0)
       logger.info({ ...report, older_than: before }, 'retention: old records deleted');
+    // Console sessions ended or idle past their 12 hours are of no use a day later (their audit
+    // lines stay in the log); few rows, one statement.
+    const sessions = await store.operators.pruneSessions(new Date(now.getTime() - SESSION_KEEP_MS).toISOString());
+    if (sessions > 0) logger.info({ sessions }, 'retention: ended console sessions deleted');
     return report;
   }
 

@@ -11,11 +11,12 @@ import type { BackgroundWorker, Deps } from '../types.js';
 import { systemClock, type Clock } from '../platform/clock.js';
 import { recheckUnverified } from '../domain/reports/ingest.js';
 import { refreshFromGateway, type RefreshDeps } from '../domain/reports/refresh.js';
+import { inAccount } from '../domain/accounts/scope.js';
 import { GatewayError } from '../gateway/port.js';
 import { Periodic } from './periodic.js';
 
 /** What a sweep uses: the runtime config, and what asking the gateway and recording its answer need. */
-export type ReconcilerDeps = RefreshDeps & Deps<'runtimeConfig'>;
+export type ReconcilerDeps = RefreshDeps & Deps<'gateways' | 'runtimeConfig'>;
 
 export interface ReconcilerOptions {
   /** Gateway status calls per second, default 5. */
@@ -132,7 +133,7 @@ class Sweeper implements Reconciler {
     for (const tx of due) {
       if (this.stopped) break;
       try {
-        const r = await this.paced(() => refreshFromGateway(services, tx, 'reconcile'));
+        const r = await this.paced(() => refreshFromGateway(inAccount(services, tx.account), tx, 'reconcile'));
         report.outcomes[r.outcome] = (report.outcomes[r.outcome] ?? 0) + 1;
       } catch (err) {
         report.errors++;
@@ -158,7 +159,7 @@ class Sweeper implements Reconciler {
     for (const n of await services.store.notifications.listUnverifiedForRecheck(RECHECKS_PER_SWEEP)) {
       if (this.stopped) break;
       try {
-        if (await this.paced(() => recheckUnverified(services, n)))
+        if (await this.paced(() => recheckUnverified(inAccount(services, n.account), n)))
           report.outcomes.rechecked = (report.outcomes.rechecked ?? 0) + 1;
       } catch {
         report.errors++;

@@ -241,6 +241,7 @@ describe('tracing (OpenTelemetry)', () => {
       }
       expect(webhook?.attributes['paylink.gateway_order_id']).toBe(purchase.order_id);
       expect(webhook?.attributes['paylink.order_id']).toBe('TRACE-1:1');
+      expect(webhook?.attributes['paylink.account']).toBe('default');
       expect(webhook?.attributes['paylink.event_id']).toBe(eventId);
       // The status call that confirmed the notification: a client span under the request.
       const statusCall = trace.find(
@@ -252,6 +253,7 @@ describe('tracing (OpenTelemetry)', () => {
       expect(attempts.map((a) => a.attributes['paylink.attempt']).sort()).toEqual([1, 2]);
       for (const a of attempts) {
         expect(a.attributes).toMatchObject({
+          'paylink.account': 'default',
           'paylink.event_id': eventId,
           'paylink.order_id': 'TRACE-1:1',
           // The event names the link's gateway id; its purchase's is the notification's (above).

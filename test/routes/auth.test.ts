@@ -80,6 +80,21 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
         'GET /api/reconciliation/imports/:id',
         'GET /api/reports/daily',
         'GET /api/transactions/export',
+        // Contract §13: operators and who is signed in.
+        'GET /api/operators',
+        'POST /api/operators',
+        'PATCH /api/operators/:username',
+        'POST /api/operators/:username/unlock',
+        'GET /api/me',
+        // Contract §12: accounts and their API keys.
+        'GET /api/accounts',
+        'POST /api/accounts',
+        'DELETE /api/accounts/:id',
+        'GET /api/accounts/:id/config',
+        'POST /api/accounts/:id/config',
+        'POST /api/accounts/:id/api-keys',
+        'GET /api/accounts/:id/api-keys',
+        'DELETE /api/accounts/:id/api-keys/:key_id',
       ].sort(),
     );
     // /echo and /echo2 answer any method, all of them behind operator auth
@@ -106,13 +121,23 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
     expect([...(byAuth.get('doc') ?? [])].sort()).toEqual(
       ['GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js', 'GET /docs/init.js', 'GET /docs/docs.css'].sort(),
     );
-    expect([...(byAuth.get('sig') ?? [])]).toEqual(['POST /webhook/midtrans']);
-    expect([...(byAuth.get('none') ?? [])].sort()).toEqual([
-      'GET /',
-      'GET /health',
-      'GET /health/live',
-      'GET /health/ready',
+    expect([...(byAuth.get('sig') ?? [])].sort()).toEqual([
+      'POST /webhook/midtrans',
+      'POST /webhook/midtrans/:account',
     ]);
+    expect([...(byAuth.get('none') ?? [])].sort()).toEqual(
+      [
+        'GET /',
+        'GET /health',
+        'GET /health/live',
+        'GET /health/ready',
+        // Contract §13: the console's sign-in page (how one gets in) and sign-out.
+        'GET /sign-in',
+        'GET /sign-in/console.css',
+        'POST /sign-in',
+        'POST /sign-out',
+      ].sort(),
+    );
     expect([...byAuth.keys()].sort()).toEqual(['doc', 'key', 'none', 'op', 'sig']);
   });
 

@@ -102,6 +102,15 @@ describe('paylink check-config', () => {
     expect(r.out).toContain('https://pay.example.com/webhook/midtrans');
   });
 
+  it('the scrape to confirm: with METRICS_TOKEN (or its file) a bearer scrape, without it the advice to set one', async () => {
+    expect((await run(['check-config'], GO_LIVE)).out).toContain(
+      'set METRICS_TOKEN so the scraper needs no operator password',
+    );
+    const withToken = (await run(['check-config'], { ...GO_LIVE, METRICS_TOKEN: 'm'.repeat(40) })).out;
+    expect(withToken).toContain('GET /metrics is scraped with Authorization: Bearer METRICS_TOKEN');
+    expect(withToken).not.toContain('m'.repeat(40));
+  });
+
   it('with NODE_ENV=production and each go-live setting missing in turn: names it, exit 1', async () => {
     const expected: Record<string, RegExp> = {
       PUBLIC_BASE_URL: /PUBLIC_BASE_URL is required/,

@@ -9,6 +9,7 @@ import { GatewayError } from '../../gateway/port.js';
 import { gatewayPhase } from '../../gateway/status.js';
 import { answerFor } from '../reports/trust.js';
 import type { Actor } from '../audit.js';
+import { requireRole } from '../operators/access.js';
 import { ingestGatewayReport } from '../reports/ingest.js';
 import type { RefreshDeps } from '../reports/refresh.js';
 import { closeUnusedLink } from '../orders/links.js';
@@ -43,6 +44,7 @@ async function closePayment(
   actor: Actor,
   action: 'cancelled' | 'expired',
 ): Promise<TransactionRecord> {
+  requireRole(actor, 'finance');
   const tx = await mustFind(services, id);
   // Asking again for what already happened answers with the payment as it is (a retry is harmless).
   if (tx.status === action) return tx;

@@ -15,6 +15,7 @@ import { refundKeys } from '../../gateway/answer.js';
 import { grossToNumber } from '../../gateway/report.js';
 import { answerFor } from '../reports/trust.js';
 import { actorName, type Actor } from '../audit.js';
+import { requireRole } from '../operators/access.js';
 import { ingestGatewayReport } from '../reports/ingest.js';
 import type { RefreshDeps } from '../reports/refresh.js';
 import type { RefundInput } from '../orders/schemas.js';
@@ -76,6 +77,7 @@ export async function refundPayment(
   input: RefundRequest,
   actor: Actor,
 ): Promise<TransactionRecord> {
+  requireRole(actor, 'finance');
   // The gateway shows the reason with the refund and takes at most 255 characters.
   if (input.reason !== undefined && input.reason.length > 255)
     throw new AppError('VALIDATION_FAILED', 'reason must be at most 255 characters.', {

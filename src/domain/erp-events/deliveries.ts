@@ -7,6 +7,7 @@ import type { Deps } from '../../types.js';
 import type { DeliveryAttempt, OutboxEvent } from '../../model/delivery.js';
 import { AppError } from '../../platform/errors.js';
 import { actorName, audit, type Actor } from '../audit.js';
+import { requireRole } from '../operators/access.js';
 
 export type DeliveryDeps = Deps<'clock' | 'logger' | 'outbox' | 'store'>;
 
@@ -28,6 +29,7 @@ export async function retryDelivery(
   eventId: string,
   actor: Actor,
 ): Promise<{ event: OutboxEvent; attempts: DeliveryAttempt[] }> {
+  requireRole(actor, 'finance');
   const event = await services.store.outbox.retryNow(eventId, services.clock.now());
   if (!event) throw new AppError('NOT_FOUND', 'No delivery with this id.');
   audit(
@@ -42,6 +44,7 @@ export async function retryDelivery(
 
 /** Every failing or dead event of one order due now, in their order; answers their ids (none is no error). */
 export async function retryOrderDeliveries(services: DeliveryDeps, orderId: string, actor: Actor): Promise<string[]> {
+  requireRole(actor, 'finance');
   const events = (await services.store.console.eventsForOrder(orderId)).filter(isUndelivered);
   for (const e of events) await services.store.outbox.retryNow(e.eventId, services.clock.now());
   const ids = events.map((e) => e.eventId);

@@ -24,6 +24,7 @@ import { requestHash } from './request-hash.js';
 import { randomUUID } from 'node:crypto';
 import { enqueueStatusChanged } from '../reports/record.js';
 import { actorName, audit, type Actor } from '../audit.js';
+import { requireRole } from '../operators/access.js';
 
 /** Creating and looking up payment links. */
 export type LinkDeps = Deps<'clock' | 'gateway' | 'logger' | 'runtimeConfig' | 'store'>;
@@ -306,6 +307,7 @@ export async function cancelLink(
   id: string,
   actor: Actor,
 ): Promise<TransactionRecord> {
+  requireRole(actor, 'finance');
   const tx = await resolveLink(services, id);
   if (PAID_STATUSES.has(tx.status))
     throw conflict(tx, `${tx.orderId} is already ${tx.status} and cannot be deactivated.`);

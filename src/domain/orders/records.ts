@@ -91,7 +91,11 @@ export async function findForCreate(
   gatewayOrderId: string,
 ): Promise<TransactionRecord | undefined> {
   // Every creation (link, charge, Snap) looks here first: its trace is named after the order.
-  setSpanAttributes({ 'paylink.order_id': orderId, 'paylink.gateway_order_id': gatewayOrderId });
+  setSpanAttributes({
+    'paylink.account': store.account,
+    'paylink.order_id': orderId,
+    'paylink.gateway_order_id': gatewayOrderId,
+  });
   const mine = await store.transactions.findByOrderId(orderId);
   if (mine) return mine;
   const other = await store.transactions.findByGatewayOrderId(gatewayOrderId);

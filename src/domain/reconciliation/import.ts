@@ -18,6 +18,8 @@ import type {
   ReportRow,
 } from '../../model/reconciliation.js';
 import { AppError } from '../../platform/errors.js';
+import { actorName, type Actor } from '../audit.js';
+import { requireRole } from '../operators/access.js';
 import { isPurchaseOf } from '../../gateway/report.js';
 import {
   isCalendarDay,
@@ -48,7 +50,8 @@ export interface ImportRequest {
   /** The days (YYYY-MM-DD, Jakarta) the report covers, when the file's own dates should not decide. */
   from?: string;
   to?: string;
-  actor: string;
+  /** Who imports: finance or admin. */
+  actor: Actor;
 }
 
 export interface ImportOutcome {
@@ -71,12 +74,13 @@ const emptyCounts = (): ReconciliationCounts => ({
 class ImportedMeanwhile extends Error {}
 
 export async function importGatewayReport(services: ImportDeps, req: ImportRequest): Promise<ImportOutcome> {
+  requireRole(req.actor, 'finance');
   const mapping = parseColumnMapping(req.columns);
   const window = reportWindow(services.clock.now());
   const explicit = coversParam(req.from, req.to, window);
   const recon = services.store.reconciliation;
   const id = randomUUID();
-  await recon.begin({ id, createdBy: req.actor, now: services.clock.now() });
+  await recon.begin({ id, createdBy: actorName(req.actor), now: services.clock.now() });
   try {
     const run = new ImportRun(services, id, window);
     const sha = await run.stageAll(req.body, mapping, req.separator);

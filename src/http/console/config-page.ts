@@ -81,6 +81,7 @@ export function configForm(
   errors: Map<string, string>,
   v: View,
   submitted?: Record<string, string>,
+  editable = true,
 ): Html {
   const sections = [...new Set(FIELDS.map((f) => f.section))];
   const valueOf = (f: Field) => {
@@ -93,12 +94,12 @@ export function configForm(
   return html`
 <p class="muted">${v.t('cfg_intro', { version: str(info.config_version) })}${info.updated_by ? html` ${v.t('cfg_changed_by', { who: str(info.updated_by) })}` : ''}</p>
 <form method="post" action="/console/config" novalidate>
-<input type="hidden" name="_csrf" value="${token}">
+${editable ? html`<input type="hidden" name="_csrf" value="${token}">` : html`<p class="muted" data-read-only>${v.t('cfg_read_only')}</p>`}
 ${sections.map(
   (s) =>
     html`<fieldset><legend>${SECTION_TITLES[s] ? v.t(SECTION_TITLES[s]) : s}</legend>${FIELDS.filter((f) => f.section === s).map((f) => html`<div>${input(f, valueOf(f), errors.get(`${f.section}.${f.name}`), v)}</div>`)}</fieldset>`,
 )}
-<button type="submit">${v.t('cfg_save')}</button>
+${editable ? html`<button type="submit">${v.t('cfg_save')}</button>` : ''}
 </form>`;
 }
 

@@ -60,6 +60,7 @@ export const consoleConfigRoutes: RoutePlugin<
         o.errors ?? new Map(),
         v,
         o.submitted,
+        ctx.may(req, 'admin'),
       ),
     });
   };

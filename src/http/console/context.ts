@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OperatorRole } from '../../model/operator.js';
 import { OptionalStr } from '../schemas/common.js';
 import type { AppError } from '../../platform/errors.js';
 import type { Html } from './html.js';
@@ -31,6 +32,8 @@ export interface ConsoleContext {
   csrfToken(req: FastifyRequest, reply: FastifyReply): string;
   /** The CSRF token of this answer's forms, and a one-time key per form that acts. */
   formTokens(req: FastifyRequest, reply: FastifyReply): FormTokens;
+  /** Whether the signed-in operator holds `role`: a form the role may not use is not shown (and refused if sent anyway). */
+  may(req: FastifyRequest, role: OperatorRole): boolean;
 }
 
 /** What a form that acts does, as its one-time key is bound to: the action, its subject and the values it carries (null: none). */
@@ -40,6 +43,8 @@ export type FormRequest = Readonly<Record<string, string | null>>;
 export interface FormTokens {
   csrf: string;
   key(request: FormRequest): string;
+  /** Whether the operator this answer is for holds `role` (forms beyond it are left out). */
+  may(role: OperatorRole): boolean;
 }
 
 /** What a CSRF token and a form's one-time key are bound to: the signed-in operator (the auth hook has run before any form is read or made). */

@@ -27,7 +27,7 @@ function orderRetryForms(rows: OutboxEvent[], forms: FormTokens, v: View): Html 
   const { t } = v;
   const counts = new Map<string, number>();
   for (const e of rows) if (e.orderId) counts.set(e.orderId, (counts.get(e.orderId) ?? 0) + 1);
-  if (counts.size === 0) return html``;
+  if (counts.size === 0 || !forms.may('finance')) return html``;
   return html`<section aria-labelledby="h-by-order"><h2 id="h-by-order">${t('dl_by_order')}</h2><ul class="by-order">${[
     ...counts,
   ].map(
@@ -68,7 +68,7 @@ ${orderRetryForms(shown, forms, v)}
 <td class="num">${e.attempts}</td>
 <td class="hide-narrow">${lastAnswer(e.lastStatusCode, e.lastError)}</td>
 <td class="hide-narrow">${e.state === 'dead' ? EMPTY : v.when(e.nextAttemptAt)}</td>
-<td><form method="post" action="/console/deliveries/${e.eventId}/retry"><input type="hidden" name="_csrf" value="${forms.csrf}">${formKeyField(forms.key(formRequest('retry', e.eventId)))}<button type="submit" class="secondary" aria-label="${t('dl_retry_label', { status: v.word('st', status), order: e.orderId ?? e.orderKey })}">${t('dl_retry_now')}</button></form></td>
+<td>${forms.may('finance') ? html`<form method="post" action="/console/deliveries/${e.eventId}/retry"><input type="hidden" name="_csrf" value="${forms.csrf}">${formKeyField(forms.key(formRequest('retry', e.eventId)))}<button type="submit" class="secondary" aria-label="${t('dl_retry_label', { status: v.word('st', status), order: e.orderId ?? e.orderKey })}">${t('dl_retry_now')}</button></form>` : EMPTY}</td>
 </tr>`;
         })
   }</tbody></table></div>

@@ -8,8 +8,12 @@ export const NAV = [
   ['reconciliation', '/console/reconciliation', 'nav_reconciliation'],
   ['logs', '/console/logs', 'nav_logs'],
   ['config', '/console/config', 'nav_config'],
+  ['operators', '/console/operators', 'nav_operators'],
   ['docs', '/docs', 'nav_docs'],
 ] as const;
+
+/** Sections only an admin is shown (others are refused there anyway). */
+const ADMIN_SECTIONS: ReadonlySet<Section> = new Set(['operators']);
 
 export type Section = (typeof NAV)[number][0];
 
@@ -35,11 +39,21 @@ function langLinks(here: string, v: View): Html {
   return html`<nav class="langs" aria-label="${v.t('language')}">${link('en', 'English')} · ${link('id', 'Bahasa Indonesia')}</nav>`;
 }
 
+function roleWord(v: View, role: string): string {
+  return role === 'viewer' || role === 'finance' || role === 'admin' ? v.t(`role_${role}`) : role;
+}
+
 export function page(o: {
   title: string;
   section: Section;
   body: Html;
   user?: string;
+  /** The signed-in operator's role, shown beside the name. */
+  role?: string;
+  /** Signed in with the session cookie: a sign-out button is shown. */
+  signOut?: boolean;
+  /** The operator is an admin: the admin's sections are in the menu. */
+  admin?: boolean;
   view: View;
   here: string;
   alert?: Alert;
@@ -59,9 +73,9 @@ export function page(o: {
 <header>
 <nav aria-label="${t('nav_label')}">
 <span class="brand">paylink</span>
-<ul>${NAV.map(([key, href, label]) => html`<li><a href="${href}"${key === o.section ? html` aria-current="page"` : ''}>${t(label)}</a></li>`)}</ul>
+<ul>${NAV.filter(([key]) => o.admin === true || !ADMIN_SECTIONS.has(key)).map(([key, href, label]) => html`<li><a href="${href}"${key === o.section ? html` aria-current="page"` : ''}>${t(label)}</a></li>`)}</ul>
 </nav>
-<p class="who">${o.user ? html`${t('signed_in_as')} <strong>${o.user}</strong> · ` : ''}<span data-zone="${o.view.timeZone}">${t('times_in', { zone: o.view.zone })}</span></p>
+<p class="who">${o.user ? html`${t('signed_in_as')} <strong>${o.user}</strong>${o.role ? html` <span data-role="${o.role}">(${roleWord(o.view, o.role)})</span>` : ''} · ` : ''}${o.signOut ? html`<form method="post" action="/sign-out" class="inline-form"><button type="submit" class="secondary">${t('sign_out')}</button></form> · ` : ''}<span data-zone="${o.view.timeZone}">${t('times_in', { zone: o.view.zone })}</span></p>
 ${langLinks(o.here, o.view)}
 </header>
 <main id="main">

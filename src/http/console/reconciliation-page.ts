@@ -24,6 +24,7 @@ import { MONEY_MESSAGES, type MoneyKey } from './i18n/money.js';
 import { CsvSeparatorParam, OptionalStr } from '../schemas/common.js';
 import { CSV_BOM, CSV_CONTENT_TYPE, csvLine, type CsvSeparator } from '../csv.js';
 import { rowView } from '../api/reconciliation/views.js';
+import { operatorActor } from '../plugins/actor.js';
 import { html, rupiah, type Html } from './html.js';
 import { EMPTY, type View } from './view.js';
 import { statusBadge } from './layout.js';
@@ -92,9 +93,10 @@ async function listBody(
   t: T,
   token: string,
   cursor: string | undefined,
+  mayImport: boolean,
 ): Promise<Html> {
   const page = await listReconciliations(services, { limit: LIST_SIZE, cursor });
-  return html`${uploadForm(t, token)}
+  return html`${mayImport ? uploadForm(t, token) : ''}
 <h2 id="h-imports">${t('imports')}</h2>
 ${
   page.items.length === 0
@@ -291,7 +293,7 @@ export const consoleReconciliationRoutes: RoutePlugin<
       section: 'reconciliation',
       status: o.status,
       alert: o.alert,
-      body: await listBody(services, v, t, ctx.csrfToken(req, reply), o.cursor),
+      body: await listBody(services, v, t, ctx.csrfToken(req, reply), o.cursor, ctx.may(req, 'finance')),
     });
   };
 
@@ -342,7 +344,7 @@ export const consoleReconciliationRoutes: RoutePlugin<
             separator: separatorNamed(separator),
             from: from === '' ? undefined : from,
             to: to === '' ? undefined : to,
-            actor: `operator:${req.operatorUser ?? 'operator'}`,
+            actor: operatorActor(req),
           });
           return await reply.redirect(`${BASE}/${out.import.id}?done=${out.created ? 'imported' : 'again'}`, 303);
         } catch (err) {

@@ -16,6 +16,8 @@ import { page } from './layout.js';
 import { issueFormKey } from './form-keys.js';
 import { CSRF_VALIDITY_MS, errorAlert, operatorBinding, type ConsoleContext } from './context.js';
 import { consoleView } from './view.js';
+import { hasRole } from '../../domain/operators/access.js';
+import { operatorActor } from '../plugins/actor.js';
 
 /** The rendering of console pages in the operator's language and the console's time zone, with the tokens of their forms. */
 export function consoleContext(services: Deps<'clock' | 'config' | 'formKeySecret'>): ConsoleContext {
@@ -29,13 +31,29 @@ export function consoleContext(services: Deps<'clock' | 'config' | 'formKeySecre
       return reply
         .code(o.status ?? 200)
         .type('text/html; charset=utf-8')
-        .send(page({ ...o, user: req.operatorUser, view, here }));
+        .send(
+          page({
+            ...o,
+            user: req.operatorUser,
+            // The operator of log_user through Basic Auth sees the page as it always was.
+            role:
+              req.operatorSession === true || req.operatorIdentity?.role !== 'admin'
+                ? req.operatorIdentity?.role
+                : undefined,
+            signOut: req.operatorSession === true,
+            admin: req.operatorIdentity?.role === 'admin',
+            view,
+            here,
+          }),
+        );
     },
     csrfToken: (req, reply) => reply.generateCsrf({ userInfo: operatorBinding(req) }),
     formTokens: (req, reply) => ({
       csrf: ctx.csrfToken(req, reply),
       key: (request) => issueFormKey(services, operatorBinding(req), request),
+      may: (role) => ctx.may(req, role),
     }),
+    may: (req, role) => hasRole(operatorActor(req), role),
   };
   return ctx;
 }

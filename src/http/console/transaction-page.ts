@@ -68,6 +68,7 @@ export async function transactionBody(
   const { entries, events } = await timeline(services, tx, v);
   const undelivered = events.filter(isUndelivered);
   const offer = availableActions(tx);
+  const finance = forms.may('finance');
   // The gateway's own status beside ours, when it says something ours does not (e.g. captured, not settled).
   const gatewayWord = tx.transactionStatus ? v.word('gs', tx.transactionStatus) : undefined;
   return html`
@@ -100,23 +101,25 @@ ${paymentMoneySection(tx, v)}
 <div class="actions" role="group" aria-labelledby="h-actions">
 ${actionForm(tx, 'check', token, t('pay_check'), t('pay_ask_gateway'))}
 ${
-  offer.refund.ok
-    ? actionForm(
-        tx,
-        'refund',
-        token,
-        t('pay_refund_title', { amount: rupiah(offer.refund.left) }),
-        t('pay_refund_button'),
-        html`<label>${t('pay_refund_amount')}<input name="amount" inputmode="numeric" pattern="[0-9]*" maxlength="16" autocomplete="off"></label><label>${t('pay_refund_reason')}<input name="reason" maxlength="255"></label>`,
-        true,
-      )
-    : offer.refund.why === 'method'
-      ? html`<section class="card" aria-labelledby="a-refund" data-no-refund="method"><h3 id="a-refund">${t('pay_refund_not_offered')}</h3><p>${t('pay_refund_method', { method: tx.paymentType ?? EMPTY })}</p></section>`
-      : ''
+  !finance
+    ? ''
+    : offer.refund.ok
+      ? actionForm(
+          tx,
+          'refund',
+          token,
+          t('pay_refund_title', { amount: rupiah(offer.refund.left) }),
+          t('pay_refund_button'),
+          html`<label>${t('pay_refund_amount')}<input name="amount" inputmode="numeric" pattern="[0-9]*" maxlength="16" autocomplete="off"></label><label>${t('pay_refund_reason')}<input name="reason" maxlength="255"></label>`,
+          true,
+        )
+      : offer.refund.why === 'method'
+        ? html`<section class="card" aria-labelledby="a-refund" data-no-refund="method"><h3 id="a-refund">${t('pay_refund_not_offered')}</h3><p>${t('pay_refund_method', { method: tx.paymentType ?? EMPTY })}</p></section>`
+        : ''
 }
-${offer.cancel ? actionForm(tx, 'cancel', token, t('pay_cancel_title'), t('pay_cancel_button'), html``, true) : ''}
-${offer.expire ? actionForm(tx, 'expire', token, t('pay_expire_title'), t('pay_expire_button'), html``, true) : ''}
-${undelivered.length > 0 ? actionForm(tx, 'retry-deliveries', token, v.plural('pay_retry_title', undelivered.length), t('pay_retry_button'), formKeyField(forms.key(formRequest('retry-deliveries', tx.orderId)))) : ''}
+${finance && offer.cancel ? actionForm(tx, 'cancel', token, t('pay_cancel_title'), t('pay_cancel_button'), html``, true) : ''}
+${finance && offer.expire ? actionForm(tx, 'expire', token, t('pay_expire_title'), t('pay_expire_button'), html``, true) : ''}
+${finance && undelivered.length > 0 ? actionForm(tx, 'retry-deliveries', token, v.plural('pay_retry_title', undelivered.length), t('pay_retry_button'), formKeyField(forms.key(formRequest('retry-deliveries', tx.orderId)))) : ''}
 </div>
 <h2>${t('pay_timeline')}</h2>
 ${timelineList(entries, v)}

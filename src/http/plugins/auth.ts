@@ -3,12 +3,24 @@ import { AppError } from '../../platform/errors.js';
 import { secretEquals } from '../../platform/secrets.js';
 import type { Deps } from '../../types.js';
 import { audit } from '../../domain/audit.js';
-import { API_KEY_THROTTLE, LOCKOUT, createLockout, type Lockout } from '../../domain/sign-in-throttle.js';
+import {
+  API_KEY_THROTTLE,
+  LOCKOUT,
+  createLockout,
+  createOperatorThrottle,
+  type Lockout,
+  type OperatorThrottle,
+} from '../../domain/sign-in-throttle.js';
+import { signIn, type SignInResult } from '../../domain/operators/sign-in.js';
+import { sessionIdentity } from '../../domain/operators/sessions.js';
+import { hasStoredOperators } from '../../domain/operators/manage.js';
+import type { OperatorIdentity } from '../../domain/operators/identity.js';
 import { crossSiteRefusal } from './same-origin.js';
+import { accountOfKey } from '../../domain/accounts/api-keys.js';
+import { DEFAULT_ACCOUNT } from '../../model/account.js';
 
-/** `Authorization: Bearer K` or `X-API-Key: K`; every configured key is compared in constant time. */
-export function checkApiKey(req: FastifyRequest, keys: string[]): boolean {
-  if (keys.length === 0) return true;
+/** The key presented with `Authorization: Bearer K` or `X-API-Key: K`, if any. */
+function presentedKey(req: FastifyRequest): string | undefined {
   const auth = req.headers.authorization;
   const header = req.headers['x-api-key'];
   const given =
@@ -17,6 +29,13 @@ export function checkApiKey(req: FastifyRequest, keys: string[]): boolean {
       : typeof header === 'string'
         ? header.trim()
         : undefined;
+  return given === '' ? undefined : given;
+}
+
+/** `Authorization: Bearer K` or `X-API-Key: K`; every configured key is compared in constant time. */
+export function checkApiKey(req: FastifyRequest, keys: string[]): boolean {
+  if (keys.length === 0) return true;
+  const given = presentedKey(req);
   if (!given) return false;
   let ok = false;
   for (const k of keys) ok = secretEquals(given, k) || ok;
@@ -32,15 +51,6 @@ export function parseBasic(header: string | undefined): { user: string; pass: st
   const i = decoded.indexOf(':');
   if (i < 0) return undefined;
   return { user: decoded.slice(0, i), pass: decoded.slice(i + 1) };
-}
-
-export function checkOperator(req: FastifyRequest, operator: { user: string; pass: string }): string | undefined {
-  const creds = parseBasic(req.headers.authorization);
-  if (!creds) return undefined;
-  // Both compared every time, so timing does not tell which one was wrong.
-  const userOk = secretEquals(creds.user, operator.user);
-  const passOk = secretEquals(creds.pass, operator.pass);
-  return userOk && passOk ? creds.user : undefined;
 }
 
 /** An audit line for a client refused at the door: not signed in, so named by its address only. */
@@ -61,37 +71,102 @@ function refusal(
   );
 }
 
-async function operatorFailure(
+/** The console's session cookie: a random id, of which the store keeps only the hash. */
+export const SESSION_COOKIE = 'paylink_session';
+
+/** The value of the session cookie, when the request carries one. */
+export function sessionCookie(req: FastifyRequest): string | undefined {
+  const header = req.headers.cookie;
+  if (typeof header !== 'string') return undefined;
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === SESSION_COOKIE) return part.slice(i + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * A person opening a console page in a browser without being signed in. Once operators sign in by
+ * name, they are sent to the sign-in page; until then (no operator stored) the browser's own Basic
+ * dialog is asked for, as always.
+ */
+function isConsoleNavigation(req: FastifyRequest): boolean {
+  const accept = req.headers.accept;
+  return (
+    req.method === 'GET' &&
+    /^\/console(\/|$|\?)/.test(req.url) &&
+    !req.url.startsWith('/console/assets/') &&
+    typeof accept === 'string' &&
+    accept.includes('text/html')
+  );
+}
+
+function signInRedirect(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply
+    .code(303)
+    .header('location', `/sign-in?next=${encodeURIComponent(req.url.slice(0, 500))}`)
+    .send();
+}
+
+function challenge(reply: FastifyReply): never {
+  reply.header('www-authenticate', 'Basic realm="paylink", charset="UTF-8"');
+  throw new AppError('UNAUTHORIZED', 'Operator credentials are required (HTTP Basic).');
+}
+
+/** Signs the operator in from Basic credentials, or refuses with 401 (wrong) or 429 (locked). */
+async function basicSignIn(
   req: FastifyRequest,
   reply: FastifyReply,
-  services: Deps<'logger' | 'operator'>,
-  lockout: Lockout,
-): Promise<never> {
+  services: Deps<'clock' | 'logger' | 'operator' | 'store'>,
+  throttle: OperatorThrottle,
+): Promise<OperatorIdentity> {
   const creds = parseBasic(req.headers.authorization);
-  // The user name is logged only when it is the real one: people type passwords into user fields.
-  const user = creds && secretEquals(creds.user, services.operator.user) ? creds.user : undefined;
-  // Only a presented credential counts as a guess: a browser's first, anonymous request (and
-  // anyone who can reach the port without credentials) must not lock real operators out.
-  const locked = req.headers.authorization === undefined ? false : (await lockout.fail(req.ip)) > 0;
   // A browser asks without credentials first and sends them after the Basic prompt: that first
-  // request is the handshake, not a failure (debug); wrong credentials are (warn, audited).
-  if (req.headers.authorization === undefined)
+  // request is the handshake, not a failure (debug), and never counts as a guess.
+  if (req.headers.authorization === undefined) {
     services.logger.debug(
       { ip: req.ip, subject: req.routeOptions.url ?? null },
       'operator credentials requested (request without credentials)',
     );
-  else
-    refusal(services, req, 'auth_failed', 'operator authentication failed', {
-      user,
-      scheme: authScheme(req.headers.authorization),
+    challenge(reply);
+  }
+  const result = creds
+    ? await signIn(services, throttle, { user: creds.user, pass: creds.pass, ip: req.ip })
+    : ({ kind: 'failed', known: undefined, ...(await throttle.fail(req.ip, undefined)) } as const);
+  if (result.kind === 'ok') return result.identity;
+  auditSignInRefusal(services, req, result, authScheme(req.headers.authorization));
+  if (result.kind === 'locked')
+    throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins from this address; try again later.', {
+      headers: { 'retry-after': String(result.lockedFor) },
     });
-  if (locked)
+  challenge(reply);
+}
+
+/** The audit lines of a refused sign-in (Basic Auth or the sign-in page): failed, locked, slowed down. */
+export function auditSignInRefusal(
+  services: Deps<'logger'>,
+  req: FastifyRequest,
+  result: Exclude<SignInResult, { kind: 'ok' }>,
+  scheme: string,
+): void {
+  if (result.kind === 'locked') {
+    refusal(services, req, 'auth_locked_out', 'operator request refused: client locked out', {
+      retry_after_s: result.lockedFor,
+    });
+    return;
+  }
+  // The user name is logged only when it is an operator's: people type passwords into user fields.
+  const user = result.known;
+  refusal(services, req, 'auth_failed', 'operator authentication failed', { user, scheme });
+  if (result.lockedFor > 0)
     refusal(services, req, 'auth_lockout', 'operator login locked for this client after repeated failures', {
       user,
       locked_for_s: LOCKOUT.lockMs / 1000,
     });
-  reply.header('www-authenticate', 'Basic realm="paylink", charset="UTF-8"');
-  throw new AppError('UNAUTHORIZED', 'Operator credentials are required (HTTP Basic).');
+  if (result.slowedNow)
+    refusal(services, req, 'auth_slowed', 'operator sign-ins from this client slowed down after repeated failures', {
+      slowed_for_s: LOCKOUT.lockMs / 1000,
+    });
 }
 
 /**
@@ -169,19 +244,38 @@ async function checkMetricsToken(
   );
 }
 
+/**
+ * The account the request's API key acts for: a key of `API_KEYS` is `default`'s, an account's key
+ * (looked up by its hash on every request) its account's; undefined when the key is wrong, revoked
+ * or of a disabled account. Without `API_KEYS` (development) anyone may call, as `default` unless
+ * an account's key is presented.
+ */
+async function keyAccount(
+  services: Deps<'clock' | 'config' | 'logger' | 'store'>,
+  req: FastifyRequest,
+): Promise<string | undefined> {
+  const given = presentedKey(req);
+  const found = given === undefined ? undefined : await accountOfKey(services, given);
+  if (found !== undefined || services.config.apiKeys.length > 0) return found;
+  // An account's key that no longer acts (revoked, account disabled) is refused even here.
+  return given?.startsWith('pl_') ? undefined : DEFAULT_ACCOUNT;
+}
+
 /** Checks the credentials each route's `config.auth` asks for, before anything else of the request. */
 export function authHook(services: Deps<'clock' | 'config' | 'logger' | 'operator' | 'store'>) {
-  const lockout = createLockout(services, 'operator', LOCKOUT);
+  const throttle = createOperatorThrottle(services);
   const keyThrottle = createLockout(services, 'api_key', API_KEY_THROTTLE);
   const metricsThrottle = createLockout(services, 'metrics_token', API_KEY_THROTTLE);
-  return async function enforceAuth(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return async function enforceAuth(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const auth = req.routeOptions.config.auth;
     if (auth === 'key') {
-      if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
+      const account = await keyAccount(services, req);
+      if (account === undefined) await apiKeyFailure(services, req, keyThrottle);
+      req.account = account;
     } else if (auth === 'doc' && services.config.apiKeys.length === 0) {
       // The ERP endpoints are open (no API_KEYS), so their description tells nothing they do not answer themselves.
     } else if (auth === 'doc' && presentsApiKey(req)) {
-      if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
+      if ((await keyAccount(services, req)) === undefined) await apiKeyFailure(services, req, keyThrottle);
     } else if (auth === 'op' && presentsMetricsToken(req, services.config.metricsToken)) {
       await checkMetricsToken(req, services.config.metricsToken, services, metricsThrottle);
     } else if (auth === 'op' || auth === 'doc') {
@@ -198,20 +292,15 @@ export function authHook(services: Deps<'clock' | 'config' | 'logger' | 'operato
           `Refused: ${crossSite}. Operator changes are accepted from the console itself or from clients that are not browsers.`,
         );
       }
-      const { lockedFor, failures } = await lockout.state(req.ip);
-      if (lockedFor > 0) {
-        refusal(services, req, 'auth_locked_out', 'operator request refused: client locked out', {
-          retry_after_s: lockedFor,
-        });
-        throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins from this address; try again later.', {
-          headers: { 'retry-after': String(lockedFor) },
-        });
-      }
-      const user = checkOperator(req, services.operator);
-      if (!user) await operatorFailure(req, reply, services, lockout);
-      // A success forgets earlier failures; nothing is written when there were none.
-      else if (failures > 0) await lockout.succeed(req.ip);
-      req.operatorUser = user;
+      // A live console session first; Basic Auth stays accepted on every operator route.
+      const session = sessionCookie(req);
+      const fromSession = session === undefined ? undefined : await sessionIdentity(services, session);
+      if (!fromSession && isConsoleNavigation(req) && req.headers.authorization === undefined)
+        if (await hasStoredOperators(services)) return signInRedirect(req, reply);
+      const identity = fromSession ?? (await basicSignIn(req, reply, services, throttle));
+      req.operatorUser = identity.username;
+      req.operatorIdentity = identity;
+      req.operatorSession = fromSession !== undefined;
     }
   };
 }

@@ -134,8 +134,8 @@ class OutboxWorker implements Outbox {
 
   async runOnce(): Promise<number> {
     const s = await this.deps.runtimeConfig.current();
-    const url = s.erp.notify_url;
-    if (!url) return 0;
+    // Without an ERP endpoint events wait; with several accounts another account may have one.
+    if (!s.erp.notify_url && (await this.deps.store.accounts.count()) <= 1) return 0;
     const batch = this.o.batchSize ?? 32;
     const lanes = this.o.concurrency ?? 16;
     // Each lane delivers its share of the batch one after another, each attempt up to the ERP
@@ -149,9 +149,17 @@ class OutboxWorker implements Outbox {
         { err: { message: err instanceof Error ? err.message : String(err) }, event_id: e.eventId },
         'ERP delivery could not be recorded',
       );
+    // Each event goes to its account's endpoint, signed with its account's secret (read once a round).
+    const settings = new Map<string, RuntimeConfig>([[this.deps.runtimeConfig.account, s]]);
+    for (const account of new Set(claimed.map((e) => e.account)))
+      if (!settings.has(account)) settings.set(account, await this.deps.runtimeConfig.forAccount(account).current());
     await forEachLimited(claimed, lanes, async (e) => {
       try {
-        recorded.push((await this.attempt(e, url, s)).recorded.catch(unrecorded(e)));
+        const es = settings.get(e.account);
+        const url = es?.erp.notify_url;
+        // An account without an endpoint: its event waits (its lease runs out) for a pull or an endpoint.
+        if (!es || !url) return;
+        recorded.push((await this.attempt(e, url, es)).recorded.catch(unrecorded(e)));
       } catch (err) {
         unrecorded(e)(err);
       }
@@ -201,6 +209,7 @@ class OutboxWorker implements Outbox {
     return withSpan(
       'ERP delivery attempt',
       {
+        'paylink.account': e.account,
         'paylink.event_id': e.eventId,
         'paylink.event_type': e.eventType,
         'paylink.order_id': e.orderId,

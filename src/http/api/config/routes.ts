@@ -43,7 +43,7 @@ export const configRoutes: RoutePlugin<Deps<'config' | 'logger' | 'runtimeConfig
           erp: { notify_url: 'https://erp.example.com/paylink/events', timeout_ms: 10000 },
           links: { default_expiry_minutes: 1440 },
         }),
-        response: { 200: ConfigAnswer, ...problems(400, 409) },
+        response: { 200: ConfigAnswer, ...problems(400, 403, 409) },
       },
     },
     async (req) => {

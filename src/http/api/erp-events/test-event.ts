@@ -68,7 +68,7 @@ export const testEventRoutes: RoutePlugin<
             error: null,
             latency_ms: 38,
           }),
-          ...problems(400, 401),
+          ...problems(400, 401, 403),
         },
       },
       // The body is optional: no body at all means all defaults (Fastify would validate `undefined`).

@@ -6,12 +6,16 @@ import { AppError } from '../../../platform/errors.js';
 import { RECONCILIATION_RESULTS } from '../../../model/reconciliation.js';
 import { Count, Nullable, NullableInt, countParam } from '../../schemas/common.js';
 import { withExample } from '../../schemas/examples.js';
+import { requireAccount, severalAccounts } from '../../../domain/accounts/accounts.js';
+import { inAccount } from '../../../domain/accounts/scope.js';
+import { ACCOUNT_ID_PATTERN, DEFAULT_ACCOUNT } from '../../../model/account.js';
 import { IMPORT_EXAMPLE, importView, rowView } from './views.js';
 import { REPORT_FIELDS } from '../../../domain/reconciliation/columns.js';
 import { MAX_REPORT_BYTES, importGatewayReport } from '../../../domain/reconciliation/import.js';
 import { SEPARATORS, type SeparatorName } from '../../../domain/reconciliation/reader.js';
 import { getReconciliation, listReconciliations } from '../../../domain/reconciliation/queries.js';
 import { problems } from '../../schemas/problems.js';
+import { operatorActor } from '../../plugins/actor.js';
 
 const Counts = {
   rows: Type.Integer(),
@@ -24,6 +28,9 @@ const Counts = {
 };
 
 const ImportSchema = Type.Object({
+  account: Type.Optional(
+    Type.String({ description: 'The account whose report it is; present when the service has more than one' }),
+  ),
   id: Type.String(),
   ...Counts,
   covers_from: Nullable(Type.String({ description: 'First day (Jakarta) the report covers' })),
@@ -74,6 +81,15 @@ const IMPORT_ROWS_EXAMPLE = {
 
 const ImportQuery = Type.Object(
   {
+    account: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 32,
+        pattern: ACCOUNT_ID_PATTERN,
+        description:
+          "The account (one MID) whose report it is; default `default`. Its rows are matched with that account's payments only",
+      }),
+    ),
     columns: Type.Optional(
       Type.String({
         maxLength: 2000,
@@ -137,20 +153,22 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
             'The whole file is checked before anything is written, then the import and the fees are written in one transaction: a malformed file (a cell that cannot be read, a NUL, an impossible date or one outside two years back to tomorrow, a fee above the amount, a net other than amount − fee) is a 400 naming the line and column, and nothing of it is kept.',
           querystring: ImportQuery,
           consumes: ['text/csv'],
-          response: { 200: Imported, 201: Imported, ...problems(400, 409, 413, 415) },
+          response: { 200: Imported, 201: Imported, ...problems(400, 403, 409, 413, 415) },
         },
       },
       async (req, reply) => {
         const body = reportBody(req.body);
-        const out = await importGatewayReport(services, {
+        const account = await requireAccount(services, req.query.account ?? DEFAULT_ACCOUNT);
+        const several = await severalAccounts(services);
+        const out = await importGatewayReport(inAccount(services, account.id), {
           body,
           columns: req.query.columns,
           separator: req.query.separator,
           from: req.query.from,
           to: req.query.to,
-          actor: `operator:${req.operatorUser ?? 'operator'}`,
+          actor: operatorActor(req),
         });
-        return reply.code(out.created ? 201 : 200).send(importView(out.import));
+        return reply.code(out.created ? 201 : 200).send(importView(out.import, several));
       },
     );
   });
@@ -181,13 +199,14 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
       },
     },
     async (req) => {
+      const several = await severalAccounts(services);
       const page = await listReconciliations(services, {
         limit: countParam('limit', req.query.limit, 50, 200),
         cursor: req.query.cursor,
       });
       return page.nextCursor
-        ? { items: page.items.map(importView), next_cursor: page.nextCursor }
-        : { items: page.items.map(importView) };
+        ? { items: page.items.map((i) => importView(i, several)), next_cursor: page.nextCursor }
+        : { items: page.items.map((i) => importView(i, several)) };
     },
   );
 
@@ -245,7 +264,7 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
       });
       const last = rows.at(-1);
       return {
-        ...importView(imp),
+        ...importView(imp, await severalAccounts(services)),
         items: rows.map(rowView),
         ...(rows.length === limit && last ? { next_after: String(last.id) } : {}),
       };

@@ -61,6 +61,20 @@ export class KyselyAuthFailuresRepo implements AuthFailuresRepo {
     await this.db.deleteFrom('auth_failures').where('scope', '=', scope).where('client', '=', client).execute();
   }
 
+  async lockedUntil(scope: string, now: Date): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('auth_failures')
+      .select((eb) => eb.fn.max('locked_until').as('until'))
+      .where('scope', '=', scope)
+      .where('locked_until', '>', now.toISOString())
+      .executeTakeFirst();
+    return row?.until ?? null;
+  }
+
+  async clearScope(scope: string): Promise<void> {
+    await this.db.deleteFrom('auth_failures').where('scope', '=', scope).execute();
+  }
+
   /** Rows whose window and lock are both over say nothing any more. */
   async prune(now: Date, p: AuthFailurePolicy): Promise<void> {
     const at = now.toISOString();
