@@ -6,111 +6,18 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { DATABASE_KINDS, TEST_DATABASE_URL, tempDir } from '../helpers/stores.js';
 import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
+import { startOtlpReceiver, tree, type Span } from '../helpers/otlp-receiver.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const RECORDER = path.join(ROOT, 'test/fixtures/module-recorder/register.mjs');
 const CLI_SERVE = ['--import', 'tsx', '--import', RECORDER, 'src/cli.ts', 'serve'];
 const ERP_URL_TOKEN = 'erp-url-token-0123456789';
 const SECRET = `whsec_${Buffer.from('tracing-test-erp-secret-0123').toString('base64')}`;
-
-interface OtlpValue {
-  stringValue?: string;
-  intValue?: string | number;
-  boolValue?: boolean;
-}
-interface Span {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  startTimeUnixNano: string;
-  attributes: Record<string, string | number | boolean | undefined>;
-  service: string;
-}
-
-/** An OTLP/HTTP receiver (JSON bodies) on a loopback port: every span it was sent. */
-async function startOtlpReceiver(): Promise<{ url: string; spans: Span[]; paths: string[]; close(): Promise<void> }> {
-  const spans: Span[] = [];
-  const paths: string[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => {
-      paths.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
-      if (req.url === '/v1/traces' && req.headers['content-type'] === 'application/json') {
-        const doc = JSON.parse(body) as {
-          resourceSpans: Array<{
-            resource: { attributes: Array<{ key: string; value: OtlpValue }> };
-            scopeSpans: Array<{
-              spans: Array<
-                Omit<Span, 'attributes' | 'service'> & { attributes: Array<{ key: string; value: OtlpValue }> }
-              >;
-            }>;
-          }>;
-        };
-        for (const rs of doc.resourceSpans) {
-          const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
-          for (const ss of rs.scopeSpans)
-            for (const s of ss.spans)
-              spans.push({
-                ...s,
-                service,
-                attributes: Object.fromEntries(
-                  s.attributes.map((a) => [
-                    a.key,
-                    a.value.stringValue ??
-                      a.value.boolValue ??
-                      (a.value.intValue === undefined ? undefined : Number(a.value.intValue)),
-                  ]),
-                ),
-              });
-        }
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    spans,
-    paths,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** The trace as an indented tree, children in start order. */
-function tree(spans: Span[]): string {
-  const byParent = new Map<string, Span[]>();
-  const ids = new Set(spans.map((s) => s.spanId));
-  for (const s of spans) {
-    const parent = s.parentSpanId && ids.has(s.parentSpanId) ? s.parentSpanId : '';
-    byParent.set(parent, [...(byParent.get(parent) ?? []), s]);
-  }
-  const lines: string[] = [];
-  const walk = (parent: string, depth: number) => {
-    const children = (byParent.get(parent) ?? []).sort((a, b) =>
-      BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1,
-    );
-    for (const s of children) {
-      const attrs = Object.entries(s.attributes)
-        .filter(([k]) => k.startsWith('paylink.') || k === 'http.response.status_code' || k === 'url.full')
-        .map(([k, v]) => `${k}=${String(v)}`)
-        .join(' ');
-      lines.push(`${'  '.repeat(depth)}${s.name}${attrs ? `  [${attrs}]` : ''}`);
-      walk(s.spanId, depth + 1);
-    }
-  };
-  walk('', 0);
-  return lines.join('\n');
-}
 
 function loadedModules(file: string): string[] {
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
