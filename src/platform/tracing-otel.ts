@@ -118,6 +118,8 @@ export async function startOpenTelemetry(env: Record<string, string | undefined>
     // One span per request (its hooks and handler run inside it), named by its route pattern.
     instrumentHooks: false,
     instrumentHandler: false,
+    // Probes and scrapes every few seconds would bury the payments' traces.
+    ignorePaths: (route) => route.url.startsWith('/health') || route.url === '/metrics',
     requestHook: (span, req) => {
       span.updateName(`${req.method} ${req.routeOptions.url ?? 'unmatched'}`);
       span.setAttribute('url.path', redactUrl(req.url));

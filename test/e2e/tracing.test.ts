@@ -16,6 +16,7 @@ import { startOtlpReceiver, tree, type Span } from '../helpers/otlp-receiver.js'
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const RECORDER = path.join(ROOT, 'test/fixtures/module-recorder/register.mjs');
 const CLI_SERVE = ['--import', 'tsx', '--import', RECORDER, 'src/cli.ts', 'serve'];
+const OPERATOR_AUTH = { authorization: `Basic ${Buffer.from('ops:tracing-test-operator-pass').toString('base64')}` };
 const ERP_URL_TOKEN = 'erp-url-token-0123456789';
 const SECRET = `whsec_${Buffer.from('tracing-test-erp-secret-0123').toString('base64')}`;
 
@@ -91,6 +92,9 @@ describe('tracing (OpenTelemetry)', () => {
       const simulator = /"simulator":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(child.output())?.[1];
       expect(simulator).toBeDefined();
 
+      // A probe and a scrape: left out of the traces.
+      expect((await fetch(`${child.url}/health/ready`)).status).toBe(200);
+      expect((await fetch(`${child.url}/metrics`, { headers: OPERATOR_AUTH })).status).toBe(200);
       const created = await fetch(`${child.url}/api/payment-links`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -122,6 +126,8 @@ describe('tracing (OpenTelemetry)', () => {
           },
         )
         .toBe(2);
+      expect(spans.filter((s) => /^GET \/(health|metrics)/.test(s.name))).toEqual([]);
+      expect(spans.some((s) => s.name === 'POST /api/payment-links')).toBe(true);
       const webhook = spans.find((s) => s.kind === 2 && s.attributes['http.route'] === '/webhook/midtrans');
       expect(webhook, JSON.stringify(spans.map((s) => s.name))).toBeDefined();
       const trace = spans.filter((s) => s.traceId === webhook?.traceId);
