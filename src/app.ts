@@ -47,6 +47,7 @@ import { createMethodTable } from './http/plugins/allowed-methods.js';
 import { bindLogContext } from './platform/logging/logger.js';
 import { deriveMercantId } from './domain/orders/ids.js';
 import { runInLogContext } from './platform/logging/context.js';
+import { tracingFastifyPlugin } from './platform/tracing.js';
 
 export interface AppOptions {
   /** Largest request body, bytes. Default 256 KiB. */
@@ -173,6 +174,9 @@ function routeTable(services: Services): Mount[] {
 /** Builds the HTTP app over already-created services. Listening is the caller's business. */
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<App> {
   const app = Fastify(serverOptions(services, opts)).withTypeProvider<TypeBoxTypeProvider>();
+  // Tracing (when on) wraps every route, so it is registered before any.
+  const tracing = tracingFastifyPlugin();
+  if (tracing) await app.register(tracing);
 
   const methods = createMethodTable();
   // Every body is JSON; routes that take raw bytes add their own parser in their scope.

@@ -10,6 +10,7 @@ import type { NewOutboxEvent } from '../../model/delivery.js';
 import type { NewNotification, NotificationResult } from '../../model/notification.js';
 import type { TransactionPatch, TransactionRecord } from '../../model/payment.js';
 import { STATUS_CHANGED, statusChangedEvent } from '../../erp/events.js';
+import { currentTraceparent } from '../../platform/tracing.js';
 import { eventAccount, orderKeyOf } from '../accounts/events.js';
 
 /** A trusted report about a locked transaction, decided: what to write. */
@@ -151,5 +152,7 @@ function statusChangedOutboxEvent(
     mercantId: updated.mercantId,
     statusVersion: updated.statusVersion,
     payload: JSON.stringify(statusChangedEvent(updated, grossAmount, eventId, now, account)),
+    // Every delivery attempt of the event joins the trace of the report that changed the payment.
+    traceContext: currentTraceparent() ?? null,
   };
 }

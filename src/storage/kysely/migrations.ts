@@ -175,6 +175,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '026_reconciliation_unit': reconciliationUnitMigration026(d),
     '027_accounts': accountsMigration027(kind),
     '028_operators': operatorsMigration028,
+    '030_trace_context': traceContextMigration030,
   };
 }
 
@@ -586,6 +587,16 @@ export const operatorsMigration028: Migration = {
       .on('operator_sessions')
       .columns(['username', 'ended_at'])
       .execute();
+  },
+};
+
+/**
+ * An ERP event keeps the W3C trace context (`traceparent`) of the work that wrote it, so each of its
+ * delivery attempts, however much later, joins that trace. Null when tracing was off.
+ */
+export const traceContextMigration030: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('outbox_events').addColumn('trace_context', 'text').execute();
   },
 };
 

@@ -38,6 +38,7 @@ export function toEvent(r: OutboxRow): OutboxEvent {
     updatedAt: r.updated_at,
     deliveredAt: r.delivered_at,
     retryFrom: r.retry_from ?? r.created_at,
+    traceContext: r.trace_context ?? null,
   };
 }
 
@@ -86,6 +87,7 @@ export async function insertOutboxEvent(
       updated_at: at,
       delivered_at: null,
       retry_from: at,
+      trace_context: e.traceContext ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
