@@ -7,6 +7,8 @@ import { createSecretBox, processSecretBox } from './platform/secret-box.js';
 import { createRuntimeConfigService, defaultRuntimeConfig, secretValues } from './config/runtime.js';
 import { MidtransClient } from './gateway/midtrans/client.js';
 import { MidtransGateway } from './gateway/midtrans/gateway.js';
+import type { Gateway, Gateways } from './gateway/port.js';
+import { DEFAULT_ACCOUNT } from './model/account.js';
 import { createMetrics } from './platform/metrics.js';
 import { createOutbox, type OutboxOptions } from './workers/outbox/worker.js';
 import { createReconciler, type ReconcilerOptions } from './workers/status-sweeper.js';
@@ -56,16 +58,40 @@ export function createServices(
     box,
   );
   const metrics = createMetrics();
-  const client = new MidtransClient({
-    runtimeConfig: () => runtimeConfig.current(),
-    logger: deps.logger.child({ component: 'gateway' }),
-    timeoutMs: o.gatewayTimeoutMs,
-    blockPrivateAddresses: config.isProduction,
-    resolve: o.gatewayResolve,
-    observe: (ob) =>
-      metrics.gatewayDuration.observe({ operation: ob.operation, outcome: String(ob.outcome) }, ob.durationMs / 1000),
-  });
-  const gateway = new MidtransGateway(client, () => runtimeConfig.current());
+  const clients: MidtransClient[] = [];
+  // One client (its own connections) and gateway per account, over that account's runtime config.
+  const gatewayOf = (account: string): Gateway => {
+    const accountConfig = runtimeConfig.forAccount(account);
+    const client = new MidtransClient({
+      runtimeConfig: () => accountConfig.current(),
+      logger: deps.logger.child({ component: 'gateway', ...(account === DEFAULT_ACCOUNT ? {} : { account }) }),
+      timeoutMs: o.gatewayTimeoutMs,
+      blockPrivateAddresses: config.isProduction,
+      resolve: o.gatewayResolve,
+      observe: (ob) =>
+        metrics.gatewayDuration.observe({ operation: ob.operation, outcome: String(ob.outcome) }, ob.durationMs / 1000),
+    });
+    clients.push(client);
+    // The default account's notification URL is the one set in the gateway's dashboard; another
+    // account's is named on each create call, so one dashboard setting serves every account.
+    const notifyUrl =
+      account === DEFAULT_ACCOUNT
+        ? undefined
+        : `${config.publicBaseUrl.replace(/\/+$/, '')}/webhook/midtrans/${encodeURIComponent(account)}`;
+    return new MidtransGateway(client, () => accountConfig.current(), notifyUrl);
+  };
+  const byAccount = new Map<string, Gateway>();
+  const gateways: Gateways = {
+    for(account) {
+      let g = byAccount.get(account);
+      if (!g) {
+        g = gatewayOf(account);
+        byAccount.set(account, g);
+      }
+      return g;
+    },
+  };
+  const gateway = gateways.for(DEFAULT_ACCOUNT);
   const workers: BackgroundWorker[] = [];
   const outbox = createOutbox(
     { store: deps.store, runtimeConfig, clock, logger: deps.logger.child({ component: 'outbox' }), metrics },
@@ -79,6 +105,7 @@ export function createServices(
     store: deps.store,
     runtimeConfig,
     gateway,
+    gateways,
     metrics,
     operator: deps.operator,
     csrfKey: box.derive('console-csrf'),
@@ -90,7 +117,7 @@ export function createServices(
     outbox,
     async close() {
       await Promise.allSettled(workers.map((w) => w.stop()));
-      await client.close();
+      await Promise.allSettled(clients.map((c) => c.close()));
       await deps.store.close();
     },
   };

@@ -8,7 +8,7 @@ import type { Clock } from './platform/clock.js';
 import type { Store } from './storage/contract.js';
 import type { AttemptOutcome } from './model/delivery.js';
 import type { RuntimeConfigService } from './config/runtime.js';
-import type { Gateway } from './gateway/port.js';
+import type { Gateway, Gateways } from './gateway/port.js';
 import type { Metrics } from './platform/metrics.js';
 
 /** Something that runs in the background while the service is up: the outbox worker, the reconciler and the retention pruner, each on a `Periodic` (periodic.ts). */
@@ -27,6 +27,8 @@ export interface Services {
   runtimeConfig: RuntimeConfigService;
   /** The payment gateway, through its port: which one it is, only the composition root knows. */
   gateway: Gateway;
+  /** Each account's gateway (its mode, keys and notification URL); `gateway` is `default`'s. */
+  gateways: Gateways;
   metrics: Metrics;
   /** Operator Basic-Auth credentials in force (configured or generated). */
   operator: { user: string; pass: string };

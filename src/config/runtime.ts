@@ -3,6 +3,7 @@ import type { GatewayMode, RuntimeConfig } from '../model/runtime-config.js';
 import type { Store } from '../storage/contract.js';
 import { processSecretBox, type SecretBox } from '../platform/secret-box.js';
 import { SECRET_FIELDS } from '../platform/secrets.js';
+import { DEFAULT_ACCOUNT } from '../model/account.js';
 
 /** The values of the secret fields (`SECRET_FIELDS`, secrets.ts), for the log scrubber. */
 export function secretValues(s: RuntimeConfig): (string | undefined)[] {
@@ -96,6 +97,20 @@ export interface RuntimeConfigService {
    */
   reencrypt(): Promise<boolean>;
   defaults(): RuntimeConfig;
+  /** Which account's document this is. */
+  readonly account: string;
+  /**
+   * The service of `account`'s own document (each built once and kept). Its defaults are the
+   * environment's without the environment's credentials and ERP endpoint, which are `default`'s.
+   */
+  forAccount(account: string): RuntimeConfigService;
+}
+
+/** Another account's defaults: the environment's settings, but none of `default`'s keys, MID or ERP endpoint. */
+export function accountDefaults(base: RuntimeConfig): RuntimeConfig {
+  const { server_key: _s, client_key: _c, merchant_id: _m, ...gateway } = base.gateway;
+  const { notify_url: _u, webhook_secret: _w, ...erp } = base.erp;
+  return { ...base, gateway, erp };
 }
 
 type Sealing = (v: string) => string;
@@ -129,6 +144,35 @@ export function createRuntimeConfigService(
   onLoad?: (s: RuntimeConfig) => void,
   box: SecretBox = processSecretBox(),
 ): RuntimeConfigService {
+  const accounts = new Map<string, RuntimeConfigService>();
+  const forAccount = (account: string): RuntimeConfigService => {
+    if (account === DEFAULT_ACCOUNT) return root;
+    let s = accounts.get(account);
+    if (!s) {
+      s = accountService(
+        store.forAccount(account),
+        () => accountDefaults(defaults()),
+        cacheMs,
+        onLoad,
+        box,
+        forAccount,
+      );
+      accounts.set(account, s);
+    }
+    return s;
+  };
+  const root = accountService(store, defaults, cacheMs, onLoad, box, forAccount);
+  return root;
+}
+
+function accountService(
+  store: Store,
+  defaults: () => RuntimeConfig,
+  cacheMs: number,
+  onLoad: ((s: RuntimeConfig) => void) | undefined,
+  box: SecretBox,
+  forAccount: (account: string) => RuntimeConfigService,
+): RuntimeConfigService {
   let cached: { at: number; value: RuntimeConfig } | undefined;
   const overrides = async () => {
     const row = await store.config.get();
@@ -147,6 +191,8 @@ export function createRuntimeConfigService(
     return saved !== undefined;
   };
   return {
+    account: store.account,
+    forAccount,
     defaults,
     overrides,
     save,

@@ -6,6 +6,7 @@
 import type { Deps } from '../types.js';
 import { currentLogContext } from '../platform/logging/context.js';
 import type { OperatorRole } from '../model/operator.js';
+import { DEFAULT_ACCOUNT } from '../model/account.js';
 
 /**
  * Who asked: the ERP through an API key, an operator by name (with the role and, when limited, the
@@ -13,14 +14,18 @@ import type { OperatorRole } from '../model/operator.js';
  * not signed in (refused); with the client's address when the request came over HTTP.
  */
 export type Actor = (
-  | { kind: 'api' }
+  | { kind: 'api'; account: string }
   | { kind: 'operator'; user: string; role: OperatorRole; accounts?: string[] }
   | { kind: 'cli' }
   | { kind: 'anonymous' }
 ) & { ip?: string };
 
-/** How an actor is written in the audit log and kept with refunds: `api`, `operator:<user>`, `cli` or `anonymous`. */
+/**
+ * How an actor is written in the audit log and kept with refunds: `api` (the default account's
+ * keys), `api:<account>`, `operator:<user>`, `cli` or `anonymous`.
+ */
 export function actorName(a: Actor): string {
+  if (a.kind === 'api') return a.account === DEFAULT_ACCOUNT ? 'api' : `api:${a.account}`;
   return a.kind === 'operator' ? `operator:${a.user}` : a.kind;
 }
 

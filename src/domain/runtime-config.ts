@@ -20,6 +20,7 @@ import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
 import { registerLogSecrets } from '../platform/logging/logger.js';
 import { actorName, audit, type Actor } from './audit.js';
 import { requireRole } from './operators/access.js';
+import { DEFAULT_ACCOUNT } from '../model/account.js';
 
 const S = RuntimeConfigSchema.properties;
 /** A section of the patch: any of its fields; `null` removes an override, so the field falls back to the environment's value. */
@@ -233,7 +234,11 @@ export async function changeRuntimeConfig(
         services,
         { actor, action: 'config_change', subject: 'runtime_config', outcome: 'saved' },
         `${actorName(actor)} changed the runtime configuration`,
-        { fields: changed, config_version: version },
+        {
+          fields: changed,
+          config_version: version,
+          ...(services.runtimeConfig.account === DEFAULT_ACCOUNT ? {} : { account: services.runtimeConfig.account }),
+        },
       );
       return changed;
     }

@@ -59,6 +59,12 @@ export const ErpEventSchema = Type.Object(
     test: Type.Optional(
       Type.Boolean({ description: 'Present (true) only on the test events of POST /test-notify-erp' }),
     ),
+    account: Type.Optional(
+      Type.String({
+        description:
+          'The account (merchant) the event belongs to. Present only when the service has more than one account, so the events of a one-account service are exactly as before accounts existed',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -70,6 +76,8 @@ export function statusChangedEvent(
   grossAmount: number,
   eventId: string,
   occurredAt: Date,
+  /** Named in the body (see `account` in the schema); absent on a one-account service. */
+  account?: string,
 ): ErpEvent {
   return {
     type: STATUS_CHANGED,
@@ -90,6 +98,7 @@ export function statusChangedEvent(
     ...(tx.status === 'refunded' || tx.status === 'partially_refunded' ? { refunded_amount: tx.refundedAmount } : {}),
     expected_amount: tx.nominal,
     amount_mismatch: (tx.flags ?? '').split(',').includes('amount_mismatch'),
+    ...(account === undefined ? {} : { account }),
   };
 }
 

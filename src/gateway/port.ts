@@ -130,6 +130,11 @@ export type Answered = { kind: 'answered'; answer: GatewayAnswer } | { kind: 're
 /** Cancel and expire: `not_found` when the gateway knows no transaction under the id (`refusal`: the answer when that is an error); other refusals are thrown. */
 export type ActionResult = { kind: 'answered'; answer: GatewayAnswer } | { kind: 'not_found'; refusal: Refusal };
 
+/** The gateway of each account (one merchant each), built on first use and kept. */
+export interface Gateways {
+  for(account: string): Gateway;
+}
+
 /**
  * A payment gateway, for one merchant account. Ids are gateway order ids or gateway transaction
  * ids (`status`, `cancel`, `expire`, `refund` take either). Every call rejects with a

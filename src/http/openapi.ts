@@ -24,6 +24,7 @@ const TAG_DOCS: Record<string, string> = {
   [TAGS.logs]: 'Log files, this description and the rendered reference.',
   [TAGS.dev]: 'Only served with LOG_EXPOSE_API; never in production.',
   [TAGS.operations]: 'Transactions, ERP deliveries and metrics for operators.',
+  [TAGS.accounts]: 'The merchants (Midtrans MIDs) this service serves: their configuration and API keys.',
 };
 
 const RESPONSE_NAMES: Record<number, string> = {
@@ -177,7 +178,7 @@ function addErrorResponses(method: string, op: Operation): void {
 
 /** What an API key may see, stated where the ERP developer reads about keys. */
 const ONE_TENANT =
-  'Every key acts for the same merchant (one tenant): any key can read and act on any order. Idempotency-Keys are kept per API key.';
+  "The keys of one account act for the same merchant (one tenant): any of them can read and act on any of the account's orders. The keys of API_KEYS are the `default` account's; a key made with POST /api/accounts/{id}/api-keys acts for that account, and another account's orders answer 404 as unknown ones. Idempotency-Keys are kept per API key.";
 
 /** Registers @fastify/swagger; must run before the route groups so it sees every route. */
 export async function registerOpenApi(app: FastifyInstance, services: Deps<'config' | 'version'>): Promise<void> {

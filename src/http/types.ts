@@ -62,6 +62,8 @@ declare module 'fastify' {
     operatorIdentity?: OperatorIdentity;
     /** The operator signed in with the console's session cookie (not Basic Auth): the page offers a sign-out. */
     operatorSession?: boolean;
+    /** The account an API key acts for, once a `key` route's key was accepted (`default` when no keys are configured). */
+    account?: string;
   }
 }
 
@@ -74,4 +76,5 @@ export const TAGS = {
   logs: 'Logs & Docs',
   dev: 'Dev/Test',
   operations: 'Operations',
+  accounts: 'Accounts',
 } as const;

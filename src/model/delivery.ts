@@ -9,6 +9,8 @@ export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 export interface OutboxEvent {
   seq: number;
+  /** The account whose ERP receives it (its `erp.notify_url`, signed with its secret). */
+  account: string;
   eventId: string;
   eventType: string;
   /** Events with the same key are delivered strictly one after another, in the order written. */
@@ -30,13 +32,16 @@ export interface OutboxEvent {
   updatedAt: string;
   deliveredAt: string | null;
   retryFrom: string;
+  /** W3C `traceparent` of the work that wrote the event (null when tracing was off). */
+  traceContext: string | null;
 }
 
 /** What a caller writes; the rest of an OutboxEvent is the outbox's own bookkeeping. */
 export type NewOutboxEvent = Pick<
   OutboxEvent,
   'eventId' | 'eventType' | 'orderKey' | 'orderId' | 'mercantId' | 'statusVersion' | 'payload'
->;
+> &
+  Partial<Pick<OutboxEvent, 'traceContext'>>;
 
 export interface DeliveryAttempt {
   id: number;

@@ -17,6 +17,8 @@ export type NotificationResult = (typeof NOTIFICATION_RESULTS)[number];
 
 export interface NotificationRecord {
   id: number;
+  /** The account whose notification URL (or status check) it came through. */
+  account: string;
   dedupeKey: string;
   gatewayOrderId: string;
   /** Our transaction id, once resolved. */
@@ -33,7 +35,9 @@ export interface NotificationRecord {
   receivedAt: string;
 }
 
-export type NewNotification = Omit<NotificationRecord, 'id' | 'receivedAt' | 'reason'> & { reason?: string | null };
+export type NewNotification = Omit<NotificationRecord, 'id' | 'account' | 'receivedAt' | 'reason'> & {
+  reason?: string | null;
+};
 
 /** A notification's result once decided: the transaction it concerns, the gateway transaction confirmed for it, why it was not applied. */
 export interface NotificationOutcomeUpdate {

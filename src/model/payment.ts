@@ -18,6 +18,8 @@ export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
 export interface TransactionRecord {
   id: string;
+  /** The account (merchant) it belongs to; an order id is unique within its account. */
+  account: string;
   orderId: string;
   gatewayOrderId: string;
   mercantId: string;
@@ -59,6 +61,7 @@ export interface TransactionRecord {
 
 export type NewTransaction = Omit<
   TransactionRecord,
+  | 'account'
   | 'createdAt'
   | 'updatedAt'
   | 'statusVersion'
@@ -91,5 +94,5 @@ export type NewTransaction = Omit<
   >;
 
 export type TransactionPatch = Partial<
-  Omit<TransactionRecord, 'id' | 'orderId' | 'gatewayOrderId' | 'createdAt' | 'updatedAt'>
+  Omit<TransactionRecord, 'id' | 'account' | 'orderId' | 'gatewayOrderId' | 'createdAt' | 'updatedAt'>
 >;

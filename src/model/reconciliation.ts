@@ -56,6 +56,8 @@ export interface ReconciliationCounts {
 
 export interface ReconciliationImport extends ReconciliationCounts {
   id: string;
+  /** The account (one MID) whose report it is: its rows are matched with that account's payments only. */
+  account: string;
   /** SHA-256 of the file's bytes: the same file again is the same import. */
   fileSha256: string;
   state: 'running' | 'done';

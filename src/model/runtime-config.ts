@@ -20,6 +20,8 @@ const Int = (minimum: number, maximum: number) => Type.Integer({ minimum, maximu
 export const RuntimeConfigSchema = Type.Object({
   gateway: Type.Object({
     mode: GatewayModeSchema,
+    /** The merchant id (MID, e.g. `G123456789`): when set, a notification naming another MID is refused. */
+    merchant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 40, pattern: '^[A-Za-z0-9_-]+$' })),
     server_key: Type.Optional(Secret),
     client_key: Type.Optional(Secret),
     api_base_url: Url,

@@ -150,6 +150,16 @@ export const ERRORS = {
     title: 'Operator exists',
     doc: 'An operator of that username exists already (or it is the operator of log_user).',
   },
+  ACCOUNT_EXISTS: {
+    status: 409,
+    title: 'Account exists',
+    doc: 'An account with this id exists already (disabled ones included: an id is never reused).',
+  },
+  ACCOUNT_DEFAULT: {
+    status: 409,
+    title: 'Default account',
+    doc: 'The default account (the one the environment configures) cannot be disabled.',
+  },
   CONFIG_CONFLICT: {
     status: 409,
     title: 'Configuration changed concurrently',

@@ -16,6 +16,7 @@ import type { NewRefund, RefundRecord, RefundState } from '../model/refund.js';
 import type { AuthFailurePolicy, AuthFailureState } from '../model/auth-failures.js';
 import type { Page } from '../model/page.js';
 import type { NewOperator, OperatorChange, OperatorRecord, OperatorSession } from '../model/operator.js';
+import type { AccountRecord, ApiKeyMatch, ApiKeyRecord } from '../model/account.js';
 import type {
   NewReconciliationRow,
   ReconciliationCounts,
@@ -25,6 +26,8 @@ import type {
 } from '../model/reconciliation.js';
 
 export interface TransactionFilter {
+  /** Only this account's; every account's when absent. */
+  account?: string;
   status?: PaymentStatus;
   mercantId?: string;
   /** ISO time; only transactions created at or after it. */
@@ -34,8 +37,14 @@ export interface TransactionFilter {
   cursor?: string;
 }
 
+/**
+ * A store is a view of one account (`Store.account`; `forAccount` gives another's): lookups by an
+ * order id, a gateway order id or a gateway transaction id find only that account's payments, and
+ * new rows are that account's. Lookups by our own ids (uuids) and the workers' lists span every
+ * account; their records name the account.
+ */
 export interface TransactionsRepo {
-  /** Throws `UniqueViolationError` when order_id or gateway_order_id exists. */
+  /** Throws `UniqueViolationError` when order_id or gateway_order_id exists in this account. */
   insert(t: NewTransaction): Promise<TransactionRecord>;
   findById(id: string): Promise<TransactionRecord | undefined>;
   /**
@@ -49,9 +58,16 @@ export interface TransactionsRepo {
   findByGatewayTransactionId(transactionId: string): Promise<TransactionRecord | undefined>;
   /**
    * Payments whose money moved (paid, refunded, charged back) with a payment time (settlement, else
-   * transaction time; ISO `+07:00` as stored) between `from` and `to`, by id after `afterId`.
+   * transaction time; ISO `+07:00` as stored) between `from` and `to`, by id after `afterId`; of
+   * `account` only when given (every account's otherwise).
    */
-  listMoneyMovedBetween(from: string, to: string, afterId: string, limit: number): Promise<TransactionRecord[]>;
+  listMoneyMovedBetween(
+    from: string,
+    to: string,
+    afterId: string,
+    limit: number,
+    account?: string,
+  ): Promise<TransactionRecord[]>;
   /** Those of `gatewayOrderIds` that exist (at most 1,000 ids a call). */
   findManyByGatewayOrderIds(gatewayOrderIds: readonly string[]): Promise<TransactionRecord[]>;
   /** The highest attempt for an ERP mercant_id, if any. */
@@ -88,6 +104,7 @@ export interface RuntimeConfigRow {
   updatedBy: string | null;
 }
 
+/** The account's runtime config overrides (one row per account). */
 export interface ConfigRepo {
   get(): Promise<RuntimeConfigRow | undefined>;
   /** Optimistic: succeeds only when the stored version still equals `expectedVersion` (0 = none stored). */
@@ -116,6 +133,7 @@ export interface IdempotencyRecord {
 
 export type IdempotencyClaim = { claimed: true; token: string } | { claimed: false; record: IdempotencyRecord };
 
+/** Idempotency records of this account: the same key in two accounts is two requests. */
 export interface IdempotencyRepo {
   /**
    * Atomically claims (scope, key) for a request with this fingerprint, across connections and
@@ -179,7 +197,8 @@ export interface OutboxRepo {
   complete(seq: number, leaseToken: number, instance: string, r: AttemptResult): Promise<boolean>;
   findByEventId(eventId: string): Promise<OutboxEvent | undefined>;
   /** Newest first. */
-  list(filter: { state?: OutboxState; limit?: number; cursor?: string }): Promise<Page<OutboxEvent>>;
+  /** Newest first; `account`: only that account's events (every account's when absent). */
+  list(filter: { account?: string; state?: OutboxState; limit?: number; cursor?: string }): Promise<Page<OutboxEvent>>;
   attemptsFor(seqs: number[]): Promise<DeliveryAttempt[]>;
   /**
    * Due now, same event id, a fresh retry window; in-flight attempts are fenced off. The order's
@@ -406,6 +425,43 @@ export interface ReportWritesRepo {
   recordNew(w: ReportWrite): Promise<ReportWritten>;
 }
 
+export interface NewAccount {
+  id: string;
+  name: string;
+  merchantId: string | null;
+}
+
+/** The accounts (not scoped by the store's account). */
+export interface AccountsRepo {
+  /** Throws `UniqueViolationError` when the id exists (disabled ones included). */
+  insert(a: NewAccount, now: Date): Promise<AccountRecord>;
+  get(id: string): Promise<AccountRecord | undefined>;
+  /** Oldest first, disabled ones included. */
+  list(): Promise<AccountRecord[]>;
+  /** How many accounts exist, disabled ones included. */
+  count(): Promise<number>;
+  setMerchantId(id: string, merchantId: string | null): Promise<void>;
+  /** False when there is no such account or it is disabled already. */
+  disable(id: string, now: Date): Promise<boolean>;
+}
+
+/** API keys of every account, kept as the SHA-256 of the key. */
+export interface ApiKeysRepo {
+  /** Throws `UniqueViolationError` when the hash exists. */
+  insert(
+    k: { keyId: string; account: string; label: string | null; keyHash: string },
+    now: Date,
+  ): Promise<ApiKeyRecord>;
+  /** The key with this hash (one indexed read, with its account's state), revoked ones included. */
+  findByHash(keyHash: string): Promise<ApiKeyMatch | undefined>;
+  /** The account's keys that are not revoked, oldest first. */
+  list(account: string): Promise<ApiKeyRecord[]>;
+  /** False when the account has no such key or it is revoked already. */
+  revoke(account: string, keyId: string, now: Date): Promise<boolean>;
+  /** Notes a use (callers do it at most about once a minute per key). */
+  touch(keyId: string, now: Date): Promise<void>;
+}
+
 /**
  * The repositories a Store holds, by name. The Kysely store builds one of each from its table
  * (`kysely/store.ts`), and `STORE_ACCESS` classifies each one's methods.
@@ -434,6 +490,10 @@ export interface Repositories {
   readonly feed: FeedRepo;
   /** Imports of the gateway's reports. */
   readonly reconciliation: ReconciliationRepo;
+  /** The accounts (merchants) the service serves. */
+  readonly accounts: AccountsRepo;
+  /** API keys of the accounts, by hash. */
+  readonly apiKeys: ApiKeysRepo;
 }
 
 /**
@@ -450,6 +510,10 @@ export interface Repositories {
  */
 export interface Store extends Repositories {
   readonly kind: 'sqlite' | 'postgres';
+  /** The account this view reads and writes (`default` for the store as opened). */
+  readonly account: string;
+  /** The same store as a view of `account`; inside a transaction, the same transaction. */
+  forAccount(account: string): Store;
   /** Runs `fn` in one database transaction; everything `fn` does through `tx` commits or rolls back together. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** Whether `cursor` is a list cursor this store hands out (a forged or foreign one is not). */
@@ -579,6 +643,9 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     list: 'read',
     rows: 'read',
   },
+  accounts: { insert: 'write', get: 'read', list: 'read', count: 'read', setMerchantId: 'write', disable: 'write' },
+  // A use is noted outside any group: a request must not wait for another's commit to note it.
+  apiKeys: { insert: 'write', findByHash: 'read', list: 'read', revoke: 'write', touch: 'autocommit' },
 };
 
 export interface MigrationStatus {

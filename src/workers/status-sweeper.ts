@@ -11,11 +11,13 @@ import type { BackgroundWorker, Deps } from '../types.js';
 import { systemClock, type Clock } from '../platform/clock.js';
 import { recheckUnverified } from '../domain/reports/ingest.js';
 import { refreshFromGateway, type RefreshDeps } from '../domain/reports/refresh.js';
+import { withSpan } from '../platform/tracing.js';
+import { inAccount } from '../domain/accounts/scope.js';
 import { GatewayError } from '../gateway/port.js';
 import { Periodic } from './periodic.js';
 
 /** What a sweep uses: the runtime config, and what asking the gateway and recording its answer need. */
-export type ReconcilerDeps = RefreshDeps & Deps<'runtimeConfig'>;
+export type ReconcilerDeps = RefreshDeps & Deps<'gateways' | 'runtimeConfig'>;
 
 export interface ReconcilerOptions {
   /** Gateway status calls per second, default 5. */
@@ -132,7 +134,18 @@ class Sweeper implements Reconciler {
     for (const tx of due) {
       if (this.stopped) break;
       try {
-        const r = await this.paced(() => refreshFromGateway(services, tx, 'reconcile'));
+        // One trace per payment checked: its status call, its writes and its ERP event's deliveries.
+        const r = await this.paced(() =>
+          withSpan(
+            'reconcile status check',
+            {
+              'paylink.account': tx.account,
+              'paylink.order_id': tx.orderId,
+              'paylink.gateway_order_id': tx.gatewayOrderId,
+            },
+            () => refreshFromGateway(inAccount(services, tx.account), tx, 'reconcile'),
+          ),
+        );
         report.outcomes[r.outcome] = (report.outcomes[r.outcome] ?? 0) + 1;
       } catch (err) {
         report.errors++;
@@ -158,8 +171,13 @@ class Sweeper implements Reconciler {
     for (const n of await services.store.notifications.listUnverifiedForRecheck(RECHECKS_PER_SWEEP)) {
       if (this.stopped) break;
       try {
-        if (await this.paced(() => recheckUnverified(services, n)))
-          report.outcomes.rechecked = (report.outcomes.rechecked ?? 0) + 1;
+        const recheck = () =>
+          withSpan(
+            'reconcile notification recheck',
+            { 'paylink.account': n.account, 'paylink.gateway_order_id': n.gatewayOrderId },
+            () => recheckUnverified(inAccount(services, n.account), n),
+          );
+        if (await this.paced(recheck)) report.outcomes.rechecked = (report.outcomes.rechecked ?? 0) + 1;
       } catch {
         report.errors++;
       }

@@ -86,6 +86,15 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
         'PATCH /api/operators/:username',
         'POST /api/operators/:username/unlock',
         'GET /api/me',
+        // Contract §12: accounts and their API keys.
+        'GET /api/accounts',
+        'POST /api/accounts',
+        'DELETE /api/accounts/:id',
+        'GET /api/accounts/:id/config',
+        'POST /api/accounts/:id/config',
+        'POST /api/accounts/:id/api-keys',
+        'GET /api/accounts/:id/api-keys',
+        'DELETE /api/accounts/:id/api-keys/:key_id',
       ].sort(),
     );
     // /echo and /echo2 answer any method, all of them behind operator auth
@@ -112,7 +121,10 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
     expect([...(byAuth.get('doc') ?? [])].sort()).toEqual(
       ['GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js', 'GET /docs/init.js', 'GET /docs/docs.css'].sort(),
     );
-    expect([...(byAuth.get('sig') ?? [])]).toEqual(['POST /webhook/midtrans']);
+    expect([...(byAuth.get('sig') ?? [])].sort()).toEqual([
+      'POST /webhook/midtrans',
+      'POST /webhook/midtrans/:account',
+    ]);
     expect([...(byAuth.get('none') ?? [])].sort()).toEqual(
       [
         'GET /',

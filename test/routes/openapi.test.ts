@@ -136,6 +136,7 @@ describe('GET /openapi.json and /docs', () => {
       lastEventAt: null,
       createdAt: '',
       updatedAt: '',
+      account: 'default',
     } as const;
     const events = [
       statusChangedEvent(tx, 150000, 'ev-1', new Date()),

@@ -29,6 +29,7 @@ describe('ERP event bodies', () => {
   it('carry the mercant_id and order_id stored at creation, never the sanitized id', () => {
     const t: TransactionRecord = {
       ...newTransaction({ orderId: 'INV/2026/0042:2', status: 'paid' }),
+      account: 'default',
       transactionStatus: 'settlement',
       fraudStatus: 'accept',
       paymentType: 'bank_transfer',

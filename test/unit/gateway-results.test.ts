@@ -16,7 +16,7 @@ import { GatewayError, toAppError, type Gateway, type Refusal } from '../../src/
 import { AppError } from '../../src/platform/errors.js';
 import type { Services } from '../../src/types.js';
 
-const API = { kind: 'api' } as const;
+const API = { kind: 'api', account: 'default' } as const;
 
 /** What a rejected call threw, as the HTTP mapper answers it. */
 async function answerTo(call: Promise<unknown>): Promise<AppError> {

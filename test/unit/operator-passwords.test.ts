@@ -42,7 +42,7 @@ describe('roles', () => {
     expect(hasRole(op('finance'), 'finance')).toBe(true);
     expect(hasRole(op('finance'), 'admin')).toBe(false);
     expect(hasRole(op('admin'), 'admin')).toBe(true);
-    expect(hasRole({ kind: 'api' }, 'finance')).toBe(true);
+    expect(hasRole({ kind: 'api', account: 'default' }, 'finance')).toBe(true);
     expect(hasRole({ kind: 'cli' }, 'admin')).toBe(true);
     expect(hasRole({ kind: 'anonymous' }, 'viewer')).toBe(false);
     try {

@@ -2,11 +2,13 @@
  * A test event for the ERP (`type: payment.test`, `test: true`): written to the outbox like any
  * event, so it takes the real path (signing, delivery, retries), and its first attempt is reported.
  */
+import { eventAccount } from '../accounts/events.js';
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../types.js';
 import type { AttemptOutcome, OutboxState } from '../../model/delivery.js';
 import { TEST_EVENT, testEvent, type TestEventInput } from '../../erp/events.js';
 import { actorName, audit, type Actor } from '../audit.js';
+import { currentTraceparent } from '../../platform/tracing.js';
 import { requireRole } from '../operators/access.js';
 
 export interface TestEventReport {
@@ -31,7 +33,8 @@ export async function sendTestEvent(
   requireRole(actor, 'finance');
   const s = await services.runtimeConfig.current();
   const eventId = randomUUID();
-  const payload = testEvent(input, eventId, services.clock.now());
+  const account = await eventAccount(services.store, services.store.account);
+  const payload = { ...testEvent(input, eventId, services.clock.now()), ...(account === undefined ? {} : { account }) };
   const ev = await services.store.outbox.enqueue(
     {
       eventId,
@@ -41,6 +44,7 @@ export async function sendTestEvent(
       mercantId: payload.mercant_id,
       statusVersion: null,
       payload: JSON.stringify(payload),
+      traceContext: currentTraceparent() ?? null,
     },
     services.clock.now(),
   );

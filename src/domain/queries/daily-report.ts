@@ -25,6 +25,8 @@ export interface DailyRow {
 }
 
 export interface DailyQuery {
+  /** Only this account's payments; every account's when absent. */
+  account?: string;
   from: string;
   to: string;
   timeZone?: string;
@@ -88,6 +90,7 @@ export async function dailyReport(services: Deps<'store'>, q: DailyQuery): Promi
       toJakartaIso(to),
       after,
       1000,
+      q.account,
     );
     for (const tx of page) add(groups, formatter, tx, q);
     if (page.length < 1000) break;

@@ -20,6 +20,8 @@ function checkCursor(store: Store, cursor: string | undefined): void {
 }
 
 export interface TransactionListQuery {
+  /** Only this account's; every account's when absent. */
+  account?: string;
   status?: PaymentStatus;
   mercantId?: string;
   /** ISO time; only transactions created at or after it. */
@@ -51,6 +53,8 @@ export async function* eachTransaction(
 }
 
 export interface DeliveryListQuery {
+  /** Only this account's events; every account's when absent. */
+  account?: string;
   state?: OutboxState;
   /** 1..500, default 50. */
   limit?: number;

@@ -10,6 +10,8 @@ import type { NewOutboxEvent } from '../../model/delivery.js';
 import type { NewNotification, NotificationResult } from '../../model/notification.js';
 import type { TransactionPatch, TransactionRecord } from '../../model/payment.js';
 import { STATUS_CHANGED, statusChangedEvent } from '../../erp/events.js';
+import { currentTraceparent } from '../../platform/tracing.js';
+import { eventAccount, orderKeyOf } from '../accounts/events.js';
 
 /** A trusted report about a locked transaction, decided: what to write. */
 export interface TrustedOutcome {
@@ -22,6 +24,8 @@ export interface TrustedOutcome {
   duplicatePatch: TransactionPatch;
   /** The amount the ERP event states; undefined → the transaction's nominal. */
   grossAmount: number | undefined;
+  /** The account the ERP event names (`eventAccount`, decided before the transaction); undefined: none. */
+  eventAccount: string | undefined;
   now: Date;
 }
 
@@ -77,7 +81,9 @@ async function recordTrusted(db: Store, o: TrustedOutcome): Promise<RecordedRepo
   // the change and the event are written in one step (one statement on PostgreSQL).
   const eventId = result === 'applied' ? randomUUID() : undefined;
   const after: TransactionRecord = { ...t, ...definedOnly(patch) };
-  const event = eventId ? statusChangedOutboxEvent(after, o.grossAmount ?? after.nominal, eventId, now) : undefined;
+  const event = eventId
+    ? statusChangedOutboxEvent(after, o.grossAmount ?? after.nominal, eventId, now, o.eventAccount)
+    : undefined;
   const written = await db.reports.recordNew({ notification, transactionId: t.id, patch, event, now });
   if (written.inserted)
     return { result, notificationId: written.notificationId, transaction: written.transaction, eventId };
@@ -100,7 +106,9 @@ async function recordTrusted(db: Store, o: TrustedOutcome): Promise<RecordedRepo
     result,
     notificationId: existing.id,
     transaction: updated,
-    eventId: await enqueueStatusChanged(db, updated, o.grossAmount ?? updated.nominal, now),
+    eventId: await enqueueStatusChanged(db, updated, o.grossAmount ?? updated.nominal, now, {
+      account: o.eventAccount,
+    }),
   };
 }
 
@@ -114,9 +122,12 @@ export async function enqueueStatusChanged(
   updated: TransactionRecord,
   grossAmount: number,
   now: Date,
+  /** The account the body names (decided by the caller already); looked up when not given. */
+  named?: { account: string | undefined },
 ): Promise<string> {
   const eventId = randomUUID();
-  await tx.outbox.enqueue(statusChangedOutboxEvent(updated, grossAmount, eventId, now), now);
+  const account = named ? named.account : await eventAccount(tx, updated.account);
+  await tx.outbox.enqueue(statusChangedOutboxEvent(updated, grossAmount, eventId, now, account), now);
   return eventId;
 }
 
@@ -131,14 +142,17 @@ function statusChangedOutboxEvent(
   grossAmount: number,
   eventId: string,
   now: Date,
+  account: string | undefined,
 ): NewOutboxEvent {
   return {
     eventId,
     eventType: STATUS_CHANGED,
-    orderKey: updated.orderId,
+    orderKey: orderKeyOf(updated.account, updated.orderId),
     orderId: updated.orderId,
     mercantId: updated.mercantId,
     statusVersion: updated.statusVersion,
-    payload: JSON.stringify(statusChangedEvent(updated, grossAmount, eventId, now)),
+    payload: JSON.stringify(statusChangedEvent(updated, grossAmount, eventId, now, account)),
+    // Every delivery attempt of the event joins the trace of the report that changed the payment.
+    traceContext: currentTraceparent() ?? null,
   };
 }

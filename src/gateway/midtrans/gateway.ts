@@ -18,7 +18,7 @@ import type {
   SnapCreation,
   SnapOrder,
 } from '../port.js';
-import type { MidtransClient } from './client.js';
+import type { GatewayCallOptions, MidtransClient } from './client.js';
 import { MidtransRefusal } from './errors.js';
 import { paymentLinkBody, snapBody, storedPaymentLinkRequest } from './requests.js';
 import { chargeBody } from './charge-body.js';
@@ -55,7 +55,17 @@ export class MidtransGateway implements Gateway {
     private readonly client: MidtransClient,
     /** Where the server key is read, for each notification (the runtime config may change it). */
     private readonly runtimeConfig: () => Promise<RuntimeConfig>,
+    /** Sent as `X-Override-Notification` on every create call: where this account's notifications go. Unset: the dashboard's URL. */
+    private readonly notificationUrl?: string,
   ) {}
+
+  /** The options of a call that creates a transaction at the gateway. */
+  private createOptions(idempotencyKey: string | undefined): GatewayCallOptions {
+    return {
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+      ...(this.notificationUrl === undefined ? {} : { overrideNotification: this.notificationUrl }),
+    };
+  }
 
   paymentLinkRequest(order: PaymentLinkOrder): Record<string, unknown> {
     return paymentLinkBody(order);
@@ -63,7 +73,10 @@ export class MidtransGateway implements Gateway {
 
   async createPaymentLink(request: Record<string, unknown>, idempotencyKey?: string): Promise<LinkCreation> {
     try {
-      const created = await this.client.createPaymentLink(storedPaymentLinkRequest(request), { idempotencyKey });
+      const created = await this.client.createPaymentLink(
+        storedPaymentLinkRequest(request),
+        this.createOptions(idempotencyKey),
+      );
       return { kind: 'created', paymentUrl: created.payment_url, answerJson: JSON.stringify(created) };
     } catch (err) {
       const refused = refusalOf(err);
@@ -90,7 +103,7 @@ export class MidtransGateway implements Gateway {
 
   async createSnap(order: SnapOrder, idempotencyKey: string): Promise<SnapCreation> {
     try {
-      const res = await this.client.createSnapTransaction(snapBody(order), { idempotencyKey });
+      const res = await this.client.createSnapTransaction(snapBody(order), this.createOptions(idempotencyKey));
       return { kind: 'created', token: res.token, redirectUrl: res.redirect_url, answerJson: JSON.stringify(res) };
     } catch (err) {
       return { kind: 'refused', refusal: refusalOf(err).refusal };
@@ -98,7 +111,7 @@ export class MidtransGateway implements Gateway {
   }
 
   async charge(order: ChargeOrder, idempotencyKey: string): Promise<Answered> {
-    return answered(this.client.charge(chargeBody(order), { idempotencyKey }));
+    return answered(this.client.charge(chargeBody(order), this.createOptions(idempotencyKey)));
   }
 
   status(id: string, o: { timeoutMs?: number } = {}): Promise<GatewayAnswer | undefined> {

@@ -10,7 +10,13 @@ export function operatorActor(req: FastifyRequest): Actor {
   return operatorActorOf(req.operatorIdentity ?? { username: 'operator', role: 'viewer', accounts: null }, req.ip);
 }
 
-/** The ERP, calling a `key` route with an API key. */
+/** The ERP, calling a `key` route with an API key of its account. */
 export function apiActor(req: FastifyRequest): Actor {
-  return { kind: 'api', ip: req.ip };
+  return { kind: 'api', account: requestAccount(req), ip: req.ip };
+}
+
+/** The account of a `key` route's request (the auth hook has set it before any handler runs). */
+export function requestAccount(req: FastifyRequest): string {
+  if (req.account === undefined) throw new Error(`no account on ${req.routeOptions.url ?? 'this route'}`);
+  return req.account;
 }

@@ -16,10 +16,11 @@ import { sessionIdentity } from '../../domain/operators/sessions.js';
 import { hasStoredOperators } from '../../domain/operators/manage.js';
 import type { OperatorIdentity } from '../../domain/operators/identity.js';
 import { crossSiteRefusal } from './same-origin.js';
+import { accountOfKey } from '../../domain/accounts/api-keys.js';
+import { DEFAULT_ACCOUNT } from '../../model/account.js';
 
-/** `Authorization: Bearer K` or `X-API-Key: K`; every configured key is compared in constant time. */
-export function checkApiKey(req: FastifyRequest, keys: string[]): boolean {
-  if (keys.length === 0) return true;
+/** The key presented with `Authorization: Bearer K` or `X-API-Key: K`, if any. */
+function presentedKey(req: FastifyRequest): string | undefined {
   const auth = req.headers.authorization;
   const header = req.headers['x-api-key'];
   const given =
@@ -28,6 +29,13 @@ export function checkApiKey(req: FastifyRequest, keys: string[]): boolean {
       : typeof header === 'string'
         ? header.trim()
         : undefined;
+  return given === '' ? undefined : given;
+}
+
+/** `Authorization: Bearer K` or `X-API-Key: K`; every configured key is compared in constant time. */
+export function checkApiKey(req: FastifyRequest, keys: string[]): boolean {
+  if (keys.length === 0) return true;
+  const given = presentedKey(req);
   if (!given) return false;
   let ok = false;
   for (const k of keys) ok = secretEquals(given, k) || ok;
@@ -236,6 +244,23 @@ async function checkMetricsToken(
   );
 }
 
+/**
+ * The account the request's API key acts for: a key of `API_KEYS` is `default`'s, an account's key
+ * (looked up by its hash on every request) its account's; undefined when the key is wrong, revoked
+ * or of a disabled account. Without `API_KEYS` (development) anyone may call, as `default` unless
+ * an account's key is presented.
+ */
+async function keyAccount(
+  services: Deps<'clock' | 'config' | 'logger' | 'store'>,
+  req: FastifyRequest,
+): Promise<string | undefined> {
+  const given = presentedKey(req);
+  const found = given === undefined ? undefined : await accountOfKey(services, given);
+  if (found !== undefined || services.config.apiKeys.length > 0) return found;
+  // An account's key that no longer acts (revoked, account disabled) is refused even here.
+  return given?.startsWith('pl_') ? undefined : DEFAULT_ACCOUNT;
+}
+
 /** Checks the credentials each route's `config.auth` asks for, before anything else of the request. */
 export function authHook(services: Deps<'clock' | 'config' | 'logger' | 'operator' | 'store'>) {
   const throttle = createOperatorThrottle(services);
@@ -244,11 +269,13 @@ export function authHook(services: Deps<'clock' | 'config' | 'logger' | 'operato
   return async function enforceAuth(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const auth = req.routeOptions.config.auth;
     if (auth === 'key') {
-      if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
+      const account = await keyAccount(services, req);
+      if (account === undefined) await apiKeyFailure(services, req, keyThrottle);
+      req.account = account;
     } else if (auth === 'doc' && services.config.apiKeys.length === 0) {
       // The ERP endpoints are open (no API_KEYS), so their description tells nothing they do not answer themselves.
     } else if (auth === 'doc' && presentsApiKey(req)) {
-      if (!checkApiKey(req, services.config.apiKeys)) await apiKeyFailure(services, req, keyThrottle);
+      if ((await keyAccount(services, req)) === undefined) await apiKeyFailure(services, req, keyThrottle);
     } else if (auth === 'op' && presentsMetricsToken(req, services.config.metricsToken)) {
       await checkMetricsToken(req, services.config.metricsToken, services, metricsThrottle);
     } else if (auth === 'op' || auth === 'doc') {

@@ -22,6 +22,8 @@ import {
   type IdempotencyDeps,
   type KeyClaim,
 } from '../../domain/idempotency.js';
+import { inAccount } from '../../domain/accounts/scope.js';
+import { DEFAULT_ACCOUNT } from '../../model/account.js';
 
 export interface IdempotencyOptions {
   /** How long a key is remembered, ms. Default 24 h (the contract's minimum). */
@@ -106,7 +108,13 @@ export function idempotent(services: IdempotencyDeps, scope: string, o: Idempote
     const now = services.clock.now();
     await pruneExpiredKeys(services, now);
     const hash = fingerprint(req);
-    const res = await claimKey(services, `${scope}:${clientOf(req)}`, raw, hash, { now, retentionMs, lockMs });
+    const res = await claimKey(
+      inAccount(services, req.account ?? DEFAULT_ACCOUNT),
+      `${scope}:${clientOf(req)}`,
+      raw,
+      hash,
+      { now, retentionMs, lockMs },
+    );
     if (res.claimed) {
       claims.set(req, res.claim);
       return undefined;
@@ -133,10 +141,15 @@ export function idempotent(services: IdempotencyDeps, scope: string, o: Idempote
     claims.delete(req);
     try {
       if (typeof payload === 'string' && remember(reply.statusCode, payload)) {
-        const stored = await keepOutcome(services, claim, reply.statusCode, payload);
+        const stored = await keepOutcome(
+          inAccount(services, req.account ?? DEFAULT_ACCOUNT),
+          claim,
+          reply.statusCode,
+          payload,
+        );
         if (!stored) req.log.warn({ idempotency_scope: claim.scope }, 'idempotency claim was lost before completion');
       } else {
-        await releaseKey(services, claim);
+        await releaseKey(inAccount(services, req.account ?? DEFAULT_ACCOUNT), claim);
       }
     } catch (err) {
       // The answer still goes out; the claim's lock expires and a retry re-runs safely.

@@ -29,7 +29,7 @@ export type CompleteAttempt = (db: Kysely<Database>, at: string, c: AttemptCompl
 export interface Backend {
   readonly dialect: SqlDialect;
   /** The report writes (`Store.reports`) on `db`: the store's connection, or a transaction. */
-  reportWrites(db: Kysely<Database>, now: () => Date): ReportWritesRepo;
+  reportWrites(db: Kysely<Database>, now: () => Date, account: string): ReportWritesRepo;
   /** Behind `OutboxRepo.complete`. */
   readonly completeAttempt: CompleteAttempt;
 }

@@ -173,7 +173,9 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '024_reconciliation': reconciliationMigration024(d),
     '025_feed_positions': feedPositionsMigration025(d),
     '026_reconciliation_unit': reconciliationUnitMigration026(d),
+    '027_accounts': accountsMigration027(kind),
     '028_operators': operatorsMigration028,
+    '030_trace_context': traceContextMigration030,
   };
 }
 
@@ -432,6 +434,130 @@ export function reconciliationUnitMigration026({ big }: Dialect): Migration {
   };
 }
 
+/** A table whose inline unique or primary-key constraint changes: SQLite cannot drop one, so the table is copied into a new one. */
+async function rebuildSqliteTable(
+  db: Kysely<unknown>,
+  table: string,
+  edit: (createSql: string) => string,
+): Promise<void> {
+  const { rows } = await sql<{
+    type: string;
+    sql: string | null;
+  }>`select type, sql from sqlite_master where tbl_name = ${table} and sql is not null`.execute(db);
+  const create = rows.find((r) => r.type === 'table')?.sql;
+  if (!create) throw new Error(`no table ${table}`);
+  const temp = `${table}_rebuilt`;
+  const edited = edit(create).replace(/^CREATE TABLE\s+("?)[a-z_]+\1/i, `CREATE TABLE "${temp}"`);
+  if (edited === create) throw new Error(`${table}: nothing to change`);
+  await sql.raw(edited).execute(db);
+  const cols = (await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db)).rows
+    .map((c) => `"${c.name}"`)
+    .join(', ');
+  const seq = await sql<{ seq: number }>`select seq from sqlite_sequence where name = ${table}`
+    .execute(db)
+    .catch(() => ({ rows: [] }));
+  await sql.raw(`insert into "${temp}" (${cols}) select ${cols} from "${table}"`).execute(db);
+  await sql.raw(`drop table "${table}"`).execute(db);
+  await sql.raw(`alter table "${temp}" rename to "${table}"`).execute(db);
+  const last = seq.rows[0]?.seq;
+  // An id once handed out is never handed out again, even when its row was pruned before the copy.
+  if (last !== undefined)
+    await sql`update sqlite_sequence set seq = max(seq, ${last}) where name = ${table}`.execute(db);
+  for (const r of rows) if (r.type === 'index') await sql.raw(r.sql ?? '').execute(db);
+}
+
+/** Drops one column's inline `unique` (SQLite's table text as Kysely or the raw DDL above wrote it). */
+function withoutInlineUnique(column: string): (createSql: string) => string {
+  return (s) => s.replace(new RegExp(`((?<![a-z_])"?${column}"?\\s+text\\s+not null)\\s+unique`, 'i'), '$1');
+}
+
+/** The tables whose rows belong to an account, with every row of an older database in `default`. */
+const ACCOUNT_TABLES = [
+  'transactions',
+  'notifications',
+  'outbox_events',
+  'refunds',
+  'idempotency_records',
+  'reconciliation_imports',
+  'runtime_config',
+] as const;
+
+/**
+ * Accounts (one Midtrans merchant each), their API keys (a SHA-256 of a random key: the lookup by
+ * hash is a primary-key-like read and needs no slow hash), and the account of every row. Each
+ * uniqueness rule that names an order id, a gateway order id, a notification, an idempotency key or
+ * an imported file holds per account: the same order id in two accounts is two payments.
+ */
+export function accountsMigration027(kind: Kind): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('accounts')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('merchant_id', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('disabled_at', 'text')
+        .execute();
+      await sql`insert into accounts (id, name, merchant_id, created_at) values ('default', 'default', null, ${new Date().toISOString()})`.execute(
+        db,
+      );
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('key_id', 'text', (c) => c.primaryKey())
+        .addColumn('account', 'text', (c) => c.notNull())
+        .addColumn('label', 'text')
+        .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('last_used_at', 'text')
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema.createIndex('api_keys_account_idx').on('api_keys').columns(['account', 'created_at']).execute();
+      for (const table of ACCOUNT_TABLES)
+        await sql`alter table ${sql.table(table)} add column account text not null default 'default'`.execute(db);
+      if (kind === 'sqlite') {
+        await rebuildSqliteTable(db, 'transactions', (s) =>
+          withoutInlineUnique('gateway_order_id')(withoutInlineUnique('order_id')(s)),
+        );
+        await rebuildSqliteTable(db, 'notifications', withoutInlineUnique('dedupe_key'));
+        await rebuildSqliteTable(db, 'idempotency_records', (s) =>
+          s.replace('primary key ("scope", "idem_key")', 'primary key ("account", "scope", "idem_key")'),
+        );
+      } else {
+        await sql`alter table transactions drop constraint transactions_order_id_key`.execute(db);
+        await sql`alter table transactions drop constraint transactions_gateway_order_id_key`.execute(db);
+        await sql`alter table notifications drop constraint notifications_dedupe_key_key`.execute(db);
+        await sql`alter table idempotency_records drop constraint idempotency_pk`.execute(db);
+        await sql`alter table idempotency_records add constraint idempotency_pk primary key (account, scope, idem_key)`.execute(
+          db,
+        );
+      }
+      await sql`create unique index transactions_account_order_idx on transactions (account, order_id)`.execute(db);
+      await sql`create unique index transactions_account_gateway_order_idx on transactions (account, gateway_order_id)`.execute(
+        db,
+      );
+      await sql`create unique index notifications_account_dedupe_idx on notifications (account, dedupe_key)`.execute(
+        db,
+      );
+      await sql`create unique index runtime_config_account_idx on runtime_config (account)`.execute(db);
+      await db.schema.dropIndex('reconciliation_file_idx').execute();
+      await sql`create unique index reconciliation_file_idx on reconciliation_imports (account, file_sha256) where state = 'done'`.execute(
+        db,
+      );
+      await db.schema
+        .createIndex('transactions_account_created_idx')
+        .on('transactions')
+        .columns(['account', 'created_at', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('outbox_account_feed_idx')
+        .on('outbox_events')
+        .columns(['account', 'feed_seq'])
+        .execute();
+    },
+  };
+}
+
 /**
  * Operators who sign in by name, each with a role, and their console sessions (kept by the hash of
  * the cookie's random id, so a copy of the table cannot be replayed as a cookie).
@@ -461,6 +587,16 @@ export const operatorsMigration028: Migration = {
       .on('operator_sessions')
       .columns(['username', 'ended_at'])
       .execute();
+  },
+};
+
+/**
+ * An ERP event keeps the W3C trace context (`traceparent`) of the work that wrote it, so each of its
+ * delivery attempts, however much later, joins that trace. Null when tracing was off.
+ */
+export const traceContextMigration030: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('outbox_events').addColumn('trace_context', 'text').execute();
   },
 };
 

@@ -2,6 +2,8 @@ import type { Generated } from 'kysely';
 
 /** Row types as stored. Times are ISO-8601 UTC strings (`2026-11-22T03:00:00.000Z`), sortable as text. */
 export interface TransactionsTable {
+  /** The account (one Midtrans merchant) the row belongs to (migration 027); `default` for every older row. */
+  account: Generated<string>;
   id: string;
   order_id: string;
   gateway_order_id: string;
@@ -46,6 +48,8 @@ export interface TransactionsTable {
 }
 
 export interface NotificationsTable {
+  /** The account (one Midtrans merchant) the row belongs to (migration 027); `default` for every older row. */
+  account: Generated<string>;
   id: Generated<number>;
   dedupe_key: string;
   gateway_order_id: string;
@@ -66,6 +70,8 @@ export interface NotificationsTable {
 }
 
 export interface OutboxEventsTable {
+  /** The account (one Midtrans merchant) the row belongs to (migration 027); `default` for every older row. */
+  account: Generated<string>;
   seq: Generated<number>;
   /** Position in the pull feed (`GET /api/erp-events`), given in commit order once the event is visible. */
   feed_seq: number | null;
@@ -93,6 +99,8 @@ export interface OutboxEventsTable {
   delivered_at: string | null;
   /** Start of the current retry window (created, or a manual retry); dead after `erp.retry_for_hours` from it. Migration 003_outbox_retry_window. */
   retry_from: string | null;
+  /** W3C `traceparent` of the work that wrote the event; its delivery attempts join that trace. Migration 030_trace_context. */
+  trace_context: string | null;
 }
 
 export interface DeliveryAttemptsTable {
@@ -109,6 +117,8 @@ export interface DeliveryAttemptsTable {
 }
 
 export interface IdempotencyTable {
+  /** The account (one Midtrans merchant) the row belongs to (migration 027); `default` for every older row. */
+  account: Generated<string>;
   scope: string;
   idem_key: string;
   request_hash: string;
@@ -122,6 +132,8 @@ export interface IdempotencyTable {
 }
 
 export interface RuntimeConfigTable {
+  /** The account (one Midtrans merchant) the row belongs to (migration 027); `default` for every older row. */
+  account: Generated<string>;
   id: string;
   document: string;
   version: number;
@@ -131,6 +143,8 @@ export interface RuntimeConfigTable {
 
 /** Refund requests sent to the gateway (migration 015_refunds): the kept `refund_key` makes a retry safe. */
 export interface RefundsTable {
+  /** The account (one Midtrans merchant) the row belongs to (migration 027); `default` for every older row. */
+  account: Generated<string>;
   id: string;
   transaction_ref: string;
   /** Sent to the gateway; the same key again is answered with the first refund, never a second one. */
@@ -166,6 +180,29 @@ export interface Database {
   feed_positions: FeedPositionsTable;
   reconciliation_imports: ReconciliationImportsTable;
   reconciliation_rows: ReconciliationRowsTable;
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+}
+
+/** One Midtrans merchant (migration 027); `default` is the one the environment configures. */
+export interface AccountsTable {
+  id: string;
+  name: string;
+  /** The MID (`G123456789`); notifications naming another are refused. */
+  merchant_id: string | null;
+  created_at: string;
+  disabled_at: string | null;
+}
+
+/** An API key of an account, kept as the SHA-256 of the key (hex): the key itself is shown once. */
+export interface ApiKeysTable {
+  key_id: string;
+  account: string;
+  label: string | null;
+  key_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
 }
 
 /** Failed authentication attempts per scope (`operator`, `api_key`) and client address (migration 010_auth_failures). */
@@ -211,6 +248,8 @@ export interface FeedPositionsTable {
 
 /** One import of a gateway report (migration 024). */
 export interface ReconciliationImportsTable {
+  /** The account (one Midtrans merchant) the row belongs to (migration 027); `default` for every older row. */
+  account: Generated<string>;
   id: string;
   file_sha256: string;
   /** running | done */

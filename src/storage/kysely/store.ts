@@ -20,6 +20,8 @@ import { KyselyAuthFailuresRepo } from './repos/auth-failures.js';
 import { KyselyOperatorsRepo } from './repos/operators.js';
 import { KyselyFeedRepo } from './repos/feed.js';
 import { KyselyReconciliationRepo } from './repos/reconciliation.js';
+import { KyselyAccountsRepo, KyselyApiKeysRepo } from './repos/accounts.js';
+import { DEFAULT_ACCOUNT } from '../../model/account.js';
 import type { Backend } from './backend.js';
 import { sqliteDialect } from '../sqlite/fragments.js';
 import { SqliteReportWrites } from '../sqlite/report-writes.js';
@@ -31,6 +33,7 @@ import { checkTls, pgConnection } from '../postgres/tls.js';
 import { decodeCursor } from './cursor.js';
 import { isUniqueViolation } from './errors.js';
 import { isDatabaseUnavailable } from '../../platform/errors.js';
+import { withSpan } from '../../platform/tracing.js';
 import { CachedSqliteDialect } from '../sqlite/driver.js';
 import { GroupCommit, groupedWrites } from './group-commit.js';
 import { ensurePrivateFile, privateDir, privateFile } from '../../platform/private-files.js';
@@ -78,12 +81,12 @@ export interface KyselyBackedStore extends Store {
 const BACKENDS: Record<'sqlite' | 'postgres', Backend> = {
   sqlite: {
     dialect: sqliteDialect,
-    reportWrites: (db, now) => new SqliteReportWrites(db, now),
+    reportWrites: (db, now, account) => new SqliteReportWrites(db, now, account),
     completeAttempt: sqliteCompleteAttempt,
   },
   postgres: {
     dialect: postgresDialect,
-    reportWrites: (db, now) => new PostgresReportWrites(db, now),
+    reportWrites: (db, now, account) => new PostgresReportWrites(db, now, account),
     completeAttempt: postgresCompleteAttempt,
   },
 };
@@ -93,6 +96,8 @@ interface RepoContext {
   readonly db: Kysely<Database>;
   readonly now: () => Date;
   readonly backend: Backend;
+  /** The account the view reads and writes (see the contract's `TransactionsRepo`). */
+  readonly account: string;
 }
 
 /**
@@ -100,19 +105,21 @@ interface RepoContext {
  * (with its `Repositories` field and `STORE_ACCESS` entry), its file in repos/, and one line here.
  */
 const REPOSITORIES: { readonly [K in keyof Repositories]: (c: RepoContext) => Repositories[K] } = {
-  transactions: (c) => new KyselyTransactionsRepo(c.db, c.now, c.backend.dialect),
-  config: (c) => new KyselyConfigRepo(c.db, c.now),
-  idempotency: (c) => new KyselyIdempotencyRepo(c.db),
-  notifications: (c) => new KyselyNotificationsRepo(c.db, c.now),
-  outbox: (c) => new KyselyOutboxRepo(c.db, c.now, c.backend.dialect, c.backend.completeAttempt),
-  reports: (c) => c.backend.reportWrites(c.db, c.now),
-  refunds: (c) => new KyselyRefundsRepo(c.db, c.now),
+  transactions: (c) => new KyselyTransactionsRepo(c.db, c.now, c.backend.dialect, c.account),
+  config: (c) => new KyselyConfigRepo(c.db, c.now, c.account),
+  idempotency: (c) => new KyselyIdempotencyRepo(c.db, c.account),
+  notifications: (c) => new KyselyNotificationsRepo(c.db, c.now, c.account),
+  outbox: (c) => new KyselyOutboxRepo(c.db, c.now, c.backend.dialect, c.backend.completeAttempt, c.account),
+  reports: (c) => c.backend.reportWrites(c.db, c.now, c.account),
+  refunds: (c) => new KyselyRefundsRepo(c.db, c.now, c.account),
   console: (c) => new KyselyConsoleQueries(c.db),
   retention: (c) => new KyselyRetentionRepo(c.db),
   authFailures: (c) => new KyselyAuthFailuresRepo(c.db),
   operators: (c) => new KyselyOperatorsRepo(c.db),
-  feed: (c) => new KyselyFeedRepo(c.db, c.backend.dialect),
-  reconciliation: (c) => new KyselyReconciliationRepo(c.db, c.now, c.backend.dialect.kind),
+  feed: (c) => new KyselyFeedRepo(c.db, c.backend.dialect, c.account),
+  reconciliation: (c) => new KyselyReconciliationRepo(c.db, c.now, c.backend.dialect.kind, c.account),
+  accounts: (c) => new KyselyAccountsRepo(c.db),
+  apiKeys: (c) => new KyselyApiKeysRepo(c.db),
 };
 
 /** The table's names, typed (`Object.keys` widens them to string). */
@@ -134,6 +141,8 @@ interface Connection extends RepoContext {
   readonly close: () => Promise<void>;
   /** SQLite: concurrent transactions share one commit. */
   readonly group?: GroupCommit;
+  /** Outside transactions: each account's view, built once (a view is a set of repositories, kept for the store's life). */
+  readonly views?: Map<string, KyselyBackedStore>;
 }
 
 /**
@@ -150,13 +159,27 @@ function kyselyStore(c: Connection, inTransaction: boolean): KyselyBackedStore {
   };
   const store: KyselyBackedStore = {
     kind: c.backend.dialect.kind,
+    account: c.account,
     db: c.db,
+    forAccount(account) {
+      if (account === c.account) return store;
+      const kept = c.views?.get(account);
+      if (kept) return kept;
+      const view = kyselyStore({ ...c, account }, inTransaction);
+      c.views?.set(account, view);
+      return view;
+    },
     ...repositories(build),
     async transaction<T>(fn: (tx: KyselyBackedStore) => Promise<T>): Promise<T> {
       if (inTransaction) return fn(store);
       const inner = (trx: Transaction<Database>) =>
-        fn(kyselyStore({ ...c, db: trx, close: async () => undefined, group: undefined }, true));
-      return group ? group.run(inner) : c.db.transaction().execute(inner);
+        fn(kyselyStore({ ...c, db: trx, close: async () => undefined, group: undefined, views: undefined }, true));
+      if (!group) return c.db.transaction().execute(inner);
+      // PostgreSQL's statements have spans of their own (pg's instrumentation); SQLite's are
+      // calls into the driver, so its transactions get one span each, inside traced work only.
+      return withSpan('sqlite transaction', { 'db.system.name': 'sqlite' }, () => group.run(inner), {
+        requireParent: true,
+      });
     },
     isListCursor: (cursor) => decodeCursor(cursor) !== undefined,
     isUniqueViolation,
@@ -252,7 +275,15 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
     await db.destroy();
   };
   return kyselyStore(
-    { backend: BACKENDS[cfg.kind], db, now, close, group: cfg.kind === 'sqlite' ? new GroupCommit(db) : undefined },
+    {
+      backend: BACKENDS[cfg.kind],
+      db,
+      now,
+      close,
+      group: cfg.kind === 'sqlite' ? new GroupCommit(db) : undefined,
+      account: DEFAULT_ACCOUNT,
+      views: new Map(),
+    },
     false,
   );
 }

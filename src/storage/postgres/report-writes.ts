@@ -13,6 +13,7 @@ export class PostgresReportWrites implements ReportWritesRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
+    private readonly account: string,
   ) {}
 
   async recordNew(w: ReportWrite): Promise<ReportWritten> {
@@ -24,16 +25,16 @@ export class PostgresReportWrites implements ReportWritesRepo {
     );
     const event = w.event
       ? sql`, o as (
-          insert into outbox_events (event_id, event_type, order_key, order_id, mercant_id, status_version, payload, state, attempts, next_attempt_at, lease_token, created_at, updated_at, retry_from)
-          select ${w.event.eventId}, ${w.event.eventType}, ${w.event.orderKey}, ${w.event.orderId}::text, ${w.event.mercantId}::text, ${w.event.statusVersion}::integer, ${w.event.payload}, 'pending', 0, ${due}, 0, ${due}, ${due}, ${due}
+          insert into outbox_events (account, event_id, event_type, order_key, order_id, mercant_id, status_version, payload, state, attempts, next_attempt_at, lease_token, created_at, updated_at, retry_from, trace_context)
+          select ${this.account}, ${w.event.eventId}, ${w.event.eventType}, ${w.event.orderKey}, ${w.event.orderId}::text, ${w.event.mercantId}::text, ${w.event.statusVersion}::integer, ${w.event.payload}, 'pending', 0, ${due}, 0, ${due}, ${due}, ${due}, ${w.event.traceContext ?? null}::text
           where exists (select 1 from u)
         )`
       : sql``;
     const result = await sql<Record<string, unknown> & { notification_id: number }>`
       with n as (
-        insert into notifications (dedupe_key, gateway_order_id, transaction_ref, gateway_transaction_id, transaction_status, status_code, source, result, payload, reason, received_at)
-        values (${n.dedupeKey}, ${n.gatewayOrderId}, ${n.transactionRef}, ${n.gatewayTransactionId}, ${n.transactionStatus}, ${n.statusCode}, ${n.source}, ${n.result}, ${n.payload}, ${n.reason ?? null}::text, ${at})
-        on conflict (dedupe_key) do nothing
+        insert into notifications (account, dedupe_key, gateway_order_id, transaction_ref, gateway_transaction_id, transaction_status, status_code, source, result, payload, reason, received_at)
+        values (${this.account}, ${n.dedupeKey}, ${n.gatewayOrderId}, ${n.transactionRef}, ${n.gatewayTransactionId}, ${n.transactionStatus}, ${n.statusCode}, ${n.source}, ${n.result}, ${n.payload}, ${n.reason ?? null}::text, ${at})
+        on conflict (account, dedupe_key) do nothing
         returning id
       ), u as (
         update transactions set ${sql.join(set)} where id = ${w.transactionId} and exists (select 1 from n)

@@ -14,13 +14,14 @@ export class SqliteReportWrites implements ReportWritesRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
+    private readonly account: string,
   ) {}
 
   async recordNew(w: ReportWrite): Promise<ReportWritten> {
-    const notificationId = await insertNotification(this.db, this.now, w.notification);
+    const notificationId = await insertNotification(this.db, this.now, w.notification, this.account);
     if (notificationId === undefined) return { inserted: false };
     const transaction = await updateTransaction(this.db, this.now, w.transactionId, w.patch);
-    if (w.event) await insertOutboxEvent(this.db, w.event, w.now);
+    if (w.event) await insertOutboxEvent(this.db, w.event, w.now, this.account);
     return { inserted: true, notificationId, transaction };
   }
 }

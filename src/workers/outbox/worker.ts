@@ -22,6 +22,7 @@ import { guardedLookup, literalRefusal } from '../../platform/connect-guard.js';
 import type { PrivatePolicy } from '../../platform/url-policy.js';
 import { forEachLimited, waitForAttempt } from './lanes.js';
 import { Periodic } from '../periodic.js';
+import { failSpan, setSpanAttributes, tracingOn, withSpan } from '../../platform/tracing.js';
 
 export type { Outbox } from '../../types.js';
 
@@ -133,8 +134,8 @@ class OutboxWorker implements Outbox {
 
   async runOnce(): Promise<number> {
     const s = await this.deps.runtimeConfig.current();
-    const url = s.erp.notify_url;
-    if (!url) return 0;
+    // Without an ERP endpoint events wait; with several accounts another account may have one.
+    if (!s.erp.notify_url && (await this.deps.store.accounts.count()) <= 1) return 0;
     const batch = this.o.batchSize ?? 32;
     const lanes = this.o.concurrency ?? 16;
     // Each lane delivers its share of the batch one after another, each attempt up to the ERP
@@ -148,9 +149,17 @@ class OutboxWorker implements Outbox {
         { err: { message: err instanceof Error ? err.message : String(err) }, event_id: e.eventId },
         'ERP delivery could not be recorded',
       );
+    // Each event goes to its account's endpoint, signed with its account's secret (read once a round).
+    const settings = new Map<string, RuntimeConfig>([[this.deps.runtimeConfig.account, s]]);
+    for (const account of new Set(claimed.map((e) => e.account)))
+      if (!settings.has(account)) settings.set(account, await this.deps.runtimeConfig.forAccount(account).current());
     await forEachLimited(claimed, lanes, async (e) => {
       try {
-        recorded.push((await this.attempt(e, url, s)).recorded.catch(unrecorded(e)));
+        const es = settings.get(e.account);
+        const url = es?.erp.notify_url;
+        // An account without an endpoint: its event waits (its lease runs out) for a pull or an endpoint.
+        if (!es || !url) return;
+        recorded.push((await this.attempt(e, url, es)).recorded.catch(unrecorded(e)));
       } catch (err) {
         unrecorded(e)(err);
       }
@@ -194,7 +203,25 @@ class OutboxWorker implements Outbox {
    * recording still under way, so the lane moves on to its next event while the result waits for
    * its commit (on SQLite the lanes' results then share one).
    */
-  private async attempt(e: OutboxEvent, url: string, s: RuntimeConfig): Promise<{ recorded: Promise<void> }> {
+  private attempt(e: OutboxEvent, url: string, s: RuntimeConfig): Promise<{ recorded: Promise<void> }> {
+    // A child of the work that wrote the event (its stored trace context): a retry hours later
+    // still joins the payment's trace.
+    return withSpan(
+      'ERP delivery attempt',
+      {
+        'paylink.account': e.account,
+        'paylink.event_id': e.eventId,
+        'paylink.event_type': e.eventType,
+        'paylink.order_id': e.orderId,
+        'paylink.gateway_order_id': tracingOn() ? gatewayOrderIdOf(e.payload) : undefined,
+        'paylink.attempt': e.attempts + 1,
+      },
+      () => this.attemptInSpan(e, url, s),
+      { parent: e.traceContext },
+    );
+  }
+
+  private async attemptInSpan(e: OutboxEvent, url: string, s: RuntimeConfig): Promise<{ recorded: Promise<void> }> {
     const startedAt = this.deps.clock.now();
     const refused = literalRefusal(url, this.blockPrivate);
     const res = refused
@@ -227,6 +254,8 @@ class OutboxWorker implements Outbox {
     });
     await this.o.beforeComplete?.(e);
     const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
+    setSpanAttributes({ 'paylink.outcome': v.state, 'http.response.status_code': res.statusCode ?? undefined });
+    if (error !== null) failSpan(error);
     return { recorded: this.record(e, v, res, startedAt, error) };
   }
 
@@ -294,6 +323,16 @@ class OutboxWorker implements Outbox {
       await this.refreshDepth();
     }
     return n > 0;
+  }
+}
+
+/** The gateway's order id an event's body names, for its delivery spans; undefined for a body without one. */
+function gatewayOrderIdOf(payload: string): string | undefined {
+  try {
+    const id = (JSON.parse(payload) as { gateway_order_id?: unknown }).gateway_order_id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
   }
 }
 

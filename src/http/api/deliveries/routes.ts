@@ -8,9 +8,11 @@ import { DELIVERY_EXAMPLE, DeliverySchema, DeliveryStateSchema, deliveryView } f
 import { listDeliveries } from '../../../domain/queries/listing.js';
 import { retryDelivery } from '../../../domain/erp-events/deliveries.js';
 import { problems } from '../../schemas/problems.js';
+import { AccountIdSchema } from '../../../domain/accounts/accounts.js';
 
 const ListQuery = Type.Object(
   {
+    account: Type.Optional(AccountIdSchema),
     status: Type.Optional(DeliveryStateSchema),
     limit: Type.Optional(Count('1..500, default 50')),
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
@@ -27,7 +29,7 @@ export const deliveryRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'outbox' | 's
         tags: [TAGS.operations],
         summary: 'ERP deliveries (newest first) with their attempts; filter by status, page with the cursor',
         description:
-          'The ERP outbox: every event with its state (`pending`, `delivered`, `failed`, `dead`), the exact body delivered and each attempt with its status code and latency. Filter by `status`; page with `cursor`.',
+          'The ERP outbox: every event with its state (`pending`, `delivered`, `failed`, `dead`), the exact body delivered and each attempt with its status code and latency. Filter by `account` (all accounts when absent) and `status`; page with `cursor`.',
         querystring: ListQuery,
         response: {
           200: withExample(
@@ -40,6 +42,7 @@ export const deliveryRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'outbox' | 's
     },
     async (req) => {
       const { page, attempts } = await listDeliveries(services, {
+        account: req.query.account,
         state: req.query.status,
         limit: countParam('limit', req.query.limit, 50, 500),
         cursor: req.query.cursor,

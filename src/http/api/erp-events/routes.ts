@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import { inAccount } from '../../../domain/accounts/scope.js';
+import { requestAccount } from '../../plugins/actor.js';
 import { TAGS, type RoutePlugin } from '../../types.js';
 import type { Deps } from '../../../types.js';
 import { Count, boundedParam, countParam } from '../../schemas/common.js';
@@ -72,9 +74,11 @@ export const erpEventRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'>> = a
       const limit = countParam('limit', req.query.limit, 100, FEED_MAX_LIMIT);
       const waitS = boundedParam('wait', req.query.wait, 0, 0, FEED_MAX_WAIT_S);
       pulls.add(stop);
-      const page = await pullErpEvents(services, { after: req.query.after, limit, waitS }, stop.signal).finally(() =>
-        pulls.delete(stop),
-      );
+      const page = await pullErpEvents(
+        inAccount(services, requestAccount(req)),
+        { after: req.query.after, limit, waitS },
+        stop.signal,
+      ).finally(() => pulls.delete(stop));
       if (closing) reply.header('connection', 'close');
       // The stored bodies go out as they are: re-serialising would not be byte for byte.
       const data = page.data.map((d) => `{"cursor":${JSON.stringify(d.cursor)},"event":${d.payload}}`).join(',');
@@ -101,6 +105,8 @@ export const erpEventRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'>> = a
         },
       },
     },
-    async (req) => ({ acked: await acknowledgeErpEvents(services, req.body.cursor, 'erp-feed') }),
+    async (req) => ({
+      acked: await acknowledgeErpEvents(inAccount(services, requestAccount(req)), req.body.cursor, 'erp-feed'),
+    }),
   );
 };

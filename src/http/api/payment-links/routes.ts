@@ -3,7 +3,9 @@ import { orderFieldProblems } from '../../../domain/orders/problems.js';
 import { TAGS, type RoutePlugin } from '../../types.js';
 import type { Deps } from '../../../types.js';
 import { idempotent } from '../../plugins/idempotency.js';
-import { apiActor } from '../../plugins/actor.js';
+import { apiActor, requestAccount } from '../../plugins/actor.js';
+import { inAccount } from '../../../domain/accounts/scope.js';
+
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
 import { withExample } from '../../schemas/examples.js';
 import {
@@ -25,7 +27,7 @@ function createResponses(example: Static<typeof LinkViewSchema>) {
 }
 
 export const paymentLinkRoutes: RoutePlugin<
-  Deps<'clock' | 'gateway' | 'logger' | 'outbox' | 'runtimeConfig' | 'store'>
+  Deps<'clock' | 'gateway' | 'gateways' | 'logger' | 'outbox' | 'runtimeConfig' | 'store'>
 > = async (app, services) => {
   app.post(
     '/api/payment-links',
@@ -52,7 +54,7 @@ export const paymentLinkRoutes: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const { created, tx } = await createDirectLink(services, req.body);
+      const { created, tx } = await createDirectLink(inAccount(services, requestAccount(req)), req.body);
       return reply.code(created ? 201 : 200).send(linkView(tx));
     },
   );
@@ -77,7 +79,7 @@ export const paymentLinkRoutes: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const { created, tx } = await createErpLink(services, req.body);
+      const { created, tx } = await createErpLink(inAccount(services, requestAccount(req)), req.body);
       return reply.code(created ? 201 : 200).send(linkView(tx));
     },
   );
@@ -95,7 +97,7 @@ export const paymentLinkRoutes: RoutePlugin<
         response: { 200: withExample(LinkDetailViewSchema, LINK_DETAIL_EXAMPLE), ...problems(401, 404) },
       },
     },
-    async (req) => linkDetailView(await resolveLink(services, req.params.order_id)),
+    async (req) => linkDetailView(await resolveLink(inAccount(services, requestAccount(req)), req.params.order_id)),
   );
 
   app.delete(
@@ -121,6 +123,7 @@ export const paymentLinkRoutes: RoutePlugin<
         },
       },
     },
-    async (req) => linkDetailView(await cancelLink(services, req.params.order_id, apiActor(req))),
+    async (req) =>
+      linkDetailView(await cancelLink(inAccount(services, requestAccount(req)), req.params.order_id, apiActor(req))),
   );
 };

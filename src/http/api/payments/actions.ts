@@ -1,7 +1,9 @@
 import { TAGS, type RoutePlugin } from '../../types.js';
 import type { Deps } from '../../../types.js';
 import { idempotent, requestKeyOf } from '../../plugins/idempotency.js';
-import { apiActor } from '../../plugins/actor.js';
+import { apiActor, requestAccount } from '../../plugins/actor.js';
+import { inAccount } from '../../../domain/accounts/scope.js';
+
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
 import { withExample } from '../../schemas/examples.js';
 import { STATUS_EXAMPLE, StatusViewSchema, statusView } from './views.js';
@@ -16,7 +18,7 @@ const STATE_RULES =
   'A payment link acts on its newest purchase.';
 
 export const paymentActionRoutes: RoutePlugin<
-  Deps<'clock' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'store'>
+  Deps<'clock' | 'gateway' | 'gateways' | 'logger' | 'metrics' | 'outbox' | 'store'>
 > = async (app, services) => {
   app.post(
     '/api/payments/:order_id/refund',
@@ -46,7 +48,7 @@ export const paymentActionRoutes: RoutePlugin<
     async (req) =>
       statusView(
         await refundPayment(
-          services,
+          inAccount(services, requestAccount(req)),
           req.params.order_id,
           { ...req.body, requestKey: requestKeyOf(req) },
           apiActor(req),
@@ -80,7 +82,8 @@ export const paymentActionRoutes: RoutePlugin<
         },
       },
     },
-    async (req) => statusView(await cancelPayment(services, req.params.order_id, apiActor(req))),
+    async (req) =>
+      statusView(await cancelPayment(inAccount(services, requestAccount(req)), req.params.order_id, apiActor(req))),
   );
 
   app.post(
@@ -108,6 +111,7 @@ export const paymentActionRoutes: RoutePlugin<
         },
       },
     },
-    async (req) => statusView(await expirePayment(services, req.params.order_id, apiActor(req))),
+    async (req) =>
+      statusView(await expirePayment(inAccount(services, requestAccount(req)), req.params.order_id, apiActor(req))),
   );
 };

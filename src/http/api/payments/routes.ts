@@ -2,7 +2,9 @@ import { TAGS, type RoutePlugin } from '../../types.js';
 import { orderFieldProblems } from '../../../domain/orders/problems.js';
 import type { Deps } from '../../../types.js';
 import { idempotent } from '../../plugins/idempotency.js';
-import { apiActor } from '../../plugins/actor.js';
+import { apiActor, requestAccount } from '../../plugins/actor.js';
+import { inAccount } from '../../../domain/accounts/scope.js';
+
 import { IdemHeaders, OrderIdParams } from '../../schemas/common.js';
 import { withExample } from '../../schemas/examples.js';
 import {
@@ -38,7 +40,7 @@ const snap = withExample(SnapViewSchema, {
 });
 
 export const paymentRoutes: RoutePlugin<
-  Deps<'clock' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'runtimeConfig' | 'store'>
+  Deps<'clock' | 'gateway' | 'gateways' | 'logger' | 'metrics' | 'outbox' | 'runtimeConfig' | 'store'>
 > = async (app, services) => {
   app.post(
     '/api/charge',
@@ -62,7 +64,7 @@ export const paymentRoutes: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const { created, tx, answer } = await createCharge(services, req.body);
+      const { created, tx, answer } = await createCharge(inAccount(services, requestAccount(req)), req.body);
       return reply.code(created ? 201 : 200).send(chargeView(tx, answer));
     },
   );
@@ -87,7 +89,7 @@ export const paymentRoutes: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const { created, tx } = await createSnapToken(services, req.body);
+      const { created, tx } = await createSnapToken(inAccount(services, requestAccount(req)), req.body);
       return reply.code(created ? 201 : 200).send(snapView(tx));
     },
   );
@@ -114,6 +116,7 @@ export const paymentRoutes: RoutePlugin<
         },
       },
     },
-    async (req) => statusView(await paymentStatus(services, req.params.order_id, apiActor(req))),
+    async (req) =>
+      statusView(await paymentStatus(inAccount(services, requestAccount(req)), req.params.order_id, apiActor(req))),
   );
 };

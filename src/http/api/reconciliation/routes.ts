@@ -6,6 +6,9 @@ import { AppError } from '../../../platform/errors.js';
 import { RECONCILIATION_RESULTS } from '../../../model/reconciliation.js';
 import { Count, Nullable, NullableInt, countParam } from '../../schemas/common.js';
 import { withExample } from '../../schemas/examples.js';
+import { requireAccount, severalAccounts } from '../../../domain/accounts/accounts.js';
+import { inAccount } from '../../../domain/accounts/scope.js';
+import { ACCOUNT_ID_PATTERN, DEFAULT_ACCOUNT } from '../../../model/account.js';
 import { IMPORT_EXAMPLE, importView, rowView } from './views.js';
 import { REPORT_FIELDS } from '../../../domain/reconciliation/columns.js';
 import { MAX_REPORT_BYTES, importGatewayReport } from '../../../domain/reconciliation/import.js';
@@ -25,6 +28,9 @@ const Counts = {
 };
 
 const ImportSchema = Type.Object({
+  account: Type.Optional(
+    Type.String({ description: 'The account whose report it is; present when the service has more than one' }),
+  ),
   id: Type.String(),
   ...Counts,
   covers_from: Nullable(Type.String({ description: 'First day (Jakarta) the report covers' })),
@@ -75,6 +81,15 @@ const IMPORT_ROWS_EXAMPLE = {
 
 const ImportQuery = Type.Object(
   {
+    account: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 32,
+        pattern: ACCOUNT_ID_PATTERN,
+        description:
+          "The account (one MID) whose report it is; default `default`. Its rows are matched with that account's payments only",
+      }),
+    ),
     columns: Type.Optional(
       Type.String({
         maxLength: 2000,
@@ -143,7 +158,9 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
       },
       async (req, reply) => {
         const body = reportBody(req.body);
-        const out = await importGatewayReport(services, {
+        const account = await requireAccount(services, req.query.account ?? DEFAULT_ACCOUNT);
+        const several = await severalAccounts(services);
+        const out = await importGatewayReport(inAccount(services, account.id), {
           body,
           columns: req.query.columns,
           separator: req.query.separator,
@@ -151,7 +168,7 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
           to: req.query.to,
           actor: operatorActor(req),
         });
-        return reply.code(out.created ? 201 : 200).send(importView(out.import));
+        return reply.code(out.created ? 201 : 200).send(importView(out.import, several));
       },
     );
   });
@@ -182,13 +199,14 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
       },
     },
     async (req) => {
+      const several = await severalAccounts(services);
       const page = await listReconciliations(services, {
         limit: countParam('limit', req.query.limit, 50, 200),
         cursor: req.query.cursor,
       });
       return page.nextCursor
-        ? { items: page.items.map(importView), next_cursor: page.nextCursor }
-        : { items: page.items.map(importView) };
+        ? { items: page.items.map((i) => importView(i, several)), next_cursor: page.nextCursor }
+        : { items: page.items.map((i) => importView(i, several)) };
     },
   );
 
@@ -246,7 +264,7 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
       });
       const last = rows.at(-1);
       return {
-        ...importView(imp),
+        ...importView(imp, await severalAccounts(services)),
         items: rows.map(rowView),
         ...(rows.length === limit && last ? { next_after: String(last.id) } : {}),
       };

@@ -20,8 +20,10 @@ export const IMPORT_EXAMPLE = {
   finished_at: '2026-11-23T09:00:03+07:00',
 };
 
-export function importView(i: ReconciliationImport) {
+/** `several`: the service has more than one account, so the import names its account. */
+export function importView(i: ReconciliationImport, several: boolean) {
   return {
+    ...(several ? { account: i.account } : {}),
     id: i.id,
     rows: i.rows,
     matched: i.matched,

@@ -1,3 +1,4 @@
+import { AccountIdSchema } from '../../../domain/accounts/accounts.js';
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { TAGS, type RoutePlugin } from '../../types.js';
@@ -57,10 +58,11 @@ export const reportRoutes: RoutePlugin<Deps<'store'>> = async (app, services) =>
         tags: [TAGS.operations],
         summary: 'Paid, refunded, fees and net per day and payment type (JSON or CSV)',
         description:
-          `One row per day and payment type with any payment. A payment counts on the day it was paid (settlement time, else transaction time) in \`tz\` (default ${DEFAULT_REPORT_TIME_ZONE}), with all that was refunded of it so far, so the rows of a period add up to its payments in \`/api/transactions\`. ` +
+          `One row per day and payment type with any payment (of \`account\` only, when given). A payment counts on the day it was paid (settlement time, else transaction time) in \`tz\` (default ${DEFAULT_REPORT_TIME_ZONE}), with all that was refunded of it so far, so the rows of a period add up to its payments in \`/api/transactions\`. ` +
           `At most ${MAX_REPORT_DAYS} days. \`format=csv\` answers a spreadsheet-ready file (UTF-8 with BOM, header row, RFC 4180, \`,\` or with \`sep=;\` \`;\` between cells).`,
         querystring: Type.Object(
           {
+            account: Type.Optional(AccountIdSchema),
             from: Type.String({
               maxLength: 10,
               pattern: '^\\d{4}-\\d{2}-\\d{2}$',
@@ -91,7 +93,12 @@ export const reportRoutes: RoutePlugin<Deps<'store'>> = async (app, services) =>
       },
     },
     async (req, reply) => {
-      const rows = await dailyReport(services, { from: req.query.from, to: req.query.to, timeZone: req.query.tz });
+      const rows = await dailyReport(services, {
+        account: req.query.account,
+        from: req.query.from,
+        to: req.query.to,
+        timeZone: req.query.tz,
+      });
       if (req.query.format !== 'csv') return { items: rows };
       const sep = req.query.sep ?? ',';
       const lines = [

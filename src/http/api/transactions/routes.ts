@@ -8,9 +8,12 @@ import { TransactionSchema, transactionView, type TransactionView } from './view
 import { eachTransaction, listTransactions } from '../../../domain/queries/listing.js';
 import { CSV_BOM, CSV_CONTENT_TYPE, csvLine } from '../../csv.js';
 import { problems } from '../../schemas/problems.js';
+import { AccountIdSchema, severalAccounts } from '../../../domain/accounts/accounts.js';
+import type { TransactionRecord } from '../../../model/payment.js';
 
 /** The list's filters, shared by the list and its CSV export. */
 const Filters = {
+  account: Type.Optional(AccountIdSchema),
   status: Type.Optional(PaymentStatusSchema),
   mercant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   since: Type.Optional(
@@ -64,8 +67,15 @@ const LIST_EXAMPLE = {
   next_cursor: 'eyJjIjoiMjAyNi0xMS0yMlQwMzowMDowMC4wMDBaIn0',
 };
 
-/** The export's columns: the list's fields, in its order. */
-const EXPORT_COLUMNS = Object.keys(TransactionSchema.properties) as Array<keyof TransactionView>;
+/** The export's columns: the list's fields, in its order (`account` only when there are several). */
+const EXPORT_COLUMNS = (Object.keys(TransactionSchema.properties) as Array<keyof TransactionView | 'account'>).filter(
+  (c): c is keyof TransactionView => c !== 'account',
+);
+
+/** A row of the list: the transaction, naming its account when the service has several. */
+function rowView(t: TransactionRecord, several: boolean) {
+  return several ? { account: t.account, ...transactionView(t) } : transactionView(t);
+}
 
 export const transactionRoutes: RoutePlugin<Deps<'store'>> = async (app, services) => {
   app.get(
@@ -76,7 +86,7 @@ export const transactionRoutes: RoutePlugin<Deps<'store'>> = async (app, service
         tags: [TAGS.operations],
         summary: 'Transactions, newest first',
         description:
-          "Stored payments newest first, filtered by `status`, `mercant_id` and `since`, paged with `cursor`, with the money the gateway reported beside the order's amount (paid, original before a fee, refunded, and fee and net once a settlement report was imported). Reads only this service's records; it does not ask the gateway.",
+          "Stored payments newest first, filtered by `account` (all accounts when absent; each row names its account when there are several), `status`, `mercant_id` and `since`, paged with `cursor`, with the money the gateway reported beside the order's amount (paid, original before a fee, refunded, and fee and net once a settlement report was imported). Reads only this service's records; it does not ask the gateway.",
         querystring: ListQuery,
         response: {
           200: withExample(
@@ -88,17 +98,19 @@ export const transactionRoutes: RoutePlugin<Deps<'store'>> = async (app, service
       },
     },
     async (req) => {
-      const { status, mercant_id, since, cursor } = req.query;
+      const { account, status, mercant_id, since, cursor } = req.query;
       // Stored times are UTC ISO strings compared as text, so the filter must be one too.
       const sinceIso = instantParam('since', since)?.toISOString();
+      const several = await severalAccounts(services);
       const page = await listTransactions(services, {
+        account,
         status,
         mercantId: mercant_id,
         since: sinceIso,
         cursor,
         limit: countParam('limit', req.query.limit, 100, 1000),
       });
-      const items = page.items.map(transactionView);
+      const items = page.items.map((t) => rowView(t, several));
       return page.nextCursor ? { items, next_cursor: page.nextCursor } : { items };
     },
   );
@@ -123,17 +135,16 @@ export const transactionRoutes: RoutePlugin<Deps<'store'>> = async (app, service
       },
     },
     async (req, reply) => {
-      const { status, mercant_id, since, sep = ',' } = req.query;
+      const { account, status, mercant_id, since, sep = ',' } = req.query;
       const sinceIso = instantParam('since', since)?.toISOString();
-      const rows = eachTransaction(services, { status, mercantId: mercant_id, since: sinceIso });
+      const several = await severalAccounts(services);
+      const rows = eachTransaction(services, { account, status, mercantId: mercant_id, since: sinceIso });
       async function* lines() {
-        yield CSV_BOM + csvLine(EXPORT_COLUMNS, sep);
+        yield CSV_BOM + csvLine(several ? ['account', ...EXPORT_COLUMNS] : EXPORT_COLUMNS, sep);
         for await (const t of rows) {
           const v = transactionView(t);
-          yield csvLine(
-            EXPORT_COLUMNS.map((c) => v[c]),
-            sep,
-          );
+          const cells = EXPORT_COLUMNS.map((c) => v[c]);
+          yield csvLine(several ? [t.account, ...cells] : cells, sep);
         }
       }
       return reply

@@ -7,6 +7,9 @@ import { apiTime, apiTimeOrNull } from '../../../platform/time.js';
 const NullableText = Nullable(Type.String());
 
 export const TransactionSchema = Type.Object({
+  account: Type.Optional(
+    Type.String({ description: 'The account (merchant) of the payment; present when the service has more than one' }),
+  ),
   order_id: Type.String(),
   gateway_order_id: Type.String(),
   mercant_id: Type.String(),

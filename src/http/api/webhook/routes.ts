@@ -8,6 +8,9 @@ import { ReplayAnswerSchema, WebhookAnswerSchema, replayAnswer, webhookAnswer } 
 import { ingestNotification, replayNotification, type NotificationOutcome } from '../../../domain/reports/ingest.js';
 import { NotificationBodySchema } from '../../../gateway/report.js';
 import { problems } from '../../schemas/problems.js';
+import { AccountIdSchema, notifiedAccount } from '../../../domain/accounts/accounts.js';
+import { inAccount } from '../../../domain/accounts/scope.js';
+import { Type } from 'typebox';
 import { withExample } from '../../schemas/examples.js';
 
 /**
@@ -61,8 +64,13 @@ function notificationRoute<R extends object>(
   };
 }
 
+/** A route's options with its path parameters' schema. */
+function withParams<O extends { schema: object }, P>(route: O, params: P): O & { schema: O['schema'] & { params: P } } {
+  return { ...route, schema: { ...route.schema, params } };
+}
+
 export const webhookRoutes: RoutePlugin<
-  Deps<'clock' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'runtimeConfig' | 'store'>
+  Deps<'clock' | 'gateway' | 'gateways' | 'logger' | 'metrics' | 'outbox' | 'runtimeConfig' | 'store'>
 > = async (app, services) => {
   app.post(
     '/webhook/midtrans',
@@ -95,6 +103,44 @@ export const webhookRoutes: RoutePlugin<
       webhookAnswer(
         await asGatewaySees(services, req, req.body, 'webhook', () =>
           ingestNotification(services, req.body, 'webhook'),
+        ),
+      ),
+  );
+
+  app.post(
+    '/webhook/midtrans/:account',
+    withParams(
+      notificationRoute(
+        'sig',
+        {
+          summary: "An account's gateway notification (verified with that account's server key only)",
+          description:
+            "The notification URL of the account `{account}` (paylink sends it as `X-Override-Notification` on each create call of that account). Verified with that account's server key only; when the account has a `merchant_id`, a body naming another is refused like a bad signature (401). An unknown account → 404, a disabled one → 401; nothing is written then. Otherwise as `/webhook/midtrans`.",
+          example: {
+            transaction_status: 'settlement',
+            transaction_id: '4da06f05-2348-40c5-8ca4-51343995284b',
+            status_code: '200',
+            signature_key: '…sha512(order_id + status_code + gross_amount + server_key)…',
+            order_id: 'INV.2026.0042.1',
+            gross_amount: '150000.00',
+            merchant_id: 'G123456789',
+          },
+        },
+        {
+          200: withExample(WebhookAnswerSchema, { status: 'ok', result: 'applied' }),
+          ...problems(400, 401, 404, 413, 415, 503),
+        },
+      ),
+      Type.Object({ account: AccountIdSchema }, { additionalProperties: false }),
+    ),
+    async (req) =>
+      webhookAnswer(
+        await asGatewaySees(services, req, req.body, 'webhook', async () =>
+          ingestNotification(
+            inAccount(services, await notifiedAccount(services, req.params.account)),
+            req.body,
+            'webhook',
+          ),
         ),
       ),
   );

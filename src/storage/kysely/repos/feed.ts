@@ -7,6 +7,7 @@ export class KyselyFeedRepo implements FeedRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialect,
+    private readonly account: string,
   ) {}
 
   async identity(): Promise<{ databaseId: string; cursorKey: string }> {
@@ -54,6 +55,7 @@ export class KyselyFeedRepo implements FeedRepo {
       .selectFrom('outbox_events')
       .select(['feed_seq', 'payload'])
       .where('feed_seq', '>', position)
+      .where('account', '=', this.account)
       .orderBy('feed_seq')
       .limit(limit)
       .execute();
@@ -86,7 +88,7 @@ export class KyselyFeedRepo implements FeedRepo {
       await sql`
         insert into delivery_attempts (event_seq, attempt_no, started_at, status_code, latency_ms, error, outcome, instance)
         select seq, attempts + 1, ${at}, null, null, null, 'acknowledged', ${by}
-        from outbox_events where feed_seq <= ${upTo} and state in ('pending', 'failed', 'dead') order by seq`.execute(
+        from outbox_events where feed_seq <= ${upTo} and account = ${this.account} and state in ('pending', 'failed', 'dead') order by seq`.execute(
         trx,
       );
       const res = await trx
@@ -102,6 +104,7 @@ export class KyselyFeedRepo implements FeedRepo {
           last_error: null,
         }))
         .where('feed_seq', '<=', upTo)
+        .where('account', '=', this.account)
         .where('state', 'in', ['pending', 'failed', 'dead'])
         .executeTakeFirst();
       return Number(res.numUpdatedRows);

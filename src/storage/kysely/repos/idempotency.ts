@@ -22,12 +22,16 @@ function toRecord(r: Selectable<IdempotencyTable>): IdempotencyRecord {
  * so an owner that lost its lock cannot complete or release the new owner's record.
  */
 export class KyselyIdempotencyRepo implements IdempotencyRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly account: string,
+  ) {}
 
   async get(scope: string, key: string): Promise<IdempotencyRecord | undefined> {
     const row = await this.db
       .selectFrom('idempotency_records')
       .selectAll()
+      .where('account', '=', this.account)
       .where('scope', '=', scope)
       .where('idem_key', '=', key)
       .executeTakeFirst();
@@ -53,8 +57,8 @@ export class KyselyIdempotencyRepo implements IdempotencyRepo {
     };
     const res = await this.db
       .insertInto('idempotency_records')
-      .values({ scope, idem_key: key, ...fresh })
-      .onConflict((oc) => oc.columns(['scope', 'idem_key']).doNothing())
+      .values({ account: this.account, scope, idem_key: key, ...fresh })
+      .onConflict((oc) => oc.columns(['account', 'scope', 'idem_key']).doNothing())
       .returning('idem_key')
       .executeTakeFirst();
     if (res) return { claimed: true, token };
@@ -68,6 +72,7 @@ export class KyselyIdempotencyRepo implements IdempotencyRepo {
     const upd = await this.db
       .updateTable('idempotency_records')
       .set(fresh)
+      .where('account', '=', this.account)
       .where('scope', '=', scope)
       .where('idem_key', '=', key)
       .where('expires_at', '=', existing.expiresAt)
@@ -83,6 +88,7 @@ export class KyselyIdempotencyRepo implements IdempotencyRepo {
     const res = await this.db
       .updateTable('idempotency_records')
       .set({ state: 'completed', response_status: status, response_body: body, locked_until: null })
+      .where('account', '=', this.account)
       .where('scope', '=', scope)
       .where('idem_key', '=', key)
       .where('state', '=', 'in_flight')
@@ -94,6 +100,7 @@ export class KyselyIdempotencyRepo implements IdempotencyRepo {
   async release(scope: string, key: string, token: string): Promise<boolean> {
     const res = await this.db
       .deleteFrom('idempotency_records')
+      .where('account', '=', this.account)
       .where('scope', '=', scope)
       .where('idem_key', '=', key)
       .where('state', '=', 'in_flight')

@@ -13,17 +13,19 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
+    private readonly account: string,
   ) {}
 
   async record(
     n: NewNotification,
   ): Promise<{ inserted: true; id: number } | { inserted: false; existing: NotificationRecord }> {
-    const id = await insertNotification(this.db, this.now, n);
+    const id = await insertNotification(this.db, this.now, n, this.account);
     if (id !== undefined) return { inserted: true, id };
     const existing = await this.db
       .selectFrom('notifications')
       .selectAll()
       .where('dedupe_key', '=', n.dedupeKey)
+      .where('account', '=', this.account)
       .executeTakeFirst();
     if (!existing) throw new Error('notification dedupe conflict without a row');
     return { inserted: false, existing: toNotification(existing) };
@@ -52,6 +54,7 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
       .selectFrom('notifications')
       .selectAll()
       .where('dedupe_key', '=', dedupeKey)
+      .where('account', '=', this.account)
       .executeTakeFirst();
     return row ? toNotification(row) : undefined;
   }
@@ -89,6 +92,7 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
       .selectFrom('notifications')
       .selectAll()
       .where('gateway_order_id', '=', gatewayOrderId)
+      .where('account', '=', this.account)
       .orderBy('id', 'asc')
       .limit(limit)
       .execute();

@@ -37,10 +37,11 @@ export class KyselyOutboxRepo implements OutboxRepo {
     private readonly now: () => Date,
     private readonly dialect: SqlDialect,
     private readonly completeAttempt: CompleteAttempt,
+    private readonly account: string,
   ) {}
 
   enqueue(e: NewOutboxEvent, now?: Date): Promise<OutboxEvent> {
-    return insertOutboxEvent(this.db, e, now ?? this.now());
+    return insertOutboxEvent(this.db, e, now ?? this.now(), this.account);
   }
 
   async claimDue(owner: string, now: Date, leaseMs: number, limit: number): Promise<OutboxEvent[]> {
@@ -74,9 +75,15 @@ export class KyselyOutboxRepo implements OutboxRepo {
     return row ? toEvent(row) : undefined;
   }
 
-  async list(filter: { state?: OutboxState; limit?: number; cursor?: string }): Promise<Page<OutboxEvent>> {
+  async list(filter: {
+    account?: string;
+    state?: OutboxState;
+    limit?: number;
+    cursor?: string;
+  }): Promise<Page<OutboxEvent>> {
     const limit = Math.min(Math.max(filter.limit ?? 50, 1), 500);
     let q = this.db.selectFrom('outbox_events').selectAll();
+    if (filter.account) q = q.where('account', '=', filter.account);
     if (filter.state) q = q.where('state', '=', filter.state);
     const cursor = filter.cursor ? decodeCursor(filter.cursor) : undefined;
     if (cursor) q = q.where('seq', '<', Number(cursor.id));

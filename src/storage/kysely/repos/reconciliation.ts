@@ -22,6 +22,7 @@ const FEE_CHUNK = 5000;
 function toImport(r: Selectable<ReconciliationImportsTable>): ReconciliationImport {
   return {
     id: r.id,
+    account: r.account,
     fileSha256: r.file_sha256,
     state: r.state === 'done' ? 'done' : 'running',
     rows: Number(r.rows),
@@ -65,6 +66,7 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
     private readonly kind: 'sqlite' | 'postgres',
+    private readonly account: string,
   ) {}
 
   async begin(i: { id: string; createdBy: string; now: Date }): Promise<void> {
@@ -72,6 +74,7 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
       .insertInto('reconciliation_imports')
       .values({
         id: i.id,
+        account: this.account,
         file_sha256: '',
         state: 'running',
         rows: 0,
@@ -127,6 +130,7 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
       .selectFrom('transactions as t')
       .selectAll('t')
       .where('t.status', 'in', MONEY_MOVED)
+      .where('t.account', '=', this.account)
       .where(sql<string>`coalesce(t.settlement_time, t.transaction_time)`, '>=', from)
       .where(sql<string>`coalesce(t.settlement_time, t.transaction_time)`, '<=', to)
       .where('t.id', '>', afterId)
@@ -232,6 +236,7 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
       .selectFrom('reconciliation_imports')
       .selectAll()
       .where('file_sha256', '=', fileSha256)
+      .where('account', '=', this.account)
       .where('state', '=', 'done')
       .executeTakeFirst();
     return row ? toImport(row) : undefined;

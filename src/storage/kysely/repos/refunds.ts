@@ -30,12 +30,14 @@ export class KyselyRefundsRepo implements RefundsRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
+    private readonly account: string,
   ) {}
 
   async insert(r: NewRefund): Promise<RefundRecord> {
     const at = this.now().toISOString();
     const row: Selectable<RefundsTable> = {
       id: r.id,
+      account: this.account,
       transaction_ref: r.transactionRef,
       refund_key: r.refundKey,
       amount: r.amount,

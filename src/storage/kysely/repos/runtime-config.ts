@@ -2,17 +2,26 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import type { ConfigRepo, RuntimeConfigRow } from '../../contract.js';
 import { isUniqueViolation } from '../errors.js';
+import { DEFAULT_ACCOUNT } from '../../../model/account.js';
 
-const ROW_ID = 'current';
+/** The default account's row keeps the id it had before accounts; another account's is named after it (ids hold no `:`). */
+function rowId(account: string): string {
+  return account === DEFAULT_ACCOUNT ? 'current' : `account:${account}`;
+}
 
 export class KyselyConfigRepo implements ConfigRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
+    private readonly account: string,
   ) {}
 
   async get(): Promise<RuntimeConfigRow | undefined> {
-    const row = await this.db.selectFrom('runtime_config').selectAll().where('id', '=', ROW_ID).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('runtime_config')
+      .selectAll()
+      .where('id', '=', rowId(this.account))
+      .executeTakeFirst();
     if (!row) return undefined;
     const parsed: unknown = JSON.parse(row.document);
     const document =
@@ -34,7 +43,14 @@ export class KyselyConfigRepo implements ConfigRepo {
       try {
         await this.db
           .insertInto('runtime_config')
-          .values({ id: ROW_ID, document: text, version, updated_at: at, updated_by: updatedBy })
+          .values({
+            id: rowId(this.account),
+            account: this.account,
+            document: text,
+            version,
+            updated_at: at,
+            updated_by: updatedBy,
+          })
           .execute();
       } catch (err) {
         if (isUniqueViolation(err)) return undefined;
@@ -44,7 +60,7 @@ export class KyselyConfigRepo implements ConfigRepo {
       const res = await this.db
         .updateTable('runtime_config')
         .set({ document: text, version, updated_at: at, updated_by: updatedBy })
-        .where('id', '=', ROW_ID)
+        .where('id', '=', rowId(this.account))
         .where('version', '=', expectedVersion)
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) return undefined;

@@ -18,12 +18,14 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
     private readonly dialect: SqlDialect,
+    private readonly account: string,
   ) {}
 
   async insert(t: NewTransaction): Promise<TransactionRecord> {
     const at = this.now().toISOString();
     const row: Selectable<TransactionsTable> = {
       id: t.id,
+      account: this.account,
       order_id: t.orderId,
       gateway_order_id: t.gatewayOrderId,
       mercant_id: t.mercantId,
@@ -70,7 +72,9 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     value: string,
     lock = false,
   ): Promise<TransactionRecord | undefined> {
-    return selectTransactionBy(this.db, col, value, lock ? this.dialect.rowLock : sql``);
+    // Our own ids are unique across accounts; the order ids only within one.
+    const account = col === 'id' ? undefined : this.account;
+    return selectTransactionBy(this.db, col, value, lock ? this.dialect.rowLock : sql``, account);
   }
 
   findById(id: string) {
@@ -90,17 +94,24 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       .selectFrom('transactions')
       .selectAll()
       .where('gateway_transaction_id', '=', transactionId)
+      .where('account', '=', this.account)
       .orderBy('created_at', 'desc')
       .limit(1)
       .executeTakeFirst();
     return row ? toTransaction(row) : undefined;
   }
 
-  async listMoneyMovedBetween(from: string, to: string, afterId: string, limit: number): Promise<TransactionRecord[]> {
+  async listMoneyMovedBetween(
+    from: string,
+    to: string,
+    afterId: string,
+    limit: number,
+    account?: string,
+  ): Promise<TransactionRecord[]> {
     const paidAt = sql<string>`coalesce(settlement_time, transaction_time)`;
-    const rows = await this.db
-      .selectFrom('transactions')
-      .selectAll()
+    let q = this.db.selectFrom('transactions').selectAll();
+    if (account !== undefined) q = q.where('account', '=', account);
+    const rows = await q
       .where('status', 'in', ['paid', 'partially_refunded', 'refunded', 'chargeback'])
       .where(paidAt, '>=', from)
       .where(paidAt, '<=', to)
@@ -118,6 +129,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       .selectFrom('transactions')
       .selectAll()
       .where('gateway_order_id', 'in', [...gatewayOrderIds])
+      .where('account', '=', this.account)
       .execute();
     return rows.map(toTransaction);
   }
@@ -127,6 +139,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       .selectFrom('transactions')
       .selectAll()
       .where('mercant_id', '=', mercantId)
+      .where('account', '=', this.account)
       .orderBy('attempt', 'desc')
       .orderBy('created_at', 'desc')
       .limit(1)
@@ -141,6 +154,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
   async list(filter: TransactionFilter): Promise<Page<TransactionRecord>> {
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
     let q = this.db.selectFrom('transactions').selectAll();
+    if (filter.account) q = q.where('account', '=', filter.account);
     if (filter.status) q = q.where('status', '=', filter.status);
     if (filter.mercantId) q = q.where('mercant_id', '=', filter.mercantId);
     if (filter.since) q = q.where('created_at', '>=', filter.since);

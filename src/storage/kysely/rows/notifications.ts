@@ -17,6 +17,7 @@ type NotificationRow = Selectable<NotificationsTable>;
 export function toNotification(r: NotificationRow): NotificationRecord {
   return {
     id: Number(r.id),
+    account: r.account,
     dedupeKey: r.dedupe_key,
     gatewayOrderId: r.gateway_order_id,
     transactionRef: r.transaction_ref,
@@ -36,11 +37,13 @@ export async function insertNotification(
   db: Kysely<Database>,
   now: () => Date,
   n: NewNotification,
+  account: string,
 ): Promise<number | undefined> {
   // ON CONFLICT DO NOTHING: a unique violation would abort a PostgreSQL transaction.
   const row = await db
     .insertInto('notifications')
     .values({
+      account,
       dedupe_key: n.dedupeKey,
       gateway_order_id: n.gatewayOrderId,
       transaction_ref: n.transactionRef,
@@ -53,7 +56,7 @@ export async function insertNotification(
       reason: n.reason === undefined || n.reason === null ? null : n.reason.slice(0, 500),
       received_at: now().toISOString(),
     })
-    .onConflict((oc) => oc.column('dedupe_key').doNothing())
+    .onConflict((oc) => oc.columns(['account', 'dedupe_key']).doNothing())
     .returning('id')
     .executeTakeFirst();
   return row ? Number(row.id) : undefined;

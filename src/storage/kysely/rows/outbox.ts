@@ -18,6 +18,7 @@ export type OutboxRow = Selectable<OutboxEventsTable>;
 export function toEvent(r: OutboxRow): OutboxEvent {
   return {
     seq: Number(r.seq),
+    account: r.account,
     eventId: r.event_id,
     eventType: r.event_type,
     orderKey: r.order_key,
@@ -37,6 +38,7 @@ export function toEvent(r: OutboxRow): OutboxEvent {
     updatedAt: r.updated_at,
     deliveredAt: r.delivered_at,
     retryFrom: r.retry_from ?? r.created_at,
+    traceContext: r.trace_context ?? null,
   };
 }
 
@@ -55,11 +57,17 @@ export function toAttempt(r: Selectable<DeliveryAttemptsTable>): DeliveryAttempt
 }
 
 /** Writes a new event, due at `now` (its retry window starting then). */
-export async function insertOutboxEvent(db: Kysely<Database>, e: NewOutboxEvent, now: Date): Promise<OutboxEvent> {
+export async function insertOutboxEvent(
+  db: Kysely<Database>,
+  e: NewOutboxEvent,
+  now: Date,
+  account: string,
+): Promise<OutboxEvent> {
   const at = now.toISOString();
   const row = await db
     .insertInto('outbox_events')
     .values({
+      account,
       event_id: e.eventId,
       event_type: e.eventType,
       order_key: e.orderKey,
@@ -79,6 +87,7 @@ export async function insertOutboxEvent(db: Kysely<Database>, e: NewOutboxEvent,
       updated_at: at,
       delivered_at: null,
       retry_from: at,
+      trace_context: e.traceContext ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -18,6 +18,7 @@ export type TransactionRow = Selectable<TransactionsTable>;
 export function toTransaction(r: TransactionRow): TransactionRecord {
   return {
     id: r.id,
+    account: r.account,
     orderId: r.order_id,
     gatewayOrderId: r.gateway_order_id,
     mercantId: r.mercant_id,
@@ -92,18 +93,22 @@ export function toColumns(patch: TransactionPatch): Partial<TransactionsTable> {
 export type TransactionUpdateOptions = Parameters<TransactionsRepo['update']>[2] & object;
 
 /**
- * By a unique column, with `lock` (the dialect's row lock) after it for a lookup that locks. No
- * ordering: on SQLite an `order by … limit` here costs 2.5× the lookup (docs/performance.md).
+ * By a unique column (the order ids within `account`; the id across accounts), with `lock` (the
+ * dialect's row lock) after it for a lookup that locks. No ordering: on SQLite an `order by … limit`
+ * here costs 2.5× the lookup (docs/performance.md).
  */
 export async function selectTransactionBy(
   db: Kysely<Database>,
   col: 'id' | 'order_id' | 'gateway_order_id',
   value: string,
   lock: RawBuilder<unknown> = sql``,
+  account?: string,
 ): Promise<TransactionRecord | undefined> {
-  const row = await sql<TransactionRow>`select * from transactions where ${sql.ref(col)} = ${value} ${lock}`.execute(
-    db,
-  );
+  const inAccount = account === undefined ? sql`` : sql`and account = ${account}`;
+  const row =
+    await sql<TransactionRow>`select * from transactions where ${sql.ref(col)} = ${value} ${inAccount} ${lock}`.execute(
+      db,
+    );
   const first = row.rows[0];
   return first ? toTransaction(first) : undefined;
 }
