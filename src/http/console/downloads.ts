@@ -46,8 +46,10 @@ export function thisMonth(now: Date, timeZone: string): { from: string; to: stri
   return { from: `${today.slice(0, 8)}01`, to: today };
 }
 
+/** A column without a word of its own keeps its API name. */
 function headers(t: Translate<DownloadKey>, columns: readonly string[], sep: CsvSeparator): string[] {
-  return sep === ',' ? [...columns] : columns.map((c) => t(`h_${c}` as DownloadKey));
+  const has = (k: string): k is DownloadKey => Object.hasOwn(DOWNLOAD_MESSAGES.en, k);
+  return sep === ',' ? [...columns] : columns.map((c) => (has(`h_${c}`) ? t(`h_${c}` as DownloadKey) : c));
 }
 
 /** The download form under the transaction list: the page's filters go with it, the days default to this month. */

@@ -16,6 +16,7 @@ export const DOWNLOAD_MESSAGES = defineMessages(
     transactions: 'Download transactions',
     daily: 'Download daily report',
     // Column headers of the spreadsheet variant
+    h_account: 'Account',
     h_date: 'Date',
     h_payment_type: 'Payment type',
     h_paid_count: 'Payments',
@@ -53,6 +54,7 @@ export const DOWNLOAD_MESSAGES = defineMessages(
     sheet: 'Spreadsheet (titik koma; judul kolom dalam bahasa Indonesia)',
     transactions: 'Unduh transaksi',
     daily: 'Unduh laporan harian',
+    h_account: 'Akun',
     h_date: 'Tanggal',
     h_payment_type: 'Jenis pembayaran',
     h_paid_count: 'Jumlah pembayaran',
