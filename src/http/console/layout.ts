@@ -128,7 +128,7 @@ ol.timeline .t{font-size:13px;color:var(--muted);display:block}pre.log{white-spa
 ul.by-order{list-style:none;padding:0;margin:0 0 12px;display:grid;gap:6px}ul.by-order li{display:flex;flex-wrap:wrap;align-items:center;gap:6px 10px}form.inline-form{display:inline;margin:0}
 .card.money h3{font-size:14px;font-weight:600;color:var(--muted);margin:0 0 2px}.card.money p{margin:0 0 6px}.card.money strong[data-money]{font-size:28px;line-height:1.2;font-variant-numeric:tabular-nums}.card.money dl.kv{font-size:14px}
 .nowrap{white-space:nowrap}details.raw{margin-top:2px;font-size:13px}details.raw summary{cursor:pointer;color:var(--accent)}details.raw pre.log{max-height:40vh}.log-msg{font-weight:500}
-.downloads{margin-top:16px}.downloads h2{margin-top:0}.sim-banner{margin:0;background:#fff4d6;color:#5c3d00;border-bottom:1px solid #e8c66a;padding:6px 16px;font-weight:600;text-align:center}
+.downloads{margin-top:16px}.downloads label{max-width:100%;min-width:0}.downloads select{width:100%}.downloads h2{margin-top:0}.sim-banner{margin:0;background:#fff4d6;color:#5c3d00;border-bottom:1px solid #e8c66a;padding:6px 16px;font-weight:600;text-align:center}
 .chart-narrow{display:none}th.num{white-space:normal}table.counts .badge{white-space:normal}
 @media (max-width:600px){main{padding:10px}th,td{padding:5px}.hide-narrow{display:none}.chart-wide{display:none}.chart-narrow{display:block}}
 `;
