@@ -35,6 +35,7 @@ import { consoleOperatorRoutes } from './http/console/operators-page.js';
 import { accountRoutes } from './http/api/accounts/routes.js';
 import { consoleScope } from './http/console/scope.js';
 import { consolePages } from './http/console/pages.js';
+import { consoleDownloadRoutes } from './http/console/downloads.js';
 import { consoleActionRoutes } from './http/console/actions.js';
 import { consoleConfigRoutes } from './http/console/config-routes.js';
 import { consoleReconciliationRoutes } from './http/console/reconciliation-page.js';
@@ -163,6 +164,7 @@ function routeTable(services: Services): Mount[] {
     mount(accountRoutes, services),
     consoleScope(services, [
       mount(consolePages, services),
+      mount(consoleDownloadRoutes, services),
       mount(consoleActionRoutes, services),
       mount(consoleConfigRoutes, services),
       mount(consoleReconciliationRoutes, services),
