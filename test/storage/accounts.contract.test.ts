@@ -179,9 +179,8 @@ async function openOlder(
       }),
     });
   }
-  const before = Object.fromEntries(
-    Object.entries(migrations(config.kind)).filter(([name]) => name !== '027_accounts'),
-  );
+  // The version before accounts: every migration before 027, none written since.
+  const before = Object.fromEntries(Object.entries(migrations(config.kind)).filter(([name]) => name < '027'));
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => before },
