@@ -84,12 +84,75 @@ async function waitReady(child: ChildProcess, url: string, stderr: () => string)
 /** Extra node options for the service (`--cpu-prof …`), from BENCH_SERVICE_NODE_ARGS. */
 const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0);
 
-/** The built service (`node dist/src/server.js`), as an operator would start it. */
+/**
+ * BENCH_TRACING=<ratio> (0.1, 1): the service traces that share of its work to an OTLP/HTTP sink on
+ * loopback (spans counted, not kept); unset or `off`: no tracing.
+ */
+export const benchTracing = (process.env.BENCH_TRACING ?? 'off').trim();
+
+export interface OtlpSink {
+  url: string;
+  /** Export requests and bytes received so far. */
+  received(): { requests: number; bytes: number };
+  close(): Promise<void>;
+}
+
+/** An OTLP/HTTP receiver that answers 200 to every export and counts what it got. */
+export async function startOtlpSink(): Promise<OtlpSink> {
+  let requests = 0;
+  let bytes = 0;
+  const server = http.createServer((req, res) => {
+    req.on('data', (c: Buffer) => (bytes += c.length));
+    req.on('end', () => {
+      requests++;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received: () => ({ requests, bytes }),
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+let sink: Promise<OtlpSink> | undefined;
+
+/** The environment that turns tracing on for the service, per BENCH_TRACING. */
+async function tracingEnv(): Promise<Record<string, string>> {
+  if (benchTracing === 'off' || benchTracing === '') return {};
+  const ratio = Number(benchTracing);
+  if (!(ratio > 0 && ratio <= 1))
+    throw new Error(`BENCH_TRACING must be off or a ratio in (0, 1] (got ${benchTracing})`);
+  sink ??= startOtlpSink();
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: (await sink).url,
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: String(ratio),
+  };
+}
+
+/** What the bench's OTLP sink received (undefined without tracing); closes it. */
+export async function closeOtlpSink(): Promise<{ requests: number; bytes: number } | undefined> {
+  if (!sink) return undefined;
+  const s = await sink;
+  sink = undefined;
+  const got = s.received();
+  await s.close();
+  return got;
+}
+
+/**
+ * The built service as an operator would start it: `node dist/src/server.js`, or with tracing
+ * `node dist/src/cli.js serve` (`paylink serve`), which starts tracing before the server loads.
+ */
 export async function startService(env: Record<string, string>, port: number): Promise<Running> {
   const started = epochMs();
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist/src/server.js')], {
+  const tracing = await tracingEnv();
+  const entry = Object.keys(tracing).length > 0 ? ['dist/src/cli.js', 'serve'] : ['dist/src/server.js'];
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, entry[0] ?? ''), ...entry.slice(1)], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
+    env: { PATH: process.env.PATH ?? '', ...env, ...tracing, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';

@@ -96,10 +96,10 @@ function table(
 
 export function printReport(
   r: Record<string, Figures>,
-  meta: { cpus: number; node: string; loadavg_before: number; loadavg_after: number },
+  meta: { cpus: number; node: string; loadavg_before: number; loadavg_after: number; tracing?: string },
 ): void {
   console.log(
-    `\npaylink bench — ${meta.cpus} CPUs, node ${meta.node}, load average ${meta.loadavg_before.toFixed(1)} before / ${meta.loadavg_after.toFixed(1)} after (other work on the machine skews absolute figures; ratios are within this run)\n`,
+    `\npaylink bench — ${meta.cpus} CPUs, node ${meta.node}, tracing ${meta.tracing ?? 'off'}, load average ${meta.loadavg_before.toFixed(1)} before / ${meta.loadavg_after.toFixed(1)} after (other work on the machine skews absolute figures; ratios are within this run)\n`,
   );
   const fb = r.floor_bare;
   const fs = r.floor_sqlite;

@@ -8,6 +8,7 @@
  *   npm run bench -- --quick                          # fewer requests (a quick look)
  *   npm run bench -- --fairness                       # only the accounts-fairness row (seconds, no build)
  *   BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- --quick   # profile the service
+ *   BENCH_TRACING=0.1 npm run bench -- --quick         # the service tracing 10 % (1 = all) to a loopback OTLP sink
  *
  * The service runs as built (`node dist/src/server.js`, `npm run build` first), the floors and the
  * load generator (autocannon) each in a process of their own. Writes bench/results/latest.json.
@@ -17,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { ROOT, runLoad, startFloor } from './procs.js';
+import { ROOT, benchTracing, closeOtlpSink, runLoad, startFloor } from './procs.js';
 import { benchGrowth, benchService, SERVER_KEY, type Figures, type Options } from './scenarios.js';
 import { midtransSignature } from '../src/gateway/midtrans/signature.js';
 import { printReport } from './report.js';
@@ -127,8 +128,11 @@ async function main(): Promise<void> {
     save(results);
     if (pgUrl) results.postgres_growth = await benchGrowth('postgres', opts, history, pgUrl);
   }
+  const otlp = await closeOtlpSink();
   const meta = {
     at: new Date().toISOString(),
+    tracing: benchTracing,
+    ...(otlp ? { otlp_exports: otlp.requests, otlp_bytes: otlp.bytes } : {}),
     node: process.version,
     cpus: os.cpus().length,
     loadavg_before: load,

@@ -35,6 +35,7 @@ import { consoleOperatorRoutes } from './http/console/operators-page.js';
 import { accountRoutes } from './http/api/accounts/routes.js';
 import { consoleScope } from './http/console/scope.js';
 import { consolePages } from './http/console/pages.js';
+import { consoleDownloadRoutes } from './http/console/downloads.js';
 import { consoleActionRoutes } from './http/console/actions.js';
 import { consoleConfigRoutes } from './http/console/config-routes.js';
 import { consoleReconciliationRoutes } from './http/console/reconciliation-page.js';
@@ -47,6 +48,7 @@ import { createMethodTable } from './http/plugins/allowed-methods.js';
 import { bindLogContext } from './platform/logging/logger.js';
 import { deriveMercantId } from './domain/orders/ids.js';
 import { runInLogContext } from './platform/logging/context.js';
+import { tracingFastifyPlugin } from './platform/tracing.js';
 
 export interface AppOptions {
   /** Largest request body, bytes. Default 256 KiB. */
@@ -162,6 +164,7 @@ function routeTable(services: Services): Mount[] {
     mount(accountRoutes, services),
     consoleScope(services, [
       mount(consolePages, services),
+      mount(consoleDownloadRoutes, services),
       mount(consoleActionRoutes, services),
       mount(consoleConfigRoutes, services),
       mount(consoleReconciliationRoutes, services),
@@ -173,6 +176,9 @@ function routeTable(services: Services): Mount[] {
 /** Builds the HTTP app over already-created services. Listening is the caller's business. */
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<App> {
   const app = Fastify(serverOptions(services, opts)).withTypeProvider<TypeBoxTypeProvider>();
+  // Tracing (when on) wraps every route, so it is registered before any.
+  const tracing = tracingFastifyPlugin();
+  if (tracing) await app.register(tracing);
 
   const methods = createMethodTable();
   // Every body is JSON; routes that take raw bytes add their own parser in their scope.

@@ -131,6 +131,17 @@ export async function main(
   loadEnvFile(o.envFile ?? path.resolve('.env'), env);
   switch (command) {
     case 'serve': {
+      // Before the server's modules: the instrumentations must see Fastify, pg and pino imported.
+      const { startTracing, TracingConfigError } = await import('./platform/tracing.js');
+      try {
+        await startTracing(env);
+      } catch (err) {
+        if (err instanceof TracingConfigError) {
+          io.err(`paylink: ${err.message}\n`);
+          return EXIT.problem;
+        }
+        throw err;
+      }
       const { serve } = await import('./server.js');
       await serve(env);
       return 'serving';

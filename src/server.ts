@@ -4,6 +4,7 @@ import { createLogger, registerLogSecrets, closeLogger } from './platform/loggin
 import { openStore, MigrationError, lockSqliteFile, type SqliteLock } from './storage/kysely/store.js';
 import { createServices, type Services } from './services.js';
 import { buildApp } from './app.js';
+import { stopTracing } from './platform/tracing.js';
 import { resolveOperatorCredentials } from './config/operator-credentials.js';
 import { ConfigKeyError, resolveEncryptionKeys } from './platform/secret-box.js';
 import { startSimulator, type RunningSimulator } from '../simulator/index.js';
@@ -175,6 +176,7 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
         await simulator?.close();
         fileLock?.release();
         logger.info('shutdown finished: requests answered, workers stopped, database closed');
+        await stopTracing();
         await closeLogger(logger);
       })();
       return stopping;

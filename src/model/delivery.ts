@@ -37,13 +37,16 @@ export interface OutboxEvent {
   updatedAt: string;
   deliveredAt: string | null;
   retryFrom: string;
+  /** W3C `traceparent` of the work that wrote the event (null when tracing was off). */
+  traceContext: string | null;
 }
 
 /** What a caller writes; the rest of an OutboxEvent is the outbox's own bookkeeping. */
 export type NewOutboxEvent = Pick<
   OutboxEvent,
   'eventId' | 'eventType' | 'orderKey' | 'orderId' | 'mercantId' | 'statusVersion' | 'payload'
-> & { /** Default `erp`. */ lane?: OutboxLane };
+> &
+  Partial<Pick<OutboxEvent, 'traceContext'>> & { /** Default `erp`. */ lane?: OutboxLane };
 
 export interface DeliveryAttempt {
   id: number;

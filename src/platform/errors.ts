@@ -88,6 +88,11 @@ export const ERRORS = {
     title: 'Payment not paid',
     doc: 'A refund was asked for a payment that is not paid (pending, challenge, failed, cancelled or expired); `payment_status` names its state.',
   },
+  PAYMENT_NOT_SETTLED: {
+    status: 409,
+    title: 'Payment not settled yet',
+    doc: 'A refund was asked for a card payment that is captured but not settled yet: the gateway refunds only settled payments (it answers 412). Cancel it to void it before settlement, or refund once it settled. `payment_status` names its state.',
+  },
   PAYMENT_SETTLED: {
     status: 409,
     title: 'Payment already settled',

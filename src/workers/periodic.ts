@@ -5,6 +5,7 @@
  * running tick has finished. A tick that fails is logged and the next one is scheduled all the
  * same. Timers are unref'd: a worker never keeps the process alive on its own.
  */
+import { AsyncResource } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../platform/clock.js';
 import type { BackgroundWorker } from '../types.js';
@@ -33,6 +34,8 @@ export class Periodic implements BackgroundWorker {
   private ticking: Promise<number> | undefined;
   /** Set by a wake-up that arrives while a tick runs: the next tick follows at once. */
   private again = false;
+  /** The async context of `start`, which every tick runs in. */
+  private scope: AsyncResource | undefined;
 
   constructor(private readonly spec: PeriodicSpec) {
     this.name = spec.name;
@@ -46,6 +49,7 @@ export class Periodic implements BackgroundWorker {
   start(): void {
     if (this.active) return;
     this.active = true;
+    this.scope = new AsyncResource('paylink.periodic');
     this.schedule(this.spec.firstDelayMs);
   }
 
@@ -66,7 +70,11 @@ export class Periodic implements BackgroundWorker {
   private schedule(ms: number): void {
     if (!this.active) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.run(), ms);
+    // Ticks run in the context the worker was started in, never in that of the request that woke
+    // it: a request's log fields and trace must not stick to this and every later round.
+    this.scope ??= new AsyncResource('paylink.periodic');
+    const scope = this.scope;
+    this.timer = setTimeout(() => scope.runInAsyncScope(() => void this.run()), ms);
     this.timer.unref();
   }
 

@@ -11,6 +11,7 @@ import type { BackgroundWorker, Deps } from '../types.js';
 import { systemClock, type Clock } from '../platform/clock.js';
 import { recheckUnverified } from '../domain/reports/ingest.js';
 import { refreshFromGateway, type RefreshDeps } from '../domain/reports/refresh.js';
+import { withSpan } from '../platform/tracing.js';
 import { inAccount } from '../domain/accounts/scope.js';
 import { GatewayError } from '../gateway/port.js';
 import { Periodic } from './periodic.js';
@@ -137,7 +138,18 @@ class Sweeper implements Reconciler {
     for (const tx of due) {
       if (this.stopped) break;
       try {
-        const r = await this.paced(() => refreshFromGateway(inAccount(services, tx.account), tx, 'reconcile'));
+        // One trace per payment checked: its status call, its writes and its ERP event's deliveries.
+        const r = await this.paced(() =>
+          withSpan(
+            'reconcile status check',
+            {
+              'paylink.account': tx.account,
+              'paylink.order_id': tx.orderId,
+              'paylink.gateway_order_id': tx.gatewayOrderId,
+            },
+            () => refreshFromGateway(inAccount(services, tx.account), tx, 'reconcile'),
+          ),
+        );
         report.outcomes[r.outcome] = (report.outcomes[r.outcome] ?? 0) + 1;
         await this.gatewayAnswered(tx.account);
         await this.watchStuck(tx, now);
@@ -210,8 +222,13 @@ class Sweeper implements Reconciler {
     for (const n of await services.store.notifications.listUnverifiedForRecheck(RECHECKS_PER_SWEEP)) {
       if (this.stopped) break;
       try {
-        if (await this.paced(() => recheckUnverified(inAccount(services, n.account), n)))
-          report.outcomes.rechecked = (report.outcomes.rechecked ?? 0) + 1;
+        const recheck = () =>
+          withSpan(
+            'reconcile notification recheck',
+            { 'paylink.account': n.account, 'paylink.gateway_order_id': n.gatewayOrderId },
+            () => recheckUnverified(inAccount(services, n.account), n),
+          );
+        if (await this.paced(recheck)) report.outcomes.rechecked = (report.outcomes.rechecked ?? 0) + 1;
       } catch {
         report.errors++;
       }

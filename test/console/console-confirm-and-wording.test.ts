@@ -149,7 +149,7 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
     });
     expect(res.body).toContain('<html lang="id">');
     expect(res.body).toContain('Konfirmasi pembatalan');
-    expect(res.body).toContain('Kembali, tanpa tindakan');
+    expect(res.body).toContain('>Batal</a>');
   });
 
   it('the first report of a new charge (its pending status, already known) reads "no change", not "duplicate"', async () => {
@@ -181,7 +181,7 @@ describe.each(DATABASE_KINDS)('console confirmation and wording (%s)', (kind) =>
       )?.[0] ?? '';
     expect(row.match(/HTTP 503/g)).toHaveLength(1);
     const idPage = await get(`${txPage('WD-2')}?lang=id`);
-    expect(idPage.body).toContain('Kirim ulang 1 peristiwa ERP yang belum terkirim</h3>');
+    expect(idPage.body).toContain('Kirim ulang 1 notifikasi ERP yang belum terkirim</h3>');
   });
 
   it('a pending QRIS payment shows its QR code as inline SVG; a bank transfer has none', async () => {

@@ -117,7 +117,7 @@ describe.each(DATABASE_KINDS)('console languages (%s)', (kind) => {
     expect(missing.statusCode).toBe(404);
     expect(missing.body).toContain('<html lang="id">');
     expect(missing.body).toContain('<p>Tidak ditemukan. (NOT_FOUND)</p>');
-    expect(missing.body).toContain('<li>No payment &quot;NOPE&quot;.</li>');
+    expect(missing.body).toContain('<li>Tidak ada pembayaran &quot;NOPE&quot;.</li>');
     const forged = await t.app.inject({
       method: 'POST',
       url: '/console/transactions/SO-LANG%3A1/check',

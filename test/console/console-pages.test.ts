@@ -26,6 +26,27 @@ describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
   afterEach(async () => t.close());
   const get = (url: string) => t.app.inject({ url, headers: { authorization: basicAuth() } });
 
+  it('in simulator mode every page says no money moves; Deliveries names where events go, without its secrets', async () => {
+    for (const url of ['/console', '/console/transactions', '/console/deliveries?lang=id'])
+      expect((await get(url)).body, url).toMatch(/<p class="sim-banner" role="note" data-simulator>Simulator: /);
+    expect((await get('/console')).body).toContain('Simulator: no money moves.');
+    expect((await get('/console/deliveries')).body).toContain('No ERP notification URL is set');
+    await t.services.runtimeConfig.save(
+      { erp: { notify_url: 'https://erp-user:erp-pass@erp.example.com/hooks/paylink?token=s3cret' } },
+      0,
+      'test',
+    );
+    const page = await get('/console/deliveries?lang=id');
+    expect(page.body).toContain('Notifikasi dikirim ke <code>https://erp.example.com/hooks/paylink</code>');
+    expect(page.body).not.toMatch(/s3cret|erp-pass/);
+    await t.services.runtimeConfig.save(
+      { gateway: { mode: 'sandbox', server_key: 'SB-Mid-server-abcdef123456' } },
+      1,
+      'test',
+    );
+    expect((await get('/console')).body).not.toContain('data-simulator');
+  });
+
   it('a paid bank transfer has no refund form and says why; a paid QRIS payment has it', async () => {
     const va = await seedTransaction(t.services.store, {
       orderId: 'RF-VA',
@@ -46,9 +67,9 @@ describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
     const vaPage = await get('/console/transactions/RF-VA');
     expect(vaPage.body).not.toContain('action="/console/transactions/RF-VA/refund"');
     expect(vaPage.body).toContain('data-no-refund="method"');
-    expect(vaPage.body).toContain('bank_transfer payments cannot be refunded through the gateway');
+    expect(vaPage.body).toContain('Bank transfer (virtual account) payments cannot be refunded through the gateway');
     expect((await get('/console/transactions/RF-VA?lang=id')).body).toContain(
-      'Pembayaran bank_transfer tidak dapat dikembalikan melalui gateway',
+      'Pembayaran transfer bank (virtual account) tidak dapat dikembalikan melalui gateway',
     );
     const qrPage = await get('/console/transactions/RF-QR');
     expect(qrPage.body).toContain('action="/console/transactions/RF-QR/refund"');
@@ -68,6 +89,47 @@ describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
     expect(['credit_card', 'gopay', 'shopeepay', 'qris'].every(refundableMethod)).toBe(true);
     expect(['bank_transfer', 'echannel', 'cstore', null].some(refundableMethod)).toBe(false);
     expect(availableActions(va).refund).toEqual({ ok: false, why: 'method' });
+  });
+
+  it("the logs page is a table of time, level, message and order, raw JSON on demand, the console's own page loads hidden", async () => {
+    const file = path.join(t.logDir, 'paylink.2026-11-22.1.log');
+    const at = (n: number) => `2026-11-22T08:00:0${n}.000Z`;
+    const access = (n: number, url: string) =>
+      JSON.stringify({
+        level: 30,
+        time: at(n),
+        msg: 'request completed',
+        request_id: `req-${n}`,
+        req: { method: 'GET', url },
+        res: { statusCode: 200 },
+        responseTime: 3.2,
+      });
+    fs.writeFileSync(
+      file,
+      [
+        access(1, '/console/transactions?lang=id'),
+        access(2, '/api/payment-links/SO-9'),
+        JSON.stringify({ level: 40, time: at(3), msg: 'erp delivery failed', order_id: 'LG-1', request_id: 'req-3' }),
+        access(4, '/console/assets/console.css'),
+      ].join('\n') + '\n',
+    );
+    const page = await get('/console/logs?q=2026-11-22');
+    const table = page.body.slice(page.body.indexOf('<tbody>'), page.body.indexOf('</tbody>'));
+    expect(page.body).toMatch(
+      /<th scope="col">Time<\/th><th scope="col">Level<\/th><th scope="col">Message<\/th><th scope="col">Order id<\/th>/,
+    );
+    expect(table.match(/<tr /g)).toHaveLength(2);
+    expect(table).toContain('<code>GET /api/payment-links/SO-9</code> → 200');
+    expect(table).toContain('<span class="log-msg">erp delivery failed</span>');
+    expect(table).toContain(`<a class="mono" href="/console/transactions/LG-1">LG-1</a>`);
+    expect(table).not.toContain('/console/transactions?lang=id');
+    expect(table).toMatch(/<details class="raw"><summary>Raw JSON<\/summary>/);
+    expect(table).toContain('&quot;request_id&quot;: &quot;req-3&quot;');
+    const all = await get('/console/logs?q=2026-11-22&console=1');
+    const allRows = all.body.slice(all.body.indexOf('<tbody>'), all.body.indexOf('</tbody>'));
+    // The first search's own page load (its address holds the text searched) is listed now too.
+    expect(allRows).toContain('<code>GET /console/assets/console.css</code>');
+    expect(allRows).toContain('<code>GET /console/transactions?lang=id</code>');
   });
 
   it('log levels get badges of their own, not payment-status badges', async () => {
@@ -152,7 +214,7 @@ describe.each(DATABASE_KINDS)('console pages (%s)', (kind) => {
     expect(timeline).toContain('Notification: <span data-gateway-status="settlement">settled</span>');
     expect(timeline).not.toMatch(/code 20\d/);
     expect((await get('/console/transactions/ST-1?lang=id')).body).toContain(
-      'Notifikasi: <span data-gateway-status="settlement">lunas</span>',
+      'Notifikasi gateway: <span data-gateway-status="settlement">lunas</span>',
     );
   });
 });

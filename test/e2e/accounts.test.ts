@@ -218,6 +218,29 @@ describe.each(DATABASE_KINDS)('accounts: two merchants in one service (%s)', (ki
     expect((await upload('nobody')).statusCode).toBe(404);
   });
 
+  it("one account's ERP being down never holds back the other's events of the same order id", async () => {
+    for (const [key, nominal] of [
+      [keys[A.id], 11_000],
+      [keys[B.id], 22_000],
+    ] as const)
+      expect((await api(key ?? '', 'POST', '/api/payment-links', { order_id: 'SAME-2', nominal })).statusCode).toBe(
+        201,
+      );
+    erpA.setMode({ kind: 'fail', status: 503 });
+    try {
+      await sim.post(`/_sim/transactions/SAME-2/pay?merchant_id=${A.mid}`, { payment_type: 'bank_transfer' });
+      await erpA.waitFor((r) => r.deliveries.some((d) => d.json?.order_id === 'SAME-2'));
+      await sim.post(`/_sim/transactions/SAME-2/pay?merchant_id=${B.mid}`, { payment_type: 'bank_transfer' });
+      await erpB.waitFor((r) => r.accepted().some((d) => d.json?.order_id === 'SAME-2'));
+      expect(erpB.accepted().filter((d) => d.json?.order_id === 'SAME-2')[0]?.json).toMatchObject({
+        account: B.id,
+        gross_amount: 22_000,
+      });
+    } finally {
+      erpA.setMode({ kind: 'ok' });
+    }
+  });
+
   it('a revoked key is refused at once; a disabled account refuses its keys and its notifications', async () => {
     const extra = (
       await ctx.app.inject({ method: 'POST', url: `/api/accounts/${B.id}/api-keys`, headers: op, payload: {} })

@@ -130,6 +130,8 @@ describe('backup while the webhook is under load', () => {
     service = await startServiceProcess({ ...env, ...OPERATOR });
     const url = service.url;
     const copy = path.join(data, 'backups', 'paylink-copy.db');
+    // A backup never creates directories (a missing one is usually an unmounted volume).
+    fs.mkdirSync(path.dirname(copy), { mode: 0o700 });
     const load = await loadAround(url, 'BK', () => runCli(['backup', copy], { env }));
     expect(load.result.stderr).toBe('');
     expect(load.result.code).toBe(0);

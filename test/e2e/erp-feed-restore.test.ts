@@ -195,6 +195,8 @@ describe('the pull feed after a backup is restored', () => {
     dirs.push(data);
     const env = { DATA_DIR: data, LOG_DIR: path.join(data, 'logs') };
     const copy = path.join(data, 'backups', 'paylink-copy.db');
+    // A backup never creates directories (a missing one is usually an unmounted volume).
+    fs.mkdirSync(path.dirname(copy), { mode: 0o700 });
     const live = path.join(data, 'paylink.db');
     await scenario({
       before: env,

@@ -30,10 +30,12 @@ export interface ServiceProcess {
 export async function startServiceProcess(
   env: Record<string, string>,
   startTimeoutMs = 20_000,
+  /** Node's arguments; default `--import tsx src/server.ts` (`src/cli.ts serve` for what the command does first). */
+  argv: string[] = ['--import', 'tsx', 'src/server.ts'],
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const simPort = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const proc = spawn(process.execPath, argv, {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

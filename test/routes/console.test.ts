@@ -162,6 +162,26 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     });
   });
 
+  it('the ERP retry window takes a fraction of an hour, typed with a point or the Indonesian decimal comma', async () => {
+    const page = await get('/console/config');
+    expect(page.body).toMatch(/<input id="cfg-erp-retry_for_hours" name="erp.retry_for_hours" inputmode="decimal"/);
+    const { token, cookie } = formState(page);
+    const post = (value: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/console/config',
+        payload: `_csrf=${encodeURIComponent(token)}&erp.retry_for_hours=${encodeURIComponent(value)}`,
+        headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    expect((await post('0.01')).statusCode).toBe(303);
+    expect((await t.services.runtimeConfig.current()).erp.retry_for_hours).toBe(0.01);
+    expect((await post('1,5')).statusCode).toBe(303);
+    expect((await t.services.runtimeConfig.current()).erp.retry_for_hours).toBe(1.5);
+    const bad = await post('0.001');
+    expect(bad.statusCode).toBe(400);
+    expect((await t.services.runtimeConfig.current()).erp.retry_for_hours).toBe(1.5);
+  });
+
   it('a database that cannot answer is the same 503 on a page as from the API', async () => {
     await t.services.store.close();
     const page = await get('/console/transactions');

@@ -179,10 +179,8 @@ async function openOlder(
       }),
     });
   }
-  // The previous version's list: 028 (merged first) without 027; later migrations did not exist yet.
-  const before = Object.fromEntries(
-    Object.entries(migrations(config.kind)).filter(([name]) => name !== '027_accounts' && name < '029'),
-  );
+  // The version before accounts: every migration before 027, none written since.
+  const before = Object.fromEntries(Object.entries(migrations(config.kind)).filter(([name]) => name < '027'));
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => before },

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DATABASE_KINDS, freshStoreEachTest, type TestDatabase } from '../helpers/stores.js';
 import type { Store } from '../../src/storage/contract.js';
 import type { NewOutboxEvent } from '../../src/model/delivery.js';
+import { seedTransaction } from '../helpers/seed.js';
 
 const T0 = new Date('2026-11-22T03:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -46,6 +47,44 @@ describe.each(DATABASE_KINDS)('storage contract: outbox (%s)', (kind) => {
       },
     },
   );
+
+  it('keeps the trace context an event was written with, through enqueue, a report write and a claim; null without one', async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const plain = await store.outbox.enqueue(ev('A'));
+    expect(plain.traceContext).toBeNull();
+    const traced = await store.outbox.enqueue(ev('B', { traceContext: traceparent }));
+    expect(traced.traceContext).toBe(traceparent);
+    // The report write (one statement of its own on PostgreSQL) keeps it too.
+    const t = await seedTransaction(store, { orderId: 'TRACE:1' });
+    const reported = ev('TRACE:1', { traceContext: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00' });
+    const written = await store.transaction((tx) =>
+      tx.reports.recordNew({
+        notification: {
+          dedupeKey: `trace-${randomUUID()}`,
+          gatewayOrderId: t.gatewayOrderId,
+          transactionRef: t.id,
+          gatewayTransactionId: null,
+          transactionStatus: 'settlement',
+          statusCode: '200',
+          source: 'webhook',
+          result: 'applied',
+          payload: '{}',
+        },
+        transactionId: t.id,
+        patch: { status: 'paid' },
+        event: reported,
+        now: T0,
+      }),
+    );
+    expect(written.inserted).toBe(true);
+    expect((await store.outbox.findByEventId(reported.eventId))?.traceContext).toBe(reported.traceContext);
+    const claimed = await store.outbox.claimDue('i1', T0, 30_000, 10);
+    expect(Object.fromEntries(claimed.map((e) => [e.orderKey, e.traceContext]))).toEqual({
+      A: null,
+      B: traceparent,
+      'TRACE:1': reported.traceContext,
+    });
+  });
 
   it('enqueues pending events with the exact payload and a retry window starting now', async () => {
     const e = await store.outbox.enqueue(ev('A'));

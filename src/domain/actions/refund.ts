@@ -13,6 +13,7 @@ import { AppError } from '../../platform/errors.js';
 import { GatewayError, type Answered } from '../../gateway/port.js';
 import { refundKeys } from '../../gateway/answer.js';
 import { grossToNumber } from '../../gateway/report.js';
+import { gatewayPhase } from '../../gateway/status.js';
 import { answerFor } from '../reports/trust.js';
 import { actorName, type Actor } from '../audit.js';
 import { requireRole } from '../operators/access.js';
@@ -23,7 +24,7 @@ import { auditAsk, confirm, gatewayTarget, mustFind, stateConflict } from './gat
 import { closeConflict } from './close.js';
 
 function refundConflict(tx: TransactionRecord): AppError | undefined {
-  if (tx.status === 'paid' || tx.status === 'partially_refunded') return methodConflict(tx);
+  if (tx.status === 'paid' || tx.status === 'partially_refunded') return methodConflict(tx) ?? settlementConflict(tx);
   if (tx.status === 'refunded' || tx.status === 'chargeback') return stateConflict('PAYMENT_CLOSED', tx, 'refunded');
   return stateConflict('PAYMENT_NOT_PAID', tx, 'refunded');
 }
@@ -35,6 +36,19 @@ function methodConflict(tx: TransactionRecord): AppError | undefined {
   return new AppError(
     'REFUND_NOT_SUPPORTED',
     `The gateway does not refund payments made by ${how}; refund the payer another way (a bank transfer to them) and record it in the ERP.`,
+    { data: { payment_status: tx.status } },
+  );
+}
+
+/**
+ * The gateway refunds only settled payments; a captured card payment is voided by a cancel until it
+ * settles (asked anyway, the gateway answers 412 "Merchant cannot modify the status").
+ */
+function settlementConflict(tx: TransactionRecord): AppError | undefined {
+  if (gatewayPhase(tx.transactionStatus) !== 'captured') return undefined;
+  return new AppError(
+    'PAYMENT_NOT_SETTLED',
+    `${tx.orderId} is captured but not settled yet: the gateway refunds it only once settled. Cancel it to void it now, or refund it after settlement.`,
     { data: { payment_status: tx.status } },
   );
 }
@@ -255,8 +269,8 @@ async function resolveOpenRefunds(services: RefreshDeps, tx: TransactionRecord, 
   if (bound?.ok) await ingestGatewayReport(services, bound.report, 'status_check', { transaction: tx });
 }
 
-/** Whether a refund can be asked now, or why not: the payment's state, or its method. */
-export type RefundOffer = { ok: true; left: number } | { ok: false; why: 'state' | 'method' };
+/** Whether a refund can be asked now, or why not: the payment's state, its method, or a card payment not settled yet. */
+export type RefundOffer = { ok: true; left: number } | { ok: false; why: 'state' | 'method' | 'unsettled' };
 
 /** The actions that make sense for a payment as it is now (what a person is offered). */
 export function availableActions(tx: TransactionRecord): { refund: RefundOffer; cancel: boolean; expire: boolean } {
@@ -265,8 +279,10 @@ export function availableActions(tx: TransactionRecord): { refund: RefundOffer; 
   const refund: RefundOffer =
     conflict?.code === 'REFUND_NOT_SUPPORTED' && left > 0
       ? { ok: false, why: 'method' }
-      : conflict !== undefined || left <= 0
-        ? { ok: false, why: 'state' }
-        : { ok: true, left };
+      : conflict?.code === 'PAYMENT_NOT_SETTLED' && left > 0
+        ? { ok: false, why: 'unsettled' }
+        : conflict !== undefined || left <= 0
+          ? { ok: false, why: 'state' }
+          : { ok: true, left };
   return { refund, cancel: closeConflict(tx, 'cancelled') === undefined, expire: tx.status === 'pending' };
 }

@@ -8,6 +8,7 @@ import type { Deps } from '../../types.js';
 import type { AttemptOutcome, OutboxState } from '../../model/delivery.js';
 import { TEST_EVENT, testEvent, type TestEventInput } from '../../erp/events.js';
 import { actorName, audit, type Actor } from '../audit.js';
+import { currentTraceparent } from '../../platform/tracing.js';
 import { requireRole } from '../operators/access.js';
 
 export interface TestEventReport {
@@ -43,6 +44,7 @@ export async function sendTestEvent(
       mercantId: payload.mercant_id,
       statusVersion: null,
       payload: JSON.stringify(payload),
+      traceContext: currentTraceparent() ?? null,
     },
     services.clock.now(),
   );

@@ -18,6 +18,37 @@ function fieldError(code: 'VALIDATION_FAILED' | 'AMOUNT_INVALID', path: string, 
   return new AppError(code, `${path} ${message}.`, { errors: [{ path, message }] });
 }
 
+/**
+ * The integer and fraction digits of an amount, read with one rule that holds for rupiah: a mark
+ * (`.` or `,`) followed by one or two digits at the end is the decimal mark; marks followed by
+ * groups of three digits are thousands separators (a rupiah amount never has three decimals). So
+ * `150000,00`, `150.000,00`, `150,000.00` and `150.000` are all 150000; `150,000,00` fits neither
+ * reading and is refused.
+ */
+function amountDigits(s: string): { whole: string; fraction: string } | undefined {
+  const plain = /^(\d+)(?:[.,](\d{1,2}))?$/.exec(s);
+  if (plain) return { whole: plain[1] ?? '', fraction: plain[2] ?? '' };
+  const grouped = /^(\d{1,3}(?:([.,])\d{3})+)(?:([.,])(\d{1,2}))?$/.exec(s);
+  if (!grouped || (grouped[3] !== undefined && grouped[3] === grouped[2])) return undefined;
+  return { whole: (grouped[1] ?? '').replace(/[.,]/g, ''), fraction: grouped[4] ?? '' };
+}
+
+/**
+ * Whole rupiah from text a person typed or a report holds: `150000`, `150.000` (Indonesian
+ * thousands), `150,000`, `150000,00`, `150.000,00`, `Rp 150.000`, `IDR 150000`; never negative.
+ * `not_an_amount` for anything else, `fraction` for a part of a rupiah.
+ */
+export function readRupiahText(raw: string): number | 'not_an_amount' | 'fraction' {
+  const s = raw
+    .trim()
+    .replace(/^(rp|idr)\.?\s*/i, '')
+    .replace(/[\s\u00A0]/g, '');
+  const d = amountDigits(s);
+  if (!d || d.whole.length > 15) return 'not_an_amount';
+  if (Number(d.fraction) !== 0) return 'fraction';
+  return Number(d.whole);
+}
+
 const INT = /^-?\d{1,16}$/;
 
 function toInt(v: number | string): number | undefined {

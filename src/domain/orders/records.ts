@@ -3,6 +3,7 @@
  * BEFORE the gateway call, so a timeout after the gateway acted can be recovered instead of repeated.
  */
 import { AppError } from '../../platform/errors.js';
+import { setSpanAttributes } from '../../platform/tracing.js';
 import { GatewayError, type Refusal } from '../../gateway/port.js';
 import { UniqueViolationError, type Store } from '../../storage/contract.js';
 import {
@@ -89,6 +90,12 @@ export async function findForCreate(
   orderId: string,
   gatewayOrderId: string,
 ): Promise<TransactionRecord | undefined> {
+  // Every creation (link, charge, Snap) looks here first: its trace is named after the order.
+  setSpanAttributes({
+    'paylink.account': store.account,
+    'paylink.order_id': orderId,
+    'paylink.gateway_order_id': gatewayOrderId,
+  });
   const mine = await store.transactions.findByOrderId(orderId);
   if (mine) return mine;
   const other = await store.transactions.findByGatewayOrderId(gatewayOrderId);

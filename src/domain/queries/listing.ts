@@ -10,6 +10,8 @@ import type { Page } from '../../model/page.js';
 import { AppError } from '../../platform/errors.js';
 import type { ConsoleSearch, Store } from '../../storage/contract.js';
 
+export type { ConsoleSearch };
+
 function checkCursor(store: Store, cursor: string | undefined): void {
   if (cursor !== undefined && !store.isListCursor(cursor))
     throw new AppError('VALIDATION_FAILED', 'The cursor is not one this list handed out.', {
@@ -90,4 +92,21 @@ export async function undeliveredEvents(
 ): Promise<{ items: OutboxEvent[]; more: boolean }> {
   const rows = await services.store.console.undeliverable(state, pageSize + 1, (page - 1) * pageSize);
   return { items: rows.slice(0, pageSize), more: rows.length > pageSize };
+}
+
+/**
+ * Every transaction the console's search selects, newest first, a page at a time (the console's
+ * download of its list, with the page's own filters). Pages by offset: a payment created while the
+ * file is being written may shift a row into the next page and be written twice, never left out.
+ */
+export async function* eachSearchedTransaction(
+  services: Deps<'store'>,
+  s: Omit<ConsoleSearch, 'page' | 'pageSize'>,
+): AsyncGenerator<TransactionRecord> {
+  const pageSize = 500;
+  for (let page = 1; ; page++) {
+    const found = await services.store.console.searchTransactions({ ...s, page, pageSize });
+    yield* found.items;
+    if (!found.more) return;
+  }
 }

@@ -7,6 +7,7 @@
 import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { eachTransaction } from './listing.js';
+import { dailyReport, type DailyRow } from './daily-report.js';
 
 const DAY_MS = 86_400_000;
 const WINDOW_DAYS = 30;
@@ -16,6 +17,8 @@ const CACHE_MS = 60_000;
 export const NO_PAYMENT_TYPE = 'not chosen';
 
 export interface MoneyOverview {
+  /** When these figures were computed (they are kept for a minute). */
+  computedAt: string;
   /** Rupiah paid (gross), by when it was paid. */
   paid: { today: number; last7Days: number; last30Days: number };
   /** The last 30 days, oldest first: `YYYY-MM-DD` and rupiah paid that day. */
@@ -63,6 +66,7 @@ export async function moneyOverview(services: Deps<'store' | 'clock'>, timeZone:
   const today = days.at(-1) ?? '';
   const sum = (n: number) => days.slice(-n).reduce((a, d) => a + (perDay.get(d)?.amount ?? 0), 0);
   const value: MoneyOverview = {
+    computedAt: new Date(now).toISOString(),
     paid: { today: perDay.get(today)?.amount ?? 0, last7Days: sum(7), last30Days: sum(30) },
     perDay: [...perDay.values()],
     perType: [...types]
@@ -104,4 +108,75 @@ function count(
     if (paidAt) t.minutes.push(Math.max(0, (Date.parse(paidAt) - Date.parse(tx.createdAt)) / 60_000));
   }
   types.set(type, t);
+}
+
+/** One period's money, as the daily report has it (its rows of those days added up). */
+export interface PeriodTotals {
+  /** First and last day, `YYYY-MM-DD` in the time zone asked for. */
+  from: string;
+  to: string;
+  count: number;
+  paid: number;
+  refunded: number;
+  /** Null when no payment of the period has a fee known (fees come from imported settlement reports). */
+  fee: number | null;
+  net: number;
+}
+
+/**
+ * The overview's totals, read live from the daily report (never cached): today, the last 7 and 30
+ * days, and each of the 30 days, so the overview, its chart and the daily report's CSV give the same
+ * figures for the same days. `asOf`: when they were read.
+ */
+export interface MoneyTotals {
+  asOf: string;
+  today: PeriodTotals;
+  last7Days: PeriodTotals;
+  last30Days: PeriodTotals;
+  perDay: PeriodTotals[];
+}
+
+export async function moneyTotals(services: Deps<'store' | 'clock'>, timeZone: string): Promise<MoneyTotals> {
+  const now = services.clock.now();
+  const fmt = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  const days = Array.from({ length: WINDOW_DAYS }, (_, i) =>
+    dayIn(fmt, now.getTime() - (WINDOW_DAYS - 1 - i) * DAY_MS),
+  );
+  const first = days[0] ?? '';
+  const today = days.at(-1) ?? '';
+  const rows = await dailyReport(services, { from: first, to: today, timeZone });
+  const empty = (from: string, to: string): PeriodTotals => ({
+    from,
+    to,
+    count: 0,
+    paid: 0,
+    refunded: 0,
+    fee: null,
+    net: 0,
+  });
+  const add = (into: PeriodTotals, r: DailyRow) => {
+    into.count += r.paid_count;
+    into.paid += r.paid_amount;
+    into.refunded += r.refunded_amount;
+    if (r.fee_amount !== null) into.fee = (into.fee ?? 0) + r.fee_amount;
+    into.net += r.net_amount;
+  };
+  const perDay = new Map(days.map((d) => [d, empty(d, d)]));
+  for (const r of rows) {
+    const day = perDay.get(r.date);
+    if (day) add(day, r);
+  }
+  const period = (n: number): PeriodTotals => {
+    const span = days.slice(-n);
+    const total = empty(span[0] ?? today, today);
+    for (const r of rows) if (r.date >= total.from) add(total, r);
+    return total;
+  };
+  return {
+    asOf: now.toISOString(),
+    today: period(1),
+    last7Days: period(7),
+    last30Days: period(WINDOW_DAYS),
+    perDay: [...perDay.values()],
+  };
 }

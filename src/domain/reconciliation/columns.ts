@@ -5,6 +5,7 @@
  * 400 naming its line and column, never a guess.
  */
 import { AppError } from '../../platform/errors.js';
+import { readRupiahText } from '../orders/input.js';
 import type { ReportRow } from '../../model/reconciliation.js';
 import { JAKARTA_OFFSET, jakartaDay } from '../../platform/time.js';
 
@@ -123,37 +124,18 @@ export function malformed(line: number, column: string, message: string): AppErr
   });
 }
 
-/**
- * The integer and fraction digits of an amount, read with one rule that holds for rupiah: a mark
- * (`.` or `,`) followed by one or two digits at the end is the decimal mark; marks followed by
- * groups of three digits are thousands separators (a rupiah amount never has three decimals). So
- * `150000,00`, `150.000,00`, `150,000.00` and `150.000` are all 150000; `150,000,00` fits neither
- * reading and is refused.
- */
-function amountDigits(s: string): { whole: string; fraction: string } | undefined {
-  const plain = /^(\d+)(?:[.,](\d{1,2}))?$/.exec(s);
-  if (plain) return { whole: plain[1] ?? '', fraction: plain[2] ?? '' };
-  const grouped = /^(\d{1,3}(?:([.,])\d{3})+)(?:([.,])(\d{1,2}))?$/.exec(s);
-  if (!grouped || (grouped[3] !== undefined && grouped[3] === grouped[2])) return undefined;
-  return { whole: (grouped[1] ?? '').replace(/[.,]/g, ''), fraction: grouped[4] ?? '' };
-}
-
 /** Whole rupiah: `150000`, `150000.00`, `150000,00`, `150,000.00`, `150.000,00`, `Rp 150.000`; never negative. */
 export function readAmount(raw: string, line: number, column: string): number {
-  const s = raw
-    .trim()
-    .replace(/^(rp|idr)\.?\s*/i, '')
-    .replace(/[\s\u00A0]/g, '');
-  const d = amountDigits(s);
+  const read = readRupiahText(raw);
   const shown = JSON.stringify(raw.slice(0, 40));
-  if (!d || d.whole.length > 15)
+  if (read === 'not_an_amount')
     throw malformed(
       line,
       column,
       `${shown} is not an amount in rupiah (150000, 150000.00, 150000,00, 150,000.00 or 150.000,00)`,
     );
-  if (Number(d.fraction) !== 0) throw malformed(line, column, `${shown} has a fraction of a rupiah`);
-  return Number(d.whole);
+  if (read === 'fraction') throw malformed(line, column, `${shown} has a fraction of a rupiah`);
+  return read;
 }
 
 /** The Jakarta days a report's dates may fall on: from two years before the import's day to the day after it. */

@@ -20,6 +20,7 @@ import { lockedTransaction } from './resolve.js';
 import { record } from './record.js';
 import { addFlags, decide, firstDecision, patchFor } from './apply.js';
 import { actorName, audit, type Actor } from '../audit.js';
+import { setSpanAttributes } from '../../platform/tracing.js';
 import { requireRole } from '../operators/access.js';
 import { eventAccount } from '../accounts/events.js';
 import { AppError } from '../../platform/errors.js';
@@ -72,6 +73,7 @@ export async function ingestNotification(
   source: 'webhook' | 'replay',
 ): Promise<NotificationOutcome> {
   const { report, replaced } = await verifiedNotification(services, raw);
+  setSpanAttributes({ 'paylink.gateway_order_id': report.order_id });
   const s = await services.runtimeConfig.current();
   // The signature does not cover merchant_id, but a key shared by mistake must not let one MID's
   // notifications into another account: a known MID must be the one named.
@@ -166,6 +168,13 @@ export async function ingestGatewayReport(
     out = await run();
   }
   if (out.eventId) services.outbox.wake();
+  setSpanAttributes({
+    'paylink.account': services.store.account,
+    'paylink.order_id': out.transaction.orderId,
+    'paylink.gateway_order_id': (opts.received ?? report).order_id,
+    'paylink.event_id': out.eventId,
+    'paylink.report_result': out.result,
+  });
   noteReport(services, opts.received ?? report, source, out, report.transaction_status);
   return out;
 }

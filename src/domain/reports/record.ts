@@ -10,7 +10,8 @@ import type { NewOutboxEvent } from '../../model/delivery.js';
 import type { NewNotification, NotificationResult } from '../../model/notification.js';
 import type { TransactionPatch, TransactionRecord } from '../../model/payment.js';
 import { STATUS_CHANGED, statusChangedEvent } from '../../erp/events.js';
-import { eventAccount } from '../accounts/events.js';
+import { currentTraceparent } from '../../platform/tracing.js';
+import { eventAccount, orderKeyOf } from '../accounts/events.js';
 
 /** A trusted report about a locked transaction, decided: what to write. */
 export interface TrustedOutcome {
@@ -146,10 +147,12 @@ function statusChangedOutboxEvent(
   return {
     eventId,
     eventType: STATUS_CHANGED,
-    orderKey: updated.orderId,
+    orderKey: orderKeyOf(updated.account, updated.orderId),
     orderId: updated.orderId,
     mercantId: updated.mercantId,
     statusVersion: updated.statusVersion,
     payload: JSON.stringify(statusChangedEvent(updated, grossAmount, eventId, now, account)),
+    // Every delivery attempt of the event joins the trace of the report that changed the payment.
+    traceContext: currentTraceparent() ?? null,
   };
 }

@@ -14,8 +14,9 @@ import { findDelivery, retryDelivery, retryOrderDeliveries } from '../../domain/
 import { replayDeliveries } from '../../domain/erp-events/replay.js';
 import { deliveriesBody } from './deliveries.js';
 import type { RefundInput } from '../../domain/orders/schemas.js';
+import { readRupiahText } from '../../domain/orders/input.js';
 import type { TransactionRecord } from '../../model/payment.js';
-import { transactionBody } from './transaction-page.js';
+import { methodInSentence, transactionBody } from './transaction-page.js';
 import { txLink } from './transactions.js';
 import {
   consoleDoc,
@@ -32,7 +33,8 @@ import type { Alert } from './layout.js';
 import type { View } from './view.js';
 
 /** What the actions and the payment page shown after them use. */
-type ActionDeps = Deps<'clock' | 'config' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'store'> & FormKeyDeps;
+type ActionDeps = Deps<'clock' | 'config' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'runtimeConfig' | 'store'> &
+  FormKeyDeps;
 
 const ACTIONS = ['check', 'refund', 'cancel', 'expire', 'retry-deliveries'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -54,15 +56,25 @@ const ActionBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** The refund form as the refund action takes it: rupiah may be typed with dots or spaces; empty fields are left out. */
+/**
+ * The refund form as the refund action takes it: rupiah as a person types them (`50000`, `50.000`,
+ * `Rp 50.000`, read by the one rule of `readRupiahText`); empty fields are left out.
+ */
 function refundInput(body: { amount?: string; reason?: string }): RefundInput {
-  const a = (body.amount ?? '').replace(/[\s.]/g, '');
-  if (a !== '' && !/^\d{1,15}$/.test(a))
-    throw new AppError('AMOUNT_INVALID', 'amount must be a whole number of rupiah, or empty for all that is left.', {
-      errors: [{ path: 'amount', message: 'must be a whole number of rupiah' }],
-    });
+  const typed = (body.amount ?? '').trim();
+  const read = typed === '' ? undefined : readRupiahText(typed);
+  if (read === 'not_an_amount' || read === 'fraction') {
+    const shown = JSON.stringify(typed.slice(0, 32));
+    throw new AppError(
+      'AMOUNT_INVALID',
+      read === 'fraction'
+        ? `${shown} has a fraction of a rupiah for a refund.`
+        : `${shown} is not an amount in rupiah for a refund.`,
+      { errors: [{ path: 'amount', message: 'must be a whole number of rupiah' }] },
+    );
+  }
   const reason = (body.reason ?? '').trim();
-  return { ...(a === '' ? {} : { amount: Number(a) }), ...(reason === '' ? {} : { reason }) };
+  return { ...(read === undefined ? {} : { amount: read }), ...(reason === '' ? {} : { reason }) };
 }
 
 /** `requestKey`: the form's one-time key as the domain keeps it, so a refund sent again after a lost answer is the same refund. */
@@ -108,7 +120,8 @@ const needsConfirmation = (a: Action): a is ConfirmedAction => (CONFIRMED as rea
 function notOffered(v: View, action: ConfirmedAction, tx: TransactionRecord, confirmed: boolean): string | undefined {
   const offer = availableActions(tx);
   if (action === 'refund' && !offer.refund.ok && offer.refund.why === 'method')
-    return v.t('pay_refund_method', { method: tx.paymentType ?? '' });
+    return v.t('pay_refund_method', { method: methodInSentence(v, tx.paymentType) });
+  if (action === 'refund' && !offer.refund.ok && offer.refund.why === 'unsettled') return v.t('pay_refund_unsettled');
   // Once confirmed, the domain action judges the state (its refusal names the payment's state).
   if (confirmed) return undefined;
   const ok = action === 'refund' ? offer.refund.ok : offer[action];

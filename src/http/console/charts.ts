@@ -23,15 +23,20 @@ export function columnChart(o: {
   bars: readonly Bar[];
   width?: number;
   height?: number;
+  /** Label size in the chart's own units: drawn at about this many pixels when the chart is shown `width` pixels wide. */
+  fontSize?: number;
+  /** How many bars a label spans at most (default: about eight labels). */
+  labelEvery?: number;
 }): Html {
   const width = o.width ?? 640;
+  const font = o.fontSize ?? 10;
   const height = o.height ?? 180;
   const top = 20;
   const bottom = 22;
   const plot = height - top - bottom;
   const max = Math.max(1, ...o.bars.map((b) => b.value));
   const step = o.bars.length === 0 ? width : width / o.bars.length;
-  const every = Math.max(1, Math.ceil(o.bars.length / 8));
+  const every = o.labelEvery ?? Math.max(1, Math.ceil(o.bars.length / 8));
   const peak = o.bars.reduce((best, b, i) => (b.value > (o.bars[best]?.value ?? -1) ? i : best), 0);
   return html`<svg class="chart" id="${o.id}" viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-labelledby="${o.id}-t ${o.id}-d" preserveAspectRatio="none">
 <title id="${o.id}-t">${o.title}</title><desc id="${o.id}-d">${o.description}</desc>
@@ -41,11 +46,12 @@ ${o.bars.map((b, i) => {
   const x = round(i * step + step * 0.15);
   return html`<rect x="${x}" y="${round(top + plot - h)}" width="${round(step * 0.7)}" height="${h}" fill="#2f6fde"><title>${b.label}: ${b.text}</title></rect>${
     i % every === 0
-      ? html`<text x="${round(i * step + step / 2)}" y="${height - 6}" font-size="10" text-anchor="middle" fill="currentColor">${b.label}</text>`
+      ? // The first label starts at the left edge rather than being centred past it.
+        html`<text x="${i === 0 ? 0 : round(i * step + step / 2)}" y="${height - 6}" font-size="${font}" text-anchor="${i === 0 ? 'start' : 'middle'}" fill="currentColor">${b.label}</text>`
       : ''
   }`;
 })}
-${o.bars.length > 0 && (o.bars[peak]?.value ?? 0) > 0 ? html`<text x="${round(Math.min(Math.max(peak * step + step / 2, 40), width - 40))}" y="${top - 6}" font-size="10" text-anchor="middle" fill="currentColor">${o.bars[peak]?.text ?? ''}</text>` : ''}
+${o.bars.length > 0 && (o.bars[peak]?.value ?? 0) > 0 ? html`<text x="${round(Math.min(Math.max(peak * step + step / 2, 40), width - 40))}" y="${top - 6}" font-size="${font}" text-anchor="middle" fill="currentColor">${o.bars[peak]?.text ?? ''}</text>` : ''}
 </svg>`;
 }
 
@@ -57,11 +63,26 @@ export function barChart(o: {
   bars: readonly Bar[];
   max?: number;
   width?: number;
+  /** Label size in the chart's own units (see `columnChart`). */
+  fontSize?: number;
 }): Html {
   const width = o.width ?? 640;
-  const row = 22;
-  const labelW = 130;
-  const textW = 110;
+  const font = o.fontSize ?? 11;
+  const row = Math.max(22, font * 2);
+  // Room for the longest label and value text, at about 0.55 em a character, within half the width
+  // each; without a size asked for, the fixed room of 130 and 110 units.
+  const room = (texts: string[], fixed: number) =>
+    o.fontSize === undefined
+      ? fixed
+      : Math.min(width * 0.45, Math.round(Math.max(4, ...texts.map((x) => x.length)) * font * 0.55) + 10);
+  const labelW = room(
+    o.bars.map((b) => b.label),
+    130,
+  );
+  const textW = room(
+    o.bars.map((b) => b.text),
+    110,
+  );
   const height = Math.max(row, o.bars.length * row) + 4;
   const max = o.max ?? Math.max(1, ...o.bars.map((b) => b.value));
   const plot = width - labelW - textW;
@@ -70,7 +91,8 @@ export function barChart(o: {
 ${o.bars.map((b, i) => {
   const w = round((Math.max(0, b.value) / max) * plot);
   const y = i * row + 2;
-  return html`<text x="${labelW - 6}" y="${y + 14}" font-size="11" text-anchor="end" fill="currentColor">${b.label}</text><rect x="${labelW}" y="${y + 3}" width="${w}" height="${row - 8}" fill="#2f6fde"/><text x="${labelW + w + 6}" y="${y + 14}" font-size="11" fill="currentColor">${b.text}</text>`;
+  const base = o.fontSize === undefined ? y + 14 : y + Math.round(row / 2 + font * 0.35);
+  return html`<text x="${labelW - 6}" y="${base}" font-size="${font}" text-anchor="end" fill="currentColor">${b.label}</text><rect x="${labelW}" y="${y + 3}" width="${w}" height="${row - 8}" fill="#2f6fde"/><text x="${labelW + w + 6}" y="${base}" font-size="${font}" fill="currentColor">${b.text}</text>`;
 })}
 </svg>`;
 }

@@ -11,7 +11,8 @@ type Doc = Record<string, Record<string, unknown>>;
 interface Field {
   section: string;
   name: string;
-  kind: 'text' | 'url' | 'secret' | 'int' | 'bool' | 'mode' | 'list';
+  /** `number`: a fraction allowed, typed with `.` or the Indonesian decimal `,`. */
+  kind: 'text' | 'url' | 'secret' | 'int' | 'number' | 'bool' | 'mode' | 'list';
 }
 
 export const FIELDS: Field[] = [
@@ -24,7 +25,7 @@ export const FIELDS: Field[] = [
   { section: 'erp', name: 'notify_url', kind: 'url' },
   { section: 'erp', name: 'webhook_secret', kind: 'secret' },
   { section: 'erp', name: 'timeout_ms', kind: 'int' },
-  { section: 'erp', name: 'retry_for_hours', kind: 'int' },
+  { section: 'erp', name: 'retry_for_hours', kind: 'number' },
   { section: 'links', name: 'default_expiry_minutes', kind: 'int' },
   { section: 'links', name: 'enabled_payments', kind: 'list' },
   { section: 'reconcile', name: 'interval_s', kind: 'int' },
@@ -70,6 +71,8 @@ function input(f: Field, value: unknown, error: string | undefined, v: View): Ht
       return html`<label for="${id}">${label}<input type="password" id="${id}" name="${name}" autocomplete="off" placeholder="${value === null ? v.t('cfg_not_set') : v.t('cfg_keep', { value: str(value) })}" maxlength="512"${described}${invalid}></label>${help}`;
     case 'int':
       return html`<label for="${id}">${label}<input id="${id}" name="${name}" inputmode="numeric" value="${str(value)}" maxlength="12"${described}${invalid}></label>${help}`;
+    case 'number':
+      return html`<label for="${id}">${label}<input id="${id}" name="${name}" inputmode="decimal" value="${str(value)}" maxlength="16"${described}${invalid}></label>${help}`;
     default:
       return html`<label for="${id}">${label}<input id="${id}" name="${name}" value="${str(value)}" maxlength="2048"${f.kind === 'url' ? html` type="url"` : ''}${described}${invalid}></label>${help}`;
   }
@@ -116,6 +119,8 @@ export function patchFromForm(form: Record<string, string>, current: Doc): Recor
       value = v;
     } else if (f.kind === 'bool') value = v === 'true';
     else if (f.kind === 'int') value = /^-?\d{1,15}$/.test(v) ? Number(v) : v === '' ? null : v;
+    else if (f.kind === 'number')
+      value = /^-?\d{1,9}(?:[.,]\d{1,6})?$/.test(v) ? Number(v.replace(',', '.')) : v === '' ? null : v;
     else if (f.kind === 'list')
       value =
         v === ''

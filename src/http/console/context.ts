@@ -6,6 +6,7 @@ import type { Html } from './html.js';
 import type { Alert, Section } from './layout.js';
 import type { View } from './view.js';
 import { consoleMessages, type ConsoleKey } from './i18n/console.js';
+import { fieldMessageId, operatorMessage } from './i18n/errors.js';
 
 /** Console pages are HTML for people; they are listed in the API description so every route is, without request schemas. */
 export const consoleDoc = (summary: string, description: string) => ({
@@ -65,7 +66,8 @@ export function doneAlert(v: View, done: string | undefined): Alert | undefined 
 
 /**
  * What went wrong, for the page's alert: a headline in the page's language (with the error code),
- * then the service's own message and the fields it names, as they are (the API's words).
+ * then the service's message in the page's language and the console's words (see
+ * `i18n/errors.ts`), and the fields it names (an Indonesian page names them by their labels).
  */
 export function errorAlert(v: View, e: AppError, requestId: string): Alert {
   const key = `err_${e.code}`;
@@ -75,13 +77,30 @@ export function errorAlert(v: View, e: AppError, requestId: string): Alert {
       : Object.hasOwn(consoleMessages.en, key)
         ? v.t(key as ConsoleKey)
         : v.t('err_other');
-  const fields = e.extras.errors?.map((x) => `${x.path}: ${x.message}`) ?? [];
+  const message = e.code === 'INTERNAL' ? undefined : operatorMessage(e.message, v.lang, (s) => v.word('st', s));
+  const fields =
+    e.extras.errors?.map((x) =>
+      v.lang === 'id' ? `${fieldLabel(v, x.path)}: ${fieldMessageId(x.message)}` : `${x.path}: ${x.message}`,
+    ) ?? [];
   const gateway = e.extras.gateway
-    ? [`gateway ${e.extras.gateway.status_code}: ${e.extras.gateway.status_message}`]
+    ? [
+        v.lang === 'id'
+          ? `Jawaban gateway ${e.extras.gateway.status_code}: “${e.extras.gateway.status_message}”`
+          : `gateway ${e.extras.gateway.status_code}: ${e.extras.gateway.status_message}`,
+      ]
     : [];
   return {
     kind: 'error',
     text: `${headline} (${e.code})`,
-    items: [...(e.code === 'INTERNAL' ? [] : [e.message]), ...fields, ...gateway],
+    items: [...(message === undefined ? [] : [message]), ...fields, ...gateway],
   };
+}
+
+/** A field named by a problem, by the label its form shows it with when there is one. */
+function fieldLabel(v: View, path: string): string {
+  const key = `cfg_${path.replace(/^\//, '').replace(/\//g, '.')}`;
+  if (Object.hasOwn(consoleMessages.en, key)) return v.t(key as ConsoleKey);
+  if (path === 'amount') return v.t('cf_amount');
+  if (path === 'reason') return v.t('cf_reason');
+  return path.replace(/^line (\d+), column (.*)$/, 'baris $1, kolom $2').replace(/^line (\d+)$/, 'baris $1');
 }

@@ -8,6 +8,7 @@ import { EMPTY, type View } from './view.js';
 import { txLink } from './transactions.js';
 import { formKeyField, formRequest } from './form-keys.js';
 import type { FormTokens } from './context.js';
+import { consoleMessages, type ConsoleKey } from './i18n/console.js';
 
 const PAGE = 50;
 
@@ -15,9 +16,18 @@ const PAGE = 50;
  * An ERP answer in one piece: `HTTP 500`, then the error only when it says more than the status
  * (the recorded error of a refused delivery is often that same `HTTP 500`); `—` for nothing.
  */
-export function lastAnswer(statusCode: number | null, error: string | null): Html {
+/** A delivery's network failure (as `erp/deliver.ts` names it) in the page's words; anything else as it is. */
+function failureWords(v: View, error: string): string {
+  const key = `ne_${error
+    .trim()
+    .replace(/[^a-z]+/gi, '_')
+    .replace(/^_|_$/g, '')}`;
+  return Object.hasOwn(consoleMessages.en, key) ? v.t(key as ConsoleKey) : error;
+}
+
+export function lastAnswer(v: View, statusCode: number | null, error: string | null): Html {
   const code = statusCode === null ? '' : `HTTP ${statusCode}`;
-  const err = error && error.trim() !== code ? error : '';
+  const err = error && error.trim() !== code ? failureWords(v, error) : '';
   if (!code && !err) return html`${EMPTY}`;
   return html`${code}${code && err ? ' · ' : ''}${err ? html`<span class="muted">${err}</span>` : ''}`;
 }
@@ -49,8 +59,19 @@ function replayForm(forms: FormTokens, v: View): Html {
 <button type="submit" class="secondary">${t('dl_replay_submit')}</button></form></section>`;
 }
 
+/** Where events are sent, without what could be a secret in it (user info, query, fragment). */
+export function shownUrl(url: string | null | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function deliveriesBody(
-  services: Deps<'store'>,
+  services: Deps<'store' | 'runtimeConfig'>,
   stateParam: string | undefined,
   pageParam: string | undefined,
   v: View,
@@ -60,10 +81,12 @@ export async function deliveriesBody(
   const state = stateParam === 'failed' || stateParam === 'dead' ? stateParam : 'both';
   const page = Math.max(1, Math.min(10_000, Number.parseInt(pageParam ?? '1', 10) || 1));
   const { items: shown, more } = await undeliveredEvents(services, state, page, PAGE);
+  const target = shownUrl((await services.runtimeConfig.current()).erp.notify_url);
   const tab = (s: string, label: string) =>
     html`<a href="/console/deliveries${s === 'both' ? '' : `?state=${s}`}"${s === state ? html` aria-current="true"` : ''}>${label}</a>`;
   return html`
 <p>${t('dl_intro')}</p>
+<p data-erp-url>${target ? html`${t('dl_sent_to')} <code>${target}</code>` : t('dl_no_url')}</p>
 <nav class="pager" aria-label="${t('dl_filter')}">${tab('both', t('dl_both'))}${tab('failed', t('dl_failing'))}${tab('dead', t('dl_dead'))}</nav>
 ${orderRetryForms(shown, forms, v)}
 ${replayForm(forms, v)}
@@ -80,7 +103,7 @@ ${replayForm(forms, v)}
 <td>${statusBadge(v, status)} <span class="muted">v${e.statusVersion ?? EMPTY}</span></td>
 <td>${statusBadge(v, e.state)}</td>
 <td class="num">${e.attempts}</td>
-<td class="hide-narrow">${lastAnswer(e.lastStatusCode, e.lastError)}</td>
+<td class="hide-narrow">${lastAnswer(v, e.lastStatusCode, e.lastError)}</td>
 <td class="hide-narrow">${e.state === 'dead' ? EMPTY : v.when(e.nextAttemptAt)}</td>
 <td>${forms.may('finance') ? html`<form method="post" action="/console/deliveries/${e.eventId}/retry"><input type="hidden" name="_csrf" value="${forms.csrf}">${formKeyField(forms.key(formRequest('retry', e.eventId)))}<button type="submit" class="secondary" aria-label="${t('dl_retry_label', { status: v.word('st', status), order: e.orderId ?? e.orderKey })}">${t('dl_retry_now')}</button></form>` : EMPTY}</td>
 </tr>`;

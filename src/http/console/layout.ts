@@ -57,6 +57,8 @@ export function page(o: {
   view: View;
   here: string;
   alert?: Alert;
+  /** The gateway is the simulator: a banner says that no money moves. */
+  simulator?: boolean;
 }): string {
   const { t } = o.view;
   return html`<!doctype html>
@@ -70,6 +72,7 @@ export function page(o: {
 </head>
 <body>
 <a class="skip" href="#main">${t('skip')}</a>
+${o.simulator ? html`<p class="sim-banner" role="note" data-simulator>${t('simulator_banner')}</p>` : ''}
 <header>
 <nav aria-label="${t('nav_label')}">
 <span class="brand">paylink</span>
@@ -123,7 +126,11 @@ ol.timeline li{position:relative;padding:6px 0 8px 14px}ol.timeline li::before{c
 ol.timeline .t{font-size:13px;color:var(--muted);display:block}pre.log{white-space:pre-wrap;overflow-wrap:anywhere;background:#0f1722;color:#dde6f0;padding:10px;border-radius:6px;font-size:12px;max-height:70vh;overflow:auto}
 .copy-row{display:flex;gap:6px;flex-wrap:wrap}.copy-row input{flex:1 1 200px}
 ul.by-order{list-style:none;padding:0;margin:0 0 12px;display:grid;gap:6px}ul.by-order li{display:flex;flex-wrap:wrap;align-items:center;gap:6px 10px}form.inline-form{display:inline;margin:0}
-@media (max-width:600px){main{padding:10px}th,td{padding:5px}.hide-narrow{display:none}}
+.card.money h3{font-size:14px;font-weight:600;color:var(--muted);margin:0 0 2px}.card.money p{margin:0 0 6px}.card.money strong[data-money]{font-size:28px;line-height:1.2;font-variant-numeric:tabular-nums}.card.money dl.kv{font-size:14px}
+.nowrap{white-space:nowrap}details.raw{margin-top:2px;font-size:13px}details.raw summary{cursor:pointer;color:var(--accent)}details.raw pre.log{max-height:40vh}.log-msg{font-weight:500}
+.downloads{margin-top:16px}.downloads label{max-width:100%;min-width:0}.downloads select{width:100%}.downloads h2{margin-top:0}.sim-banner{margin:0;background:#fff4d6;color:#5c3d00;border-bottom:1px solid #e8c66a;padding:6px 16px;font-weight:600;text-align:center}
+.chart-narrow{display:none}th.num{white-space:normal}table.counts .badge{white-space:normal}
+@media (max-width:600px){main{padding:10px}th,td{padding:5px}.hide-narrow{display:none}.chart-wide{display:none}.chart-narrow{display:block}}
 `;
 
 /** The console's only script: the copy button. No inline script anywhere (the CSP forbids it). */

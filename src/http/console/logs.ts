@@ -14,6 +14,8 @@ export interface LogsQuery {
   order_id?: string;
   request_id?: string;
   cursor?: string;
+  /** `1`: the console's own page loads are listed too. */
+  console?: string;
 }
 
 const LEVEL_NAMES: Record<number, string> = {
@@ -27,14 +29,38 @@ const LEVEL_NAMES: Record<number, string> = {
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 const s = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
+/** The request an access line is about (`request completed`), as its method, path and answer. */
+function requestOf(
+  e: Record<string, unknown>,
+): { method: string; url: string; status?: number; ms?: number } | undefined {
+  const req = e.req !== null && typeof e.req === 'object' ? (e.req as Record<string, unknown>) : undefined;
+  const res = e.res !== null && typeof e.res === 'object' ? (e.res as Record<string, unknown>) : undefined;
+  const url = s(req?.url);
+  if (!req || !url) return undefined;
+  return {
+    method: s(req.method) ?? '',
+    url,
+    ...(typeof res?.statusCode === 'number' ? { status: res.statusCode } : {}),
+    ...(typeof e.responseTime === 'number' ? { ms: Math.round(e.responseTime) } : {}),
+  };
+}
+
+/** A load of one of the console's own pages or assets: hidden unless asked for, it is not what an operator looks for. */
+export function isConsolePageLoad(e: Record<string, unknown>): boolean {
+  const r = requestOf(e);
+  return r !== undefined && r.method === 'GET' && /^\/console(?:[/?]|$)/.test(r.url);
+}
+
 function entryRow(e: Record<string, unknown>, v: View): Html {
   const level = typeof e.level === 'number' ? (LEVEL_NAMES[e.level] ?? String(e.level)) : (s(e.level) ?? '');
   const requestId = s(e.request_id);
   const orderId = s(e.order_id);
-  const { time: _t, level: _l, msg: _m, request_id: _r, order_id: _o, pid: _p, hostname: _h, ...rest } = e;
-  return html`<tr><td>${v.when(s(e.time))}</td><td>${levelBadge(v, level)}</td>
-<td>${s(e.msg) ?? ''}<br><code class="muted">${JSON.stringify(rest).slice(0, 600)}</code></td>
-<td>${requestId ? html`<a class="mono" href="/console/logs?request_id=${encodeURIComponent(requestId)}">${requestId.slice(0, 13)}</a>` : ''}${orderId ? html`<br><a class="mono" href="${txLink(orderId)}">${orderId}</a>` : ''}</td></tr>`;
+  const r = requestOf(e);
+  const { pid: _p, hostname: _h, ...shown } = e;
+  return html`<tr data-log-level="${level}"><td class="nowrap">${v.when(s(e.time))}</td><td>${levelBadge(v, level)}</td>
+<td><span class="log-msg">${s(e.msg) ?? ''}</span>${r ? html` <code>${r.method} ${r.url.slice(0, 200)}</code>${r.status === undefined ? '' : html` → ${r.status}`}${r.ms === undefined ? '' : html` <span class="muted">${r.ms} ms</span>`}` : ''}
+<details class="raw"><summary>${v.t('lg_raw')}</summary>${requestId ? html`<p><a class="mono" href="/console/logs?request_id=${encodeURIComponent(requestId)}">${v.t('lg_same_request')}</a></p>` : ''}<pre class="log">${JSON.stringify(shown, null, 2).slice(0, 8000)}</pre></details></td>
+<td>${orderId ? html`<a class="mono" href="${txLink(orderId)}">${orderId}</a>` : ''}</td></tr>`;
 }
 
 export async function logsBody(
@@ -53,6 +79,7 @@ export async function logsBody(
     request_id: query.request_id || undefined,
     limit: 100,
     cursor,
+    ...(query.console === '1' ? {} : { skip: isConsolePageLoad }),
   });
   const files = await listLogFiles(dir);
   const next = page.next_cursor
@@ -69,10 +96,11 @@ export async function logsBody(
 <label>${t('lg_min_level')}<select name="level"><option value="">${t('any')}</option>${LEVELS.map((l) => html`<option value="${l}"${l === level ? html` selected` : ''}>${v.word('lv', l)}</option>`)}</select></label>
 <label>${t('lg_order_id')}<input name="order_id" value="${query.order_id ?? ''}" maxlength="200"></label>
 <label>${t('lg_request_id')}<input name="request_id" value="${query.request_id ?? ''}" maxlength="64"></label>
+<label class="inline"><input type="checkbox" name="console" value="1"${query.console === '1' ? html` checked` : ''}>${t('lg_show_console')}</label>
 <button type="submit">${t('search')}</button>
 </form>
 <div class="table-wrap"><table><caption class="muted">${t('lg_caption')}</caption>
-<thead><tr><th scope="col">${t('lg_time')}</th><th scope="col">${t('lg_level')}</th><th scope="col">${t('lg_message')}</th><th scope="col">${t('lg_request_order')}</th></tr></thead>
+<thead><tr><th scope="col">${t('lg_time')}</th><th scope="col">${t('lg_level')}</th><th scope="col">${t('lg_message')}</th><th scope="col">${t('lg_order_id')}</th></tr></thead>
 <tbody>${page.entries.length === 0 ? html`<tr><td colspan="4" class="muted">${t('lg_none')}</td></tr>` : page.entries.map((e) => entryRow(e, v))}</tbody></table></div>
 <nav class="pager" aria-label="${t('pages')}">${next ? html`<a href="/console/logs?${next.toString()}" rel="next">${t('older')}</a>` : ''}</nav>
 <h2>${t('lg_files')}</h2>

@@ -5,9 +5,17 @@
  */
 import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
-import { NO_PAYMENT_TYPE, moneyOverview, type MoneyOverview } from '../../domain/queries/money-overview.js';
+import {
+  NO_PAYMENT_TYPE,
+  moneyOverview,
+  moneyTotals,
+  type MoneyOverview,
+  type MoneyTotals,
+  type PeriodTotals,
+} from '../../domain/queries/money-overview.js';
 import { formatRupiah, translator, type Lang, type Translate } from '../../platform/i18n.js';
 import { MONEY_MESSAGES, type MoneyKey } from './i18n/money.js';
+import { paymentTypeWord } from './i18n/glossary.js';
 import { transactionView } from '../api/transactions/views.js';
 import { barChart, columnChart } from './charts.js';
 import { html, type Html } from './html.js';
@@ -27,25 +35,56 @@ function duration(t: T, lang: Lang, minutes: number | null): string {
     : t('hours', { n: number(lang, minutes / 60) });
 }
 
-function typeName(t: T, type: string): string {
-  return type === NO_PAYMENT_TYPE ? t('notChosen') : type;
+/**
+ * A chart drawn twice, for a wide and for a narrow screen (the stylesheet shows one): an SVG scales
+ * its labels with its width, so one drawing cannot read well at both 1280 and 375 pixels.
+ */
+function responsive(wide: Html, narrow: Html): Html {
+  return html`<div class="chart-wide">${wide}</div><div class="chart-narrow">${narrow}</div>`;
 }
 
-function totals(t: T, m: MoneyOverview): Html {
-  const total = (key: 'today' | 'last7Days' | 'last30Days', attr: string, amount: number) =>
-    html`<section class="card" aria-labelledby="h-money-${attr}"><h3 id="h-money-${attr}">${t(key)}</h3><p><strong data-money="${attr}">${formatRupiah(amount)}</strong></p></section>`;
+function typeName(t: T, lang: Lang, type: string): string {
+  return type === NO_PAYMENT_TYPE ? t('notChosen') : paymentTypeWord(lang, type);
+}
+
+function totals(t: T, v: View, m: MoneyTotals): Html {
+  const card = (key: 'today' | 'last7Days' | 'last30Days', attr: string, p: PeriodTotals) => {
+    const sheet = `/console/reports/daily?from=${p.from}&to=${p.to}&sep=${v.lang === 'id' ? '%3B' : '%2C'}&lang=${v.lang}`;
+    return html`<section class="card money" aria-labelledby="h-money-${attr}"><h3 id="h-money-${attr}">${t(key)}</h3><p><strong data-money="${attr}">${formatRupiah(p.paid)}</strong></p>
+<dl class="kv"><dt>${t('cardPayments')}</dt><dd data-money="${attr}-count">${p.count}</dd><dt>${t('cardRefunded')}</dt><dd data-money="${attr}-refunded">${formatRupiah(p.refunded)}</dd>${p.fee === null ? '' : html`<dt>${t('cardFee')}</dt><dd data-money="${attr}-fee">${formatRupiah(p.fee)}</dd>`}<dt>${t('cardNet')}</dt><dd data-money="${attr}-net">${formatRupiah(p.net)}</dd></dl>
+<p class="muted"><a href="${sheet}" data-download="daily-${attr}">${t('cardDownload')}</a></p></section>`;
+  };
   return html`<h2 id="h-money">${t('moneyPaid')}</h2>
-<div class="cards" role="group" aria-labelledby="h-money">${total('today', 'today', m.paid.today)}${total('last7Days', '7d', m.paid.last7Days)}${total('last30Days', '30d', m.paid.last30Days)}</div>`;
+<p class="muted" data-as-of="${m.asOf}">${t('totalsLive', { time: v.when(m.asOf) })}</p>
+<div class="cards" role="group" aria-labelledby="h-money">${card('today', 'today', m.today)}${card('last7Days', '7d', m.last7Days)}${card('last30Days', '30d', m.last30Days)}</div>`;
 }
 
-function perDay(t: T, m: MoneyOverview): Html {
-  const bars = m.perDay.map((d) => ({ label: d.date.slice(5), value: d.amount, text: formatRupiah(d.amount) }));
+function perDay(t: T, m: MoneyTotals): Html {
+  const bars = m.perDay.map((d) => ({ label: d.from.slice(5), value: d.paid, text: formatRupiah(d.paid) }));
   // Drawn about as wide as the page shows it, so its labels read at their own size.
   return html`<h2 id="h-per-day">${t('perDayTitle')}</h2>
 <section class="card" aria-labelledby="h-per-day">
-${columnChart({ id: 'chart-per-day', title: t('perDayTitle'), description: t('perDayDesc'), bars, width: 1100 })}
-<details><summary>${t('perDayTable')}</summary><div class="table-wrap"><table><thead><tr><th scope="col">${t('day')}</th><th scope="col" class="num">${t('payments')}</th><th scope="col" class="num">${t('amount')}</th></tr></thead>
-<tbody>${[...m.perDay].reverse().map((d) => html`<tr><td>${d.date}</td><td class="num">${d.count}</td><td class="num" data-day="${d.date}">${formatRupiah(d.amount)}</td></tr>`)}</tbody></table></div></details>
+${responsive(
+  columnChart({
+    id: 'chart-per-day',
+    title: t('perDayTitle'),
+    description: t('perDayDesc'),
+    bars,
+    width: 1100,
+    fontSize: 12,
+  }),
+  columnChart({
+    id: 'chart-per-day-narrow',
+    title: t('perDayTitle'),
+    description: t('perDayDesc'),
+    bars,
+    width: 340,
+    fontSize: 12,
+    labelEvery: 7,
+  }),
+)}
+<details><summary>${t('perDayTable')}</summary><div class="table-wrap"><table><thead><tr><th scope="col">${t('day')}</th><th scope="col" class="num">${t('payments')}</th><th scope="col" class="num">${t('amount')}</th><th scope="col" class="num">${t('cardRefunded')}</th><th scope="col" class="num">${t('cardNet')}</th></tr></thead>
+<tbody>${[...m.perDay].reverse().map((d) => html`<tr><td>${d.from}</td><td class="num">${d.count}</td><td class="num" data-day="${d.from}">${formatRupiah(d.paid)}</td><td class="num">${formatRupiah(d.refunded)}</td><td class="num">${formatRupiah(d.net)}</td></tr>`)}</tbody></table></div></details>
 </section>`;
 }
 
@@ -54,21 +93,61 @@ function perType(t: T, lang: Lang, m: MoneyOverview): Html {
   if (m.perType.length === 0) return html`${heading}<p class="muted">${t('noneYet')}</p>`;
   const rate = (p: MoneyOverview['perType'][number]) =>
     t('rateText', { pct: Math.round(p.successRate * 100), paid: p.paid, started: p.started });
-  const success = m.perType.map((p) => ({ label: typeName(t, p.paymentType), value: p.successRate, text: rate(p) }));
+  const success = m.perType.map((p) => ({
+    label: typeName(t, lang, p.paymentType),
+    value: p.successRate,
+    text: rate(p),
+  }));
   const time = m.perType.map((p) => ({
-    label: typeName(t, p.paymentType),
+    label: typeName(t, lang, p.paymentType),
     value: p.medianMinutesToPay ?? 0,
     text: duration(t, lang, p.medianMinutesToPay),
   }));
   return html`${heading}
 <div class="cards">
 <section class="card" aria-labelledby="h-success"><h3 id="h-success">${t('successTitle')}</h3>
-${barChart({ id: 'chart-success', title: t('successTitle'), description: t('successDesc'), bars: success, max: 1 })}
+${responsive(
+  barChart({
+    id: 'chart-success',
+    title: t('successTitle'),
+    description: t('successDesc'),
+    bars: success,
+    max: 1,
+    width: 460,
+    fontSize: 12,
+  }),
+  barChart({
+    id: 'chart-success-narrow',
+    title: t('successTitle'),
+    description: t('successDesc'),
+    bars: success,
+    max: 1,
+    width: 320,
+    fontSize: 12,
+  }),
+)}
 <div class="table-wrap"><table><thead><tr><th scope="col">${t('paymentType')}</th><th scope="col" class="num">${t('started')}</th><th scope="col" class="num">${t('paidCount')}</th><th scope="col" class="num">${t('successRate')}</th><th scope="col" class="num">${t('medianTime')}</th></tr></thead>
-<tbody>${m.perType.map((p) => html`<tr data-type="${p.paymentType}"><td>${typeName(t, p.paymentType)}</td><td class="num">${p.started}</td><td class="num">${p.paid}</td><td class="num">${Math.round(p.successRate * 100)}%</td><td class="num">${duration(t, lang, p.medianMinutesToPay)}</td></tr>`)}</tbody></table></div>
+<tbody>${m.perType.map((p) => html`<tr data-type="${p.paymentType}"><td>${typeName(t, lang, p.paymentType)}</td><td class="num">${p.started}</td><td class="num">${p.paid}</td><td class="num">${Math.round(p.successRate * 100)}%</td><td class="num">${duration(t, lang, p.medianMinutesToPay)}</td></tr>`)}</tbody></table></div>
 </section>
 <section class="card" aria-labelledby="h-time"><h3 id="h-time">${t('timeTitle')}</h3>
-${barChart({ id: 'chart-time-to-pay', title: t('timeTitle'), description: t('timeDesc'), bars: time })}
+${responsive(
+  barChart({
+    id: 'chart-time-to-pay',
+    title: t('timeTitle'),
+    description: t('timeDesc'),
+    bars: time,
+    width: 460,
+    fontSize: 12,
+  }),
+  barChart({
+    id: 'chart-time-to-pay-narrow',
+    title: t('timeTitle'),
+    description: t('timeDesc'),
+    bars: time,
+    width: 320,
+    fontSize: 12,
+  }),
+)}
 </section>
 </div>`;
 }
@@ -77,10 +156,11 @@ ${barChart({ id: 'chart-time-to-pay', title: t('timeTitle'), description: t('tim
 export async function overviewMoneySection(services: Deps<'store' | 'clock'>, view: View): Promise<Html> {
   const { lang } = view;
   const t = translator(MONEY_MESSAGES, lang);
-  const m = await moneyOverview(services, view.timeZone);
-  return html`${totals(t, m)}
-${perDay(t, m)}
-${perType(t, lang, m)}`;
+  const [live, m] = await Promise.all([moneyTotals(services, view.timeZone), moneyOverview(services, view.timeZone)]);
+  return html`${totals(t, view, live)}
+${perDay(t, live)}
+${perType(t, lang, m)}
+<p class="muted" data-computed-at="${m.computedAt}">${t('typesAsOf', { time: view.when(m.computedAt) })}</p>`;
 }
 
 /** One payment's money: what was expected and paid, the fee and net once a report gave them, refunds, settlement; a warning when the amount paid is not the order's. */

@@ -26,7 +26,7 @@ export async function overviewBody(services: Deps<'clock' | 'gateway' | 'store' 
   return html`${await overviewAlerts(services, v)}
 <div class="cards">
 <section class="card" aria-labelledby="h-counts"><h2 id="h-counts">${t('ov_by_status')}</h2>
-<div class="table-wrap"><table><thead><tr><th scope="col">${t('ov_status')}</th><th scope="col" class="num">${t('ov_today')}</th><th scope="col" class="num">${t('ov_week')}</th></tr></thead>
+<div class="table-wrap"><table class="counts"><thead><tr><th scope="col">${t('ov_status')}</th><th scope="col" class="num">${t('ov_today')}</th><th scope="col" class="num">${t('ov_week')}</th></tr></thead>
 <tbody>${statuses.map((s) => html`<tr><td><a href="/console/transactions?status=${s}">${statusBadge(v, s)}</a></td><td class="num" data-count="today-${s}">${todayCounts[s] ?? 0}</td><td class="num" data-count="week-${s}">${weekCounts[s] ?? 0}</td></tr>`)}
 <tr><th scope="row">${t('ov_all')}</th><td class="num" data-count="today-all">${total(todayCounts)}</td><td class="num" data-count="week-all">${total(weekCounts)}</td></tr></tbody></table></div>
 </section>

@@ -8,6 +8,8 @@ import { findTransaction } from '../../domain/orders/links.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './layout.js';
 import { overviewBody } from './overview.js';
 import { transactionsBody } from './transactions.js';
+import { downloadsForm } from './downloads.js';
+import { html } from './html.js';
 import { transactionBody } from './transaction-page.js';
 import { deliveriesBody } from './deliveries.js';
 import { logFileBody, logsBody } from './logs.js';
@@ -16,7 +18,7 @@ import { consoleContext } from './scope.js';
 import { operatorActor } from '../plugins/actor.js';
 
 export const consolePages: RoutePlugin<
-  Deps<'clock' | 'config' | 'formKeySecret' | 'gateway' | 'logger' | 'store' | 'version'>
+  Deps<'clock' | 'config' | 'formKeySecret' | 'gateway' | 'logger' | 'runtimeConfig' | 'store' | 'version'>
 > = async (s, services) => {
   const ctx = consoleContext(services);
 
@@ -86,7 +88,12 @@ export const consolePages: RoutePlugin<
       const v = ctx.view(req, reply);
       const { lang: _lang, ...query } = req.query;
       const { body, alert } = await transactionsBody(services, query, v);
-      return ctx.render(reply, req, { title: v.t('title_transactions'), section: 'transactions', body, alert });
+      return ctx.render(reply, req, {
+        title: v.t('title_transactions'),
+        section: 'transactions',
+        body: html`${body}${downloadsForm(v, query, services.clock.now())}`,
+        alert,
+      });
     },
   );
 
@@ -155,6 +162,7 @@ export const consolePages: RoutePlugin<
           level: OptionalStr(10),
           order_id: OptionalStr(512),
           request_id: OptionalStr(64),
+          console: OptionalStr(1),
           cursor: OptionalStr(400),
           lang: LangQuery,
         }),

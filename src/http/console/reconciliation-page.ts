@@ -10,6 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App, RoutePlugin } from '../types.js';
 import type { Deps } from '../../types.js';
+import type { ReconciliationRow } from '../../model/reconciliation.js';
 import { AppError } from '../../platform/errors.js';
 import {
   RECONCILIATION_RESULTS,
@@ -30,7 +31,7 @@ import { EMPTY, type View } from './view.js';
 import { statusBadge } from './layout.js';
 import type { Alert } from './layout.js';
 import { txLink } from './transactions.js';
-import { consoleDoc } from './context.js';
+import { consoleDoc, errorAlert } from './context.js';
 import { consoleContext } from './scope.js';
 
 type T = Translate<MoneyKey>;
@@ -134,7 +135,7 @@ ${
     : html`<div class="table-wrap"><table><thead><tr><th scope="col" class="num">${t('line')}</th><th scope="col">${t('result')}</th><th scope="col">${t('gatewayOrderId')}</th><th scope="col">${t('orderId')}</th><th scope="col">${t('reportStatus')}</th><th scope="col" class="num">${t('reportAmount')}</th><th scope="col">${t('paylinkStatus')}</th><th scope="col" class="num">${t('paylinkAmount')}</th><th scope="col" class="num">${t('fee')}</th><th scope="col" class="num">${t('net')}</th><th scope="col">${t('detail')}</th></tr></thead>
 <tbody>${rows.map(
         (r) =>
-          html`<tr data-row="${r.id}"><td class="num">${r.line ?? '—'}</td><td>${resultBadge(t, r.result)}</td><td class="mono">${r.gatewayOrderId}</td><td class="mono">${r.orderId ? html`<a href="${txLink(r.orderId)}">${r.orderId}</a>` : '—'}</td><td>${r.reportStatus ?? '—'}</td><td class="num">${rupiah(r.reportAmount)}</td><td>${r.paylinkStatus ? statusBadge(v, r.paylinkStatus) : EMPTY}</td><td class="num">${rupiah(r.paylinkAmount)}</td><td class="num">${rupiah(r.feeAmount)}</td><td class="num">${rupiah(r.netAmount)}</td><td>${r.detail ?? ''}</td></tr>`,
+          html`<tr data-row="${r.id}"><td class="num">${r.line ?? '—'}</td><td>${resultBadge(t, r.result)}</td><td class="mono">${r.gatewayOrderId}</td><td class="mono">${r.orderId ? html`<a href="${txLink(r.orderId)}">${r.orderId}</a>` : '—'}</td><td data-report-status="${r.reportStatus ?? ''}">${r.reportStatus ? v.word('gs', r.reportStatus) : EMPTY}</td><td class="num">${rupiah(r.reportAmount)}</td><td>${r.paylinkStatus ? statusBadge(v, r.paylinkStatus) : EMPTY}</td><td class="num">${rupiah(r.paylinkAmount)}</td><td class="num">${rupiah(r.feeAmount)}</td><td class="num">${rupiah(r.netAmount)}</td><td>${differs(t, v, r)}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${rows.length === ROWS_SIZE && last ? html`<p class="pager"><a href="${self}?${new URLSearchParams({ ...(result ? { result } : {}), after: String(last.id) }).toString()}">${t('next')}</a></p>` : ''}`;
@@ -200,6 +201,28 @@ function fieldValue(part: Multipart, name: UploadField): string {
 }
 
 const isUploadField = (name: string): name is UploadField => Object.hasOwn(FIELD_MAX, name);
+
+/** What differs, in the page's words: an Indonesian page says it from the row's figures; an English one keeps the import's sentence. */
+function differs(t: Translate<MoneyKey>, v: View, r: ReconciliationRow): string {
+  if (v.lang === 'en') return r.detail ?? '';
+  switch (r.result) {
+    case 'amount_mismatch':
+      return t('d_amount', { report: rupiah(r.reportAmount), paylink: rupiah(r.paylinkAmount) });
+    case 'status_mismatch':
+      return t('d_status', {
+        report: r.reportStatus ? v.word('gs', r.reportStatus) : EMPTY,
+        paylink: r.paylinkStatus ? v.word('st', r.paylinkStatus) : EMPTY,
+      });
+    case 'missing_here':
+      return t('d_missing_here');
+    case 'missing_at_gateway':
+      return t('d_missing_at_gateway');
+    case 'transaction_mismatch':
+      return t('d_transaction');
+    default:
+      return '';
+  }
+}
 
 const unreadable = (detail: string) =>
   new AppError('VALIDATION_FAILED', `The upload is not a complete form: ${detail}. Send the form again.`, {
@@ -350,11 +373,7 @@ export const consoleReconciliationRoutes: RoutePlugin<
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
           // The same page with what went wrong on top, so the operator can correct the file or the fields and send again.
-          const items = err.extras.errors?.map((x) => `${x.path}: ${x.message}`);
-          return render(req, reply, {
-            status: err.status,
-            alert: { kind: 'error', text: `${err.message} (${err.code})`, items },
-          });
+          return render(req, reply, { status: err.status, alert: errorAlert(ctx.view(req, reply), err, req.id) });
         }
       },
     );

@@ -4,6 +4,7 @@
  * Content-Security-Policy that allows nothing but this origin. Its pages share one scope: form
  * bodies, the CSRF cookie, these headers and error pages hold there and nowhere else of the app.
  */
+import type { FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
@@ -18,6 +19,9 @@ import { CSRF_VALIDITY_MS, errorAlert, operatorBinding, type ConsoleContext } fr
 import { consoleView } from './view.js';
 import { hasRole } from '../../domain/operators/access.js';
 import { operatorActor } from '../plugins/actor.js';
+
+/** Requests of the console answered while the gateway is the simulator: their pages carry the banner saying no money moves. */
+const simulated = new WeakSet<FastifyRequest>();
 
 /** The rendering of console pages in the operator's language and the console's time zone, with the tokens of their forms. */
 export function consoleContext(services: Deps<'clock' | 'config' | 'formKeySecret'>): ConsoleContext {
@@ -44,6 +48,7 @@ export function consoleContext(services: Deps<'clock' | 'config' | 'formKeySecre
             admin: req.operatorIdentity?.role === 'admin',
             view,
             here,
+            simulator: simulated.has(req),
           }),
         );
     },
@@ -111,10 +116,21 @@ function consoleErrorPages(s: App, ctx: ConsoleContext): void {
 }
 
 /** The console's scope, with its `pages` (route plugins) registered inside it. */
-export function consoleScope(services: Deps<'clock' | 'config' | 'csrfKey' | 'formKeySecret'>, pages: Mount[]): Mount {
+export function consoleScope(
+  services: Deps<'clock' | 'config' | 'csrfKey' | 'formKeySecret' | 'runtimeConfig'>,
+  pages: Mount[],
+): Mount {
   return async (app) => {
     await app.register(async (scope) => {
       await consoleSecurity(scope, services);
+      scope.addHook('preHandler', async (req) => {
+        // The runtime configuration decides (it can be switched from the console); unknown: no banner.
+        const mode = await services.runtimeConfig.current().then(
+          (c) => c.gateway.mode,
+          () => undefined,
+        );
+        if (mode === 'simulator') simulated.add(req);
+      });
       consoleErrorPages(scope, consoleContext(services));
       for (const mount of pages) await mount(scope);
     });

@@ -13,6 +13,14 @@ import { paymentMoneySection } from './money.js';
 import { formKeyField, formRequest } from './form-keys.js';
 import type { FormTokens } from './context.js';
 
+/** A payment type's word inside an Indonesian sentence starts in lower case ("Pembayaran transfer bank …"); a brand (GoPay, QRIS) keeps its capitals. */
+export function methodInSentence(v: View, paymentType: string | null): string {
+  const word = v.word('pt', paymentType ?? '');
+  return v.lang === 'id' && /^[A-Z][a-z]+\b/.test(word) ? word.charAt(0).toLowerCase() + word.slice(1) : word;
+}
+
+const MONEY_MOVED: ReadonlySet<string> = new Set(['paid', 'partially_refunded', 'refunded', 'chargeback']);
+
 function csrfField(token: string): Html {
   return html`<input type="hidden" name="_csrf" value="${token}">`;
 }
@@ -71,6 +79,8 @@ export async function transactionBody(
   const finance = forms.may('finance');
   // The gateway's own status beside ours, when it says something ours does not (e.g. captured, not settled).
   const gatewayWord = tx.transactionStatus ? v.word('gs', tx.transactionStatus) : undefined;
+  // A paid payment no longer expires; a card payment is paid when captured, before it settles.
+  const paidAt = MONEY_MOVED.has(tx.status) ? (tx.settlementTime ?? tx.transactionTime ?? tx.updatedAt) : undefined;
   return html`
 <div class="cards">
 <section class="card" aria-labelledby="h-summary"><h2 id="h-summary">${t('pay_heading')}</h2>
@@ -81,11 +91,15 @@ export async function transactionBody(
 <dt>${t('tx_status')}</dt><dd data-status="${tx.status}">${statusBadge(v, tx.status)}${gatewayWord && gatewayWord !== v.word('st', tx.status) ? html` <span class="muted" data-gateway-status="${tx.transactionStatus}">${gatewayWord}</span>` : ''}</dd>
 <dt>${t('tx_amount')}</dt><dd>${rupiah(tx.nominal)}</dd>
 <dt>${t('pay_refunded')}</dt><dd data-refunded="${tx.refundedAmount}">${rupiah(tx.refundedAmount)}</dd>
-<dt>${t('tx_payment_type')}</dt><dd>${tx.paymentType ?? EMPTY}</dd>
+<dt>${t('tx_payment_type')}</dt><dd>${tx.paymentType ? v.word('pt', tx.paymentType) : EMPTY}</dd>
 <dt>${t('pay_transaction_id')}</dt><dd class="mono">${tx.gatewayTransactionId ?? EMPTY}</dd>
 <dt>${t('tx_created')}</dt><dd>${v.when(tx.createdAt)}</dd>
-<dt>${t('pay_expires')}</dt><dd>${v.when(tx.expireAt)}</dd>
-<dt>${t('pay_settled')}</dt><dd>${v.when(tx.settlementTime)}</dd>
+${
+  paidAt === undefined
+    ? html`<dt>${t('pay_expires')}</dt><dd>${v.when(tx.expireAt)}</dd>
+<dt>${t('pay_settled')}</dt><dd>${v.when(tx.settlementTime)}</dd>`
+    : html`<dt>${t('pay_paid_at')}</dt><dd data-paid-at>${v.when(paidAt)}</dd>`
+}
 ${tx.flags ? html`<dt>${t('pay_flags')}</dt><dd class="mono">${tx.flags}</dd>` : ''}
 </dl>
 ${
@@ -110,11 +124,11 @@ ${
           token,
           t('pay_refund_title', { amount: rupiah(offer.refund.left) }),
           t('pay_refund_button'),
-          html`<label>${t('pay_refund_amount')}<input name="amount" inputmode="numeric" pattern="[0-9]*" maxlength="16" autocomplete="off"></label><label>${t('pay_refund_reason')}<input name="reason" maxlength="255"></label>`,
+          html`<label>${t('pay_refund_amount')}<input name="amount" inputmode="decimal" maxlength="24" autocomplete="off" placeholder="50.000"></label><label>${t('pay_refund_reason')}<input name="reason" maxlength="255"></label>`,
           true,
         )
-      : offer.refund.why === 'method'
-        ? html`<section class="card" aria-labelledby="a-refund" data-no-refund="method"><h3 id="a-refund">${t('pay_refund_not_offered')}</h3><p>${t('pay_refund_method', { method: tx.paymentType ?? EMPTY })}</p></section>`
+      : offer.refund.why === 'method' || offer.refund.why === 'unsettled'
+        ? html`<section class="card" aria-labelledby="a-refund" data-no-refund="${offer.refund.why}"><h3 id="a-refund">${t('pay_refund_not_offered')}</h3><p>${offer.refund.why === 'method' ? t('pay_refund_method', { method: methodInSentence(v, tx.paymentType) }) : t('pay_refund_unsettled')}</p></section>`
         : ''
 }
 ${finance && offer.cancel ? actionForm(tx, 'cancel', token, t('pay_cancel_title'), t('pay_cancel_button'), html``, true) : ''}

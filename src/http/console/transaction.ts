@@ -16,6 +16,32 @@ interface Entry {
   at: string;
   title: Html;
   detail?: Html;
+  /** A report that changed the status, and the ERP event of a status change: the one is shown above the other it caused. */
+  role?: 'applied-report' | 'status-event';
+}
+
+/** How long before the report that caused it its ERP event may be stamped (both are written in one database transaction). */
+const CAUSE_WINDOW_MS = 2_000;
+
+/**
+ * Oldest first; a status change's ERP event is stamped as the change is decided, a moment before
+ * the report that caused it is recorded, so the report is moved above it.
+ */
+export function timelineOrder(entries: Entry[]): Entry[] {
+  const out = [...entries].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  for (let i = 1; i < out.length; i++) {
+    const prev = out[i - 1];
+    const cur = out[i];
+    if (
+      prev?.role === 'status-event' &&
+      cur?.role === 'applied-report' &&
+      Date.parse(cur.at) - Date.parse(prev.at) <= CAUSE_WINDOW_MS
+    ) {
+      out[i - 1] = cur;
+      out[i] = prev;
+    }
+  }
+  return out;
 }
 
 const text = (v: unknown): string | undefined =>
@@ -56,6 +82,7 @@ function notificationEntry(n: NotificationRecord, v: View): Entry {
   const refundRp = refund !== undefined && Number.isFinite(Number(refund)) ? rupiah(Number(refund)) : refund;
   return {
     at: n.receivedAt,
+    ...(n.result === 'applied' ? { role: 'applied-report' as const } : {}),
     title: html`${n.source === 'webhook' || n.source === 'replay' ? v.t('tl_notification') : v.t('tl_status_report')}: ${n.transactionStatus ? html`<span data-gateway-status="${n.transactionStatus}">${v.word('gs', n.transactionStatus)}</span>` : EMPTY} <span class="badge r-${n.result}" data-result="${n.result}">${v.word('nr', n.result)}</span>`,
     detail: html`${v.word('src', n.source)} · <span class="mono">${n.gatewayOrderId}</span>${refundRp ? html` · ${v.t('tl_refund_amount', { amount: refundRp })}` : ''}`,
   };
@@ -70,6 +97,7 @@ function eventEntries(ev: OutboxEvent, attempts: DeliveryAttempt[], v: View): En
   const out: Entry[] = [
     {
       at: ev.createdAt,
+      role: 'status-event',
       title: html`${raw(v.t('tl_status_to', { status: statusBadge(v, text(p.status) ?? ev.eventType).text, version: ev.statusVersion ?? EMPTY }))}${refunded}`,
       detail: html`${v.t('tl_erp_event')} <code>${ev.eventId}</code> · ${statusBadge(v, ev.state)}`,
     },
@@ -78,7 +106,7 @@ function eventEntries(ev: OutboxEvent, attempts: DeliveryAttempt[], v: View): En
     out.push({
       at: a.startedAt,
       title: html`${v.t('tl_attempt', { n: a.attemptNo })} ${statusBadge(v, a.outcome)}`,
-      detail: html`${a.statusCode === null && !a.error ? v.t('tl_no_answer') : lastAnswer(a.statusCode, a.error)} · ${a.latencyMs ?? EMPTY} ms`,
+      detail: html`${a.statusCode === null && !a.error ? v.t('tl_no_answer') : lastAnswer(v, a.statusCode, a.error)} · ${a.latencyMs ?? EMPTY} ms`,
     });
   }
   return out;
@@ -117,8 +145,7 @@ export async function timeline(
     ...events.flatMap((e) => eventEntries(e, attempts, v)),
     ...refunds.map((r) => refundEntry(r, v)),
   ];
-  entries.sort((a, b) => a.at.localeCompare(b.at));
-  return { entries, events };
+  return { entries: timelineOrder(entries), events };
 }
 
 export function timelineList(entries: Entry[], v: View): Html {

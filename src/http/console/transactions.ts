@@ -1,6 +1,6 @@
 import type { Deps } from '../../types.js';
 import { PAYMENT_STATUSES } from '../../domain/reports/status-machine.js';
-import { searchTransactions } from '../../domain/queries/listing.js';
+import { searchTransactions, type ConsoleSearch } from '../../domain/queries/listing.js';
 import { html, rupiah, zonedInput, type Html } from './html.js';
 import { statusBadge, type Alert } from './layout.js';
 import { EMPTY, type View } from './view.js';
@@ -29,11 +29,11 @@ function pageUrl(query: ListQuery, page: number): string {
   return `/console/transactions?${p.toString()}`;
 }
 
-export async function transactionsBody(
-  services: Deps<'store'>,
+/** The page's filters as the console's search takes them, and what was wrong with any of them (ignored). */
+export function searchOf(
   query: ListQuery,
   v: View,
-): Promise<{ body: Html; alert?: Alert }> {
+): { search: Omit<ConsoleSearch, 'page' | 'pageSize'>; problems: string[] } {
   const { t, timeZone } = v;
   const problems: string[] = [];
   const status =
@@ -43,28 +43,40 @@ export async function transactionsBody(
   if (query.from && !from) problems.push(t('tx_bad_from'));
   const toDay = query.to ? zonedInput(query.to, timeZone) : undefined;
   if (query.to && !toDay) problems.push(t('tx_bad_to'));
+  return {
+    search: {
+      q: query.q?.trim() || undefined,
+      mercantId: query.mercant_id?.trim() || undefined,
+      status,
+      paymentType: query.payment_type || undefined,
+      from: from?.toISOString(),
+      // "to" names a day: everything created before the next midnight.
+      to: toDay ? new Date(toDay.getTime() + DAY_MS).toISOString() : undefined,
+    },
+    problems,
+  };
+}
+
+export async function transactionsBody(
+  services: Deps<'store'>,
+  query: ListQuery,
+  v: View,
+): Promise<{ body: Html; alert?: Alert }> {
+  const { t } = v;
+  const { search, problems } = searchOf(query, v);
+  const status = search.status;
   const page = Math.max(1, Math.min(10_000, Number.parseInt(query.page ?? '1', 10) || 1));
   const {
     items: rows,
     more,
     paymentTypes: types,
-  } = await searchTransactions(services, {
-    q: query.q?.trim() || undefined,
-    mercantId: query.mercant_id?.trim() || undefined,
-    status,
-    paymentType: query.payment_type || undefined,
-    from: from?.toISOString(),
-    // "to" names a day: everything created before the next midnight.
-    to: toDay ? new Date(toDay.getTime() + DAY_MS).toISOString() : undefined,
-    page,
-    pageSize: PAGE_SIZE,
-  });
+  } = await searchTransactions(services, { ...search, page, pageSize: PAGE_SIZE });
   const body = html`
 <form class="filters" method="get" action="/console/transactions" role="search">
 <label>${t('tx_order_contains')}<input name="q" value="${query.q ?? ''}" maxlength="200" autocomplete="off"></label>
 <label>mercant_id<input name="mercant_id" value="${query.mercant_id ?? ''}" maxlength="200" autocomplete="off"></label>
 <label>${t('tx_status')}<select name="status"><option value="">${t('any')}</option>${PAYMENT_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${v.word('st', s)}</option>`)}</select></label>
-<label>${t('tx_payment_type')}<select name="payment_type"><option value="">${t('any')}</option>${types.map((t) => html`<option value="${t}"${t === query.payment_type ? html` selected` : ''}>${t}</option>`)}</select></label>
+<label>${t('tx_payment_type')}<select name="payment_type"><option value="">${t('any')}</option>${types.map((p) => html`<option value="${p}"${p === query.payment_type ? html` selected` : ''}>${v.word('pt', p)}</option>`)}</select></label>
 <label>${t('tx_created_from')}<input type="date" name="from" value="${query.from ?? ''}"></label>
 <label>${t('tx_created_to')}<input type="date" name="to" value="${query.to ?? ''}"></label>
 <button type="submit">${t('search')}</button>
@@ -77,7 +89,7 @@ export async function transactionsBody(
       ? html`<tr><td colspan="6" class="muted">${t('tx_none')}</td></tr>`
       : rows.map(
           (r) =>
-            html`<tr><td><a href="${txLink(r.orderId)}" class="mono">${r.orderId}</a></td><td class="hide-narrow mono">${r.mercantId}</td><td>${statusBadge(v, r.status)}</td><td class="num">${rupiah(r.nominal)}</td><td class="hide-narrow">${r.paymentType ?? EMPTY}</td><td>${v.when(r.createdAt)}</td></tr>`,
+            html`<tr><td><a href="${txLink(r.orderId)}" class="mono">${r.orderId}</a></td><td class="hide-narrow mono">${r.mercantId}</td><td>${statusBadge(v, r.status)}</td><td class="num">${rupiah(r.nominal)}</td><td class="hide-narrow">${r.paymentType ? v.word('pt', r.paymentType) : EMPTY}</td><td>${v.when(r.createdAt)}</td></tr>`,
         )
   }</tbody></table></div>
 <nav class="pager" aria-label="${t('pages')}">${page > 1 ? html`<a href="${pageUrl(query, page - 1)}" rel="prev">${t('newer')}</a>` : ''}${more ? html`<a href="${pageUrl(query, page + 1)}" rel="next">${t('older')}</a>` : ''}</nav>`;

@@ -5,6 +5,7 @@
  */
 import { translator, type Lang, type Params, type Translate } from '../../platform/i18n.js';
 import { consoleMessages, type ConsoleKey } from './i18n/console.js';
+import { paymentTypeWord } from './i18n/glossary.js';
 
 export interface View {
   lang: Lang;
@@ -14,8 +15,8 @@ export interface View {
   zone: string;
   /** A time in the console's zone and the page's language, with the zone label; `—` for nothing. */
   when(iso: string | null | undefined): string;
-  /** The word for a value (`st_paid` → "paid"), or the value itself when the catalogue has none. */
-  word(prefix: 'st' | 'gs' | 'nr' | 'src' | 'lv' | 'kind', value: string): string;
+  /** The word for a value (`st_paid` → "paid"; `pt`: a payment type), or the value itself when the catalogue has none. */
+  word(prefix: 'st' | 'gs' | 'nr' | 'src' | 'lv' | 'kind' | 'pt', value: string): string;
   /** `base_one` or `base_other` by the language's plural rules, with `{count}` filled in. */
   plural(base: string, count: number, params?: Params): string;
 }
@@ -84,6 +85,7 @@ export function consoleView(lang: Lang, timeZone: string): View {
         : `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')} ${zone}`;
     },
     word(prefix, value) {
+      if (prefix === 'pt') return paymentTypeWord(lang, value);
       const key = `${prefix}_${value}`;
       return isKey(key) ? t(key) : value;
     },

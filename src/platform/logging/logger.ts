@@ -14,6 +14,7 @@ import { REDACTED, createSecretScrubber, redactUrl, type SecretScrubber } from '
 import { extendLogContext } from './context.js';
 import { SECRET_FIELD_NAMES } from '../secrets.js';
 import { privateDir, privateFile } from '../private-files.js';
+import { traceLogMixin } from '../tracing.js';
 
 export interface LoggerOptions {
   level: string;
@@ -148,6 +149,8 @@ export async function createLogger(opts: LoggerOptions): Promise<Logger> {
       level: opts.level,
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // With tracing on, a line written inside a span names it (trace_id, span_id).
+      mixin: traceLogMixin(),
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACT_PATHS, censor: REDACTED },
       serializers: {

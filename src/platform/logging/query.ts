@@ -30,6 +30,8 @@ export interface LogQuery {
   request_id?: string;
   limit: number;
   cursor?: LogCursor;
+  /** Entries left out whatever else matches (e.g. the console's own page loads). */
+  skip?: (entry: Record<string, unknown>) => boolean;
 }
 
 export interface LogPage {
@@ -135,7 +137,7 @@ function matcher(query: LogQuery): (raw: string, entry: Record<string, unknown>)
     if (query.order_id !== undefined && entry.order_id !== query.order_id) return false;
     if (query.request_id !== undefined && entry.request_id !== query.request_id) return false;
     if (needle !== undefined && !raw.toLowerCase().includes(needle)) return false;
-    return true;
+    return query.skip === undefined || !query.skip(entry);
   };
 }
 

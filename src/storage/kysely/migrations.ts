@@ -175,7 +175,9 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '026_reconciliation_unit': reconciliationUnitMigration026(d),
     '027_accounts': accountsMigration027(kind),
     '028_operators': operatorsMigration028,
-    '029_outbox_lanes_and_alerts': outboxLanesAndAlertsMigration029(kind),
+    '029_outbox_account_lanes': outboxAccountLanesMigration029,
+    '030_trace_context': traceContextMigration030,
+    '031_outbox_alert_lane': outboxAlertLaneMigration031(kind),
   };
 }
 
@@ -591,16 +593,39 @@ export const operatorsMigration028: Migration = {
 };
 
 /**
+ * The outbox's claim per account walks that account's claimable events in due order (a lane per
+ * account: another account's backlog is never read to fill it).
+ */
+export const outboxAccountLanesMigration029: Migration = {
+  async up(db: Kysely<unknown>) {
+    await sql`create index outbox_account_claimable_idx on outbox_events (account, next_attempt_at, seq) where state in ('pending', 'failed')`.execute(
+      db,
+    );
+  },
+};
+
+/**
+ * An ERP event keeps the W3C trace context (`traceparent`) of the work that wrote it, so each of its
+ * delivery attempts, however much later, joins that trace. Null when tracing was off.
+ */
+export const traceContextMigration030: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('outbox_events').addColumn('trace_context', 'text').execute();
+  },
+};
+
+/**
  * Lanes: the outbox carries ERP events (`erp`) and alert notifications (`alert`), and each
  * account's claim of a lane walks that lane's claimable events in due order (another account's or
  * lane's backlog is never read to fill it). Alerts: one row per alert raised, at most one open
  * (not resolved) per account, alert and subject, on every instance (a unique index).
  */
-export function outboxLanesAndAlertsMigration029(kind: Kind): Migration {
+export function outboxAlertLaneMigration031(kind: Kind): Migration {
   return {
     async up(db: Kysely<unknown>) {
       await sql`alter table outbox_events add column lane text not null default 'erp'`.execute(db);
-      await sql`create index outbox_account_claimable_idx on outbox_events (account, lane, next_attempt_at, seq) where state in ('pending', 'failed')`.execute(
+      await db.schema.dropIndex('outbox_account_claimable_idx').execute();
+      await sql`create index outbox_lane_claimable_idx on outbox_events (account, lane, next_attempt_at, seq) where state in ('pending', 'failed')`.execute(
         db,
       );
       await sql`create table alerts (

@@ -99,6 +99,8 @@ export interface OutboxEventsTable {
   delivered_at: string | null;
   /** Start of the current retry window (created, or a manual retry); dead after `erp.retry_for_hours` from it. Migration 003_outbox_retry_window. */
   retry_from: string | null;
+  /** W3C `traceparent` of the work that wrote the event; its delivery attempts join that trace. Migration 030_trace_context. */
+  trace_context: string | null;
   /** `erp` (an ERP event) or `alert` (an alert notification), migration 029; each has lanes of its own. */
   lane: Generated<string>;
 }

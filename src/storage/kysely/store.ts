@@ -34,6 +34,7 @@ import { checkTls, pgConnection } from '../postgres/tls.js';
 import { decodeCursor } from './cursor.js';
 import { isUniqueViolation } from './errors.js';
 import { isDatabaseUnavailable } from '../../platform/errors.js';
+import { withSpan } from '../../platform/tracing.js';
 import { CachedSqliteDialect } from '../sqlite/driver.js';
 import { GroupCommit, groupedWrites } from './group-commit.js';
 import { ensurePrivateFile, privateDir, privateFile } from '../../platform/private-files.js';
@@ -175,7 +176,12 @@ function kyselyStore(c: Connection, inTransaction: boolean): KyselyBackedStore {
       if (inTransaction) return fn(store);
       const inner = (trx: Transaction<Database>) =>
         fn(kyselyStore({ ...c, db: trx, close: async () => undefined, group: undefined, views: undefined }, true));
-      return group ? group.run(inner) : c.db.transaction().execute(inner);
+      if (!group) return c.db.transaction().execute(inner);
+      // PostgreSQL's statements have spans of their own (pg's instrumentation); SQLite's are
+      // calls into the driver, so its transactions get one span each, inside traced work only.
+      return withSpan('sqlite transaction', { 'db.system.name': 'sqlite' }, () => group.run(inner), {
+        requireParent: true,
+      });
     },
     isListCursor: (cursor) => decodeCursor(cursor) !== undefined,
     isUniqueViolation,

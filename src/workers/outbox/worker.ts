@@ -23,6 +23,7 @@ import { forEachLimited, freeLanes, waitForAttempt } from './lanes.js';
 import { EndpointWatch } from './endpoints.js';
 import { bodyFor, targetsNow, type Target } from './targets.js';
 import { Periodic } from '../periodic.js';
+import { failSpan, setSpanAttributes, tracingOn, withSpan } from '../../platform/tracing.js';
 
 export type { Outbox } from '../../types.js';
 
@@ -275,7 +276,25 @@ class OutboxWorker implements Outbox {
    * recording still under way, so the lane moves on to its next event while the result waits for
    * its commit (on SQLite the lanes' results then share one).
    */
-  private async attempt(t: Target, e: OutboxEvent, probe: boolean): Promise<{ recorded: Promise<void> }> {
+  private attempt(t: Target, e: OutboxEvent, probe: boolean): Promise<{ recorded: Promise<void> }> {
+    // A child of the work that wrote the event (its stored trace context): a retry hours later
+    // still joins the payment's trace.
+    return withSpan(
+      t.lane === 'alert' ? 'alert delivery attempt' : 'ERP delivery attempt',
+      {
+        'paylink.account': e.account,
+        'paylink.event_id': e.eventId,
+        'paylink.event_type': e.eventType,
+        'paylink.order_id': e.orderId,
+        'paylink.gateway_order_id': tracingOn() ? gatewayOrderIdOf(e.payload) : undefined,
+        'paylink.attempt': e.attempts + 1,
+      },
+      () => this.attemptInSpan(t, e, probe),
+      { parent: e.traceContext },
+    );
+  }
+
+  private async attemptInSpan(t: Target, e: OutboxEvent, probe: boolean): Promise<{ recorded: Promise<void> }> {
     const startedAt = this.deps.clock.now();
     const refused = literalRefusal(t.url, this.blockPrivate);
     const res = refused
@@ -309,6 +328,8 @@ class OutboxWorker implements Outbox {
     await this.endpoints.afterAttempt(t, v.state === 'delivered', probe, now);
     await this.o.beforeComplete?.(e);
     const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
+    setSpanAttributes({ 'paylink.outcome': v.state, 'http.response.status_code': res.statusCode ?? undefined });
+    if (error !== null) failSpan(error);
     return { recorded: this.record(t, e, v, res, startedAt, error) };
   }
 
@@ -382,6 +403,16 @@ class OutboxWorker implements Outbox {
       await this.refreshDepth();
     }
     return n > 0;
+  }
+}
+
+/** The gateway's order id an event's body names, for its delivery spans; undefined for a body without one. */
+function gatewayOrderIdOf(payload: string): string | undefined {
+  try {
+    const id = (JSON.parse(payload) as { gateway_order_id?: unknown }).gateway_order_id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
   }
 }
 

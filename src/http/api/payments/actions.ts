@@ -33,7 +33,7 @@ export const paymentActionRoutes: RoutePlugin<
         tags: [TAGS.ops],
         summary: 'Refund a paid payment, all of it or a part',
         description:
-          'Without `amount`, refunds what is left. Allowed while the payment is `paid` or `partially_refunded`; otherwise 409 (`PAYMENT_NOT_PAID`, `PAYMENT_CLOSED`) with `payment_status` naming its state. ' +
+          'Without `amount`, refunds what is left. Allowed while the payment is `paid` or `partially_refunded`; otherwise 409 (`PAYMENT_NOT_PAID`, `PAYMENT_CLOSED`) with `payment_status` naming its state. A card payment captured but not settled yet is 409 `PAYMENT_NOT_SETTLED` (the gateway refunds only settled payments; cancel voids it until then). ' +
           'An amount ≤ 0 or above what is left is 400 `AMOUNT_INVALID`. One refund at a time per payment: a request arriving while another is at the gateway waits for it (up to 15 s, then 409 `REFUND_IN_PROGRESS`). ' +
           'Each request keeps its own gateway `refund_key`. Send an `Idempotency-Key`: a request retried with the same key after a timeout is the same refund again (the gateway never refunds twice); a request without one, or with a new one, is a new refund. ' +
           "A refund whose answer was lost is settled from the gateway's list of refunds before the next one is accepted. " +

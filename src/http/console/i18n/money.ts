@@ -1,10 +1,21 @@
 /** The console's money words: the overview's totals and charts, a payment's money, the Reconciliation page. */
 import { defineMessages } from '../../../platform/i18n.js';
+import { GLOSSARY } from './glossary.js';
+
+const G = GLOSSARY;
 
 export const MONEY_MESSAGES = defineMessages(
   {
     // Overview
     moneyPaid: 'Money paid',
+    totalsLive:
+      'Read from the daily report when this page was opened, {time}; the same days in its download give the same figures.',
+    typesAsOf: 'Computed {time}; recomputed at most once a minute.',
+    cardRefunded: 'Refunded',
+    cardFee: 'Gateway fee',
+    cardNet: G.en.net,
+    cardPayments: 'Payments',
+    cardDownload: 'Daily report of these days',
     today: 'Today',
     last7Days: 'Last 7 days',
     last30Days: 'Last 30 days',
@@ -85,6 +96,11 @@ export const MONEY_MESSAGES = defineMessages(
     imported: 'Report imported.',
     importedBefore: 'This file was imported before: here is that import, unchanged.',
     backToList: 'Back to the imports',
+    d_amount: 'The report says {report}, paylink {paylink}.',
+    d_status: 'The report says {report}, paylink {paylink}.',
+    d_missing_here: 'paylink holds no payment with this order ID.',
+    d_missing_at_gateway: 'The report does not list this payment.',
+    d_transaction: 'The report names another transaction ID.',
     r_matched: 'matched',
     r_missing_here: 'missing here',
     r_missing_at_gateway: 'missing at the gateway',
@@ -94,6 +110,14 @@ export const MONEY_MESSAGES = defineMessages(
   },
   {
     moneyPaid: 'Uang masuk',
+    totalsLive:
+      'Dibaca dari laporan harian saat halaman ini dibuka, {time}; hari yang sama di unduhannya memberi angka yang sama.',
+    typesAsOf: 'Dihitung {time}; dihitung ulang paling sering sekali semenit.',
+    cardRefunded: 'Dikembalikan',
+    cardFee: 'Biaya gateway',
+    cardNet: G.id.net,
+    cardPayments: 'Pembayaran',
+    cardDownload: 'Laporan harian hari-hari ini',
     today: 'Hari ini',
     last7Days: '7 hari terakhir',
     last30Days: '30 hari terakhir',
@@ -121,13 +145,13 @@ export const MONEY_MESSAGES = defineMessages(
     noneYet: 'Belum ada pembayaran yang berakhir dalam 30 hari terakhir.',
     notChosen: 'belum dipilih',
     money: 'Uang',
-    expected: 'Seharusnya',
+    expected: G.id.expected,
     paid: 'Dibayar',
     original: 'Jumlah asli',
     fee: 'Biaya gateway',
-    net: 'Bersih untuk merchant',
+    net: G.id.net,
     refunded: 'Dikembalikan',
-    settledAt: 'Waktu settlement',
+    settledAt: G.id.settledAt,
     notYet: 'belum',
     fromReport: 'dari laporan gateway',
     mismatchWarning:
@@ -160,8 +184,8 @@ export const MONEY_MESSAGES = defineMessages(
     all: 'Semua hasil',
     filter: 'Tampilkan',
     line: 'Baris',
-    gatewayOrderId: 'Order id gateway',
-    orderId: 'Order id',
+    gatewayOrderId: 'ID pesanan di gateway',
+    orderId: 'ID pesanan',
     reportStatus: 'Status di laporan',
     reportAmount: 'Jumlah di laporan',
     paylinkStatus: 'Status di paylink',
@@ -169,11 +193,16 @@ export const MONEY_MESSAGES = defineMessages(
     detail: 'Perbedaannya',
     noRows: 'Tidak ada baris dengan hasil ini.',
     next: 'Baris berikutnya',
-    downloadExceptions: 'Unduh pengecualian (CSV)',
+    downloadExceptions: `Unduh ${G.id.exceptions.toLowerCase()} (CSV)`,
     downloadExceptionsSemicolon: 'CSV dengan ; (Excel berbahasa Indonesia)',
     imported: 'Laporan diimpor.',
     importedBefore: 'File ini sudah pernah diimpor: ini impor tersebut, tidak berubah.',
     backToList: 'Kembali ke daftar impor',
+    d_amount: 'Laporan: {report}, paylink: {paylink}.',
+    d_status: 'Laporan: {report}, paylink: {paylink}.',
+    d_missing_here: 'paylink tidak menyimpan pembayaran dengan ID pesanan ini.',
+    d_missing_at_gateway: 'Laporan tidak memuat pembayaran ini.',
+    d_transaction: 'Laporan menyebut ID transaksi lain.',
     r_matched: 'cocok',
     r_missing_here: 'tidak ada di paylink',
     r_missing_at_gateway: 'tidak ada di gateway',

@@ -62,7 +62,7 @@ export class KyselyOutboxRepo implements OutboxRepo {
     const scope =
       account === undefined
         ? sql`${this.dialect.indexedBy('outbox_claimable_idx')} where e.lane = ${lane} and`
-        : sql`${this.dialect.indexedBy('outbox_account_claimable_idx')} where e.account = ${account} and e.lane = ${lane} and`;
+        : sql`${this.dialect.indexedBy('outbox_lane_claimable_idx')} where e.account = ${account} and e.lane = ${lane} and`;
     const result = await sql<OutboxRow>`
       update outbox_events set lease_owner = ${owner}, lease_until = ${until}, lease_token = lease_token + 1, updated_at = ${at}
       where seq in (

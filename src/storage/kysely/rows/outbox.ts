@@ -40,6 +40,7 @@ export function toEvent(r: OutboxRow): OutboxEvent {
     updatedAt: r.updated_at,
     deliveredAt: r.delivered_at,
     retryFrom: r.retry_from ?? r.created_at,
+    traceContext: r.trace_context ?? null,
   };
 }
 
@@ -89,6 +90,7 @@ export async function insertOutboxEvent(
       delivered_at: null,
       retry_from: at,
       lane: e.lane ?? 'erp',
+      trace_context: e.traceContext ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
