@@ -163,8 +163,21 @@ function envProblems(env: Record<string, string | undefined>): string[] {
   // Values are not echoed: some of these variables hold secrets. PORT and SIMULATOR_PORT are
   // judged (once) by portOf, with the range in its message.
   const issues = [...Value.Errors(EnvSchema, picked)].filter((e) => !/^\/(PORT|SIMULATOR_PORT)$/.test(e.instancePath));
-  return plainFieldErrors(EnvSchema, issues).map((e) => `${e.path || 'environment'} ${e.message}`);
+  return plainFieldErrors(EnvSchema, issues).flatMap((e) => {
+    // One line per problem, in words: a URL's shape is told by urlProblems (or here), never as a regex.
+    if (e.path in URL_WORDS) return URL_WORDS[e.path] === null ? [] : [`${e.path} ${URL_WORDS[e.path]}`];
+    return [`${e.path || 'environment'} ${e.message}`];
+  });
 }
+
+/** What a URL variable must look like, in words; null where urlProblems says it already. */
+const URL_WORDS: Record<string, string | null> = {
+  PUBLIC_BASE_URL: 'must be an absolute http(s) URL such as https://pay.example.com',
+  DATABASE_URL: 'must be a PostgreSQL URL such as postgres://user@host:5432/paylink',
+  MIDTRANS_API_BASE_URL: null,
+  MIDTRANS_APP_BASE_URL: null,
+  ERP_NOTIFY_URL: null,
+};
 
 /**
  * Reads the environment once. Its only I/O is reading the secret files named by `NAME_FILE`
@@ -233,7 +246,8 @@ export function loadConfig(given: Record<string, string | undefined>, cwd = proc
   };
   if (!validTimeZone(config.consoleTimeZone))
     problems.push('CONSOLE_TIME_ZONE must be an IANA time zone name such as Asia/Jakarta');
-  const keyProblem = serverKeyProblem(mode, serverKey);
+  // An unknown mode is its own problem; what a key would need in a guessed mode is not one.
+  const keyProblem = modeText === undefined || isGatewayMode(modeText) ? serverKeyProblem(mode, serverKey) : undefined;
   if (keyProblem) problems.push(`MIDTRANS_SERVER_KEY: ${keyProblem}`);
   // The signature does not cover transaction_status: only the status API can vouch for it.
   if (mode !== 'simulator' && !config.gateway.confirmNotifications)

@@ -31,6 +31,32 @@ describe('loadConfig', () => {
     expect(c.gateway.mode).toBe('sandbox');
   });
 
+  it('one line per problem, in words: an unknown mode alone; a URL that is not one without its regex', () => {
+    const problemsOf = (env: Record<string, string>): string[] => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        if (err instanceof ConfigError) return err.problems;
+        throw err;
+      }
+      return [];
+    };
+    expect(problemsOf({ MIDTRANS_MODE: 'foo' })).toEqual([
+      'MIDTRANS_MODE must be one of: simulator, sandbox, production',
+    ]);
+    expect(problemsOf({ ERP_NOTIFY_URL: 'notaurl' })).toEqual(['ERP_NOTIFY_URL must be an absolute http(s) URL']);
+    expect(problemsOf({ PUBLIC_BASE_URL: 'pay.example.com' })).toEqual([
+      'PUBLIC_BASE_URL must be an absolute http(s) URL such as https://pay.example.com',
+    ]);
+    expect(problemsOf({ DATABASE_URL: 'mysql://x' })).toEqual([
+      'DATABASE_URL must be a PostgreSQL URL such as postgres://user@host:5432/paylink',
+    ]);
+    // A known mode still asks for its key.
+    expect(problemsOf({ MIDTRANS_MODE: 'sandbox' })).toEqual([
+      'MIDTRANS_SERVER_KEY: a server key is required in sandbox mode',
+    ]);
+  });
+
   it('accepts lower-case and upper-case operator variables, lower-case first', () => {
     expect(loadConfig({ log_user: 'a', LOG_USER: 'b', LOG_PASS: 'p' }).operator).toEqual({ user: 'a', pass: 'p' });
   });
