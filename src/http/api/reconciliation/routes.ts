@@ -156,7 +156,7 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'runtim
             'The whole file is checked before anything is written, then the import and the fees are written in one transaction: a malformed file (a cell that cannot be read, a NUL, an impossible date or one outside two years back to tomorrow, a fee above the amount, a net other than amount − fee) is a 400 naming the line and column, and nothing of it is kept.',
           querystring: ImportQuery,
           consumes: ['text/csv'],
-          response: { 200: Imported, 201: Imported, ...problems(400, 403, 409, 413, 415) },
+          response: { 200: Imported, 201: Imported, ...problems(400, 403, 404, 409, 413, 415) },
         },
       },
       async (req, reply) => {
