@@ -67,7 +67,6 @@ export class KyselyConsoleQueries implements ConsoleQueries {
       .selectFrom('outbox_events')
       .select('created_at')
       .where('state', 'in', ['pending', 'failed'])
-      .where('lane', '=', 'erp')
       .orderBy('seq', 'asc')
       .limit(1)
       .executeTakeFirst();
@@ -113,7 +112,6 @@ export class KyselyConsoleQueries implements ConsoleQueries {
       .selectFrom('outbox_events')
       .selectAll()
       .where('order_key', '=', orderId)
-      .where('lane', '=', 'erp')
       .orderBy('seq', 'asc')
       .limit(500)
       .execute();
@@ -126,7 +124,6 @@ export class KyselyConsoleQueries implements ConsoleQueries {
       .selectFrom('outbox_events')
       .selectAll()
       .where('state', 'in', states)
-      .where('lane', '=', 'erp')
       .orderBy('seq', 'asc')
       .limit(limit)
       .offset(offset)
