@@ -21,7 +21,7 @@ import { paymentActionRoutes } from './http/api/payments/actions.js';
 import { webhookRoutes } from './http/api/webhook/routes.js';
 import { testEventRoutes } from './http/api/erp-events/test-event.js';
 import { deliveryRoutes } from './http/api/deliveries/routes.js';
-import { logRoutes } from './http/api/logs/routes.js';
+import { logRoutes } from './http/api/log-files/routes.js';
 import { referenceRoutes } from './http/reference/routes.js';
 import { devRoutes } from './http/api/dev/routes.js';
 import { transactionRoutes } from './http/api/transactions/routes.js';
