@@ -34,6 +34,7 @@ import {
 import { readRecords, type SeparatorName } from './reader.js';
 import { matchRow } from './match.js';
 import { jakartaDay, jakartaDayEnd, jakartaDayStart } from '../../platform/time.js';
+import { isReusableLink } from '../orders/records.js';
 
 export type ImportDeps = Deps<'store' | 'clock' | 'logger'>;
 
@@ -267,7 +268,7 @@ class ImportRun {
     for (const id of ids.filter((i) => !byId.has(i))) for (const base of purchaseBases(id)) bases.set(base, id);
     if (bases.size > 0)
       for (const link of await t.findManyByGatewayOrderIds([...bases.keys()]))
-        if (link.kind === 'payment_link')
+        if (link.kind === 'payment_link' && !isReusableLink(link))
           for (const id of ids) if (!byId.has(id) && isPurchaseOf(id, link.gatewayOrderId)) byId.set(id, link);
     return byId;
   }
