@@ -8,6 +8,7 @@ import { DATABASE_KINDS } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchRuntimeConfig } from '../helpers/seed.js';
+import { basicAuth } from '../helpers/services.js';
 
 const SECRET = 'raw-erp-secret-for-reusable-links-0123';
 
@@ -88,6 +89,27 @@ describe.each(DATABASE_KINDS)('a payment link used more than once (%s)', (kind) 
     const st = await e.app.inject({ method: 'GET', url: `/api/payments/${encodeURIComponent(one)}/status` });
     expect(st.statusCode).toBe(200);
     expect(st.json()).toMatchObject({ order_id: one, status: 'paid' });
+
+    // The console: the link's page lists its three purchases, each linking to its own page, in both
+    // languages; a purchase's page names the link it was bought on.
+    const page = async (orderId: string, lang: 'en' | 'id') =>
+      (
+        await e.app.inject({
+          url: `/console/transactions/${encodeURIComponent(orderId)}?lang=${lang}`,
+          headers: { authorization: basicAuth() },
+        })
+      ).body;
+    const en = await page('TICKET/2026:5', 'en');
+    expect(en).toContain('Purchases on this link');
+    expect(en).toContain('data-purchases="3"');
+    expect(en).toContain('data-usage-limit="3"');
+    for (const ev of events) expect(en).toContain(`data-purchase="${String(ev.order_id)}"`);
+    const id = await page('TICKET/2026:5', 'id');
+    expect(id).toContain('Pembelian melalui tautan ini');
+    expect(id).toContain('data-purchases="3"');
+    const bought = await page(one, 'id');
+    expect(bought).toContain('Dibeli melalui tautan');
+    expect(bought).toContain(`href="/console/transactions/${encodeURIComponent('TICKET/2026:5')}" data-bought-on`);
   });
 
   it('a single-use link stays one payment: the purchase is the link, no payment_link_order_id', async () => {
