@@ -69,6 +69,7 @@ const emptyCounts = (): ReconciliationCounts => ({
   amount_mismatch: 0,
   status_mismatch: 0,
   transaction_mismatch: 0,
+  chargeback: 0,
 });
 
 /** Another import of the same file finished first. */
@@ -313,7 +314,8 @@ class ImportRun {
       done.missing_at_gateway +
       done.amount_mismatch +
       done.status_mismatch +
-      done.transaction_mismatch;
+      done.transaction_mismatch +
+      done.chargeback;
     const line = {
       reconciliation_import: done.id,
       rows: done.rows,
@@ -323,6 +325,7 @@ class ImportRun {
       amount_mismatch: done.amount_mismatch,
       status_mismatch: done.status_mismatch,
       transaction_mismatch: done.transaction_mismatch,
+      chargeback: done.chargeback,
     };
     if (exceptions > 0)
       this.services.logger.warn(

@@ -177,6 +177,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '028_operators': operatorsMigration028,
     '030_trace_context': traceContextMigration030,
     '036_link_purchases': linkPurchasesMigration036,
+    '037_reconciliation_chargebacks': reconciliationChargebacksMigration037,
   };
 }
 
@@ -609,6 +610,16 @@ export const linkPurchasesMigration036: Migration = {
       .createIndex('transactions_link_purchases_idx')
       .on('transactions')
       .columns(['account', 'payment_link_order_id', 'created_at'])
+      .execute();
+  },
+};
+
+/** An import counts the report's chargebacks apart from its refunds and mismatches. */
+export const reconciliationChargebacksMigration037: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .alterTable('reconciliation_imports')
+      .addColumn('chargeback', 'integer', (c) => c.notNull().defaultTo(0))
       .execute();
   },
 };

@@ -263,6 +263,8 @@ export interface ReconciliationImportsTable {
   amount_mismatch: number;
   status_mismatch: number;
   transaction_mismatch: Generated<number>;
+  /** Rows of the report's refunds of type chargeback (migration 037). */
+  chargeback: Generated<number>;
   covers_from: string | null;
   covers_to: string | null;
   created_by: string;
