@@ -8,6 +8,8 @@ export interface TestCard {
   behaviour: CardBehaviour;
   bank: string;
   brand: 'visa' | 'mastercard';
+  /** Rupiah the card's bank points are worth, for a card whose issuer takes points (point inquiry). */
+  pointsIdr?: number;
 }
 
 /**
@@ -29,6 +31,9 @@ export const TEST_CARDS: ReadonlyMap<string, TestCard> = new Map<string, TestCar
   ['4711111111111115', { behaviour: 'deny_bank', bank: 'bni', brand: 'visa' }],
   ['5111111111111118', { behaviour: 'deny_bank', bank: 'bni', brand: 'mastercard' }],
   ['5511111111111114', { behaviour: 'deny_bank', bank: 'bni', brand: 'mastercard' }],
+  // The BNI card the official clients' point-inquiry tests use (Go, Java: "bniCardNumber"). Its
+  // balance is this simulator's choice; the gateway's sample answer shows 10000.00.
+  ['4105058689481467', { behaviour: 'accept', bank: 'bni', brand: 'visa', pointsIdr: 10_000 }],
 ]);
 
 export const SANDBOX_CVV = '123';

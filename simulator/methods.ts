@@ -29,6 +29,15 @@ const SPECS: MethodSpec[] = [
     expiryMs: DAY,
   },
   { key: 'bsi_va', label: 'BSI Virtual Account', payment_type: 'bank_transfer', bank: 'bsi', expiryMs: DAY },
+  // SeaBank and Saqu (2025-2026): their bank strings are unconfirmed (see src/gateway/payment-methods.ts).
+  {
+    key: 'seabank_va',
+    label: 'SeaBank Virtual Account',
+    payment_type: 'bank_transfer',
+    bank: 'seabank',
+    expiryMs: DAY,
+  },
+  { key: 'saqu_va', label: 'Saqu Virtual Account', payment_type: 'bank_transfer', bank: 'saqu', expiryMs: DAY },
   {
     key: 'permata_va',
     label: 'Permata Virtual Account',
@@ -71,7 +80,17 @@ export function isRedirectType(t: string): t is RedirectType {
 
 /** Snap accepts the group aliases `bank_transfer` and `cstore` in enabled_payments. */
 const ALIASES: Record<string, string[]> = {
-  bank_transfer: ['bca_va', 'bni_va', 'bri_va', 'cimb_va', 'danamon_va', 'bsi_va', 'permata_va'],
+  bank_transfer: [
+    'bca_va',
+    'bni_va',
+    'bri_va',
+    'cimb_va',
+    'danamon_va',
+    'bsi_va',
+    'seabank_va',
+    'saqu_va',
+    'permata_va',
+  ],
   cstore: ['alfamart', 'indomaret'],
   qris: ['other_qris'],
 };

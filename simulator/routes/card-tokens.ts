@@ -12,7 +12,7 @@ import {
 import type { SimContext } from '../context.js';
 import { merchantOf } from '../gateway-hooks.js';
 import { coreError, sendCore } from '../http.js';
-import { uuid } from '../lib/format.js';
+import { grossString, jakartaTime, uuid } from '../lib/format.js';
 import { isObject, type Json } from '../lib/validate.js';
 import type { Ledger } from '../state.js';
 import { VALIDATION_MESSAGE } from './charge.js';
@@ -153,7 +153,28 @@ export function registerCardTokens(scope: FastifyInstance, ctx: SimContext): voi
   scope.get<{ Params: { token: string } }>('/v2/point_inquiry/:token', async (req, reply) => {
     const t = merchantOf(req).ledger.cardTokens.get(req.params.token);
     if (!t) return sendCore(reply, coreError('411', TOKEN_INVALID), ctx.faults);
-    // No sandbox test card carries bank points for the simulated merchant (the clients' tests expect 402).
-    return sendCore(reply, coreError('402', 'Merchant does not have access for this payment type'), ctx.faults);
+    // Only a card whose bank takes points answers (https://docs.midtrans.com/reference/point-inquiry);
+    // for any other the merchant has no point payment with that bank (the clients' 402 tests).
+    const points = t.card.pointsIdr;
+    if (points === undefined)
+      return sendCore(reply, coreError('402', 'Merchant does not have access for this payment type'), ctx.faults);
+    const q: Query = isObject(req.query) ? req.query : {};
+    const errors: string[] = [];
+    checkAmount(q, errors);
+    if (errors.length > 0)
+      return sendCore(reply, coreError('400', VALIDATION_MESSAGE, { validation_messages: errors }), ctx.faults);
+    // `gross_amount` (the coming charge) caps the amount answered: what of the points that charge can use.
+    const gross = text(q, 'gross_amount');
+    const usable = gross === undefined ? points : Math.min(points, Math.floor(Number(gross)));
+    return sendCore(
+      reply,
+      {
+        status_code: '200',
+        status_message: 'Success, Credit Card Point inquiry is successful',
+        transaction_time: jakartaTime(new Date()),
+        point_balance_amount: grossString(usable),
+      },
+      ctx.faults,
+    );
   });
 }

@@ -90,6 +90,13 @@ export function checkConfig(given: Record<string, string | undefined>, o: CheckC
       : "GET /metrics is scraped (set METRICS_TOKEN so the scraper needs no operator password and can never be locked out) and GET /health/ready is the load balancer's check",
     'CONFIG_ENCRYPTION_KEY and the operator password are kept where the team can find them',
   ];
+  // The gateway's notifier speaks TLS up to 1.2 only: a TLS-1.3-only proxy passes every browser and
+  // curl check while no notification ever arrives. Nothing here can see the proxy, so it is asked.
+  const host = hostOf(env.PUBLIC_BASE_URL ?? '');
+  if ((env.PUBLIC_BASE_URL ?? '').startsWith('https://') && host !== undefined)
+    toConfirm.push(
+      `the TLS proxy in front of ${host} keeps TLS 1.2 enabled (not TLS 1.3 only): the Midtrans notifier speaks TLS up to 1.2, and a TLS-1.3-only endpoint silently receives no notifications (check: openssl s_client -connect ${host}:443 -tls1_2)`,
+    );
   return { problems, toConfirm, config };
 }
 

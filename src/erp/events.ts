@@ -22,6 +22,12 @@ export const ErpEventSchema = Type.Object(
     /** Stored at creation, derived from the ORIGINAL order id (never the sanitized gateway id). */
     mercant_id: Type.String(),
     order_id: Type.String(),
+    payment_link_order_id: Type.Optional(
+      Type.String({
+        description:
+          "On a purchase made on a payment link used more than once (usage_limit > 1): the link's order_id. Each purchase is a payment of its own, with its own order_id and events",
+      }),
+    ),
     gateway_order_id: Type.String(),
     status: Type.Enum(PAYMENT_STATUSES),
     transaction_status: OrNull,
@@ -84,6 +90,7 @@ export function statusChangedEvent(
     event_id: eventId,
     mercant_id: tx.mercantId,
     order_id: tx.orderId,
+    ...(tx.paymentLinkOrderId === null ? {} : { payment_link_order_id: tx.paymentLinkOrderId }),
     gateway_order_id: tx.gatewayOrderId,
     status: tx.status,
     transaction_status: tx.transactionStatus,

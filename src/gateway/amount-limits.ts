@@ -10,6 +10,8 @@ import type { PaymentType } from './charge-methods.js';
 /** The largest amount any payment method takes (the BCA VA maximum). */
 export const GATEWAY_MAX_AMOUNT = 20_000_000_000;
 
+// The methods added since 2025 (BSI, SeaBank, Saqu VA, OVO, DANA) have no documented maximum: they
+// are held to the largest one, as any method without one.
 const METHOD_MAX: Readonly<Record<string, number>> = {
   credit_card: 999_999_999,
   bca_va: 20_000_000_000,

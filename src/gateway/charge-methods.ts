@@ -41,7 +41,9 @@ const object = <P extends TProperties>(properties: P) => Type.Object(properties,
 export const PaymentTypeSchema = Lit(PAYMENT_TYPES);
 
 const BankTransfer = object({
-  bank: Lit(['bca', 'bni', 'bri', 'permata', 'cimb'] as const),
+  // `bsi` and `seabank` as the VA-number object names them (reference §6); Danamon's VA is charged
+  // through BI-SNAP only (docs.midtrans.com "Integration: Bank Transfer"), Saqu's bank string is unconfirmed.
+  bank: Lit(['bca', 'bni', 'bri', 'permata', 'cimb', 'bsi', 'seabank'] as const),
   va_number: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', maxLength: 18 })),
 });
 const Qris = object({ acquirer: Type.Optional(Lit(['gopay', 'airpay shopee'] as const)) });

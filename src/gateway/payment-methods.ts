@@ -4,6 +4,15 @@
  * https://docs.midtrans.com/reference/request-body-json-parameter), with the aliases `bank_transfer`
  * and `cstore`. The gateway skips names it does not offer and refuses a list that names none it
  * does; paylink refuses that list first (400).
+ *
+ * The methods added since 2025 (Midtrans changelog of 2025-10-22; the Snap reference of 2026 lists
+ * BSI, SeaBank, Danamon and Saqu virtual accounts, OVO, DANA and Google Pay as channels): `bsi_va`
+ * and `danamon_va` are in the Payment Link reference's list; `seabank_va` follows the bank name the
+ * VA-number object documents (`seabank`, 1-19 digits); `saqu_va`, `ovo` and `dana` follow the
+ * pattern of the others and are UNCONFIRMED (their enabled_payments strings were not read); Google
+ * Pay's string was not found at all and is left out. Static QRIS has no amount per order, so it is
+ * no method of a link, a page or a charge: its payments reach paylink as notifications of orders it
+ * did not create (recorded as unknown orders and found by reconciliation).
  */
 import type { FieldError } from '../platform/errors.js';
 
@@ -17,9 +26,13 @@ export const KNOWN_PAYMENT_METHODS: ReadonlySet<string> = new Set([
   'cimb_va',
   'danamon_va',
   'bsi_va',
+  'seabank_va',
+  'saqu_va',
   'other_va',
   'gopay',
   'shopeepay',
+  'ovo',
+  'dana',
   'other_qris',
   'alfamart',
   'indomaret',
@@ -34,6 +47,8 @@ export const KNOWN_PAYMENT_METHODS: ReadonlySet<string> = new Set([
  * https://docs.midtrans.com/reference/refund-transaction). Any other type (bank transfer, convenience store, …) is answered 412 "Merchant
  * cannot modify the status of the transaction": paylink says so before asking.
  */
+// The new virtual accounts (BSI, SeaBank, Danamon, Saqu) report `bank_transfer` and are not refundable
+// like every VA; OVO and DANA are; Google Pay's payment_type is unconfirmed, so it is not listed.
 export const REFUNDABLE_PAYMENT_TYPES: ReadonlySet<string> = new Set([
   'credit_card',
   'gopay',

@@ -68,6 +68,8 @@ export interface PaymentLinkOrder {
   expiry: GatewayExpiry;
   /** Empty: every method the gateway offers. */
   enabledPayments: string[];
+  /** How many purchases the link takes (1–1,000,000; absent: 1); each one is a transaction of its own at the gateway. */
+  usageLimit?: number;
 }
 
 /** A hosted payment page (Snap) for one order. */

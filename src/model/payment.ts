@@ -13,7 +13,11 @@ export const PAYMENT_STATUSES = [
 ] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-export const TRANSACTION_KINDS = ['payment_link', 'snap', 'charge', 'external'] as const;
+/**
+ * `link_purchase`: one purchase on a payment link used more than once (`usage_limit` > 1), a payment
+ * of its own under the gateway order id the gateway gave it (the link's with a suffix).
+ */
+export const TRANSACTION_KINDS = ['payment_link', 'snap', 'charge', 'external', 'link_purchase'] as const;
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
 export interface TransactionRecord {
@@ -34,6 +38,8 @@ export interface TransactionRecord {
   gatewayTransactionId: string | null;
   paymentUrl: string | null;
   paymentLinkId: string | null;
+  /** For a `link_purchase`: the `order_id` of the payment link it was bought on; null otherwise. */
+  paymentLinkOrderId: string | null;
   snapToken: string | null;
   requestHash: string | null;
   /** Normalized creating request (items, customer, …) as JSON text. */
@@ -78,6 +84,7 @@ export type NewTransaction = Omit<
   | 'fraudStatus'
   | 'paymentType'
   | 'gatewayTransactionId'
+  | 'paymentLinkOrderId'
 > &
   Partial<
     Pick<
@@ -90,9 +97,13 @@ export type NewTransaction = Omit<
       | 'fraudStatus'
       | 'paymentType'
       | 'gatewayTransactionId'
+      | 'paymentLinkOrderId'
     >
   >;
 
 export type TransactionPatch = Partial<
-  Omit<TransactionRecord, 'id' | 'account' | 'orderId' | 'gatewayOrderId' | 'createdAt' | 'updatedAt'>
+  Omit<
+    TransactionRecord,
+    'id' | 'account' | 'orderId' | 'gatewayOrderId' | 'paymentLinkOrderId' | 'createdAt' | 'updatedAt'
+  >
 >;

@@ -4,7 +4,9 @@
  * What one row of the gateway's report was found to be. `missing_at_gateway` rows stand for a
  * payment paylink holds as paid that the report, covering its day, does not list;
  * `transaction_mismatch` rows carry a transaction id paylink holds for another payment than the one
- * the row's order id names (or the row's order id names none).
+ * the row's order id names (or the row's order id names none); `chargeback` rows are the report's
+ * refunds of type chargeback (the customer's bank took the money back), kept apart from refunds so a
+ * chargeback is never read as a refund the merchant made nor as a mismatch of one.
  */
 export const RECONCILIATION_RESULTS = [
   'matched',
@@ -13,6 +15,7 @@ export const RECONCILIATION_RESULTS = [
   'amount_mismatch',
   'status_mismatch',
   'transaction_mismatch',
+  'chargeback',
 ] as const;
 export type ReconciliationResult = (typeof RECONCILIATION_RESULTS)[number];
 
@@ -42,6 +45,10 @@ export interface ReportRow {
   /** ISO 8601 with offset, when the report gives them. */
   transactionTime: string | null;
   settlementTime: string | null;
+  /** The withdrawal report's Refund Type: a chargeback or a normal refund; null when the report has no such column or cell. */
+  refundType?: 'chargeback' | 'refund' | null;
+  /** The withdrawal report's Transaction Split columns (type, sender, receiver), when the merchant splits transactions. */
+  split?: { type: string | null; sender: string | null; receiver: string | null } | null;
 }
 
 export interface ReconciliationCounts {
@@ -52,6 +59,7 @@ export interface ReconciliationCounts {
   amount_mismatch: number;
   status_mismatch: number;
   transaction_mismatch: number;
+  chargeback: number;
 }
 
 export interface ReconciliationImport extends ReconciliationCounts {

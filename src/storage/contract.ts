@@ -72,6 +72,8 @@ export interface TransactionsRepo {
   findManyByGatewayOrderIds(gatewayOrderIds: readonly string[]): Promise<TransactionRecord[]>;
   /** The highest attempt for an ERP mercant_id, if any. */
   latestForMercant(mercantId: string): Promise<TransactionRecord | undefined>;
+  /** The purchases made on the payment link `linkOrderId` (used more than once), oldest first, at most `limit`. */
+  listLinkPurchases(linkOrderId: string, limit: number): Promise<TransactionRecord[]>;
   /**
    * Applies `patch` and returns the record as it is afterwards. With `ifStatusIn`, the patch is
    * applied only while the stored status is one of those (checked in the same statement), so a
@@ -551,6 +553,7 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     findManyByGatewayOrderIds: 'read',
     listMoneyMovedBetween: 'read',
     latestForMercant: 'read',
+    listLinkPurchases: 'read',
     update: 'write',
     list: 'read',
     listOverduePending: 'read',

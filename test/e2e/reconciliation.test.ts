@@ -153,6 +153,79 @@ describe.each(DATABASE_KINDS)('POST /api/reconciliation/imports (%s)', (kind) =>
     expect(only.items).toHaveLength(1);
   });
 
+  it("reads the withdrawal report's Refund Type and Transaction Split columns: a chargeback is its own result, a split share no amount mismatch", async () => {
+    const w: Array<{ orderId: string; gatewayOrderId: string; transactionId: string; nominal: number }> = [];
+    for (let i = 0; i < 4; i++) {
+      const nominal = 10_000 * (i + 1);
+      w.push({ orderId: `WD/${i}`, nominal, ...(await paidCharge(`WD/${i}`, nominal, 0)) });
+    }
+    const [plain, chargedBack, refunded, split] = w;
+    const row = (
+      p: (typeof w)[number] | undefined,
+      status: string,
+      amount: number,
+      refundType: string,
+      splitCells = ',,',
+    ) =>
+      `${p?.gatewayOrderId},${p?.transactionId},${status},${amount}.00,70,${when(0, 10)},${refundType},${splitCells}`;
+    const csv = [
+      'Order ID,Transaction ID,Transaction Status,Amount,Fee,Settlement Time,Refund Type,Transaction Type,Sender,Receiver',
+      row(plain, 'settlement', 10_000, ''),
+      row(chargedBack, 'refund', 20_000, 'Chargeback'),
+      row(refunded, 'refund', 30_000, 'Normal Refund'),
+      // One party's share of a split transaction: 12,000 of the 40,000 paid.
+      row(split, 'settlement', 12_000, '', 'SPLIT,G100000001,G200000002'),
+    ].join('\r\n');
+    const res = await upload(csv);
+    expect(res.statusCode).toBe(201);
+    const summary = res.json() as Record<string, unknown>;
+    expect(summary).toMatchObject({
+      rows: 4,
+      matched: 2,
+      chargeback: 1,
+      status_mismatch: 1,
+      amount_mismatch: 0,
+      missing_here: 0,
+      missing_at_gateway: 0,
+    });
+    const detail = (
+      await e.app.inject({ method: 'GET', url: `/api/reconciliation/imports/${String(summary.id)}`, headers: op })
+    ).json() as { items: Array<{ result: string; order_id: string | null; detail: string | null }> };
+    const results = Object.fromEntries(detail.items.map((r) => [r.order_id, r.result]));
+    expect(results).toEqual({ 'WD/0': 'matched', 'WD/1': 'chargeback', 'WD/2': 'status_mismatch', 'WD/3': 'matched' });
+    expect(detail.items.find((r) => r.result === 'chargeback')?.detail).toBe(
+      "chargeback of 20000: paylink holds the payment as paid; the customer's bank took the money back",
+    );
+    // The chargeback row is listed under its own result, in both console languages.
+    const filtered = (
+      await e.app.inject({
+        method: 'GET',
+        url: `/api/reconciliation/imports/${String(summary.id)}?result=chargeback`,
+        headers: op,
+      })
+    ).json() as { items: unknown[] };
+    expect(filtered.items).toHaveLength(1);
+    for (const [lang, word] of [
+      ['en', 'chargeback'],
+      ['id', 'Bank pelanggan menarik kembali dananya'],
+    ] as const) {
+      const page = await e.app.inject({
+        url: `/console/reconciliation/${String(summary.id)}?lang=${lang}`,
+        headers: op,
+      });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain(word);
+    }
+
+    const bad = await upload(
+      ['Order ID,Transaction Status,Amount,Refund Type', `${plain?.gatewayOrderId},refund,1000.00,Maybe`].join('\r\n'),
+    );
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({
+      detail: 'Line 2, column "Refund Type": "Maybe" is neither a chargeback nor a normal refund.',
+    });
+  });
+
   it('names the line and column of a malformed file (400) and keeps nothing of it', async () => {
     const bad = await upload('Order ID,Transaction Status,Amount\r\nA-1,settlement,1000.00\r\nA-2,settlement,12x\r\n');
     expect(bad.statusCode).toBe(400);

@@ -119,6 +119,7 @@ describe('GET /openapi.json and /docs', () => {
       gatewayTransactionId: 'g-1',
       paymentUrl: null,
       paymentLinkId: null,
+      paymentLinkOrderId: null,
       snapToken: null,
       requestHash: null,
       requestJson: null,

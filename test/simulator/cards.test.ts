@@ -109,7 +109,7 @@ describe('card tokenisation (/v2/token, /v2/card/register, /v2/point_inquiry)', 
     }
   });
 
-  it('card/register gives a reusable saved token; /v2/token turns it into a one-charge token; point inquiry answers 402', async () => {
+  it('card/register gives a reusable saved token; /v2/token turns it into a one-charge token; point inquiry answers 402, and the points card its balance', async () => {
     const q = new URLSearchParams({
       client_key: CLIENT_KEY,
       card_number: '4811111111111114',
@@ -131,6 +131,25 @@ describe('card tokenisation (/v2/token, /v2/card/register, /v2/point_inquiry)', 
     expect(await cardCharge(saved)).toMatchObject({ status_code: '200', transaction_status: 'capture' });
     const point = await call(sim.baseUrl, 'GET', `/v2/point_inquiry/${s(two.body.token_id)}`);
     expect(point.body).toMatchObject({ status_code: '402' });
+    // The points card: its balance, capped by the coming charge's gross_amount; a malformed one is a 400.
+    const pts = await call(
+      sim.baseUrl,
+      'GET',
+      `/v2/token?${new URLSearchParams({ client_key: CLIENT_KEY, card_number: '4105058689481467', card_exp_month: '12', card_exp_year: String(new Date().getUTCFullYear() + 1), card_cvv: '123' }).toString()}`,
+      { auth: false },
+    );
+    const ptsToken = s(pts.body.token_id);
+    expect((await call(sim.baseUrl, 'GET', `/v2/point_inquiry/${ptsToken}`)).body).toMatchObject({
+      status_code: '200',
+      point_balance_amount: '10000.00',
+    });
+    expect((await call(sim.baseUrl, 'GET', `/v2/point_inquiry/${ptsToken}?gross_amount=2500`)).body).toMatchObject({
+      status_code: '200',
+      point_balance_amount: '2500.00',
+    });
+    expect((await call(sim.baseUrl, 'GET', `/v2/point_inquiry/${ptsToken}?gross_amount=-1`)).body).toMatchObject({
+      status_code: '400',
+    });
     const unknown = await call(
       sim.baseUrl,
       'GET',

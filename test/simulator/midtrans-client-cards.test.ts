@@ -80,6 +80,24 @@ describe('midtrans-client: cards and numeric order ids', () => {
     expect(one).toMatchObject({ status_code: '200', transaction_status: 'capture', fraud_status: 'accept' });
   });
 
+  it('cardPointInquiry for the BNI points card answers the documented success; the card then charges as usual', async () => {
+    const t = await core().cardToken(card('4105 0586 8948 1467'));
+    expect(t.status_code).toBe('200');
+    const inquiry = await core().cardPointInquiry(s(t.token_id));
+    expect(inquiry).toEqual({
+      status_code: '200',
+      status_message: 'Success, Credit Card Point inquiry is successful',
+      transaction_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+      point_balance_amount: '10000.00',
+    });
+    const c = await core().charge({
+      payment_type: 'credit_card',
+      transaction_details: { order_id: oid('mcpt'), gross_amount: 12145 },
+      credit_card: { token_id: s(t.token_id) },
+    });
+    expect(c).toMatchObject({ status_code: '200', transaction_status: 'capture', masked_card: '410505-1467' });
+  });
+
   it('a Core charge with a numeric order_id, then status by its digits', async () => {
     const id = Date.now() * 1000 + 7;
     const c = await core().charge({

@@ -198,7 +198,10 @@ describe('gateway request bodies match their schemas', () => {
       enabledPayments: [],
     });
     expect(() => storedPaymentLinkRequest({})).toThrow(/not a Payment Link create body/);
-    expect(() => storedPaymentLinkRequest({ ...body, usage_limit: 5 })).toThrow(/not a Payment Link create body/);
+    expect(storedPaymentLinkRequest({ ...body, usage_limit: 5 }).usage_limit).toBe(5);
+    expect(() => storedPaymentLinkRequest({ ...body, usage_limit: 1_000_001 })).toThrow(
+      /not a Payment Link create body/,
+    );
     expect(() => storedPaymentLinkRequest({ ...body, callbacks: { finish: 'https://evil.example' } })).toThrow(
       /not a Payment Link create body/,
     );

@@ -102,6 +102,15 @@ describe('paylink check-config', () => {
     expect(r.out).toContain('https://pay.example.com/webhook/midtrans');
   });
 
+  it('an https PUBLIC_BASE_URL: asks to confirm the proxy keeps TLS 1.2, which the gateway notifier needs; none for http', async () => {
+    const r = await run(['check-config'], GO_LIVE);
+    expect(r.out).toContain('the TLS proxy in front of pay.example.com keeps TLS 1.2 enabled (not TLS 1.3 only)');
+    expect(r.out).toContain('openssl s_client -connect pay.example.com:443 -tls1_2');
+    expect(r.code).toBe(EXIT.ok);
+    const plain = await run(['check-config'], { ...GO_LIVE, PUBLIC_BASE_URL: 'http://pay.example.com' });
+    expect(plain.out).not.toContain('TLS 1.2');
+  });
+
   it('the scrape to confirm: with METRICS_TOKEN (or its file) a bearer scrape, without it the advice to set one', async () => {
     expect((await run(['check-config'], GO_LIVE)).out).toContain(
       'set METRICS_TOKEN so the scraper needs no operator password',

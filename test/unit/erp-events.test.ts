@@ -42,6 +42,7 @@ describe('ERP event bodies', () => {
       originalAmount: null,
       feeAmount: null,
       netAmount: null,
+      paymentLinkOrderId: null,
       flags: null,
       lastEventAt: null,
       createdAt: '',

@@ -5,6 +5,7 @@
  */
 import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
+import { isReusableLink } from '../orders/records.js';
 import { AppError, type ErrorCode } from '../../platform/errors.js';
 import { GatewayError } from '../../gateway/port.js';
 import { actorName, audit, type Actor } from '../audit.js';
@@ -42,6 +43,8 @@ export async function mustFind(services: Deps<'store'>, id: string): Promise<Tra
 
 /** The gateway id to act on: a payment link's newest purchase, else the current gateway transaction, else the order id. */
 export async function gatewayTarget(services: Deps<'gateway'>, tx: TransactionRecord): Promise<string | null> {
+  // A link used more than once has no one transaction: acting on it acts on the link itself.
+  if (tx.kind === 'payment_link' && isReusableLink(tx)) return null;
   if (tx.kind === 'payment_link') {
     const newest = await newestPurchaseOrderId(services, tx);
     if (newest !== undefined) return newest;

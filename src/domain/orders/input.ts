@@ -3,7 +3,14 @@
  * before any gateway call, so input errors are 400s that never reach the gateway.
  */
 import { AppError } from '../../platform/errors.js';
-import { ITEM_TEXT_MAX, truncate, type Customer, type CustomerLimits, type Item } from '../../gateway/order.js';
+import {
+  ITEM_TEXT_MAX,
+  USAGE_LIMIT_MAX,
+  truncate,
+  type Customer,
+  type CustomerLimits,
+  type Item,
+} from '../../gateway/order.js';
 import type { CustomerInput, ItemInput } from './schemas.js';
 import { largestMaximum, methodMaximum } from '../../gateway/amount-limits.js';
 
@@ -73,6 +80,15 @@ export function parseNominal(v: number | string, path = 'nominal'): number {
   if (n === undefined || (typeof v === 'string' && !/^\d+$/.test(v.trim())))
     throw fieldError('AMOUNT_INVALID', path, 'must be a whole number of rupiah');
   if (n < 1) throw fieldError('AMOUNT_INVALID', path, 'must be at least 1');
+  return n;
+}
+
+/** How many purchases a link takes: a whole number 1–1,000,000 (the gateway's range); absent → 1. */
+export function parseUsageLimit(v: number | string | undefined, path = 'usage_limit'): number {
+  if (v === undefined) return 1;
+  const n = typeof v === 'string' && !/^\d+$/.test(v.trim()) ? undefined : toInt(v);
+  if (n === undefined || n < 1 || n > USAGE_LIMIT_MAX)
+    throw fieldError('VALIDATION_FAILED', path, `must be a whole number from 1 to ${USAGE_LIMIT_MAX}`);
   return n;
 }
 

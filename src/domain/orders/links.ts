@@ -15,10 +15,19 @@ import {
   normalizeCustomer,
   normalizeItems,
   parseNominal,
+  parseUsageLimit,
 } from './input.js';
 import type { DirectLinkInput, ErpLinkInput } from './schemas.js';
 import { truncate, type Customer, type Item } from '../../gateway/order.js';
-import { PAID_STATUSES, conflict, findForCreate, insertOrFind, isUnconfirmed, wasRefused } from './records.js';
+import {
+  PAID_STATUSES,
+  conflict,
+  findForCreate,
+  insertOrFind,
+  isReusableLink,
+  isUnconfirmed,
+  wasRefused,
+} from './records.js';
 import { pushPaymentLink } from './link-gateway.js';
 import { requestHash } from './request-hash.js';
 import { randomUUID } from 'node:crypto';
@@ -46,6 +55,8 @@ interface Draft {
   expireAtText?: string;
   hash: string;
   request: Record<string, unknown>;
+  /** Purchases the link takes; absent: 1. */
+  usageLimit?: number;
 }
 
 /** What a draft stores: the request, and the gateway body built from it (expiry fixed now). */
@@ -61,6 +72,7 @@ async function draftFields(services: Deps<'clock' | 'gateway' | 'runtimeConfig'>
     customer: d.customer,
     expiry,
     enabledPayments: settings.links.enabled_payments,
+    ...(d.usageLimit === undefined ? {} : { usageLimit: d.usageLimit }),
   });
   return {
     nominal: d.nominal,
@@ -122,19 +134,22 @@ export async function createDirectLink(services: LinkDeps, input: DirectLinkInpu
   const methods = (await services.runtimeConfig.current()).links.enabled_payments;
   if (nominal !== undefined) p.take(() => assertPageAmount(nominal, methods));
   const customer = p.take(() => ({ c: normalizeCustomer(input.customer, LINK_CUSTOMER_LIMITS) }))?.c;
+  const usageLimit = p.take(() => parseUsageLimit(input.usage_limit));
   // A malformed expire_at is a 400 even when the order already exists; one that has passed since is
   // not, when the very same request created the link (it is answered with that link).
   const parsedExpiry = input.expire_at === undefined ? undefined : parseExpireAtText(input.expire_at.trim());
   const expireAt = input.expire_at;
   if (expireAt !== undefined && !parsedExpiry) p.take(() => resolveExpiry(expireAt, services.clock.now(), 1));
   p.throwIfAny();
-  if (gatewayOrderId === undefined || nominal === undefined) throw new AppError('INTERNAL');
+  if (gatewayOrderId === undefined || nominal === undefined || usageLimit === undefined) throw new AppError('INTERNAL');
+  // A single-use link's request reads as it did before links could be reused, so its hash is unchanged.
   const request = {
     shape: 'direct',
     order_id: input.order_id,
     nominal,
     customer,
     expire_at: parsedExpiry?.toISOString(),
+    ...(usageLimit === 1 ? {} : { usage_limit: usageLimit }),
   };
   const hash = requestHash(request);
   const items: Item[] = [
@@ -151,6 +166,7 @@ export async function createDirectLink(services: LinkDeps, input: DirectLinkInpu
     expireAtText: input.expire_at,
     hash,
     request,
+    usageLimit,
   };
   const existing = await findForCreate(services.store, input.order_id, gatewayOrderId);
   if (existing && existing.kind === 'payment_link' && existing.requestHash === hash && !isUnconfirmed(existing))
@@ -299,6 +315,19 @@ export async function resolveLink(services: Deps<'store'>, id: string): Promise<
   const tx = await findTransaction(services, id);
   if (!tx || tx.kind !== 'payment_link') throw new AppError('NOT_FOUND', `No payment link ${JSON.stringify(id)}.`);
   return tx;
+}
+
+/** The most purchases a link's answer and page list. */
+export const LINK_PURCHASES_SHOWN = 1000;
+
+/** A link used more than once and its purchases (oldest first); undefined purchases for a single-use link. */
+export async function resolveLinkWithPurchases(
+  services: Deps<'store'>,
+  id: string,
+): Promise<{ link: TransactionRecord; purchases?: TransactionRecord[] }> {
+  const link = await resolveLink(services, id);
+  if (!isReusableLink(link)) return { link };
+  return { link, purchases: await services.store.transactions.listLinkPurchases(link.orderId, LINK_PURCHASES_SHOWN) };
 }
 
 /** Deactivates a pending link at the gateway and marks it cancelled; already closed links answer as they are. */

@@ -30,6 +30,29 @@ export function isUnconfirmed(tx: TransactionRecord): boolean {
   return false;
 }
 
+/**
+ * How many purchases a payment link takes, as its creating request asked (1 for anything else, and
+ * for a link made before links could be reused). Above 1, each purchase is a payment of its own.
+ */
+export function linkUsageLimit(tx: TransactionRecord): number {
+  if (tx.kind !== 'payment_link' || tx.requestJson === null) return 1;
+  try {
+    const stored: unknown = JSON.parse(tx.requestJson);
+    const limit =
+      typeof stored === 'object' && stored !== null && 'request' in stored
+        ? (stored.request as { usage_limit?: unknown }).usage_limit
+        : undefined;
+    return typeof limit === 'number' && Number.isSafeInteger(limit) && limit > 1 ? limit : 1;
+  } catch {
+    return 1;
+  }
+}
+
+/** A payment link whose purchases are payments of their own (`usage_limit` > 1). */
+export function isReusableLink(tx: TransactionRecord): boolean {
+  return linkUsageLimit(tx) > 1;
+}
+
 /** The gateway definitely refused the creation (nothing exists there); a retry may try again. */
 export function wasRefused(tx: TransactionRecord): boolean {
   return isUnconfirmed(tx) && tx.status === 'failed';

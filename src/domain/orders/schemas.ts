@@ -71,6 +71,13 @@ export const DirectLinkInputSchema = Type.Object(
     nominal: Amount('Positive whole rupiah; a string of digits is accepted.'),
     customer: Type.Optional(CustomerInputSchema),
     expire_at: Type.Optional(ExpireAt),
+    usage_limit: Type.Optional(
+      Type.Union([Type.Integer(), Type.String({ maxLength: 32 })], {
+        description:
+          "How many purchases the link takes, 1–1,000,000 (default 1). Above 1, each purchase is a payment of its own with its own events, carrying the link's order_id as payment_link_order_id.",
+        examples: [3],
+      }),
+    ),
   },
   closed,
 );

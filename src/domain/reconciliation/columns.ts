@@ -20,6 +20,10 @@ export const REPORT_FIELDS = [
   'payment_type',
   'transaction_time',
   'settlement_time',
+  'refund_type',
+  'split_type',
+  'split_sender',
+  'split_receiver',
 ] as const;
 export type ReportField = (typeof REPORT_FIELDS)[number];
 const REQUIRED: readonly ReportField[] = ['order_id', 'status', 'amount'];
@@ -36,6 +40,13 @@ const KNOWN_HEADERS: Record<ReportField, readonly string[]> = {
   payment_type: ['Payment Type', 'Payment type', 'Payment Method', 'Channel', 'payment_type'],
   transaction_time: ['Transaction Time', 'Transaction time', 'Transaction Date', 'Date & Time', 'transaction_time'],
   settlement_time: ['Settlement Time', 'Settlement time', 'Settlement Date', 'settlement_time'],
+  // The withdrawal report's newer columns (settlement-report.md §1.3). The changelog names them
+  // "Refund Type" and, for Transaction Split, "Transaction Type", "Sender", "Receiver"; the exact
+  // header strings of an export are unconfirmed, so the Indonesian and spelled-out forms are read too.
+  refund_type: ['Refund Type', 'Tipe Refund', 'Jenis Refund', 'refund_type'],
+  split_type: ['Transaction Split Type', 'Split Type', 'Transaction Type', 'Tipe Transaksi', 'split_type'],
+  split_sender: ['Sender', 'Split Sender', 'Pengirim', 'split_sender'],
+  split_receiver: ['Receiver', 'Split Receiver', 'Penerima', 'split_receiver'],
 };
 
 const norm = (h: string) =>
@@ -248,6 +259,9 @@ export function readRow(
     const v = cell(f);
     return v === undefined ? null : readTime(v, line, name(f), window);
   };
+  const refundTypeCell = cell('refund_type');
+  const refundType = refundTypeCell === undefined ? null : readRefundType(refundTypeCell, line, name('refund_type'));
+  const splitCells = [cell('split_type'), cell('split_sender'), cell('split_receiver')].map((c) => c || null);
   const orderId = required('order_id');
   const status = required('status').toLowerCase();
   const amount = readAmount(required('amount'), line, name('amount'));
@@ -262,5 +276,24 @@ export function readRow(
     paymentType: cell('payment_type') || null,
     transactionTime: timeOf('transaction_time'),
     settlementTime: timeOf('settlement_time'),
+    refundType,
+    // A split names its parties: a "Transaction Type" alone (the balance statement's payment/refund
+    // column has that header too) makes no split.
+    split:
+      splitCells[1] !== null || splitCells[2] !== null
+        ? { type: splitCells[0] ?? null, sender: splitCells[1] ?? null, receiver: splitCells[2] ?? null }
+        : null,
   };
+}
+
+/**
+ * The Refund Type cell: a chargeback (the customer's bank reversed the payment) or a normal refund
+ * (the merchant's); empty on a row that is no refund. Anything else is a 400 naming the cell.
+ */
+function readRefundType(raw: string, line: number, column: string): 'chargeback' | 'refund' | null {
+  const s = norm(raw);
+  if (s === '') return null;
+  if (s.includes('chargeback')) return 'chargeback';
+  if (s === 'normalrefund' || s === 'refund' || s === 'normal' || s === 'refundnormal') return 'refund';
+  throw malformed(line, column, `${JSON.stringify(raw.slice(0, 40))} is neither a chargeback nor a normal refund`);
 }

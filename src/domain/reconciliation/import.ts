@@ -34,6 +34,7 @@ import {
 import { readRecords, type SeparatorName } from './reader.js';
 import { matchRow } from './match.js';
 import { jakartaDay, jakartaDayEnd, jakartaDayStart } from '../../platform/time.js';
+import { isReusableLink } from '../orders/records.js';
 
 export type ImportDeps = Deps<'store' | 'clock' | 'logger'>;
 
@@ -68,6 +69,7 @@ const emptyCounts = (): ReconciliationCounts => ({
   amount_mismatch: 0,
   status_mismatch: 0,
   transaction_mismatch: 0,
+  chargeback: 0,
 });
 
 /** Another import of the same file finished first. */
@@ -267,7 +269,7 @@ class ImportRun {
     for (const id of ids.filter((i) => !byId.has(i))) for (const base of purchaseBases(id)) bases.set(base, id);
     if (bases.size > 0)
       for (const link of await t.findManyByGatewayOrderIds([...bases.keys()]))
-        if (link.kind === 'payment_link')
+        if (link.kind === 'payment_link' && !isReusableLink(link))
           for (const id of ids) if (!byId.has(id) && isPurchaseOf(id, link.gatewayOrderId)) byId.set(id, link);
     return byId;
   }
@@ -312,7 +314,8 @@ class ImportRun {
       done.missing_at_gateway +
       done.amount_mismatch +
       done.status_mismatch +
-      done.transaction_mismatch;
+      done.transaction_mismatch +
+      done.chargeback;
     const line = {
       reconciliation_import: done.id,
       rows: done.rows,
@@ -322,6 +325,7 @@ class ImportRun {
       amount_mismatch: done.amount_mismatch,
       status_mismatch: done.status_mismatch,
       transaction_mismatch: done.transaction_mismatch,
+      chargeback: done.chargeback,
     };
     if (exceptions > 0)
       this.services.logger.warn(

@@ -28,6 +28,7 @@ export interface RowVerdict {
  */
 export function matchRow(row: ReportRow, tx: TransactionRecord | undefined, holder?: TransactionRecord): RowVerdict {
   if (holder && holder.id !== tx?.id) return transactionMismatch(row, tx, holder);
+  if (row.refundType === 'chargeback') return chargebackRow(row, tx);
   if (!tx)
     return {
       result: 'missing_here',
@@ -37,10 +38,14 @@ export function matchRow(row: ReportRow, tx: TransactionRecord | undefined, hold
     };
   const expected = tx.paidAmount ?? tx.nominal;
   const problems: string[] = [];
+  // A split transaction's row carries one party's share (sender or receiver), not the whole payment:
+  // its amount is no over- or under-payment, so only its status is compared.
   const amountDiffers =
-    row.originalAmount !== null
-      ? row.originalAmount !== tx.nominal || (tx.paidAmount !== null && row.amount !== tx.paidAmount)
-      : row.amount !== expected;
+    row.split != null
+      ? false
+      : row.originalAmount !== null
+        ? row.originalAmount !== tx.nominal || (tx.paidAmount !== null && row.amount !== tx.paidAmount)
+        : row.amount !== expected;
   if (amountDiffers)
     problems.push(
       `amount: the report says ${row.amount}${row.originalAmount !== null ? ` (original ${row.originalAmount})` : ''}, paylink ${expected}`,
@@ -57,6 +62,29 @@ export function matchRow(row: ReportRow, tx: TransactionRecord | undefined, hold
     paylinkStatus: tx.status,
     paylinkAmount: expected,
     detail: problems.length > 0 ? problems.join('; ') : null,
+  };
+}
+
+/**
+ * A chargeback row: its own result whatever paylink holds, so it is never read as a refund the
+ * merchant made nor as a refund mismatch; the detail says whether paylink already knows of it.
+ */
+function chargebackRow(row: ReportRow, tx: TransactionRecord | undefined): RowVerdict {
+  if (!tx)
+    return {
+      result: 'chargeback',
+      paylinkStatus: null,
+      paylinkAmount: null,
+      detail: `chargeback of ${row.amount}: paylink holds no payment with this order id`,
+    };
+  return {
+    result: 'chargeback',
+    paylinkStatus: tx.status,
+    paylinkAmount: tx.paidAmount ?? tx.nominal,
+    detail:
+      tx.status === 'chargeback'
+        ? `chargeback of ${row.amount}: paylink holds the payment as charged back too`
+        : `chargeback of ${row.amount}: paylink holds the payment as ${tx.status}; the customer's bank took the money back`,
   };
 }
 

@@ -6,6 +6,7 @@ import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { ingestGatewayReport, type IngestDeps } from './ingest.js';
 import { answerFor, localExpiry } from './trust.js';
+import { isReusableLink } from '../orders/records.js';
 
 /** Asking the gateway, then recording what it says. */
 export type RefreshDeps = IngestDeps & Deps<'gateway'>;
@@ -41,7 +42,8 @@ export async function refreshFromGateway(
   source: 'status_check' | 'reconcile' = 'status_check',
 ): Promise<RefreshOutcome> {
   let lookup: string | null = tx.gatewayTransactionId ?? tx.gatewayOrderId;
-  if (tx.kind === 'payment_link') {
+  // A link used more than once is not one payment: its purchases are refreshed on their own rows.
+  if (tx.kind === 'payment_link' && !isReusableLink(tx)) {
     const newest = await newestPurchaseOrderId(services, tx);
     if (newest !== undefined) lookup = newest;
   }

@@ -9,6 +9,7 @@ import type { Store } from '../../storage/contract.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { grossToNumber, type GatewayReport } from '../../gateway/report.js';
 import { deriveMercantId } from '../orders/ids.js';
+import { isReusableLink } from '../orders/records.js';
 import type { TrustedReport } from './trust.js';
 
 export interface Resolution {
@@ -30,11 +31,61 @@ export async function lockedTransaction(
     // The usual case, the stored mapping, reads and locks in one statement.
     const direct = await tx.transactions.findForUpdate({ gatewayOrderId: truth.order_id });
     if (direct) return { t: direct, created: false };
+    // A link's purchases race only with reports about the same purchase: the insert's unique order
+    // ids decide, and the loser's transaction is run again (ingest.ts) and finds the row.
+    const link = await reusableLinkOf(tx, truth.order_id);
+    if (link) return { t: await tx.transactions.insert(purchaseTransaction(link, truth)), created: true };
     const other = await resolveTransaction(tx, truth.order_id, by.receivedOrderId);
     if (other) return { t: (await tx.transactions.findForUpdate({ id: other.id })) ?? other, created: false };
   }
   // A new row is locked by its own insert.
   return { t: await tx.transactions.insert(externalTransaction(truth)), created: true };
+}
+
+/** The gateway order ids `id` could be a purchase of (`<link gateway id>-<suffix>`), longest first. */
+function purchaseBases(id: string): string[] {
+  const out: string[] = [];
+  let i = id.lastIndexOf('-');
+  for (let tries = 0; i > 0 && tries < 4; tries++) {
+    out.push(id.slice(0, i));
+    i = id.lastIndexOf('-', i - 1);
+  }
+  return out;
+}
+
+/** The link used more than once that `gatewayOrderId` is a purchase on, if any. */
+async function reusableLinkOf(tx: Store, gatewayOrderId: string): Promise<TransactionRecord | undefined> {
+  for (const base of purchaseBases(gatewayOrderId)) {
+    const found = await tx.transactions.findByGatewayOrderId(base);
+    if (found) return found.kind === 'payment_link' && isReusableLink(found) ? found : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * One purchase on a link used more than once: a payment of its own, its order id the link's with the
+ * gateway's suffix, its mercant_id the link's, its amount what the gateway reports.
+ */
+function purchaseTransaction(link: TransactionRecord, report: GatewayReport) {
+  const suffix = report.order_id.slice(link.gatewayOrderId.length);
+  return {
+    id: randomUUID(),
+    orderId: `${link.orderId}${suffix}`,
+    gatewayOrderId: report.order_id,
+    mercantId: link.mercantId,
+    kind: 'link_purchase' as const,
+    attempt: 1,
+    nominal: grossToNumber(report.gross_amount) ?? link.nominal,
+    status: 'pending' as const,
+    paymentUrl: link.paymentUrl,
+    paymentLinkId: link.paymentLinkId,
+    paymentLinkOrderId: link.orderId,
+    snapToken: null,
+    requestHash: null,
+    requestJson: null,
+    gatewayJson: null,
+    expireAt: null,
+  };
 }
 
 /**
@@ -47,11 +98,9 @@ async function resolveTransaction(
   gatewayOrderId: string,
   signedOrderId: string | undefined,
 ): Promise<TransactionRecord | undefined> {
-  let i = gatewayOrderId.lastIndexOf('-');
-  for (let tries = 0; i > 0 && tries < 4; tries++) {
-    const base = await tx.transactions.findByGatewayOrderId(gatewayOrderId.slice(0, i));
+  for (const b of purchaseBases(gatewayOrderId)) {
+    const base = await tx.transactions.findByGatewayOrderId(b);
     if (base?.kind === 'payment_link') return base;
-    i = gatewayOrderId.lastIndexOf('-', i - 1);
   }
   if (signedOrderId !== undefined && signedOrderId !== gatewayOrderId) {
     const named = await tx.transactions.findByGatewayOrderId(signedOrderId);

@@ -14,6 +14,7 @@
  * nothing else, so a new way in cannot skip the rule.
  */
 import type { TransactionRecord } from '../../model/payment.js';
+import { isReusableLink } from '../orders/records.js';
 import {
   grossToNumber,
   isPurchaseOf,
@@ -65,7 +66,7 @@ export function confirmNotification(answer: GatewayAnswer, signed: GatewayReport
 
 /** An answer to paylink's own question about `tx` (status check, charge, cancel, expire): applied only when it is about `tx`. */
 export function answerFor(answer: GatewayAnswer, tx: TransactionRecord): Binding {
-  const problem = notAbout(answer, tx.gatewayOrderId, { link: tx.kind === 'payment_link' });
+  const problem = notAbout(answer, tx.gatewayOrderId, { link: tx.kind === 'payment_link' && !isReusableLink(tx) });
   if (problem) return { ok: false, reason: problem };
   return {
     ok: true,

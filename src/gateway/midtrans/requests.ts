@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import { CustomerSchema, ItemSchema, LinkCustomerSchema, ORDER_ID_MAX } from '../order.js';
+import { CustomerSchema, ItemSchema, LinkCustomerSchema, ORDER_ID_MAX, USAGE_LIMIT_MAX } from '../order.js';
 import type { PaymentLinkOrder, SnapOrder } from '../port.js';
 
 /** `transaction_details`: the gateway's order id and a whole, positive amount of rupiah. */
@@ -19,14 +19,17 @@ export const TransactionDetailsSchema = Type.Object(orderDetails, { additionalPr
 export const GatewayTimeSchema = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} [+-]\\d{4}$' });
 const Minutes = Type.Integer({ minimum: 1 });
 
-/** The Payment Link create body (reference §1.2). One use only: a link pays one order. */
+/**
+ * The Payment Link create body (reference §1.2). `usage_limit` counts paid purchases; each purchase
+ * is a gateway transaction of its own under the link's order id with a suffix (reference §1.4).
+ */
 export const PaymentLinkRequestSchema = Type.Object(
   {
     transaction_details: Type.Object(
       { ...orderDetails, payment_link_id: Type.String({ pattern: '^[a-z0-9-]{1,50}$' }) },
       { additionalProperties: false },
     ),
-    usage_limit: Type.Literal(1),
+    usage_limit: Type.Integer({ minimum: 1, maximum: USAGE_LIMIT_MAX }),
     expiry: Type.Object(
       { start_time: GatewayTimeSchema, duration: Minutes, unit: Type.Literal('minutes') },
       { additionalProperties: false },
@@ -42,7 +45,7 @@ export type PaymentLinkRequest = Static<typeof PaymentLinkRequestSchema>;
 export function paymentLinkBody(i: PaymentLinkOrder): PaymentLinkRequest {
   const body: PaymentLinkRequest = {
     transaction_details: { order_id: i.gatewayOrderId, gross_amount: i.nominal, payment_link_id: i.paymentLinkId },
-    usage_limit: 1,
+    usage_limit: i.usageLimit ?? 1,
     expiry: { start_time: i.expiry.startTime, duration: i.expiry.durationMinutes, unit: 'minutes' },
     item_details: i.items.map((it) => ({
       ...(it.id !== undefined ? { id: it.id } : {}),

@@ -219,6 +219,8 @@ function differs(t: Translate<MoneyKey>, v: View, r: ReconciliationRow): string 
       return t('d_missing_at_gateway');
     case 'transaction_mismatch':
       return t('d_transaction');
+    case 'chargeback':
+      return t('d_chargeback', { paylink: r.paylinkStatus ? v.word('st', r.paylinkStatus) : EMPTY });
     default:
       return '';
   }

@@ -12,6 +12,8 @@ import { EMPTY, type View } from './view.js';
 import { paymentMoneySection } from './money.js';
 import { formKeyField, formRequest } from './form-keys.js';
 import type { FormTokens } from './context.js';
+import { linkUsageLimit } from '../../domain/orders/records.js';
+import { LINK_PURCHASES_SHOWN } from '../../domain/orders/links.js';
 
 /** A payment type's word inside an Indonesian sentence starts in lower case ("Pembayaran transfer bank …"); a brand (GoPay, QRIS) keeps its capitals. */
 export function methodInSentence(v: View, paymentType: string | null): string {
@@ -65,6 +67,21 @@ async function qrFigure(tx: TransactionRecord, v: View): Promise<Html> {
   return html`<figure class="qr" role="img" aria-label="${v.t('pay_qr_desc', { amount: rupiah(tx.nominal) })}" data-qr>${raw(svg)}<figcaption>${v.t('pay_qr')}</figcaption></figure>`;
 }
 
+/** A link used more than once: its purchases, each a payment of its own with its own page. */
+function purchaseList(purchases: readonly TransactionRecord[], v: View): Html {
+  const { t } = v;
+  return html`<section class="card" aria-labelledby="h-purchases" data-purchases="${purchases.length}"><h2 id="h-purchases">${t('pay_purchases')}</h2>
+<p class="muted">${t('pay_purchases_note')}</p>
+${
+  purchases.length === 0
+    ? html`<p>${t('pay_no_purchases')}</p>`
+    : html`<table><thead><tr><th scope="col">${t('tx_order_id')}</th><th scope="col">${t('tx_status')}</th><th scope="col">${t('tx_amount')}</th><th scope="col">${t('tx_payment_type')}</th><th scope="col">${t('tx_created')}</th></tr></thead><tbody>
+${purchases.map((p) => html`<tr data-purchase="${p.orderId}"><td class="mono"><a href="${txLink(p.orderId)}">${p.orderId}</a></td><td>${statusBadge(v, p.status)}</td><td>${rupiah(p.paidAmount ?? p.nominal)}</td><td>${p.paymentType ? v.word('pt', p.paymentType) : EMPTY}</td><td>${v.when(p.createdAt)}</td></tr>`)}
+</tbody></table>`
+}
+</section>`;
+}
+
 export async function transactionBody(
   services: Deps<'config' | 'store'>,
   tx: TransactionRecord,
@@ -81,6 +98,9 @@ export async function transactionBody(
   const gatewayWord = tx.transactionStatus ? v.word('gs', tx.transactionStatus) : undefined;
   // A paid payment no longer expires; a card payment is paid when captured, before it settles.
   const paidAt = MONEY_MOVED.has(tx.status) ? (tx.settlementTime ?? tx.transactionTime ?? tx.updatedAt) : undefined;
+  const usage = linkUsageLimit(tx);
+  const purchases =
+    usage > 1 ? await services.store.transactions.listLinkPurchases(tx.orderId, LINK_PURCHASES_SHOWN) : undefined;
   return html`
 <div class="cards">
 <section class="card" aria-labelledby="h-summary"><h2 id="h-summary">${t('pay_heading')}</h2>
@@ -101,6 +121,8 @@ ${
     : html`<dt>${t('pay_paid_at')}</dt><dd data-paid-at>${v.when(paidAt)}</dd>`
 }
 ${tx.flags ? html`<dt>${t('pay_flags')}</dt><dd class="mono">${tx.flags}</dd>` : ''}
+${tx.paymentLinkOrderId === null ? '' : html`<dt>${t('pay_bought_on')}</dt><dd class="mono"><a href="${txLink(tx.paymentLinkOrderId)}" data-bought-on>${tx.paymentLinkOrderId}</a></dd>`}
+${usage > 1 ? html`<dt>${t('pay_usage_limit')}</dt><dd data-usage-limit="${usage}">${usage}</dd>` : ''}
 </dl>
 ${
   tx.paymentUrl
@@ -135,6 +157,7 @@ ${finance && offer.cancel ? actionForm(tx, 'cancel', token, t('pay_cancel_title'
 ${finance && offer.expire ? actionForm(tx, 'expire', token, t('pay_expire_title'), t('pay_expire_button'), html``, true) : ''}
 ${finance && undelivered.length > 0 ? actionForm(tx, 'retry-deliveries', token, v.plural('pay_retry_title', undelivered.length), t('pay_retry_button'), formKeyField(forms.key(formRequest('retry-deliveries', tx.orderId)))) : ''}
 </div>
+${purchases === undefined ? '' : purchaseList(purchases, v)}
 <h2>${t('pay_timeline')}</h2>
 ${timelineList(entries, v)}
 <p><a href="/console/logs?order_id=${encodeURIComponent(tx.orderId)}">${t('pay_log_lines')}</a></p>`;

@@ -176,6 +176,8 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '027_accounts': accountsMigration027(kind),
     '028_operators': operatorsMigration028,
     '030_trace_context': traceContextMigration030,
+    '036_link_purchases': linkPurchasesMigration036,
+    '037_reconciliation_chargebacks': reconciliationChargebacksMigration037,
   };
 }
 
@@ -597,6 +599,28 @@ export const operatorsMigration028: Migration = {
 export const traceContextMigration030: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema.alterTable('outbox_events').addColumn('trace_context', 'text').execute();
+  },
+};
+
+/** A purchase on a link used more than once names its link, so a link's purchases are listed by it. */
+export const linkPurchasesMigration036: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('transactions').addColumn('payment_link_order_id', 'text').execute();
+    await db.schema
+      .createIndex('transactions_link_purchases_idx')
+      .on('transactions')
+      .columns(['account', 'payment_link_order_id', 'created_at'])
+      .execute();
+  },
+};
+
+/** An import counts the report's chargebacks apart from its refunds and mismatches. */
+export const reconciliationChargebacksMigration037: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .alterTable('reconciliation_imports')
+      .addColumn('chargeback', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
   },
 };
 

@@ -45,6 +45,8 @@ export interface TransactionsTable {
   /** The gateway's fee and what reaches the merchant, when a settlement report gives them. */
   fee_amount: number | null;
   net_amount: number | null;
+  /** A link purchase's payment link `order_id` (migration 036); null for every other kind. */
+  payment_link_order_id: string | null;
 }
 
 export interface NotificationsTable {
@@ -261,6 +263,8 @@ export interface ReconciliationImportsTable {
   amount_mismatch: number;
   status_mismatch: number;
   transaction_mismatch: Generated<number>;
+  /** Rows of the report's refunds of type chargeback (migration 037). */
+  chargeback: Generated<number>;
   covers_from: string | null;
   covers_to: string | null;
   created_by: string;

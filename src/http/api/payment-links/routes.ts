@@ -16,7 +16,7 @@ import {
   linkDetailView,
   linkView,
 } from './views.js';
-import { cancelLink, createDirectLink, createErpLink, resolveLink } from '../../../domain/orders/links.js';
+import { cancelLink, createDirectLink, createErpLink, resolveLinkWithPurchases } from '../../../domain/orders/links.js';
 import { DirectLinkInputSchema, ErpLinkInputSchema } from '../../../domain/orders/schemas.js';
 import { problems } from '../../schemas/problems.js';
 
@@ -37,7 +37,6 @@ export const paymentLinkRoutes: RoutePlugin<
       schema: {
         tags: [TAGS.links],
         summary: 'Create a payment link (direct shape)',
-        description: 'Same order_id and body again → 200 with the same link; a different body → 409 ORDER_CONFLICT.',
         headers: IdemHeaders,
         body: withExample(DirectLinkInputSchema, {
           order_id: 'SO-77:3',
@@ -45,6 +44,8 @@ export const paymentLinkRoutes: RoutePlugin<
           customer: { first_name: 'Rina', last_name: 'Wijaya', email: 'rina@example.com', phone: '+628123456789' },
           expire_at: '2026-12-01T10:00:00+07:00',
         }),
+        description:
+          'Same order_id and body again → 200 with the same link; a different body → 409 ORDER_CONFLICT. usage_limit > 1 makes a link used more than once: each purchase is a payment of its own (order_id = the link\'s, a "-" and the gateway\'s suffix) whose ERP events carry payment_link_order_id.',
         response: createResponses({
           ...LINK_EXAMPLE,
           order_id: 'SO-77:3',
@@ -92,12 +93,18 @@ export const paymentLinkRoutes: RoutePlugin<
         tags: [TAGS.links],
         summary: 'Resolve a payment link',
         description:
-          'By the original order_id (URL-encoded, e.g. `INV%2F2026%2F0042%3A1`), the gateway_order_id or the gateway transaction_id. Answers the link as stored, with its current status; 404 when unknown.',
+          'By the original order_id (URL-encoded, e.g. `INV%2F2026%2F0042%3A1`), the gateway_order_id or the gateway transaction_id. Answers the link as stored, with its current status; 404 when unknown. A link used more than once (usage_limit > 1) stays pending while it takes purchases and lists them under purchases.',
         params: OrderIdParams,
         response: { 200: withExample(LinkDetailViewSchema, LINK_DETAIL_EXAMPLE), ...problems(401, 404) },
       },
     },
-    async (req) => linkDetailView(await resolveLink(inAccount(services, requestAccount(req)), req.params.order_id)),
+    async (req) => {
+      const { link, purchases } = await resolveLinkWithPurchases(
+        inAccount(services, requestAccount(req)),
+        req.params.order_id,
+      );
+      return linkDetailView(link, purchases);
+    },
   );
 
   app.delete(

@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { TransactionRecord } from '../../../model/payment.js';
 import { NullableStr, Str } from '../../schemas/common.js';
 import { apiTime, apiTimeOrNull } from '../../../platform/time.js';
+import { linkUsageLimit } from '../../../domain/orders/records.js';
 
 export const LinkViewSchema = Type.Object({
   order_id: Str(),
@@ -13,6 +14,12 @@ export const LinkViewSchema = Type.Object({
   nominal: Type.Integer(),
   expire_at: NullableStr(40),
   created_at: Str(40),
+  usage_limit: Type.Optional(
+    Type.Integer({
+      minimum: 2,
+      description: 'Present on a link used more than once: how many purchases it takes; each is a payment of its own',
+    }),
+  ),
 });
 export type LinkView = Static<typeof LinkViewSchema>;
 
@@ -23,6 +30,23 @@ export const LinkDetailViewSchema = Type.Object({
   transaction_id: NullableStr(),
   settlement_time: NullableStr(40),
   updated_at: Str(40),
+  purchases: Type.Optional(
+    Type.Array(
+      Type.Object({
+        order_id: Str(),
+        gateway_order_id: Str(),
+        status: Str(32),
+        gross_amount: Type.Integer(),
+        payment_type: NullableStr(64),
+        transaction_id: NullableStr(),
+        created_at: Str(40),
+      }),
+      {
+        description:
+          'Present on a link used more than once: its purchases (oldest first, at most 1,000), each a payment with its own order_id and events',
+      },
+    ),
+  ),
 });
 export type LinkDetailView = Static<typeof LinkDetailViewSchema>;
 
@@ -50,7 +74,7 @@ export const LINK_DETAIL_EXAMPLE = {
 };
 
 export function linkView(tx: TransactionRecord): LinkView {
-  return {
+  const view: LinkView = {
     order_id: tx.orderId,
     gateway_order_id: tx.gatewayOrderId,
     mercant_id: tx.mercantId,
@@ -60,9 +84,12 @@ export function linkView(tx: TransactionRecord): LinkView {
     expire_at: apiTimeOrNull(tx.expireAt),
     created_at: apiTime(tx.createdAt),
   };
+  const usage = linkUsageLimit(tx);
+  return usage > 1 ? { ...view, usage_limit: usage } : view;
 }
 
-export function linkDetailView(tx: TransactionRecord): LinkDetailView {
+/** `purchases`: given for a link used more than once (see `linkPurchases`), even when empty. */
+export function linkDetailView(tx: TransactionRecord, purchases?: readonly TransactionRecord[]): LinkDetailView {
   return {
     ...linkView(tx),
     transaction_status: tx.transactionStatus,
@@ -70,5 +97,18 @@ export function linkDetailView(tx: TransactionRecord): LinkDetailView {
     transaction_id: tx.gatewayTransactionId,
     settlement_time: apiTimeOrNull(tx.settlementTime),
     updated_at: apiTime(tx.updatedAt),
+    ...(purchases === undefined
+      ? {}
+      : {
+          purchases: purchases.map((p) => ({
+            order_id: p.orderId,
+            gateway_order_id: p.gatewayOrderId,
+            status: p.status,
+            gross_amount: p.paidAmount ?? p.nominal,
+            payment_type: p.paymentType,
+            transaction_id: p.gatewayTransactionId,
+            created_at: apiTime(p.createdAt),
+          })),
+        }),
   };
 }

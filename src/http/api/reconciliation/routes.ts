@@ -25,6 +25,10 @@ const Counts = {
   amount_mismatch: Type.Integer(),
   status_mismatch: Type.Integer(),
   transaction_mismatch: Type.Integer({ description: "The row's transaction id is paylink's for another payment" }),
+  chargeback: Type.Integer({
+    description:
+      "Refunds of type chargeback in the withdrawal report's Refund Type column: the customer's bank took the money back; counted apart from refunds and mismatches",
+  }),
 };
 
 const ImportSchema = Type.Object({
@@ -148,7 +152,7 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
           description:
             'Body: the CSV file as exported (`text/csv`), up to 64 MB, UTF-8 (or UTF-16 with a byte-order mark), one separator for every line (comma, semicolon or tab: the one its header line uses, or `separator`). ' +
             'Columns are found by their header (Order ID, Transaction ID, Transaction Status, Amount, Fee, Settlement Time, …); name them with `columns` for other layouts. ' +
-            "Every row is kept with its result: `matched` (only these write their fee and net onto the payment), `missing_here`, `amount_mismatch`, `status_mismatch`, `transaction_mismatch` (its transaction id is another payment's); " +
+            "Every row is kept with its result: `matched` (only these write their fee and net onto the payment), `missing_here`, `amount_mismatch`, `status_mismatch`, `transaction_mismatch` (its transaction id is another payment's), `chargeback` (a refund of type chargeback in the withdrawal report's Refund Type column); " +
             'payments paid here on the days the report covers that it does not list are `missing_at_gateway`. 201 with the summary; the same file again is 200 with the first import. ' +
             'The whole file is checked before anything is written, then the import and the fees are written in one transaction: a malformed file (a cell that cannot be read, a NUL, an impossible date or one outside two years back to tomorrow, a fee above the amount, a net other than amount − fee) is a 400 naming the line and column, and nothing of it is kept.',
           querystring: ImportQuery,

@@ -74,6 +74,7 @@ export const PAYMENT_TYPE_WORDS = {
     cimb_clicks: 'CIMB Clicks',
     danamon_online: 'Danamon Online Banking',
     uob_ezpay: 'UOB EZ Pay',
+    google_pay: 'Google Pay',
     unknown: 'unknown method',
   },
   id: {
@@ -97,6 +98,7 @@ export const PAYMENT_TYPE_WORDS = {
     cimb_clicks: 'CIMB Clicks',
     danamon_online: 'Danamon Online Banking',
     uob_ezpay: 'UOB EZ Pay',
+    google_pay: 'Google Pay',
     unknown: 'metode tidak dikenal',
   },
 } as const;

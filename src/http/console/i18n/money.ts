@@ -101,12 +101,14 @@ export const MONEY_MESSAGES = defineMessages(
     d_missing_here: 'paylink holds no payment with this order ID.',
     d_missing_at_gateway: 'The report does not list this payment.',
     d_transaction: 'The report names another transaction ID.',
+    d_chargeback: "The customer's bank took the money back (chargeback); paylink holds the payment as {paylink}.",
     r_matched: 'matched',
     r_missing_here: 'missing here',
     r_missing_at_gateway: 'missing at the gateway',
     r_amount_mismatch: 'amount mismatch',
     r_status_mismatch: 'status mismatch',
     r_transaction_mismatch: 'transaction id mismatch',
+    r_chargeback: 'chargeback',
   },
   {
     moneyPaid: 'Uang masuk',
@@ -203,12 +205,15 @@ export const MONEY_MESSAGES = defineMessages(
     d_missing_here: 'paylink tidak menyimpan pembayaran dengan ID pesanan ini.',
     d_missing_at_gateway: 'Laporan tidak memuat pembayaran ini.',
     d_transaction: 'Laporan menyebut ID transaksi lain.',
+    d_chargeback:
+      'Bank pelanggan menarik kembali dananya (chargeback); paylink mencatat pembayaran ini sebagai {paylink}.',
     r_matched: 'cocok',
     r_missing_here: 'tidak ada di paylink',
     r_missing_at_gateway: 'tidak ada di gateway',
     r_amount_mismatch: 'jumlah tidak cocok',
     r_status_mismatch: 'status tidak cocok',
     r_transaction_mismatch: 'ID transaksi tidak cocok',
+    r_chargeback: 'chargeback (dana ditarik bank)',
   },
 );
 

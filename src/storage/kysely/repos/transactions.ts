@@ -57,6 +57,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       original_amount: null,
       fee_amount: null,
       net_amount: null,
+      payment_link_order_id: t.paymentLinkOrderId ?? null,
     };
     try {
       await this.db.insertInto('transactions').values(row).execute();
@@ -145,6 +146,19 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       .limit(1)
       .executeTakeFirst();
     return row ? toTransaction(row) : undefined;
+  }
+
+  async listLinkPurchases(linkOrderId: string, limit: number): Promise<TransactionRecord[]> {
+    const rows = await this.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('account', '=', this.account)
+      .where('payment_link_order_id', '=', linkOrderId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map(toTransaction);
   }
 
   update(id: string, patch: TransactionPatch, o: TransactionUpdateOptions = {}): Promise<TransactionRecord> {

@@ -32,6 +32,7 @@ export function toTransaction(r: TransactionRow): TransactionRecord {
     gatewayTransactionId: r.gateway_transaction_id,
     paymentUrl: r.payment_url,
     paymentLinkId: r.payment_link_id,
+    paymentLinkOrderId: r.payment_link_order_id,
     snapToken: r.snap_token,
     requestHash: r.request_hash,
     requestJson: r.request_json,
