@@ -6,6 +6,7 @@ import { createServices, type Services } from './services.js';
 import { buildApp } from './app.js';
 import { stopTracing } from './platform/tracing.js';
 import { resolveOperatorCredentials } from './config/operator-credentials.js';
+import { weakSecrets } from './config/secret-strength.js';
 import { ConfigKeyError, resolveEncryptionKeys } from './platform/secret-box.js';
 import { startSimulator, type RunningSimulator } from '../simulator/index.js';
 import type { App } from './http/types.js';
@@ -52,6 +53,10 @@ export function startupNotices(
       `operator credentials generated and kept in ${config.dataDir} (password printed on stderr; set log_user and log_pass to choose them)`,
       { operator_user: o.operatorUser },
     );
+  // Production refuses to start with any of these (env.ts); elsewhere each is said once.
+  if (!config.isProduction)
+    for (const weak of weakSecrets(config))
+      notice(weak.variable, `${weak.message} (production refuses to start with it)`);
   if (config.exposeDevApi)
     notice(
       'LOG_EXPOSE_API',

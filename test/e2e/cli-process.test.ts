@@ -7,6 +7,7 @@ import { migrations } from '../../src/storage/kysely/migrations.js';
 import { runCli } from '../helpers/cli.js';
 import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
 import { tempDir } from '../helpers/stores.js';
+import { STRONG } from '../helpers/strong-secrets.js';
 
 const GO_LIVE = [
   'NODE_ENV=production',
@@ -14,12 +15,12 @@ const GO_LIVE = [
   'TRUST_PROXY=loopback',
   'MIDTRANS_MODE=production',
   'MIDTRANS_SERVER_KEY=Mid-server-0123456789abcdef',
-  'API_KEYS=erp-key-0123456789abcdef0123456789',
+  `API_KEYS=${STRONG.apiKey}`,
   'log_user=operator',
-  'log_pass=a-long-operator-passphrase',
-  `CONFIG_ENCRYPTION_KEY=${'cd'.repeat(32)}`,
+  `log_pass=${STRONG.operatorPass}`,
+  `CONFIG_ENCRYPTION_KEY=${STRONG.configEncryptionKey}`,
   'ERP_NOTIFY_URL=https://erp.example.com/paylink/events',
-  'ERP_WEBHOOK_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  `ERP_WEBHOOK_SECRET=${STRONG.erpWebhookSecret}`,
 ].join('\n');
 
 describe('the paylink process', () => {
