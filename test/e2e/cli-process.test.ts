@@ -23,6 +23,8 @@ const GO_LIVE = [
   `ERP_WEBHOOK_SECRET=${STRONG.erpWebhookSecret}`,
 ].join('\n');
 
+// Each test runs the command as a process several times (a service too): on a loaded machine that
+// takes well over the default 30 s, so the slow ones allow 90.
 describe('the paylink process', () => {
   const dirs: string[] = [];
   let service: ServiceProcess | undefined;
@@ -72,7 +74,7 @@ describe('the paylink process', () => {
     const held = await runCli(['migrate'], { env });
     expect(held.code).toBe(1);
     expect(held.stderr).toMatch(/in use by another paylink process/);
-  });
+  }, 90_000);
 
   it('migrate with a configuration problem names it and exits 1', async () => {
     const r = await runCli(['migrate'], { env: { PORT: 'eighty' } });
@@ -105,5 +107,5 @@ describe('the paylink process', () => {
       '(umask 077 && set -C && pg_dump --format=custom --no-owner "$DATABASE_URL" > /backups/paylink.dump)\n',
     );
     expect(pg.stdout + pg.stderr).not.toContain('s3cret-pw');
-  });
+  }, 90_000);
 });
