@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-demo-'));
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const receiver = await startReceiver(secret);
-  const apiKey = `demo-${randomBytes(12).toString('hex')}`;
+  const apiKey = `demo-${randomBytes(16).toString('hex')}`;
   const config = loadConfig({
     PORT: process.env.PORT ?? '0',
     HOST: '127.0.0.1',

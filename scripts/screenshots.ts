@@ -14,7 +14,7 @@ import { startErpReceiver } from '../test/helpers/erp-receiver.js';
 
 const OUT = path.resolve('docs/images');
 const OPERATOR = { user: 'operator', pass: 'screenshots-operator-pass' };
-const API_KEY = 'screenshots-api-key-123456';
+const API_KEY = 'screenshots-api-key-0123456789abcdef';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-screens-'));

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { loadConfig, configSecretValues, ConfigError, SIMULATOR_DEV_SERVER_KEY, type Config } from './config/env.js';
 import { createLogger, registerLogSecrets, closeLogger } from './platform/logging/logger.js';
@@ -6,6 +7,7 @@ import { createServices, type Services } from './services.js';
 import { buildApp } from './app.js';
 import { stopTracing } from './platform/tracing.js';
 import { resolveOperatorCredentials } from './config/operator-credentials.js';
+import { weakSecrets } from './config/secret-strength.js';
 import { ConfigKeyError, resolveEncryptionKeys } from './platform/secret-box.js';
 import { startSimulator, type RunningSimulator } from '../simulator/index.js';
 import type { App } from './http/types.js';
@@ -52,6 +54,10 @@ export function startupNotices(
       `operator credentials generated and kept in ${config.dataDir} (password printed on stderr; set log_user and log_pass to choose them)`,
       { operator_user: o.operatorUser },
     );
+  // Production refuses to start with any of these (env.ts); elsewhere each is said once.
+  if (!config.isProduction)
+    for (const weak of weakSecrets(config))
+      notice(weak.variable, `${weak.message} (production refuses to start with it)`);
   if (config.exposeDevApi)
     notice(
       'LOG_EXPOSE_API',
@@ -76,6 +82,56 @@ async function listenQuietly(app: Awaited<ReturnType<typeof buildApp>>, config: 
   }
 }
 
+/** A port the service or its embedded simulator cannot listen on: one line each, naming the variable that chose it. */
+export class ListenError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(problems.join('; '));
+    this.name = 'ListenError';
+  }
+}
+
+interface PortWords {
+  /** The port, as the operator knows it. */
+  what: (port: number) => string;
+  variable: string;
+  /** Said after the advice to change it, when the port was not chosen directly. */
+  note?: string;
+}
+const PORT_WORDS: PortWords = { what: (port) => `PORT ${port}`, variable: 'PORT' };
+const SIMULATOR_PORT_WORDS: PortWords = {
+  what: (port) => `the gateway simulator's port ${port}`,
+  variable: 'SIMULATOR_PORT',
+  note: ' (it defaults to PORT + 1)',
+};
+
+/** The port is taken, in words. */
+function portTaken(words: PortWords, host: string, port: number): ListenError {
+  return new ListenError([
+    `${words.what(port)} on ${host} is already in use by another process: stop it or set ${words.variable} to a free port${words.note ?? ''}`,
+  ]);
+}
+
+/** The listen error in words (a ListenError), or the error itself when it is not about the port. */
+function listenProblem(err: unknown, words: PortWords, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') return portTaken(words, host, port);
+  if (code === 'EACCES')
+    return new ListenError([
+      `${words.what(port)} on ${host} needs privileges this user lacks (ports below 1024 do): set ${words.variable} to a port of 1024 or above${words.note ?? ''}`,
+    ]);
+  return err;
+}
+
+/** Whether something listens on host:port now (a bind that fails with EADDRINUSE); port 0 never is. */
+function portInUse(host: string, port: number): Promise<boolean> {
+  if (port === 0) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'EADDRINUSE'));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(false)));
+  });
+}
+
 export async function startService(config: Config, opts: { stdoutLogs?: boolean } = {}): Promise<RunningService> {
   const logger = await createLogger({
     level: config.logLevel,
@@ -98,14 +154,26 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
   }
   let simulator: RunningSimulator | undefined;
   if (config.gateway.mode === 'simulator') {
-    simulator = await startSimulator({
-      serverKey: config.gateway.serverKey ?? SIMULATOR_DEV_SERVER_KEY,
-      notificationUrl: `${config.publicBaseUrl}/webhook/midtrans`,
-      host: config.host,
-      port: config.simulatorPort,
-      // Embedded, the simulator's request lines would double every gateway call's own line: warnings only.
-      logger: logger.child({ component: 'simulator' }, { level: 'warn' }),
-    });
+    try {
+      simulator = await startSimulator({
+        serverKey: config.gateway.serverKey ?? SIMULATOR_DEV_SERVER_KEY,
+        notificationUrl: `${config.publicBaseUrl}/webhook/midtrans`,
+        host: config.host,
+        port: config.simulatorPort,
+        // Embedded, the simulator's request lines would double every gateway call's own line: warnings only.
+        logger: logger.child({ component: 'simulator' }, { level: 'warn' }),
+      });
+    } catch (err) {
+      await store.close();
+      fileLock?.release();
+      await closeLogger(logger);
+      // The simulator binds first; when the service's own port is taken too (another paylink
+      // running, most often), that is said first, as it is the one the operator chose.
+      const problem = listenProblem(err, SIMULATOR_PORT_WORDS, config.host, config.simulatorPort);
+      if (!(problem instanceof ListenError)) throw err;
+      if (!(await portInUse(config.host, config.port))) throw problem;
+      throw new ListenError([...portTaken(PORT_WORDS, config.host, config.port).problems, ...problem.problems]);
+    }
   }
   const services = createServices(
     config,
@@ -135,7 +203,17 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
       `runtime-config secrets are encrypted with a key kept in ${config.dataDir} (set CONFIG_ENCRYPTION_KEY to choose it; required in production)`,
     );
   const app = await buildApp(services);
-  const address = await listenQuietly(app, config);
+  let address: string;
+  try {
+    address = await listenQuietly(app, config);
+  } catch (err) {
+    await app.close();
+    await services.close();
+    await simulator?.close();
+    fileLock?.release();
+    await closeLogger(logger);
+    throw listenProblem(err, PORT_WORDS, config.host, config.port);
+  }
   if (simulator && config.port === 0) simulator.setNotificationUrl(`${address}/webhook/midtrans`);
   for (const w of services.workers) w.start();
   if (operator.generated) {
@@ -203,11 +281,13 @@ export async function serve(env: Record<string, string | undefined> = process.en
   try {
     running = await startService(config);
   } catch (err) {
-    const msg =
+    const lines =
       err instanceof MigrationError
-        ? err.message
-        : `start-up failed: ${err instanceof Error ? err.message : String(err)}`;
-    console.error(`paylink: ${msg}`);
+        ? [err.message]
+        : err instanceof ListenError
+          ? err.problems
+          : [`start-up failed: ${err instanceof Error ? err.message : String(err)}`];
+    for (const line of lines) console.error(`paylink: ${line}`);
     process.exit(1);
   }
   const shutdown = (signal: string) => {

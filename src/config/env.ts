@@ -16,6 +16,7 @@ import { plainFieldErrors } from '../platform/errors.js';
 import { GatewayModeSchema, type GatewayMode } from '../model/runtime-config.js';
 import type { SecretVariable } from '../platform/secrets.js';
 import { resolveSecretFiles } from './secret-files.js';
+import { weakSecretProblems } from './secret-strength.js';
 
 const isGatewayMode = (v: string | undefined): v is GatewayMode => v !== undefined && Value.Check(GatewayModeSchema, v);
 
@@ -388,7 +389,7 @@ export function configSecretValues(c: Config): (string | undefined)[] {
   return Object.values(SECRET_VALUES).flatMap((values) => values(c));
 }
 
-/** In production every insecure default is a refusal to start. */
+/** In production every insecure default, and every weak secret, is a refusal to start. */
 function productionProblems(c: Config): string[] {
   const out: string[] = [];
   if (!c.operator.user || !c.operator.pass) out.push('log_user and log_pass are required in production');
@@ -399,6 +400,6 @@ function productionProblems(c: Config): string[] {
   if (!c.publicBaseUrl.startsWith('https://')) out.push('PUBLIC_BASE_URL must use https in production');
   if (!c.configEncryption.key)
     out.push('CONFIG_ENCRYPTION_KEY is required in production (32 bytes, e.g. `openssl rand -hex 32`)');
-  if (c.operator.pass && c.operator.pass.length < 12) out.push('log_pass must be at least 12 characters in production');
+  out.push(...weakSecretProblems(c));
   return out;
 }

@@ -193,7 +193,8 @@ describe.skipIf(!RUN)('the finance desk in a real browser', () => {
     const type = head.indexOf('Jenis pembayaran');
     // The page's filter went with it: only the QRIS payments, not the card one.
     expect(rows.map((r) => r[order]).sort()).toEqual(['DESK-DL', 'DESK-QR']);
-    expect(new Set(rows.map((r) => r[type]))).toEqual(new Set(['qris']));
+    // The spreadsheet writes the payment type in the page's words, as the console shows it.
+    expect(new Set(rows.map((r) => r[type]))).toEqual(new Set(['QRIS']));
 
     const daily = await downloaded(page, () => page.getByRole('button', { name: 'Unduh laporan harian' }).click());
     expect(daily.rows[0]).toEqual([
@@ -205,7 +206,7 @@ describe.skipIf(!RUN)('the finance desk in a real browser', () => {
       'Diterima bersih',
       'Biaya gateway',
     ]);
-    const qris = daily.rows.slice(1).filter((r) => r[1] === 'qris');
+    const qris = daily.rows.slice(1).filter((r) => r[1] === 'QRIS');
     expect(qris.reduce((a, r) => a + Number(r[3]), 0)).toBe(190_000);
     expect(qris.reduce((a, r) => a + Number(r[4]), 0)).toBe(70_000);
 
@@ -221,6 +222,7 @@ describe.skipIf(!RUN)('the finance desk in a real browser', () => {
       'net_amount',
       'fee_amount',
     ]);
+    expect(csv.rows.slice(1).some((r) => r[1] === 'qris')).toBe(true);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -7,6 +7,7 @@ import { migrations } from '../../src/storage/kysely/migrations.js';
 import { runCli } from '../helpers/cli.js';
 import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
 import { tempDir } from '../helpers/stores.js';
+import { STRONG } from '../helpers/strong-secrets.js';
 
 const GO_LIVE = [
   'NODE_ENV=production',
@@ -14,14 +15,16 @@ const GO_LIVE = [
   'TRUST_PROXY=loopback',
   'MIDTRANS_MODE=production',
   'MIDTRANS_SERVER_KEY=Mid-server-0123456789abcdef',
-  'API_KEYS=erp-key-0123456789abcdef0123456789',
+  `API_KEYS=${STRONG.apiKey}`,
   'log_user=operator',
-  'log_pass=a-long-operator-passphrase',
-  `CONFIG_ENCRYPTION_KEY=${'cd'.repeat(32)}`,
+  `log_pass=${STRONG.operatorPass}`,
+  `CONFIG_ENCRYPTION_KEY=${STRONG.configEncryptionKey}`,
   'ERP_NOTIFY_URL=https://erp.example.com/paylink/events',
-  'ERP_WEBHOOK_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  `ERP_WEBHOOK_SECRET=${STRONG.erpWebhookSecret}`,
 ].join('\n');
 
+// Each test runs the command as a process several times (a service too): on a loaded machine that
+// takes well over the default 30 s, so the slow ones allow 90.
 describe('the paylink process', () => {
   const dirs: string[] = [];
   let service: ServiceProcess | undefined;
@@ -71,7 +74,7 @@ describe('the paylink process', () => {
     const held = await runCli(['migrate'], { env });
     expect(held.code).toBe(1);
     expect(held.stderr).toMatch(/in use by another paylink process/);
-  });
+  }, 90_000);
 
   it('migrate with a configuration problem names it and exits 1', async () => {
     const r = await runCli(['migrate'], { env: { PORT: 'eighty' } });
@@ -104,5 +107,5 @@ describe('the paylink process', () => {
       '(umask 077 && set -C && pg_dump --format=custom --no-owner "$DATABASE_URL" > /backups/paylink.dump)\n',
     );
     expect(pg.stdout + pg.stderr).not.toContain('s3cret-pw');
-  });
+  }, 90_000);
 });

@@ -1,12 +1,15 @@
 /**
- * The service as a process: the start-up warning for the Dev/Test endpoints, and a SIGTERM that
- * drains, stops and exits 0, answering a waiting pull of the ERP feed at once.
+ * The service as a process: the start-up warning for the Dev/Test endpoints, a SIGTERM that
+ * drains, stops and exits 0, answering a waiting pull of the ERP feed at once, and a taken port
+ * said with the variable that chose it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { tempDir } from '../helpers/stores.js';
-import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
+import { freePort, startServiceProcess, stopServiceProcess, type ServiceProcess } from '../helpers/child.js';
+import { runCli } from '../helpers/cli.js';
 
 describe('the service process', () => {
   let child: ServiceProcess | undefined;
@@ -126,4 +129,61 @@ describe('the service process', () => {
     expect(child.output()).not.toContain('password:');
     for (const secret of [pass, key, serverKey, erpSecret, metricsToken]) expect(child.output()).not.toContain(secret);
   });
+});
+
+describe('a port that is taken', () => {
+  const dirs: string[] = [];
+  const sockets: net.Server[] = [];
+  afterEach(async () => {
+    for (const s of sockets.splice(0)) await new Promise((r) => s.close(r));
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+  /** A real listener on 127.0.0.1, holding its port while the service starts. */
+  const hold = async (): Promise<number> => {
+    const s = net.createServer();
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    sockets.push(s);
+    return (s.address() as net.AddressInfo).port;
+  };
+  const serve = async (ports: { PORT: number; SIMULATOR_PORT: number }) => {
+    const dir = tempDir('paylink-port-');
+    dirs.push(dir);
+    const env = { DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), HOST: '127.0.0.1' };
+    return runCli(['serve'], {
+      env: { ...env, PORT: String(ports.PORT), SIMULATOR_PORT: String(ports.SIMULATOR_PORT) },
+      timeoutMs: 60_000,
+    });
+  };
+
+  it("names PORT and its number when the service's port is taken, and exits 1", async () => {
+    const taken = await hold();
+    const r = await serve({ PORT: taken, SIMULATOR_PORT: await freePort() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `paylink: PORT ${taken} on 127.0.0.1 is already in use by another process: stop it or set PORT to a free port\n`,
+    );
+    expect(r.stderr).not.toContain('simulator');
+  }, 70_000);
+
+  it("names the simulator's port and SIMULATOR_PORT when that one is taken, not PORT", async () => {
+    const taken = await hold();
+    const port = await freePort();
+    const r = await serve({ PORT: port, SIMULATOR_PORT: taken });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `paylink: the gateway simulator's port ${taken} on 127.0.0.1 is already in use by another process: stop it or set SIMULATOR_PORT to a free port (it defaults to PORT + 1)\n`,
+    );
+    expect(r.stderr).not.toContain(`PORT ${port}`);
+  }, 70_000);
+
+  it('names both, PORT first, when both are taken (another paylink running)', async () => {
+    const port = await hold();
+    const simulatorPort = await hold();
+    const r = await serve({ PORT: port, SIMULATOR_PORT: simulatorPort });
+    expect(r.code).toBe(1);
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('paylink: '));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(new RegExp(`^paylink: PORT ${port} on 127\\.0\\.0\\.1 is already in use`));
+    expect(lines[1]).toMatch(new RegExp(`^paylink: the gateway simulator's port ${simulatorPort} on 127\\.0\\.0\\.1`));
+  }, 70_000);
 });

@@ -56,6 +56,20 @@ describe('start-up notices', () => {
     expect(parsed.filter((l) => /listening/i.test(String(l.msg))).map((l) => l.msg)).toEqual([msg]);
   });
 
+  it('starts in development with weak secrets and says each one once, naming the variable and not the value', async () => {
+    dir = tempDir('paylink-notices-');
+    const weak = { log_user: 'a', log_pass: 'b', API_KEYS: 'k1', ERP_WEBHOOK_SECRET: 'whsec_abc' };
+    child = await startServiceProcess({ DATA_DIR: dir, LOG_DIR: path.join(dir, 'logs'), ...weak });
+    const parsed = lines(child.output());
+    for (const setting of ['log_pass', 'API_KEYS', 'ERP_WEBHOOK_SECRET']) {
+      const found = parsed.filter((l) => l.setting === setting && String(l.msg).includes('production refuses'));
+      expect(found, setting).toHaveLength(1);
+      expect(found[0], setting).toMatchObject({ level: 'warn' });
+      expect(String(found[0]?.msg), setting).toMatch(new RegExp(`^${setting} is shorter than \\d+ characters`));
+    }
+    for (const value of ['whsec_abc', '"k1"']) expect(child.output()).not.toContain(value);
+  });
+
   it('keeps LOG_DIR and its files private (0700 and 0600) under an open umask, and narrows an old file', async () => {
     dir = tempDir('paylink-notices-');
     const logs = path.join(dir, 'logs');

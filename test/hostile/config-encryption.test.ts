@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from '../../src/config/env.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { openStore } from '../../src/storage/kysely/store.js';
 import { ConfigKeyError, createSecretBox, keyId, parseEncryptionKey } from '../../src/platform/secret-box.js';
+import { STRONG } from '../helpers/strong-secrets.js';
 
 const KEY_A = 'a1'.repeat(32);
 const KEY_B = Buffer.alloc(32, 7).toString('base64');
@@ -55,15 +56,17 @@ describe('secret box (AES-256-GCM)', () => {
     const prod = {
       NODE_ENV: 'production',
       log_user: 'ops',
-      log_pass: 'a-long-operator-password',
-      API_KEYS: 'k',
+      log_pass: STRONG.operatorPass,
+      API_KEYS: STRONG.apiKey,
       MIDTRANS_MODE: 'production',
       MIDTRANS_SERVER_KEY: 'Mid-server-abc',
       PUBLIC_BASE_URL: 'https://pay.example.com',
     };
     expect(() => loadConfig(prod)).toThrow(ConfigError);
     expect(() => loadConfig(prod)).toThrow(/CONFIG_ENCRYPTION_KEY is required in production/);
-    expect(loadConfig({ ...prod, CONFIG_ENCRYPTION_KEY: KEY_A }).configEncryption.key).toBe(KEY_A);
+    expect(loadConfig({ ...prod, CONFIG_ENCRYPTION_KEY: STRONG.configEncryptionKey }).configEncryption.key).toBe(
+      STRONG.configEncryptionKey,
+    );
   });
 });
 

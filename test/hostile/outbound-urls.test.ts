@@ -15,6 +15,7 @@ import { GatewayError } from '../../src/gateway/port.js';
 import { defaultRuntimeConfig } from '../../src/config/runtime.js';
 import { AllowedNetworks, type PrivatePolicy } from '../../src/platform/url-policy.js';
 import { DATABASE_KINDS } from '../helpers/stores.js';
+import { STRONG } from '../helpers/strong-secrets.js';
 
 const op = { authorization: basicAuth() };
 const CONTROL = ['\r\n', '\n', '\t', '\u0001', '\u007f', '\u0085'];
@@ -300,16 +301,16 @@ describe('gateway client: every resolved address is checked when it connects', (
 describe.each(DATABASE_KINDS)('production service: the gateway host is checked where it connects (%s)', (kind) => {
   let listener: Awaited<ReturnType<typeof connectionCounter>>;
   let ctx: TestContext;
-  const API_KEY = 'k-guard-0123456789';
+  const API_KEY = STRONG.apiKey;
   const production = (port: number) => ({
     NODE_ENV: 'production',
     log_user: 'ops',
-    log_pass: 'a-long-operator-password',
+    log_pass: STRONG.operatorPass,
     API_KEYS: API_KEY,
     MIDTRANS_MODE: 'sandbox',
     MIDTRANS_SERVER_KEY: 'SB-Mid-server-prod-guard-0001',
     PUBLIC_BASE_URL: 'https://pay.example.com',
-    CONFIG_ENCRYPTION_KEY: 'd'.repeat(64),
+    CONFIG_ENCRYPTION_KEY: STRONG.configEncryptionKey,
     MIDTRANS_API_BASE_URL: `https://gateway.test:${port}`,
   });
   beforeEach(async () => {

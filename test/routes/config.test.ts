@@ -6,6 +6,7 @@ import { VERSION } from '../../src/platform/version.js';
 import { basicAuth } from '../helpers/services.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { formState } from '../helpers/console-forms.js';
+import { STRONG_PRODUCTION_SECRETS } from '../helpers/strong-secrets.js';
 
 const SERVER_KEY = 'SB-Mid-server-cfgtest-0001-abcd';
 const isChange = (l: Record<string, unknown>) =>
@@ -301,12 +302,10 @@ describe.each(DATABASE_KINDS)('POST /api/config in production (%s)', (kind) => {
       {
         NODE_ENV: 'production',
         log_user: 'ops',
-        log_pass: 'a-long-operator-password',
-        API_KEYS: 'k-1234567890',
+        ...STRONG_PRODUCTION_SECRETS,
         MIDTRANS_MODE: 'sandbox',
         MIDTRANS_SERVER_KEY: SERVER_KEY,
         PUBLIC_BASE_URL: 'https://pay.example.com',
-        CONFIG_ENCRYPTION_KEY: 'c'.repeat(64),
       },
       { runtimeConfigCacheMs: 0 },
     );

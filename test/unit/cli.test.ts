@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { EXIT, main, type CliIo } from '../../src/cli.js';
 import { loadEnvFile } from '../../src/cli/env-file.js';
 import { tempDir } from '../helpers/stores.js';
+import { STRONG } from '../helpers/strong-secrets.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -28,12 +29,12 @@ const GO_LIVE: Record<string, string> = {
   TRUST_PROXY: 'loopback',
   MIDTRANS_MODE: 'production',
   MIDTRANS_SERVER_KEY: 'Mid-server-0123456789abcdef',
-  API_KEYS: 'erp-key-0123456789abcdef0123456789',
+  API_KEYS: STRONG.apiKey,
   log_user: 'operator',
-  log_pass: 'a-long-operator-passphrase',
-  CONFIG_ENCRYPTION_KEY: 'ab'.repeat(32),
+  log_pass: STRONG.operatorPass,
+  CONFIG_ENCRYPTION_KEY: STRONG.configEncryptionKey,
   ERP_NOTIFY_URL: 'https://erp.example.com/paylink/events',
-  ERP_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  ERP_WEBHOOK_SECRET: STRONG.erpWebhookSecret,
 };
 
 describe('paylink usage', () => {
@@ -115,9 +116,9 @@ describe('paylink check-config', () => {
     expect((await run(['check-config'], GO_LIVE)).out).toContain(
       'set METRICS_TOKEN so the scraper needs no operator password',
     );
-    const withToken = (await run(['check-config'], { ...GO_LIVE, METRICS_TOKEN: 'm'.repeat(40) })).out;
+    const withToken = (await run(['check-config'], { ...GO_LIVE, METRICS_TOKEN: STRONG.metricsToken })).out;
     expect(withToken).toContain('GET /metrics is scraped with Authorization: Bearer METRICS_TOKEN');
-    expect(withToken).not.toContain('m'.repeat(40));
+    expect(withToken).not.toContain(STRONG.metricsToken);
   });
 
   it('with NODE_ENV=production and each go-live setting missing in turn: names it, exit 1', async () => {
@@ -140,6 +141,40 @@ describe('paylink check-config', () => {
       expect(r.code, name).toBe(EXIT.problem);
       expect(r.out, name).toMatch(message);
       expect(r.out, name).toMatch(/^paylink check-config: 1 problem\n/);
+    }
+  });
+
+  it('refuses weak secrets, one line each naming the variable and never the value', async () => {
+    const weak: Record<string, [string, RegExp]> = {
+      API_KEYS: ['k1', /^ {2}- API_KEYS is shorter than 32 characters: use a random key/m],
+      ERP_WEBHOOK_SECRET: ['whsec_abc', /^ {2}- ERP_WEBHOOK_SECRET is shorter than 32 characters/m],
+      log_pass: ['Zq7x', /^ {2}- log_pass is shorter than 12 characters/m],
+      METRICS_TOKEN: ['x'.repeat(40), /^ {2}- METRICS_TOKEN is not random/m],
+      CONFIG_ENCRYPTION_KEY: ['ab'.repeat(32), /^ {2}- CONFIG_ENCRYPTION_KEY is not random/m],
+    };
+    for (const [name, [value, message]] of Object.entries(weak)) {
+      const r = await run(['check-config'], { ...GO_LIVE, [name]: value });
+      expect(r.code, name).toBe(EXIT.problem);
+      expect(r.out, name).toMatch(/^paylink check-config: 1 problem\n/);
+      expect(r.out, name).toMatch(message);
+      expect(r.out + r.err, name).not.toContain(value);
+    }
+    // One repeated character is not random however long; each weak key of a list is its own line.
+    const r = await run(['check-config'], { ...GO_LIVE, API_KEYS: `${'a'.repeat(40)},${STRONG.apiKey},k1` });
+    expect(r.out).toMatch(/^paylink check-config: 2 problems\n/);
+    expect(r.out).toContain('API_KEYS (key 1 of 3) is not random (too few distinct characters)');
+    expect(r.out).toContain('API_KEYS (key 3 of 3) is shorter than 32 characters');
+  });
+
+  it('refuses the example values of .env.example, whatever their length', async () => {
+    const example = fs.readFileSync(path.join(ROOT, '.env.example'), 'utf8');
+    const names = ['API_KEYS', 'ERP_WEBHOOK_SECRET', 'log_pass', 'METRICS_TOKEN'];
+    for (const name of names) {
+      const value = new RegExp(`^# ${name}=(\\S+)$`, 'm').exec(example)?.[1];
+      expect(value, name).toBeDefined();
+      const r = await run(['check-config'], { ...GO_LIVE, [name]: value });
+      expect(r.out, name).toContain(`${name} is an example value published in the documentation`);
+      expect(r.code, name).toBe(EXIT.problem);
     }
   });
 

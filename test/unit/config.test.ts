@@ -7,6 +7,8 @@ import type { GatewayMode } from '../../src/model/runtime-config.js';
 import { defaultRuntimeConfig } from '../../src/config/runtime.js';
 import { effectiveProblems } from '../../src/domain/runtime-config.js';
 import { resolveOperatorCredentials } from '../../src/config/operator-credentials.js';
+import { startupNotices } from '../../src/server.js';
+import { STRONG, STRONG_PRODUCTION_SECRETS } from '../helpers/strong-secrets.js';
 
 describe('loadConfig', () => {
   it('embedded defaults: SQLite in ./data, simulator mode, port 3000 and simulator on 3001', () => {
@@ -140,25 +142,97 @@ describe('loadConfig', () => {
     const c = loadConfig({
       NODE_ENV: 'production',
       log_user: 'ops',
-      log_pass: 'a-long-operator-password',
-      API_KEYS: 'k',
+      ...STRONG_PRODUCTION_SECRETS,
       MIDTRANS_MODE: 'production',
       MIDTRANS_SERVER_KEY: 'Mid-server-abc',
       PUBLIC_BASE_URL: 'https://pay.example.com',
       ERP_NOTIFY_URL: 'https://erp.example.com/hook',
-      CONFIG_ENCRYPTION_KEY: 'a'.repeat(64),
+      ERP_WEBHOOK_SECRET: STRONG.erpWebhookSecret,
+      METRICS_TOKEN: STRONG.metricsToken,
     });
     expect(c.isProduction).toBe(true);
     expect(() =>
       loadConfig({
         NODE_ENV: 'production',
         log_user: 'ops',
-        log_pass: 'a-long-operator-password',
-        API_KEYS: 'k',
+        ...STRONG_PRODUCTION_SECRETS,
         MIDTRANS_SERVER_KEY: 'k',
         PUBLIC_BASE_URL: 'http://pay.example.com',
       }),
     ).toThrow(/https/);
+  });
+});
+
+describe('weak secrets', () => {
+  const PRODUCTION = {
+    NODE_ENV: 'production',
+    log_user: 'ops',
+    ...STRONG_PRODUCTION_SECRETS,
+    MIDTRANS_MODE: 'production',
+    MIDTRANS_SERVER_KEY: 'Mid-server-abc',
+    PUBLIC_BASE_URL: 'https://pay.example.com',
+  };
+  const problems = (env: Record<string, string>): string[] => {
+    try {
+      loadConfig(env);
+      return [];
+    } catch (err) {
+      if (err instanceof ConfigError) return err.problems;
+      throw err;
+    }
+  };
+
+  it('production refuses short, repeated, and published secrets: one line each naming the variable, never the value', () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ API_KEYS: 'k1' }, 'API_KEYS is shorter than 32 characters'],
+      [{ API_KEYS: 'a'.repeat(64) }, 'API_KEYS is not random'],
+      [{ API_KEYS: 'CHANGE-ME-long-random-key-0123456789' }, 'API_KEYS is an example value'],
+      [{ ERP_WEBHOOK_SECRET: 'whsec_abc' }, 'ERP_WEBHOOK_SECRET is shorter than 32 characters'],
+      // The prefix is not key material: 26 base64 characters after it are still too few.
+      [{ ERP_WEBHOOK_SECRET: `whsec_${'Zm9vYmFyYmF6cXV4'.repeat(2).slice(0, 26)}` }, 'ERP_WEBHOOK_SECRET is shorter'],
+      [{ ERP_WEBHOOK_SECRET: 'whsec_Zmlyc3QtcGF5bWVudC1kZW1vLXNlY3JldA==' }, 'ERP_WEBHOOK_SECRET is an example value'],
+      [{ ERP_WEBHOOK_SECRET: '0'.repeat(40) }, 'ERP_WEBHOOK_SECRET is not random'],
+      [{ log_pass: 'b' }, 'log_pass is shorter than 12 characters'],
+      [{ log_pass: 'x'.repeat(20) }, 'log_pass is not random'],
+      [{ METRICS_TOKEN: 'm'.repeat(40) }, 'METRICS_TOKEN is not random'],
+      [{ CONFIG_ENCRYPTION_KEY: 'a'.repeat(64) }, 'CONFIG_ENCRYPTION_KEY is not random'],
+    ];
+    for (const [change, line] of cases) {
+      const found = problems({ ...PRODUCTION, ...change });
+      expect(found, line).toHaveLength(1);
+      expect(found[0], line).toContain(line);
+      for (const value of Object.values(change)) expect(found[0]).not.toContain(value);
+    }
+    expect(problems({ ...PRODUCTION, ERP_WEBHOOK_SECRET: STRONG.erpWebhookSecret })).toEqual([]);
+  });
+
+  it('development starts with them, and says each one once at start-up', () => {
+    const config = loadConfig({
+      log_user: 'a',
+      log_pass: 'b',
+      API_KEYS: `k1,${STRONG.apiKey}`,
+      ERP_WEBHOOK_SECRET: 'whsec_abc',
+    });
+    const notices = startupNotices(config, {
+      operatorGenerated: false,
+      operatorUser: 'a',
+      erpNotifyUrl: 'http://127.0.0.1:9/erp',
+      gatewayMode: 'simulator',
+    }).filter((n) => /is shorter|not random|example value/.test(n.message));
+    expect(notices.map((n) => [n.fields.setting, n.message])).toEqual([
+      [
+        'API_KEYS',
+        'API_KEYS (key 1 of 2) is shorter than 32 characters: use a random key of 32 characters or more (e.g. `openssl rand -hex 32`) (production refuses to start with it)',
+      ],
+      [
+        'ERP_WEBHOOK_SECRET',
+        'ERP_WEBHOOK_SECRET is shorter than 32 characters: use a random secret of 32 characters or more (e.g. `whsec_` followed by `openssl rand -base64 24`) (production refuses to start with it)',
+      ],
+      [
+        'log_pass',
+        'log_pass is shorter than 12 characters: use a password of 12 characters or more that no one could guess (production refuses to start with it)',
+      ],
+    ]);
   });
 });
 

@@ -126,3 +126,65 @@ describe('the ERP integration guide (Node)', () => {
     }
   });
 });
+
+const PYTHON = spawnSync('python3', ['--version']).status === 0;
+
+describe.skipIf(!PYTHON)('the ERP integration guide (Python, standard library only)', () => {
+  /** The guide's package-free Python block, exactly as docs/erp-integration.md shows it. */
+  const snippet = (() => {
+    const guide = fs.readFileSync('docs/erp-integration.md', 'utf8');
+    const blocks = [...guide.matchAll(/^```python\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
+    const found = blocks.filter((b) => b.includes('def verify_paylink_event('));
+    expect(found).toHaveLength(1);
+    return found[0] ?? '';
+  })();
+
+  /** Runs the snippet's verify_paylink_event on one delivery: the event it returns, or the refusal's words. */
+  function verifyInPython(secret: string, body: string, headers: Record<string, string>): unknown {
+    const driver = `${snippet}
+import sys
+given = json.load(sys.stdin)
+try:
+    print(json.dumps({"event": verify_paylink_event(given["secret"], given["body"].encode(), given["headers"])}))
+except ValueError as e:
+    print(json.dumps({"refused": str(e)}))
+`;
+    const run = spawnSync('python3', ['-I', '-c', driver], {
+      input: JSON.stringify({ secret, body, headers }),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    return JSON.parse(run.stdout) as unknown;
+  }
+
+  it('verifies what paylink signs (whsec_ and raw secrets), and refuses a changed body, another secret or an old delivery', () => {
+    const body = JSON.stringify({
+      type: 'payment.status_changed',
+      event_id: 'e-py-1',
+      order_id: 'INV/1:1',
+      status: 'paid',
+      status_version: 1,
+    });
+    const now = new Date();
+    const headers = deliveryHeaders('e-py-1', now, body, SECRET);
+    expect(verifyInPython(SECRET, body, headers)).toEqual({ event: JSON.parse(body) });
+    expect(verifyInPython(SECRET, body.replace('paid', 'refunded'), headers)).toEqual({ refused: 'bad signature' });
+    expect(verifyInPython('whsec_b3RoZXItc2VjcmV0LW90aGVyLXNlY3JldA==', body, headers)).toEqual({
+      refused: 'bad signature',
+    });
+    const raw = 'a raw secret, not whsec';
+    expect(verifyInPython(raw, body, deliveryHeaders('e-py-1', now, body, raw))).toEqual({ event: JSON.parse(body) });
+    const old = deliveryHeaders('e-py-1', new Date(now.getTime() - 10 * 60_000), body, SECRET);
+    expect(verifyInPython(SECRET, body, old)).toEqual({
+      refused: 'webhook-timestamp is more than 5 minutes from now',
+    });
+    // A test event signed the same way verifies too: the receiver then acknowledges it without applying it.
+    const test = testEvent({ order_id: 'T:py' }, 'e-py-test', now);
+    const testBody = JSON.stringify(test);
+    expect(verifyInPython(SECRET, testBody, deliveryHeaders('e-py-test', now, testBody, SECRET))).toMatchObject({
+      event: { type: 'payment.test' },
+    });
+  });
+});

@@ -4,16 +4,15 @@ import { ConfigError, erpPrivatePolicy, loadConfig } from '../../src/config/env.
 import { AllowedNetworks, addressRefusal, cidrListProblem, outboundUrlProblem } from '../../src/platform/url-policy.js';
 import { defaultRuntimeConfig } from '../../src/config/runtime.js';
 import { effectiveProblems } from '../../src/domain/runtime-config.js';
+import { STRONG_PRODUCTION_SECRETS } from '../helpers/strong-secrets.js';
 
 const PRODUCTION = {
   NODE_ENV: 'production',
   log_user: 'ops',
-  log_pass: 'a-long-operator-password',
-  API_KEYS: 'k',
+  ...STRONG_PRODUCTION_SECRETS,
   MIDTRANS_MODE: 'production',
   MIDTRANS_SERVER_KEY: 'Mid-server-abc',
   PUBLIC_BASE_URL: 'https://pay.example.com',
-  CONFIG_ENCRYPTION_KEY: 'a'.repeat(64),
 };
 
 function problems(env: Record<string, string>): string[] {

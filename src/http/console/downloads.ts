@@ -1,8 +1,10 @@
 /**
  * The console's downloads: the transaction list with the page's filters and the daily report, for
- * chosen days (this month unless chosen), as CSV with `,` and the API's column names, or as a
- * spreadsheet with `;` and headers in the page's language. Values stay as the API gives them (codes
- * and whole rupiah), so a spreadsheet's sums and filters work the same in both languages.
+ * chosen days (this month unless chosen), as CSV with `,`, the API's column names and its codes (a
+ * program's file), or as a spreadsheet with `;`, headers in the page's language and codes in words
+ * (a person's file): a payment type, a status, a gateway status, a kind and yes/no read as the
+ * console's pages write them, from the same catalogue (`View.word`). Amounts stay whole rupiah
+ * numbers and times ISO 8601 in both, so a spreadsheet's sums work in either language.
  */
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
@@ -11,7 +13,7 @@ import type { Deps } from '../../types.js';
 import { AppError } from '../../platform/errors.js';
 import { translator, type Translate } from '../../platform/i18n.js';
 import { OptionalStr } from '../schemas/common.js';
-import { CSV_BOM, CSV_CONTENT_TYPE, csvLine, type CsvSeparator } from '../csv.js';
+import { CSV_BOM, CSV_CONTENT_TYPE, csvLine, type Cell, type CsvSeparator } from '../csv.js';
 import { TransactionSchema, transactionView, type TransactionView } from '../api/transactions/views.js';
 import { dailyReport, type DailyRow } from '../../domain/queries/daily-report.js';
 import { eachSearchedTransaction } from '../../domain/queries/listing.js';
@@ -50,6 +52,32 @@ export function thisMonth(now: Date, timeZone: string): { from: string; to: stri
 function headers(t: Translate<DownloadKey>, columns: readonly string[], sep: CsvSeparator): string[] {
   const has = (k: string): k is DownloadKey => Object.hasOwn(DOWNLOAD_MESSAGES.en, k);
   return sep === ',' ? [...columns] : columns.map((c) => (has(`h_${c}`) ? t(`h_${c}` as DownloadKey) : c));
+}
+
+/** The columns of the API's codes that the spreadsheet writes in words, by the catalogue's prefix. */
+const WORDED: Readonly<Record<string, Parameters<View['word']>[0]>> = {
+  status: 'st',
+  transaction_status: 'gs',
+  payment_type: 'pt',
+  kind: 'kind',
+};
+
+/** Each cell of a row as the format writes it: the API's value in a CSV, words for codes in a spreadsheet. */
+function cells<K extends string>(
+  v: View,
+  t: Translate<DownloadKey>,
+  columns: readonly K[],
+  row: Readonly<Record<K, Cell>>,
+  sep: CsvSeparator,
+): Cell[] {
+  return columns.map((c) => {
+    const value = row[c];
+    if (sep === ',') return value;
+    const prefix = WORDED[c];
+    if (prefix !== undefined && typeof value === 'string' && value !== '') return v.word(prefix, value);
+    if (typeof value === 'boolean') return t(value ? 'yes' : 'no');
+    return value;
+  });
 }
 
 /** The download form under the transaction list: the page's filters go with it, the days default to this month. */
@@ -101,7 +129,7 @@ export const consoleDownloadRoutes: RoutePlugin<Deps<'clock' | 'config' | 'formK
       schema: {
         ...consoleDoc(
           'Console download: the transaction list',
-          "The console's transaction search (q, mercant_id, status, payment_type) for the transactions created from `from` to `to` (days in the console's time zone; default this month), newest first. `sep=,` (default): CSV with the API's column names; `sep=;`: a spreadsheet with headers in the page's language.",
+          "The console's transaction search (q, mercant_id, status, payment_type) for the transactions created from `from` to `to` (days in the console's time zone; default this month), newest first. `sep=,` (default): CSV with the API's column names and codes; `sep=;`: a spreadsheet with headers and codes (payment type, status, kind, yes/no) in words of the page's language.",
         ),
         querystring: Type.Object({
           q: OptionalStr(200),
@@ -129,11 +157,7 @@ export const consoleDownloadRoutes: RoutePlugin<Deps<'clock' | 'config' | 'formK
       async function* lines() {
         yield CSV_BOM + csvLine(headers(t, TX_COLUMNS, sep), sep);
         for await (const tx of rows) {
-          const view = transactionView(tx);
-          yield csvLine(
-            TX_COLUMNS.map((c) => view[c]),
-            sep,
-          );
+          yield csvLine(cells(v, t, TX_COLUMNS, transactionView(tx), sep), sep);
         }
       }
       return reply
@@ -150,7 +174,7 @@ export const consoleDownloadRoutes: RoutePlugin<Deps<'clock' | 'config' | 'formK
       schema: {
         ...consoleDoc(
           'Console download: the daily report',
-          "GET /api/reports/daily as a file for the days from `from` to `to` (default this month) in the console's time zone. `sep=,` (default): CSV with the API's column names; `sep=;`: a spreadsheet with headers in the page's language.",
+          "GET /api/reports/daily as a file for the days from `from` to `to` (default this month) in the console's time zone. `sep=,` (default): CSV with the API's column names and codes; `sep=;`: a spreadsheet with headers and codes (payment type, status, kind, yes/no) in words of the page's language.",
         ),
         querystring: Type.Object({ from: OptionalStr(20), to: OptionalStr(20), sep: Sep, lang: LangQuery }),
       },
@@ -163,12 +187,7 @@ export const consoleDownloadRoutes: RoutePlugin<Deps<'clock' | 'config' | 'formK
       const rows = await dailyReport(services, { ...range, timeZone: v.timeZone });
       const lines = [
         CSV_BOM + csvLine(headers(t, DAILY_COLUMNS, sep), sep),
-        ...rows.map((r) =>
-          csvLine(
-            DAILY_COLUMNS.map((c) => r[c]),
-            sep,
-          ),
-        ),
+        ...rows.map((r) => csvLine(cells(v, t, DAILY_COLUMNS, r, sep), sep)),
       ];
       return reply
         .type(CSV_CONTENT_TYPE)

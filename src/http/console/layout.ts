@@ -131,6 +131,8 @@ ul.by-order{list-style:none;padding:0;margin:0 0 12px;display:grid;gap:6px}ul.by
 .downloads{margin-top:16px}.downloads label{max-width:100%;min-width:0}.downloads select{width:100%}.downloads h2{margin-top:0}.sim-banner{margin:0;background:#fff4d6;color:#5c3d00;border-bottom:1px solid #e8c66a;padding:6px 16px;font-weight:600;text-align:center}
 .chart-narrow{display:none}th.num{white-space:normal}table.counts .badge{white-space:normal}
 @media (max-width:600px){main{padding:10px}th,td{padding:5px}.hide-narrow{display:none}.chart-wide{display:none}.chart-narrow{display:block}}
+@media (max-width:600px){.table-wrap table{font-size:13px}.table-wrap th,.table-wrap td{padding:4px}.table-wrap .badge{white-space:normal}.table-wrap th.num{overflow-wrap:anywhere;font-size:12px;min-width:4.2em}
+table.tx-list td.num{white-space:normal}table.tx-list td:first-child{min-width:6em}}
 `;
 
 /** The console's only script: the copy button. No inline script anywhere (the CSP forbids it). */

@@ -81,7 +81,7 @@ export async function transactionsBody(
 <label>${t('tx_created_to')}<input type="date" name="to" value="${query.to ?? ''}"></label>
 <button type="submit">${t('search')}</button>
 </form>
-<div class="table-wrap"><table>
+<div class="table-wrap"><table class="tx-list">
 <caption class="muted">${t('tx_caption', { page })}</caption>
 <thead><tr><th scope="col">${t('tx_order_id')}</th><th scope="col" class="hide-narrow">mercant_id</th><th scope="col">${t('tx_status')}</th><th scope="col" class="num">${t('tx_amount')}</th><th scope="col" class="hide-narrow">${t('tx_payment_type')}</th><th scope="col">${t('tx_created')}</th></tr></thead>
 <tbody>${

@@ -1,4 +1,4 @@
-/** The console's downloads: the form's words and the spreadsheet variant's column headers. */
+/** The console's downloads: the form's words, the spreadsheet variant's column headers and its yes/no. */
 import { defineMessages } from '../../../platform/i18n.js';
 import { GLOSSARY } from './glossary.js';
 
@@ -12,7 +12,9 @@ export const DOWNLOAD_MESSAGES = defineMessages(
     to: 'Last day',
     format: 'Format',
     csv: 'CSV (comma; column names as in the API)',
-    sheet: 'Spreadsheet (semicolon; headers in English)',
+    sheet: 'Spreadsheet (semicolon; headers and codes in English words)',
+    yes: 'yes',
+    no: 'no',
     transactions: 'Download transactions',
     daily: 'Download daily report',
     // Column headers of the spreadsheet variant
@@ -51,7 +53,9 @@ export const DOWNLOAD_MESSAGES = defineMessages(
     to: 'Hari terakhir',
     format: 'Format',
     csv: 'CSV (koma; nama kolom seperti di API)',
-    sheet: 'Spreadsheet (titik koma; judul kolom dalam bahasa Indonesia)',
+    sheet: 'Spreadsheet (titik koma; judul kolom dan kode dalam bahasa Indonesia)',
+    yes: 'ya',
+    no: 'tidak',
     transactions: 'Unduh transaksi',
     daily: 'Unduh laporan harian',
     h_account: 'Akun',
