@@ -222,13 +222,11 @@ function refund(deps: SnapBiRouteDeps, b: Json, svc: string, kinds: SnapKind[], 
     return answer(`400${svc}01`, 'Invalid field format [refundAmount]');
   const reason = str(b, 'reason');
   const partnerRefundNo = str(b, 'partnerRefundNo') ?? externalId;
-  const r = deps
-    .merchant()
-    .engine.refund(t, {
-      ...(asked === undefined ? {} : { amount: asked }),
-      ...(reason ? { reason } : {}),
-      refund_key: partnerRefundNo,
-    });
+  const r = deps.merchant().engine.refund(t, {
+    ...(asked === undefined ? {} : { amount: asked }),
+    ...(reason ? { reason } : {}),
+    refund_key: partnerRefundNo,
+  });
   if (!r.ok) return answer(`403${svc}02`, r.message);
   const refundNo = String(r.refund.refund_chargeback_id);
   s.refunds.push({
