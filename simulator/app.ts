@@ -28,6 +28,7 @@ import { registerTransactionRoutes } from './routes/transactions.js';
 import { merchantListProblems, type NamedMerchant } from './merchant-config.js';
 import { Merchant, Merchants } from './merchants.js';
 import { DEFAULT_MERCHANT_ID, RequestLog } from './state.js';
+import { registerSnapBi, type SnapBiOptions } from './snap-bi/index.js';
 
 /** A merchant beside the default one: its own keys, MID and (optionally) notification URL. */
 export interface MerchantOptions {
@@ -56,12 +57,17 @@ export interface SimulatorOptions {
   notificationTimeoutMs?: number;
   /** Initial (and reset) value of the `core_http_status` fault setting; default `mirror`. */
   coreHttpStatus?: CoreHttpStatus;
+  /** The BI-SNAP merchant (CONTRACT §9); unset: default credentials, no token accepted, a generated signing key. */
+  snapBi?: SnapBiOptions;
 }
 
 export interface BuiltSimulator {
   app: FastifyInstance;
   setNotificationUrl(url: string | undefined): void;
   setBaseUrl(url: string): void;
+  /** The public half of the simulator's BI-SNAP signing key (PEM). */
+  snapBiPublicKey: string;
+  setSnapBiNotificationUrl(url: string | undefined): void;
   stop(): void;
 }
 
@@ -243,6 +249,7 @@ export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
   registerCompletionPages(app, ctx);
   registerActions(app, ctx);
   registerControl(app, ctx);
+  const snapBi = registerSnapBi(app, ctx, opts.snapBi);
   app.get('/', async () => ({ name: 'midtrans-simulator', base_url: config.baseUrl }));
   const sweep = setInterval(() => merchants.expireDue(Date.now()), EXPIRY_SWEEP_MS);
   sweep.unref();
@@ -254,10 +261,13 @@ export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
     setBaseUrl: (url) => {
       config.baseUrl = url.replace(/\/+$/, '');
     },
+    snapBiPublicKey: snapBi.publicKeyPem,
+    setSnapBiNotificationUrl: snapBi.setNotificationUrl,
     stop: () => {
       clearInterval(sweep);
       for (const release of [...ctx.holds]) release();
       void notifier.stop();
+      void snapBi.stop();
     },
   };
 }

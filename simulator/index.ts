@@ -9,3 +9,4 @@ export { readStandaloneConfig, runStandalone, type StandaloneConfig } from './st
 export { midtransSignature } from './lib/format.js';
 export { retriesFor, RETRY_INTERVALS_MIN, type NotificationRecord, type Attempt } from './notifier.js';
 export type { Faults, CoreHttpStatus } from './faults.js';
+export type { SnapBiOptions } from './snap-bi/index.js';

@@ -89,12 +89,16 @@ export class Notifier {
   private agent: Agent;
   private stopped = false;
 
+  /** Called first for each notification; one answering true has reported it its own way (BI-SNAP transactions). */
+  readonly interceptors: Array<(t: Txn) => boolean> = [];
+
   constructor(private readonly deps: NotifierDeps) {
     this.agent = new Agent({ connect: { timeout: deps.timeoutMs }, keepAliveTimeout: 1000 });
   }
 
   /** Signed with the merchant's server key, sent where the transaction's creation asked, else to the merchant's URL. */
   notify(t: Txn, merchant: MerchantSettings): void {
+    if (this.interceptors.some((intercept) => intercept(t))) return;
     const urls = notificationUrls(t.notify, merchant.notificationUrl ?? this.deps.notificationUrl());
     const payload = notificationPayload(t, merchant.serverKey);
     if (urls.length === 0) {

@@ -4,6 +4,7 @@ import { isHttpUrl } from './lib/validate.js';
 import { merchantListProblems, parseMerchantsJson } from './merchant-config.js';
 import { startSimulator } from './start.js';
 import { DEFAULT_MERCHANT_ID, type MerchantSettings } from './state.js';
+import { readSnapBiEnv, type SnapBiOptions } from './snap-bi/index.js';
 
 export interface StandaloneConfig {
   port: number;
@@ -13,6 +14,7 @@ export interface StandaloneConfig {
   notificationUrl?: string;
   timeScale: number;
   merchants: MerchantOptions[];
+  snapBi: SnapBiOptions;
 }
 
 const KEY_RE = /^\S+$/;
@@ -61,8 +63,9 @@ export function readStandaloneConfig(env: NodeJS.ProcessEnv): { config: Standalo
   const timeScale = Number(scaleText);
   if (!Number.isFinite(timeScale) || timeScale <= 0)
     errors.push(`SIMULATOR_TIME_SCALE must be a positive number, got '${scaleText}'`);
+  const snapBi = readSnapBiEnv(env, errors);
   if (errors.length > 0) return { errors };
-  const config: StandaloneConfig = { port, host, serverKey, clientKey, timeScale, merchants };
+  const config: StandaloneConfig = { port, host, serverKey, clientKey, timeScale, merchants, snapBi };
   if (notificationUrl !== undefined) config.notificationUrl = notificationUrl;
   return { config };
 }
@@ -97,6 +100,8 @@ async function main(): Promise<void> {
   console.log(`  merchant ${DEFAULT_MERCHANT_ID}: notifications → ${wide}`);
   for (const m of config.merchants)
     console.log(`  merchant ${m.merchantId}: notifications → ${m.notificationUrl ?? wide}`);
+  console.log(`  BI-SNAP notifications → ${config.snapBi.notificationUrl ?? '(none)'}; signing public key:`);
+  console.log(sim.snapBiPublicKey);
 }
 
 /** Starts the simulator from `SIMULATOR_*` variables; resolves once it listens. A bad setting or a failed start ends the process with 1. */

@@ -7,6 +7,9 @@ export interface RunningSimulator {
   baseUrl: string;
   app: FastifyInstance;
   setNotificationUrl(url: string | undefined): void;
+  /** The public half of the BI-SNAP signing key (PEM), as `GET /_sim/snap-bi/public-key` serves it. */
+  snapBiPublicKey: string;
+  setSnapBiNotificationUrl(url: string | undefined): void;
   close(): Promise<void>;
 }
 
@@ -29,6 +32,8 @@ export async function startSimulator(
     baseUrl: listenUrl,
     app: sim.app,
     setNotificationUrl: sim.setNotificationUrl,
+    snapBiPublicKey: sim.snapBiPublicKey,
+    setSnapBiNotificationUrl: sim.setSnapBiNotificationUrl,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -19,6 +19,7 @@ import { paymentLinkRoutes } from './http/api/payment-links/routes.js';
 import { paymentRoutes } from './http/api/payments/routes.js';
 import { paymentActionRoutes } from './http/api/payments/actions.js';
 import { webhookRoutes } from './http/api/webhook/routes.js';
+import { snapBiWebhookRoutes } from './http/api/webhook/snap-bi.js';
 import { testEventRoutes } from './http/api/erp-events/test-event.js';
 import { deliveryRoutes } from './http/api/deliveries/routes.js';
 import { logRoutes } from './http/api/log-files/routes.js';
@@ -149,6 +150,7 @@ function routeTable(services: Services): Mount[] {
     mount(paymentRoutes, services),
     mount(paymentActionRoutes, services),
     mount(webhookRoutes, services),
+    mount(snapBiWebhookRoutes, services),
     mount(testEventRoutes, services),
     mount(deliveryRoutes, services),
     mount(logRoutes, services),

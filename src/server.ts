@@ -9,7 +9,8 @@ import { stopTracing } from './platform/tracing.js';
 import { resolveOperatorCredentials } from './config/operator-credentials.js';
 import { weakSecrets } from './config/secret-strength.js';
 import { ConfigKeyError, resolveEncryptionKeys } from './platform/secret-box.js';
-import { startSimulator, type RunningSimulator } from '../simulator/index.js';
+import { startSimulator, type RunningSimulator, type SnapBiOptions } from '../simulator/index.js';
+import { createPublicKey } from 'node:crypto';
 import type { App } from './http/types.js';
 import type { Store } from './storage/contract.js';
 
@@ -162,6 +163,7 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
         port: config.simulatorPort,
         // Embedded, the simulator's request lines would double every gateway call's own line: warnings only.
         logger: logger.child({ component: 'simulator' }, { level: 'warn' }),
+        snapBi: embeddedSnapBi(config),
       });
     } catch (err) {
       await store.close();
@@ -176,7 +178,7 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
     }
   }
   const services = createServices(
-    config,
+    withSimulatorSnapBiKey(config, simulator),
     { logger, store, operator, configKeys },
     { simulatorBaseUrl: simulator?.baseUrl },
   );
@@ -214,7 +216,10 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
     await closeLogger(logger);
     throw listenProblem(err, PORT_WORDS, config.host, config.port);
   }
-  if (simulator && config.port === 0) simulator.setNotificationUrl(`${address}/webhook/midtrans`);
+  if (simulator && config.port === 0) {
+    simulator.setNotificationUrl(`${address}/webhook/midtrans`);
+    simulator.setSnapBiNotificationUrl(`${address}/webhook/snap-bi`);
+  }
   for (const w of services.workers) w.start();
   if (operator.generated) {
     // The password goes to the terminal only: the log files must never hold it.
@@ -305,3 +310,36 @@ export async function serve(env: Record<string, string | undefined> = process.en
 
 const isEntry = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (isEntry) void serve();
+
+/**
+ * The embedded simulator's BI-SNAP merchant is paylink's own: the same client id, secret and
+ * partner id, the public half of paylink's private key to verify token requests, and paylink's
+ * notification base URL. A private key that does not parse leaves token requests refused (the
+ * runtime config reports the key).
+ */
+function embeddedSnapBi(config: Config): SnapBiOptions {
+  const b = config.gateway.snapBi;
+  const o: SnapBiOptions = {
+    clientId: b.clientId ?? 'simulator-snap-bi-client',
+    clientSecret: b.clientSecret ?? 'simulator-snap-bi-secret',
+    partnerId: b.partnerId ?? 'simulator-partner',
+    notificationUrl: `${config.publicBaseUrl}/webhook/snap-bi`,
+  };
+  if (b.privateKey) {
+    try {
+      o.merchantPublicKey = createPublicKey(b.privateKey).export({ type: 'spki', format: 'pem' }).toString();
+    } catch {
+      // Reported by the runtime config's key check.
+    }
+  }
+  return o;
+}
+
+/** In simulator mode the gateway's BI-SNAP public key is the simulator's, unless one was configured. */
+function withSimulatorSnapBiKey(config: Config, simulator: RunningSimulator | undefined): Config {
+  if (!simulator || config.gateway.snapBi.publicKey) return config;
+  return {
+    ...config,
+    gateway: { ...config.gateway, snapBi: { ...config.gateway.snapBi, publicKey: simulator.snapBiPublicKey } },
+  };
+}

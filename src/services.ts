@@ -7,6 +7,10 @@ import { createSecretBox, processSecretBox } from './platform/secret-box.js';
 import { createRuntimeConfigService, defaultRuntimeConfig, secretValues } from './config/runtime.js';
 import { MidtransClient } from './gateway/midtrans/client.js';
 import { MidtransGateway } from './gateway/midtrans/gateway.js';
+import { SnapBiClient } from './gateway/snap-bi/client.js';
+import { SnapBiGateway } from './gateway/snap-bi/gateway.js';
+import { RoutedGateway } from './gateway/snap-bi/routed.js';
+import { snapBiCredentials } from './gateway/snap-bi/credentials.js';
 import type { Gateway, Gateways } from './gateway/port.js';
 import { DEFAULT_ACCOUNT } from './model/account.js';
 import { createMetrics } from './platform/metrics.js';
@@ -58,7 +62,7 @@ export function createServices(
     box,
   );
   const metrics = createMetrics();
-  const clients: MidtransClient[] = [];
+  const clients: Array<MidtransClient | SnapBiClient> = [];
   // One client (its own connections) and gateway per account, over that account's runtime config.
   const gatewayOf = (account: string): Gateway => {
     const accountConfig = runtimeConfig.forAccount(account);
@@ -78,7 +82,20 @@ export function createServices(
       account === DEFAULT_ACCOUNT
         ? undefined
         : `${config.publicBaseUrl.replace(/\/+$/, '')}/webhook/midtrans/${encodeURIComponent(account)}`;
-    return new MidtransGateway(client, () => accountConfig.current(), notifyUrl);
+    const legacy = new MidtransGateway(client, () => accountConfig.current(), notifyUrl);
+    const snapBiClient = new SnapBiClient({
+      credentials: async () => snapBiCredentials(await accountConfig.current()),
+      logger: deps.logger.child({
+        component: 'gateway',
+        api: 'snap_bi',
+        ...(account === DEFAULT_ACCOUNT ? {} : { account }),
+      }),
+      timeoutMs: o.gatewayTimeoutMs,
+      blockPrivateAddresses: config.isProduction,
+    });
+    clients.push(snapBiClient);
+    const snapBi = new SnapBiGateway(snapBiClient, async () => (await accountConfig.current()).gateway.merchant_id);
+    return new RoutedGateway(legacy, snapBi, () => accountConfig.current());
   };
   const byAccount = new Map<string, Gateway>();
   const gateways: Gateways = {

@@ -4,9 +4,10 @@
  * refuse), adds the checks that only matter once real payments flow, and lists what no command can
  * see (the gateway dashboard, the ERP's copy of the keys, backups, metrics) for a person to confirm.
  */
-import { ConfigError, loadConfig, type Config } from '../config/env.js';
+import { ConfigError, loadConfig, pemOrFile, type Config } from '../config/env.js';
 import { isPrivateHost } from '../platform/url-policy.js';
 import { resolveSecretFiles } from '../config/secret-files.js';
+import { privateKeyProblem, publicKeyProblem } from '../platform/rsa-keys.js';
 
 export interface CheckConfigOptions {
   /** A staging environment: sandbox mode and sandbox keys are accepted. */
@@ -64,6 +65,15 @@ export function checkConfig(given: Record<string, string | undefined>, o: CheckC
     );
   if (mode === 'production' && (env.MIDTRANS_CLIENT_KEY ?? '').startsWith('SB-'))
     problems.push('MIDTRANS_CLIENT_KEY is a sandbox key (SB-…) but MIDTRANS_MODE is production');
+
+  // The keys are judged even when the rest of the environment is not valid; an unreadable file is loadConfig's problem.
+  const keyText = (name: string) => (present(env, name) ? pemOrFile(name, env[name], process.cwd(), []) : undefined);
+  const privatePem = keyText('MIDTRANS_SNAP_BI_PRIVATE_KEY');
+  const privateProblem = privatePem === undefined ? undefined : privateKeyProblem(privatePem);
+  if (privateProblem) problems.push(`MIDTRANS_SNAP_BI_PRIVATE_KEY ${privateProblem}`);
+  const publicPem = keyText('MIDTRANS_SNAP_BI_PUBLIC_KEY');
+  const publicProblem = publicPem === undefined ? undefined : publicKeyProblem(publicPem);
+  if (publicProblem) problems.push(`MIDTRANS_SNAP_BI_PUBLIC_KEY ${publicProblem}`);
 
   // A value set through /api/config overrides these, but lives in the database: this check reads the environment only.
   if (!present(env, 'ERP_NOTIFY_URL'))

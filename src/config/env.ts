@@ -45,6 +45,15 @@ export const EnvSchema = Type.Object({
   MIDTRANS_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   MIDTRANS_APP_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   MIDTRANS_CONFIRM_NOTIFICATIONS: Type.Optional(Bool),
+  MIDTRANS_SNAP_BI_CLIENT_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[\\x21-\\x7e]+$' })),
+  MIDTRANS_SNAP_BI_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, maxLength: 512, pattern: '^\\S+$' })),
+  MIDTRANS_SNAP_BI_PARTNER_ID: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 128, pattern: '^[\\x21-\\x7e]+$' }),
+  ),
+  MIDTRANS_SNAP_BI_CHANNEL_ID: Type.Optional(Type.String({ maxLength: 5, pattern: '^[0-9]{5}$' })),
+  MIDTRANS_SNAP_BI_PRIVATE_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 16_384 })),
+  MIDTRANS_SNAP_BI_PUBLIC_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 16_384 })),
+  MIDTRANS_SNAP_BI_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   SIMULATOR_PORT: Type.Optional(Port),
   ERP_NOTIFY_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   ERP_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
@@ -85,6 +94,16 @@ export const ConfigSchema = Type.Object({
     appBaseUrl: Type.Optional(Str),
     /** Confirm every notification with the status API (default true; false only in simulator mode). */
     confirmNotifications: Type.Boolean(),
+    /** BI-SNAP credentials (`MIDTRANS_SNAP_BI_*`); the keys as PEM text, read from their file when a path was given. */
+    snapBi: Type.Object({
+      clientId: Type.Optional(Str),
+      clientSecret: Type.Optional(Str),
+      partnerId: Type.Optional(Str),
+      channelId: Type.Optional(Str),
+      privateKey: Type.Optional(Str),
+      publicKey: Type.Optional(Str),
+      baseUrl: Type.Optional(Str),
+    }),
   }),
   simulatorPort: Type.Integer(),
   erp: Type.Object({
@@ -177,7 +196,12 @@ const URL_WORDS: Record<string, string | null> = {
   DATABASE_URL: 'must be a PostgreSQL URL such as postgres://user@host:5432/paylink',
   MIDTRANS_API_BASE_URL: null,
   MIDTRANS_APP_BASE_URL: null,
+  MIDTRANS_SNAP_BI_BASE_URL: null,
   ERP_NOTIFY_URL: null,
+  MIDTRANS_SNAP_BI_CHANNEL_ID: 'must be 5 digits (the channel id Midtrans issued)',
+  MIDTRANS_SNAP_BI_CLIENT_ID: 'must be the client id Midtrans issued, without spaces',
+  MIDTRANS_SNAP_BI_PARTNER_ID: 'must be the partner id Midtrans issued, without spaces',
+  MIDTRANS_SNAP_BI_CLIENT_SECRET: 'must be the client secret Midtrans issued, without spaces',
 };
 
 /**
@@ -233,6 +257,15 @@ export function loadConfig(given: Record<string, string | undefined>, cwd = proc
       appBaseUrl: get('MIDTRANS_APP_BASE_URL')?.replace(/\/+$/, ''),
       confirmNotifications:
         get('MIDTRANS_CONFIRM_NOTIFICATIONS') === undefined || truthy(get('MIDTRANS_CONFIRM_NOTIFICATIONS')),
+      snapBi: {
+        clientId: get('MIDTRANS_SNAP_BI_CLIENT_ID'),
+        clientSecret: get('MIDTRANS_SNAP_BI_CLIENT_SECRET'),
+        partnerId: get('MIDTRANS_SNAP_BI_PARTNER_ID'),
+        channelId: get('MIDTRANS_SNAP_BI_CHANNEL_ID'),
+        privateKey: pemOrFile('MIDTRANS_SNAP_BI_PRIVATE_KEY', get('MIDTRANS_SNAP_BI_PRIVATE_KEY'), cwd, problems),
+        publicKey: pemOrFile('MIDTRANS_SNAP_BI_PUBLIC_KEY', get('MIDTRANS_SNAP_BI_PUBLIC_KEY'), cwd, problems),
+        baseUrl: get('MIDTRANS_SNAP_BI_BASE_URL')?.replace(/\/+$/, ''),
+      },
     },
     simulatorPort: portOf(get('SIMULATOR_PORT'), port === 0 ? 0 : port + 1, 'SIMULATOR_PORT', problems),
     erp: {
@@ -293,7 +326,12 @@ function urlProblems(
   const out: string[] = [];
   const publicUrl = env.PUBLIC_BASE_URL;
   if (publicUrl && CONTROL_CHARACTER.test(publicUrl)) out.push('PUBLIC_BASE_URL must not contain control characters');
-  for (const name of ['MIDTRANS_API_BASE_URL', 'MIDTRANS_APP_BASE_URL', 'ERP_NOTIFY_URL'] as const) {
+  for (const name of [
+    'MIDTRANS_API_BASE_URL',
+    'MIDTRANS_APP_BASE_URL',
+    'MIDTRANS_SNAP_BI_BASE_URL',
+    'ERP_NOTIFY_URL',
+  ] as const) {
     const v = env[name];
     const p = v ? outboundUrlProblem(v, production, name === 'ERP_NOTIFY_URL' ? erpAllowed : undefined) : undefined;
     if (p) out.push(`${name} ${p}`);
@@ -314,6 +352,28 @@ function databaseUrlProblems(url: string): string[] {
     return [`DATABASE_URL sslrootcert: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`];
   }
   return [];
+}
+
+/**
+ * A key variable holds the PEM text itself or the path of a file holding it (relative to `cwd`).
+ * Whether the PEM parses is `pemKeyProblem`'s (runtime config and check-config). Never echoes a value.
+ */
+export function pemOrFile(name: string, v: string | undefined, cwd: string, problems: string[]): string | undefined {
+  if (v === undefined || v.trimStart().startsWith('-----BEGIN')) return v;
+  const file = path.resolve(cwd, v);
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile() || stat.size > 16_384) {
+      problems.push(`${name}: ${v} is not a PEM file (not a regular file of at most 16 KiB)`);
+      return undefined;
+    }
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    problems.push(
+      `${name} must be a PEM key or the path of a file holding one: cannot read ${v} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+    return undefined;
+  }
 }
 
 function listOf(v: string | undefined): string[] {
@@ -373,6 +433,8 @@ const SECRET_VALUES: Record<SecretVariable, (c: Config) => (string | undefined)[
   LOG_PASS: (c) => [c.operator.pass],
   DATABASE_URL: (c) => (c.database.kind === 'postgres' ? [c.database.url, databasePassword(c.database.url)] : []),
   METRICS_TOKEN: (c) => [c.metricsToken],
+  // MIDTRANS_SNAP_BI_PRIVATE_KEY takes a file path itself (no `_FILE` form), so its value is taught to the scrubber here.
+  MIDTRANS_SNAP_BI_CLIENT_SECRET: (c) => [c.gateway.snapBi.clientSecret, c.gateway.snapBi.privateKey],
 };
 
 function databasePassword(url: string): string | undefined {

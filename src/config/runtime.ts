@@ -1,13 +1,17 @@
 import { SIMULATOR_DEV_SERVER_KEY, type Config } from './env.js';
-import type { GatewayMode, RuntimeConfig } from '../model/runtime-config.js';
+import type { GatewayMode, RuntimeConfig, SnapBiConfig } from '../model/runtime-config.js';
 import type { Store } from '../storage/contract.js';
 import { processSecretBox, type SecretBox } from '../platform/secret-box.js';
-import { SECRET_FIELDS } from '../platform/secrets.js';
+import { SECRET_FIELDS, SNAP_BI_SECRET_FIELDS } from '../platform/secrets.js';
 import { DEFAULT_ACCOUNT } from '../model/account.js';
 
 /** The values of the secret fields (`SECRET_FIELDS`, secrets.ts), for the log scrubber. */
 export function secretValues(s: RuntimeConfig): (string | undefined)[] {
-  return [...SECRET_FIELDS.gateway.map((f) => s.gateway[f]), ...SECRET_FIELDS.erp.map((f) => s.erp[f])];
+  return [
+    ...SECRET_FIELDS.gateway.map((f) => s.gateway[f]),
+    ...SNAP_BI_SECRET_FIELDS.map((f) => s.gateway.snap_bi[f]),
+    ...SECRET_FIELDS.erp.map((f) => s.erp[f]),
+  ];
 }
 
 export function isSecretField(section: string, field: string): boolean {
@@ -40,6 +44,7 @@ export function defaultRuntimeConfig(config: Config, simulatorBaseUrl?: string):
       api_base_url: config.gateway.apiBaseUrl ?? hosts.api,
       app_base_url: config.gateway.appBaseUrl ?? hosts.app,
       confirm_notifications: config.gateway.confirmNotifications,
+      snap_bi: snapBiDefaults(config),
     },
     erp: {
       notify_url: config.erp.notifyUrl,
@@ -53,13 +58,34 @@ export function defaultRuntimeConfig(config: Config, simulatorBaseUrl?: string):
   };
 }
 
-/** Stored overrides: any subset of each section. Validated by the `/api/config` route before saving. */
-export type RuntimeConfigOverrides = { [S in keyof RuntimeConfig]?: Partial<RuntimeConfig[S]> };
+function snapBiDefaults(config: Config): SnapBiConfig {
+  const e = config.gateway.snapBi;
+  const doc: SnapBiConfig = { methods: [] };
+  const fields = {
+    client_id: e.clientId,
+    client_secret: e.clientSecret,
+    partner_id: e.partnerId,
+    channel_id: e.channelId,
+    private_key: e.privateKey,
+    public_key: e.publicKey,
+    base_url: e.baseUrl,
+  };
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) Object.assign(doc, { [k]: v });
+  return doc;
+}
 
-/** Each section merges field by field; an override replaces the default (arrays included). */
+/** Stored overrides: any subset of each section. Validated by the `/api/config` route before saving. */
+export type RuntimeConfigOverrides = {
+  [S in Exclude<keyof RuntimeConfig, 'gateway'>]?: Partial<RuntimeConfig[S]>;
+} & { gateway?: Partial<Omit<RuntimeConfig['gateway'], 'snap_bi'>> & { snap_bi?: Partial<SnapBiConfig> } };
+
+/**
+ * Each section merges field by field; an override replaces the default (arrays included).
+ * `gateway.snap_bi` merges field by field too, one level down.
+ */
 export function applyOverrides(base: RuntimeConfig, o: RuntimeConfigOverrides): RuntimeConfig {
   return {
-    gateway: { ...base.gateway, ...o.gateway },
+    gateway: { ...base.gateway, ...o.gateway, snap_bi: { ...base.gateway.snap_bi, ...o.gateway?.snap_bi } },
     erp: { ...base.erp, ...o.erp },
     links: { ...base.links, ...o.links },
     reconcile: { ...base.reconcile, ...o.reconcile },
@@ -110,7 +136,8 @@ export interface RuntimeConfigService {
 export function accountDefaults(base: RuntimeConfig): RuntimeConfig {
   const { server_key: _s, client_key: _c, merchant_id: _m, ...gateway } = base.gateway;
   const { notify_url: _u, webhook_secret: _w, ...erp } = base.erp;
-  return { ...base, gateway, erp };
+  const { base_url, methods } = base.gateway.snap_bi;
+  return { ...base, gateway: { ...gateway, snap_bi: { methods, ...(base_url ? { base_url } : {}) } }, erp };
 }
 
 type Sealing = (v: string) => string;
@@ -127,6 +154,18 @@ function mapSecrets(doc: Record<string, unknown>, f: Sealing): Record<string, un
       if (typeof secret === 'string') copy[field] = f(secret);
     }
     out[section] = copy;
+  }
+  const gateway = out.gateway;
+  if (gateway !== null && typeof gateway === 'object' && !Array.isArray(gateway)) {
+    const snapBi: unknown = Reflect.get(gateway, 'snap_bi');
+    if (snapBi !== null && typeof snapBi === 'object' && !Array.isArray(snapBi)) {
+      const copy: Record<string, unknown> = { ...snapBi };
+      for (const field of SNAP_BI_SECRET_FIELDS) {
+        const secret = copy[field];
+        if (typeof secret === 'string') copy[field] = f(secret);
+      }
+      out.gateway = { ...gateway, snap_bi: copy };
+    }
   }
   return out;
 }

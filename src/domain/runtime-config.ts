@@ -18,6 +18,8 @@ import { AppError, type FieldError } from '../platform/errors.js';
 import { outboundUrlProblem, type AllowedNetworks } from '../platform/url-policy.js';
 import { enabledPaymentsProblem } from '../gateway/payment-methods.js';
 import { registerLogSecrets } from '../platform/logging/logger.js';
+import { SNAP_BI_SECRET_FIELDS } from '../platform/secrets.js';
+import { privateKeyProblem, publicKeyProblem } from '../platform/rsa-keys.js';
 import { actorName, audit, type Actor } from './audit.js';
 import { requireRole } from './operators/access.js';
 import { DEFAULT_ACCOUNT } from '../model/account.js';
@@ -34,9 +36,18 @@ function patchOf<T extends TObject>(section: T) {
   return Type.Optional(patch);
 }
 
+/** `gateway.snap_bi` in a patch: any of its fields, each `null` to remove its override; `null` for all of it. */
+function gatewayPatch() {
+  const gateway = patchOf(S.gateway);
+  const fields: unknown = Reflect.get(gateway, 'properties');
+  if (fields === null || typeof fields !== 'object') throw new Error('a patch section must be an object schema');
+  Object.assign(fields, { snap_bi: Type.Optional(Type.Union([patchOf(S.gateway.properties.snap_bi), Type.Null()])) });
+  return gateway;
+}
+
 export const RuntimeConfigPatchSchema = Type.Object(
   {
-    gateway: patchOf(S.gateway),
+    gateway: gatewayPatch(),
     erp: patchOf(S.erp),
     links: patchOf(S.links),
     reconcile: patchOf(S.reconcile),
@@ -74,6 +85,10 @@ export function mergePatch(
     const target = next[section] ?? {};
     for (const [field, value] of Object.entries(fields)) {
       const name = `${section}.${field}`;
+      if (section === 'gateway' && field === 'snap_bi' && value !== null) {
+        mergeSnapBi(target, value, changed);
+        continue;
+      }
       if (isSecretField(section, field) && isMasked(value)) continue;
       if (value === null) {
         if (field in target) changed.push(name);
@@ -103,6 +118,27 @@ export function mergePatch(
   for (const section of SECTIONS)
     if (Object.keys(next[section] ?? {}).length > 0) Object.assign(out, { [section]: next[section] });
   return { next: out, changed: [...new Set(changed)] };
+}
+
+/** `gateway.snap_bi` merged field by field, as a section is (`null` removes an override, a masked secret is unchanged). */
+function mergeSnapBi(gateway: Record<string, unknown>, patch: unknown, changed: string[]): void {
+  const before: unknown = gateway.snap_bi;
+  const target: Record<string, unknown> =
+    before !== null && typeof before === 'object' && !Array.isArray(before) ? { ...before } : {};
+  const fields = patch !== null && typeof patch === 'object' ? Object.entries(patch) : [];
+  for (const [field, value] of fields) {
+    if (SNAP_BI_SECRET_FIELDS.some((f) => f === field) && isMasked(value)) continue;
+    const name = `gateway.snap_bi.${field}`;
+    if (value === null) {
+      if (field in target) changed.push(name);
+      delete target[field];
+    } else if (JSON.stringify(target[field]) !== JSON.stringify(value)) {
+      target[field] = value;
+      changed.push(name);
+    }
+  }
+  if (Object.keys(target).length > 0) gateway.snap_bi = target;
+  else delete gateway.snap_bi;
 }
 
 /** The gateway fields that decide where the server key is sent. */
@@ -161,6 +197,35 @@ export function effectiveProblems(
   }
   const keyProblem = serverKeyProblem(s.gateway.mode, s.gateway.server_key);
   if (keyProblem) out.push({ path: 'gateway.server_key', message: keyProblem });
+  url('gateway.snap_bi.base_url', s.gateway.snap_bi.base_url);
+  out.push(...snapBiProblems(s.gateway.snap_bi));
+  return out;
+}
+
+const SNAP_BI_REQUIRED = [
+  'client_id',
+  'client_secret',
+  'partner_id',
+  'channel_id',
+  'private_key',
+  'public_key',
+] as const;
+
+/** BI-SNAP's keys usable, and every credential present once a payment method goes through it. */
+export function snapBiProblems(b: RuntimeConfig['gateway']['snap_bi']): FieldError[] {
+  const out: FieldError[] = [];
+  const privateProblem = b.private_key === undefined ? undefined : privateKeyProblem(b.private_key);
+  if (privateProblem) out.push({ path: 'gateway.snap_bi.private_key', message: privateProblem });
+  const publicProblem = b.public_key === undefined ? undefined : publicKeyProblem(b.public_key);
+  if (publicProblem) out.push({ path: 'gateway.snap_bi.public_key', message: publicProblem });
+  if (b.methods.length > 0) {
+    for (const f of SNAP_BI_REQUIRED)
+      if (b[f] === undefined)
+        out.push({
+          path: `gateway.snap_bi.${f}`,
+          message: `is required while gateway.snap_bi.methods names ${b.methods.join(', ')}: those payments go through BI-SNAP`,
+        });
+  }
   return out;
 }
 

@@ -12,6 +12,37 @@ const Url = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt]
 const Secret = Type.String({ minLength: 1, maxLength: 512, pattern: '^\\S+$' });
 const Int = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum });
 
+/** The `/api/charge` payment types that may go through BI-SNAP (reference/bi-snap.md §5). */
+export const SNAP_BI_METHODS = ['bank_transfer', 'gopay', 'shopeepay', 'qris'] as const;
+export type SnapBiMethod = (typeof SNAP_BI_METHODS)[number];
+
+const Pem = Type.String({ minLength: 1, maxLength: 16_384 });
+const Id = Type.String({ minLength: 1, maxLength: 128, pattern: '^[\\x21-\\x7e]+$' });
+
+/**
+ * The merchant's BI-SNAP credentials (`gateway.snap_bi`) and which charges use them. `client_secret`
+ * and `private_key` are secrets (write-only, encrypted at rest); `public_key` is the gateway's,
+ * which verifies its notifications. `base_url`: unset → the host of the gateway mode.
+ */
+export const SnapBiConfigSchema = Type.Object({
+  client_id: Type.Optional(Id),
+  client_secret: Type.Optional(Secret),
+  partner_id: Type.Optional(Id),
+  /** Five digits (reference/bi-snap.md §4.1). */
+  channel_id: Type.Optional(Type.String({ maxLength: 5, pattern: '^[0-9]{5}$' })),
+  /** The merchant's RSA private key (PKCS#8 PEM), which signs the access-token request. */
+  private_key: Type.Optional(Pem),
+  /** The gateway's RSA public key (PEM), which verifies its notifications. */
+  public_key: Type.Optional(Pem),
+  base_url: Type.Optional(Url),
+  /** The `/api/charge` payment types sent through BI-SNAP; empty (the default): none. */
+  methods: Type.Array(
+    Type.Union([Type.Literal('bank_transfer'), Type.Literal('gopay'), Type.Literal('shopeepay'), Type.Literal('qris')]),
+    { maxItems: 4, uniqueItems: true },
+  ),
+});
+export type SnapBiConfig = Static<typeof SnapBiConfigSchema>;
+
 /**
  * The runtime configuration document (`/api/config`), the one source of its fields:
  * the stored overrides, the `POST` patch and the answer are derived from it. Environment values are
@@ -32,6 +63,7 @@ export const RuntimeConfigSchema = Type.Object({
      * `transaction_status` (a captured settlement edited into a refund still verifies).
      */
     confirm_notifications: Type.Boolean(),
+    snap_bi: SnapBiConfigSchema,
   }),
   erp: Type.Object({
     notify_url: Type.Optional(Url),

@@ -12,6 +12,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  */
 export const SECRET_FIELDS = { gateway: ['server_key', 'client_key'], erp: ['webhook_secret'] } as const;
 
+/** The secret fields of `gateway.snap_bi`, treated like `SECRET_FIELDS` one level down. */
+export const SNAP_BI_SECRET_FIELDS = ['client_secret', 'private_key'] as const;
+
 /**
  * The environment variables that hold a secret: each may be given instead as `NAME_FILE`, the
  * path of a file holding the value (as container and Kubernetes secrets are mounted), and the log
@@ -26,11 +29,12 @@ export const SECRET_VARIABLES = [
   'LOG_PASS',
   'DATABASE_URL',
   'METRICS_TOKEN',
+  'MIDTRANS_SNAP_BI_CLIENT_SECRET',
 ] as const;
 export type SecretVariable = (typeof SECRET_VARIABLES)[number];
 
 /** Every secret field name, whatever its section. */
-export const SECRET_FIELD_NAMES: readonly string[] = Object.values(SECRET_FIELDS).flat();
+export const SECRET_FIELD_NAMES: readonly string[] = [...Object.values(SECRET_FIELDS).flat(), ...SNAP_BI_SECRET_FIELDS];
 
 /** Constant-time equality of two secrets of any length: both sides are digested first, so lengths never leak or throw. */
 export function secretEquals(a: string, b: string): boolean {

@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import type { Deps } from '../../../types.js';
 import { RuntimeConfigSchema } from '../../../model/runtime-config.js';
-import { SECRET_FIELDS } from '../../../platform/secrets.js';
+import { SECRET_FIELDS, SNAP_BI_SECRET_FIELDS } from '../../../platform/secrets.js';
 import { mask, type RuntimeConfigState } from '../../../domain/runtime-config.js';
 import { apiTimeOrNull } from '../../../platform/time.js';
 import { VERSION } from '../../../platform/version.js';
@@ -13,9 +13,19 @@ const Masked = Type.Union([Type.String({ maxLength: 16 }), Type.Null()], {
 });
 const OrNull = Type.Union([Type.String(), Type.Null()]);
 
+const SnapBiView = Type.Evaluate(
+  Type.Script(
+    { B: S.gateway.properties.snap_bi, K: Type.Enum(SNAP_BI_SECRET_FIELDS), M: Masked },
+    'Omit<B, K> & { [F in K]: M }',
+  ),
+);
+
 export const ConfigDocumentSchema = Type.Object({
   gateway: Type.Evaluate(
-    Type.Script({ G: S.gateway, K: Type.Enum(SECRET_FIELDS.gateway), M: Masked }, 'Omit<G, K> & { [F in K]: M }'),
+    Type.Script(
+      { G: S.gateway, K: Type.Enum(SECRET_FIELDS.gateway), M: Masked, B: SnapBiView },
+      'Omit<G, K | "snap_bi"> & { [F in K]: M } & { snap_bi: B }',
+    ),
   ),
   erp: Type.Evaluate(
     Type.Script(
@@ -47,6 +57,15 @@ export const CONFIG_EXAMPLE: ConfigDocument = {
     api_base_url: 'https://api.sandbox.midtrans.com',
     app_base_url: 'https://app.sandbox.midtrans.com',
     confirm_notifications: true,
+    snap_bi: {
+      client_id: 'a1b2c3d4-snap',
+      client_secret: '****9xQe',
+      partner_id: 'G123456789',
+      channel_id: '12345',
+      private_key: '****---\n',
+      public_key: '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqh…\n-----END PUBLIC KEY-----\n',
+      methods: ['bank_transfer', 'qris'],
+    },
   },
   erp: {
     notify_url: 'https://erp.example.com/paylink/events',
@@ -79,7 +98,11 @@ function masked<T extends Partial<Record<K, string>>, K extends string>(
 export function configView(c: RuntimeConfigState, services: Deps<'config' | 'version'>): ConfigDocument {
   const s = c.effective;
   return {
-    gateway: { ...s.gateway, ...masked(s.gateway, SECRET_FIELDS.gateway) },
+    gateway: {
+      ...s.gateway,
+      ...masked(s.gateway, SECRET_FIELDS.gateway),
+      snap_bi: { ...s.gateway.snap_bi, ...masked(s.gateway.snap_bi, SNAP_BI_SECRET_FIELDS) },
+    },
     erp: { ...s.erp, notify_url: s.erp.notify_url ?? null, ...masked(s.erp, SECRET_FIELDS.erp) },
     links: s.links,
     reconcile: s.reconcile,
