@@ -48,6 +48,12 @@ const ROWS: [string, Cell, string][] = [
     'goal p50 ≤ 10 ms, p99 ≤ 50 ms (PG ≤ 100 ms)',
   ],
   [
+    'pull feed: long-poll answer after the commit',
+    (f) =>
+      `p50 ${ms(f.feed_wake_p50_ms)}, max ${ms(f.feed_wake_max_ms)}${num(f.feed_wake_across_p50_ms) !== undefined ? `; across two instances p50 ${ms(f.feed_wake_across_p50_ms)}, max ${ms(f.feed_wake_across_max_ms)}` : ''}`,
+    'goal ≤ 50 ms one instance, ≤ 200 ms across instances (20 rounds each)',
+  ],
+  [
     'peak RSS / start-up',
     (f) => `${Math.round(num(f.peak_rss_mb) ?? 0)} MB / ${ms(f.startup_ms)}`,
     'goal ≤ 150 MB / ≤ 1 s',

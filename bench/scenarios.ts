@@ -163,6 +163,9 @@ async function confirmedFloor(
   }
 }
 
+/** The `p`th percentile of sorted `xs`. */
+const pct = (xs: number[], p: number): number => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;
+
 const orders = (tag: string, n: number): KnownOrder[] =>
   Array.from({ length: n }, (_, i) => ({ orderId: `M${i % 50}-${tag}-${i}`, nominal: 10_000 + i }));
 
@@ -362,6 +365,43 @@ async function steady(
   });
 }
 
+/**
+ * How soon a long-poll on `/api/erp-events?wait=` answers after a notification's commit: a pull
+ * waits on `puller`, a notification for one of `known` goes to `svc`; per round the time from the
+ * webhook's answer (sent after the commit) to the pull's answer. `puller` is `svc` (one instance)
+ * or a second instance on the same database.
+ */
+async function feedWake(
+  svc: Running,
+  puller: Running,
+  known: KnownOrder[],
+  ids: Map<string, string>,
+): Promise<number[]> {
+  const auth = { authorization: `Bearer ${API_KEY}` };
+  const first = await fetch(`${puller.url}/api/erp-events?limit=500`, { headers: auth });
+  let cursor = ((await first.json()) as { next_cursor: string }).next_cursor;
+  const out: number[] = [];
+  for (const k of known) {
+    const pulled = fetch(`${puller.url}/api/erp-events?after=${encodeURIComponent(cursor)}&wait=30`, {
+      headers: auth,
+    }).then(async (r) => ({ at: epochMs(), page: (await r.json()) as { data: unknown[]; next_cursor: string } }));
+    // The pull is waiting well before the notification comes.
+    await new Promise((r) => setTimeout(r, 100));
+    const hook = await fetch(`${svc.url}/webhook/midtrans`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(notification(k.orderId, k.nominal, ids.get(k.orderId))),
+    });
+    const answered = epochMs();
+    if (!hook.ok) throw new Error(`feed wake: webhook ${hook.status}`);
+    const p = await pulled;
+    if (p.page.data.length === 0) throw new Error('feed wake: the pull ended without the event');
+    out.push(Math.max(0, p.at - answered));
+    cursor = p.page.next_cursor;
+  }
+  return out.sort((a, b) => a - b);
+}
+
 export async function benchService(kind: 'sqlite' | 'postgres', o: Options, adminUrl?: string): Promise<Figures> {
   const f: Figures = {};
   // Start-up on an empty database: migrations included.
@@ -378,7 +418,8 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
   try {
     const tag = randomBytes(3).toString('hex');
     const [a, b, w] = [orders(`A${tag}`, o.notifications), orders(`B${tag}`, o.notifications), orders(`W${tag}`, 300)];
-    await seedOrders(db.config, [...a, ...b, ...w]);
+    const [f1, f2] = [orders(`F${tag}`, 20), orders(`X${tag}`, 20)];
+    await seedOrders(db.config, [...a, ...b, ...w, ...f1, ...f2]);
     const l = await launch(db, o.tmp);
     const { svc, sim } = l;
     try {
@@ -389,7 +430,19 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
         confirmed_floor_cpu_us: cf.cpu_us,
       });
       await links(l, o, tag, f, o.tmp);
-      const ids = await settleAtGateway(sim, [...a, ...b, ...w]);
+      const ids = await settleAtGateway(sim, [...a, ...b, ...w, ...f1, ...f2]);
+      const one = await feedWake(svc, svc, f1, ids);
+      Object.assign(f, { feed_wake_p50_ms: pct(one, 50), feed_wake_max_ms: one.at(-1) });
+      if (kind === 'postgres') {
+        // A second instance on the same database: the pull waits there, the notification comes here.
+        const second = await startService(serviceEnv(db, sim, o.tmp), await freePort());
+        try {
+          const across = await feedWake(svc, second, f2, ids);
+          Object.assign(f, { feed_wake_across_p50_ms: pct(across, 50), feed_wake_across_max_ms: across.at(-1) });
+        } finally {
+          await second.stop();
+        }
+      }
       // The ERP is unset while notifications come in: the events wait, then the drain is timed alone.
       await webhooks(
         svc,
