@@ -496,8 +496,8 @@ export interface Repositories {
   readonly apiKeys: ApiKeysRepo;
 }
 
-/** What instances tell each other has been committed: `erp_events`, a commit that made ERP events. */
-export type SignalTopic = 'erp_events';
+/** What instances tell each other has been committed: `erp_events`, a commit that made ERP events; `accounts`, a new account. */
+export type SignalTopic = 'erp_events' | 'accounts';
 
 /**
  * Word between the instances on one database that something was committed, so a waiter elsewhere

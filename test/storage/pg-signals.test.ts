@@ -11,6 +11,7 @@ import type { KyselyBackedStore } from '../../src/storage/kysely/store.js';
 import { postgresSignals } from '../../src/storage/postgres/signals.js';
 import { pgConnection } from '../../src/storage/postgres/tls.js';
 import { createFeedWake } from '../../src/domain/erp-events/feed-wake.js';
+import { accountCount, accountsChanged, eventAccount } from '../../src/domain/accounts/events.js';
 
 describe.runIf(TEST_DATABASE_URL)('PostgreSQL commit signals', () => {
   const opened: KyselyBackedStore[] = [];
@@ -58,6 +59,20 @@ describe.runIf(TEST_DATABASE_URL)('PostgreSQL commit signals', () => {
     const b1 = heardByB;
     a.signals.announce('erp_events');
     await expect.poll(() => heardByB, { timeout: 10_000, interval: 5 }).toBeGreaterThan(b1);
+  });
+
+  it('an account created on one instance is counted at once by the other, whose count is kept between notifications', async () => {
+    const [a, b] = await twoInstances();
+    await expect.poll(() => accountCount(a), { timeout: 10_000, interval: 5 }).toBe(1);
+    // Once a listens, its count is kept: the next reads do not see a row inserted behind its back.
+    await expect.poll(() => a.signals.live, { timeout: 10_000, interval: 5 }).toBe(true);
+    expect(await accountCount(a)).toBe(1);
+    await b.accounts.insert({ id: 'second', name: 'Second', merchantId: null }, new Date());
+    // Without the word, a's kept count would say 1 for ever.
+    expect(await accountCount(a)).toBe(1);
+    accountsChanged(b);
+    await expect.poll(() => accountCount(a), { timeout: 10_000, interval: 5 }).toBe(2);
+    expect(await eventAccount(a, 'default')).toBe('default');
   });
 
   it('a listener that cannot connect is not live: a waiting pull polls at the short interval', async () => {

@@ -136,7 +136,8 @@ export function postgresSignals(o: PgSignalOptions): CommitSignals & { close(): 
       if (!set) {
         set = new Set();
         handlers.set(topic, set);
-        if (client && live) client.query(`listen ${channel(topic)}`).catch(() => undefined);
+        // Once connected, a new topic is listened to here; before, the connect listens to every topic known.
+        if (client) client.query(`listen ${channel(topic)}`).catch(() => undefined);
       }
       set.add(fn);
       start();
