@@ -431,6 +431,7 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
       });
       await links(l, o, tag, f, o.tmp);
       const ids = await settleAtGateway(sim, [...a, ...b, ...w, ...f1, ...f2]);
+      // Their events count among the drain's (below).
       const one = await feedWake(svc, svc, f1, ids);
       Object.assign(f, { feed_wake_p50_ms: pct(one, 50), feed_wake_max_ms: one.at(-1) });
       if (kind === 'postgres') {
@@ -473,7 +474,7 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
       // Under load a confirmation can miss its 2 s budget: that notification is kept unverified
       // (200, no event yet, the sweeper confirms it later). The drain counts the events written.
       const expected = await eventsWritten(db);
-      f.webhook_unconfirmed = a.length + w.length - expected;
+      f.webhook_unconfirmed = a.length + w.length + f1.length + (kind === 'postgres' ? f2.length : 0) - expected;
       const t0 = epochMs();
       const c0 = svc.cpuMs();
       await setErp(svc.url, rx.url);
