@@ -10,11 +10,10 @@ import { DATABASE_KINDS, TEST_DATABASE_URL } from '../helpers/stores.js';
 import { startE2E, type E2EContext } from '../helpers/e2e.js';
 import { appOver, type AppInstance } from '../helpers/services.js';
 import { pullErpEvents } from '../../src/domain/erp-events/feed.js';
-import type { ServiceOptions } from '../../src/services.js';
 
 const KEY = 'erp-key-feed-wake-0123456789';
 const auth = { authorization: `Bearer ${KEY}` };
-const SLOW_POLL: ServiceOptions = { feed: { pollMs: 600_000, livePollMs: 600_000 } };
+const SLOW_POLL = { feed: { pollMs: 600_000, livePollMs: 600_000 } };
 const WAIT_S = 20;
 
 interface Page {
