@@ -170,10 +170,46 @@ export async function startService(env: Record<string, string>, port: number): P
   };
 }
 
-/** A floor server of `bench/floors.ts`. */
-export async function startFloor(kind: 'bare' | 'sqlite' | 'pg', target = ''): Promise<Running> {
+/**
+ * The gateway simulator as built (`node dist/simulator/main.js`), in a process of its own as
+ * Midtrans is in production: its CPU is not the service's, and every status call crosses a socket.
+ */
+export async function startSimulatorProcess(serverKey: string): Promise<Running> {
   const started = epochMs();
-  const child = spawn(process.execPath, [...TSX, path.join(here, 'floors.ts'), kind, target], {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'simulator', 'main.js')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      SIMULATOR_PORT: String(port),
+      SIMULATOR_HOST: '127.0.0.1',
+      SIMULATOR_SERVER_KEY: serverKey,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-8000)));
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(child, `${url}/_sim/config`, () => err);
+  return {
+    pid: child.pid ?? 0,
+    url,
+    startupMs: epochMs() - started,
+    peakRssMb: () => peakRss(child.pid ?? 0),
+    cpuMs: () => cpuTime(child.pid ?? 0),
+    stop: stopper(child),
+  };
+}
+
+export type FloorKind = 'bare' | 'sqlite' | 'pg' | 'confirmed-sqlite' | 'confirmed-pg';
+
+/**
+ * A floor server of `bench/floors.ts`. The confirmed floors also take the simulator's URL and the
+ * server key (`extra`): each request asks the simulator for its order's status before inserting.
+ */
+export async function startFloor(kind: FloorKind, target = '', extra: string[] = []): Promise<Running> {
+  const started = epochMs();
+  const child = spawn(process.execPath, [...TSX, path.join(here, 'floors.ts'), kind, target, ...extra], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

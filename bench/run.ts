@@ -16,10 +16,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { ROOT, benchTracing, closeOtlpSink, runLoad, startFloor } from './procs.js';
-import { benchGrowth, benchService, SERVER_KEY, type Figures, type Options } from './scenarios.js';
-import { midtransSignature } from '../src/gateway/midtrans/signature.js';
+import { ROOT, benchTracing, closeOtlpSink } from './procs.js';
+import { benchGrowth, benchService, runFloor, type Figures, type Options } from './scenarios.js';
+import { freshDatabase } from './seed.js';
 import { printReport } from './report.js';
 
 const args = new Set(process.argv.slice(2));
@@ -32,49 +31,16 @@ const opts: Options = {
   tmp: fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-bench-')),
 };
 
-/** What the floors answer: the same notification body the webhook gets, so parsing costs the same. */
-function floorBodies(n: number): string[] {
-  return Array.from({ length: n }, (_, i) => {
-    const orderId = `FLOOR-${i}`;
-    return JSON.stringify({
-      order_id: orderId,
-      status_code: '200',
-      gross_amount: '10000.00',
-      transaction_status: 'settlement',
-      signature_key: midtransSignature(orderId, '200', '10000.00', SERVER_KEY),
-      va_numbers: [{ bank: 'bca', va_number: '1' }],
-    });
-  });
-}
-
 async function floor(kind: 'bare' | 'sqlite' | 'pg', target: string, n: number): Promise<Figures> {
-  const srv = await startFloor(kind, target);
-  try {
-    const file = path.join(opts.tmp, `floor-${kind}.json`);
-    fs.writeFileSync(file, JSON.stringify(floorBodies(n)));
-    const spec = kind === 'bare' ? { method: 'GET' as const } : { method: 'POST' as const, bodiesFile: file };
-    await runLoad({ url: srv.url, path: '/', connections: opts.connections, amount: Math.min(n, 1000), ...spec });
-    const r = await runLoad({ url: srv.url, path: '/', connections: opts.connections, amount: n, ...spec });
-    if (r.failures > 0) throw new Error(`floor ${kind}: ${r.failures} failures`);
-    return { rps: r.perSecond, p50_ms: r.p50ms, p99_ms: r.p99ms };
-  } finally {
-    await srv.stop();
-  }
+  return runFloor(kind, target, n, opts);
 }
 
 async function pgFloor(adminUrl: string, n: number): Promise<Figures> {
-  const pg = (await import('pg')).default;
-  const name = `paylink_floor_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
+  const db = await freshDatabase('postgres', opts.tmp, adminUrl);
   try {
-    await admin.query(`create database ${name}`);
-    const u = new URL(adminUrl);
-    u.pathname = `/${name}`;
-    return await floor('pg', u.toString(), n);
+    return await floor('pg', db.config.kind === 'postgres' ? db.config.url : '', n);
   } finally {
-    await admin.query(`drop database if exists ${name} with (force)`).catch(() => undefined);
-    await admin.end();
+    await db.drop();
   }
 }
 

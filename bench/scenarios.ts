@@ -7,9 +7,12 @@ import {
   epochMs,
   freePort,
   runLoad,
+  startFloor,
   startReceiver,
   startService,
+  startSimulatorProcess,
   waitFor,
+  type FloorKind,
   type Receiver,
   type Running,
 } from './procs.js';
@@ -100,18 +103,86 @@ async function settleAtGateway(sim: string, known: KnownOrder[]): Promise<Map<st
   return ids;
 }
 
+/** The notification bodies a floor answers: the webhook's own shape, so parsing costs the same. */
+function floorBodies(tag: string, n: number): unknown[] {
+  return Array.from({ length: n }, (_, i) => notification(`FLOOR-${tag}-${i}`, 10_000));
+}
+
+/**
+ * A floor (bench/floors.ts) under the webhook's load: rate, latency and the floor process's CPU per
+ * request. `orders` names the notification bodies' orders (settled at the simulator for the
+ * confirmed floors); `extra` is the floor's further arguments.
+ */
+export async function runFloor(
+  kind: FloorKind,
+  target: string,
+  n: number,
+  o: Options,
+  extra: string[] = [],
+  tag = randomBytes(3).toString('hex'),
+): Promise<Figures> {
+  const srv = await startFloor(kind, target, extra);
+  try {
+    const spec =
+      kind === 'bare'
+        ? { method: 'GET' as const }
+        : { method: 'POST' as const, bodiesFile: bodiesFile(o.tmp, `floor-${kind}-${tag}`, floorBodies(tag, n)) };
+    await runLoad({ url: srv.url, path: '/', connections: o.connections, amount: Math.min(n, 1000), ...spec });
+    const c0 = srv.cpuMs();
+    const r = await runLoad({ url: srv.url, path: '/', connections: o.connections, amount: n, ...spec });
+    if (r.failures > 0) throw new Error(`floor ${kind}: ${r.failures} failures ${JSON.stringify(r.statusCodes)}`);
+    return { rps: r.perSecond, p50_ms: r.p50ms, p99_ms: r.p99ms, cpu_us: ((srv.cpuMs() - c0) * 1000) / r.requests };
+  } finally {
+    await srv.stop();
+  }
+}
+
+/**
+ * The confirmed-ingest floor on `kind`: Fastify + one status GET to the same simulator process
+ * the service uses + one durable insert, its orders settled at the simulator first.
+ */
+async function confirmedFloor(
+  kind: 'sqlite' | 'postgres',
+  sim: string,
+  o: Options,
+  adminUrl: string | undefined,
+  n: number,
+): Promise<Figures> {
+  const tag = randomBytes(3).toString('hex');
+  await settleAtGateway(
+    sim,
+    Array.from({ length: n }, (_, i) => ({ orderId: `FLOOR-${tag}-${i}`, nominal: 10_000 })),
+  );
+  const db = await freshDatabase(kind, o.tmp, adminUrl);
+  try {
+    const target = db.config.kind === 'postgres' ? db.config.url : db.config.path;
+    const floorKind = kind === 'postgres' ? 'confirmed-pg' : 'confirmed-sqlite';
+    return await runFloor(floorKind, target, n, o, [sim, SERVER_KEY], tag);
+  } finally {
+    await db.drop();
+  }
+}
+
+/** The `p`th percentile of sorted `xs`. */
+const pct = (xs: number[], p: number): number => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;
+
 const orders = (tag: string, n: number): KnownOrder[] =>
   Array.from({ length: n }, (_, i) => ({ orderId: `M${i % 50}-${tag}-${i}`, nominal: 10_000 + i }));
 
-function serviceEnv(db: BenchDatabase, simPort: number, tmp: string, erpUrl?: string): Record<string, string> {
+/**
+ * The service as in production against Midtrans: sandbox mode (every notification confirmed with
+ * the status API) pointed at the simulator's own process.
+ */
+function serviceEnv(db: BenchDatabase, sim: string, tmp: string, erpUrl?: string): Record<string, string> {
   return {
     ...db.env,
     HOST: '127.0.0.1',
     LOG_DIR: `${db.env.DATA_DIR}/logs`,
     LOG_LEVEL: 'info',
-    MIDTRANS_MODE: 'simulator',
+    MIDTRANS_MODE: 'sandbox',
     MIDTRANS_SERVER_KEY: SERVER_KEY,
-    SIMULATOR_PORT: String(simPort),
+    MIDTRANS_API_BASE_URL: sim,
+    MIDTRANS_APP_BASE_URL: sim,
     API_KEYS: API_KEY,
     ERP_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64')}`,
     LOG_USER: OP.user,
@@ -121,10 +192,32 @@ function serviceEnv(db: BenchDatabase, simPort: number, tmp: string, erpUrl?: st
   };
 }
 
-async function launch(db: BenchDatabase, tmp: string, erpUrl?: string): Promise<{ svc: Running; sim: string }> {
-  const [port, simPort] = [await freePort(), await freePort()];
-  const svc = await startService(serviceEnv(db, simPort, tmp, erpUrl), port);
-  return { svc, sim: `http://127.0.0.1:${simPort}` };
+interface Launched {
+  svc: Running;
+  /** The simulator's process. */
+  simProc: Running;
+  sim: string;
+  stop(): Promise<void>;
+}
+
+/** The simulator in its own process, then the service pointed at it. */
+async function launch(db: BenchDatabase, tmp: string, erpUrl?: string): Promise<Launched> {
+  const simProc = await startSimulatorProcess(SERVER_KEY);
+  try {
+    const svc = await startService(serviceEnv(db, simProc.url, tmp, erpUrl), await freePort());
+    return {
+      svc,
+      simProc,
+      sim: simProc.url,
+      stop: async () => {
+        await svc.stop();
+        await simProc.stop();
+      },
+    };
+  } catch (err) {
+    await simProc.stop();
+    throw err;
+  }
 }
 
 function check<R extends LoadResult>(name: string, r: R, expected: number): R {
@@ -144,8 +237,9 @@ async function setErp(svcUrl: string, url: string | null): Promise<void> {
   if (!res.ok) throw new Error(`config change refused: ${res.status} ${await res.text()}`);
 }
 
-/** Link creation through the service, then the same load on the simulator directly. */
-async function links(svc: Running, sim: string, o: Options, tag: string, f: Figures, dir: string): Promise<void> {
+/** Link creation through the service, then the same load on the simulator directly; CPU per link of each process. */
+async function links(l: Launched, o: Options, tag: string, f: Figures, dir: string): Promise<void> {
+  const { svc, sim, simProc } = l;
   const body = (i: number) => ({ order_id: `L${i % 50}-${tag}-${i}`, nominal: 150_000 + i });
   const warm = bodiesFile(
     dir,
@@ -166,6 +260,7 @@ async function links(svc: Running, sim: string, o: Options, tag: string, f: Figu
     `links-${tag}`,
     Array.from({ length: o.links }, (_, i) => body(i)),
   );
+  const [c0, s0] = [svc.cpuMs(), simProc.cpuMs()];
   const r = check(
     'link',
     await runLoad({
@@ -185,6 +280,7 @@ async function links(svc: Running, sim: string, o: Options, tag: string, f: Figu
     expiry: { duration: 60, unit: 'minutes' },
     item_details: [{ name: 'Order', price: 150_000 + i, quantity: 1 }],
   }));
+  const [c1, s1] = [svc.cpuMs(), simProc.cpuMs()];
   const sr = check(
     'simulator',
     await runLoad({
@@ -203,6 +299,9 @@ async function links(svc: Running, sim: string, o: Options, tag: string, f: Figu
     link_p99_ms: r.p99ms,
     simulator_rps: sr.perSecond,
     link_ratio: r.perSecond / sr.perSecond,
+    link_cpu_us: ((c1 - c0) * 1000) / r.requests,
+    link_sim_cpu_us: ((s1 - s0) * 1000) / r.requests,
+    simulator_cpu_us: ((simProc.cpuMs() - s1) * 1000) / sr.requests,
   });
 }
 
@@ -234,6 +333,7 @@ async function steady(
     'steady',
     known.map((k) => notification(k.orderId, k.nominal, ids.get(k.orderId))),
   );
+  const c0 = svc.cpuMs();
   const r = check(
     'steady',
     await runLoad({
@@ -250,6 +350,7 @@ async function steady(
   );
   const sent = r.sendTimes ?? [];
   await waitFor(() => known.every((k) => rx.arrivals.has(k.orderId)), 60_000);
+  const cpuUs = ((svc.cpuMs() - c0) * 1000) / known.length;
   const lat = known
     .map((k, i) => (rx.arrivals.get(k.orderId) ?? Number.POSITIVE_INFINITY) - (sent[i] ?? 0))
     .sort((a, b) => a - b);
@@ -260,7 +361,45 @@ async function steady(
     steady_e2e_p50_ms: pct(50),
     steady_e2e_p99_ms: pct(99),
     steady_missing: lat.filter((x) => !Number.isFinite(x)).length,
+    steady_cpu_us: cpuUs,
   });
+}
+
+/**
+ * How soon a long-poll on `/api/erp-events?wait=` answers after a notification's commit: a pull
+ * waits on `puller`, a notification for one of `known` goes to `svc`; per round the time from the
+ * webhook's answer (sent after the commit) to the pull's answer. `puller` is `svc` (one instance)
+ * or a second instance on the same database.
+ */
+async function feedWake(
+  svc: Running,
+  puller: Running,
+  known: KnownOrder[],
+  ids: Map<string, string>,
+): Promise<number[]> {
+  const auth = { authorization: `Bearer ${API_KEY}` };
+  const first = await fetch(`${puller.url}/api/erp-events?limit=500`, { headers: auth });
+  let cursor = ((await first.json()) as { next_cursor: string }).next_cursor;
+  const out: number[] = [];
+  for (const k of known) {
+    const pulled = fetch(`${puller.url}/api/erp-events?after=${encodeURIComponent(cursor)}&wait=30`, {
+      headers: auth,
+    }).then(async (r) => ({ at: epochMs(), page: (await r.json()) as { data: unknown[]; next_cursor: string } }));
+    // The pull is waiting well before the notification comes.
+    await new Promise((r) => setTimeout(r, 100));
+    const hook = await fetch(`${svc.url}/webhook/midtrans`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(notification(k.orderId, k.nominal, ids.get(k.orderId))),
+    });
+    const answered = epochMs();
+    if (!hook.ok) throw new Error(`feed wake: webhook ${hook.status}`);
+    const p = await pulled;
+    if (p.page.data.length === 0) throw new Error('feed wake: the pull ended without the event');
+    out.push(Math.max(0, p.at - answered));
+    cursor = p.page.next_cursor;
+  }
+  return out.sort((a, b) => a - b);
 }
 
 export async function benchService(kind: 'sqlite' | 'postgres', o: Options, adminUrl?: string): Promise<Figures> {
@@ -268,9 +407,9 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
   // Start-up on an empty database: migrations included.
   const empty = await freshDatabase(kind, o.tmp, adminUrl);
   try {
-    const { svc } = await launch(empty, o.tmp);
-    f.startup_ms = svc.startupMs;
-    await svc.stop();
+    const l = await launch(empty, o.tmp);
+    f.startup_ms = l.svc.startupMs;
+    await l.stop();
   } finally {
     await empty.drop();
   }
@@ -279,11 +418,32 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
   try {
     const tag = randomBytes(3).toString('hex');
     const [a, b, w] = [orders(`A${tag}`, o.notifications), orders(`B${tag}`, o.notifications), orders(`W${tag}`, 300)];
-    await seedOrders(db.config, [...a, ...b, ...w]);
-    const { svc, sim } = await launch(db, o.tmp);
+    const [f1, f2] = [orders(`F${tag}`, 20), orders(`X${tag}`, 20)];
+    await seedOrders(db.config, [...a, ...b, ...w, ...f1, ...f2]);
+    const l = await launch(db, o.tmp);
+    const { svc, sim } = l;
     try {
-      await links(svc, sim, o, tag, f, o.tmp);
-      const ids = await settleAtGateway(sim, [...a, ...b, ...w]);
+      const cf = await confirmedFloor(kind, sim, o, adminUrl, o.notifications);
+      Object.assign(f, {
+        confirmed_floor_rps: cf.rps,
+        confirmed_floor_p99_ms: cf.p99_ms,
+        confirmed_floor_cpu_us: cf.cpu_us,
+      });
+      await links(l, o, tag, f, o.tmp);
+      const ids = await settleAtGateway(sim, [...a, ...b, ...w, ...f1, ...f2]);
+      // Their events count among the drain's (below).
+      const one = await feedWake(svc, svc, f1, ids);
+      Object.assign(f, { feed_wake_p50_ms: pct(one, 50), feed_wake_max_ms: one.at(-1) });
+      if (kind === 'postgres') {
+        // A second instance on the same database: the pull waits there, the notification comes here.
+        const second = await startService(serviceEnv(db, sim, o.tmp), await freePort());
+        try {
+          const across = await feedWake(svc, second, f2, ids);
+          Object.assign(f, { feed_wake_across_p50_ms: pct(across, 50), feed_wake_across_max_ms: across.at(-1) });
+        } finally {
+          await second.stop();
+        }
+      }
       // The ERP is unset while notifications come in: the events wait, then the drain is timed alone.
       await webhooks(
         svc,
@@ -314,7 +474,7 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
       // Under load a confirmation can miss its 2 s budget: that notification is kept unverified
       // (200, no event yet, the sweeper confirms it later). The drain counts the events written.
       const expected = await eventsWritten(db);
-      f.webhook_unconfirmed = a.length + w.length - expected;
+      f.webhook_unconfirmed = a.length + w.length + f1.length + (kind === 'postgres' ? f2.length : 0) - expected;
       const t0 = epochMs();
       const c0 = svc.cpuMs();
       await setErp(svc.url, rx.url);
@@ -325,7 +485,7 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
       await steady(svc, o, rx, b, ids, o.tmp, f);
       f.peak_rss_mb = svc.peakRssMb();
     } finally {
-      await svc.stop();
+      await l.stop();
     }
   } finally {
     await rx.close();
@@ -388,9 +548,10 @@ export async function benchGrowth(
     const a = orders(`G${tag}`, o.notifications);
     await seedOrders(db.config, a);
     const small = await claimCost(db, 10, `s${tag}`);
-    const { svc, sim } = await launch(db, o.tmp);
+    const l = await launch(db, o.tmp);
+    const { svc, sim } = l;
     try {
-      await links(svc, sim, o, tag, f, o.tmp);
+      await links(l, o, tag, f, o.tmp);
       const ids = await settleAtGateway(sim, a);
       const r = check(
         'webhook',
@@ -424,7 +585,7 @@ export async function benchGrowth(
       f.transactions_status_page_p99_ms = (await page('/api/transactions?status=paid&limit=50')).p99ms;
       f.deliveries_page_p99_ms = (await page('/api/deliveries?status=delivered&limit=50')).p99ms;
     } finally {
-      await svc.stop();
+      await l.stop();
     }
     const big = await claimCost(db, 100_000, `b${tag}`);
     Object.assign(f, {

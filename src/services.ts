@@ -19,7 +19,8 @@ import { createReconciler, type ReconcilerOptions } from './workers/status-sweep
 import { createPruner, type PrunerOptions } from './workers/pruner.js';
 import { registerLogSecrets } from './platform/logging/logger.js';
 import type { Resolve } from './platform/connect-guard.js';
-import type { BackgroundWorker, Services } from './types.js';
+import type { BackgroundWorker, Outbox, Services } from './types.js';
+import { createFeedWake, type FeedWake, type FeedWakeOptions } from './domain/erp-events/feed-wake.js';
 import { VERSION } from './platform/version.js';
 
 export type { BackgroundWorker, Services } from './types.js';
@@ -34,10 +35,30 @@ export interface ServiceOptions {
   gatewayResolve?: Resolve;
   /** Outbox worker tuning (instance id, lease, poll interval, randomness). */
   outbox?: OutboxOptions;
+  /** The pull feed's poll intervals while waiting. */
+  feed?: FeedWakeOptions;
   /** Reconciler tuning (rate limit, sleep). */
   reconciler?: ReconcilerOptions;
   /** Retention tuning (interval, batch size). */
   retention?: PrunerOptions;
+}
+
+/**
+ * The outbox whose `wake()` also wakes the pull feed: every caller wakes the outbox right after
+ * committing ERP events, so the feed hears of each commit without a call of its own at each site.
+ */
+function wakingFeed(worker: Outbox, feed: FeedWake): Outbox {
+  const wake = () => {
+    worker.wake();
+    feed.committed();
+  };
+  return new Proxy(worker, {
+    get(target, prop) {
+      if (prop === 'wake') return wake;
+      const v: unknown = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
 }
 
 /** The one composition root. Everything the app and the workers use is built here, once. */
@@ -110,9 +131,13 @@ export function createServices(
   };
   const gateway = gateways.for(DEFAULT_ACCOUNT);
   const workers: BackgroundWorker[] = [];
-  const outbox = createOutbox(
-    { store: deps.store, runtimeConfig, clock, logger: deps.logger.child({ component: 'outbox' }), metrics },
-    { blockPrivateAddresses: erpPrivatePolicy(config), ...o.outbox },
+  const feed = createFeedWake(deps.store.signals, o.feed);
+  const outbox = wakingFeed(
+    createOutbox(
+      { store: deps.store, runtimeConfig, clock, logger: deps.logger.child({ component: 'outbox' }), metrics },
+      { blockPrivateAddresses: erpPrivatePolicy(config), ...o.outbox },
+    ),
+    feed,
   );
   workers.push(outbox);
   const services: Services = {
@@ -132,7 +157,9 @@ export function createServices(
     simulatorBaseUrl: o.simulatorBaseUrl,
     workers,
     outbox,
+    feed,
     async close() {
+      feed.close();
       await Promise.allSettled(workers.map((w) => w.stop()));
       await Promise.allSettled(clients.map((c) => c.close()));
       await deps.store.close();

@@ -10,6 +10,7 @@ import type { AttemptOutcome } from './model/delivery.js';
 import type { RuntimeConfigService } from './config/runtime.js';
 import type { Gateway, Gateways } from './gateway/port.js';
 import type { Metrics } from './platform/metrics.js';
+import type { FeedWake } from './domain/erp-events/feed-wake.js';
 
 /** Something that runs in the background while the service is up: the outbox worker, the reconciler and the retention pruner, each on a `Periodic` (periodic.ts). */
 export interface BackgroundWorker {
@@ -44,8 +45,10 @@ export interface Services {
   /** Base URL of the embedded simulator, in simulator mode. */
   simulatorBaseUrl?: string;
   workers: BackgroundWorker[];
-  /** The ERP outbox worker: `wake()` after writing an event delivers it at once. */
+  /** The ERP outbox worker: `wake()` after writing an event delivers it at once (and wakes `feed`). */
   outbox: Outbox;
+  /** Wakes the pull feed's waiting pulls when ERP events are committed, here or on another instance. */
+  feed: FeedWake;
   /** Stops the workers, closes the gateway client and the store. */
   close(): Promise<void>;
 }

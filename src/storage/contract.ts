@@ -498,6 +498,23 @@ export interface Repositories {
   readonly apiKeys: ApiKeysRepo;
 }
 
+/** What instances tell each other has been committed: `erp_events`, a commit that made ERP events; `accounts`, a new account. */
+export type SignalTopic = 'erp_events' | 'accounts';
+
+/**
+ * Word between the instances on one database that something was committed, so a waiter elsewhere
+ * looks at once instead of at its next poll. PostgreSQL: LISTEN/NOTIFY on one connection per
+ * store. SQLite: one process per database file, so there is nobody else to tell.
+ */
+export interface CommitSignals {
+  /** Whether every other instance's announcements reach this one now; false: waiters must poll. */
+  readonly live: boolean;
+  /** Calls `fn` when another instance announces `topic` (and once when listening resumes); returns the unsubscribe. */
+  listen(topic: SignalTopic, fn: () => void): () => void;
+  /** Tells the other instances, after the commit; coalesced, never throws. */
+  announce(topic: SignalTopic): void;
+}
+
 /**
  * The repositories, and the transaction that groups their calls.
  *
@@ -525,6 +542,8 @@ export interface Store extends Repositories {
    * a `UniqueViolationError`, or the database's own report of a unique violation.
    */
   isUniqueViolation(err: unknown): boolean;
+  /** Word to and from the other instances on this database. */
+  readonly signals: CommitSignals;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   /** Which of this version's migrations the database has, and which it has that this version does not know. */

@@ -10,6 +10,7 @@ import type { GatewayMode } from '../../model/runtime-config.js';
 import { applyOverrides } from '../../config/runtime.js';
 import { AppError } from '../../platform/errors.js';
 import { actorName, audit, type Actor } from '../audit.js';
+import { accountCount, accountsChanged } from './events.js';
 import {
   RuntimeConfigPatchSchema,
   changeRuntimeConfig,
@@ -64,7 +65,7 @@ const RESERVED_IDS = new Set(['replay']);
 
 /** Whether the service has more than one account: lists then name each row's account. */
 export async function severalAccounts(services: Deps<'store'>): Promise<boolean> {
-  return (await services.store.accounts.count()) > 1;
+  return (await accountCount(services.store)) > 1;
 }
 
 /** The account, or 404 as for any unknown resource. */
@@ -121,6 +122,7 @@ export async function createAccount(
     if (services.store.isUniqueViolation(err)) throw new AppError('ACCOUNT_EXISTS');
     throw err;
   }
+  accountsChanged(services.store);
   await changeRuntimeConfig(scoped, input.config, actor);
   audit(
     services,

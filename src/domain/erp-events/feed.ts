@@ -17,17 +17,15 @@
  * positions that would come below it.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Deps } from '../../types.js';
 import type { FeedEntry } from '../../storage/contract.js';
 import { AppError } from '../../platform/errors.js';
+import type { WakeReason } from './feed-wake.js';
 
 /** Longest a pull waits for a first event, seconds. */
 export const FEED_MAX_WAIT_S = 30;
 /** Most events per page. */
 export const FEED_MAX_LIMIT = 500;
-/** How often a waiting pull looks again (other instances write events too). */
-const POLL_MS = 200;
 /**
  * Positions per millisecond of the clock floor: more events than this in one millisecond simply run
  * ahead of the floor. At 1000 the floor stays a safe integer until the year 2255.
@@ -110,6 +108,11 @@ export interface FeedPage {
   data: Array<{ cursor: string; payload: string }>;
   /** Where the next pull starts: the last event's cursor, or the one given when nothing came. */
   nextCursor: string;
+  /**
+   * What ended the pull: `at_once` (events were there, or no wait was asked), `woken` (a commit's
+   * word woke it), `polled` (its poll found them), `timeout` (nothing came), `aborted`.
+   */
+  answered: 'at_once' | WakeReason | 'timeout';
 }
 
 export interface FeedQuery {
@@ -136,26 +139,36 @@ async function noteHandedOut(services: Deps<'store'>, position: number): Promise
  * nothing, and the cursor it was given.
  */
 export async function pullErpEvents(
-  services: Deps<'store' | 'clock'>,
+  services: Deps<'store' | 'clock' | 'feed'>,
   q: FeedQuery,
   signal?: AbortSignal,
 ): Promise<FeedPage> {
   const id = await identity(services);
   const from = q.after === undefined ? 0 : decodeFeedCursor(id, q.after, 'after', feedCeiling(services.clock.now()));
   const deadline = Date.now() + Math.min(Math.max(q.waitS, 0), FEED_MAX_WAIT_S) * 1000;
-  const stopped = () => signal?.aborted === true;
   let entries: FeedEntry[];
+  let answered: FeedPage['answered'] = 'at_once';
   for (;;) {
+    // Read before looking: a commit between the look and the wait moves it, so the wait returns at once.
+    const seen = services.feed.generation;
     await services.store.feed.sequence(feedClockFloor(services.clock.now()));
     entries = await services.store.feed.after(from, Math.min(Math.max(q.limit, 1), FEED_MAX_LIMIT));
-    if (entries.length > 0 || Date.now() >= deadline || stopped()) break;
-    await sleep(Math.min(POLL_MS, Math.max(deadline - Date.now(), 1)), undefined, { signal }).catch(() => undefined);
-    if (stopped()) break;
+    if (entries.length > 0) break;
+    if (signal?.aborted) {
+      answered = 'aborted';
+      break;
+    }
+    if (Date.now() >= deadline) {
+      if (answered !== 'at_once') answered = 'timeout';
+      break;
+    }
+    answered = await services.feed.wait(seen, deadline - Date.now(), signal);
+    if (answered === 'aborted') break;
   }
   const last = entries.at(-1);
   if (last) await noteHandedOut(services, last.position);
   const data = entries.map((e) => ({ cursor: encodeFeedCursor(id, e.position), payload: e.payload }));
-  return { data, nextCursor: data.at(-1)?.cursor ?? encodeFeedCursor(id, from) };
+  return { data, nextCursor: data.at(-1)?.cursor ?? encodeFeedCursor(id, from), answered };
 }
 
 /**

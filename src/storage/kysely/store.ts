@@ -6,7 +6,7 @@ import { CurrentSchemaPostgresDialect } from '../postgres/introspection.js';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '../../config/env.js';
 import type { Database } from './schema.js';
-import { STORE_ACCESS, type MigrationStatus, type Repositories, type Store } from '../contract.js';
+import { STORE_ACCESS, type CommitSignals, type MigrationStatus, type Repositories, type Store } from '../contract.js';
 import { migrationProvider, migrations } from './migrations.js';
 import { KyselyTransactionsRepo } from './repos/transactions.js';
 import { KyselyConfigRepo } from './repos/runtime-config.js';
@@ -30,6 +30,7 @@ import { postgresDialect } from '../postgres/fragments.js';
 import { PostgresReportWrites } from '../postgres/report-writes.js';
 import { postgresCompleteAttempt } from '../postgres/outbox-complete.js';
 import { checkTls, pgConnection } from '../postgres/tls.js';
+import { postgresSignals } from '../postgres/signals.js';
 import { decodeCursor } from './cursor.js';
 import { isUniqueViolation } from './errors.js';
 import { isDatabaseUnavailable } from '../../platform/errors.js';
@@ -139,6 +140,7 @@ function repositories(make: <K extends keyof Repositories>(name: K) => Repositor
 /** What a store runs on: its repositories' context, how it closes, and (SQLite) its group commit. */
 interface Connection extends RepoContext {
   readonly close: () => Promise<void>;
+  readonly signals: CommitSignals;
   /** SQLite: concurrent transactions share one commit. */
   readonly group?: GroupCommit;
   /** Outside transactions: each account's view, built once (a view is a set of repositories, kept for the store's life). */
@@ -181,6 +183,7 @@ function kyselyStore(c: Connection, inTransaction: boolean): KyselyBackedStore {
         requireParent: true,
       });
     },
+    signals: c.signals,
     isListCursor: (cursor) => decodeCursor(cursor) !== undefined,
     isUniqueViolation,
     async ping(): Promise<void> {
@@ -201,6 +204,9 @@ function kyselyStore(c: Connection, inTransaction: boolean): KyselyBackedStore {
   };
   return store;
 }
+
+/** SQLite: one process per database file, so every commit is this process's own and nobody else needs telling. */
+const ONE_PROCESS: CommitSignals = { live: true, listen: () => () => undefined, announce: () => undefined };
 
 function sqliteKysely(file: string): Kysely<Database> {
   const onDisk = file !== ':memory:';
@@ -268,10 +274,15 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
     await db.destroy();
     throw err;
   }
+  const signals =
+    cfg.kind === 'postgres'
+      ? postgresSignals({ connection: pgConnection(cfg.url), schema: opts.schema, logger: opts.logger })
+      : undefined;
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
+    await signals?.close();
     await db.destroy();
   };
   return kyselyStore(
@@ -280,6 +291,7 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
       db,
       now,
       close,
+      signals: signals ?? ONE_PROCESS,
       group: cfg.kind === 'sqlite' ? new GroupCommit(db) : undefined,
       account: DEFAULT_ACCOUNT,
       views: new Map(),

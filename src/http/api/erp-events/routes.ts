@@ -45,7 +45,7 @@ const feedDescription =
   'Two pullers with the same key see the same sequence. Acknowledge what was processed with `POST /api/erp-events/ack`. A cursor of another database, or an altered one, is 400. ' +
   'A waiting pull is answered at once, with no events and the cursor given, when the service shuts down.';
 
-export const erpEventRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'>> = async (app, services) => {
+export const erpEventRoutes: RoutePlugin<Deps<'clock' | 'feed' | 'logger' | 'store'>> = async (app, services) => {
   // A pull waiting for events would hold the close up until its wait ends (and the process's own
   // deadline would cut it off first): shutting down answers it at once instead. One controller per
   // pull, dropped when it ends, so nothing accumulates on a signal that lives as long as the app.
