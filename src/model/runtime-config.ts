@@ -43,6 +43,11 @@ export const RuntimeConfigSchema = Type.Object({
      * to 0.01 (36 s), so that exhaustion and its alert can be rehearsed in staging.
      */
     retry_for_hours: Type.Number({ minimum: 0.01, maximum: 720 }),
+    /**
+     * At most this many delivery attempts per second to this endpoint, per instance (absent or 0 =
+     * unlimited): a backlog after an outage drains at a rate the ERP can take.
+     */
+    max_rate_per_s: Type.Optional(Type.Number({ minimum: 0, maximum: 100_000 })),
   }),
   links: Type.Object({
     default_expiry_minutes: Int(5, 60 * 24 * 30),

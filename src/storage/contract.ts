@@ -187,9 +187,10 @@ export interface OutboxRepo {
   /**
    * Leases up to `limit` due events to `owner` until `now + leaseMs`, bumping each one's fencing
    * token. Never an event while an earlier one of the same order key is pending, failed or dead.
-   * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances never claim the same row.
+   * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances never claim the same row. `account`: only
+   * that account's events (every account's when absent).
    */
-  claimDue(owner: string, now: Date, leaseMs: number, limit: number): Promise<OutboxEvent[]>;
+  claimDue(owner: string, now: Date, leaseMs: number, limit: number, account?: string): Promise<OutboxEvent[]>;
   /**
    * Records an attempt and moves the event on, only if `leaseToken` is still the event's token.
    * False (and an attempt recorded as `rejected_stale_lease`) when the lease was lost meanwhile.
@@ -218,6 +219,13 @@ export interface OutboxRepo {
   releaseAllLeases(): Promise<number>;
   /** Earliest `next_attempt_at` among events still to deliver. */
   nextDueAt(): Promise<string | undefined>;
+  /** Gives up a lease not used (the event was not attempted), if `leaseToken` is still current. */
+  release(seq: number, leaseToken: number): Promise<boolean>;
+  /**
+   * Makes `account`'s undelivered events that are not leased due at `now` (their ERP answers
+   * again): all due at one time, they are then claimed in the order written. How many.
+   */
+  dueNow(account: string, now: Date): Promise<number>;
 }
 
 export interface RefundsRepo {
@@ -582,6 +590,8 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     oldestUndeliveredAt: 'read',
     releaseAllLeases: 'write',
     nextDueAt: 'read',
+    release: 'write',
+    dueNow: 'write',
   },
   reports: { recordNew: 'write' },
   refunds: {

@@ -175,6 +175,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '026_reconciliation_unit': reconciliationUnitMigration026(d),
     '027_accounts': accountsMigration027(kind),
     '028_operators': operatorsMigration028,
+    '029_outbox_account_lanes': outboxAccountLanesMigration029,
     '030_trace_context': traceContextMigration030,
   };
 }
@@ -587,6 +588,18 @@ export const operatorsMigration028: Migration = {
       .on('operator_sessions')
       .columns(['username', 'ended_at'])
       .execute();
+  },
+};
+
+/**
+ * The outbox's claim per account walks that account's claimable events in due order (a lane per
+ * account: another account's backlog is never read to fill it).
+ */
+export const outboxAccountLanesMigration029: Migration = {
+  async up(db: Kysely<unknown>) {
+    await sql`create index outbox_account_claimable_idx on outbox_events (account, next_attempt_at, seq) where state in ('pending', 'failed')`.execute(
+      db,
+    );
   },
 };
 

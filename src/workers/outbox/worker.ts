@@ -20,7 +20,8 @@ import { deliver } from '../../erp/deliver.js';
 import { judge, type Verdict } from './policy.js';
 import { guardedLookup, literalRefusal } from '../../platform/connect-guard.js';
 import type { PrivatePolicy } from '../../platform/url-policy.js';
-import { forEachLimited, waitForAttempt } from './lanes.js';
+import { forEachLimited, freeLanes, waitForAttempt } from './lanes.js';
+import { afterAttempt, closedBreaker, gate, pace, probing, type Breaker } from './breaker.js';
 import { Periodic } from '../periodic.js';
 import { failSpan, setSpanAttributes, tracingOn, withSpan } from '../../platform/tracing.js';
 
@@ -49,7 +50,10 @@ export interface OutboxOptions {
    * of the lease (how long a crashed instance's claimed events wait on PostgreSQL) stays two events.
    */
   batchSize?: number;
-  /** Deliveries in parallel (always different orders). Default 16. */
+  /**
+   * Deliveries in parallel (always different orders), shared by the accounts: each takes up to its
+   * fair share, more only when the others leave lanes free, never the last lane another needs. Default 16.
+   */
   concurrency?: number;
   random?: () => number;
   /**
@@ -91,6 +95,15 @@ class OutboxWorker implements Outbox {
   private readonly periodic: Periodic;
   private releaseLeasesFirst = false;
   private depthAt = 0;
+  /** Lanes each account holds now (its deliveries under way in this instance). */
+  private readonly inUse = new Map<string, number>();
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Turns the accounts' order each round, so no account is always served first. */
+  private turn = 0;
+  /** Each account endpoint's circuit breaker (closed ones are not kept). */
+  private readonly breakers = new Map<string, Breaker>();
+  /** Each account's earliest next attempt under `erp.max_rate_per_s`, ms. */
+  private readonly nextFreeAt = new Map<string, number>();
 
   constructor(
     private readonly deps: OutboxDeps,
@@ -124,6 +137,7 @@ class OutboxWorker implements Outbox {
 
   async stop(): Promise<void> {
     await this.periodic.stop();
+    await Promise.all([...this.inFlight]);
     await this.dispatcher?.close().catch(() => undefined);
     this.dispatcher = undefined;
   }
@@ -133,39 +147,165 @@ class OutboxWorker implements Outbox {
   }
 
   async runOnce(): Promise<number> {
-    const s = await this.deps.runtimeConfig.current();
-    // Without an ERP endpoint events wait; with several accounts another account may have one.
-    if (!s.erp.notify_url && (await this.deps.store.accounts.count()) <= 1) return 0;
-    const batch = this.o.batchSize ?? 32;
-    const lanes = this.o.concurrency ?? 16;
-    // Each lane delivers its share of the batch one after another, each attempt up to the ERP
-    // timeout plus the time to record it: the lease outlasts the slowest lane, with room to spare.
-    const leaseMs = this.o.leaseMs ?? Math.ceil(batch / lanes) * (s.erp.timeout_ms + 1_000) + 5_000;
-    const claimed = await this.deps.store.outbox.claimDue(this.instanceId, this.deps.clock.now(), leaseMs, batch);
-    const recorded: Promise<void>[] = [];
+    const round = await this.dispatch();
+    await round.done;
+    return round.claimed;
+  }
+
+  /**
+   * One round: each account with an ERP endpoint claims its own due events for the lanes it may
+   * take (`freeLanes`), in an order that turns each round, and each account's claim is delivered
+   * by lanes of its own. Resolves once everything is claimed and started; `done` once delivered
+   * and recorded. A started worker does not wait for `done`: an account whose ERP answers slowly
+   * keeps its lanes busy while the next round serves the others.
+   */
+  private async dispatch(): Promise<{ claimed: number; done: Promise<void> }> {
+    const served = await this.accountsToServe();
+    const accounts = [...served.keys()];
+    if (accounts.length === 0) return { claimed: 0, done: Promise.resolve() };
+    const turn = this.turn++ % accounts.length;
+    const order = [...accounts.slice(turn), ...accounts.slice(0, turn)];
+    const total = this.o.concurrency ?? 16;
+    const perLane = Math.max(1, Math.ceil((this.o.batchSize ?? 32) / total));
+    const groups: Promise<void>[] = [];
+    const hadMore = new Set<string>();
+    let claimed = 0;
+    for (const pass of [1, 2] as const)
+      for (const account of order) {
+        const s = served.get(account);
+        if (!s || (pass === 2 && !hadMore.has(account))) continue;
+        const g = gate(this.breakerOf(account, s), this.deps.clock.now().getTime());
+        if (g.kind === 'wait') continue;
+        let lanes = freeLanes(account, this.inUse, accounts, total, pass);
+        if (lanes === 0) continue;
+        const rate = s.erp.max_rate_per_s;
+        // An open breaker lets one probe through; a rate claims about two seconds' worth at a time.
+        let limit = g.kind === 'probe' ? 1 : lanes * perLane;
+        if (rate) limit = Math.min(limit, Math.max(1, Math.ceil(rate * 2)));
+        if (g.kind === 'probe') lanes = 1;
+        // Each lane delivers its share one after another, each attempt up to the ERP timeout plus
+        // the time to record it (and the pace's waits): the lease outlasts the slowest lane.
+        const leaseMs =
+          this.o.leaseMs ??
+          perLane * (s.erp.timeout_ms + 1_000) + 5_000 + (rate ? Math.ceil((limit / rate) * 1_000) : 0);
+        const events = await this.deps.store.outbox.claimDue(
+          this.instanceId,
+          this.deps.clock.now(),
+          leaseMs,
+          limit,
+          account,
+        );
+        if (events.length === limit && g.kind === 'closed' && !rate) hadMore.add(account);
+        else hadMore.delete(account);
+        if (events.length === 0) continue;
+        if (g.kind === 'probe') this.setBreaker(account, s, probing(this.breakerOf(account, s)));
+        claimed += events.length;
+        groups.push(
+          this.deliverGroup(events, Math.min(lanes, Math.ceil(events.length / perLane)), s, g.kind === 'probe'),
+        );
+      }
+    return { claimed, done: Promise.all(groups).then(() => undefined) };
+  }
+
+  /** The accounts whose events can be pushed now (those with an ERP endpoint), each with its settings. */
+  private async accountsToServe(): Promise<Map<string, RuntimeConfig>> {
+    const own = this.deps.runtimeConfig.account;
+    const served = new Map<string, RuntimeConfig>();
+    const ids =
+      (await this.deps.store.accounts.count()) <= 1 ? [own] : (await this.deps.store.accounts.list()).map((a) => a.id);
+    for (const id of ids) {
+      const s = await (id === own ? this.deps.runtimeConfig : this.deps.runtimeConfig.forAccount(id)).current();
+      // Without an endpoint an account's events wait for a pull or an endpoint.
+      if (s.erp.notify_url) served.set(id, s);
+    }
+    return served;
+  }
+
+  /**
+   * Delivers one account's claimed events by `lanes` lanes; the lanes are held until every result
+   * is recorded. While the account's breaker is open an event not yet started is not attempted: its
+   * lease is given back, and it waits for the probe.
+   */
+  private deliverGroup(events: OutboxEvent[], lanes: number, s: RuntimeConfig, probe: boolean): Promise<void> {
+    const account = events[0]?.account ?? this.deps.runtimeConfig.account;
+    const url = s.erp.notify_url;
+    this.inUse.set(account, (this.inUse.get(account) ?? 0) + lanes);
     // The lease runs out and the event is claimed again: at least once, never lost.
     const unrecorded = (e: OutboxEvent) => (err: unknown) =>
       this.log.error(
         { err: { message: err instanceof Error ? err.message : String(err) }, event_id: e.eventId },
         'ERP delivery could not be recorded',
       );
-    // Each event goes to its account's endpoint, signed with its account's secret (read once a round).
-    const settings = new Map<string, RuntimeConfig>([[this.deps.runtimeConfig.account, s]]);
-    for (const account of new Set(claimed.map((e) => e.account)))
-      if (!settings.has(account)) settings.set(account, await this.deps.runtimeConfig.forAccount(account).current());
-    await forEachLimited(claimed, lanes, async (e) => {
+    const group = (async () => {
+      const recorded: Promise<void>[] = [];
       try {
-        const es = settings.get(e.account);
-        const url = es?.erp.notify_url;
-        // An account without an endpoint: its event waits (its lease runs out) for a pull or an endpoint.
-        if (!es || !url) return;
-        recorded.push((await this.attempt(e, url, es)).recorded.catch(unrecorded(e)));
-      } catch (err) {
-        unrecorded(e)(err);
+        await forEachLimited(events, lanes, async (e) => {
+          try {
+            if (!url) return;
+            const paused = () =>
+              !probe && gate(this.breakerOf(account, s), this.deps.clock.now().getTime()).kind !== 'closed';
+            if (paused() || ((await this.paced(account, s)) && paused())) {
+              recorded.push(this.deps.store.outbox.release(e.seq, e.leaseToken).then(() => undefined, unrecorded(e)));
+              return;
+            }
+            recorded.push((await this.attempt(e, url, s, probe)).recorded.catch(unrecorded(e)));
+          } catch (err) {
+            unrecorded(e)(err);
+          }
+        });
+        await Promise.all(recorded);
+      } finally {
+        const left = (this.inUse.get(account) ?? lanes) - lanes;
+        if (left > 0) this.inUse.set(account, left);
+        else this.inUse.delete(account);
+        this.wake();
       }
-    });
-    await Promise.all(recorded);
-    return claimed.length;
+    })().finally(() => this.inFlight.delete(group));
+    this.inFlight.add(group);
+    return group;
+  }
+
+  /** Waits for the account's next slot under `erp.max_rate_per_s` (at once when unlimited); true when it waited. */
+  private async paced(account: string, s: RuntimeConfig): Promise<boolean> {
+    const now = this.deps.clock.now().getTime();
+    const p = pace(this.nextFreeAt.get(account) ?? now, now, s.erp.max_rate_per_s);
+    this.nextFreeAt.set(account, p.next);
+    if (p.startAt <= now) return false;
+    await new Promise((r) => setTimeout(r, p.startAt - now));
+    return true;
+  }
+
+  private breakerKey(account: string, s: RuntimeConfig): string {
+    return `${account} ${s.erp.notify_url ?? ''}`;
+  }
+
+  private breakerOf(account: string, s: RuntimeConfig): Breaker {
+    return this.breakers.get(this.breakerKey(account, s)) ?? closedBreaker();
+  }
+
+  private setBreaker(account: string, s: RuntimeConfig, b: Breaker): void {
+    const key = this.breakerKey(account, s);
+    if (b.probeAt === undefined && b.failures === 0) this.breakers.delete(key);
+    else this.breakers.set(key, b);
+  }
+
+  /** The breaker after an attempt; when it opens or closes, a log line, and on closing the account's waiting events are due at once. */
+  private async noteOutcome(e: OutboxEvent, s: RuntimeConfig, ok: boolean, probe: boolean, now: Date): Promise<void> {
+    const before = this.breakerOf(e.account, s);
+    const { breaker, resumed } = afterAttempt(before, { ok, probe, now: now.getTime(), random: this.random });
+    this.setBreaker(e.account, s, breaker);
+    if (resumed) {
+      const due = await this.deps.store.outbox.dueNow(e.account, now);
+      this.log.info(
+        { account: e.account, due },
+        "ERP endpoint answers again: the account's waiting events follow now, in order",
+      );
+      this.wake();
+    } else if (before.probeAt === undefined && breaker.probeAt !== undefined)
+      this.log.warn(
+        { account: e.account, failures: breaker.failures, next_probe_at: new Date(breaker.probeAt).toISOString() },
+        'ERP endpoint failing: deliveries paused, one probe per interval until it answers',
+      );
   }
 
   async drain(maxRounds = 1000): Promise<number> {
@@ -203,7 +343,7 @@ class OutboxWorker implements Outbox {
    * recording still under way, so the lane moves on to its next event while the result waits for
    * its commit (on SQLite the lanes' results then share one).
    */
-  private attempt(e: OutboxEvent, url: string, s: RuntimeConfig): Promise<{ recorded: Promise<void> }> {
+  private attempt(e: OutboxEvent, url: string, s: RuntimeConfig, probe: boolean): Promise<{ recorded: Promise<void> }> {
     // A child of the work that wrote the event (its stored trace context): a retry hours later
     // still joins the payment's trace.
     return withSpan(
@@ -216,12 +356,17 @@ class OutboxWorker implements Outbox {
         'paylink.gateway_order_id': tracingOn() ? gatewayOrderIdOf(e.payload) : undefined,
         'paylink.attempt': e.attempts + 1,
       },
-      () => this.attemptInSpan(e, url, s),
+      () => this.attemptInSpan(e, url, s, probe),
       { parent: e.traceContext },
     );
   }
 
-  private async attemptInSpan(e: OutboxEvent, url: string, s: RuntimeConfig): Promise<{ recorded: Promise<void> }> {
+  private async attemptInSpan(
+    e: OutboxEvent,
+    url: string,
+    s: RuntimeConfig,
+    probe: boolean,
+  ): Promise<{ recorded: Promise<void> }> {
     const startedAt = this.deps.clock.now();
     const refused = literalRefusal(url, this.blockPrivate);
     const res = refused
@@ -252,6 +397,7 @@ class OutboxWorker implements Outbox {
       retryForHours: s.erp.retry_for_hours,
       random: this.random,
     });
+    await this.noteOutcome(e, s, v.state === 'delivered', probe, now);
     await this.o.beforeComplete?.(e);
     const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
     setSpanAttributes({ 'paylink.outcome': v.state, 'http.response.status_code': res.statusCode ?? undefined });
@@ -316,7 +462,7 @@ class OutboxWorker implements Outbox {
           'outbox: leases left by a previous run released (SQLite: this process owns the file)',
         );
     }
-    const n = await this.runOnce();
+    const { claimed: n } = await this.dispatch();
     const t = this.wallClock.now().getTime();
     if (t - this.depthAt > 5_000) {
       this.depthAt = t;

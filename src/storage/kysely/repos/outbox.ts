@@ -44,14 +44,20 @@ export class KyselyOutboxRepo implements OutboxRepo {
     return insertOutboxEvent(this.db, e, now ?? this.now(), this.account);
   }
 
-  async claimDue(owner: string, now: Date, leaseMs: number, limit: number): Promise<OutboxEvent[]> {
+  async claimDue(owner: string, now: Date, leaseMs: number, limit: number, account?: string): Promise<OutboxEvent[]> {
     const at = now.toISOString();
     const until = new Date(now.getTime() + leaseMs).toISOString();
+    // One account's claim walks that account's due events only, so another account's backlog of
+    // due-but-failing events never fills it.
+    const scope =
+      account === undefined
+        ? sql`${this.dialect.indexedBy('outbox_claimable_idx')} where`
+        : sql`${this.dialect.indexedBy('outbox_account_claimable_idx')} where e.account = ${account} and`;
     const result = await sql<OutboxRow>`
       update outbox_events set lease_owner = ${owner}, lease_until = ${until}, lease_token = lease_token + 1, updated_at = ${at}
       where seq in (
-        select e.seq from outbox_events e ${this.dialect.indexedBy('outbox_claimable_idx')}
-        where e.state in ('pending', 'failed') and e.next_attempt_at <= ${at}
+        select e.seq from outbox_events e ${scope}
+          e.state in ('pending', 'failed') and e.next_attempt_at <= ${at}
           and (e.lease_until is null or e.lease_until <= ${at})
           and ${FIRST_OF_ORDER}
         order by e.next_attempt_at, e.seq
@@ -188,5 +194,28 @@ export class KyselyOutboxRepo implements OutboxRepo {
     );
     const dues = [free.rows[0]?.due, leased.rows[0]?.due].filter((d): d is string => typeof d === 'string');
     return dues.length === 0 ? undefined : dues.reduce((a, b) => (a <= b ? a : b));
+  }
+
+  async release(seq: number, leaseToken: number): Promise<boolean> {
+    const res = await this.db
+      .updateTable('outbox_events')
+      .set({ lease_owner: null, lease_until: null })
+      .where('seq', '=', seq)
+      .where('lease_token', '=', leaseToken)
+      .where('state', 'in', UNDELIVERED)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  async dueNow(account: string, now: Date): Promise<number> {
+    const at = now.toISOString();
+    const res = await this.db
+      .updateTable('outbox_events')
+      .set({ next_attempt_at: at, updated_at: this.now().toISOString() })
+      .where('account', '=', account)
+      .where('state', 'in', UNDELIVERED)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]))
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows);
   }
 }
