@@ -7,13 +7,18 @@ import { DEFAULT_ACCOUNT } from '../model/account.js';
 
 /** The values of the secret fields (`SECRET_FIELDS`, secrets.ts), for the log scrubber. */
 export function secretValues(s: RuntimeConfig): (string | undefined)[] {
-  return [...SECRET_FIELDS.gateway.map((f) => s.gateway[f]), ...SECRET_FIELDS.erp.map((f) => s.erp[f])];
+  return [
+    ...SECRET_FIELDS.gateway.map((f) => s.gateway[f]),
+    ...SECRET_FIELDS.erp.map((f) => s.erp[f]),
+    ...SECRET_FIELDS.alerts.map((f) => s.alerts[f]),
+  ];
 }
 
 export function isSecretField(section: string, field: string): boolean {
   return (
     (section === 'gateway' && SECRET_FIELDS.gateway.some((f) => f === field)) ||
-    (section === 'erp' && SECRET_FIELDS.erp.some((f) => f === field))
+    (section === 'erp' && SECRET_FIELDS.erp.some((f) => f === field)) ||
+    (section === 'alerts' && SECRET_FIELDS.alerts.some((f) => f === field))
   );
 }
 
@@ -48,6 +53,7 @@ export function defaultRuntimeConfig(config: Config, simulatorBaseUrl?: string):
       retry_for_hours: 72,
     },
     links: { default_expiry_minutes: 24 * 60, enabled_payments: [] },
+    alerts: { format: 'json', stuck_pending_after_minutes: 60, erp_failing_after_minutes: 15 },
     reconcile: { interval_s: 300, pending_after_minutes: 60 },
     retention: { days: 30 },
   };
@@ -62,6 +68,7 @@ export function applyOverrides(base: RuntimeConfig, o: RuntimeConfigOverrides): 
     gateway: { ...base.gateway, ...o.gateway },
     erp: { ...base.erp, ...o.erp },
     links: { ...base.links, ...o.links },
+    alerts: { ...base.alerts, ...o.alerts },
     reconcile: { ...base.reconcile, ...o.reconcile },
     retention: { ...base.retention, ...o.retention },
   };
@@ -69,7 +76,7 @@ export function applyOverrides(base: RuntimeConfig, o: RuntimeConfigOverrides): 
 
 function asOverrides(doc: Record<string, unknown>): RuntimeConfigOverrides {
   const out: RuntimeConfigOverrides = {};
-  for (const section of ['gateway', 'erp', 'links', 'reconcile', 'retention'] as const) {
+  for (const section of ['gateway', 'erp', 'links', 'alerts', 'reconcile', 'retention'] as const) {
     const v = doc[section];
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, { [section]: v });
   }
@@ -110,7 +117,8 @@ export interface RuntimeConfigService {
 export function accountDefaults(base: RuntimeConfig): RuntimeConfig {
   const { server_key: _s, client_key: _c, merchant_id: _m, ...gateway } = base.gateway;
   const { notify_url: _u, webhook_secret: _w, ...erp } = base.erp;
-  return { ...base, gateway, erp };
+  const { url: _a, secret: _as, ...alerts } = base.alerts;
+  return { ...base, gateway, erp, alerts };
 }
 
 type Sealing = (v: string) => string;

@@ -39,6 +39,7 @@ export const RuntimeConfigPatchSchema = Type.Object(
     gateway: patchOf(S.gateway),
     erp: patchOf(S.erp),
     links: patchOf(S.links),
+    alerts: patchOf(S.alerts),
     reconcile: patchOf(S.reconcile),
     retention: patchOf(S.retention),
   },
@@ -56,7 +57,7 @@ export function mask(secret: string | undefined): string | null {
 const isMasked = (v: unknown) => typeof v === 'string' && v.startsWith('****');
 
 type Section = keyof RuntimeConfigOverrides;
-const SECTIONS: Section[] = ['gateway', 'erp', 'links', 'reconcile', 'retention'];
+const SECTIONS: Section[] = ['gateway', 'erp', 'links', 'alerts', 'reconcile', 'retention'];
 
 /**
  * The stored overrides with `patch` merged in: `null` deletes a field's override, a masked secret
@@ -141,6 +142,7 @@ export function effectiveProblems(
     if (p) out.push({ path, message: p });
   };
   url('erp.notify_url', s.erp.notify_url, o.erpAllowed);
+  url('alerts.url', s.alerts.url);
   url('gateway.api_base_url', s.gateway.api_base_url);
   url('gateway.app_base_url', s.gateway.app_base_url);
   const methods = enabledPaymentsProblem(s.links.enabled_payments, 'links.enabled_payments');

@@ -57,6 +57,21 @@ export const RuntimeConfigSchema = Type.Object({
       uniqueItems: true,
     }),
   }),
+  /**
+   * Alerts to an operator's receiver (a chat webhook, an incident tool), Standard-Webhooks-signed
+   * like ERP events when `secret` is set. `format: "slack"` sends `{text}` as Slack's incoming
+   * webhooks take it. Thresholds in minutes; fractions (down to 0.01) so that an alert can be
+   * rehearsed in staging. No `url`: alerts are still recorded and shown in the console.
+   */
+  alerts: Type.Object({
+    url: Type.Optional(Url),
+    secret: Type.Optional(Secret),
+    format: Type.Union([Type.Literal('json'), Type.Literal('slack')]),
+    /** A payment still pending this long past its expiry, after the status check, fires `payment_stuck_pending`. */
+    stuck_pending_after_minutes: Type.Number({ minimum: 0.01, maximum: 60 * 24 * 30 }),
+    /** No 2xx from the ERP endpoint for this long fires `erp_endpoint_failing`; gateway calls failing this long fire `gateway_unreachable`. */
+    erp_failing_after_minutes: Type.Number({ minimum: 0.01, maximum: 60 * 24 * 30 }),
+  }),
   reconcile: Type.Object({ interval_s: Int(5, 86_400), pending_after_minutes: Int(1, 60 * 24 * 7) }),
   /**
    * What is kept how long. Delivered ERP events (with their delivery attempts) and processed gateway

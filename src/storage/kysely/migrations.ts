@@ -177,6 +177,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '028_operators': operatorsMigration028,
     '029_outbox_account_lanes': outboxAccountLanesMigration029,
     '030_trace_context': traceContextMigration030,
+    '031_outbox_alert_lane': outboxAlertLaneMigration031(kind),
   };
 }
 
@@ -612,6 +613,38 @@ export const traceContextMigration030: Migration = {
     await db.schema.alterTable('outbox_events').addColumn('trace_context', 'text').execute();
   },
 };
+
+/**
+ * Lanes: the outbox carries ERP events (`erp`) and alert notifications (`alert`), and each
+ * account's claim of a lane walks that lane's claimable events in due order (another account's or
+ * lane's backlog is never read to fill it). Alerts: one row per alert raised, at most one open
+ * (not resolved) per account, alert and subject, on every instance (a unique index).
+ */
+export function outboxAlertLaneMigration031(kind: Kind): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`alter table outbox_events add column lane text not null default 'erp'`.execute(db);
+      await db.schema.dropIndex('outbox_account_claimable_idx').execute();
+      await sql`create index outbox_lane_claimable_idx on outbox_events (account, lane, next_attempt_at, seq) where state in ('pending', 'failed')`.execute(
+        db,
+      );
+      await sql`create table alerts (
+        ${dialect(kind).autoId('id')},
+        account text not null,
+        alert text not null,
+        subject text not null,
+        summary text not null,
+        details text not null,
+        started_at text not null,
+        resolved_at text
+      )`.execute(db);
+      await sql`create unique index alerts_open_idx on alerts (account, alert, subject) where resolved_at is null`.execute(
+        db,
+      );
+      await sql`create index alerts_started_idx on alerts (started_at)`.execute(db);
+    },
+  };
+}
 
 export function migrationProvider(kind: Kind): MigrationProvider {
   return { getMigrations: async () => migrations(kind) };

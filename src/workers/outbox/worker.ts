@@ -13,7 +13,6 @@ import type { Outbox } from '../../types.js';
 import { systemClock, type Clock } from '../../platform/clock.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { RuntimeConfigService } from '../../config/runtime.js';
-import type { RuntimeConfig } from '../../model/runtime-config.js';
 import type { Store } from '../../storage/contract.js';
 import type { AttemptOutcome, OutboxEvent } from '../../model/delivery.js';
 import { deliver } from '../../erp/deliver.js';
@@ -21,7 +20,8 @@ import { judge, type Verdict } from './policy.js';
 import { guardedLookup, literalRefusal } from '../../platform/connect-guard.js';
 import type { PrivatePolicy } from '../../platform/url-policy.js';
 import { forEachLimited, freeLanes, waitForAttempt } from './lanes.js';
-import { afterAttempt, closedBreaker, gate, pace, probing, type Breaker } from './breaker.js';
+import { EndpointWatch } from './endpoints.js';
+import { bodyFor, targetsNow, type Target } from './targets.js';
 import { Periodic } from '../periodic.js';
 import { failSpan, setSpanAttributes, tracingOn, withSpan } from '../../platform/tracing.js';
 
@@ -100,10 +100,7 @@ class OutboxWorker implements Outbox {
   private readonly inFlight = new Set<Promise<void>>();
   /** Turns the accounts' order each round, so no account is always served first. */
   private turn = 0;
-  /** Each account endpoint's circuit breaker (closed ones are not kept). */
-  private readonly breakers = new Map<string, Breaker>();
-  /** Each account's earliest next attempt under `erp.max_rate_per_s`, ms. */
-  private readonly nextFreeAt = new Map<string, number>();
+  private readonly endpoints: EndpointWatch;
 
   constructor(
     private readonly deps: OutboxDeps,
@@ -115,6 +112,7 @@ class OutboxWorker implements Outbox {
     this.blockPrivate = o.blockPrivateAddresses ?? false;
     this.log = deps.logger;
     this.events.setMaxListeners(0);
+    this.endpoints = new EndpointWatch(deps, this.random, () => this.wake());
     const pollMs = o.pollMs ?? 5_000;
     this.periodic = new Periodic({
       name: this.name,
@@ -153,159 +151,94 @@ class OutboxWorker implements Outbox {
   }
 
   /**
-   * One round: each account with an ERP endpoint claims its own due events for the lanes it may
-   * take (`freeLanes`), in an order that turns each round, and each account's claim is delivered
+   * One round: each lane (an account's ERP, an account's alert receiver) claims its own due events
+   * for the lanes it may take (`freeLanes`), in an order that turns each round, and delivers them
    * by lanes of its own. Resolves once everything is claimed and started; `done` once delivered
-   * and recorded. A started worker does not wait for `done`: an account whose ERP answers slowly
-   * keeps its lanes busy while the next round serves the others.
+   * and recorded. A started worker does not wait for `done`: an endpoint that answers slowly keeps
+   * its lanes busy while the next round serves the others.
    */
   private async dispatch(): Promise<{ claimed: number; done: Promise<void> }> {
-    const served = await this.accountsToServe();
-    const accounts = [...served.keys()];
-    if (accounts.length === 0) return { claimed: 0, done: Promise.resolve() };
-    const turn = this.turn++ % accounts.length;
-    const order = [...accounts.slice(turn), ...accounts.slice(0, turn)];
+    const targets = await targetsNow(this.deps.store, this.deps.runtimeConfig);
+    const keys = [...targets.keys()];
+    if (keys.length === 0) return { claimed: 0, done: Promise.resolve() };
+    const turn = this.turn++ % keys.length;
+    const order = [...keys.slice(turn), ...keys.slice(0, turn)];
     const total = this.o.concurrency ?? 16;
     const perLane = Math.max(1, Math.ceil((this.o.batchSize ?? 32) / total));
     const groups: Promise<void>[] = [];
     const hadMore = new Set<string>();
     let claimed = 0;
     for (const pass of [1, 2] as const)
-      for (const account of order) {
-        const s = served.get(account);
-        if (!s || (pass === 2 && !hadMore.has(account))) continue;
-        const g = gate(this.breakerOf(account, s), this.deps.clock.now().getTime());
-        if (g.kind === 'wait') continue;
-        let lanes = freeLanes(account, this.inUse, accounts, total, pass);
+      for (const key of order) {
+        const t = targets.get(key);
+        if (!t || (pass === 2 && !hadMore.has(key))) continue;
+        const g = this.endpoints.gate(t);
+        // A paced lane is served by one group at a time: the pace, not the lanes, bounds it, and
+        // its backlog then leaves strictly in the order written.
+        if (g.kind === 'wait' || (t.ratePerS && this.inUse.has(key))) continue;
+        let lanes = freeLanes(key, this.inUse, keys, total, pass);
         if (lanes === 0) continue;
-        const rate = s.erp.max_rate_per_s;
+        const rate = t.ratePerS;
         // An open breaker lets one probe through; a rate claims about two seconds' worth at a time.
         let limit = g.kind === 'probe' ? 1 : lanes * perLane;
         if (rate) limit = Math.min(limit, Math.max(1, Math.ceil(rate * 2)));
         if (g.kind === 'probe') lanes = 1;
-        // Each lane delivers its share one after another, each attempt up to the ERP timeout plus
-        // the time to record it (and the pace's waits): the lease outlasts the slowest lane.
+        // Each lane delivers its share one after another, each attempt up to the timeout plus the
+        // time to record it (and the pace's waits): the lease outlasts the slowest lane.
         const leaseMs =
-          this.o.leaseMs ??
-          perLane * (s.erp.timeout_ms + 1_000) + 5_000 + (rate ? Math.ceil((limit / rate) * 1_000) : 0);
-        const events = await this.deps.store.outbox.claimDue(
-          this.instanceId,
-          this.deps.clock.now(),
-          leaseMs,
-          limit,
-          account,
-        );
-        if (events.length === limit && g.kind === 'closed' && !rate) hadMore.add(account);
-        else hadMore.delete(account);
+          this.o.leaseMs ?? perLane * (t.timeoutMs + 1_000) + 5_000 + (rate ? Math.ceil((limit / rate) * 1_000) : 0);
+        const now = this.deps.clock.now();
+        const events = await this.deps.store.outbox.claimDue(this.instanceId, now, leaseMs, limit, t.account, t.lane);
+        if (events.length === limit && g.kind === 'closed' && !rate) hadMore.add(key);
+        else hadMore.delete(key);
         if (events.length === 0) continue;
-        if (g.kind === 'probe') this.setBreaker(account, s, probing(this.breakerOf(account, s)));
+        if (g.kind === 'probe') this.endpoints.startProbe(t);
         claimed += events.length;
         groups.push(
-          this.deliverGroup(events, Math.min(lanes, Math.ceil(events.length / perLane)), s, g.kind === 'probe'),
+          this.deliverGroup(t, events, Math.min(lanes, Math.ceil(events.length / perLane)), g.kind === 'probe'),
         );
       }
     return { claimed, done: Promise.all(groups).then(() => undefined) };
   }
 
-  /** The accounts whose events can be pushed now (those with an ERP endpoint), each with its settings. */
-  private async accountsToServe(): Promise<Map<string, RuntimeConfig>> {
-    const own = this.deps.runtimeConfig.account;
-    const served = new Map<string, RuntimeConfig>();
-    const ids =
-      (await this.deps.store.accounts.count()) <= 1 ? [own] : (await this.deps.store.accounts.list()).map((a) => a.id);
-    for (const id of ids) {
-      const s = await (id === own ? this.deps.runtimeConfig : this.deps.runtimeConfig.forAccount(id)).current();
-      // Without an endpoint an account's events wait for a pull or an endpoint.
-      if (s.erp.notify_url) served.set(id, s);
-    }
-    return served;
-  }
-
   /**
-   * Delivers one account's claimed events by `lanes` lanes; the lanes are held until every result
-   * is recorded. While the account's breaker is open an event not yet started is not attempted: its
+   * Delivers one lane's claimed events by `lanes` lanes; the lanes are held until every result is
+   * recorded. While the endpoint's breaker is open an event not yet started is not attempted: its
    * lease is given back, and it waits for the probe.
    */
-  private deliverGroup(events: OutboxEvent[], lanes: number, s: RuntimeConfig, probe: boolean): Promise<void> {
-    const account = events[0]?.account ?? this.deps.runtimeConfig.account;
-    const url = s.erp.notify_url;
-    this.inUse.set(account, (this.inUse.get(account) ?? 0) + lanes);
+  private deliverGroup(t: Target, events: OutboxEvent[], lanes: number, probe: boolean): Promise<void> {
+    this.inUse.set(t.key, (this.inUse.get(t.key) ?? 0) + lanes);
     // The lease runs out and the event is claimed again: at least once, never lost.
     const unrecorded = (e: OutboxEvent) => (err: unknown) =>
       this.log.error(
         { err: { message: err instanceof Error ? err.message : String(err) }, event_id: e.eventId },
-        'ERP delivery could not be recorded',
+        'delivery could not be recorded',
       );
+    const paused = () => !probe && this.endpoints.gate(t).kind !== 'closed';
     const group = (async () => {
       const recorded: Promise<void>[] = [];
       try {
         await forEachLimited(events, lanes, async (e) => {
           try {
-            if (!url) return;
-            const paused = () =>
-              !probe && gate(this.breakerOf(account, s), this.deps.clock.now().getTime()).kind !== 'closed';
-            if (paused() || ((await this.paced(account, s)) && paused())) {
+            if (paused() || ((await this.endpoints.paced(t)) && paused())) {
               recorded.push(this.deps.store.outbox.release(e.seq, e.leaseToken).then(() => undefined, unrecorded(e)));
               return;
             }
-            recorded.push((await this.attempt(e, url, s, probe)).recorded.catch(unrecorded(e)));
+            recorded.push((await this.attempt(t, e, probe)).recorded.catch(unrecorded(e)));
           } catch (err) {
             unrecorded(e)(err);
           }
         });
         await Promise.all(recorded);
       } finally {
-        const left = (this.inUse.get(account) ?? lanes) - lanes;
-        if (left > 0) this.inUse.set(account, left);
-        else this.inUse.delete(account);
+        const left = (this.inUse.get(t.key) ?? lanes) - lanes;
+        if (left > 0) this.inUse.set(t.key, left);
+        else this.inUse.delete(t.key);
         this.wake();
       }
     })().finally(() => this.inFlight.delete(group));
     this.inFlight.add(group);
     return group;
-  }
-
-  /** Waits for the account's next slot under `erp.max_rate_per_s` (at once when unlimited); true when it waited. */
-  private async paced(account: string, s: RuntimeConfig): Promise<boolean> {
-    const now = this.deps.clock.now().getTime();
-    const p = pace(this.nextFreeAt.get(account) ?? now, now, s.erp.max_rate_per_s);
-    this.nextFreeAt.set(account, p.next);
-    if (p.startAt <= now) return false;
-    await new Promise((r) => setTimeout(r, p.startAt - now));
-    return true;
-  }
-
-  private breakerKey(account: string, s: RuntimeConfig): string {
-    return `${account} ${s.erp.notify_url ?? ''}`;
-  }
-
-  private breakerOf(account: string, s: RuntimeConfig): Breaker {
-    return this.breakers.get(this.breakerKey(account, s)) ?? closedBreaker();
-  }
-
-  private setBreaker(account: string, s: RuntimeConfig, b: Breaker): void {
-    const key = this.breakerKey(account, s);
-    if (b.probeAt === undefined && b.failures === 0) this.breakers.delete(key);
-    else this.breakers.set(key, b);
-  }
-
-  /** The breaker after an attempt; when it opens or closes, a log line, and on closing the account's waiting events are due at once. */
-  private async noteOutcome(e: OutboxEvent, s: RuntimeConfig, ok: boolean, probe: boolean, now: Date): Promise<void> {
-    const before = this.breakerOf(e.account, s);
-    const { breaker, resumed } = afterAttempt(before, { ok, probe, now: now.getTime(), random: this.random });
-    this.setBreaker(e.account, s, breaker);
-    if (resumed) {
-      const due = await this.deps.store.outbox.dueNow(e.account, now);
-      this.log.info(
-        { account: e.account, due },
-        "ERP endpoint answers again: the account's waiting events follow now, in order",
-      );
-      this.wake();
-    } else if (before.probeAt === undefined && breaker.probeAt !== undefined)
-      this.log.warn(
-        { account: e.account, failures: breaker.failures, next_probe_at: new Date(breaker.probeAt).toISOString() },
-        'ERP endpoint failing: deliveries paused, one probe per interval until it answers',
-      );
   }
 
   async drain(maxRounds = 1000): Promise<number> {
@@ -343,11 +276,11 @@ class OutboxWorker implements Outbox {
    * recording still under way, so the lane moves on to its next event while the result waits for
    * its commit (on SQLite the lanes' results then share one).
    */
-  private attempt(e: OutboxEvent, url: string, s: RuntimeConfig, probe: boolean): Promise<{ recorded: Promise<void> }> {
+  private attempt(t: Target, e: OutboxEvent, probe: boolean): Promise<{ recorded: Promise<void> }> {
     // A child of the work that wrote the event (its stored trace context): a retry hours later
     // still joins the payment's trace.
     return withSpan(
-      'ERP delivery attempt',
+      t.lane === 'alert' ? 'alert delivery attempt' : 'ERP delivery attempt',
       {
         'paylink.account': e.account,
         'paylink.event_id': e.eventId,
@@ -356,19 +289,14 @@ class OutboxWorker implements Outbox {
         'paylink.gateway_order_id': tracingOn() ? gatewayOrderIdOf(e.payload) : undefined,
         'paylink.attempt': e.attempts + 1,
       },
-      () => this.attemptInSpan(e, url, s, probe),
+      () => this.attemptInSpan(t, e, probe),
       { parent: e.traceContext },
     );
   }
 
-  private async attemptInSpan(
-    e: OutboxEvent,
-    url: string,
-    s: RuntimeConfig,
-    probe: boolean,
-  ): Promise<{ recorded: Promise<void> }> {
+  private async attemptInSpan(t: Target, e: OutboxEvent, probe: boolean): Promise<{ recorded: Promise<void> }> {
     const startedAt = this.deps.clock.now();
-    const refused = literalRefusal(url, this.blockPrivate);
+    const refused = literalRefusal(t.url, this.blockPrivate);
     const res = refused
       ? {
           statusCode: null,
@@ -377,11 +305,11 @@ class OutboxWorker implements Outbox {
         }
       : await deliver(
           {
-            url,
-            secret: s.erp.webhook_secret,
+            url: t.url,
+            secret: t.secret,
             eventId: e.eventId,
-            body: e.payload,
-            timeoutMs: s.erp.timeout_ms,
+            body: bodyFor(t, e.payload),
+            timeoutMs: t.timeoutMs,
             sentAt: this.wallClock.now(),
           },
           this.agent(),
@@ -394,18 +322,19 @@ class OutboxWorker implements Outbox {
       failures: e.attempts + 1,
       now,
       retryFrom: new Date(e.retryFrom),
-      retryForHours: s.erp.retry_for_hours,
+      retryForHours: t.retryForHours,
       random: this.random,
     });
-    await this.noteOutcome(e, s, v.state === 'delivered', probe, now);
+    await this.endpoints.afterAttempt(t, v.state === 'delivered', probe, now);
     await this.o.beforeComplete?.(e);
     const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
     setSpanAttributes({ 'paylink.outcome': v.state, 'http.response.status_code': res.statusCode ?? undefined });
     if (error !== null) failSpan(error);
-    return { recorded: this.record(e, v, res, startedAt, error) };
+    return { recorded: this.record(t, e, v, res, startedAt, error) };
   }
 
   private async record(
+    t: Target,
     e: OutboxEvent,
     v: Verdict,
     res: Exchange,
@@ -434,13 +363,18 @@ class OutboxWorker implements Outbox {
       error,
       next_attempt_at: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined,
     };
-    if (outcome === 'dead')
+    if (outcome === 'dead' && t.lane === 'alert')
+      this.log.error(fields, 'alert notification dead: not retried any more');
+    else if (outcome === 'dead') {
+      if (await this.endpoints.raiseDead(e, error)) this.wake();
       this.log.error(
         fields,
         "ERP event dead: not retried any more; the order's later events wait behind it until it is retried by hand (POST /api/deliveries/{id}/retry) and delivered",
       );
-    else if (outcome === 'rejected_stale_lease')
+    } else if (outcome === 'rejected_stale_lease')
       this.log.warn(fields, 'ERP delivery result rejected: this instance lost the lease');
+    else if (t.lane === 'alert')
+      this.log.info(fields, outcome === 'delivered' ? 'alert delivered' : 'alert delivery failed; retry scheduled');
     else
       this.log.info(fields, outcome === 'delivered' ? 'ERP event delivered' : 'ERP delivery failed; retry scheduled');
   }
