@@ -175,9 +175,9 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '026_reconciliation_unit': reconciliationUnitMigration026(d),
     '027_accounts': accountsMigration027(kind),
     '028_operators': operatorsMigration028,
-    '029_outbox_account_lanes': outboxAccountLanesMigration029,
     '030_trace_context': traceContextMigration030,
-    '031_outbox_alert_lane': outboxAlertLaneMigration031(kind),
+    '032_outbox_account_lanes': outboxAccountLanesMigration032,
+    '033_outbox_alert_lane': outboxAlertLaneMigration033(kind),
   };
 }
 
@@ -596,7 +596,7 @@ export const operatorsMigration028: Migration = {
  * The outbox's claim per account walks that account's claimable events in due order (a lane per
  * account: another account's backlog is never read to fill it).
  */
-export const outboxAccountLanesMigration029: Migration = {
+export const outboxAccountLanesMigration032: Migration = {
   async up(db: Kysely<unknown>) {
     await sql`create index outbox_account_claimable_idx on outbox_events (account, next_attempt_at, seq) where state in ('pending', 'failed')`.execute(
       db,
@@ -620,7 +620,7 @@ export const traceContextMigration030: Migration = {
  * lane's backlog is never read to fill it). Alerts: one row per alert raised, at most one open
  * (not resolved) per account, alert and subject, on every instance (a unique index).
  */
-export function outboxAlertLaneMigration031(kind: Kind): Migration {
+export function outboxAlertLaneMigration033(kind: Kind): Migration {
   return {
     async up(db: Kysely<unknown>) {
       await sql`alter table outbox_events add column lane text not null default 'erp'`.execute(db);

@@ -101,11 +101,11 @@ export interface OutboxEventsTable {
   retry_from: string | null;
   /** W3C `traceparent` of the work that wrote the event; its delivery attempts join that trace. Migration 030_trace_context. */
   trace_context: string | null;
-  /** `erp` (an ERP event) or `alert` (an alert notification), migration 031; each has lanes of its own. */
+  /** `erp` (an ERP event) or `alert` (an alert notification), migration 033_outbox_alert_lane; each has lanes of its own. */
   lane: Generated<string>;
 }
 
-/** An alert raised (migration 031); at most one open (`resolved_at` null) per account, alert and subject. */
+/** An alert raised (migration 033_outbox_alert_lane); at most one open (`resolved_at` null) per account, alert and subject. */
 export interface AlertsTable {
   id: Generated<number>;
   account: string;
