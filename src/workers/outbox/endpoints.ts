@@ -71,17 +71,29 @@ export class EndpointWatch {
   async afterAttempt(t: Target, ok: boolean, probe: boolean, now: Date): Promise<void> {
     const before = this.breakerOf(t);
     const { breaker, resumed } = afterAttempt(before, { ok, probe, now: now.getTime(), random: this.random });
-    this.setBreaker(t, breaker);
     const log = { account: t.account, lane: t.lane, endpoint: endpointName(t.url) };
     if (resumed) {
-      const due = await this.deps.store.outbox.dueNow(t.account, now, t.lane);
+      // The waiting events are made due before the gate opens: a round claiming in between would
+      // take the events never tried (due since they were written) ahead of those that failed
+      // (due at their backoff), and the backlog would not follow in the order written.
+      const due = await this.deps.store.outbox.dueNow(t.account, now, t.lane).catch((err: unknown) => {
+        this.deps.logger.error(
+          { ...log, err: { message: err instanceof Error ? err.message : String(err) } },
+          'waiting events could not be made due: each follows at its own retry time',
+        );
+        return 0;
+      });
+      this.setBreaker(t, breaker);
       this.deps.logger.info({ ...log, due }, 'endpoint answers again: its waiting events follow now, in order');
       this.wake();
-    } else if (before.probeAt === undefined && breaker.probeAt !== undefined)
-      this.deps.logger.warn(
-        { ...log, failures: breaker.failures, next_probe_at: new Date(breaker.probeAt).toISOString() },
-        'endpoint failing: deliveries paused, one probe per interval until it answers',
-      );
+    } else {
+      this.setBreaker(t, breaker);
+      if (before.probeAt === undefined && breaker.probeAt !== undefined)
+        this.deps.logger.warn(
+          { ...log, failures: breaker.failures, next_probe_at: new Date(breaker.probeAt).toISOString() },
+          'endpoint failing: deliveries paused, one probe per interval until it answers',
+        );
+    }
     if (t.lane === 'erp') await this.watchFailing(t, ok, now);
   }
 
