@@ -325,7 +325,13 @@ class OutboxWorker implements Outbox {
       retryForHours: t.retryForHours,
       random: this.random,
     });
-    await this.endpoints.afterAttempt(t, v.state === 'delivered', probe, now);
+    // An answer that came after the event's lease ran out (the lease outlasts every attempt its
+    // lane can make, so this instance was stalled: paused, or its clock stopped) says nothing of
+    // the endpoint now: a timeout measured across the stall would open the breaker, and the rest of
+    // the claim would go unattempted instead of being tried and its stale results refused. A
+    // probe's answer always counts: the breaker waits for it.
+    const stale = e.leaseUntil !== null && now.getTime() > Date.parse(e.leaseUntil);
+    if (probe || !stale) await this.endpoints.afterAttempt(t, v.state === 'delivered', probe, now);
     await this.o.beforeComplete?.(e);
     const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
     setSpanAttributes({ 'paylink.outcome': v.state, 'http.response.status_code': res.statusCode ?? undefined });
