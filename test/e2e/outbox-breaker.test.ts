@@ -83,6 +83,14 @@ describe.each(DATABASE_KINDS)('ERP circuit breaker (%s)', (kind) => {
     // Taken up after the good probe: the events that had failed and those never tried, in the
     // order written (a claim between the probe's answer and its backlog being made due would take
     // those never tried first).
+    // Each result is recorded after its answer: wait for the last ones.
+    const delivered = () =>
+      ctx.store.db
+        .selectFrom('outbox_events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('state', '=', 'delivered')
+        .executeTakeFirstOrThrow();
+    for (let i = 0; i < 200 && Number((await delivered()).n) < EVENTS; i++) await sleep(50);
     const started = await ctx.store.db
       .selectFrom('delivery_attempts')
       .innerJoin('outbox_events', 'outbox_events.seq', 'delivery_attempts.event_seq')

@@ -26,6 +26,8 @@ export function endpointName(url: string): string {
 export class EndpointWatch {
   private readonly breakers = new Map<string, Breaker>();
   private readonly nextFreeAt = new Map<string, number>();
+  /** Per lane: the last slot handed out, which the next one waits for. */
+  private readonly paceQueue = new Map<string, Promise<void>>();
   /** ERP lanes: when this instance first saw the current run of failures (ms). */
   private readonly failingSince = new Map<string, number>();
   private readonly failingRaised = new Set<string>();
@@ -57,14 +59,28 @@ export class EndpointWatch {
     this.setBreaker(t, probing(this.breakerOf(t)));
   }
 
-  /** Waits for the lane's next slot under its rate (at once when unlimited); true when it waited. */
+  /**
+   * Waits for the lane's next slot under its rate (at once when unlimited); true when it waited.
+   * Slots are handed out first come, first served: a lane that asks late, once the loop is busy,
+   * never starts before a lane still waiting for an earlier slot, so a paced backlog starts in the
+   * order it was claimed.
+   */
   async paced(t: Target): Promise<boolean> {
-    const now = this.deps.clock.now().getTime();
-    const p = pace(this.nextFreeAt.get(t.key) ?? now, now, t.ratePerS);
-    this.nextFreeAt.set(t.key, p.next);
-    if (p.startAt <= now) return false;
-    await new Promise((r) => setTimeout(r, p.startAt - now));
-    return true;
+    if (!t.ratePerS) return false;
+    const rate = t.ratePerS;
+    let waited = false;
+    const mine = (this.paceQueue.get(t.key) ?? Promise.resolve()).then(async () => {
+      const now = this.deps.clock.now().getTime();
+      const p = pace(this.nextFreeAt.get(t.key) ?? now, now, rate);
+      this.nextFreeAt.set(t.key, p.next);
+      if (p.startAt <= now) return;
+      waited = true;
+      await new Promise((r) => setTimeout(r, p.startAt - now));
+    });
+    this.paceQueue.set(t.key, mine);
+    await mine;
+    if (this.paceQueue.get(t.key) === mine) this.paceQueue.delete(t.key);
+    return waited;
   }
 
   /** After an attempt: the breaker (its backlog due at once when it closes), logs, and the endpoint-failing alert. */
