@@ -3,15 +3,18 @@
  * loopback: a payment still pending past its expiry (the gateway still calls it pending) fires
  * `payment_stuck_pending` once and a check that finds it paid resolves it; status calls that get
  * no answer (the connection to the gateway dropped) past the threshold fire `gateway_unreachable`
- * once and its next answer resolves it. The sweeper's time is an injected clock; the simulator
- * keeps its own.
+ * once and its next answer resolves it; a reconciliation import with exceptions fires
+ * `reconciliation_mismatch` once for that import. The sweeper's time is an injected clock; the
+ * simulator keeps its own.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import http from 'node:http';
+import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { E2E_SERVER_KEY, simClient, startE2E, type E2EContext } from '../helpers/e2e.js';
-import { makeTestApp, type TestContext } from '../helpers/services.js';
+import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
+import { jakartaDay } from '../../src/platform/time.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchRuntimeConfig } from '../helpers/seed.js';
@@ -33,7 +36,7 @@ class FakeClock {
 
 const alertsOf = (r: ErpReceiver, alert: string) => r.accepted().filter((d) => d.json?.alert === alert);
 
-describe.each(DATABASE_KINDS)('alerts from the status sweeper (%s)', (kind) => {
+describe.each(DATABASE_KINDS)('alerts from the status sweeper and reconciliation imports (%s)', (kind) => {
   let e: E2EContext;
   let rx: ErpReceiver;
   let clock: FakeClock;
@@ -104,6 +107,55 @@ describe.each(DATABASE_KINDS)('alerts from the status sweeper (%s)', (kind) => {
     expect((await e.services.store.transactions.findByOrderId('STUCK-1'))?.status).toBe('paid');
     expect(alertsOf(rx, 'payment_stuck_pending').map((d) => d.json?.type)).toEqual(['alert.firing', 'alert.resolved']);
     expect(await e.services.store.alerts.listOpen()).toEqual([]);
+  });
+
+  it('an import with exceptions: one reconciliation_mismatch naming the import; the same file again raises none', async () => {
+    const op = { authorization: basicAuth() };
+    const day = jakartaDay(new Date(Date.now() - 2 * 86_400_000).toISOString());
+    const rows: string[] = [];
+    for (const [i, nominal] of [50_000, 75_000].entries()) {
+      const orderId = `MISMATCH-${i}`;
+      const { gatewayOrderId } = await charge(orderId);
+      expect((await e.sim.post(`/_sim/transactions/${gatewayOrderId}/pay`)).status).toBe(200);
+      await e.app.inject({
+        method: 'GET',
+        url: `/api/payments/${encodeURIComponent(orderId)}/status`,
+        headers: { authorization: `Bearer ${KEY}` },
+      });
+      const tx = await e.services.store.transactions.findByOrderId(orderId);
+      expect(tx?.status).toBe('paid');
+      await e.services.store.transactions.update(tx?.id ?? '', { settlementTime: `${day}T10:15:00+07:00` });
+      // The second row's amount differs from what paylink recorded (150,000).
+      const amount = i === 1 ? 150_500 : 150_000;
+      rows.push(
+        `${gatewayOrderId},${tx?.gatewayTransactionId ?? ''},qris,settlement,${amount}.00,${nominal / 100},${day} 09:15:00,${day} 10:15:00`,
+      );
+    }
+    const csv =
+      [
+        'Order ID,Transaction ID,Payment Type,Transaction Status,Amount,Fee,Transaction Time,Settlement Time',
+        ...rows,
+      ].join('\r\n') + '\r\n';
+    const upload = () =>
+      e.app.inject({
+        method: 'POST',
+        url: '/api/reconciliation/imports',
+        headers: { ...op, 'content-type': 'text/csv' },
+        payload: Readable.from([Buffer.from(csv)]),
+      });
+    const first = await upload();
+    expect(first.statusCode).toBe(201);
+    const summary = first.json<{ id: string | number; matched: number; amount_mismatch: number }>();
+    expect(summary).toMatchObject({ matched: 1, amount_mismatch: 1 });
+    await e.services.outbox.drain();
+    const firing = alertsOf(rx, 'reconciliation_mismatch');
+    expect(firing).toHaveLength(1);
+    expect(firing[0]).toMatchObject({ verified: true });
+    expect(firing[0]?.json).toMatchObject({ type: 'alert.firing', subject: String(summary.id) });
+
+    expect((await upload()).statusCode).toBe(200);
+    await e.services.outbox.drain();
+    expect(alertsOf(rx, 'reconciliation_mismatch')).toHaveLength(1);
   });
 });
 
