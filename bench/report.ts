@@ -54,6 +54,12 @@ const ROWS: [string, Cell, string][] = [
     'goal ≤ 50 ms one instance, ≤ 200 ms across instances (20 rounds each)',
   ],
   [
+    'accounts fairness: B while A down',
+    (f) =>
+      `B's delay p50 ${ms(f.fairness_b_p50_ms)}, p99 ${ms(f.fairness_b_p99_ms)} at ${rps(f.fairness_rate)}${num(f.fairness_missing) ? `, ${f.fairness_missing} missing` : ''}`,
+    "A's ERP refusing connections behind a backlog of due events (goal p99 ≤ 1 s)",
+  ],
+  [
     'peak RSS / start-up',
     (f) => `${Math.round(num(f.peak_rss_mb) ?? 0)} MB / ${ms(f.startup_ms)}`,
     'goal ≤ 150 MB / ≤ 1 s',

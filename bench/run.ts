@@ -6,6 +6,7 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench   # + PostgreSQL
  *   npm run bench -- --scale                          # + growth: 1,000,000 stored transactions and events
  *   npm run bench -- --quick                          # fewer requests (a quick look)
+ *   npm run bench -- --fairness                       # only the accounts-fairness row (seconds, no build)
  *   BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- --quick   # profile the service
  *   BENCH_TRACING=0.1 npm run bench -- --quick         # the service tracing 10 % (1 = all) to a loopback OTLP sink
  *
@@ -20,6 +21,7 @@ import { ROOT, benchTracing, closeOtlpSink } from './procs.js';
 import { benchGrowth, benchService, runFloor, type Figures, type Options } from './scenarios.js';
 import { freshDatabase } from './seed.js';
 import { printReport } from './report.js';
+import { benchFairness } from './fairness.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
@@ -44,8 +46,27 @@ async function pgFloor(adminUrl: string, n: number): Promise<Figures> {
   }
 }
 
+/** Account B's delivery delay while account A's ERP refuses connections behind a backlog. */
+async function fairness(kind: 'sqlite' | 'postgres', pgUrl?: string): Promise<Figures> {
+  return benchFairness(kind, opts.tmp, { backlog: quick ? 200 : 1000, events: quick ? 50 : 200, rate: 20 }, pgUrl);
+}
+
+async function fairnessOnly(pgUrl: string | undefined): Promise<void> {
+  const sqlite = await fairness('sqlite');
+  const postgres = pgUrl ? await fairness('postgres', pgUrl) : undefined;
+  for (const [kind, f] of [
+    ['SQLite', sqlite],
+    ['PostgreSQL', postgres],
+  ] as const)
+    if (f)
+      console.log(
+        `accounts fairness (${kind}): B's delay p50 ${Math.round(Number(f.fairness_b_p50_ms))} ms, p99 ${Math.round(Number(f.fairness_b_p99_ms))} ms at ${f.fairness_rate}/s, A's ERP down behind ${f.fairness_backlog} due events${f.fairness_missing ? `, ${f.fairness_missing} missing` : ''}`,
+      );
+}
+
 async function main(): Promise<void> {
   const pgUrl = process.env.BENCH_DATABASE_URL;
+  if (args.has('--fairness')) return fairnessOnly(pgUrl);
   const started = Date.now();
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   const load = os.loadavg()[0] ?? 0;
@@ -62,9 +83,10 @@ async function main(): Promise<void> {
       `${JSON.stringify({ meta: { at: new Date().toISOString(), partial: true, ...extra }, results: r }, null, 2)}\n`,
     );
   save(results);
-  results.sqlite = await benchService('sqlite', opts);
+  results.sqlite = { ...(await benchService('sqlite', opts)), ...(await fairness('sqlite')) };
   save(results);
-  if (pgUrl) results.postgres = await benchService('postgres', opts, pgUrl);
+  if (pgUrl)
+    results.postgres = { ...(await benchService('postgres', opts, pgUrl)), ...(await fairness('postgres', pgUrl)) };
   save(results);
   if (args.has('--scale')) {
     const history = Number(process.env.BENCH_HISTORY ?? '1000000');

@@ -11,13 +11,15 @@ export function secretValues(s: RuntimeConfig): (string | undefined)[] {
     ...SECRET_FIELDS.gateway.map((f) => s.gateway[f]),
     ...SNAP_BI_SECRET_FIELDS.map((f) => s.gateway.snap_bi[f]),
     ...SECRET_FIELDS.erp.map((f) => s.erp[f]),
+    ...SECRET_FIELDS.alerts.map((f) => s.alerts[f]),
   ];
 }
 
 export function isSecretField(section: string, field: string): boolean {
   return (
     (section === 'gateway' && SECRET_FIELDS.gateway.some((f) => f === field)) ||
-    (section === 'erp' && SECRET_FIELDS.erp.some((f) => f === field))
+    (section === 'erp' && SECRET_FIELDS.erp.some((f) => f === field)) ||
+    (section === 'alerts' && SECRET_FIELDS.alerts.some((f) => f === field))
   );
 }
 
@@ -53,6 +55,7 @@ export function defaultRuntimeConfig(config: Config, simulatorBaseUrl?: string):
       retry_for_hours: 72,
     },
     links: { default_expiry_minutes: 24 * 60, enabled_payments: [] },
+    alerts: { format: 'json', stuck_pending_after_minutes: 60, erp_failing_after_minutes: 15 },
     reconcile: { interval_s: 300, pending_after_minutes: 60 },
     retention: { days: 30 },
   };
@@ -88,6 +91,7 @@ export function applyOverrides(base: RuntimeConfig, o: RuntimeConfigOverrides): 
     gateway: { ...base.gateway, ...o.gateway, snap_bi: { ...base.gateway.snap_bi, ...o.gateway?.snap_bi } },
     erp: { ...base.erp, ...o.erp },
     links: { ...base.links, ...o.links },
+    alerts: { ...base.alerts, ...o.alerts },
     reconcile: { ...base.reconcile, ...o.reconcile },
     retention: { ...base.retention, ...o.retention },
   };
@@ -95,7 +99,7 @@ export function applyOverrides(base: RuntimeConfig, o: RuntimeConfigOverrides): 
 
 function asOverrides(doc: Record<string, unknown>): RuntimeConfigOverrides {
   const out: RuntimeConfigOverrides = {};
-  for (const section of ['gateway', 'erp', 'links', 'reconcile', 'retention'] as const) {
+  for (const section of ['gateway', 'erp', 'links', 'alerts', 'reconcile', 'retention'] as const) {
     const v = doc[section];
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, { [section]: v });
   }
@@ -137,7 +141,8 @@ export function accountDefaults(base: RuntimeConfig): RuntimeConfig {
   const { server_key: _s, client_key: _c, merchant_id: _m, ...gateway } = base.gateway;
   const { notify_url: _u, webhook_secret: _w, ...erp } = base.erp;
   const { base_url, methods } = base.gateway.snap_bi;
-  return { ...base, gateway: { ...gateway, snap_bi: { methods, ...(base_url ? { base_url } : {}) } }, erp };
+  const { url: _a, secret: _as, ...alerts } = base.alerts;
+  return { ...base, gateway: { ...gateway, snap_bi: { methods, ...(base_url ? { base_url } : {}) } }, erp, alerts };
 }
 
 type Sealing = (v: string) => string;

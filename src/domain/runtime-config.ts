@@ -50,6 +50,7 @@ export const RuntimeConfigPatchSchema = Type.Object(
     gateway: gatewayPatch(),
     erp: patchOf(S.erp),
     links: patchOf(S.links),
+    alerts: patchOf(S.alerts),
     reconcile: patchOf(S.reconcile),
     retention: patchOf(S.retention),
   },
@@ -67,7 +68,7 @@ export function mask(secret: string | undefined): string | null {
 const isMasked = (v: unknown) => typeof v === 'string' && v.startsWith('****');
 
 type Section = keyof RuntimeConfigOverrides;
-const SECTIONS: Section[] = ['gateway', 'erp', 'links', 'reconcile', 'retention'];
+const SECTIONS: Section[] = ['gateway', 'erp', 'links', 'alerts', 'reconcile', 'retention'];
 
 /**
  * The stored overrides with `patch` merged in: `null` deletes a field's override, a masked secret
@@ -177,6 +178,7 @@ export function effectiveProblems(
     if (p) out.push({ path, message: p });
   };
   url('erp.notify_url', s.erp.notify_url, o.erpAllowed);
+  url('alerts.url', s.alerts.url);
   url('gateway.api_base_url', s.gateway.api_base_url);
   url('gateway.app_base_url', s.gateway.app_base_url);
   const methods = enabledPaymentsProblem(s.links.enabled_payments, 'links.enabled_payments');

@@ -7,8 +7,13 @@ export type OutboxState = (typeof OUTBOX_STATES)[number];
 export const ATTEMPT_OUTCOMES = ['delivered', 'failed', 'dead', 'rejected_stale_lease', 'acknowledged'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
+/** What an outbox row carries: an ERP event, or an alert notification to the account's alert receiver. */
+export const OUTBOX_LANES = ['erp', 'alert'] as const;
+export type OutboxLane = (typeof OUTBOX_LANES)[number];
+
 export interface OutboxEvent {
   seq: number;
+  lane: OutboxLane;
   /** The account whose ERP receives it (its `erp.notify_url`, signed with its secret). */
   account: string;
   eventId: string;
@@ -41,7 +46,7 @@ export type NewOutboxEvent = Pick<
   OutboxEvent,
   'eventId' | 'eventType' | 'orderKey' | 'orderId' | 'mercantId' | 'statusVersion' | 'payload'
 > &
-  Partial<Pick<OutboxEvent, 'traceContext'>>;
+  Partial<Pick<OutboxEvent, 'traceContext'>> & { /** Default `erp`. */ lane?: OutboxLane };
 
 export interface DeliveryAttempt {
   id: number;

@@ -75,6 +75,11 @@ export const RuntimeConfigSchema = Type.Object({
      * to 0.01 (36 s), so that exhaustion and its alert can be rehearsed in staging.
      */
     retry_for_hours: Type.Number({ minimum: 0.01, maximum: 720 }),
+    /**
+     * At most this many delivery attempts per second to this endpoint, per instance (absent or 0 =
+     * unlimited): a backlog after an outage drains at a rate the ERP can take.
+     */
+    max_rate_per_s: Type.Optional(Type.Number({ minimum: 0, maximum: 100_000 })),
   }),
   links: Type.Object({
     default_expiry_minutes: Int(5, 60 * 24 * 30),
@@ -83,6 +88,21 @@ export const RuntimeConfigSchema = Type.Object({
       maxItems: 40,
       uniqueItems: true,
     }),
+  }),
+  /**
+   * Alerts to an operator's receiver (a chat webhook, an incident tool), Standard-Webhooks-signed
+   * like ERP events when `secret` is set. `format: "slack"` sends `{text}` as Slack's incoming
+   * webhooks take it. Thresholds in minutes; fractions (down to 0.01) so that an alert can be
+   * rehearsed in staging. No `url`: alerts are still recorded and shown in the console.
+   */
+  alerts: Type.Object({
+    url: Type.Optional(Url),
+    secret: Type.Optional(Secret),
+    format: Type.Union([Type.Literal('json'), Type.Literal('slack')]),
+    /** A payment still pending this long past its expiry, after the status check, fires `payment_stuck_pending`. */
+    stuck_pending_after_minutes: Type.Number({ minimum: 0.01, maximum: 60 * 24 * 30 }),
+    /** No 2xx from the ERP endpoint for this long fires `erp_endpoint_failing`; gateway calls failing this long fire `gateway_unreachable`. */
+    erp_failing_after_minutes: Type.Number({ minimum: 0.01, maximum: 60 * 24 * 30 }),
   }),
   reconcile: Type.Object({ interval_s: Int(5, 86_400), pending_after_minutes: Int(1, 60 * 24 * 7) }),
   /**

@@ -10,7 +10,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  * unchanged when a masked value is sent back, redacted from logs by name, and taught to the log
  * scrubber by value whenever the runtime config is read.
  */
-export const SECRET_FIELDS = { gateway: ['server_key', 'client_key'], erp: ['webhook_secret'] } as const;
+export const SECRET_FIELDS = {
+  gateway: ['server_key', 'client_key'],
+  erp: ['webhook_secret'],
+  alerts: ['secret'],
+} as const;
 
 /** The secret fields of `gateway.snap_bi`, treated like `SECRET_FIELDS` one level down. */
 export const SNAP_BI_SECRET_FIELDS = ['client_secret', 'private_key'] as const;

@@ -11,12 +11,20 @@ import type {
   NotificationRecord,
   NotificationResult,
 } from '../model/notification.js';
-import type { AttemptResult, DeliveryAttempt, NewOutboxEvent, OutboxEvent, OutboxState } from '../model/delivery.js';
+import type {
+  AttemptResult,
+  DeliveryAttempt,
+  NewOutboxEvent,
+  OutboxLane,
+  OutboxEvent,
+  OutboxState,
+} from '../model/delivery.js';
 import type { NewRefund, RefundRecord, RefundState } from '../model/refund.js';
 import type { AuthFailurePolicy, AuthFailureState } from '../model/auth-failures.js';
 import type { Page } from '../model/page.js';
 import type { NewOperator, OperatorChange, OperatorRecord, OperatorSession } from '../model/operator.js';
 import type { AccountRecord, ApiKeyMatch, ApiKeyRecord } from '../model/account.js';
+import type { AlertKind, AlertRecord, NewAlert } from '../model/alert.js';
 import type {
   NewReconciliationRow,
   ReconciliationCounts,
@@ -189,9 +197,17 @@ export interface OutboxRepo {
   /**
    * Leases up to `limit` due events to `owner` until `now + leaseMs`, bumping each one's fencing
    * token. Never an event while an earlier one of the same order key is pending, failed or dead.
-   * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances never claim the same row.
+   * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances never claim the same row. `account`: only
+   * that account's events (every account's when absent); `lane`: ERP events (default) or alerts.
    */
-  claimDue(owner: string, now: Date, leaseMs: number, limit: number): Promise<OutboxEvent[]>;
+  claimDue(
+    owner: string,
+    now: Date,
+    leaseMs: number,
+    limit: number,
+    account?: string,
+    lane?: OutboxLane,
+  ): Promise<OutboxEvent[]>;
   /**
    * Records an attempt and moves the event on, only if `leaseToken` is still the event's token.
    * False (and an attempt recorded as `rejected_stale_lease`) when the lease was lost meanwhile.
@@ -220,6 +236,25 @@ export interface OutboxRepo {
   releaseAllLeases(): Promise<number>;
   /** Earliest `next_attempt_at` among events still to deliver. */
   nextDueAt(): Promise<string | undefined>;
+  /**
+   * ERP events written in [`since`, `until`) (ISO instants), oldest first, at most `limit`; narrowed
+   * to one order id, one delivery state and one account when given.
+   */
+  inWindow(filter: {
+    since: string;
+    until?: string;
+    orderId?: string;
+    state?: OutboxState;
+    account?: string;
+    limit: number;
+  }): Promise<OutboxEvent[]>;
+  /** Gives up a lease not used (the event was not attempted), if `leaseToken` is still current. */
+  release(seq: number, leaseToken: number): Promise<boolean>;
+  /**
+   * Makes `account`'s undelivered events that are not leased due at `now` (their ERP answers
+   * again): all due at one time, they are then claimed in the order written. How many.
+   */
+  dueNow(account: string, now: Date, lane?: OutboxLane): Promise<number>;
 }
 
 export interface RefundsRepo {
@@ -447,6 +482,21 @@ export interface AccountsRepo {
   disable(id: string, now: Date): Promise<boolean>;
 }
 
+/** Alerts raised for this store's account. */
+export interface AlertsRepo {
+  /**
+   * Opens (alert, subject) for this account, unless it is open already on any instance (a unique
+   * index: at most one open row each); undefined then.
+   */
+  open(a: NewAlert, now: Date): Promise<AlertRecord | undefined>;
+  /** Resolves the open (alert, subject) of this account; undefined when none is open. */
+  resolve(alert: AlertKind, subject: string, now: Date): Promise<AlertRecord | undefined>;
+  /** Open alerts, oldest first (at most 500); every account's when `account` is absent. */
+  listOpen(account?: string): Promise<AlertRecord[]>;
+  /** This account's alerts, newest first. */
+  list(filter: { alert?: AlertKind; limit?: number }): Promise<AlertRecord[]>;
+}
+
 /** API keys of every account, kept as the SHA-256 of the key. */
 export interface ApiKeysRepo {
   /** Throws `UniqueViolationError` when the hash exists. */
@@ -494,6 +544,8 @@ export interface Repositories {
   readonly reconciliation: ReconciliationRepo;
   /** The accounts (merchants) the service serves. */
   readonly accounts: AccountsRepo;
+  /** Alerts raised, at most one open per account, alert and subject. */
+  readonly alerts: AlertsRepo;
   /** API keys of the accounts, by hash. */
   readonly apiKeys: ApiKeysRepo;
 }
@@ -604,6 +656,9 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     oldestUndeliveredAt: 'read',
     releaseAllLeases: 'write',
     nextDueAt: 'read',
+    inWindow: 'read',
+    release: 'write',
+    dueNow: 'write',
   },
   reports: { recordNew: 'write' },
   refunds: {
@@ -667,6 +722,7 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
   },
   accounts: { insert: 'write', get: 'read', list: 'read', count: 'read', setMerchantId: 'write', disable: 'write' },
   // A use is noted outside any group: a request must not wait for another's commit to note it.
+  alerts: { open: 'write', resolve: 'write', listOpen: 'read', list: 'read' },
   apiKeys: { insert: 'write', findByHash: 'read', list: 'read', revoke: 'write', touch: 'autocommit' },
 };
 

@@ -15,6 +15,8 @@ import { withSpan } from '../platform/tracing.js';
 import { inAccount } from '../domain/accounts/scope.js';
 import { GatewayError } from '../gateway/port.js';
 import { Periodic } from './periodic.js';
+import { fireAlert, resolveAlert } from '../domain/alerts/alerts.js';
+import type { TransactionRecord } from '../model/payment.js';
 
 /** What a sweep uses: the runtime config, and what asking the gateway and recording its answer need. */
 export type ReconcilerDeps = RefreshDeps & Deps<'gateways' | 'runtimeConfig'>;
@@ -63,6 +65,8 @@ class Sweeper implements Reconciler {
   private stopped = false;
   private sweeping: Promise<SweepReport> | undefined;
   private lastCallAt = 0;
+  /** Per account: since when status calls got no answer (this instance's view). */
+  private readonly gatewayFailingSince = new Map<string, number>();
 
   constructor(
     private readonly services: ReconcilerDeps,
@@ -147,9 +151,13 @@ class Sweeper implements Reconciler {
           ),
         );
         report.outcomes[r.outcome] = (report.outcomes[r.outcome] ?? 0) + 1;
+        await this.gatewayAnswered(tx.account);
+        await this.watchStuck(tx, now);
       } catch (err) {
         report.errors++;
         const kind = err instanceof GatewayError ? err.kind : 'error';
+        if (err instanceof GatewayError && (kind === 'unavailable' || kind === 'timeout'))
+          await this.gatewayFailed(tx.account, now);
         this.log.warn(
           {
             order_id: tx.orderId,
@@ -164,6 +172,49 @@ class Sweeper implements Reconciler {
       await services.store.transactions.markChecked(tx.id, services.clock.now().toISOString()).catch(() => undefined);
       report.checked++;
     }
+  }
+
+  /**
+   * `payment_stuck_pending`: still pending `alerts.stuck_pending_after_minutes` past its expiry
+   * after the status check just made; resolved once a check finds it settled.
+   */
+  private async watchStuck(tx: TransactionRecord, now: Date): Promise<void> {
+    const { services } = this;
+    const after = await services.store.forAccount(tx.account).transactions.findById(tx.id);
+    if (!after) return;
+    if (after.status !== 'pending') {
+      await resolveAlert(services, tx.account, 'payment_stuck_pending', tx.orderId).catch(() => false);
+      return;
+    }
+    const expiry = after.expireAt ? Date.parse(after.expireAt) : Number.NaN;
+    const s = await services.runtimeConfig.forAccount(tx.account).current();
+    if (Number.isNaN(expiry) || now.getTime() < expiry + s.alerts.stuck_pending_after_minutes * 60_000) return;
+    await fireAlert(services, tx.account, {
+      alert: 'payment_stuck_pending',
+      subject: tx.orderId,
+      summary: `Order ${tx.orderId} is still pending past its expiry, and the gateway's status check did not settle it`,
+      details: { order_id: tx.orderId, gateway_order_id: after.gatewayOrderId, expire_at: after.expireAt },
+    }).catch((err: unknown) => this.log.warn({ err: { message: String(err) } }, 'alert could not be raised'));
+  }
+
+  /** `gateway_unreachable`: status calls failing (no answer) for `alerts.erp_failing_after_minutes`; resolved by the next answer. */
+  private async gatewayFailed(account: string, now: Date): Promise<void> {
+    const since = this.gatewayFailingSince.get(account) ?? now.getTime();
+    this.gatewayFailingSince.set(account, since);
+    const s = await this.services.runtimeConfig.forAccount(account).current();
+    if (now.getTime() - since < s.alerts.erp_failing_after_minutes * 60_000) return;
+    await fireAlert(this.services, account, {
+      alert: 'gateway_unreachable',
+      subject: s.gateway.api_base_url,
+      summary: `The gateway's status API has given no answer for ${Math.round((now.getTime() - since) / 60_000)} min`,
+      details: { api_base_url: s.gateway.api_base_url, failing_since: new Date(since).toISOString() },
+    }).catch((err: unknown) => this.log.warn({ err: { message: String(err) } }, 'alert could not be raised'));
+  }
+
+  private async gatewayAnswered(account: string): Promise<void> {
+    if (!this.gatewayFailingSince.delete(account)) return;
+    const s = await this.services.runtimeConfig.forAccount(account).current();
+    await resolveAlert(this.services, account, 'gateway_unreachable', s.gateway.api_base_url).catch(() => false);
   }
 
   private async recheckUnverified(report: SweepReport): Promise<void> {

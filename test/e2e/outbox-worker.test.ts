@@ -270,6 +270,31 @@ describe.each(DATABASE_KINDS)('outbox worker (%s)', (kind) => {
     await guarded.stop();
   });
 
+  it('a worker stalled past its lease while its attempts were under way: their late failures do not open the breaker, the rest of its claim is attempted', async () => {
+    const deps = {
+      store: ctx.services.store,
+      runtimeConfig: ctx.services.runtimeConfig,
+      clock: ctx.services.clock,
+      logger: ctx.services.logger,
+      metrics: ctx.services.metrics,
+    };
+    // Eight lanes, sixteen events: the first eight are under way (answered 503, late) when the
+    // stall happens; enough failures to open the breaker were they taken as the endpoint's.
+    const a = createOutbox(deps, { instanceId: 'A', leaseMs: 30_000, concurrency: 8, batchSize: 16 });
+    erp.setScript((_d, i) => (i < 8 ? { kind: 'slow', delayMs: 1_000, status: 503 } : undefined));
+    for (let i = 0; i < 16; i++) await paidEvent(`STALL:${i}`);
+    const run = a.runOnce();
+    await erp.waitFor((r) => r.deliveries.length >= 8);
+    clock.advance(30_001);
+    expect(await run).toBe(16);
+    // Every event of the claim was attempted: eight late failures, eight delivered.
+    expect(erp.deliveries).toHaveLength(16);
+    const page = await ctx.services.store.outbox.list({ limit: 50 });
+    const attempts = await ctx.services.store.outbox.attemptsFor(page.items.map((e) => e.seq));
+    expect(attempts.filter((x) => x.outcome === 'failed')).toHaveLength(8);
+    expect(attempts.filter((x) => x.outcome === 'delivered')).toHaveLength(8);
+  });
+
   it('fencing: a worker stalled past its lease cannot record its late result', async () => {
     let release: () => void = () => undefined;
     const stalled = new Promise<void>((r) => (release = r));

@@ -67,7 +67,7 @@ export async function patchRuntimeConfig(
 ): Promise<void> {
   const { document, version } = await runtimeConfig.overrides();
   const merged: RuntimeConfigOverrides = { ...document };
-  for (const k of ['gateway', 'erp', 'links', 'reconcile'] as const) {
+  for (const k of ['gateway', 'erp', 'links', 'alerts', 'reconcile'] as const) {
     const add = patch[k];
     if (add) Object.assign(merged, { [k]: { ...document[k], ...add } });
   }

@@ -74,6 +74,7 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
         'GET /api/transactions',
         'GET /api/deliveries',
         'POST /api/deliveries/:id/retry',
+        'POST /api/deliveries/replay',
         'GET /metrics',
         'POST /api/reconciliation/imports',
         'GET /api/reconciliation/imports',

@@ -182,6 +182,51 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     expect((await t.services.runtimeConfig.current()).erp.retry_for_hours).toBe(1.5);
   });
 
+  it('the configuration form has the alert settings and the ERP rate, saved through the API and its checks', async () => {
+    const page = await get('/console/config');
+    expect(page.body).toContain('<legend>Alerts</legend>');
+    expect(page.body).toMatch(/<input id="cfg-erp-max_rate_per_s" name="erp\.max_rate_per_s" inputmode="decimal"/);
+    expect(page.body).toMatch(/<input id="cfg-alerts-url" name="alerts\.url"/);
+    expect(page.body).toMatch(/<input type="password" id="cfg-alerts-secret" name="alerts\.secret"/);
+    expect(page.body).toMatch(
+      /<select id="cfg-alerts-format" name="alerts\.format"[^>]*><option selected>json<\/option><option>slack<\/option>/,
+    );
+    const { token, cookie } = formState(page);
+    const post = (fields: Record<string, string>) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/console/config',
+        payload: new URLSearchParams({ _csrf: token, ...fields }).toString(),
+        headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    const saved = await post({
+      'erp.max_rate_per_s': '12,5',
+      'alerts.url': 'https://alerts.example.com/hook',
+      'alerts.secret': 'alert-signing-secret-0123456789',
+      'alerts.format': 'slack',
+      'alerts.stuck_pending_after_minutes': '90',
+      'alerts.erp_failing_after_minutes': '0.5',
+    });
+    expect(saved.statusCode).toBe(303);
+    const current = await t.services.runtimeConfig.current();
+    expect(current.erp.max_rate_per_s).toBe(12.5);
+    expect(current.alerts).toMatchObject({
+      url: 'https://alerts.example.com/hook',
+      secret: 'alert-signing-secret-0123456789',
+      format: 'slack',
+      stuck_pending_after_minutes: 90,
+      erp_failing_after_minutes: 0.5,
+    });
+    const again = await get('/console/config');
+    expect(again.body).not.toContain('alert-signing-secret');
+    expect(again.body).toContain('<option selected>slack</option>');
+    // The API's checks: a threshold below 0.01 minutes is refused and nothing changes.
+    const bad = await post({ 'alerts.erp_failing_after_minutes': '0.001' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('aria-invalid="true"');
+    expect((await t.services.runtimeConfig.current()).alerts.erp_failing_after_minutes).toBe(0.5);
+  });
+
   it('a database that cannot answer is the same 503 on a page as from the API', async () => {
     await t.services.store.close();
     const page = await get('/console/transactions');

@@ -178,6 +178,34 @@ describe.each(DATABASE_KINDS)('storage contract: outbox (%s)', (kind) => {
     expect((await store.outbox.claimDue('i', at(10_000), 30_000, 10)).map((e) => e.seq)).toEqual([a2.seq]);
   });
 
+  it("an account's claim takes only that account's due events, however many of another's are due first", async () => {
+    await store.accounts.insert({ id: 'shop-b', name: 'B', merchantId: null }, T0);
+    const b = store.forAccount('shop-b');
+    for (let i = 0; i < 5; i++) await store.outbox.enqueue(ev(`A${i}`));
+    const b1 = await b.outbox.enqueue(ev('B1'), at(1_000));
+    const onlyB = await store.outbox.claimDue('i', at(2_000), 30_000, 2, 'shop-b');
+    expect(onlyB.map((e) => [e.seq, e.account])).toEqual([[b1.seq, 'shop-b']]);
+    const onlyDefault = await store.outbox.claimDue('i', at(2_000), 30_000, 10, 'default');
+    expect(onlyDefault).toHaveLength(5);
+    expect(new Set(onlyDefault.map((e) => e.account))).toEqual(new Set(['default']));
+  });
+
+  it("release gives back an unused lease (a stale token does nothing); dueNow makes an account's waiting events due in the order written", async () => {
+    const e1 = await store.outbox.enqueue(ev('A'));
+    const e2 = await store.outbox.enqueue(ev('B'), at(1_000));
+    const [c1, c2] = await store.outbox.claimDue('i', at(2_000), 30_000, 10);
+    if (!c1 || !c2) throw new Error('claims expected');
+    expect(await store.outbox.release(c1.seq, c1.leaseToken - 1)).toBe(false);
+    expect(await store.outbox.release(c1.seq, c1.leaseToken)).toBe(true);
+    await store.outbox.complete(c2.seq, c2.leaseToken, 'i', result('failed', at(600_000)));
+    await store.accounts.insert({ id: 'shop-b', name: 'B', merchantId: null }, T0);
+    await store.forAccount('shop-b').outbox.enqueue(ev('C'), at(500_000));
+    expect(await store.outbox.dueNow('default', at(3_000))).toBe(2);
+    const again = await store.outbox.claimDue('i', at(3_000), 30_000, 10);
+    expect(again.map((e) => e.seq)).toEqual([e1.seq, e2.seq]);
+    expect(again.map((e) => e.nextAttemptAt)).toEqual([at(3_000).toISOString(), at(3_000).toISOString()]);
+  });
+
   it('a dead event holds its order: later events wait (other orders go on) until it is retried by hand and delivered, then follow with a fresh retry window', async () => {
     const a1 = await store.outbox.enqueue(ev('A'));
     const a2 = await store.outbox.enqueue(ev('A'));

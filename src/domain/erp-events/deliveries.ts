@@ -8,8 +8,10 @@ import type { DeliveryAttempt, OutboxEvent } from '../../model/delivery.js';
 import { AppError } from '../../platform/errors.js';
 import { actorName, audit, type Actor } from '../audit.js';
 import { requireRole } from '../operators/access.js';
+import { resolveAlert } from '../alerts/alerts.js';
 
-export type DeliveryDeps = Deps<'clock' | 'logger' | 'outbox' | 'store'>;
+/** With `runtimeConfig`, a retry by hand also resolves the event's `erp_delivery_dead` alert. */
+export type DeliveryDeps = Deps<'clock' | 'logger' | 'outbox' | 'store'> & Partial<Deps<'runtimeConfig'>>;
 
 /** Failing (retried by itself with backoff) or dead (retries ran out): an operator may retry it. */
 export function isUndelivered(e: Pick<OutboxEvent, 'state'>): boolean {
@@ -32,6 +34,13 @@ export async function retryDelivery(
   requireRole(actor, 'finance');
   const event = await services.store.outbox.retryNow(eventId, services.clock.now());
   if (!event) throw new AppError('NOT_FOUND', 'No delivery with this id.');
+  if (services.runtimeConfig)
+    await resolveAlert(
+      { ...services, runtimeConfig: services.runtimeConfig },
+      event.account,
+      'erp_delivery_dead',
+      event.eventId,
+    );
   audit(
     services,
     { actor, action: 'delivery_retry', subject: event.orderId ?? event.orderKey, outcome: 'queued' },

@@ -35,8 +35,10 @@ import { readRecords, type SeparatorName } from './reader.js';
 import { matchRow } from './match.js';
 import { jakartaDay, jakartaDayEnd, jakartaDayStart } from '../../platform/time.js';
 import { isReusableLink } from '../orders/records.js';
+import { fireAlert } from '../alerts/alerts.js';
 
-export type ImportDeps = Deps<'store' | 'clock' | 'logger'>;
+/** With `runtimeConfig`, an import with exceptions also raises `reconciliation_mismatch`. */
+export type ImportDeps = Deps<'store' | 'clock' | 'logger'> & Partial<Deps<'runtimeConfig'>>;
 
 /** Largest file taken, bytes: a month of a busy merchant's transactions is a few tens of MB. */
 export const MAX_REPORT_BYTES = 64 * 1024 * 1024;
@@ -102,7 +104,8 @@ export async function importGatewayReport(services: ImportDeps, req: ImportReque
     }
     const done = await recon.get(id);
     if (!done) throw new Error('reconciliation import vanished');
-    run.log(done);
+    if (run.log(done) > 0 && services.runtimeConfig)
+      await raiseMismatch({ ...services, runtimeConfig: services.runtimeConfig }, done);
     return { created: true, import: done };
   } catch (err) {
     await recon.discard(id).catch(() => undefined);
@@ -308,7 +311,8 @@ class ImportRun {
     }
   }
 
-  log(done: ReconciliationImport): void {
+  /** Logs the outcome; answers how many rows are exceptions. */
+  log(done: ReconciliationImport): number {
     const exceptions =
       done.missing_here +
       done.missing_at_gateway +
@@ -333,7 +337,30 @@ class ImportRun {
         'reconciliation import: the gateway report and paylink differ',
       );
     else this.services.logger.info(line, 'reconciliation import: every row matched');
+    return exceptions;
   }
+}
+
+/** `reconciliation_mismatch` for an import with exceptions (each import is its own subject; never resolved by itself). */
+async function raiseMismatch(
+  services: Deps<'store' | 'clock' | 'logger' | 'runtimeConfig'>,
+  done: ReconciliationImport,
+): Promise<void> {
+  await fireAlert(services, services.store.account, {
+    alert: 'reconciliation_mismatch',
+    subject: done.id,
+    summary: `A gateway report import differs from paylink: ${done.missing_here} missing here, ${done.missing_at_gateway} missing at the gateway, ${done.amount_mismatch} amount, ${done.status_mismatch} status, ${done.transaction_mismatch} transaction mismatches`,
+    details: {
+      import_id: done.id,
+      rows: done.rows,
+      matched: done.matched,
+      missing_here: done.missing_here,
+      missing_at_gateway: done.missing_at_gateway,
+      amount_mismatch: done.amount_mismatch,
+      status_mismatch: done.status_mismatch,
+      transaction_mismatch: done.transaction_mismatch,
+    },
+  }).catch((err: unknown) => services.logger.warn({ err: { message: String(err) } }, 'alert could not be raised'));
 }
 
 /** A purchase on a payment link is `<link order id>-<suffix>`: the ids it may extend. */

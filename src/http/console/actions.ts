@@ -11,6 +11,8 @@ import { paymentStatus } from '../../domain/orders/charges.js';
 import { availableActions, refundAmount, refundPayment } from '../../domain/actions/refund.js';
 import { cancelPayment, expirePayment } from '../../domain/actions/close.js';
 import { findDelivery, retryDelivery, retryOrderDeliveries } from '../../domain/erp-events/deliveries.js';
+import { replayDeliveries } from '../../domain/erp-events/replay.js';
+import { deliveriesBody } from './deliveries.js';
 import type { RefundInput } from '../../domain/orders/schemas.js';
 import { readRupiahText } from '../../domain/orders/input.js';
 import type { TransactionRecord } from '../../model/payment.js';
@@ -31,7 +33,8 @@ import type { Alert } from './layout.js';
 import type { View } from './view.js';
 
 /** What the actions and the payment page shown after them use. */
-type ActionDeps = Deps<'clock' | 'config' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'store'> & FormKeyDeps;
+type ActionDeps = Deps<'clock' | 'config' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'runtimeConfig' | 'store'> &
+  FormKeyDeps;
 
 const ACTIONS = ['check', 'refund', 'cancel', 'expire', 'retry-deliveries'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -270,6 +273,67 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
         return showPayment(e.status, errorAlert(v, e, req.id));
       }
       return reply.redirect(location, 303);
+    },
+  );
+
+  app.post(
+    '/console/deliveries/replay',
+    {
+      config: { auth: 'op' },
+      preHandler: app.csrfProtection,
+      schema: {
+        ...consoleDoc(
+          'Console form: replay the ERP events of a window',
+          'since (ISO date-time with offset), until and order_id optional; dry_run=1 only counts (answers the deliveries page with the count). Otherwise needs the one-time key (`_key`) of the page that showed it: sent again, it answers as the first time and re-queues nothing more; without its key, nothing is done (403 FORM_KEY_INVALID). Answers 303 to the deliveries page.',
+        ),
+        body: Type.Object(
+          {
+            _csrf: CsrfField,
+            _key: FormKeyField,
+            since: Type.String({ maxLength: 40 }),
+            until: Type.Optional(Type.String({ maxLength: 40 })),
+            order_id: Type.Optional(Type.String({ maxLength: 255 })),
+            dry_run: Type.Optional(Type.Literal('1')),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const input = {
+        since: b.since.trim(),
+        until: b.until?.trim() ? b.until.trim() : undefined,
+        orderId: b.order_id?.trim() ? b.order_id.trim() : undefined,
+      };
+      const v = ctx.view(req, reply);
+      const page = async (status: number, alert: Alert) =>
+        ctx.render(reply, req, {
+          title: v.t('title_deliveries'),
+          section: 'deliveries',
+          status,
+          alert,
+          body: await deliveriesBody(services, undefined, undefined, v, ctx.formTokens(req, reply)),
+        });
+      try {
+        if (b.dry_run === '1') {
+          const counted = await replayDeliveries(services, { ...input, dryRun: true }, operatorActor(req));
+          return await page(200, { kind: 'ok', text: v.t('dl_replay_counted', { count: counted.count }) });
+        }
+        const location = await actOnce(
+          services,
+          { operator: operatorBinding(req), key: b._key, request: formRequest('replay', 'deliveries') },
+          async () => {
+            await replayDeliveries(services, input, operatorActor(req));
+            return '/console/deliveries?done=replay';
+          },
+        );
+        return await reply.redirect(location, 303);
+      } catch (err) {
+        const e = knownProblem(err);
+        if (!e) throw err;
+        return page(e.status, errorAlert(v, e, req.id));
+      }
     },
   );
 

@@ -12,7 +12,7 @@ interface Field {
   section: string;
   name: string;
   /** `number`: a fraction allowed, typed with `.` or the Indonesian decimal `,`. */
-  kind: 'text' | 'url' | 'secret' | 'int' | 'number' | 'bool' | 'mode' | 'list';
+  kind: 'text' | 'url' | 'secret' | 'int' | 'number' | 'bool' | 'mode' | 'format' | 'list';
 }
 
 export const FIELDS: Field[] = [
@@ -26,11 +26,17 @@ export const FIELDS: Field[] = [
   { section: 'erp', name: 'webhook_secret', kind: 'secret' },
   { section: 'erp', name: 'timeout_ms', kind: 'int' },
   { section: 'erp', name: 'retry_for_hours', kind: 'number' },
+  { section: 'erp', name: 'max_rate_per_s', kind: 'number' },
   { section: 'links', name: 'default_expiry_minutes', kind: 'int' },
   { section: 'links', name: 'enabled_payments', kind: 'list' },
   { section: 'reconcile', name: 'interval_s', kind: 'int' },
   { section: 'reconcile', name: 'pending_after_minutes', kind: 'int' },
   { section: 'retention', name: 'days', kind: 'int' },
+  { section: 'alerts', name: 'url', kind: 'url' },
+  { section: 'alerts', name: 'secret', kind: 'secret' },
+  { section: 'alerts', name: 'format', kind: 'format' },
+  { section: 'alerts', name: 'stuck_pending_after_minutes', kind: 'number' },
+  { section: 'alerts', name: 'erp_failing_after_minutes', kind: 'number' },
 ];
 
 /** A field's label and hint (`cfg_<section>.<name>`, `hint_<section>.<name>`) in the page's language. */
@@ -48,6 +54,7 @@ const SECTION_TITLES: Record<string, ConsoleKey> = {
   links: 'cfg_sec_links',
   reconcile: 'cfg_sec_reconcile',
   retention: 'cfg_sec_retention',
+  alerts: 'cfg_sec_alerts',
 };
 
 const fieldId = (f: Field) => `cfg-${f.section}-${f.name}`;
@@ -67,6 +74,8 @@ function input(f: Field, value: unknown, error: string | undefined, v: View): Ht
       return html`<label class="inline" for="${id}"><input type="hidden" name="${name}" value="false"><input type="checkbox" id="${id}" name="${name}" value="true"${value === true ? html` checked` : ''}${described}${invalid}>${label}</label>${help}`;
     case 'mode':
       return html`<label for="${id}">${label}<select id="${id}" name="${name}"${described}${invalid}>${['simulator', 'sandbox', 'production'].map((m) => html`<option${m === value ? html` selected` : ''}>${m}</option>`)}</select></label>${help}`;
+    case 'format':
+      return html`<label for="${id}">${label}<select id="${id}" name="${name}"${described}${invalid}>${['json', 'slack'].map((m) => html`<option${m === value ? html` selected` : ''}>${m}</option>`)}</select></label>${help}`;
     case 'secret':
       return html`<label for="${id}">${label}<input type="password" id="${id}" name="${name}" autocomplete="off" placeholder="${value === null ? v.t('cfg_not_set') : v.t('cfg_keep', { value: str(value) })}" maxlength="512"${described}${invalid}></label>${help}`;
     case 'int':

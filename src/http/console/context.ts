@@ -56,7 +56,7 @@ export function operatorBinding(req: FastifyRequest): string {
 /** How long a console form stays usable: a working day, so a token that leaks does not stay good. */
 export const CSRF_VALIDITY_MS = 12 * 60 * 60 * 1000;
 
-const DONE = ['check', 'refund', 'cancel', 'expire', 'retry-deliveries', 'retry', 'saved'] as const;
+const DONE = ['check', 'refund', 'cancel', 'expire', 'retry-deliveries', 'retry', 'replay', 'saved'] as const;
 
 /** The message after an action went through (`?done=` of the page it redirects to), if `done` names one. */
 export function doneAlert(v: View, done: string | undefined): Alert | undefined {

@@ -46,6 +46,19 @@ function orderRetryForms(rows: OutboxEvent[], forms: FormTokens, v: View): Html 
   )}</ul></section>`;
 }
 
+/** The replay form (finance and admin): a window, optionally one order; its one-time key is good for one replay. */
+function replayForm(forms: FormTokens, v: View): Html {
+  const { t } = v;
+  if (!forms.may('finance')) return html``;
+  return html`<section aria-labelledby="h-replay"><h2 id="h-replay">${t('dl_replay')}</h2><p class="muted">${t('dl_replay_intro')}</p>
+<form method="post" action="/console/deliveries/replay"><input type="hidden" name="_csrf" value="${forms.csrf}">${formKeyField(forms.key(formRequest('replay', 'deliveries')))}
+<label>${t('dl_replay_since')} <input name="since" required maxlength="40" placeholder="2026-11-22T00:00:00+07:00"></label>
+<label>${t('dl_replay_until')} <input name="until" maxlength="40"></label>
+<label>${t('dl_replay_order')} <input name="order_id" maxlength="255"></label>
+<label><input type="checkbox" name="dry_run" value="1"> ${t('dl_replay_dry')}</label>
+<button type="submit" class="secondary">${t('dl_replay_submit')}</button></form></section>`;
+}
+
 /** Where events are sent, without what could be a secret in it (user info, query, fragment). */
 export function shownUrl(url: string | null | undefined): string | undefined {
   if (!url) return undefined;
@@ -76,6 +89,7 @@ export async function deliveriesBody(
 <p data-erp-url>${target ? html`${t('dl_sent_to')} <code>${target}</code>` : t('dl_no_url')}</p>
 <nav class="pager" aria-label="${t('dl_filter')}">${tab('both', t('dl_both'))}${tab('failed', t('dl_failing'))}${tab('dead', t('dl_dead'))}</nav>
 ${orderRetryForms(shown, forms, v)}
+${replayForm(forms, v)}
 <div class="table-wrap"><table>
 <thead><tr><th scope="col">${t('dl_order')}</th><th scope="col">${t('dl_event')}</th><th scope="col">${t('dl_state')}</th><th scope="col" class="num">${t('dl_attempts')}</th><th scope="col" class="hide-narrow">${t('dl_last_answer')}</th><th scope="col" class="hide-narrow">${t('dl_next_attempt')}</th><th scope="col">${t('dl_retry')}</th></tr></thead>
 <tbody>${

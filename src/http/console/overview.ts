@@ -5,6 +5,7 @@ import { html, startOfDay, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 import { EMPTY, type View } from './view.js';
 import { overviewMoneySection } from './money.js';
+import { firingAlerts } from '../../domain/alerts/alerts.js';
 
 const DAY_MS = 86_400_000;
 
@@ -22,7 +23,7 @@ export async function overviewBody(services: Deps<'clock' | 'gateway' | 'store' 
     (s) => (weekCounts[s] ?? 0) > 0 || ['pending', 'paid', 'expired'].includes(s),
   );
   const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
-  return html`
+  return html`${await overviewAlerts(services, v)}
 <div class="cards">
 <section class="card" aria-labelledby="h-counts"><h2 id="h-counts">${t('ov_by_status')}</h2>
 <div class="table-wrap"><table class="counts"><thead><tr><th scope="col">${t('ov_status')}</th><th scope="col" class="num">${t('ov_today')}</th><th scope="col" class="num">${t('ov_week')}</th></tr></thead>
@@ -46,4 +47,13 @@ export async function overviewBody(services: Deps<'clock' | 'gateway' | 'store' 
 </dl></section>
 </div>
 ${await overviewMoneySection(services, v)}`;
+}
+
+/** What is firing now (nothing shown when nothing is): each alert with its subject and since when. */
+export async function overviewAlerts(services: Deps<'store'>, v: View): Promise<Html> {
+  const firing = await firingAlerts(services);
+  if (firing.length === 0) return html``;
+  return html`<section class="card" aria-labelledby="h-alerts" data-alerts="${firing.length}"><h2 id="h-alerts">${v.t('ov_alerts')}</h2>
+<ul>${firing.map((a) => html`<li data-alert="${a.alert}">${statusBadge(v, 'failed')} <strong>${a.alert}</strong> <span class="muted">${a.account}</span> ${a.summary} <span class="muted">(${a.subject}, ${v.when(a.startedAt)})</span></li>`)}</ul>
+</section>`;
 }

@@ -303,7 +303,7 @@ function drainUpload(req: FastifyRequest, reply: FastifyReply): void {
 }
 
 export const consoleReconciliationRoutes: RoutePlugin<
-  Deps<'clock' | 'config' | 'formKeySecret' | 'logger' | 'store'>
+  Deps<'clock' | 'config' | 'formKeySecret' | 'logger' | 'runtimeConfig' | 'store'>
 > = async (app, services) => {
   const ctx = consoleContext(services);
   const render = async (

@@ -8,7 +8,7 @@
 import type { RawBuilder } from 'kysely';
 
 /** The indexes a claim must walk in due order (see repos/outbox.ts). */
-export type OutboxIndex = 'outbox_claimable_idx' | 'outbox_leased_idx';
+export type OutboxIndex = 'outbox_claimable_idx' | 'outbox_lane_claimable_idx' | 'outbox_leased_idx';
 
 export interface SqlDialect {
   readonly kind: 'sqlite' | 'postgres';

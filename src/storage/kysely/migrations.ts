@@ -178,6 +178,8 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '030_trace_context': traceContextMigration030,
     '036_link_purchases': linkPurchasesMigration036,
     '037_reconciliation_chargebacks': reconciliationChargebacksMigration037,
+    '032_outbox_account_lanes': outboxAccountLanesMigration032,
+    '033_outbox_alert_lane': outboxAlertLaneMigration033(kind),
   };
 }
 
@@ -593,6 +595,18 @@ export const operatorsMigration028: Migration = {
 };
 
 /**
+ * The outbox's claim per account walks that account's claimable events in due order (a lane per
+ * account: another account's backlog is never read to fill it).
+ */
+export const outboxAccountLanesMigration032: Migration = {
+  async up(db: Kysely<unknown>) {
+    await sql`create index outbox_account_claimable_idx on outbox_events (account, next_attempt_at, seq) where state in ('pending', 'failed')`.execute(
+      db,
+    );
+  },
+};
+
+/**
  * An ERP event keeps the W3C trace context (`traceparent`) of the work that wrote it, so each of its
  * delivery attempts, however much later, joins that trace. Null when tracing was off.
  */
@@ -623,6 +637,38 @@ export const reconciliationChargebacksMigration037: Migration = {
       .execute();
   },
 };
+
+/**
+ * Lanes: the outbox carries ERP events (`erp`) and alert notifications (`alert`), and each
+ * account's claim of a lane walks that lane's claimable events in due order (another account's or
+ * lane's backlog is never read to fill it). Alerts: one row per alert raised, at most one open
+ * (not resolved) per account, alert and subject, on every instance (a unique index).
+ */
+export function outboxAlertLaneMigration033(kind: Kind): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`alter table outbox_events add column lane text not null default 'erp'`.execute(db);
+      await db.schema.dropIndex('outbox_account_claimable_idx').execute();
+      await sql`create index outbox_lane_claimable_idx on outbox_events (account, lane, next_attempt_at, seq) where state in ('pending', 'failed')`.execute(
+        db,
+      );
+      await sql`create table alerts (
+        ${dialect(kind).autoId('id')},
+        account text not null,
+        alert text not null,
+        subject text not null,
+        summary text not null,
+        details text not null,
+        started_at text not null,
+        resolved_at text
+      )`.execute(db);
+      await sql`create unique index alerts_open_idx on alerts (account, alert, subject) where resolved_at is null`.execute(
+        db,
+      );
+      await sql`create index alerts_started_idx on alerts (started_at)`.execute(db);
+    },
+  };
+}
 
 export function migrationProvider(kind: Kind): MigrationProvider {
   return { getMigrations: async () => migrations(kind) };

@@ -103,6 +103,21 @@ export interface OutboxEventsTable {
   retry_from: string | null;
   /** W3C `traceparent` of the work that wrote the event; its delivery attempts join that trace. Migration 030_trace_context. */
   trace_context: string | null;
+  /** `erp` (an ERP event) or `alert` (an alert notification), migration 033_outbox_alert_lane; each has lanes of its own. */
+  lane: Generated<string>;
+}
+
+/** An alert raised (migration 033_outbox_alert_lane); at most one open (`resolved_at` null) per account, alert and subject. */
+export interface AlertsTable {
+  id: Generated<number>;
+  account: string;
+  alert: string;
+  subject: string;
+  summary: string;
+  /** JSON object. */
+  details: string;
+  started_at: string;
+  resolved_at: string | null;
 }
 
 export interface DeliveryAttemptsTable {
@@ -184,6 +199,7 @@ export interface Database {
   reconciliation_rows: ReconciliationRowsTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  alerts: AlertsTable;
 }
 
 /** One Midtrans merchant (migration 027); `default` is the one the environment configures. */

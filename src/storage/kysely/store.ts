@@ -21,6 +21,7 @@ import { KyselyOperatorsRepo } from './repos/operators.js';
 import { KyselyFeedRepo } from './repos/feed.js';
 import { KyselyReconciliationRepo } from './repos/reconciliation.js';
 import { KyselyAccountsRepo, KyselyApiKeysRepo } from './repos/accounts.js';
+import { KyselyAlertsRepo } from './repos/alerts.js';
 import { DEFAULT_ACCOUNT } from '../../model/account.js';
 import type { Backend } from './backend.js';
 import { sqliteDialect } from '../sqlite/fragments.js';
@@ -121,6 +122,7 @@ const REPOSITORIES: { readonly [K in keyof Repositories]: (c: RepoContext) => Re
   reconciliation: (c) => new KyselyReconciliationRepo(c.db, c.now, c.backend.dialect.kind, c.account),
   accounts: (c) => new KyselyAccountsRepo(c.db),
   apiKeys: (c) => new KyselyApiKeysRepo(c.db),
+  alerts: (c) => new KyselyAlertsRepo(c.db, c.account),
 };
 
 /** The table's names, typed (`Object.keys` widens them to string). */

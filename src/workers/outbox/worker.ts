@@ -13,14 +13,15 @@ import type { Outbox } from '../../types.js';
 import { systemClock, type Clock } from '../../platform/clock.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { RuntimeConfigService } from '../../config/runtime.js';
-import type { RuntimeConfig } from '../../model/runtime-config.js';
 import type { Store } from '../../storage/contract.js';
 import type { AttemptOutcome, OutboxEvent } from '../../model/delivery.js';
 import { deliver } from '../../erp/deliver.js';
 import { judge, type Verdict } from './policy.js';
 import { guardedLookup, literalRefusal } from '../../platform/connect-guard.js';
 import type { PrivatePolicy } from '../../platform/url-policy.js';
-import { forEachLimited, waitForAttempt } from './lanes.js';
+import { forEachLimited, freeLanes, waitForAttempt } from './lanes.js';
+import { EndpointWatch } from './endpoints.js';
+import { bodyFor, targetsNow, type Target } from './targets.js';
 import { Periodic } from '../periodic.js';
 import { failSpan, setSpanAttributes, tracingOn, withSpan } from '../../platform/tracing.js';
 
@@ -49,7 +50,10 @@ export interface OutboxOptions {
    * of the lease (how long a crashed instance's claimed events wait on PostgreSQL) stays two events.
    */
   batchSize?: number;
-  /** Deliveries in parallel (always different orders). Default 16. */
+  /**
+   * Deliveries in parallel (always different orders), shared by the accounts: each takes up to its
+   * fair share, more only when the others leave lanes free, never the last lane another needs. Default 16.
+   */
   concurrency?: number;
   random?: () => number;
   /**
@@ -91,6 +95,12 @@ class OutboxWorker implements Outbox {
   private readonly periodic: Periodic;
   private releaseLeasesFirst = false;
   private depthAt = 0;
+  /** Lanes each account holds now (its deliveries under way in this instance). */
+  private readonly inUse = new Map<string, number>();
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Turns the accounts' order each round, so no account is always served first. */
+  private turn = 0;
+  private readonly endpoints: EndpointWatch;
 
   constructor(
     private readonly deps: OutboxDeps,
@@ -102,6 +112,7 @@ class OutboxWorker implements Outbox {
     this.blockPrivate = o.blockPrivateAddresses ?? false;
     this.log = deps.logger;
     this.events.setMaxListeners(0);
+    this.endpoints = new EndpointWatch(deps, this.random, () => this.wake());
     const pollMs = o.pollMs ?? 5_000;
     this.periodic = new Periodic({
       name: this.name,
@@ -124,6 +135,7 @@ class OutboxWorker implements Outbox {
 
   async stop(): Promise<void> {
     await this.periodic.stop();
+    await Promise.all([...this.inFlight]);
     await this.dispatcher?.close().catch(() => undefined);
     this.dispatcher = undefined;
   }
@@ -133,39 +145,100 @@ class OutboxWorker implements Outbox {
   }
 
   async runOnce(): Promise<number> {
-    const s = await this.deps.runtimeConfig.current();
-    // Without an ERP endpoint events wait; with several accounts another account may have one.
-    if (!s.erp.notify_url && (await this.deps.store.accounts.count()) <= 1) return 0;
-    const batch = this.o.batchSize ?? 32;
-    const lanes = this.o.concurrency ?? 16;
-    // Each lane delivers its share of the batch one after another, each attempt up to the ERP
-    // timeout plus the time to record it: the lease outlasts the slowest lane, with room to spare.
-    const leaseMs = this.o.leaseMs ?? Math.ceil(batch / lanes) * (s.erp.timeout_ms + 1_000) + 5_000;
-    const claimed = await this.deps.store.outbox.claimDue(this.instanceId, this.deps.clock.now(), leaseMs, batch);
-    const recorded: Promise<void>[] = [];
+    const round = await this.dispatch();
+    await round.done;
+    return round.claimed;
+  }
+
+  /**
+   * One round: each lane (an account's ERP, an account's alert receiver) claims its own due events
+   * for the lanes it may take (`freeLanes`), in an order that turns each round, and delivers them
+   * by lanes of its own. Resolves once everything is claimed and started; `done` once delivered
+   * and recorded. A started worker does not wait for `done`: an endpoint that answers slowly keeps
+   * its lanes busy while the next round serves the others.
+   */
+  private async dispatch(): Promise<{ claimed: number; done: Promise<void> }> {
+    const targets = await targetsNow(this.deps.store, this.deps.runtimeConfig);
+    const keys = [...targets.keys()];
+    if (keys.length === 0) return { claimed: 0, done: Promise.resolve() };
+    const turn = this.turn++ % keys.length;
+    const order = [...keys.slice(turn), ...keys.slice(0, turn)];
+    const total = this.o.concurrency ?? 16;
+    const perLane = Math.max(1, Math.ceil((this.o.batchSize ?? 32) / total));
+    const groups: Promise<void>[] = [];
+    const hadMore = new Set<string>();
+    let claimed = 0;
+    for (const pass of [1, 2] as const)
+      for (const key of order) {
+        const t = targets.get(key);
+        if (!t || (pass === 2 && !hadMore.has(key))) continue;
+        const g = this.endpoints.gate(t);
+        // A paced lane is served by one group at a time: the pace, not the lanes, bounds it, and
+        // its backlog then leaves strictly in the order written.
+        if (g.kind === 'wait' || (t.ratePerS && this.inUse.has(key))) continue;
+        let lanes = freeLanes(key, this.inUse, keys, total, pass);
+        if (lanes === 0) continue;
+        const rate = t.ratePerS;
+        // An open breaker lets one probe through; a rate claims about two seconds' worth at a time.
+        let limit = g.kind === 'probe' ? 1 : lanes * perLane;
+        if (rate) limit = Math.min(limit, Math.max(1, Math.ceil(rate * 2)));
+        if (g.kind === 'probe') lanes = 1;
+        // Each lane delivers its share one after another, each attempt up to the timeout plus the
+        // time to record it (and the pace's waits): the lease outlasts the slowest lane.
+        const leaseMs =
+          this.o.leaseMs ?? perLane * (t.timeoutMs + 1_000) + 5_000 + (rate ? Math.ceil((limit / rate) * 1_000) : 0);
+        const now = this.deps.clock.now();
+        const events = await this.deps.store.outbox.claimDue(this.instanceId, now, leaseMs, limit, t.account, t.lane);
+        if (events.length === limit && g.kind === 'closed' && !rate) hadMore.add(key);
+        else hadMore.delete(key);
+        if (events.length === 0) continue;
+        if (g.kind === 'probe') this.endpoints.startProbe(t);
+        claimed += events.length;
+        groups.push(
+          this.deliverGroup(t, events, Math.min(lanes, Math.ceil(events.length / perLane)), g.kind === 'probe'),
+        );
+      }
+    return { claimed, done: Promise.all(groups).then(() => undefined) };
+  }
+
+  /**
+   * Delivers one lane's claimed events by `lanes` lanes; the lanes are held until every result is
+   * recorded. While the endpoint's breaker is open an event not yet started is not attempted: its
+   * lease is given back, and it waits for the probe.
+   */
+  private deliverGroup(t: Target, events: OutboxEvent[], lanes: number, probe: boolean): Promise<void> {
+    this.inUse.set(t.key, (this.inUse.get(t.key) ?? 0) + lanes);
     // The lease runs out and the event is claimed again: at least once, never lost.
     const unrecorded = (e: OutboxEvent) => (err: unknown) =>
       this.log.error(
         { err: { message: err instanceof Error ? err.message : String(err) }, event_id: e.eventId },
-        'ERP delivery could not be recorded',
+        'delivery could not be recorded',
       );
-    // Each event goes to its account's endpoint, signed with its account's secret (read once a round).
-    const settings = new Map<string, RuntimeConfig>([[this.deps.runtimeConfig.account, s]]);
-    for (const account of new Set(claimed.map((e) => e.account)))
-      if (!settings.has(account)) settings.set(account, await this.deps.runtimeConfig.forAccount(account).current());
-    await forEachLimited(claimed, lanes, async (e) => {
+    const paused = () => !probe && this.endpoints.gate(t).kind !== 'closed';
+    const group = (async () => {
+      const recorded: Promise<void>[] = [];
       try {
-        const es = settings.get(e.account);
-        const url = es?.erp.notify_url;
-        // An account without an endpoint: its event waits (its lease runs out) for a pull or an endpoint.
-        if (!es || !url) return;
-        recorded.push((await this.attempt(e, url, es)).recorded.catch(unrecorded(e)));
-      } catch (err) {
-        unrecorded(e)(err);
+        await forEachLimited(events, lanes, async (e) => {
+          try {
+            if (paused() || ((await this.endpoints.paced(t)) && paused())) {
+              recorded.push(this.deps.store.outbox.release(e.seq, e.leaseToken).then(() => undefined, unrecorded(e)));
+              return;
+            }
+            recorded.push((await this.attempt(t, e, probe)).recorded.catch(unrecorded(e)));
+          } catch (err) {
+            unrecorded(e)(err);
+          }
+        });
+        await Promise.all(recorded);
+      } finally {
+        const left = (this.inUse.get(t.key) ?? lanes) - lanes;
+        if (left > 0) this.inUse.set(t.key, left);
+        else this.inUse.delete(t.key);
+        this.wake();
       }
-    });
-    await Promise.all(recorded);
-    return claimed.length;
+    })().finally(() => this.inFlight.delete(group));
+    this.inFlight.add(group);
+    return group;
   }
 
   async drain(maxRounds = 1000): Promise<number> {
@@ -203,11 +276,11 @@ class OutboxWorker implements Outbox {
    * recording still under way, so the lane moves on to its next event while the result waits for
    * its commit (on SQLite the lanes' results then share one).
    */
-  private attempt(e: OutboxEvent, url: string, s: RuntimeConfig): Promise<{ recorded: Promise<void> }> {
+  private attempt(t: Target, e: OutboxEvent, probe: boolean): Promise<{ recorded: Promise<void> }> {
     // A child of the work that wrote the event (its stored trace context): a retry hours later
     // still joins the payment's trace.
     return withSpan(
-      'ERP delivery attempt',
+      t.lane === 'alert' ? 'alert delivery attempt' : 'ERP delivery attempt',
       {
         'paylink.account': e.account,
         'paylink.event_id': e.eventId,
@@ -216,14 +289,14 @@ class OutboxWorker implements Outbox {
         'paylink.gateway_order_id': tracingOn() ? gatewayOrderIdOf(e.payload) : undefined,
         'paylink.attempt': e.attempts + 1,
       },
-      () => this.attemptInSpan(e, url, s),
+      () => this.attemptInSpan(t, e, probe),
       { parent: e.traceContext },
     );
   }
 
-  private async attemptInSpan(e: OutboxEvent, url: string, s: RuntimeConfig): Promise<{ recorded: Promise<void> }> {
+  private async attemptInSpan(t: Target, e: OutboxEvent, probe: boolean): Promise<{ recorded: Promise<void> }> {
     const startedAt = this.deps.clock.now();
-    const refused = literalRefusal(url, this.blockPrivate);
+    const refused = literalRefusal(t.url, this.blockPrivate);
     const res = refused
       ? {
           statusCode: null,
@@ -232,11 +305,11 @@ class OutboxWorker implements Outbox {
         }
       : await deliver(
           {
-            url,
-            secret: s.erp.webhook_secret,
+            url: t.url,
+            secret: t.secret,
             eventId: e.eventId,
-            body: e.payload,
-            timeoutMs: s.erp.timeout_ms,
+            body: bodyFor(t, e.payload),
+            timeoutMs: t.timeoutMs,
             sentAt: this.wallClock.now(),
           },
           this.agent(),
@@ -249,17 +322,25 @@ class OutboxWorker implements Outbox {
       failures: e.attempts + 1,
       now,
       retryFrom: new Date(e.retryFrom),
-      retryForHours: s.erp.retry_for_hours,
+      retryForHours: t.retryForHours,
       random: this.random,
     });
+    // An answer that came after the event's lease ran out (the lease outlasts every attempt its
+    // lane can make, so this instance was stalled: paused, or its clock stopped) says nothing of
+    // the endpoint now: a timeout measured across the stall would open the breaker, and the rest of
+    // the claim would go unattempted instead of being tried and its stale results refused. A
+    // probe's answer always counts: the breaker waits for it.
+    const stale = e.leaseUntil !== null && now.getTime() > Date.parse(e.leaseUntil);
+    if (probe || !stale) await this.endpoints.afterAttempt(t, v.state === 'delivered', probe, now);
     await this.o.beforeComplete?.(e);
     const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
     setSpanAttributes({ 'paylink.outcome': v.state, 'http.response.status_code': res.statusCode ?? undefined });
     if (error !== null) failSpan(error);
-    return { recorded: this.record(e, v, res, startedAt, error) };
+    return { recorded: this.record(t, e, v, res, startedAt, error) };
   }
 
   private async record(
+    t: Target,
     e: OutboxEvent,
     v: Verdict,
     res: Exchange,
@@ -288,13 +369,18 @@ class OutboxWorker implements Outbox {
       error,
       next_attempt_at: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined,
     };
-    if (outcome === 'dead')
+    if (outcome === 'dead' && t.lane === 'alert')
+      this.log.error(fields, 'alert notification dead: not retried any more');
+    else if (outcome === 'dead') {
+      if (await this.endpoints.raiseDead(e, error)) this.wake();
       this.log.error(
         fields,
         "ERP event dead: not retried any more; the order's later events wait behind it until it is retried by hand (POST /api/deliveries/{id}/retry) and delivered",
       );
-    else if (outcome === 'rejected_stale_lease')
+    } else if (outcome === 'rejected_stale_lease')
       this.log.warn(fields, 'ERP delivery result rejected: this instance lost the lease');
+    else if (t.lane === 'alert')
+      this.log.info(fields, outcome === 'delivered' ? 'alert delivered' : 'alert delivery failed; retry scheduled');
     else
       this.log.info(fields, outcome === 'delivered' ? 'ERP event delivered' : 'ERP delivery failed; retry scheduled');
   }
@@ -316,7 +402,7 @@ class OutboxWorker implements Outbox {
           'outbox: leases left by a previous run released (SQLite: this process owns the file)',
         );
     }
-    const n = await this.runOnce();
+    const { claimed: n } = await this.dispatch();
     const t = this.wallClock.now().getTime();
     if (t - this.depthAt > 5_000) {
       this.depthAt = t;

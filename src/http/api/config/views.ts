@@ -34,6 +34,12 @@ export const ConfigDocumentSchema = Type.Object({
     ),
   ),
   links: S.links,
+  alerts: Type.Evaluate(
+    Type.Script(
+      { A: S.alerts, K: Type.Enum(SECRET_FIELDS.alerts), M: Masked, N: OrNull },
+      'Omit<A, K | "url"> & { url: N } & { [F in K]: M }',
+    ),
+  ),
   reconcile: S.reconcile,
   retention: S.retention,
   info: Type.Object({
@@ -74,6 +80,13 @@ export const CONFIG_EXAMPLE: ConfigDocument = {
     retry_for_hours: 72,
   },
   links: { default_expiry_minutes: 1440, enabled_payments: [] },
+  alerts: {
+    url: 'https://hooks.slack.com/services/T000/B000/XXXX',
+    secret: null,
+    format: 'slack',
+    stuck_pending_after_minutes: 60,
+    erp_failing_after_minutes: 15,
+  },
   reconcile: { interval_s: 60, pending_after_minutes: 30 },
   retention: { days: 30 },
   info: {
@@ -105,6 +118,7 @@ export function configView(c: RuntimeConfigState, services: Deps<'config' | 'ver
     },
     erp: { ...s.erp, notify_url: s.erp.notify_url ?? null, ...masked(s.erp, SECRET_FIELDS.erp) },
     links: s.links,
+    alerts: { ...s.alerts, url: s.alerts.url ?? null, ...masked(s.alerts, SECRET_FIELDS.alerts) },
     reconcile: s.reconcile,
     retention: s.retention,
     info: {

@@ -136,7 +136,10 @@ function reportBody(body: unknown): Readable {
   return body as Readable;
 }
 
-export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'>> = async (app, services) => {
+export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'runtimeConfig' | 'store'>> = async (
+  app,
+  services,
+) => {
   await app.register(async (scope) => {
     const s = scope as App;
     // The report streams through: it is read row by row, never held whole.

@@ -67,6 +67,7 @@ export class KyselyConsoleQueries implements ConsoleQueries {
       .selectFrom('outbox_events')
       .select('created_at')
       .where('state', 'in', ['pending', 'failed'])
+      .where('lane', '=', 'erp')
       .orderBy('seq', 'asc')
       .limit(1)
       .executeTakeFirst();
@@ -112,6 +113,7 @@ export class KyselyConsoleQueries implements ConsoleQueries {
       .selectFrom('outbox_events')
       .selectAll()
       .where('order_key', '=', orderId)
+      .where('lane', '=', 'erp')
       .orderBy('seq', 'asc')
       .limit(500)
       .execute();
@@ -124,6 +126,7 @@ export class KyselyConsoleQueries implements ConsoleQueries {
       .selectFrom('outbox_events')
       .selectAll()
       .where('state', 'in', states)
+      .where('lane', '=', 'erp')
       .orderBy('seq', 'asc')
       .limit(limit)
       .offset(offset)

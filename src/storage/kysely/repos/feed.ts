@@ -42,7 +42,7 @@ export class KyselyFeedRepo implements FeedRepo {
         update outbox_events set feed_seq = x.pos
         from (
           select seq, cast(${before} as bigint) + row_number() over (order by seq) as pos
-          from outbox_events where feed_seq is null
+          from outbox_events where feed_seq is null and lane = 'erp'
         ) as x
         where outbox_events.seq = x.seq`.execute(trx);
       return Number(res.numAffectedRows ?? 0);

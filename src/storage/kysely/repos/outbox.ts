@@ -7,6 +7,7 @@ import {
   type DeliveryAttempt,
   type NewOutboxEvent,
   type OutboxEvent,
+  type OutboxLane,
   type OutboxState,
 } from '../../../model/delivery.js';
 import type { Page } from '../../../model/page.js';
@@ -27,8 +28,10 @@ const UNDELIVERED = ['pending', 'failed'] as const;
 // with statistics older than a burst of waiting events, scanned every undelivered event for each
 // candidate (15 s with 100,000 waiting; docs/performance.md, "The outbox's claim"); a limited
 // subquery runs per candidate on outbox_order_idx.
+// The same order id in two accounts is two orders, and an alert's key never holds an ERP event.
 const FIRST_OF_ORDER = sql`(
-  select p.seq from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed', 'dead') limit 1
+  select p.seq from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed', 'dead')
+    and p.account = e.account and p.lane = e.lane limit 1
 ) is null`;
 
 export class KyselyOutboxRepo implements OutboxRepo {
@@ -44,14 +47,27 @@ export class KyselyOutboxRepo implements OutboxRepo {
     return insertOutboxEvent(this.db, e, now ?? this.now(), this.account);
   }
 
-  async claimDue(owner: string, now: Date, leaseMs: number, limit: number): Promise<OutboxEvent[]> {
+  async claimDue(
+    owner: string,
+    now: Date,
+    leaseMs: number,
+    limit: number,
+    account?: string,
+    lane: OutboxLane = 'erp',
+  ): Promise<OutboxEvent[]> {
     const at = now.toISOString();
     const until = new Date(now.getTime() + leaseMs).toISOString();
+    // One account's claim walks that account's due events only, so another account's backlog of
+    // due-but-failing events never fills it.
+    const scope =
+      account === undefined
+        ? sql`${this.dialect.indexedBy('outbox_claimable_idx')} where e.lane = ${lane} and`
+        : sql`${this.dialect.indexedBy('outbox_lane_claimable_idx')} where e.account = ${account} and e.lane = ${lane} and`;
     const result = await sql<OutboxRow>`
       update outbox_events set lease_owner = ${owner}, lease_until = ${until}, lease_token = lease_token + 1, updated_at = ${at}
       where seq in (
-        select e.seq from outbox_events e ${this.dialect.indexedBy('outbox_claimable_idx')}
-        where e.state in ('pending', 'failed') and e.next_attempt_at <= ${at}
+        select e.seq from outbox_events e ${scope}
+          e.state in ('pending', 'failed') and e.next_attempt_at <= ${at}
           and (e.lease_until is null or e.lease_until <= ${at})
           and ${FIRST_OF_ORDER}
         order by e.next_attempt_at, e.seq
@@ -82,7 +98,7 @@ export class KyselyOutboxRepo implements OutboxRepo {
     cursor?: string;
   }): Promise<Page<OutboxEvent>> {
     const limit = Math.min(Math.max(filter.limit ?? 50, 1), 500);
-    let q = this.db.selectFrom('outbox_events').selectAll();
+    let q = this.db.selectFrom('outbox_events').selectAll().where('lane', '=', 'erp');
     if (filter.account) q = q.where('account', '=', filter.account);
     if (filter.state) q = q.where('state', '=', filter.state);
     const cursor = filter.cursor ? decodeCursor(filter.cursor) : undefined;
@@ -131,6 +147,8 @@ export class KyselyOutboxRepo implements OutboxRepo {
       .updateTable('outbox_events')
       .set({ retry_from: at })
       .where('order_key', '=', row.order_key)
+      .where('account', '=', row.account)
+      .where('lane', '=', row.lane)
       .where('seq', '>', row.seq)
       .where('state', 'in', UNDELIVERED)
       .execute();
@@ -155,9 +173,9 @@ export class KyselyOutboxRepo implements OutboxRepo {
     // The first seq of each state on outbox_state_seq_idx: seq follows creation order.
     const res = await sql<{ at: string | null }>`
       select min(t.at) as at from (
-        select (select created_at from outbox_events where state = 'pending' order by seq limit 1) as at
+        select (select created_at from outbox_events where state = 'pending' and lane = 'erp' order by seq limit 1) as at
         union all
-        select (select created_at from outbox_events where state = 'failed' order by seq limit 1) as at
+        select (select created_at from outbox_events where state = 'failed' and lane = 'erp' order by seq limit 1) as at
       ) t`.execute(this.db);
     return res.rows[0]?.at ?? undefined;
   }
@@ -188,5 +206,49 @@ export class KyselyOutboxRepo implements OutboxRepo {
     );
     const dues = [free.rows[0]?.due, leased.rows[0]?.due].filter((d): d is string => typeof d === 'string');
     return dues.length === 0 ? undefined : dues.reduce((a, b) => (a <= b ? a : b));
+  }
+
+  async inWindow(filter: {
+    since: string;
+    until?: string;
+    orderId?: string;
+    state?: OutboxState;
+    account?: string;
+    limit: number;
+  }): Promise<OutboxEvent[]> {
+    let q = this.db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('lane', '=', 'erp')
+      .where('created_at', '>=', filter.since);
+    if (filter.until) q = q.where('created_at', '<', filter.until);
+    if (filter.orderId) q = q.where('order_id', '=', filter.orderId);
+    if (filter.state) q = q.where('state', '=', filter.state);
+    if (filter.account) q = q.where('account', '=', filter.account);
+    return (await q.orderBy('seq', 'asc').limit(filter.limit).execute()).map(toEvent);
+  }
+
+  async release(seq: number, leaseToken: number): Promise<boolean> {
+    const res = await this.db
+      .updateTable('outbox_events')
+      .set({ lease_owner: null, lease_until: null })
+      .where('seq', '=', seq)
+      .where('lease_token', '=', leaseToken)
+      .where('state', 'in', UNDELIVERED)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  async dueNow(account: string, now: Date, lane: OutboxLane = 'erp'): Promise<number> {
+    const at = now.toISOString();
+    const res = await this.db
+      .updateTable('outbox_events')
+      .set({ next_attempt_at: at, updated_at: this.now().toISOString() })
+      .where('account', '=', account)
+      .where('lane', '=', lane)
+      .where('state', 'in', UNDELIVERED)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]))
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows);
   }
 }

@@ -5,6 +5,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import {
   ATTEMPT_OUTCOMES,
+  OUTBOX_LANES,
   OUTBOX_STATES,
   type DeliveryAttempt,
   type NewOutboxEvent,
@@ -18,6 +19,7 @@ export type OutboxRow = Selectable<OutboxEventsTable>;
 export function toEvent(r: OutboxRow): OutboxEvent {
   return {
     seq: Number(r.seq),
+    lane: oneOf(OUTBOX_LANES, r.lane, 'outbox_events.lane'),
     account: r.account,
     eventId: r.event_id,
     eventType: r.event_type,
@@ -87,6 +89,7 @@ export async function insertOutboxEvent(
       updated_at: at,
       delivered_at: null,
       retry_from: at,
+      lane: e.lane ?? 'erp',
       trace_context: e.traceContext ?? null,
     })
     .returningAll()
