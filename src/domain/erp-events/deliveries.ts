@@ -7,7 +7,7 @@ import type { Deps } from '../../types.js';
 import type { DeliveryAttempt, OutboxEvent } from '../../model/delivery.js';
 import { AppError } from '../../platform/errors.js';
 import { actorName, audit, type Actor } from '../audit.js';
-import { requireRole } from '../operators/access.js';
+import { maySee, requireRole } from '../operators/access.js';
 
 export type DeliveryDeps = Deps<'clock' | 'logger' | 'outbox' | 'store'>;
 
@@ -16,10 +16,10 @@ export function isUndelivered(e: Pick<OutboxEvent, 'state'>): boolean {
   return e.state === 'failed' || e.state === 'dead';
 }
 
-/** One event as it is; unknown id → 404. */
-export async function findDelivery(services: Deps<'store'>, eventId: string): Promise<OutboxEvent> {
+/** One event as it is; unknown id, or an event of an account `actor` may not see → 404. */
+export async function findDelivery(services: Deps<'store'>, eventId: string, actor: Actor): Promise<OutboxEvent> {
   const event = await services.store.outbox.findByEventId(eventId);
-  if (!event) throw new AppError('NOT_FOUND', 'No delivery with this id.');
+  if (!event || !maySee(actor, event.account)) throw new AppError('NOT_FOUND', 'No delivery with this id.');
   return event;
 }
 
@@ -30,6 +30,7 @@ export async function retryDelivery(
   actor: Actor,
 ): Promise<{ event: OutboxEvent; attempts: DeliveryAttempt[] }> {
   requireRole(actor, 'finance');
+  await findDelivery(services, eventId, actor);
   const event = await services.store.outbox.retryNow(eventId, services.clock.now());
   if (!event) throw new AppError('NOT_FOUND', 'No delivery with this id.');
   audit(
@@ -42,9 +43,13 @@ export async function retryDelivery(
   return { event, attempts: await services.store.outbox.attemptsFor([event.seq]) };
 }
 
-/** Every failing or dead event of one order due now, in their order; answers their ids (none is no error). */
+/**
+ * Every failing or dead event of one order of the store's account due now, in their order; answers
+ * their ids (none is no error); an account `actor` may not see has no such order (404).
+ */
 export async function retryOrderDeliveries(services: DeliveryDeps, orderId: string, actor: Actor): Promise<string[]> {
   requireRole(actor, 'finance');
+  if (!maySee(actor, services.store.account)) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(orderId)}.`);
   const events = (await services.store.console.eventsForOrder(orderId)).filter(isUndelivered);
   for (const e of events) await services.store.outbox.retryNow(e.eventId, services.clock.now());
   const ids = events.map((e) => e.eventId);

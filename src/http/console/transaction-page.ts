@@ -7,7 +7,8 @@ import { timeline, timelineList } from './transaction.js';
 import { isUndelivered } from '../../domain/erp-events/deliveries.js';
 import { availableActions } from '../../domain/actions/refund.js';
 import { jsonObject } from '../schemas/json-object.js';
-import { txLink } from './transactions.js';
+import { txActionLink } from './transactions.js';
+import { paymentSubject } from './accounts.js';
 import { EMPTY, type View } from './view.js';
 import { paymentMoneySection } from './money.js';
 import { formKeyField, formRequest } from './form-keys.js';
@@ -34,7 +35,7 @@ function actionForm(
   fields: Html = html``,
   danger = false,
 ): Html {
-  return html`<form method="post" action="${txLink(tx.orderId)}/${action}" aria-labelledby="a-${action}">${csrfField(token)}<h3 id="a-${action}">${title}</h3>${fields}<button type="submit"${danger ? html` class="danger"` : ''}>${button}</button></form>`;
+  return html`<form method="post" action="${txActionLink(tx.orderId, tx.account, action)}" aria-labelledby="a-${action}">${csrfField(token)}<h3 id="a-${action}">${title}</h3>${fields}<button type="submit"${danger ? html` class="danger"` : ''}>${button}</button></form>`;
 }
 
 /**
@@ -133,7 +134,7 @@ ${
 }
 ${finance && offer.cancel ? actionForm(tx, 'cancel', token, t('pay_cancel_title'), t('pay_cancel_button'), html``, true) : ''}
 ${finance && offer.expire ? actionForm(tx, 'expire', token, t('pay_expire_title'), t('pay_expire_button'), html``, true) : ''}
-${finance && undelivered.length > 0 ? actionForm(tx, 'retry-deliveries', token, v.plural('pay_retry_title', undelivered.length), t('pay_retry_button'), formKeyField(forms.key(formRequest('retry-deliveries', tx.orderId)))) : ''}
+${finance && undelivered.length > 0 ? actionForm(tx, 'retry-deliveries', token, v.plural('pay_retry_title', undelivered.length), t('pay_retry_button'), formKeyField(forms.key(formRequest('retry-deliveries', paymentSubject(tx.orderId, tx.account))))) : ''}
 </div>
 <h2>${t('pay_timeline')}</h2>
 ${timelineList(entries, v)}

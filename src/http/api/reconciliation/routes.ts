@@ -158,7 +158,7 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
       },
       async (req, reply) => {
         const body = reportBody(req.body);
-        const account = await requireAccount(services, req.query.account ?? DEFAULT_ACCOUNT);
+        const account = await requireAccount(services, req.query.account ?? DEFAULT_ACCOUNT, operatorActor(req));
         const several = await severalAccounts(services);
         const out = await importGatewayReport(inAccount(services, account.id), {
           body,
@@ -200,10 +200,14 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
     },
     async (req) => {
       const several = await severalAccounts(services);
-      const page = await listReconciliations(services, {
-        limit: countParam('limit', req.query.limit, 50, 200),
-        cursor: req.query.cursor,
-      });
+      const page = await listReconciliations(
+        services,
+        {
+          limit: countParam('limit', req.query.limit, 50, 200),
+          cursor: req.query.cursor,
+        },
+        operatorActor(req),
+      );
       return page.nextCursor
         ? { items: page.items.map((i) => importView(i, several)), next_cursor: page.nextCursor }
         : { items: page.items.map((i) => importView(i, several)) };
@@ -257,11 +261,16 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'store'
     },
     async (req) => {
       const limit = countParam('limit', req.query.limit, 500, 5000);
-      const { imp, rows } = await getReconciliation(services, req.params.id, {
-        result: req.query.result,
-        limit,
-        afterId: req.query.after === undefined ? undefined : Number(req.query.after),
-      });
+      const { imp, rows } = await getReconciliation(
+        services,
+        req.params.id,
+        {
+          result: req.query.result,
+          limit,
+          afterId: req.query.after === undefined ? undefined : Number(req.query.after),
+        },
+        operatorActor(req),
+      );
       const last = rows.at(-1);
       return {
         ...importView(imp, await severalAccounts(services)),
