@@ -288,8 +288,11 @@ export interface ConsoleQueries {
    * id or one of its link purchases (`<id>-<suffix>`).
    */
   notificationsFor(transactionRef: string, gatewayOrderId: string): Promise<NotificationRecord[]>;
-  /** The ERP events of one order of the store's account, in the order they are delivered. */
-  eventsForOrder(orderId: string): Promise<OutboxEvent[]>;
+  /**
+   * The ERP events of one order of the store's account, by its outbox ordering key (the order id in
+   * `default`; see `orderKeyOf`), in the order they are delivered.
+   */
+  eventsForOrder(orderKey: string): Promise<OutboxEvent[]>;
   /**
    * Failing or dead events across orders, oldest first (the ones that wait longest); of `accounts`
    * only when given (none when empty).

@@ -6,6 +6,7 @@
 import type { Deps } from '../../types.js';
 import type { DeliveryAttempt, OutboxEvent } from '../../model/delivery.js';
 import { AppError } from '../../platform/errors.js';
+import { orderKeyOf } from '../accounts/events.js';
 import { actorName, audit, type Actor } from '../audit.js';
 import { maySee, requireRole } from '../operators/access.js';
 
@@ -50,7 +51,8 @@ export async function retryDelivery(
 export async function retryOrderDeliveries(services: DeliveryDeps, orderId: string, actor: Actor): Promise<string[]> {
   requireRole(actor, 'finance');
   if (!maySee(actor, services.store.account)) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(orderId)}.`);
-  const events = (await services.store.console.eventsForOrder(orderId)).filter(isUndelivered);
+  const orderKey = orderKeyOf(services.store.account, orderId);
+  const events = (await services.store.console.eventsForOrder(orderKey)).filter(isUndelivered);
   for (const e of events) await services.store.outbox.retryNow(e.eventId, services.clock.now());
   const ids = events.map((e) => e.eventId);
   audit(

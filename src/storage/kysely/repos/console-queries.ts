@@ -120,12 +120,12 @@ export class KyselyConsoleQueries implements ConsoleQueries {
     return rows.map(toNotification);
   }
 
-  async eventsForOrder(orderId: string): Promise<OutboxEvent[]> {
+  async eventsForOrder(orderKey: string): Promise<OutboxEvent[]> {
     const rows = await this.db
       .selectFrom('outbox_events')
       .selectAll()
       .where('account', '=', this.account)
-      .where('order_key', '=', orderId)
+      .where('order_key', '=', orderKey)
       .orderBy('seq', 'asc')
       .limit(500)
       .execute();
