@@ -9,7 +9,8 @@ import { DATABASE_KINDS } from '../helpers/stores.js';
 import { E2E_SERVER_KEY, simClient, type SimClient } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { formState, hiddenFields } from '../helpers/console-forms.js';
-import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
+import { basicAuth } from '../helpers/services.js';
+import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 
 const ENV_KEY = 'env-key-console-accounts-0123456789';
@@ -32,7 +33,7 @@ async function freePort(): Promise<number> {
 }
 
 describe.each(DATABASE_KINDS)('console with two accounts (%s)', (kind) => {
-  let ctx: TestContext;
+  let ctx: LoggedApp;
   let simulator: RunningSimulator;
   let sim: SimClient;
   let erp: ErpReceiver;
@@ -80,7 +81,7 @@ describe.each(DATABASE_KINDS)('console with two accounts (%s)', (kind) => {
     });
     sim = simClient(simulator.baseUrl);
     const port = await freePort();
-    ctx = await makeTestApp(
+    ctx = await makeLoggedApp(
       kind,
       {
         MIDTRANS_MODE: 'simulator',
@@ -176,6 +177,18 @@ describe.each(DATABASE_KINDS)('console with two accounts (%s)', (kind) => {
     expect(confirmed.statusCode).toBe(303);
     expect((await txOf(A.id))?.refundedAmount).toBe(10_000);
     expect((await txOf('default'))?.refundedAmount).toBe(0);
+    // The timeline names who retried, from the audit log; the same order id of default names nobody.
+    await expect
+      .poll(
+        async () => {
+          await ctx.rawLogs();
+          return (await ctx.app.inject({ url: PAGE, headers: admin })).body;
+        },
+        { timeout: 10_000 },
+      )
+      .toMatch(/Retrying the ERP delivery asked<br><span class="muted">by operator:ops</);
+    const other = await ctx.app.inject({ url: '/console/transactions/CA-1', headers: admin });
+    expect(other.body).not.toContain('Retrying the ERP delivery asked');
   });
 
   it('an operator limited to default gets 404 for the other account, as for an unknown one', async () => {

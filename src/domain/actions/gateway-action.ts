@@ -19,7 +19,7 @@ export function auditAsk(
   tx: TransactionRecord,
   extra: Record<string, unknown> = {},
 ): void {
-  const detail = { order_id: tx.orderId, mercant_id: tx.mercantId, status: tx.status, ...extra };
+  const detail = { order_id: tx.orderId, account: tx.account, mercant_id: tx.mercantId, status: tx.status, ...extra };
   audit(
     services,
     { actor, action: `payment_${action}`, subject: tx.orderId, outcome: 'requested' },

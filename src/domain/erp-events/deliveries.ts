@@ -38,7 +38,7 @@ export async function retryDelivery(
     services,
     { actor, action: 'delivery_retry', subject: event.orderId ?? event.orderKey, outcome: 'queued' },
     `${actorName(actor)} re-queued an ERP delivery`,
-    { order_id: event.orderId, events: [event.eventId] },
+    { order_id: event.orderId, account: event.account, events: [event.eventId] },
   );
   services.outbox.wake();
   return { event, attempts: await services.store.outbox.attemptsFor([event.seq]) };
@@ -59,7 +59,7 @@ export async function retryOrderDeliveries(services: DeliveryDeps, orderId: stri
     services,
     { actor, action: 'delivery_retry', subject: orderId, outcome: 'queued' },
     `${actorName(actor)} re-queued the undelivered ERP events of an order`,
-    { order_id: orderId, events: ids },
+    { order_id: orderId, account: services.store.account, events: ids },
   );
   services.outbox.wake();
   return ids;

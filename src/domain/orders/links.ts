@@ -324,7 +324,7 @@ export async function cancelLink(
     services,
     { actor, action: 'link_cancel', subject: tx.orderId, outcome: 'requested' },
     `${actorName(actor)} asked to deactivate the link ${tx.orderId}`,
-    { order_id: tx.orderId, mercant_id: tx.mercantId },
+    { order_id: tx.orderId, account: tx.account, mercant_id: tx.mercantId },
   );
   return closeUnusedLink(services, tx, 'cancelled');
 }
