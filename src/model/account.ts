@@ -29,3 +29,12 @@ export interface ApiKeyRecord {
 export interface ApiKeyMatch extends ApiKeyRecord {
   accountDisabled: boolean;
 }
+
+/**
+ * The `account` label of a per-payment metric: absent for `default`, so a service of one account
+ * exposes the series it always did (scrapes and queries written before accounts keep working);
+ * bounded by the accounts table otherwise.
+ */
+export function accountLabel(account: string): { account?: string } {
+  return account === DEFAULT_ACCOUNT ? {} : { account };
+}

@@ -32,8 +32,9 @@ export function createMetrics() {
     }),
     notifications: new Counter({
       name: 'paylink_notifications_total',
-      help: 'Gateway notifications and status reports processed, by source and result',
-      labelNames: ['source', 'result'] as const,
+      help: 'Gateway notifications and status reports processed, by source and result (and account, other than default)',
+      // `account` is bounded by the accounts table: a notification URL of no account answers 404 uncounted.
+      labelNames: ['source', 'result', 'account'] as const,
       registers: [registry],
     }),
     deliveries: new Counter({

@@ -36,6 +36,8 @@ import type {
 export interface TransactionFilter {
   /** Only this account's; every account's when absent. */
   account?: string;
+  /** Only these accounts' (none when empty), beside `account`; every account's when absent. */
+  accounts?: readonly string[];
   status?: PaymentStatus;
   mercantId?: string;
   /** ISO time; only transactions created at or after it. */
@@ -67,14 +69,14 @@ export interface TransactionsRepo {
   /**
    * Payments whose money moved (paid, refunded, charged back) with a payment time (settlement, else
    * transaction time; ISO `+07:00` as stored) between `from` and `to`, by id after `afterId`; of
-   * `account` only when given (every account's otherwise).
+   * `accounts` only when given (none when empty; every account's otherwise).
    */
   listMoneyMovedBetween(
     from: string,
     to: string,
     afterId: string,
     limit: number,
-    account?: string,
+    accounts?: readonly string[],
   ): Promise<TransactionRecord[]>;
   /** Those of `gatewayOrderIds` that exist (at most 1,000 ids a call). */
   findManyByGatewayOrderIds(gatewayOrderIds: readonly string[]): Promise<TransactionRecord[]>;
@@ -216,7 +218,14 @@ export interface OutboxRepo {
   findByEventId(eventId: string): Promise<OutboxEvent | undefined>;
   /** Newest first. */
   /** Newest first; `account`: only that account's events (every account's when absent). */
-  list(filter: { account?: string; state?: OutboxState; limit?: number; cursor?: string }): Promise<Page<OutboxEvent>>;
+  list(filter: {
+    account?: string;
+    /** Only these accounts' events (none when empty), beside `account`. */
+    accounts?: readonly string[];
+    state?: OutboxState;
+    limit?: number;
+    cursor?: string;
+  }): Promise<Page<OutboxEvent>>;
   attemptsFor(seqs: number[]): Promise<DeliveryAttempt[]>;
   /**
    * Due now, same event id, a fresh retry window; in-flight attempts are fenced off. The order's
@@ -292,11 +301,17 @@ export interface ConsoleSearch {
   paymentType?: string;
   from?: string;
   to?: string;
+  /** Only these accounts' payments (none when empty); every account's when absent. */
+  accounts?: readonly string[];
   page: number;
   pageSize: number;
 }
 
-/** Searches and counts for the operator console that the other repositories do not need. Times are ISO UTC text. */
+/**
+ * Searches and counts for the operator console that the other repositories do not need. Times are
+ * ISO UTC text. The searches span every account unless told; what is looked up for one order is
+ * of the store's account only (the same order id in two accounts is two payments).
+ */
 export interface ConsoleQueries {
   /** Newest first; `more` tells whether a next page exists. */
   searchTransactions(s: ConsoleSearch): Promise<{ items: TransactionRecord[]; more: boolean }>;
@@ -310,10 +325,21 @@ export interface ConsoleQueries {
    * id or one of its link purchases (`<id>-<suffix>`).
    */
   notificationsFor(transactionRef: string, gatewayOrderId: string): Promise<NotificationRecord[]>;
-  /** The ERP events of one order, in the order they are delivered. */
-  eventsForOrder(orderId: string): Promise<OutboxEvent[]>;
-  /** Failing or dead events across orders, oldest first (the ones that wait longest). */
-  undeliverable(state: 'failed' | 'dead' | 'both', limit: number, offset: number): Promise<OutboxEvent[]>;
+  /**
+   * The ERP events of one order of the store's account, by its outbox ordering key (the order id in
+   * `default`; see `orderKeyOf`), in the order they are delivered.
+   */
+  eventsForOrder(orderKey: string): Promise<OutboxEvent[]>;
+  /**
+   * Failing or dead events across orders, oldest first (the ones that wait longest); of `accounts`
+   * only when given (none when empty).
+   */
+  undeliverable(
+    state: 'failed' | 'dead' | 'both',
+    limit: number,
+    offset: number,
+    accounts?: readonly string[],
+  ): Promise<OutboxEvent[]>;
 }
 
 /** Deleting what is old, a small batch per call, so that each call holds the database only briefly. Transactions are never deleted. */

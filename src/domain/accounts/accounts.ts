@@ -11,6 +11,7 @@ import { applyOverrides } from '../../config/runtime.js';
 import { AppError } from '../../platform/errors.js';
 import { actorName, audit, type Actor } from '../audit.js';
 import { accountCount, accountsChanged } from './events.js';
+import { maySee } from '../operators/access.js';
 import {
   RuntimeConfigPatchSchema,
   changeRuntimeConfig,
@@ -68,18 +69,27 @@ export async function severalAccounts(services: Deps<'store'>): Promise<boolean>
   return (await accountCount(services.store)) > 1;
 }
 
-/** The account, or 404 as for any unknown resource. */
-export async function requireAccount(services: Deps<'store'>, id: string): Promise<AccountRecord> {
-  const a = await services.store.accounts.get(id);
+/** The account, or 404 as for any unknown resource; also when `actor` may not see it. */
+export async function requireAccount(services: Deps<'store'>, id: string, actor?: Actor): Promise<AccountRecord> {
+  const a = actor && !maySee(actor, id) ? undefined : await services.store.accounts.get(id);
   if (!a) throw new AppError('NOT_FOUND', `No account ${id}.`);
   return a;
 }
 
-export async function listAccounts(services: Deps<'runtimeConfig' | 'store'>): Promise<AccountSummary[]> {
-  const all = await services.store.accounts.list();
+/** The accounts `actor` may see (every account without one). */
+export async function listAccounts(
+  services: Deps<'runtimeConfig' | 'store'>,
+  actor?: Actor,
+): Promise<AccountSummary[]> {
+  const all = (await services.store.accounts.list()).filter((a) => !actor || maySee(actor, a.id));
   return Promise.all(
     all.map(async (a) => ({ ...a, mode: (await services.runtimeConfig.forAccount(a.id).current()).gateway.mode })),
   );
+}
+
+/** The ids of the accounts `actor` may see, oldest first (the console's account switcher). */
+export async function visibleAccountIds(services: Deps<'store'>, actor: Actor): Promise<string[]> {
+  return (await services.store.accounts.list()).filter((a) => maySee(actor, a.id)).map((a) => a.id);
 }
 
 /** Keeps the accounts table's copy of the MID (for lists) as the account's configuration has it. */
@@ -132,8 +142,8 @@ export async function createAccount(
   return created;
 }
 
-export async function accountConfig(services: ConfigDeps, id: string): Promise<RuntimeConfigState> {
-  await requireAccount(services, id);
+export async function accountConfig(services: ConfigDeps, id: string, actor: Actor): Promise<RuntimeConfigState> {
+  await requireAccount(services, id, actor);
   return currentRuntimeConfig(accountConfigDeps(services, id));
 }
 
@@ -144,7 +154,7 @@ export async function changeAccountConfig(
   patch: RuntimeConfigPatch,
   actor: Actor,
 ): Promise<RuntimeConfigState> {
-  const account = await requireAccount(services, id);
+  const account = await requireAccount(services, id, actor);
   const scoped = accountConfigDeps(services, id);
   await changeRuntimeConfig(scoped, patch, actor);
   await syncMerchantId(services, account);
@@ -157,8 +167,8 @@ export async function disableAccount(
   id: string,
   actor: Actor,
 ): Promise<AccountRecord> {
+  await requireAccount(services, id, actor);
   if (id === DEFAULT_ACCOUNT) throw new AppError('ACCOUNT_DEFAULT');
-  await requireAccount(services, id);
   const changed = await services.store.accounts.disable(id, services.clock.now());
   if (changed)
     audit(

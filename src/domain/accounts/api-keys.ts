@@ -26,7 +26,7 @@ export async function createApiKey(
   label: string | undefined,
   actor: Actor,
 ): Promise<ApiKeyRecord & { key: string }> {
-  await requireAccount(services, account);
+  await requireAccount(services, account, actor);
   const key = `pl_${randomBytes(32).toString('base64url')}`;
   const keyId = `key_${randomBytes(9).toString('base64url')}`;
   const rec = await services.store.apiKeys.insert(
@@ -42,8 +42,8 @@ export async function createApiKey(
   return { ...rec, key };
 }
 
-export async function listApiKeys(services: Deps<'store'>, account: string): Promise<ApiKeyRecord[]> {
-  await requireAccount(services, account);
+export async function listApiKeys(services: Deps<'store'>, account: string, actor: Actor): Promise<ApiKeyRecord[]> {
+  await requireAccount(services, account, actor);
   return services.store.apiKeys.list(account);
 }
 
@@ -54,7 +54,7 @@ export async function revokeApiKey(
   keyId: string,
   actor: Actor,
 ): Promise<void> {
-  await requireAccount(services, account);
+  await requireAccount(services, account, actor);
   if (!(await services.store.apiKeys.revoke(account, keyId, services.clock.now())))
     throw new AppError('NOT_FOUND', `No API key ${keyId} in force for account ${account}.`);
   audit(

@@ -45,7 +45,7 @@ async function closePayment(
   action: 'cancelled' | 'expired',
 ): Promise<TransactionRecord> {
   requireRole(actor, 'finance');
-  const tx = await mustFind(services, id);
+  const tx = await mustFind(services, id, actor);
   // Asking again for what already happened answers with the payment as it is (a retry is harmless).
   if (tx.status === action) return tx;
   const conflict = closeConflict(tx, action);

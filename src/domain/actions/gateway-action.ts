@@ -20,7 +20,7 @@ export function auditAsk(
   tx: TransactionRecord,
   extra: Record<string, unknown> = {},
 ): void {
-  const detail = { order_id: tx.orderId, mercant_id: tx.mercantId, status: tx.status, ...extra };
+  const detail = { order_id: tx.orderId, account: tx.account, mercant_id: tx.mercantId, status: tx.status, ...extra };
   audit(
     services,
     { actor, action: `payment_${action}`, subject: tx.orderId, outcome: 'requested' },
@@ -35,8 +35,9 @@ export function stateConflict(code: ErrorCode, tx: TransactionRecord, action: st
   });
 }
 
-export async function mustFind(services: Deps<'store'>, id: string): Promise<TransactionRecord> {
-  const tx = await findTransaction(services, id);
+/** The payment `actor` acts on; 404 when unknown or of an account the actor may not see. */
+export async function mustFind(services: Deps<'store'>, id: string, actor: Actor): Promise<TransactionRecord> {
+  const tx = await findTransaction(services, id, actor);
   if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(id)}.`);
   return tx;
 }

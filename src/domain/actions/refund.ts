@@ -97,7 +97,7 @@ export async function refundPayment(
     throw new AppError('VALIDATION_FAILED', 'reason must be at most 255 characters.', {
       errors: [{ path: 'reason', message: 'must be at most 255 characters' }],
     });
-  const tx = await mustFind(services, id);
+  const tx = await mustFind(services, id, actor);
   const own =
     input.requestKey === undefined ? undefined : await services.store.refunds.findByRequestKey(tx.id, input.requestKey);
   if (own && (await retakeOwn(services, tx, own)) === 'answered') return confirm(services, tx);

@@ -26,3 +26,23 @@ export function hasRole(actor: Actor, role: OperatorRole): boolean {
 export function requireRole(actor: Actor, role: OperatorRole): void {
   if (!hasRole(actor, role)) throw new AppError('FORBIDDEN', `This needs ${NEEDS[role]}.`);
 }
+
+/** The accounts `actor` may see; undefined = every account (an API key is scoped by its route, not here). */
+export function visibleAccounts(actor: Actor): readonly string[] | undefined {
+  return actor.kind === 'operator' ? actor.accounts : undefined;
+}
+
+export function maySee(actor: Actor, account: string): boolean {
+  const visible = visibleAccounts(actor);
+  return visible === undefined || visible.includes(account);
+}
+
+/**
+ * The accounts a list for `actor` covers: the one asked for (`account=`) within those the actor may
+ * see. An account beyond them selects nothing, as an account that does not exist does.
+ */
+export function listedAccounts(actor: Actor, asked?: string): readonly string[] | undefined {
+  const visible = visibleAccounts(actor);
+  if (asked === undefined) return visible;
+  return visible === undefined || visible.includes(asked) ? [asked] : [];
+}

@@ -301,7 +301,7 @@ export async function createSnapToken(
  * operator's check is audited; the ERP's are not, since it polls this (its requests are logged).
  */
 export async function paymentStatus(services: RefreshDeps, id: string, actor: Actor): Promise<TransactionRecord> {
-  const tx = await findTransaction(services, id);
+  const tx = await findTransaction(services, id, actor);
   if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(id)}.`);
   if (actor.kind === 'operator') {
     audit(

@@ -33,7 +33,7 @@ import { requestHash } from './request-hash.js';
 import { randomUUID } from 'node:crypto';
 import { enqueueStatusChanged } from '../reports/record.js';
 import { actorName, audit, type Actor } from '../audit.js';
-import { requireRole } from '../operators/access.js';
+import { maySee, requireRole } from '../operators/access.js';
 
 /** Creating and looking up payment links. */
 export type LinkDeps = Deps<'clock' | 'gateway' | 'logger' | 'runtimeConfig' | 'store'>;
@@ -305,14 +305,22 @@ async function nextAttempt(
   throw new AppError('ORDER_CONFLICT', `No free attempt number for mercant_id ${mercantId}.`);
 }
 
-/** By the caller's order_id, else by gateway_order_id, else by the gateway's transaction_id. */
-export async function findTransaction(services: Deps<'store'>, id: string): Promise<TransactionRecord | undefined> {
+/**
+ * By the caller's order_id, else by gateway_order_id, else by the gateway's transaction_id, in the
+ * store's account. With `actor`, an account the actor may not see has no payments at all.
+ */
+export async function findTransaction(
+  services: Deps<'store'>,
+  id: string,
+  actor?: Actor,
+): Promise<TransactionRecord | undefined> {
+  if (actor && !maySee(actor, services.store.account)) return undefined;
   const t = services.store.transactions;
   return (await t.findByOrderId(id)) ?? (await t.findByGatewayOrderId(id)) ?? (await t.findByGatewayTransactionId(id));
 }
 
-export async function resolveLink(services: Deps<'store'>, id: string): Promise<TransactionRecord> {
-  const tx = await findTransaction(services, id);
+export async function resolveLink(services: Deps<'store'>, id: string, actor?: Actor): Promise<TransactionRecord> {
+  const tx = await findTransaction(services, id, actor);
   if (!tx || tx.kind !== 'payment_link') throw new AppError('NOT_FOUND', `No payment link ${JSON.stringify(id)}.`);
   return tx;
 }
@@ -337,7 +345,7 @@ export async function cancelLink(
   actor: Actor,
 ): Promise<TransactionRecord> {
   requireRole(actor, 'finance');
-  const tx = await resolveLink(services, id);
+  const tx = await resolveLink(services, id, actor);
   if (PAID_STATUSES.has(tx.status))
     throw conflict(tx, `${tx.orderId} is already ${tx.status} and cannot be deactivated.`);
   if (tx.status !== 'pending') return tx;
@@ -345,7 +353,7 @@ export async function cancelLink(
     services,
     { actor, action: 'link_cancel', subject: tx.orderId, outcome: 'requested' },
     `${actorName(actor)} asked to deactivate the link ${tx.orderId}`,
-    { order_id: tx.orderId, mercant_id: tx.mercantId },
+    { order_id: tx.orderId, account: tx.account, mercant_id: tx.mercantId },
   );
   return closeUnusedLink(services, tx, 'cancelled');
 }

@@ -4,6 +4,8 @@
  * in the chosen time zone, with everything refunded of it so far: a day's row is that day's
  * payments, so the rows of a period add up to the amounts of its payments in `/api/transactions`.
  */
+import type { Actor } from '../audit.js';
+import { listedAccounts } from '../operators/access.js';
 import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { AppError } from '../../platform/errors.js';
@@ -65,8 +67,11 @@ function dayFormatter(timeZone: string): Intl.DateTimeFormat {
   }
 }
 
-/** One row per day and payment type with any payment, in date then payment-type order. */
-export async function dailyReport(services: Deps<'store'>, q: DailyQuery): Promise<DailyRow[]> {
+/**
+ * One row per day and payment type with any payment, in date then payment-type order; of the
+ * accounts `actor` may see when given (the service's own totals otherwise).
+ */
+export async function dailyReport(services: Deps<'store'>, q: DailyQuery, actor?: Actor): Promise<DailyRow[]> {
   validDay(q.from, 'from');
   validDay(q.to, 'to');
   if (q.from > q.to)
@@ -90,7 +95,7 @@ export async function dailyReport(services: Deps<'store'>, q: DailyQuery): Promi
       toJakartaIso(to),
       after,
       1000,
-      q.account,
+      actor ? listedAccounts(actor, q.account) : q.account === undefined ? undefined : [q.account],
     );
     for (const tx of page) add(groups, formatter, tx, q);
     if (page.length < 1000) break;

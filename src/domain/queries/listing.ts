@@ -9,6 +9,8 @@ import type { DeliveryAttempt, OutboxEvent, OutboxState } from '../../model/deli
 import type { Page } from '../../model/page.js';
 import { AppError } from '../../platform/errors.js';
 import type { ConsoleSearch, Store } from '../../storage/contract.js';
+import type { Actor } from '../audit.js';
+import { listedAccounts } from '../operators/access.js';
 
 export type { ConsoleSearch };
 
@@ -31,22 +33,26 @@ export interface TransactionListQuery {
   cursor?: string;
 }
 
+/** Of the accounts `actor` may see (an account beyond them lists nothing, as an unknown one). */
 export async function listTransactions(
   services: Deps<'store'>,
   q: TransactionListQuery,
+  actor: Actor,
 ): Promise<Page<TransactionRecord>> {
   checkCursor(services.store, q.cursor);
-  return services.store.transactions.list(q);
+  return services.store.transactions.list({ ...q, accounts: listedAccounts(actor, q.account) });
 }
 
 /** Every transaction the query selects, newest first, a page at a time (an export streams them). */
 export async function* eachTransaction(
   services: Deps<'store'>,
   q: Omit<TransactionListQuery, 'cursor' | 'limit'>,
+  actor?: Actor,
 ): AsyncGenerator<TransactionRecord> {
   let cursor: string | undefined;
+  const accounts = actor ? listedAccounts(actor, q.account) : undefined;
   do {
-    const page = await services.store.transactions.list({ ...q, cursor, limit: 1000 });
+    const page = await services.store.transactions.list({ ...q, accounts, cursor, limit: 1000 });
     yield* page.items;
     cursor = page.nextCursor;
   } while (cursor !== undefined);
@@ -65,19 +71,21 @@ export interface DeliveryListQuery {
 export async function listDeliveries(
   services: Deps<'store'>,
   q: DeliveryListQuery,
+  actor: Actor,
 ): Promise<{ page: Page<OutboxEvent>; attempts: DeliveryAttempt[] }> {
   checkCursor(services.store, q.cursor);
-  const page = await services.store.outbox.list(q);
+  const page = await services.store.outbox.list({ ...q, accounts: listedAccounts(actor, q.account) });
   return { page, attempts: await services.store.outbox.attemptsFor(page.items.map((e) => e.seq)) };
 }
 
 /** The console's search, one numbered page (`more`: a next page exists), with the payment types there are to filter by. */
 export async function searchTransactions(
   services: Deps<'store'>,
-  s: ConsoleSearch,
+  s: ConsoleSearch & { account?: string },
+  actor: Actor,
 ): Promise<{ items: TransactionRecord[]; more: boolean; paymentTypes: string[] }> {
   const [found, paymentTypes] = await Promise.all([
-    services.store.console.searchTransactions(s),
+    services.store.console.searchTransactions({ ...s, accounts: listedAccounts(actor, s.account) }),
     services.store.console.paymentTypes(),
   ]);
   return { ...found, paymentTypes };
@@ -89,8 +97,10 @@ export async function undeliveredEvents(
   state: 'failed' | 'dead' | 'both',
   page: number,
   pageSize: number,
+  scope: { actor: Actor; account?: string },
 ): Promise<{ items: OutboxEvent[]; more: boolean }> {
-  const rows = await services.store.console.undeliverable(state, pageSize + 1, (page - 1) * pageSize);
+  const accounts = listedAccounts(scope.actor, scope.account);
+  const rows = await services.store.console.undeliverable(state, pageSize + 1, (page - 1) * pageSize, accounts);
   return { items: rows.slice(0, pageSize), more: rows.length > pageSize };
 }
 
@@ -101,11 +111,13 @@ export async function undeliveredEvents(
  */
 export async function* eachSearchedTransaction(
   services: Deps<'store'>,
-  s: Omit<ConsoleSearch, 'page' | 'pageSize'>,
+  s: Omit<ConsoleSearch, 'page' | 'pageSize'> & { account?: string },
+  actor: Actor,
 ): AsyncGenerator<TransactionRecord> {
   const pageSize = 500;
+  const accounts = listedAccounts(actor, s.account);
   for (let page = 1; ; page++) {
-    const found = await services.store.console.searchTransactions({ ...s, page, pageSize });
+    const found = await services.store.console.searchTransactions({ ...s, accounts, page, pageSize });
     yield* found.items;
     if (!found.more) return;
   }

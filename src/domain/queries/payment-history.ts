@@ -1,5 +1,6 @@
 /** Everything recorded about one payment, for its timeline: notifications, ERP events with their attempts, refunds. */
 import type { Deps } from '../../types.js';
+import { orderKeyOf } from '../accounts/events.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import type { NotificationRecord } from '../../model/notification.js';
 import type { DeliveryAttempt, OutboxEvent } from '../../model/delivery.js';
@@ -17,7 +18,7 @@ export interface PaymentHistory {
 export async function paymentHistory(services: Deps<'store'>, tx: TransactionRecord): Promise<PaymentHistory> {
   const [notifications, events, refunds] = await Promise.all([
     services.store.console.notificationsFor(tx.id, tx.gatewayOrderId),
-    services.store.console.eventsForOrder(tx.orderId),
+    services.store.console.eventsForOrder(orderKeyOf(tx.account, tx.orderId)),
     services.store.refunds.listFor(tx.id),
   ]);
   const attempts = await services.store.outbox.attemptsFor(events.map((e) => e.seq));

@@ -19,7 +19,7 @@ import type {
 } from '../../model/reconciliation.js';
 import { AppError } from '../../platform/errors.js';
 import { actorName, type Actor } from '../audit.js';
-import { requireRole } from '../operators/access.js';
+import { maySee, requireRole } from '../operators/access.js';
 import { isPurchaseOf } from '../../gateway/report.js';
 import {
   isCalendarDay,
@@ -79,6 +79,8 @@ class ImportedMeanwhile extends Error {}
 
 export async function importGatewayReport(services: ImportDeps, req: ImportRequest): Promise<ImportOutcome> {
   requireRole(req.actor, 'finance');
+  if (!maySee(req.actor, services.store.account))
+    throw new AppError('NOT_FOUND', `No account ${services.store.account}.`);
   const mapping = parseColumnMapping(req.columns);
   const window = reportWindow(services.clock.now());
   const explicit = coversParam(req.from, req.to, window);

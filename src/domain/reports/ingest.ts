@@ -8,6 +8,7 @@
  * event are recorded (record.ts), deduplicated by the report's identity (dedupe.ts). The outbox
  * worker is woken after the commit. No HTTP call happens inside the transaction.
  */
+import { accountLabel } from '../../model/account.js';
 import type { Deps } from '../../types.js';
 import type { Store } from '../../storage/contract.js';
 import type { NotificationRecord, NotificationResult, NotificationSource } from '../../model/notification.js';
@@ -187,7 +188,7 @@ function noteReport(
   out: Pick<IngestResult, 'result' | 'transaction' | 'status' | 'eventId'>,
   transactionStatus: string | undefined,
 ): void {
-  services.metrics.notifications.inc({ source, result: out.result });
+  services.metrics.notifications.inc({ source, result: out.result, ...accountLabel(out.transaction.account) });
   const log = {
     order_id: out.transaction.orderId,
     gateway_order_id: report.order_id,
@@ -240,7 +241,7 @@ async function recordUnverified(
       payload: JSON.stringify(report),
     },
   });
-  services.metrics.notifications.inc({ source, result });
+  services.metrics.notifications.inc({ source, result, ...accountLabel(services.store.account) });
   services.logger.warn(
     { gateway_order_id: report.order_id, source, result, reason },
     'notification not confirmed by the gateway: recorded as unverified for the reconciler',

@@ -17,7 +17,10 @@ import type { RefundInput } from '../../domain/orders/schemas.js';
 import { readRupiahText } from '../../domain/orders/input.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { methodInSentence, transactionBody } from './transaction-page.js';
-import { txLink } from './transactions.js';
+import { txActionLink, txLink } from './transactions.js';
+import { AccountQuery, paymentSubject, switchableAccounts, withParam } from './accounts.js';
+import { inAccount } from '../../domain/accounts/scope.js';
+import { DEFAULT_ACCOUNT } from '../../model/account.js';
 import {
   consoleDoc,
   errorAlert,
@@ -33,7 +36,9 @@ import type { Alert } from './layout.js';
 import type { View } from './view.js';
 
 /** What the actions and the payment page shown after them use. */
-type ActionDeps = Deps<'clock' | 'config' | 'gateway' | 'logger' | 'metrics' | 'outbox' | 'runtimeConfig' | 'store'> &
+type ActionDeps = Deps<
+  'clock' | 'config' | 'gateway' | 'gateways' | 'logger' | 'metrics' | 'outbox' | 'runtimeConfig' | 'store'
+> &
   FormKeyDeps;
 
 const ACTIONS = ['check', 'refund', 'cancel', 'expire', 'retry-deliveries'] as const;
@@ -132,7 +137,7 @@ function notOffered(v: View, action: ConfirmedAction, tx: TransactionRecord, con
 
 /** What the confirmation's form asks, as its key is bound to: the values it carries. */
 function confirmedRequest(action: ConfirmedAction, tx: TransactionRecord, input: RefundInput): FormRequest {
-  return formRequest(action, tx.orderId, {
+  return formRequest(action, paymentSubject(tx.orderId, tx.account), {
     ...(input.amount === undefined ? {} : { amount: String(input.amount) }),
     ...(input.reason === undefined ? {} : { reason: input.reason }),
   });
@@ -165,14 +170,14 @@ function confirmationBody(
 ${input.reason ? html`<dt>${t('cf_reason')}</dt><dd>${input.reason}</dd>` : ''}
 </dl>
 <p>${t(`cf_${action}_consequence`)}</p>
-<form method="post" action="${txLink(tx.orderId)}/${action}">
+<form method="post" action="${txActionLink(tx.orderId, tx.account, action)}">
 <input type="hidden" name="_csrf" value="${forms.csrf}">
 ${formKeyField(forms.key(confirmedRequest(action, tx, input)))}
 ${input.amount !== undefined ? html`<input type="hidden" name="amount" value="${String(input.amount)}">` : ''}
 ${input.reason ? html`<input type="hidden" name="reason" value="${input.reason}">` : ''}
 <input type="hidden" name="confirm" value="1">
 <button type="submit" class="danger">${t(`cf_confirm_${action}`)}</button>
-<a href="${txLink(tx.orderId)}">${t('cf_back')}</a>
+<a href="${txLink(tx.orderId, tx.account)}">${t('cf_back')}</a>
 </form>
 </section>`;
 }
@@ -195,7 +200,7 @@ function askConfirmation(
   return ctx.render(reply, req, {
     title: v.t('title_confirm', { action: v.t(`cf_${action}_action`) }),
     section: 'transactions',
-    here: txLink(tx.orderId),
+    here: txLink(tx.orderId, tx.account),
     body: page,
     ...again,
   });
@@ -217,11 +222,14 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
           order_id: Type.String({ minLength: 1, maxLength: 512 }),
           action: Type.Union(ACTIONS.map((a) => Type.Literal(a))),
         }),
+        querystring: Type.Object({ account: AccountQuery }),
         body: ActionBody,
       },
     },
     async (req, reply) => {
-      const tx = await findTransaction(services, req.params.order_id);
+      // The payment's account is in the page's address (absent: `default`); its actions act there.
+      const scoped = inAccount(services, req.query.account ?? DEFAULT_ACCOUNT);
+      const tx = await findTransaction(scoped, req.params.order_id, operatorActor(req));
       if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(req.params.order_id)}.`);
       const v = ctx.view(req, reply);
       const action = req.params.action;
@@ -231,15 +239,19 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
           section: 'transactions',
           status,
           alert,
-          here: txLink(tx.orderId),
+          here: txLink(tx.orderId, tx.account),
           body: await transactionBody(
-            services,
-            (await findTransaction(services, tx.orderId)) ?? tx,
+            scoped,
+            (await findTransaction(scoped, tx.orderId)) ?? tx,
             v,
             ctx.formTokens(req, reply),
           ),
         });
-      const done = `${req.body.from === 'deliveries' ? '/console/deliveries' : txLink(tx.orderId)}?done=${action}`;
+      const done = withParam(
+        req.body.from === 'deliveries' ? '/console/deliveries' : txLink(tx.orderId, tx.account),
+        'done',
+        action,
+      );
       let location = done;
       try {
         if (needsConfirmation(action)) {
@@ -248,14 +260,14 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
           if (refused) return await showPayment(409, { kind: 'error', text: refused });
           if (!confirmed) return askConfirmation(ctx, req, reply, tx, action, req.body);
         }
-        if (action === 'check') await run(services, req, action, tx, req.body);
+        if (action === 'check') await run(scoped, req, action, tx, req.body);
         else {
-          const request = formRequest(action, tx.orderId, req.body);
+          const request = formRequest(action, paymentSubject(tx.orderId, tx.account), req.body);
           location = await actOnce(
             services,
             { operator: operatorBinding(req), key: req.body._key, request },
             async (requestKey) => {
-              await run(services, req, action, tx, req.body, requestKey);
+              await run(scoped, req, action, tx, req.body, requestKey);
               return done;
             },
           );
@@ -313,7 +325,10 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
           section: 'deliveries',
           status,
           alert,
-          body: await deliveriesBody(services, undefined, undefined, v, ctx.formTokens(req, reply)),
+          body: await deliveriesBody(services, undefined, undefined, v, ctx.formTokens(req, reply), {
+            actor: operatorActor(req),
+            accounts: await switchableAccounts(services, req),
+          }),
         });
       try {
         if (b.dry_run === '1') {
@@ -354,7 +369,7 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
     async (req, reply) => {
       const eventId = req.params.event_id;
       // An unknown event is a 404 whatever the form carries.
-      await findDelivery(services, eventId);
+      await findDelivery(services, eventId, operatorActor(req));
       const location = await actOnce(
         services,
         { operator: operatorBinding(req), key: req.body._key, request: formRequest('retry', eventId) },

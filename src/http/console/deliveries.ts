@@ -5,7 +5,9 @@ import { jsonObject } from '../schemas/json-object.js';
 import { html, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 import { EMPTY, type View } from './view.js';
-import { txLink } from './transactions.js';
+import { txActionLink, txLink } from './transactions.js';
+import type { Actor } from '../../domain/audit.js';
+import { accountCell, accountHead, accountSelect, inAccountUrl, paymentSubject, withParam } from './accounts.js';
 import { formKeyField, formRequest } from './form-keys.js';
 import type { FormTokens } from './context.js';
 import { consoleMessages, type ConsoleKey } from './i18n/console.js';
@@ -32,17 +34,22 @@ export function lastAnswer(v: View, statusCode: number | null, error: string | n
   return html`${code}${code && err ? ' · ' : ''}${err ? html`<span class="muted">${err}</span>` : ''}`;
 }
 
-/** One "Retry all" form per order on this page: the transaction page's retry-deliveries action. */
+/** One "Retry all" form per order (of its account) on this page: the transaction page's retry-deliveries action. */
 function orderRetryForms(rows: OutboxEvent[], forms: FormTokens, v: View): Html {
   const { t } = v;
-  const counts = new Map<string, number>();
-  for (const e of rows) if (e.orderId) counts.set(e.orderId, (counts.get(e.orderId) ?? 0) + 1);
+  const counts = new Map<string, { orderId: string; account: string; n: number }>();
+  for (const e of rows) {
+    if (!e.orderId) continue;
+    const at = paymentSubject(e.orderId, e.account);
+    const seen = counts.get(at) ?? { orderId: e.orderId, account: e.account, n: 0 };
+    counts.set(at, { ...seen, n: seen.n + 1 });
+  }
   if (counts.size === 0 || !forms.may('finance')) return html``;
   return html`<section aria-labelledby="h-by-order"><h2 id="h-by-order">${t('dl_by_order')}</h2><ul class="by-order">${[
-    ...counts,
+    ...counts.values(),
   ].map(
-    ([orderId, n]) =>
-      html`<li><a class="mono" href="${txLink(orderId)}">${orderId}</a> <span class="muted">${v.plural('dl_undelivered_here', n)}</span> <form method="post" action="${txLink(orderId)}/retry-deliveries" class="inline-form"><input type="hidden" name="_csrf" value="${forms.csrf}"><input type="hidden" name="from" value="deliveries">${formKeyField(forms.key(formRequest('retry-deliveries', orderId, { from: 'deliveries' })))}<button type="submit" class="secondary" aria-label="${t('dl_retry_all_label', { order: orderId })}">${t('dl_retry_all')}</button></form></li>`,
+    ({ orderId, account, n }) =>
+      html`<li><a class="mono" href="${txLink(orderId, account)}">${orderId}</a> <span class="muted">${v.plural('dl_undelivered_here', n)}</span> <form method="post" action="${txActionLink(orderId, account, 'retry-deliveries')}" class="inline-form"><input type="hidden" name="_csrf" value="${forms.csrf}"><input type="hidden" name="from" value="deliveries">${formKeyField(forms.key(formRequest('retry-deliveries', paymentSubject(orderId, account), { from: 'deliveries' })))}<button type="submit" class="secondary" aria-label="${t('dl_retry_all_label', { order: orderId })}">${t('dl_retry_all')}</button></form></li>`,
   )}</ul></section>`;
 }
 
@@ -70,36 +77,52 @@ export function shownUrl(url: string | null | undefined): string | undefined {
   }
 }
 
+/**
+ * `scope.account`: only that account's events (every account's the operator may see when absent);
+ * `scope.accounts`: the accounts to switch between, when more than one.
+ */
 export async function deliveriesBody(
   services: Deps<'store' | 'runtimeConfig'>,
   stateParam: string | undefined,
   pageParam: string | undefined,
   v: View,
   forms: FormTokens,
+  scope: { actor: Actor; account?: string; accounts: readonly string[] },
 ): Promise<Html> {
   const { t } = v;
+  const { accounts } = scope;
+  const account = scope.account || undefined;
   const state = stateParam === 'failed' || stateParam === 'dead' ? stateParam : 'both';
   const page = Math.max(1, Math.min(10_000, Number.parseInt(pageParam ?? '1', 10) || 1));
-  const { items: shown, more } = await undeliveredEvents(services, state, page, PAGE);
-  const target = shownUrl((await services.runtimeConfig.current()).erp.notify_url);
+  const { items: shown, more } = await undeliveredEvents(services, state, page, PAGE, { actor: scope.actor, account });
+  // The ERP address of the account shown (`default`'s when the page shows every account).
+  const shownConfig =
+    account && accounts.includes(account) ? services.runtimeConfig.forAccount(account) : services.runtimeConfig;
+  const target = shownUrl((await shownConfig.current()).erp.notify_url);
+  const here = (s: string, p?: number) => {
+    const base = inAccountUrl('/console/deliveries', account);
+    const withState = s === 'both' && p === undefined ? base : withParam(base, 'state', s);
+    return p === undefined ? withState : withParam(withState, 'page', String(p));
+  };
   const tab = (s: string, label: string) =>
-    html`<a href="/console/deliveries${s === 'both' ? '' : `?state=${s}`}"${s === state ? html` aria-current="true"` : ''}>${label}</a>`;
+    html`<a href="${here(s)}"${s === state ? html` aria-current="true"` : ''}>${label}</a>`;
   return html`
 <p>${t('dl_intro')}</p>
 <p data-erp-url>${target ? html`${t('dl_sent_to')} <code>${target}</code>` : t('dl_no_url')}</p>
+${accounts.length === 0 ? '' : html`<form class="filters" method="get" action="/console/deliveries">${accountSelect(v, accounts, account)}${state === 'both' ? '' : html`<input type="hidden" name="state" value="${state}">`}<button type="submit">${t('search')}</button></form>`}
 <nav class="pager" aria-label="${t('dl_filter')}">${tab('both', t('dl_both'))}${tab('failed', t('dl_failing'))}${tab('dead', t('dl_dead'))}</nav>
 ${orderRetryForms(shown, forms, v)}
 ${replayForm(forms, v)}
 <div class="table-wrap"><table>
-<thead><tr><th scope="col">${t('dl_order')}</th><th scope="col">${t('dl_event')}</th><th scope="col">${t('dl_state')}</th><th scope="col" class="num">${t('dl_attempts')}</th><th scope="col" class="hide-narrow">${t('dl_last_answer')}</th><th scope="col" class="hide-narrow">${t('dl_next_attempt')}</th><th scope="col">${t('dl_retry')}</th></tr></thead>
+<thead><tr>${accountHead(v, accounts)}<th scope="col">${t('dl_order')}</th><th scope="col">${t('dl_event')}</th><th scope="col">${t('dl_state')}</th><th scope="col" class="num">${t('dl_attempts')}</th><th scope="col" class="hide-narrow">${t('dl_last_answer')}</th><th scope="col" class="hide-narrow">${t('dl_next_attempt')}</th><th scope="col">${t('dl_retry')}</th></tr></thead>
 <tbody>${
     shown.length === 0
-      ? html`<tr><td colspan="7" class="muted">${t('dl_none')}</td></tr>`
+      ? html`<tr><td colspan="${accounts.length === 0 ? 7 : 8}" class="muted">${t('dl_none')}</td></tr>`
       : shown.map((e) => {
           const reported = jsonObject(e.payload).status;
           const status = typeof reported === 'string' ? reported : e.eventType;
-          return html`<tr>
-<td>${e.orderId ? html`<a class="mono" href="${txLink(e.orderId)}">${e.orderId}</a>` : html`<span class="mono">${e.orderKey}</span>`}</td>
+          return html`<tr>${accountCell(accounts, e.account)}
+<td>${e.orderId ? html`<a class="mono" href="${txLink(e.orderId, e.account)}">${e.orderId}</a>` : html`<span class="mono">${e.orderKey}</span>`}</td>
 <td>${statusBadge(v, status)} <span class="muted">v${e.statusVersion ?? EMPTY}</span></td>
 <td>${statusBadge(v, e.state)}</td>
 <td class="num">${e.attempts}</td>
@@ -109,5 +132,5 @@ ${replayForm(forms, v)}
 </tr>`;
         })
   }</tbody></table></div>
-<nav class="pager" aria-label="${t('pages')}">${page > 1 ? html`<a href="/console/deliveries?state=${state}&amp;page=${page - 1}">${t('previous')}</a>` : ''}${more ? html`<a href="/console/deliveries?state=${state}&amp;page=${page + 1}">${t('next')}</a>` : ''}</nav>`;
+<nav class="pager" aria-label="${t('pages')}">${page > 1 ? html`<a href="${here(state, page - 1)}">${t('previous')}</a>` : ''}${more ? html`<a href="${here(state, page + 1)}">${t('next')}</a>` : ''}</nav>`;
 }

@@ -6,6 +6,7 @@
  * console's pages write them, from the same catalogue (`View.word`). Amounts stay whole rupiah
  * numbers and times ISO 8601 in both, so a spreadsheet's sums work in either language.
  */
+import { operatorActor } from '../plugins/actor.js';
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { RoutePlugin } from '../types.js';
@@ -86,7 +87,9 @@ export function downloadsForm(v: View, query: ListQuery, now: Date): Html {
   const month = thisMonth(now, v.timeZone);
   const from = query.from && DAY.test(query.from) ? query.from : month.from;
   const to = query.to && DAY.test(query.to) ? query.to : month.to;
-  const carried = (['q', 'mercant_id', 'status', 'payment_type'] as const).filter((k) => (query[k] ?? '') !== '');
+  const carried = (['q', 'mercant_id', 'status', 'payment_type', 'account'] as const).filter(
+    (k) => (query[k] ?? '') !== '',
+  );
   return html`<section class="card downloads" aria-labelledby="h-downloads"><h2 id="h-downloads">${t('title')}</h2>
 <p class="muted">${t('help')}</p>
 <form method="get" action="/console/transactions/export" class="filters">
@@ -138,6 +141,7 @@ export const consoleDownloadRoutes: RoutePlugin<Deps<'clock' | 'config' | 'formK
           payment_type: OptionalStr(40),
           from: OptionalStr(20),
           to: OptionalStr(20),
+          account: OptionalStr(32),
           sep: Sep,
           lang: LangQuery,
         }),
@@ -153,7 +157,7 @@ export const consoleDownloadRoutes: RoutePlugin<Deps<'clock' | 'config' | 'formK
         throw new AppError('VALIDATION_FAILED', problems.join('; '), {
           errors: problems.map((p) => ({ path: 'query', message: p })),
         });
-      const rows = eachSearchedTransaction(services, search);
+      const rows = eachSearchedTransaction(services, search, operatorActor(req));
       async function* lines() {
         yield CSV_BOM + csvLine(headers(t, TX_COLUMNS, sep), sep);
         for await (const tx of rows) {
@@ -184,7 +188,7 @@ export const consoleDownloadRoutes: RoutePlugin<Deps<'clock' | 'config' | 'formK
       const t = translator(DOWNLOAD_MESSAGES, v.lang);
       const sep = req.query.sep ?? ',';
       const range = days(v, req.query.from, req.query.to, services.clock.now());
-      const rows = await dailyReport(services, { ...range, timeZone: v.timeZone });
+      const rows = await dailyReport(services, { ...range, timeZone: v.timeZone }, operatorActor(req));
       const lines = [
         CSV_BOM + csvLine(headers(t, DAILY_COLUMNS, sep), sep),
         ...rows.map((r) => csvLine(cells(v, t, DAILY_COLUMNS, r, sep), sep)),

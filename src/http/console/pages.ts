@@ -16,6 +16,9 @@ import { logFileBody, logsBody } from './logs.js';
 import { LangQuery, consoleDoc as doc, doneAlert } from './context.js';
 import { consoleContext } from './scope.js';
 import { operatorActor } from '../plugins/actor.js';
+import { inAccount } from '../../domain/accounts/scope.js';
+import { DEFAULT_ACCOUNT } from '../../model/account.js';
+import { AccountQuery, switchableAccounts } from './accounts.js';
 
 export const consolePages: RoutePlugin<
   Deps<'clock' | 'config' | 'formKeySecret' | 'gateway' | 'logger' | 'runtimeConfig' | 'store' | 'version'>
@@ -70,7 +73,7 @@ export const consolePages: RoutePlugin<
       schema: {
         ...doc(
           'Console: transactions',
-          'Search by order id, mercant_id, status, payment type and creation date; paged, newest first.',
+          'Search by order id, mercant_id, status, payment type, creation date and account (`account`; every account the operator may see when absent); paged, newest first. With more than one account, each row names its account.',
         ),
         querystring: Type.Object({
           q: OptionalStr(200),
@@ -79,6 +82,7 @@ export const consolePages: RoutePlugin<
           payment_type: OptionalStr(40),
           from: OptionalStr(20),
           to: OptionalStr(20),
+          account: OptionalStr(32),
           page: OptionalStr(6),
           lang: LangQuery,
         }),
@@ -87,7 +91,8 @@ export const consolePages: RoutePlugin<
     async (req, reply) => {
       const v = ctx.view(req, reply);
       const { lang: _lang, ...query } = req.query;
-      const { body, alert } = await transactionsBody(services, query, v);
+      const accounts = await switchableAccounts(services, req);
+      const { body, alert } = await transactionsBody(services, query, v, { actor: operatorActor(req), accounts });
       return ctx.render(reply, req, {
         title: v.t('title_transactions'),
         section: 'transactions',
@@ -107,17 +112,21 @@ export const consolePages: RoutePlugin<
           'Its details, its timeline (gateway calls, notifications, status changes, ERP delivery attempts, refunds) and its actions.',
         ),
         params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 512 }) }),
-        querystring: Type.Object({ done: OptionalStr(40), lang: LangQuery }),
+        querystring: Type.Object({ account: AccountQuery, done: OptionalStr(40), lang: LangQuery }),
       },
     },
     async (req, reply) => {
-      const tx = await findTransaction(services, req.params.order_id);
+      const scoped = inAccount(
+        { config: services.config, store: services.store },
+        req.query.account ?? DEFAULT_ACCOUNT,
+      );
+      const tx = await findTransaction(scoped, req.params.order_id, operatorActor(req));
       if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(req.params.order_id)}.`);
       const v = ctx.view(req, reply);
       return ctx.render(reply, req, {
         title: v.t('title_payment', { order: tx.orderId }),
         section: 'transactions',
-        body: await transactionBody(services, tx, v, ctx.formTokens(req, reply)),
+        body: await transactionBody(scoped, tx, v, ctx.formTokens(req, reply)),
         alert: doneAlert(v, req.query.done),
       });
     },
@@ -130,10 +139,11 @@ export const consolePages: RoutePlugin<
       schema: {
         ...doc(
           'Console: failing and dead ERP deliveries',
-          'Events the ERP has not accepted yet, each with a retry button.',
+          'Events the ERP has not accepted yet, each with a retry button; of one account with `account` (every account the operator may see when absent).',
         ),
         querystring: Type.Object({
           state: OptionalStr(10),
+          account: OptionalStr(32),
           page: OptionalStr(6),
           done: OptionalStr(40),
           lang: LangQuery,
@@ -142,10 +152,15 @@ export const consolePages: RoutePlugin<
     },
     async (req, reply) => {
       const v = ctx.view(req, reply);
+      const scope = {
+        actor: operatorActor(req),
+        account: req.query.account,
+        accounts: await switchableAccounts(services, req),
+      };
       return ctx.render(reply, req, {
         title: v.t('title_deliveries'),
         section: 'deliveries',
-        body: await deliveriesBody(services, req.query.state, req.query.page, v, ctx.formTokens(req, reply)),
+        body: await deliveriesBody(services, req.query.state, req.query.page, v, ctx.formTokens(req, reply), scope),
         alert: doneAlert(v, req.query.done),
       });
     },

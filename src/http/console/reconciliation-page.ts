@@ -26,6 +26,7 @@ import { CsvSeparatorParam, OptionalStr } from '../schemas/common.js';
 import { CSV_BOM, CSV_CONTENT_TYPE, csvLine, type CsvSeparator } from '../csv.js';
 import { rowView } from '../api/reconciliation/views.js';
 import { operatorActor } from '../plugins/actor.js';
+import type { Actor } from '../../domain/audit.js';
 import { html, rupiah, type Html } from './html.js';
 import { EMPTY, type View } from './view.js';
 import { statusBadge } from './layout.js';
@@ -95,8 +96,9 @@ async function listBody(
   token: string,
   cursor: string | undefined,
   mayImport: boolean,
+  actor: Actor,
 ): Promise<Html> {
-  const page = await listReconciliations(services, { limit: LIST_SIZE, cursor });
+  const page = await listReconciliations(services, { limit: LIST_SIZE, cursor }, actor);
   return html`${mayImport ? uploadForm(t, token) : ''}
 <h2 id="h-imports">${t('imports')}</h2>
 ${
@@ -115,8 +117,9 @@ async function importBody(
   id: string,
   result: ReconciliationResult | undefined,
   after: number | undefined,
+  actor: Actor,
 ): Promise<{ imp: ReconciliationImport; body: Html }> {
-  const { imp, rows } = await getReconciliation(services, id, { result, limit: ROWS_SIZE, afterId: after });
+  const { imp, rows } = await getReconciliation(services, id, { result, limit: ROWS_SIZE, afterId: after }, actor);
   const last = rows.at(-1);
   const self = `${BASE}/${imp.id}`;
   const body = html`<p><a href="${BASE}">${t('backToList')}</a></p>
@@ -143,7 +146,12 @@ ${rows.length === ROWS_SIZE && last ? html`<p class="pager"><a href="${self}?${n
 }
 
 /** Every row of an import but the matched ones, grouped by result, as spreadsheets read CSV. */
-async function* exceptionsCsv(services: Deps<'store'>, id: string, sep: CsvSeparator): AsyncGenerator<string> {
+async function* exceptionsCsv(
+  services: Deps<'store'>,
+  id: string,
+  sep: CsvSeparator,
+  actor: Actor,
+): AsyncGenerator<string> {
   const header = Object.keys(
     rowView({
       id: 0,
@@ -166,7 +174,7 @@ async function* exceptionsCsv(services: Deps<'store'>, id: string, sep: CsvSepar
   for (const result of EXCEPTIONS) {
     let afterId: number | undefined;
     for (;;) {
-      const { rows } = await getReconciliation(services, id, { result, limit: CSV_BATCH, afterId });
+      const { rows } = await getReconciliation(services, id, { result, limit: CSV_BATCH, afterId }, actor);
       if (rows.length > 0) yield rows.map((r) => csvLine(Object.values(rowView(r)), sep)).join('');
       if (rows.length < CSV_BATCH) break;
       afterId = rows.at(-1)?.id;
@@ -318,7 +326,15 @@ export const consoleReconciliationRoutes: RoutePlugin<
       section: 'reconciliation',
       status: o.status,
       alert: o.alert,
-      body: await listBody(services, v, t, ctx.csrfToken(req, reply), o.cursor, ctx.may(req, 'finance')),
+      body: await listBody(
+        services,
+        v,
+        t,
+        ctx.csrfToken(req, reply),
+        o.cursor,
+        ctx.may(req, 'finance'),
+        operatorActor(req),
+      ),
     });
   };
 
@@ -409,6 +425,7 @@ export const consoleReconciliationRoutes: RoutePlugin<
         req.params.id,
         result,
         req.query.after === undefined ? undefined : Number(req.query.after),
+        operatorActor(req),
       );
       const done =
         req.query.done === 'imported' ? t('imported') : req.query.done === 'again' ? t('importedBefore') : undefined;
@@ -443,11 +460,11 @@ export const consoleReconciliationRoutes: RoutePlugin<
     },
     async (req, reply) => {
       // Unknown or unfinished: a 404 page before any byte of the file is sent.
-      await getReconciliation(services, req.params.id, { limit: 1 });
+      await getReconciliation(services, req.params.id, { limit: 1 }, operatorActor(req));
       return reply
         .type(CSV_CONTENT_TYPE)
         .header('content-disposition', `attachment; filename="reconciliation-${req.params.id}-exceptions.csv"`)
-        .send(Readable.from(exceptionsCsv(services, req.params.id, req.query.sep ?? ',')));
+        .send(Readable.from(exceptionsCsv(services, req.params.id, req.query.sep ?? ',', operatorActor(req))));
     },
   );
 };

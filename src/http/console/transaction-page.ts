@@ -7,7 +7,8 @@ import { timeline, timelineList } from './transaction.js';
 import { isUndelivered } from '../../domain/erp-events/deliveries.js';
 import { availableActions } from '../../domain/actions/refund.js';
 import { jsonObject } from '../schemas/json-object.js';
-import { txLink } from './transactions.js';
+import { txActionLink, txLink } from './transactions.js';
+import { paymentSubject } from './accounts.js';
 import { EMPTY, type View } from './view.js';
 import { paymentMoneySection } from './money.js';
 import { formKeyField, formRequest } from './form-keys.js';
@@ -36,7 +37,7 @@ function actionForm(
   fields: Html = html``,
   danger = false,
 ): Html {
-  return html`<form method="post" action="${txLink(tx.orderId)}/${action}" aria-labelledby="a-${action}">${csrfField(token)}<h3 id="a-${action}">${title}</h3>${fields}<button type="submit"${danger ? html` class="danger"` : ''}>${button}</button></form>`;
+  return html`<form method="post" action="${txActionLink(tx.orderId, tx.account, action)}" aria-labelledby="a-${action}">${csrfField(token)}<h3 id="a-${action}">${title}</h3>${fields}<button type="submit"${danger ? html` class="danger"` : ''}>${button}</button></form>`;
 }
 
 /**
@@ -76,7 +77,7 @@ ${
   purchases.length === 0
     ? html`<p>${t('pay_no_purchases')}</p>`
     : html`<table><thead><tr><th scope="col">${t('tx_order_id')}</th><th scope="col">${t('tx_status')}</th><th scope="col">${t('tx_amount')}</th><th scope="col">${t('tx_payment_type')}</th><th scope="col">${t('tx_created')}</th></tr></thead><tbody>
-${purchases.map((p) => html`<tr data-purchase="${p.orderId}"><td class="mono"><a href="${txLink(p.orderId)}">${p.orderId}</a></td><td>${statusBadge(v, p.status)}</td><td>${rupiah(p.paidAmount ?? p.nominal)}</td><td>${p.paymentType ? v.word('pt', p.paymentType) : EMPTY}</td><td>${v.when(p.createdAt)}</td></tr>`)}
+${purchases.map((p) => html`<tr data-purchase="${p.orderId}"><td class="mono"><a href="${txLink(p.orderId, p.account)}">${p.orderId}</a></td><td>${statusBadge(v, p.status)}</td><td>${rupiah(p.paidAmount ?? p.nominal)}</td><td>${p.paymentType ? v.word('pt', p.paymentType) : EMPTY}</td><td>${v.when(p.createdAt)}</td></tr>`)}
 </tbody></table>`
 }
 </section>`;
@@ -121,7 +122,7 @@ ${
     : html`<dt>${t('pay_paid_at')}</dt><dd data-paid-at>${v.when(paidAt)}</dd>`
 }
 ${tx.flags ? html`<dt>${t('pay_flags')}</dt><dd class="mono">${tx.flags}</dd>` : ''}
-${tx.paymentLinkOrderId === null ? '' : html`<dt>${t('pay_bought_on')}</dt><dd class="mono"><a href="${txLink(tx.paymentLinkOrderId)}" data-bought-on>${tx.paymentLinkOrderId}</a></dd>`}
+${tx.paymentLinkOrderId === null ? '' : html`<dt>${t('pay_bought_on')}</dt><dd class="mono"><a href="${txLink(tx.paymentLinkOrderId, tx.account)}" data-bought-on>${tx.paymentLinkOrderId}</a></dd>`}
 ${usage > 1 ? html`<dt>${t('pay_usage_limit')}</dt><dd data-usage-limit="${usage}">${usage}</dd>` : ''}
 </dl>
 ${
@@ -155,7 +156,7 @@ ${
 }
 ${finance && offer.cancel ? actionForm(tx, 'cancel', token, t('pay_cancel_title'), t('pay_cancel_button'), html``, true) : ''}
 ${finance && offer.expire ? actionForm(tx, 'expire', token, t('pay_expire_title'), t('pay_expire_button'), html``, true) : ''}
-${finance && undelivered.length > 0 ? actionForm(tx, 'retry-deliveries', token, v.plural('pay_retry_title', undelivered.length), t('pay_retry_button'), formKeyField(forms.key(formRequest('retry-deliveries', tx.orderId)))) : ''}
+${finance && undelivered.length > 0 ? actionForm(tx, 'retry-deliveries', token, v.plural('pay_retry_title', undelivered.length), t('pay_retry_button'), formKeyField(forms.key(formRequest('retry-deliveries', paymentSubject(tx.orderId, tx.account))))) : ''}
 </div>
 ${purchases === undefined ? '' : purchaseList(purchases, v)}
 <h2>${t('pay_timeline')}</h2>

@@ -11,6 +11,7 @@ import { html, raw, rupiah, type Html } from './html.js';
 import { statusBadge } from './layout.js';
 import { lastAnswer } from './deliveries.js';
 import { EMPTY, type View } from './view.js';
+import { DEFAULT_ACCOUNT } from '../../model/account.js';
 
 interface Entry {
   at: string;
@@ -76,6 +77,31 @@ async function gatewayCalls(services: Deps<'config'>, tx: TransactionRecord, v: 
  * gateway's code for a pending report), and what paylink did with it in words. A report of the
  * status paylink already had (the first "pending" of a new charge, or a repeat) reads "no change".
  */
+/** The actions on this order the audit log names a person for; a refund has its own entry. */
+const NAMED_ACTIONS = ['payment_cancel', 'payment_expire', 'link_cancel', 'delivery_retry'] as const;
+type NamedAction = (typeof NAMED_ACTIONS)[number];
+const isNamed = (a: unknown): a is NamedAction => (NAMED_ACTIONS as readonly unknown[]).includes(a);
+
+/**
+ * Who asked for what on this payment, from the audit log (the one record of who acted): cancel,
+ * expire, deactivating a link and retrying its ERP deliveries. Lines without an account are of
+ * the time before accounts, so `default`'s.
+ */
+async function auditedActions(services: Deps<'config'>, tx: TransactionRecord, v: View): Promise<Entry[]> {
+  try {
+    const page = await queryLogs(services.config.logDir, { order_id: tx.orderId, q: '"audit":', limit: 200 });
+    return page.entries.flatMap((e) => {
+      const a = e.audit !== null && typeof e.audit === 'object' ? (e.audit as Record<string, unknown>) : undefined;
+      const at = text(e.time);
+      const actor = text(a?.actor);
+      if (!a || !at || !actor || !isNamed(a.action) || (text(e.account) ?? DEFAULT_ACCOUNT) !== tx.account) return [];
+      return [{ at, title: html`${v.t(`tl_asked_${a.action}`)}`, detail: html`${v.t('tl_by', { actor })}` }];
+    });
+  } catch {
+    return [];
+  }
+}
+
 function notificationEntry(n: NotificationRecord, v: View): Entry {
   const p = jsonObject(n.payload);
   const refund = text(p.refund_amount);
@@ -130,9 +156,10 @@ export async function timeline(
   tx: TransactionRecord,
   v: View,
 ): Promise<TimelineData> {
-  const [{ notifications, events, attempts, refunds }, calls] = await Promise.all([
+  const [{ notifications, events, attempts, refunds }, calls, asked] = await Promise.all([
     paymentHistory(services, tx),
     gatewayCalls(services, tx, v),
+    auditedActions(services, tx, v),
   ]);
   const entries: Entry[] = [
     {
@@ -141,6 +168,7 @@ export async function timeline(
       detail: html`${v.t('tl_gateway_order_id')} <code>${tx.gatewayOrderId}</code>`,
     },
     ...calls,
+    ...asked,
     ...notifications.map((n) => notificationEntry(n, v)),
     ...events.flatMap((e) => eventEntries(e, attempts, v)),
     ...refunds.map((r) => refundEntry(r, v)),

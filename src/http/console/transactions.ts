@@ -4,6 +4,8 @@ import { searchTransactions, type ConsoleSearch } from '../../domain/queries/lis
 import { html, rupiah, zonedInput, type Html } from './html.js';
 import { statusBadge, type Alert } from './layout.js';
 import { EMPTY, type View } from './view.js';
+import type { Actor } from '../../domain/audit.js';
+import { accountCell, accountHead, accountSelect, inAccountUrl } from './accounts.js';
 
 export interface ListQuery {
   q?: string;
@@ -12,14 +14,22 @@ export interface ListQuery {
   payment_type?: string;
   from?: string;
   to?: string;
+  /** Only this account's payments; every account's the operator may see when absent. */
+  account?: string;
   page?: string;
 }
 
 const PAGE_SIZE = 25;
 const DAY_MS = 86_400_000;
 
-export function txLink(orderId: string): string {
-  return `/console/transactions/${encodeURIComponent(orderId)}`;
+/** The page of a payment of `account` (`default` when absent). */
+export function txLink(orderId: string, account?: string): string {
+  return inAccountUrl(`/console/transactions/${encodeURIComponent(orderId)}`, account);
+}
+
+/** Where a payment page's form posts `action`. */
+export function txActionLink(orderId: string, account: string | undefined, action: string): string {
+  return inAccountUrl(`/console/transactions/${encodeURIComponent(orderId)}/${action}`, account);
 }
 
 function pageUrl(query: ListQuery, page: number): string {
@@ -33,7 +43,7 @@ function pageUrl(query: ListQuery, page: number): string {
 export function searchOf(
   query: ListQuery,
   v: View,
-): { search: Omit<ConsoleSearch, 'page' | 'pageSize'>; problems: string[] } {
+): { search: Omit<ConsoleSearch, 'page' | 'pageSize'> & { account?: string }; problems: string[] } {
   const { t, timeZone } = v;
   const problems: string[] = [];
   const status =
@@ -52,16 +62,20 @@ export function searchOf(
       from: from?.toISOString(),
       // "to" names a day: everything created before the next midnight.
       to: toDay ? new Date(toDay.getTime() + DAY_MS).toISOString() : undefined,
+      account: query.account || undefined,
     },
     problems,
   };
 }
 
+/** `scope.accounts`: the accounts to switch between, when more than one (see `switchableAccounts`). */
 export async function transactionsBody(
   services: Deps<'store'>,
   query: ListQuery,
   v: View,
+  scope: { actor: Actor; accounts: readonly string[] },
 ): Promise<{ body: Html; alert?: Alert }> {
+  const { accounts } = scope;
   const { t } = v;
   const { search, problems } = searchOf(query, v);
   const status = search.status;
@@ -70,9 +84,10 @@ export async function transactionsBody(
     items: rows,
     more,
     paymentTypes: types,
-  } = await searchTransactions(services, { ...search, page, pageSize: PAGE_SIZE });
+  } = await searchTransactions(services, { ...search, page, pageSize: PAGE_SIZE }, scope.actor);
   const body = html`
 <form class="filters" method="get" action="/console/transactions" role="search">
+${accountSelect(v, accounts, query.account)}
 <label>${t('tx_order_contains')}<input name="q" value="${query.q ?? ''}" maxlength="200" autocomplete="off"></label>
 <label>mercant_id<input name="mercant_id" value="${query.mercant_id ?? ''}" maxlength="200" autocomplete="off"></label>
 <label>${t('tx_status')}<select name="status"><option value="">${t('any')}</option>${PAYMENT_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${v.word('st', s)}</option>`)}</select></label>
@@ -83,13 +98,13 @@ export async function transactionsBody(
 </form>
 <div class="table-wrap"><table class="tx-list">
 <caption class="muted">${t('tx_caption', { page })}</caption>
-<thead><tr><th scope="col">${t('tx_order_id')}</th><th scope="col" class="hide-narrow">mercant_id</th><th scope="col">${t('tx_status')}</th><th scope="col" class="num">${t('tx_amount')}</th><th scope="col" class="hide-narrow">${t('tx_payment_type')}</th><th scope="col">${t('tx_created')}</th></tr></thead>
+<thead><tr>${accountHead(v, accounts)}<th scope="col">${t('tx_order_id')}</th><th scope="col" class="hide-narrow">mercant_id</th><th scope="col">${t('tx_status')}</th><th scope="col" class="num">${t('tx_amount')}</th><th scope="col" class="hide-narrow">${t('tx_payment_type')}</th><th scope="col">${t('tx_created')}</th></tr></thead>
 <tbody>${
     rows.length === 0
-      ? html`<tr><td colspan="6" class="muted">${t('tx_none')}</td></tr>`
+      ? html`<tr><td colspan="${accounts.length === 0 ? 6 : 7}" class="muted">${t('tx_none')}</td></tr>`
       : rows.map(
           (r) =>
-            html`<tr><td><a href="${txLink(r.orderId)}" class="mono">${r.orderId}</a></td><td class="hide-narrow mono">${r.mercantId}</td><td>${statusBadge(v, r.status)}</td><td class="num">${rupiah(r.nominal)}</td><td class="hide-narrow">${r.paymentType ? v.word('pt', r.paymentType) : EMPTY}</td><td>${v.when(r.createdAt)}</td></tr>`,
+            html`<tr>${accountCell(accounts, r.account)}<td><a href="${txLink(r.orderId, r.account)}" class="mono">${r.orderId}</a></td><td class="hide-narrow mono">${r.mercantId}</td><td>${statusBadge(v, r.status)}</td><td class="num">${rupiah(r.nominal)}</td><td class="hide-narrow">${r.paymentType ? v.word('pt', r.paymentType) : EMPTY}</td><td>${v.when(r.createdAt)}</td></tr>`,
         )
   }</tbody></table></div>
 <nav class="pager" aria-label="${t('pages')}">${page > 1 ? html`<a href="${pageUrl(query, page - 1)}" rel="prev">${t('newer')}</a>` : ''}${more ? html`<a href="${pageUrl(query, page + 1)}" rel="next">${t('older')}</a>` : ''}</nav>`;

@@ -63,12 +63,13 @@ export const accountRoutes: RoutePlugin<
       schema: {
         tags: [TAGS.accounts],
         summary: 'List the accounts',
-        description: 'Every account (one Midtrans merchant each), disabled ones included, oldest first.',
+        description:
+          'Every account (one Midtrans merchant each) the operator may see, disabled ones included, oldest first.',
         querystring: NoQuery,
         response: { 200: withExample(AccountListSchema, { data: [ACCOUNT_EXAMPLE] }), ...problems(401) },
       },
     },
-    async () => ({ data: (await listAccounts(services)).map(accountView) }),
+    async (req) => ({ data: (await listAccounts(services, operatorActor(req))).map(accountView) }),
   );
 
   app.post(
@@ -132,7 +133,7 @@ export const accountRoutes: RoutePlugin<
         response: { 200: ConfigAnswer, ...problems(401, 404) },
       },
     },
-    async (req) => configView(await accountConfig(services, req.params.id), services),
+    async (req) => configView(await accountConfig(services, req.params.id, operatorActor(req)), services),
   );
 
   app.post(
@@ -199,7 +200,7 @@ export const accountRoutes: RoutePlugin<
         response: { 200: withExample(ApiKeyListSchema, { data: [API_KEY_EXAMPLE] }), ...problems(401, 404) },
       },
     },
-    async (req) => ({ data: (await listApiKeys(services, req.params.id)).map(apiKeyView) }),
+    async (req) => ({ data: (await listApiKeys(services, req.params.id, operatorActor(req))).map(apiKeyView) }),
   );
 
   app.delete(

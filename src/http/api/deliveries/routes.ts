@@ -59,12 +59,16 @@ export const deliveryRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'outbox' | 'r
       },
     },
     async (req) => {
-      const { page, attempts } = await listDeliveries(services, {
-        account: req.query.account,
-        state: req.query.status,
-        limit: countParam('limit', req.query.limit, 50, 500),
-        cursor: req.query.cursor,
-      });
+      const { page, attempts } = await listDeliveries(
+        services,
+        {
+          account: req.query.account,
+          state: req.query.status,
+          limit: countParam('limit', req.query.limit, 50, 500),
+          cursor: req.query.cursor,
+        },
+        operatorActor(req),
+      );
       const items = page.items.map((e) => deliveryView(e, attempts));
       return page.nextCursor ? { items, next_cursor: page.nextCursor } : { items };
     },

@@ -165,7 +165,7 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'runtim
       },
       async (req, reply) => {
         const body = reportBody(req.body);
-        const account = await requireAccount(services, req.query.account ?? DEFAULT_ACCOUNT);
+        const account = await requireAccount(services, req.query.account ?? DEFAULT_ACCOUNT, operatorActor(req));
         const several = await severalAccounts(services);
         const out = await importGatewayReport(inAccount(services, account.id), {
           body,
@@ -207,10 +207,14 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'runtim
     },
     async (req) => {
       const several = await severalAccounts(services);
-      const page = await listReconciliations(services, {
-        limit: countParam('limit', req.query.limit, 50, 200),
-        cursor: req.query.cursor,
-      });
+      const page = await listReconciliations(
+        services,
+        {
+          limit: countParam('limit', req.query.limit, 50, 200),
+          cursor: req.query.cursor,
+        },
+        operatorActor(req),
+      );
       return page.nextCursor
         ? { items: page.items.map((i) => importView(i, several)), next_cursor: page.nextCursor }
         : { items: page.items.map((i) => importView(i, several)) };
@@ -264,11 +268,16 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'runtim
     },
     async (req) => {
       const limit = countParam('limit', req.query.limit, 500, 5000);
-      const { imp, rows } = await getReconciliation(services, req.params.id, {
-        result: req.query.result,
-        limit,
-        afterId: req.query.after === undefined ? undefined : Number(req.query.after),
-      });
+      const { imp, rows } = await getReconciliation(
+        services,
+        req.params.id,
+        {
+          result: req.query.result,
+          limit,
+          afterId: req.query.after === undefined ? undefined : Number(req.query.after),
+        },
+        operatorActor(req),
+      );
       const last = rows.at(-1);
       return {
         ...importView(imp, await severalAccounts(services)),

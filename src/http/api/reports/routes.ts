@@ -1,4 +1,5 @@
 import { AccountIdSchema } from '../../../domain/accounts/accounts.js';
+import { operatorActor } from '../../plugins/actor.js';
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { TAGS, type RoutePlugin } from '../../types.js';
@@ -93,12 +94,16 @@ export const reportRoutes: RoutePlugin<Deps<'store'>> = async (app, services) =>
       },
     },
     async (req, reply) => {
-      const rows = await dailyReport(services, {
-        account: req.query.account,
-        from: req.query.from,
-        to: req.query.to,
-        timeZone: req.query.tz,
-      });
+      const rows = await dailyReport(
+        services,
+        {
+          account: req.query.account,
+          from: req.query.from,
+          to: req.query.to,
+          timeZone: req.query.tz,
+        },
+        operatorActor(req),
+      );
       if (req.query.format !== 'csv') return { items: rows };
       const sep = req.query.sep ?? ',';
       const lines = [

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { operatorActor } from '../../plugins/actor.js';
 import { TAGS, type RoutePlugin } from '../../types.js';
 import type { Deps } from '../../../types.js';
 import { Count, CsvSeparatorParam, PaymentStatusSchema, countParam, instantParam } from '../../schemas/common.js';
@@ -102,14 +103,18 @@ export const transactionRoutes: RoutePlugin<Deps<'store'>> = async (app, service
       // Stored times are UTC ISO strings compared as text, so the filter must be one too.
       const sinceIso = instantParam('since', since)?.toISOString();
       const several = await severalAccounts(services);
-      const page = await listTransactions(services, {
-        account,
-        status,
-        mercantId: mercant_id,
-        since: sinceIso,
-        cursor,
-        limit: countParam('limit', req.query.limit, 100, 1000),
-      });
+      const page = await listTransactions(
+        services,
+        {
+          account,
+          status,
+          mercantId: mercant_id,
+          since: sinceIso,
+          cursor,
+          limit: countParam('limit', req.query.limit, 100, 1000),
+        },
+        operatorActor(req),
+      );
       const items = page.items.map((t) => rowView(t, several));
       return page.nextCursor ? { items, next_cursor: page.nextCursor } : { items };
     },
@@ -138,7 +143,11 @@ export const transactionRoutes: RoutePlugin<Deps<'store'>> = async (app, service
       const { account, status, mercant_id, since, sep = ',' } = req.query;
       const sinceIso = instantParam('since', since)?.toISOString();
       const several = await severalAccounts(services);
-      const rows = eachTransaction(services, { account, status, mercantId: mercant_id, since: sinceIso });
+      const rows = eachTransaction(
+        services,
+        { account, status, mercantId: mercant_id, since: sinceIso },
+        operatorActor(req),
+      );
       async function* lines() {
         yield CSV_BOM + csvLine(several ? ['account', ...EXPORT_COLUMNS] : EXPORT_COLUMNS, sep);
         for await (const t of rows) {

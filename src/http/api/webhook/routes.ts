@@ -1,3 +1,4 @@
+import { DEFAULT_ACCOUNT, accountLabel } from '../../../model/account.js';
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { TAGS, type RoutePlugin } from '../../types.js';
@@ -29,7 +30,8 @@ async function asGatewaySees(
     return await run();
   } catch (err) {
     if (err instanceof AppError && err.code === 'SIGNATURE_INVALID') {
-      services.metrics.notifications.inc({ source, result: 'signature_invalid' });
+      const account = (req.params as { account?: string }).account ?? DEFAULT_ACCOUNT;
+      services.metrics.notifications.inc({ source, result: 'signature_invalid', ...accountLabel(account) });
       const orderId = typeof body.order_id === 'string' ? body.order_id.slice(0, 100) : undefined;
       req.log.warn(
         { security_event: 'webhook_signature_invalid', source, order_id: orderId, ip: req.ip },

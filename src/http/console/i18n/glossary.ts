@@ -24,6 +24,8 @@ export const GLOSSARY = {
     settledAt: 'Settled at',
     paidAt: 'Paid at',
     directCharge: 'direct charge',
+    account: 'Account',
+    allAccounts: 'All accounts',
   },
   id: {
     status: 'Status',
@@ -45,6 +47,8 @@ export const GLOSSARY = {
     settledAt: 'Waktu penyelesaian dana',
     paidAt: 'Dibayar pada',
     directCharge: 'tagihan langsung',
+    account: 'Akun',
+    allAccounts: 'Semua akun',
   },
 } as const;
 

@@ -9,12 +9,23 @@ import { toTransaction } from '../rows/transactions.js';
 import { toNotification } from '../rows/notifications.js';
 import { toEvent } from '../rows/outbox.js';
 
+/**
+ * The values of an `in` over account ids: `in ()` is no SQL, and no account id is empty (ids match
+ * ACCOUNT_ID_PATTERN), so an empty list selects nothing.
+ */
+export function orNone(accounts: readonly string[]): readonly string[] {
+  return accounts.length === 0 ? [''] : accounts;
+}
+
 function likeEscape(s: string): string {
   return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 export class KyselyConsoleQueries implements ConsoleQueries {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly account: string,
+  ) {}
 
   /** Newest first; one row more than the page size tells whether a next page exists. */
   async searchTransactions(s: ConsoleSearch): Promise<{ items: TransactionRecord[]; more: boolean }> {
@@ -31,6 +42,7 @@ export class KyselyConsoleQueries implements ConsoleQueries {
     if (s.paymentType) q = q.where('payment_type', '=', s.paymentType);
     if (s.from) q = q.where('created_at', '>=', s.from);
     if (s.to) q = q.where('created_at', '<', s.to);
+    if (s.accounts) q = q.where('account', 'in', orNone(s.accounts));
     const rows = await q
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
@@ -90,6 +102,7 @@ export class KyselyConsoleQueries implements ConsoleQueries {
     const rows = await this.db
       .selectFrom('notifications')
       .selectAll()
+      .where('account', '=', this.account)
       .where((eb) =>
         eb.or([
           eb('transaction_ref', '=', transactionRef),
@@ -108,11 +121,12 @@ export class KyselyConsoleQueries implements ConsoleQueries {
     return rows.map(toNotification);
   }
 
-  async eventsForOrder(orderId: string): Promise<OutboxEvent[]> {
+  async eventsForOrder(orderKey: string): Promise<OutboxEvent[]> {
     const rows = await this.db
       .selectFrom('outbox_events')
       .selectAll()
-      .where('order_key', '=', orderId)
+      .where('account', '=', this.account)
+      .where('order_key', '=', orderKey)
       .where('lane', '=', 'erp')
       .orderBy('seq', 'asc')
       .limit(500)
@@ -120,17 +134,16 @@ export class KyselyConsoleQueries implements ConsoleQueries {
     return rows.map(toEvent);
   }
 
-  async undeliverable(state: 'failed' | 'dead' | 'both', limit: number, offset: number): Promise<OutboxEvent[]> {
+  async undeliverable(
+    state: 'failed' | 'dead' | 'both',
+    limit: number,
+    offset: number,
+    accounts?: readonly string[],
+  ): Promise<OutboxEvent[]> {
     const states = state === 'both' ? ['failed', 'dead'] : [state];
-    const rows = await this.db
-      .selectFrom('outbox_events')
-      .selectAll()
-      .where('state', 'in', states)
-      .where('lane', '=', 'erp')
-      .orderBy('seq', 'asc')
-      .limit(limit)
-      .offset(offset)
-      .execute();
+    let q = this.db.selectFrom('outbox_events').selectAll().where('state', 'in', states).where('lane', '=', 'erp');
+    if (accounts) q = q.where('account', 'in', orNone(accounts));
+    const rows = await q.orderBy('seq', 'asc').limit(limit).offset(offset).execute();
     return rows.map(toEvent);
   }
 }

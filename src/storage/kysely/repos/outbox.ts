@@ -1,3 +1,4 @@
+import { orNone } from './console-queries.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { insertOutboxEvent, toAttempt, toEvent, type OutboxRow } from '../rows/outbox.js';
@@ -93,6 +94,7 @@ export class KyselyOutboxRepo implements OutboxRepo {
 
   async list(filter: {
     account?: string;
+    accounts?: readonly string[];
     state?: OutboxState;
     limit?: number;
     cursor?: string;
@@ -100,6 +102,7 @@ export class KyselyOutboxRepo implements OutboxRepo {
     const limit = Math.min(Math.max(filter.limit ?? 50, 1), 500);
     let q = this.db.selectFrom('outbox_events').selectAll().where('lane', '=', 'erp');
     if (filter.account) q = q.where('account', '=', filter.account);
+    if (filter.accounts) q = q.where('account', 'in', orNone(filter.accounts));
     if (filter.state) q = q.where('state', '=', filter.state);
     const cursor = filter.cursor ? decodeCursor(filter.cursor) : undefined;
     if (cursor) q = q.where('seq', '<', Number(cursor.id));

@@ -1,3 +1,4 @@
+import { orNone } from './console-queries.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
 import { UniqueViolationError, type TransactionFilter, type TransactionsRepo } from '../../contract.js';
@@ -107,11 +108,11 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     to: string,
     afterId: string,
     limit: number,
-    account?: string,
+    accounts?: readonly string[],
   ): Promise<TransactionRecord[]> {
     const paidAt = sql<string>`coalesce(settlement_time, transaction_time)`;
     let q = this.db.selectFrom('transactions').selectAll();
-    if (account !== undefined) q = q.where('account', '=', account);
+    if (accounts !== undefined) q = q.where('account', 'in', orNone(accounts));
     const rows = await q
       .where('status', 'in', ['paid', 'partially_refunded', 'refunded', 'chargeback'])
       .where(paidAt, '>=', from)
@@ -169,6 +170,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
     let q = this.db.selectFrom('transactions').selectAll();
     if (filter.account) q = q.where('account', '=', filter.account);
+    if (filter.accounts) q = q.where('account', 'in', orNone(filter.accounts));
     if (filter.status) q = q.where('status', '=', filter.status);
     if (filter.mercantId) q = q.where('mercant_id', '=', filter.mercantId);
     if (filter.since) q = q.where('created_at', '>=', filter.since);
