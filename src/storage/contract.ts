@@ -255,6 +255,8 @@ export interface OutboxRepo {
     orderId?: string;
     state?: OutboxState;
     account?: string;
+    /** Only these accounts' events (none when empty). */
+    accounts?: readonly string[];
     limit: number;
   }): Promise<OutboxEvent[]>;
   /** Gives up a lease not used (the event was not attempted), if `leaseToken` is still current. */

@@ -87,6 +87,21 @@ describe.each(DATABASE_KINDS)('POST /api/deliveries/replay (%s)', (kind) => {
     expect(lines[1]).toMatchObject({ count: 3, status: 'delivered' });
   });
 
+  it("an operator limited to other accounts replays none of this account's events", async () => {
+    const since = new Date(Date.now() - 1_000).toISOString();
+    const id = await paid('R:9');
+    await ctx.services.outbox.drain();
+    const limited = { kind: 'operator' as const, user: 'f', role: 'finance' as const, accounts: ['other'] };
+    for (const account of [undefined, 'default'])
+      expect(await replayDeliveries(ctx.services, { since, account }, limited)).toEqual({ count: 0, eventIds: [] });
+    expect(await ctx.services.outbox.drain()).toBe(0);
+    const allowed = { ...limited, accounts: ['default'] };
+    expect(await replayDeliveries(ctx.services, { since, dryRun: true }, allowed)).toEqual({
+      count: 1,
+      eventIds: [id],
+    });
+  });
+
   it('refuses a viewer in the domain function, and bad input with a 400 problem', async () => {
     await expect(
       replayDeliveries(

@@ -97,6 +97,12 @@ describe.each(DATABASE_KINDS)('operators API (%s)', (kind) => {
       { method: 'POST' as const, url: '/api/operators', payload: { username: 'sneaky', role: 'admin' } },
       { method: 'POST' as const, url: '/api/operators/vera/unlock' },
       { method: 'POST' as const, url: '/test-notify-erp', payload: {} },
+      { method: 'POST' as const, url: '/api/accounts', payload: { id: 'sneaky', config: {} } },
+      { method: 'POST' as const, url: '/api/accounts/default/api-keys', payload: {} },
+      { method: 'GET' as const, url: '/api/accounts/default/api-keys' },
+      { method: 'DELETE' as const, url: '/api/accounts/default/api-keys/1' },
+      { method: 'DELETE' as const, url: '/api/accounts/default' },
+      { method: 'POST' as const, url: '/api/accounts/default/config', payload: { erp: { timeout_ms: 4000 } } },
     ];
     for (const r of refusals) {
       const res = await t.app.inject({ ...r, ...viewer });
@@ -104,6 +110,17 @@ describe.each(DATABASE_KINDS)('operators API (%s)', (kind) => {
       expect(res.json(), r.url).toMatchObject({ code: 'FORBIDDEN', status: 403 });
     }
     expect(await t.services.store.operators.get('sneaky')).toBeUndefined();
+    expect(await t.services.store.accounts.get('sneaky')).toBeUndefined();
+    expect(await t.services.store.apiKeys.list('default')).toEqual([]);
+    // Accounts and their keys are an admin's, finance's refund rights notwithstanding.
+    const account = await t.app.inject({
+      method: 'POST',
+      url: '/api/accounts',
+      ...as(finance),
+      payload: { id: 'sneaky', config: {} },
+    });
+    expect(account.statusCode).toBe(403);
+    expect(await t.services.store.accounts.get('sneaky')).toBeUndefined();
     // Finance may retry a delivery (this one is unknown: 404, past the role check) but not configure.
     const retry = await t.app.inject({
       method: 'POST',

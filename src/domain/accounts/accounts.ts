@@ -11,7 +11,7 @@ import { applyOverrides } from '../../config/runtime.js';
 import { AppError } from '../../platform/errors.js';
 import { actorName, audit, type Actor } from '../audit.js';
 import { accountCount, accountsChanged } from './events.js';
-import { maySee } from '../operators/access.js';
+import { maySee, requireRole } from '../operators/access.js';
 import {
   RuntimeConfigPatchSchema,
   changeRuntimeConfig,
@@ -107,6 +107,7 @@ export async function createAccount(
   input: { id: string; name?: string; config: RuntimeConfigPatch },
   actor: Actor,
 ): Promise<AccountRecord> {
+  requireRole(actor, 'admin');
   if (RESERVED_IDS.has(input.id))
     throw new AppError('VALIDATION_FAILED', `The id ${input.id} is reserved.`, {
       errors: [{ path: 'id', message: 'is reserved' }],
@@ -154,6 +155,7 @@ export async function changeAccountConfig(
   patch: RuntimeConfigPatch,
   actor: Actor,
 ): Promise<RuntimeConfigState> {
+  requireRole(actor, 'admin');
   const account = await requireAccount(services, id, actor);
   const scoped = accountConfigDeps(services, id);
   await changeRuntimeConfig(scoped, patch, actor);
@@ -167,6 +169,7 @@ export async function disableAccount(
   id: string,
   actor: Actor,
 ): Promise<AccountRecord> {
+  requireRole(actor, 'admin');
   await requireAccount(services, id, actor);
   if (id === DEFAULT_ACCOUNT) throw new AppError('ACCOUNT_DEFAULT');
   const changed = await services.store.accounts.disable(id, services.clock.now());

@@ -11,6 +11,7 @@ import { secretEquals } from '../../platform/secrets.js';
 import { AppError } from '../../platform/errors.js';
 import { actorName, audit, type Actor } from '../audit.js';
 import { requireAccount } from './accounts.js';
+import { requireRole } from '../operators/access.js';
 
 /** A use is noted at most this often per key: a busy ERP must not write on every request. */
 const TOUCH_EVERY_MS = 60_000;
@@ -26,6 +27,7 @@ export async function createApiKey(
   label: string | undefined,
   actor: Actor,
 ): Promise<ApiKeyRecord & { key: string }> {
+  requireRole(actor, 'admin');
   await requireAccount(services, account, actor);
   const key = `pl_${randomBytes(32).toString('base64url')}`;
   const keyId = `key_${randomBytes(9).toString('base64url')}`;
@@ -43,6 +45,7 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(services: Deps<'store'>, account: string, actor: Actor): Promise<ApiKeyRecord[]> {
+  requireRole(actor, 'admin');
   await requireAccount(services, account, actor);
   return services.store.apiKeys.list(account);
 }
@@ -54,6 +57,7 @@ export async function revokeApiKey(
   keyId: string,
   actor: Actor,
 ): Promise<void> {
+  requireRole(actor, 'admin');
   await requireAccount(services, account, actor);
   if (!(await services.store.apiKeys.revoke(account, keyId, services.clock.now())))
     throw new AppError('NOT_FOUND', `No API key ${keyId} in force for account ${account}.`);

@@ -8,7 +8,7 @@ import type { Deps } from '../../types.js';
 import type { OutboxState } from '../../model/delivery.js';
 import { AppError } from '../../platform/errors.js';
 import { actorName, audit, type Actor } from '../audit.js';
-import { requireRole } from '../operators/access.js';
+import { listedAccounts, requireRole } from '../operators/access.js';
 
 export type ReplayDeps = Deps<'clock' | 'logger' | 'outbox' | 'store'>;
 
@@ -53,6 +53,8 @@ export async function replayDeliveries(
     orderId: input.orderId,
     state: input.state,
     account: input.account,
+    // An operator limited to some accounts replays only theirs, whatever the filter asks.
+    accounts: listedAccounts(actor, input.account),
     limit: REPLAY_MAX,
   });
   const eventIds = events.map((e) => e.eventId);

@@ -217,6 +217,7 @@ export class KyselyOutboxRepo implements OutboxRepo {
     orderId?: string;
     state?: OutboxState;
     account?: string;
+    accounts?: readonly string[];
     limit: number;
   }): Promise<OutboxEvent[]> {
     let q = this.db
@@ -228,6 +229,7 @@ export class KyselyOutboxRepo implements OutboxRepo {
     if (filter.orderId) q = q.where('order_id', '=', filter.orderId);
     if (filter.state) q = q.where('state', '=', filter.state);
     if (filter.account) q = q.where('account', '=', filter.account);
+    if (filter.accounts) q = q.where('account', 'in', orNone(filter.accounts));
     return (await q.orderBy('seq', 'asc').limit(filter.limit).execute()).map(toEvent);
   }
 
