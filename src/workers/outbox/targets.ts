@@ -8,6 +8,7 @@ import type { OutboxLane } from '../../model/delivery.js';
 import type { RuntimeConfig } from '../../model/runtime-config.js';
 import type { RuntimeConfigService } from '../../config/runtime.js';
 import type { Store } from '../../storage/contract.js';
+import { accountCount } from '../../domain/accounts/events.js';
 
 /** How long an alert notification is retried before it is dead (a day: an alert older than that is news to nobody). */
 export const ALERT_RETRY_FOR_HOURS = 24;
@@ -63,7 +64,7 @@ export function targetsOf(account: string, s: RuntimeConfig): Target[] {
 export async function targetsNow(store: Store, runtimeConfig: RuntimeConfigService): Promise<Map<string, Target>> {
   const own = runtimeConfig.account;
   const out = new Map<string, Target>();
-  const ids = (await store.accounts.count()) <= 1 ? [own] : (await store.accounts.list()).map((a) => a.id);
+  const ids = (await accountCount(store)) <= 1 ? [own] : (await store.accounts.list()).map((a) => a.id);
   for (const id of ids) {
     const s = await (id === own ? runtimeConfig : runtimeConfig.forAccount(id)).current();
     // Without an endpoint a lane's events wait (ERP events for a pull or an endpoint).
