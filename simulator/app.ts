@@ -57,7 +57,7 @@ export interface SimulatorOptions {
   notificationTimeoutMs?: number;
   /** Initial (and reset) value of the `core_http_status` fault setting; default `mirror`. */
   coreHttpStatus?: CoreHttpStatus;
-  /** The BI-SNAP merchant (CONTRACT §9); unset: default credentials, no token accepted, a generated signing key. */
+  /** The BI-SNAP merchant; unset: default credentials, no token accepted, a generated signing key. */
   snapBi?: SnapBiOptions;
 }
 

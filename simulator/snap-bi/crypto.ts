@@ -1,5 +1,5 @@
 /**
- * BI-SNAP signatures as the gateway computes them (reference/bi-snap.md §3, §4, §6). The simulator
+ * BI-SNAP signatures as the gateway computes them. The simulator
  * keeps its own copy (it shares no code with paylink): the token request verified with the
  * merchant's RSA public key, transactional requests with HMAC-SHA512 under the client secret, and
  * its notifications signed with its own RSA private key.

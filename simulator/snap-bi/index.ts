@@ -1,5 +1,5 @@
 /**
- * The simulator's BI-SNAP side (CONTRACT §9): its API paths, its own signing key (served at
+ * The simulator's BI-SNAP side: its API paths, its own signing key (served at
  * `GET /_sim/snap-bi/public-key`), and its notifications, which replace the legacy ones for the
  * transactions it created.
  */
@@ -38,7 +38,7 @@ export function registerSnapBi(app: FastifyInstance, ctx: SimContext, given: Sna
     timeoutMs: 15_000,
   });
   const merchant = () => ctx.merchants.defaultMerchant();
-  // A transaction made through BI-SNAP is reported in BI-SNAP's format only (reference §7).
+  // A transaction made through BI-SNAP is reported in BI-SNAP's format only.
   ctx.notifier.interceptors.push((t: Txn) => {
     const s = state.byOrder.get(t.order_id);
     if (!s || t.merchant_id !== merchant().id) return false;

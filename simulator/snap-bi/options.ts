@@ -1,4 +1,4 @@
-/** The simulator's BI-SNAP merchant (CONTRACT §9): its credentials, the key it verifies tokens with, its own signing key. */
+/** The simulator's BI-SNAP merchant: its credentials, the key it verifies tokens with, its own signing key. */
 export interface SnapBiOptions {
   clientId: string;
   clientSecret: string;

@@ -1,5 +1,5 @@
 /**
- * The gateway's BI-SNAP API (reference/bi-snap.md §3, §5): the B2B access token, then VA, direct
+ * The gateway's BI-SNAP API: the B2B access token, then VA, direct
  * debit and QRIS MPM operations, each checked for a live token, the partner id, the HMAC signature
  * over the body as received (or its compact form, as the gateway's samples minify), and a fresh
  * X-EXTERNAL-ID of the day (the same request again is answered as before; another body is a conflict).

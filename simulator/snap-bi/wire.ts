@@ -9,7 +9,7 @@ export function wib(at: Date): string {
   return `${new Date(at.getTime() + 7 * 3_600_000).toISOString().slice(0, 19)}+07:00`;
 }
 
-/** A ledger status as BI-SNAP's `latestTransactionStatus` (reference/bi-snap.md §7 mapping). */
+/** A ledger status as BI-SNAP's `latestTransactionStatus`. */
 export function latestStatus(s: TxnStatus): { code: string; desc: string } {
   switch (s) {
     case 'settlement':

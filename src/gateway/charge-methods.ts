@@ -1,6 +1,6 @@
 /**
  * The payment types a charge takes and the method object each one carries, as paylink's
- * `POST /api/charge` accepts them (named as Midtrans Core names them, reference §3.2): checked and
+ * `POST /api/charge` accepts them (named as Midtrans Core names them): checked and
  * completed here before anything is stored or sent, so a wrong combination is a 400.
  */
 import { Type, type Static, type TLiteral, type TProperties, type TUnion } from 'typebox';
@@ -41,7 +41,7 @@ const object = <P extends TProperties>(properties: P) => Type.Object(properties,
 export const PaymentTypeSchema = Lit(PAYMENT_TYPES);
 
 const BankTransfer = object({
-  // `bsi` and `seabank` as the VA-number object names them (reference §6); Danamon's VA is charged
+  // `bsi` and `seabank` as the VA-number object names them; Danamon's VA is charged
   // through BI-SNAP only (docs.midtrans.com "Integration: Bank Transfer"), Saqu's bank string is unconfirmed.
   bank: Lit(['bca', 'bni', 'bri', 'permata', 'cimb', 'bsi', 'seabank'] as const),
   va_number: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', maxLength: 18 })),
@@ -63,7 +63,7 @@ const CreditCard = object({
 const UobEzpay = object({ callback_url: Type.Optional(Text(255)) });
 
 /**
- * The method objects of a charge request, one per payment type that takes one (reference §3.2);
+ * The method objects of a charge request, one per payment type that takes one;
  * the request carries the one its type needs. The route validates requests against this schema.
  */
 export const ChargeMethodsSchema = Type.Object({

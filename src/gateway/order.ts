@@ -7,7 +7,7 @@ import { Type, type Static } from 'typebox';
 
 /** The gateway's order id limit (Payment Link, Snap and Core all accept 50). */
 export const ORDER_ID_MAX = 50;
-/** The most purchases one payment link takes (reference §1.2). */
+/** The most purchases one payment link takes. */
 export const USAGE_LIMIT_MAX = 1_000_000;
 /** Item ids and names. */
 export const ITEM_TEXT_MAX = 50;

@@ -12,7 +12,7 @@ const Url = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt]
 const Secret = Type.String({ minLength: 1, maxLength: 512, pattern: '^\\S+$' });
 const Int = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum });
 
-/** The `/api/charge` payment types that may go through BI-SNAP (reference/bi-snap.md §5). */
+/** The `/api/charge` payment types that may go through BI-SNAP. */
 export const SNAP_BI_METHODS = ['bank_transfer', 'gopay', 'shopeepay', 'qris'] as const;
 export type SnapBiMethod = (typeof SNAP_BI_METHODS)[number];
 
@@ -28,7 +28,7 @@ export const SnapBiConfigSchema = Type.Object({
   client_id: Type.Optional(Id),
   client_secret: Type.Optional(Secret),
   partner_id: Type.Optional(Id),
-  /** Five digits (reference/bi-snap.md §4.1). */
+  /** Five digits. */
   channel_id: Type.Optional(Type.String({ maxLength: 5, pattern: '^[0-9]{5}$' })),
   /** The merchant's RSA private key (PKCS#8 PEM), which signs the access-token request. */
   private_key: Type.Optional(Pem),

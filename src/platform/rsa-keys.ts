@@ -1,5 +1,5 @@
 /**
- * Whether a PEM text is a usable RSA key (BI-SNAP's keys, reference/bi-snap.md §2): the merchant's
+ * Whether a PEM text is a usable RSA key (BI-SNAP's keys): the merchant's
  * private key must sign with SHA256withRSA (and its own public half verify that signature), the
  * gateway's public key must be an RSA public key of at least 2048 bits. Problems in words; a key's
  * text is never echoed.

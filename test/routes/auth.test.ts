@@ -122,10 +122,15 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
     expect([...(byAuth.get('doc') ?? [])].sort()).toEqual(
       ['GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js', 'GET /docs/init.js', 'GET /docs/docs.css'].sort(),
     );
-    expect([...(byAuth.get('sig') ?? [])].sort()).toEqual([
-      'POST /webhook/midtrans',
-      'POST /webhook/midtrans/:account',
-    ]);
+    const snapBi = ['/v1.0/debit/notify', '/v1.0/qr/qr-mpm-notify', '/v1.0/transfer-va/payment'];
+    expect([...(byAuth.get('sig') ?? [])].sort()).toEqual(
+      [
+        'POST /webhook/midtrans',
+        'POST /webhook/midtrans/:account',
+        ...snapBi.map((p) => `POST /webhook/snap-bi${p}`),
+        ...snapBi.map((p) => `POST /webhook/snap-bi/:account${p}`),
+      ].sort(),
+    );
     expect([...(byAuth.get('none') ?? [])].sort()).toEqual(
       [
         'GET /',

@@ -40,7 +40,7 @@ const KNOWN_HEADERS: Record<ReportField, readonly string[]> = {
   payment_type: ['Payment Type', 'Payment type', 'Payment Method', 'Channel', 'payment_type'],
   transaction_time: ['Transaction Time', 'Transaction time', 'Transaction Date', 'Date & Time', 'transaction_time'],
   settlement_time: ['Settlement Time', 'Settlement time', 'Settlement Date', 'settlement_time'],
-  // The withdrawal report's newer columns (settlement-report.md §1.3). The changelog names them
+  // The withdrawal report's newer columns. The changelog names them
   // "Refund Type" and, for Transaction Split, "Transaction Type", "Sender", "Receiver"; the exact
   // header strings of an export are unconfirmed, so the Indonesian and spelled-out forms are read too.
   refund_type: ['Refund Type', 'Tipe Refund', 'Jenis Refund', 'refund_type'],

@@ -1,5 +1,5 @@
 /**
- * A BI-SNAP notification (reference/bi-snap.md §6): its RSA signature verified with the gateway's
+ * A BI-SNAP notification: its RSA signature verified with the gateway's
  * public key over the exact bytes received (a body re-serialised or changed by one byte on the way
  * is refused, writing nothing), then the payment it names refreshed through the status API — the
  * same confirmation, status machine and ERP event as a legacy notification. Its fields themselves

@@ -1,4 +1,4 @@
-/** Core API charge requests (reference §3.2): one body per payment type, checked before the call. */
+/** Core API charge requests: one body per payment type, checked before the call. */
 import { Type, type Static, type TProperties } from 'typebox';
 import { Value } from 'typebox/value';
 import { GatewayTimeSchema, TransactionDetailsSchema } from './requests.js';

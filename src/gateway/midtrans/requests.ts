@@ -1,5 +1,5 @@
 /**
- * Request bodies for the Payment Link, Snap and refund APIs (reference §1.2, §2, §3.5), one schema
+ * Request bodies for the Payment Link, Snap and refund APIs, one schema
  * each, written from the order details of `gateway/order.ts`. The builders below produce these
  * types; the client's methods take nothing else.
  */
@@ -20,8 +20,8 @@ export const GatewayTimeSchema = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \
 const Minutes = Type.Integer({ minimum: 1 });
 
 /**
- * The Payment Link create body (reference §1.2). `usage_limit` counts paid purchases; each purchase
- * is a gateway transaction of its own under the link's order id with a suffix (reference §1.4).
+ * The Payment Link create body. `usage_limit` counts paid purchases; each purchase
+ * is a gateway transaction of its own under the link's order id with a suffix.
  */
 export const PaymentLinkRequestSchema = Type.Object(
   {

@@ -1,5 +1,5 @@
 /**
- * The BI-SNAP wire client (reference/bi-snap.md §3, §4): one access token per set of credentials,
+ * The BI-SNAP wire client: one access token per set of credentials,
  * fetched once for concurrent callers, kept until shortly before its lifetime ends; every
  * transactional call signed (X-TIMESTAMP, X-SIGNATURE, X-PARTNER-ID, X-EXTERNAL-ID, CHANNEL-ID)
  * with a timeout; a `401SS01` (token invalid or expired) fetches a new token once and sends the same
@@ -89,12 +89,12 @@ export class SnapBiClient {
 
   /**
    * A signed transactional call. `externalId` is the caller's: a retry of the same operation passes
-   * the same one, so the gateway answers it as the first call (reference §4.3).
+   * the same one, so the gateway answers it as the first call.
    */
   async call(op: string, path: string, body: Record<string, unknown>, externalId: string): Promise<SnapBiAnswer> {
     const c = await this.opts.credentials();
     const first = await this.send(op, c, path, body, externalId, await this.accessToken(c));
-    // 401 + service code + 01: the token is invalid or expired (reference §8): one new token, one retry.
+    // 401 + service code + 01: the token is invalid or expired: one new token, one retry.
     if (!/^401\d{2}01$/.test(first.responseCode)) return first;
     this.token = undefined;
     return this.send(op, c, path, body, externalId, await this.accessToken(c));

@@ -1,4 +1,4 @@
-/** The BI-SNAP credentials of a runtime config, and the host of each gateway mode (reference/bi-snap.md §1). */
+/** The BI-SNAP credentials of a runtime config, and the host of each gateway mode. */
 import type { GatewayMode, RuntimeConfig } from '../../model/runtime-config.js';
 import { GatewayError } from '../port.js';
 import type { SnapBiCredentials } from './client.js';

@@ -1,8 +1,8 @@
 /**
  * BI-SNAP behind the gateway port, for the charges `gateway.snap_bi.methods` names: VA
- * (bank_transfer), direct debit (gopay, shopeepay) and QRIS MPM (reference/bi-snap.md §5). Its
- * answers are written in the port's terms (`GatewayAnswer`, the legacy status words through the
- * §7 mapping), so the report pipeline and the ERP see a BI-SNAP payment as any other.
+ * (bank_transfer), direct debit (gopay, shopeepay) and QRIS MPM. Its
+ * answers are written in the port's terms (`GatewayAnswer`, the legacy status words through the gateway's
+ * interop mapping), so the report pipeline and the ERP see a BI-SNAP payment as any other.
  *
  * Identifiers: the gateway order id is the VA `trxId`, the QRIS and debit `partnerReferenceNo`, and
  * the create call's X-EXTERNAL-ID (VA and QRIS require that equality); a retried create therefore
@@ -29,7 +29,7 @@ const amount = (n: number) => ({ value: `${n}.00`, currency: 'IDR' });
 
 /**
  * BI-SNAP's `latestTransactionStatus` / `paymentFlagStatus` as the legacy status word and code
- * (reference §7 mapping); undefined for `07` (not found) or an unknown code.
+ * the gateway maps them; undefined for `07` (not found) or an unknown code.
  */
 export function legacyStatus(code: string): { transaction_status: string; status_code: string } | undefined {
   const map: Record<string, [string, string]> = {

@@ -1,5 +1,5 @@
 /**
- * BI-SNAP signatures (reference/bi-snap.md §3, §4, §6): the access-token request is signed with the
+ * BI-SNAP signatures: the access-token request is signed with the
  * merchant's RSA key over `clientId|timestamp`; every transactional request with HMAC-SHA512 under
  * the client secret over `METHOD:path:token:sha256hex(body):timestamp`; the gateway signs its
  * notifications with its RSA key over `POST:path:sha256hex(body):timestamp`.

@@ -16,6 +16,8 @@ import type { View } from './view.js';
 /** `?account=` of a console page: an account id, or absent for `default`. */
 export const AccountQuery = Type.Optional(
   Type.String({
+    minLength: 1,
+    maxLength: 32,
     pattern: ACCOUNT_ID_PATTERN,
     description: 'The account (absent: `default`, or every account for a list)',
   }),

@@ -1,4 +1,4 @@
-/** Operators (contract §13): admins manage them; every operator reads who they are. */
+/** Operators: admins manage them; every operator reads who they are. */
 import { Type } from 'typebox';
 import { TAGS, type RoutePlugin } from '../../types.js';
 import type { Deps } from '../../../types.js';

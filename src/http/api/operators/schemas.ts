@@ -1,4 +1,4 @@
-/** The operators' requests and answers (contract §13), beside their routes. */
+/** The operators' requests and answers, beside their routes. */
 import { Type } from 'typebox';
 import { OPERATOR_ROLES, type OperatorRole } from '../../../model/operator.js';
 import { USERNAME_PATTERN } from '../../../domain/operators/identity.js';

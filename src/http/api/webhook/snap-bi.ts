@@ -1,5 +1,5 @@
 /**
- * The BI-SNAP notification paths (CONTRACT §9, §12): the merchant registers
+ * The BI-SNAP notification paths: the merchant registers
  * `PUBLIC_BASE_URL/webhook/snap-bi` (or `…/webhook/snap-bi/{account}`) as the notification base URL
  * and the gateway appends each product's path. Bodies are read as bytes: the signature covers
  * exactly what arrived.
