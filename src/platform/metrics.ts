@@ -62,7 +62,8 @@ export function createMetrics() {
     }),
     outboxOldestPending: new Gauge({
       name: 'paylink_outbox_oldest_pending_seconds',
-      help: 'Age of the oldest ERP event not yet delivered (pending or failed), 0 when none; refreshed when /metrics is read',
+      help: 'Age of the oldest ERP event not yet delivered (pending or failed) per account, 0 when none; refreshed when /metrics is read',
+      labelNames: ['account'] as const,
       registers: [registry],
     }),
   };

@@ -235,9 +235,10 @@ export interface OutboxRepo {
   countByState(): Promise<Record<OutboxState, number>>;
   /**
    * `created_at` of the oldest event still to deliver (pending or failed; dead ones wait for a
-   * person and are counted by `countByState`), undefined when none. Two index seeks.
+   * person and are counted by `countByState`), undefined when none; with `account`, of that
+   * account's events only. Two index seeks.
    */
-  oldestUndeliveredAt(): Promise<string | undefined>;
+  oldestUndeliveredAt(account?: string): Promise<string | undefined>;
   /**
    * Frees every lease (bumping the fencing tokens). Only for SQLite at start-up: one process owns
    * the file, so a lease still set was left by a previous run of this process that died.

@@ -9,6 +9,7 @@ import { basicAuth } from '../helpers/services.js';
 import { makeLoggedApp, type LoggedApp } from '../helpers/operator-app.js';
 import { seedTransaction } from '../helpers/seed.js';
 import type { Clock } from '../../src/platform/clock.js';
+import { accountsChanged } from '../../src/domain/accounts/events.js';
 
 class ManualClock implements Clock {
   constructor(public t = Date.parse('2026-11-22T10:00:00Z')) {}
@@ -25,7 +26,9 @@ describe.each(DATABASE_KINDS)('/metrics: age of the oldest undelivered ERP event
   });
   afterAll(async () => ctx.close());
 
-  const gauge = async (name = 'paylink_outbox_oldest_pending_seconds'): Promise<number | undefined> => {
+  const gauge = async (
+    name = 'paylink_outbox_oldest_pending_seconds{account="default"}',
+  ): Promise<number | undefined> => {
     const res = await ctx.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: basicAuth() } });
     expect(res.statusCode).toBe(200);
     const line = res.body.split('\n').find((l) => l.startsWith(`${name} `));
@@ -54,6 +57,29 @@ describe.each(DATABASE_KINDS)('/metrics: age of the oldest undelivered ERP event
     expect(await gauge()).toBe(90);
     clock.t += 10_500;
     expect(await gauge()).toBe(100.5);
+  });
+
+  it("is per account: a second account's series is its own backlog's age, not the default account's", async () => {
+    await ctx.services.store.accounts.insert({ id: 'shop-b', name: 'B', merchantId: null }, clock.now());
+    accountsChanged(ctx.services.store);
+    const b = 'paylink_outbox_oldest_pending_seconds{account="shop-b"}';
+    expect(await gauge(b)).toBe(0);
+    const before = await gauge();
+    await ctx.services.store.forAccount('shop-b').outbox.enqueue(
+      {
+        eventId: randomUUID(),
+        eventType: 'payment.status_changed',
+        orderKey: 'B-1',
+        orderId: 'B-1',
+        mercantId: 'M',
+        statusVersion: 1,
+        payload: '{}',
+      },
+      clock.now(),
+    );
+    clock.t += 5_000;
+    expect(await gauge(b)).toBe(5);
+    expect(await gauge()).toBe((before ?? 0) + 5);
   });
 
   it('counts payments still pending (or challenged) after their expiry, and only those', async () => {

@@ -178,6 +178,23 @@ describe.each(DATABASE_KINDS)('storage contract: outbox (%s)', (kind) => {
     expect((await store.outbox.claimDue('i', at(10_000), 30_000, 10)).map((e) => e.seq)).toEqual([a2.seq]);
   });
 
+  it("the oldest undelivered event of one account: another account's older backlog does not count", async () => {
+    await store.accounts.insert({ id: 'shop-b', name: 'B', merchantId: null }, T0);
+    const b = store.forAccount('shop-b');
+    await store.outbox.enqueue(ev('A0'), at(0));
+    await store.outbox.enqueue(ev('A1'), at(1_000));
+    expect(await store.outbox.oldestUndeliveredAt('shop-b')).toBeUndefined();
+    const b1 = await b.outbox.enqueue(ev('B1'), at(5_000));
+    expect(await store.outbox.oldestUndeliveredAt('shop-b')).toBe(at(5_000).toISOString());
+    expect(await store.outbox.oldestUndeliveredAt('default')).toBe(at(0).toISOString());
+    expect(await store.outbox.oldestUndeliveredAt()).toBe(at(0).toISOString());
+    const [claimed] = await store.outbox.claimDue('i', at(6_000), 30_000, 1, 'shop-b');
+    expect(claimed?.seq).toBe(b1.seq);
+    await store.outbox.complete(b1.seq, claimed?.leaseToken ?? -1, 'i', result('delivered'));
+    expect(await store.outbox.oldestUndeliveredAt('shop-b')).toBeUndefined();
+    expect(await store.outbox.oldestUndeliveredAt('default')).toBe(at(0).toISOString());
+  });
+
   it("an account's claim takes only that account's due events, however many of another's are due first", async () => {
     await store.accounts.insert({ id: 'shop-b', name: 'B', merchantId: null }, T0);
     const b = store.forAccount('shop-b');

@@ -180,6 +180,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '037_reconciliation_chargebacks': reconciliationChargebacksMigration037,
     '032_outbox_account_lanes': outboxAccountLanesMigration032,
     '033_outbox_alert_lane': outboxAlertLaneMigration033(kind),
+    '038_outbox_account_oldest': outboxAccountOldestMigration038,
   };
 }
 
@@ -669,6 +670,17 @@ export function outboxAlertLaneMigration033(kind: Kind): Migration {
     },
   };
 }
+
+/** Each account's oldest undelivered event in two seeks (the per-account age gauge). */
+export const outboxAccountOldestMigration038: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createIndex('outbox_account_state_seq_idx')
+      .on('outbox_events')
+      .columns(['account', 'state', 'seq'])
+      .execute();
+  },
+};
 
 export function migrationProvider(kind: Kind): MigrationProvider {
   return { getMigrations: async () => migrations(kind) };

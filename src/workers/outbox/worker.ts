@@ -22,6 +22,7 @@ import type { PrivatePolicy } from '../../platform/url-policy.js';
 import { forEachLimited, freeLanes, waitForAttempt } from './lanes.js';
 import { EndpointWatch } from './endpoints.js';
 import { bodyFor, targetsNow, type Target } from './targets.js';
+import { accountCount } from '../../domain/accounts/events.js';
 import { Periodic } from '../periodic.js';
 import { failSpan, setSpanAttributes, tracingOn, withSpan } from '../../platform/tracing.js';
 
@@ -258,9 +259,16 @@ class OutboxWorker implements Outbox {
   async refreshDepth(): Promise<void> {
     const counts = await this.deps.store.outbox.countByState();
     for (const [state, n] of Object.entries(counts)) this.deps.metrics.outboxDepth.set({ state }, n);
-    const oldest = await this.deps.store.outbox.oldestUndeliveredAt();
-    const age = oldest === undefined ? 0 : (this.deps.clock.now().getTime() - Date.parse(oldest)) / 1000;
-    this.deps.metrics.outboxOldestPending.set(Math.max(0, age));
+    // One series per account (the accounts table bounds the labels), each two index seeks.
+    const store = this.deps.store;
+    const accounts =
+      (await accountCount(store)) <= 1 ? [store.account] : (await store.accounts.list()).map((a) => a.id);
+    const now = this.deps.clock.now().getTime();
+    for (const account of accounts) {
+      const oldest = await store.outbox.oldestUndeliveredAt(account);
+      const age = oldest === undefined ? 0 : (now - Date.parse(oldest)) / 1000;
+      this.deps.metrics.outboxOldestPending.set({ account }, Math.max(0, age));
+    }
   }
 
   private agent(): Dispatcher {

@@ -172,13 +172,18 @@ export class KyselyOutboxRepo implements OutboxRepo {
     return out;
   }
 
-  async oldestUndeliveredAt(): Promise<string | undefined> {
-    // The first seq of each state on outbox_state_seq_idx: seq follows creation order.
+  async oldestUndeliveredAt(account?: string): Promise<string | undefined> {
+    // The first seq of each state on outbox_state_seq_idx, or outbox_account_state_seq_idx for one
+    // account (another account's backlog is never walked): seq follows creation order.
+    const first = (state: 'pending' | 'failed') =>
+      account === undefined
+        ? sql`(select created_at from outbox_events where state = ${state} and lane = 'erp' order by seq limit 1)`
+        : sql`(select created_at from outbox_events where account = ${account} and state = ${state} and lane = 'erp' order by seq limit 1)`;
     const res = await sql<{ at: string | null }>`
       select min(t.at) as at from (
-        select (select created_at from outbox_events where state = 'pending' and lane = 'erp' order by seq limit 1) as at
+        select ${first('pending')} as at
         union all
-        select (select created_at from outbox_events where state = 'failed' and lane = 'erp' order by seq limit 1) as at
+        select ${first('failed')} as at
       ) t`.execute(this.db);
     return res.rows[0]?.at ?? undefined;
   }
