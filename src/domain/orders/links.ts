@@ -328,14 +328,23 @@ export async function resolveLink(services: Deps<'store'>, id: string, actor?: A
 /** The most purchases a link's answer and page list. */
 export const LINK_PURCHASES_SHOWN = 1000;
 
+/** A link's purchases (oldest first, at most LINK_PURCHASES_SHOWN); undefined for a single-use link or another payment. */
+export async function linkPurchases(
+  services: Deps<'store'>,
+  link: TransactionRecord,
+): Promise<TransactionRecord[] | undefined> {
+  if (!isReusableLink(link)) return undefined;
+  return services.store.transactions.listLinkPurchases(link.orderId, LINK_PURCHASES_SHOWN);
+}
+
 /** A link used more than once and its purchases (oldest first); undefined purchases for a single-use link. */
 export async function resolveLinkWithPurchases(
   services: Deps<'store'>,
   id: string,
 ): Promise<{ link: TransactionRecord; purchases?: TransactionRecord[] }> {
   const link = await resolveLink(services, id);
-  if (!isReusableLink(link)) return { link };
-  return { link, purchases: await services.store.transactions.listLinkPurchases(link.orderId, LINK_PURCHASES_SHOWN) };
+  const purchases = await linkPurchases(services, link);
+  return purchases === undefined ? { link } : { link, purchases };
 }
 
 /** Deactivates a pending link at the gateway and marks it cancelled; already closed links answer as they are. */

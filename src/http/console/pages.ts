@@ -21,7 +21,7 @@ import { DEFAULT_ACCOUNT } from '../../model/account.js';
 import { AccountQuery, switchableAccounts } from './accounts.js';
 
 export const consolePages: RoutePlugin<
-  Deps<'clock' | 'config' | 'formKeySecret' | 'gateway' | 'logger' | 'runtimeConfig' | 'store' | 'version'>
+  Deps<'clock' | 'config' | 'formKeySecret' | 'gateway' | 'gateways' | 'logger' | 'runtimeConfig' | 'store' | 'version'>
 > = async (s, services) => {
   const ctx = consoleContext(services);
 
@@ -116,10 +116,7 @@ export const consolePages: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const scoped = inAccount(
-        { config: services.config, store: services.store },
-        req.query.account ?? DEFAULT_ACCOUNT,
-      );
+      const scoped = inAccount(services, req.query.account ?? DEFAULT_ACCOUNT);
       const tx = await findTransaction(scoped, req.params.order_id, operatorActor(req));
       if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(req.params.order_id)}.`);
       const v = ctx.view(req, reply);

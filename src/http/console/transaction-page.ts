@@ -14,7 +14,7 @@ import { paymentMoneySection } from './money.js';
 import { formKeyField, formRequest } from './form-keys.js';
 import type { FormTokens } from './context.js';
 import { linkUsageLimit } from '../../domain/orders/records.js';
-import { LINK_PURCHASES_SHOWN } from '../../domain/orders/links.js';
+import { linkPurchases } from '../../domain/orders/links.js';
 
 /** A payment type's word inside an Indonesian sentence starts in lower case ("Pembayaran transfer bank …"); a brand (GoPay, QRIS) keeps its capitals. */
 export function methodInSentence(v: View, paymentType: string | null): string {
@@ -100,8 +100,7 @@ export async function transactionBody(
   // A paid payment no longer expires; a card payment is paid when captured, before it settles.
   const paidAt = MONEY_MOVED.has(tx.status) ? (tx.settlementTime ?? tx.transactionTime ?? tx.updatedAt) : undefined;
   const usage = linkUsageLimit(tx);
-  const purchases =
-    usage > 1 ? await services.store.transactions.listLinkPurchases(tx.orderId, LINK_PURCHASES_SHOWN) : undefined;
+  const purchases = await linkPurchases(services, tx);
   return html`
 <div class="cards">
 <section class="card" aria-labelledby="h-summary"><h2 id="h-summary">${t('pay_heading')}</h2>
