@@ -27,7 +27,7 @@ import { registerSnap } from './routes/snap.js';
 import { registerTransactionRoutes } from './routes/transactions.js';
 import { merchantListProblems, type NamedMerchant } from './merchant-config.js';
 import { Merchant, Merchants } from './merchants.js';
-import { DEFAULT_MERCHANT_ID, RequestLog } from './state.js';
+import { DEFAULT_MERCHANT_ID, RequestLog, type MerchantSettings } from './state.js';
 import { registerSnapBi, type SnapBiOptions } from './snap-bi/index.js';
 
 /** A merchant beside the default one: its own keys, MID and (optionally) notification URL. */
@@ -68,6 +68,17 @@ export interface BuiltSimulator {
   /** The public half of the simulator's BI-SNAP signing key (PEM). */
   snapBiPublicKey: string;
   setSnapBiNotificationUrl(url: string | undefined): void;
+  /**
+   * Serves a merchant beside those it started with, under `name` (its owner's, such as an
+   * account's id): a ledger of its own, its keys, MID and notification URL. The same name again
+   * replaces its settings and keeps its ledger. Throws, naming the field, when a problem of
+   * `merchantProblems` stands (a key or MID another merchant uses); nothing changes then.
+   */
+  upsertMerchant(name: string, merchant: MerchantOptions): void;
+  /** What `upsertMerchant` would refuse, one sentence each (empty: it would take the merchant). */
+  merchantProblems(name: string, merchant: MerchantOptions): string[];
+  /** Stops serving the merchant `upsertMerchant` added under `name` (its ledger goes); false when none. */
+  removeMerchant(name: string): boolean;
   stop(): void;
 }
 
@@ -224,6 +235,16 @@ export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
   const [first, ...rest] = named.map((m) => new Merchant(m.settings, notifier, () => config.baseUrl));
   if (!first) throw new Error('simulator: no merchant');
   const merchants = new Merchants(first, rest);
+  const started = named.map((n, i) => ({ name: n.name, merchant: i === 0 ? first : rest[i - 1] }));
+  // Merchants added while running, by their owner's name.
+  const added = new Map<string, Merchant>();
+  const problemsWith = (name: string, m: MerchantOptions): string[] => {
+    const others: NamedMerchant[] = [
+      ...started.flatMap((s) => (s.merchant ? [{ name: s.name, settings: s.merchant.settings }] : [])),
+      ...[...added].filter(([n]) => n !== name).map(([n, merchant]) => ({ name: n, settings: merchant.settings })),
+    ];
+    return merchantListProblems([...others, { name, settings: { ...m } }]);
+  };
   const ctx: SimContext = {
     merchants,
     notifier,
@@ -263,6 +284,32 @@ export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
     },
     snapBiPublicKey: snapBi.publicKeyPem,
     setSnapBiNotificationUrl: snapBi.setNotificationUrl,
+    merchantProblems: problemsWith,
+    upsertMerchant: (name, m) => {
+      const problems = problemsWith(name, m);
+      if (problems.length > 0) throw new Error(`simulator: ${problems.join('; ')}`);
+      const settings: MerchantSettings = { serverKey: m.serverKey, merchantId: m.merchantId };
+      if (m.clientKey !== undefined) settings.clientKey = m.clientKey;
+      if (m.notificationUrl !== undefined) settings.notificationUrl = m.notificationUrl;
+      const existing = added.get(name);
+      if (existing) {
+        // The engine holds this object: new keys sign the ledger's later notifications.
+        delete existing.settings.clientKey;
+        delete existing.settings.notificationUrl;
+        Object.assign(existing.settings, settings);
+        return;
+      }
+      const merchant = new Merchant(settings, notifier, () => config.baseUrl);
+      added.set(name, merchant);
+      merchants.add(merchant);
+    },
+    removeMerchant: (name) => {
+      const merchant = added.get(name);
+      if (!merchant) return false;
+      added.delete(name);
+      merchants.remove(merchant);
+      return true;
+    },
     stop: () => {
       clearInterval(sweep);
       for (const release of [...ctx.holds]) release();

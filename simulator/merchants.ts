@@ -53,13 +53,24 @@ export interface Owned<T> {
  * refused when any merchant has taken them, because the page URL names no merchant).
  */
 export class Merchants {
-  private readonly list: readonly Merchant[];
+  private readonly list: Merchant[];
 
   constructor(
     private readonly primary: Merchant,
     rest: readonly Merchant[],
   ) {
     this.list = [primary, ...rest];
+  }
+
+  /** A merchant added while running (after the checks of `merchantListProblems`). */
+  add(merchant: Merchant): void {
+    this.list.push(merchant);
+  }
+
+  /** Removes a merchant other than the default one; its ledger goes with it. */
+  remove(merchant: Merchant): void {
+    const i = this.list.indexOf(merchant);
+    if (i > 0) this.list.splice(i, 1);
   }
 
   all(): readonly Merchant[] {

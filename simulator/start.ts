@@ -1,7 +1,7 @@
 /** Starting the simulator on a port: what paylink's simulator mode and the standalone entry run. */
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { buildSimulator, type SimulatorOptions } from './app.js';
+import { buildSimulator, type BuiltSimulator, type SimulatorOptions } from './app.js';
 
 export interface RunningSimulator {
   baseUrl: string;
@@ -10,6 +10,10 @@ export interface RunningSimulator {
   /** The public half of the BI-SNAP signing key (PEM), as `GET /_sim/snap-bi/public-key` serves it. */
   snapBiPublicKey: string;
   setSnapBiNotificationUrl(url: string | undefined): void;
+  /** See `BuiltSimulator`: a merchant served from now on, by its owner's name. */
+  upsertMerchant: BuiltSimulator['upsertMerchant'];
+  merchantProblems: BuiltSimulator['merchantProblems'];
+  removeMerchant: BuiltSimulator['removeMerchant'];
   close(): Promise<void>;
 }
 
@@ -34,6 +38,9 @@ export async function startSimulator(
     setNotificationUrl: sim.setNotificationUrl,
     snapBiPublicKey: sim.snapBiPublicKey,
     setSnapBiNotificationUrl: sim.setSnapBiNotificationUrl,
+    upsertMerchant: sim.upsertMerchant,
+    merchantProblems: sim.merchantProblems,
+    removeMerchant: sim.removeMerchant,
     close: async () => {
       if (closed) return;
       closed = true;

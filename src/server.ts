@@ -13,6 +13,8 @@ import { startSimulator, type RunningSimulator, type SnapBiOptions } from '../si
 import { createPublicKey } from 'node:crypto';
 import type { App } from './http/types.js';
 import type { Store } from './storage/contract.js';
+import type { EmbeddedGateway, EmbeddedMerchant, EmbeddedMerchantProblem } from './types.js';
+import { registerEmbeddedMerchants } from './domain/accounts/embedded-merchants.js';
 
 export interface RunningService {
   app: App;
@@ -177,10 +179,15 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
       throw new ListenError([...portTaken(PORT_WORDS, config.host, config.port).problems, ...problem.problems]);
     }
   }
+  // Where the accounts' merchants notify: the public URL, or the running address when PORT=0.
+  let notifyBase = config.publicBaseUrl;
   const services = createServices(
     withSimulatorSnapBiKey(config, simulator),
     { logger, store, operator, configKeys },
-    { simulatorBaseUrl: simulator?.baseUrl },
+    {
+      simulatorBaseUrl: simulator?.baseUrl,
+      embeddedGateway: simulator ? embeddedGatewayOf(simulator, () => notifyBase) : undefined,
+    },
   );
   // Secrets set earlier through /api/config live in the database, encrypted, not in the
   // environment. Reading them now makes a wrong CONFIG_ENCRYPTION_KEY a start-up error, rewrites
@@ -204,6 +211,7 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
     logger.info(
       `runtime-config secrets are encrypted with a key kept in ${config.dataDir} (set CONFIG_ENCRYPTION_KEY to choose it; required in production)`,
     );
+  await serveAccountsOnSimulator(services);
   const app = await buildApp(services);
   let address: string;
   try {
@@ -219,6 +227,8 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
   if (simulator && config.port === 0) {
     simulator.setNotificationUrl(`${address}/webhook/midtrans`);
     simulator.setSnapBiNotificationUrl(`${address}/webhook/snap-bi`);
+    notifyBase = address;
+    await serveAccountsOnSimulator(services);
   }
   for (const w of services.workers) w.start();
   if (operator.generated) {
@@ -333,6 +343,44 @@ function embeddedSnapBi(config: Config): SnapBiOptions {
     }
   }
   return o;
+}
+
+/**
+ * The embedded simulator as the accounts' domain sees it: each account is a merchant named after
+ * it, notifying `/webhook/midtrans/{account}`. The simulator names the environment's merchant
+ * "the default merchant"; to an operator that is the account `default`.
+ */
+function embeddedGatewayOf(simulator: RunningSimulator, notifyBase: () => string): EmbeddedGateway {
+  const name = (account: string) => `account ${account}`;
+  const options = (account: string, m: EmbeddedMerchant) => ({
+    ...m,
+    notificationUrl: `${notifyBase().replace(/\/+$/, '')}/webhook/midtrans/${encodeURIComponent(account)}`,
+  });
+  return {
+    merchantProblems: (account, m) =>
+      simulator.merchantProblems(name(account), options(account, m)).map((line) => {
+        const message = line.replaceAll('the default merchant', 'account default');
+        const field = /\b(server_key|client_key|merchant_id)\b/.exec(message)?.[1] as
+          EmbeddedMerchantProblem['field'] | undefined;
+        return field ? { field, message } : { message };
+      }),
+    merchantFor: (account, m) => simulator.upsertMerchant(name(account), options(account, m)),
+    dropMerchant: (account) => {
+      simulator.removeMerchant(name(account));
+    },
+  };
+}
+
+/** The accounts in simulator mode served by the embedded simulator; database trouble now is the requests' business later. */
+async function serveAccountsOnSimulator(services: Services): Promise<void> {
+  try {
+    await registerEmbeddedMerchants(services);
+  } catch (err) {
+    services.logger.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      'the embedded simulator could not read the accounts: those in simulator mode are served once their configuration is saved again',
+    );
+  }
 }
 
 /** In simulator mode the gateway's BI-SNAP public key is the simulator's, unless one was configured. */

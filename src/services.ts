@@ -19,7 +19,7 @@ import { createReconciler, type ReconcilerOptions } from './workers/status-sweep
 import { createPruner, type PrunerOptions } from './workers/pruner.js';
 import { registerLogSecrets } from './platform/logging/logger.js';
 import type { Resolve } from './platform/connect-guard.js';
-import type { BackgroundWorker, Outbox, Services } from './types.js';
+import type { BackgroundWorker, EmbeddedGateway, Outbox, Services } from './types.js';
 import { createFeedWake, type FeedWake, type FeedWakeOptions } from './domain/erp-events/feed-wake.js';
 import { VERSION } from './platform/version.js';
 
@@ -28,6 +28,8 @@ export type { BackgroundWorker, Services } from './types.js';
 export interface ServiceOptions {
   clock?: Clock;
   simulatorBaseUrl?: string;
+  /** The embedded simulator's merchants, in simulator mode (see `EmbeddedGateway`). */
+  embeddedGateway?: EmbeddedGateway;
   gatewayTimeoutMs?: number;
   /** Cache time of the runtime config, ms (default 1000). */
   runtimeConfigCacheMs?: number;
@@ -155,6 +157,7 @@ export function createServices(
     version: VERSION,
     startedAt: clock.now(),
     simulatorBaseUrl: o.simulatorBaseUrl,
+    embeddedGateway: o.embeddedGateway,
     workers,
     outbox,
     feed,

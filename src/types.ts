@@ -44,6 +44,8 @@ export interface Services {
   startedAt: Date;
   /** Base URL of the embedded simulator, in simulator mode. */
   simulatorBaseUrl?: string;
+  /** The embedded simulator's merchants, in simulator mode: each account in simulator mode is one. */
+  embeddedGateway?: EmbeddedGateway;
   workers: BackgroundWorker[];
   /** The ERP outbox worker: `wake()` after writing an event delivers it at once (and wakes `feed`). */
   outbox: Outbox;
@@ -51,6 +53,32 @@ export interface Services {
   feed: FeedWake;
   /** Stops the workers, closes the gateway client and the store. */
   close(): Promise<void>;
+}
+
+/** An account's merchant at the embedded simulator: its keys and MID. */
+export interface EmbeddedMerchant {
+  serverKey: string;
+  clientKey?: string;
+  merchantId: string;
+}
+
+/** Why the embedded simulator would refuse a merchant: the field at fault (when one is) and a sentence. */
+export interface EmbeddedMerchantProblem {
+  field?: 'server_key' | 'client_key' | 'merchant_id';
+  message: string;
+}
+
+/**
+ * The embedded simulator as the accounts see it: the composition root adapts the simulator to it,
+ * so the domain never imports the simulator. Each account's merchant notifies that account's URL.
+ */
+export interface EmbeddedGateway {
+  /** What would stop `account` being served with these settings (a key or MID another merchant uses). */
+  merchantProblems(account: string, merchant: EmbeddedMerchant): EmbeddedMerchantProblem[];
+  /** Serves `account` as a merchant of its own from now on (its earlier settings replaced); throws on a problem. */
+  merchantFor(account: string, merchant: EmbeddedMerchant): void;
+  /** Stops serving `account` (no longer in simulator mode, or without keys). */
+  dropMerchant(account: string): void;
 }
 
 /** The part of `Services` a function uses: domain functions name theirs, so a unit test builds only those. */

@@ -11,6 +11,7 @@ import { applyOverrides } from '../../config/runtime.js';
 import { AppError } from '../../platform/errors.js';
 import { actorName, audit, type Actor } from '../audit.js';
 import { accountCount, accountsChanged } from './events.js';
+import { embeddedMerchantProblems, syncEmbeddedMerchant } from './embedded-merchants.js';
 import { maySee, requireRole } from '../operators/access.js';
 import {
   RuntimeConfigPatchSchema,
@@ -42,7 +43,7 @@ export interface AccountSummary extends AccountRecord {
   mode: GatewayMode;
 }
 
-type ConfigDeps = Deps<'config' | 'logger' | 'runtimeConfig' | 'store'>;
+type ConfigDeps = Deps<'config' | 'embeddedGateway' | 'logger' | 'runtimeConfig' | 'store'>;
 
 /** The services of one account's configuration: its document and its store view. */
 function accountConfigDeps<S extends ConfigDeps>(services: S, account: string): S {
@@ -115,10 +116,14 @@ export async function createAccount(
   if (await services.store.accounts.get(input.id)) throw new AppError('ACCOUNT_EXISTS');
   const scoped = accountConfigDeps(services, input.id);
   const { next } = mergePatch({}, input.config);
-  const problems = effectiveProblems(applyOverrides(scoped.runtimeConfig.defaults(), next), {
-    production: services.config.isProduction,
-    simulatorAvailable: services.config.gateway.mode === 'simulator',
-  });
+  const effective = applyOverrides(scoped.runtimeConfig.defaults(), next);
+  const problems = [
+    ...effectiveProblems(effective, {
+      production: services.config.isProduction,
+      simulatorAvailable: services.config.gateway.mode === 'simulator',
+    }),
+    ...embeddedMerchantProblems(services, input.id, effective),
+  ];
   if (problems.length > 0)
     throw new AppError('VALIDATION_FAILED', 'The configuration would not be usable.', {
       errors: problems.map((p) => ({ ...p, path: `config.${p.path}` })),
@@ -135,6 +140,7 @@ export async function createAccount(
   }
   accountsChanged(services.store);
   await changeRuntimeConfig(scoped, input.config, actor);
+  await syncEmbeddedMerchant(services, input.id);
   audit(
     services,
     { actor, action: 'account_create', subject: input.id, outcome: 'saved' },
@@ -158,8 +164,17 @@ export async function changeAccountConfig(
   requireRole(actor, 'admin');
   const account = await requireAccount(services, id, actor);
   const scoped = accountConfigDeps(services, id);
+  const stored = await scoped.runtimeConfig.overrides();
+  const embedded = embeddedMerchantProblems(
+    services,
+    id,
+    applyOverrides(scoped.runtimeConfig.defaults(), mergePatch(stored.document, patch).next),
+  );
+  if (embedded.length > 0)
+    throw new AppError('VALIDATION_FAILED', 'The configuration would not be usable.', { errors: embedded });
   await changeRuntimeConfig(scoped, patch, actor);
   await syncMerchantId(services, account);
+  if (account.disabledAt === null) await syncEmbeddedMerchant(services, id);
   return currentRuntimeConfig(scoped);
 }
 
