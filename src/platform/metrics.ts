@@ -39,8 +39,8 @@ export function createMetrics() {
     }),
     deliveries: new Counter({
       name: 'paylink_erp_deliveries_total',
-      help: 'ERP delivery attempts by outcome (delivered, failed, dead, rejected_stale_lease)',
-      labelNames: ['outcome'] as const,
+      help: 'ERP delivery attempts by outcome (delivered, failed, dead, rejected_stale_lease) and account, other than default',
+      labelNames: ['outcome', 'account'] as const,
       registers: [registry],
     }),
     deliveryDuration: new Histogram({
@@ -62,7 +62,7 @@ export function createMetrics() {
     }),
     outboxOldestPending: new Gauge({
       name: 'paylink_outbox_oldest_pending_seconds',
-      help: 'Age of the oldest ERP event not yet delivered (pending or failed) per account, 0 when none; refreshed when /metrics is read',
+      help: 'Age of the oldest ERP event not yet delivered (pending or failed), per account (labelled other than default), 0 when none; refreshed when /metrics is read',
       labelNames: ['account'] as const,
       registers: [registry],
     }),

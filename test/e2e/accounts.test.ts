@@ -156,10 +156,15 @@ describe.each(DATABASE_KINDS)('accounts: two merchants in one service (%s)', (ki
     expect(creates.filter((r) => r.method === 'POST')).toHaveLength(2);
     // Per-payment counters carry the account (other than default's, whose series stay as they were).
     const metrics = (await ctx.app.inject({ url: '/metrics', headers: op })).body;
-    for (const m of [A, B])
+    for (const m of [A, B]) {
       expect(metrics).toMatch(
         new RegExp(`paylink_notifications_total\\{source="webhook",result="applied",account="${m.id}"\\} 1\\b`),
       );
+      expect(metrics).toMatch(
+        new RegExp(`paylink_erp_deliveries_total\\{outcome="delivered",account="${m.id}"\\} 1\\b`),
+      );
+      expect(metrics).toMatch(new RegExp(`paylink_outbox_oldest_pending_seconds\\{account="${m.id}"\\} 0\\b`));
+    }
   });
 
   it("another account's order answers 404 exactly as an unknown one", async () => {

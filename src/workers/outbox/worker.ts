@@ -15,6 +15,7 @@ import type { Metrics } from '../../platform/metrics.js';
 import type { RuntimeConfigService } from '../../config/runtime.js';
 import type { Store } from '../../storage/contract.js';
 import type { AttemptOutcome, OutboxEvent } from '../../model/delivery.js';
+import { accountLabel } from '../../model/account.js';
 import { deliver } from '../../erp/deliver.js';
 import { judge, type Verdict } from './policy.js';
 import { guardedLookup, literalRefusal } from '../../platform/connect-guard.js';
@@ -267,7 +268,7 @@ class OutboxWorker implements Outbox {
     for (const account of accounts) {
       const oldest = await store.outbox.oldestUndeliveredAt(account);
       const age = oldest === undefined ? 0 : (now - Date.parse(oldest)) / 1000;
-      this.deps.metrics.outboxOldestPending.set({ account }, Math.max(0, age));
+      this.deps.metrics.outboxOldestPending.set(accountLabel(account), Math.max(0, age));
     }
   }
 
@@ -364,7 +365,7 @@ class OutboxWorker implements Outbox {
       error,
     });
     const outcome: AttemptOutcome = kept ? v.state : 'rejected_stale_lease';
-    this.deps.metrics.deliveries.inc({ outcome });
+    this.deps.metrics.deliveries.inc({ outcome, ...accountLabel(e.account) });
     this.events.emit(`attempt:${e.seq}`, outcome);
     const fields = {
       event_id: e.eventId,
