@@ -10,7 +10,8 @@ import net from 'node:net';
 import { DATABASE_KINDS } from '../helpers/stores.js';
 import { E2E_SERVER_KEY, simClient, type SimClient } from '../helpers/e2e.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
-import { basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
+import { appOver, basicAuth, makeTestApp, type TestContext } from '../helpers/services.js';
+import pino from 'pino';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 
 const ENV_KEY = 'env-key-default-account-0123456789';
@@ -251,6 +252,49 @@ describe.each(DATABASE_KINDS)('accounts: two merchants in one service (%s)', (ki
       erpA.setMode({ kind: 'ok' });
     }
   });
+
+  it.runIf(kind === 'postgres')(
+    'a second instance on the same database: a key made on the first works there at once, and each ERP still gets exactly its own events',
+    async () => {
+      const logger = pino({ level: 'silent' });
+      const second = await appOver(
+        ctx.services.config,
+        { logger, store: await ctx.db.open({ logger }) },
+        { runtimeConfigCacheMs: 0, simulatorBaseUrl: simulator.baseUrl },
+      );
+      try {
+        second.services.outbox.start();
+        const made = await ctx.app.inject({ method: 'POST', url: `/api/accounts/${B.id}/api-keys`, headers: op });
+        const keyB = (made.json() as { key: string }).key;
+        const onSecond = (url: string, payload?: Record<string, unknown>) =>
+          second.app.inject({
+            method: payload ? 'POST' : 'GET',
+            url,
+            headers: { authorization: `Bearer ${keyB}` },
+            ...(payload ? { payload } : {}),
+          });
+        expect((await onSecond('/api/payment-links/SAME-1')).json()).toMatchObject({ nominal: 20_000 });
+        expect((await onSecond('/api/payment-links', { order_id: 'TWO-1', nominal: 33_000 })).statusCode).toBe(201);
+        const beforeA = erpA.accepted().length;
+        await sim.post(`/_sim/transactions/TWO-1/pay?merchant_id=${B.mid}`, { payment_type: 'bank_transfer' });
+        await erpB.waitFor((r) => r.accepted().some((d) => d.json?.order_id === 'TWO-1'));
+        // Both instances' workers run: the event is still delivered once, to B's ERP only.
+        await new Promise((r) => setTimeout(r, 500));
+        const twos = erpB.accepted().filter((d) => d.json?.order_id === 'TWO-1');
+        expect(twos.map((d) => d.json)).toEqual([expect.objectContaining({ account: B.id, gross_amount: 33_000 })]);
+        expect(erpA.accepted()).toHaveLength(beforeA);
+        // Revoked on the first instance: refused on the second at once.
+        const id = (made.json() as { key_id: string }).key_id;
+        expect(
+          (await ctx.app.inject({ method: 'DELETE', url: `/api/accounts/${B.id}/api-keys/${id}`, headers: op }))
+            .statusCode,
+        ).toBe(204);
+        expect((await onSecond('/api/payment-links/SAME-1')).statusCode).toBe(401);
+      } finally {
+        await second.close();
+      }
+    },
+  );
 
   it('a revoked key is refused at once; a disabled account refuses its keys and its notifications', async () => {
     const extra = (
