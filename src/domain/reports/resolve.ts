@@ -33,9 +33,11 @@ export async function lockedTransaction(
     if (direct) return { t: direct, created: false };
     // A link's purchases race only with reports about the same purchase: the insert's unique order
     // ids decide, and the loser's transaction is run again (ingest.ts) and finds the row.
-    const link = await reusableLinkOf(tx, truth.order_id);
-    if (link) return { t: await tx.transactions.insert(purchaseTransaction(link, truth)), created: true };
-    const other = await resolveTransaction(tx, truth.order_id, by.receivedOrderId);
+    const bases = await baseRows(tx, truth.order_id);
+    const first = bases[0];
+    if (first?.kind === 'payment_link' && isReusableLink(first))
+      return { t: await tx.transactions.insert(purchaseTransaction(first, truth)), created: true };
+    const other = await resolveTransaction(tx, truth.order_id, by.receivedOrderId, bases);
     if (other) return { t: (await tx.transactions.findForUpdate({ id: other.id })) ?? other, created: false };
   }
   // A new row is locked by its own insert.
@@ -53,13 +55,20 @@ function purchaseBases(id: string): string[] {
   return out;
 }
 
-/** The link used more than once that `gatewayOrderId` is a purchase on, if any. */
-async function reusableLinkOf(tx: Store, gatewayOrderId: string): Promise<TransactionRecord | undefined> {
+/**
+ * The rows found under `gatewayOrderId`'s possible bases, longest first, up to the first payment
+ * link: the first one says whether the id is a purchase on a link used more than once, the last one
+ * (when a link) is the link a single-use purchase resolves to. One walk serves both.
+ */
+async function baseRows(tx: Store, gatewayOrderId: string): Promise<TransactionRecord[]> {
+  const rows: TransactionRecord[] = [];
   for (const base of purchaseBases(gatewayOrderId)) {
     const found = await tx.transactions.findByGatewayOrderId(base);
-    if (found) return found.kind === 'payment_link' && isReusableLink(found) ? found : undefined;
+    if (!found) continue;
+    rows.push(found);
+    if (found.kind === 'payment_link') break;
   }
-  return undefined;
+  return rows;
 }
 
 /**
@@ -97,11 +106,10 @@ async function resolveTransaction(
   tx: Store,
   gatewayOrderId: string,
   signedOrderId: string | undefined,
+  bases: readonly TransactionRecord[],
 ): Promise<TransactionRecord | undefined> {
-  for (const b of purchaseBases(gatewayOrderId)) {
-    const base = await tx.transactions.findByGatewayOrderId(b);
-    if (base?.kind === 'payment_link') return base;
-  }
+  const link = bases.at(-1);
+  if (link?.kind === 'payment_link') return link;
   if (signedOrderId !== undefined && signedOrderId !== gatewayOrderId) {
     const named = await tx.transactions.findByGatewayOrderId(signedOrderId);
     if (named) return named;

@@ -2,6 +2,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { RuntimeConfig } from '../../model/runtime-config.js';
 import { GatewayError } from '../port.js';
+import { readCapped } from '../read-capped.js';
 import { MidtransRefusal } from './errors.js';
 import { currentLogContext } from '../../platform/logging/context.js';
 import {
@@ -210,7 +211,7 @@ export class MidtransClient {
         bodyTimeout: timeoutMs,
         signal: AbortSignal.timeout(timeoutMs),
       });
-      const text = await this.readCapped(res.body);
+      const text = await readCapped(res.body, this.maxBytes);
       const durationMs = Math.round(performance.now() - started);
       this.opts.observe?.({ operation: op, outcome: res.statusCode, durationMs });
       log.info(
@@ -236,20 +237,6 @@ export class MidtransClient {
         );
       throw new GatewayError(kind, `gateway ${kind} on ${op}`);
     }
-  }
-
-  private async readCapped(stream: AsyncIterable<Buffer | Uint8Array> & { destroy(): void }): Promise<string> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of stream) {
-      size += chunk.length;
-      if (size > this.maxBytes) {
-        stream.destroy();
-        throw new GatewayError('bad_response', 'gateway response exceeds the size cap');
-      }
-      chunks.push(Buffer.from(chunk));
-    }
-    return Buffer.concat(chunks).toString('utf8');
   }
 }
 

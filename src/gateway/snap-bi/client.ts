@@ -10,6 +10,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { GatewayError } from '../port.js';
+import { readCapped } from '../read-capped.js';
 import { jakartaWallClock } from '../../platform/time.js';
 import { currentLogContext } from '../../platform/logging/context.js';
 import { guardedLookup } from '../../platform/connect-guard.js';
@@ -190,7 +191,7 @@ export class SnapBiClient {
         bodyTimeout: this.timeoutMs,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      const text = await this.readCapped(res.body);
+      const text = await readCapped(res.body, this.maxBytes);
       const durationMs = Math.round(performance.now() - started);
       const parsed = parseAnswer(text, res.statusCode);
       log.info(
@@ -214,20 +215,6 @@ export class SnapBiClient {
       log.warn({ ...currentLogContext(), gateway: { api: 'snap_bi', op, path, error: kind } }, 'gateway call failed');
       throw new GatewayError(kind, `gateway ${kind} on ${op}`);
     }
-  }
-
-  private async readCapped(stream: AsyncIterable<Buffer | Uint8Array> & { destroy(): void }): Promise<string> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of stream) {
-      size += chunk.length;
-      if (size > this.maxBytes) {
-        stream.destroy();
-        throw new GatewayError('bad_response', 'gateway response exceeds the size cap');
-      }
-      chunks.push(Buffer.from(chunk));
-    }
-    return Buffer.concat(chunks).toString('utf8');
   }
 
   async close(): Promise<void> {
