@@ -232,7 +232,8 @@ export interface OutboxRepo {
    * later events held behind it get a fresh window too: they waited, they did not fail.
    */
   retryNow(eventId: string, now: Date): Promise<OutboxEvent | undefined>;
-  countByState(): Promise<Record<OutboxState, number>>;
+  /** With `accounts`, of those accounts' events only. */
+  countByState(accounts?: readonly string[]): Promise<Record<OutboxState, number>>;
   /**
    * `created_at` of the oldest event still to deliver (pending or failed; dead ones wait for a
    * person and are counted by `countByState`), undefined when none; with `account`, of that
@@ -318,10 +319,11 @@ export interface ConsoleSearch {
 export interface ConsoleQueries {
   /** Newest first; `more` tells whether a next page exists. */
   searchTransactions(s: ConsoleSearch): Promise<{ items: TransactionRecord[]; more: boolean }>;
-  countsByStatus(since: string): Promise<Record<string, number>>;
+  /** With `accounts`, each of these counts only those accounts' rows (none for an empty list). */
+  countsByStatus(since: string, accounts?: readonly string[]): Promise<Record<string, number>>;
   paymentTypes(): Promise<string[]>;
-  oldestUndelivered(): Promise<string | undefined>;
-  lastNotification(): Promise<NotificationRecord | undefined>;
+  oldestUndelivered(accounts?: readonly string[]): Promise<string | undefined>;
+  lastNotification(accounts?: readonly string[]): Promise<NotificationRecord | undefined>;
   /**
    * Everything the gateway told us about one transaction, oldest first: what was matched to it, and
    * what could not be yet (an unverified notification has no transaction) under its gateway order

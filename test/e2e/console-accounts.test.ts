@@ -191,6 +191,33 @@ describe.each(DATABASE_KINDS)('console with two accounts (%s)', (kind) => {
     expect(other.body).not.toContain('Retrying the ERP delivery asked');
   });
 
+  it("the overview of an operator limited to default counts default's payments, events and money only", async () => {
+    const figures = async (headers: Record<string, string>) => {
+      const body = (await ctx.app.inject({ url: '/console', headers })).body;
+      const count = (name: string) =>
+        Number(/data-count="([^"]+)">(?:<a [^>]*>)?(\d+)/.exec(body.slice(body.indexOf(`data-count="${name}"`)))?.[2]);
+      return {
+        today: count('today-all'),
+        events: ['waiting', 'failing', 'dead', 'delivered'].reduce((n, k) => n + count(k), 0),
+        money: /data-money="today">([^<]+)</.exec(body)?.[1]?.replace(/\s/g, ' '),
+      };
+    };
+    const eventsOf = async (account: string) =>
+      (
+        await ctx.services.store
+          .forAccount(account)
+          .console.eventsForOrder(`${account === 'default' ? '' : `${account}\u001f`}CA-1`)
+      ).length;
+    const all = await figures(admin);
+    const own = await figures(limited);
+    expect(all.today).toBe(2);
+    expect(own.today).toBe(1);
+    expect(all.money).toMatch(/^Rp.90\.000$/);
+    expect(own.money).toMatch(/^Rp.40\.000$/);
+    expect(own.events).toBeLessThan(all.events);
+    expect(all.events - own.events).toBe(await eventsOf(A.id));
+  });
+
   it('an operator limited to default gets 404 for the other account, as for an unknown one', async () => {
     const foreign = await ctx.app.inject({ url: PAGE, headers: limited });
     const unknown = await ctx.app.inject({ url: '/console/transactions/NONE-1', headers: limited });

@@ -131,7 +131,13 @@ describe.each(DATABASE_KINDS)('console money (%s)', (kind) => {
   it('speaks Bahasa Indonesia when the page does', async () => {
     await payment('ID-1', { status: 'paid', type: 'qris', createdHoursAgo: 2, paidMinutesAfter: 150, amount: 100_000 });
     await payment('ID-2', { status: 'expired', type: 'qris', createdHoursAgo: 3, amount: 100_000 });
-    const overview = (await overviewMoneySection(ctx.services, consoleView('id', 'Asia/Jakarta'))).text;
+    const overview = (
+      await overviewMoneySection(ctx.services, consoleView('id', 'Asia/Jakarta'), {
+        kind: 'operator',
+        user: 'x',
+        role: 'viewer',
+      })
+    ).text;
     expect(overview).toContain('<h2 id="h-money">Uang masuk</h2>');
     expect(overview).toMatch(
       /<h3 id="h-money-today">Hari ini<\/h3><p><strong data-money="today">Rp 100\.000<\/strong>/,

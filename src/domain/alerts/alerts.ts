@@ -5,6 +5,8 @@
  * events, and never in the way of an ERP event. Firing an alert that is open already does nothing,
  * so every instance may report what it sees.
  */
+import { maySee } from '../operators/access.js';
+import type { Actor } from '../audit.js';
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../types.js';
 import type { AlertKind, AlertRecord, NewAlert } from '../../model/alert.js';
@@ -82,7 +84,8 @@ export async function resolveAlert(
   });
 }
 
-/** What is firing now, oldest first; every account's when `account` is absent. */
-export function firingAlerts(deps: Deps<'store'>, account?: string): Promise<AlertRecord[]> {
-  return deps.store.alerts.listOpen(account);
+/** What is firing now, oldest first; every account's when `account` is absent; with `actor`, only of the accounts it may see. */
+export async function firingAlerts(deps: Deps<'store'>, account?: string, actor?: Actor): Promise<AlertRecord[]> {
+  const open = await deps.store.alerts.listOpen(account);
+  return actor ? open.filter((a) => maySee(actor, a.account)) : open;
 }

@@ -8,6 +8,8 @@ import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { eachTransaction } from './listing.js';
 import { dailyReport, type DailyRow } from './daily-report.js';
+import { visibleAccounts } from '../operators/access.js';
+import type { Actor } from '../audit.js';
 
 const DAY_MS = 86_400_000;
 const WINDOW_DAYS = 30;
@@ -51,17 +53,24 @@ function median(xs: number[]): number | null {
   return s.length % 2 === 1 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
 }
 
-export async function moneyOverview(services: Deps<'store' | 'clock'>, timeZone: string): Promise<MoneyOverview> {
+/** Of the accounts `actor` may see (every account's without an actor). */
+export async function moneyOverview(
+  services: Deps<'store' | 'clock'>,
+  timeZone: string,
+  actor?: Actor,
+): Promise<MoneyOverview> {
   const now = services.clock.now().getTime();
+  const accounts = actor ? visibleAccounts(actor) : undefined;
+  const key = `${timeZone}|${accounts?.join(',') ?? '*'}`;
   const hit = cache.get(services.store);
-  if (hit && hit.key === timeZone && now - hit.at < CACHE_MS) return hit.value;
+  if (hit && hit.key === key && now - hit.at < CACHE_MS) return hit.value;
   const fmt = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
   const days = Array.from({ length: WINDOW_DAYS }, (_, i) => dayIn(fmt, now - (WINDOW_DAYS - 1 - i) * DAY_MS));
   const perDay = new Map(days.map((d) => [d, { date: d, amount: 0, count: 0 }]));
   const types = new Map<string, { started: number; paid: number; minutes: number[] }>();
   // A payment paid in the window was created at most a few days before it (links live up to 30 days).
   const since = new Date(now - 2 * WINDOW_DAYS * DAY_MS).toISOString();
-  for await (const tx of eachTransaction(services, { since }))
+  for await (const tx of eachTransaction(services, { since }, actor))
     count(tx, fmt, perDay, types, now - WINDOW_DAYS * DAY_MS);
   const today = days.at(-1) ?? '';
   const sum = (n: number) => days.slice(-n).reduce((a, d) => a + (perDay.get(d)?.amount ?? 0), 0);
@@ -79,7 +88,7 @@ export async function moneyOverview(services: Deps<'store' | 'clock'>, timeZone:
       }))
       .sort((a, b) => b.started - a.started || a.paymentType.localeCompare(b.paymentType)),
   };
-  cache.set(services.store, { at: now, key: timeZone, value });
+  cache.set(services.store, { at: now, key, value });
   return value;
 }
 
@@ -136,7 +145,12 @@ export interface MoneyTotals {
   perDay: PeriodTotals[];
 }
 
-export async function moneyTotals(services: Deps<'store' | 'clock'>, timeZone: string): Promise<MoneyTotals> {
+/** Of the accounts `actor` may see (every account's without an actor). */
+export async function moneyTotals(
+  services: Deps<'store' | 'clock'>,
+  timeZone: string,
+  actor?: Actor,
+): Promise<MoneyTotals> {
   const now = services.clock.now();
   const fmt = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
   const days = Array.from({ length: WINDOW_DAYS }, (_, i) =>
@@ -144,7 +158,7 @@ export async function moneyTotals(services: Deps<'store' | 'clock'>, timeZone: s
   );
   const first = days[0] ?? '';
   const today = days.at(-1) ?? '';
-  const rows = await dailyReport(services, { from: first, to: today, timeZone });
+  const rows = await dailyReport(services, { from: first, to: today, timeZone }, actor);
   const empty = (from: string, to: string): PeriodTotals => ({
     from,
     to,

@@ -3,6 +3,7 @@
  * Every figure a chart draws is in a table beside it too (a chart is a picture; the table is what a
  * screen reader, a copy-paste and a narrow screen get).
  */
+import type { Actor } from '../../domain/audit.js';
 import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import {
@@ -153,10 +154,13 @@ ${responsive(
 }
 
 /** The overview's money: totals for today, 7 and 30 days, paid volume per day, and per payment type how often and how fast people pay. */
-export async function overviewMoneySection(services: Deps<'store' | 'clock'>, view: View): Promise<Html> {
+export async function overviewMoneySection(services: Deps<'store' | 'clock'>, view: View, actor: Actor): Promise<Html> {
   const { lang } = view;
   const t = translator(MONEY_MESSAGES, lang);
-  const [live, m] = await Promise.all([moneyTotals(services, view.timeZone), moneyOverview(services, view.timeZone)]);
+  const [live, m] = await Promise.all([
+    moneyTotals(services, view.timeZone, actor),
+    moneyOverview(services, view.timeZone, actor),
+  ]);
   return html`${totals(t, view, live)}
 ${perDay(t, live)}
 ${perType(t, lang, m)}

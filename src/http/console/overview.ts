@@ -6,13 +6,19 @@ import { statusBadge } from './layout.js';
 import { EMPTY, type View } from './view.js';
 import { overviewMoneySection } from './money.js';
 import { firingAlerts } from '../../domain/alerts/alerts.js';
+import type { Actor } from '../../domain/audit.js';
 
 const DAY_MS = 86_400_000;
 
-export async function overviewBody(services: Deps<'clock' | 'gateway' | 'store' | 'version'>, v: View): Promise<Html> {
+/** What `actor` may see of it: an operator limited to some accounts sees those accounts' figures only. */
+export async function overviewBody(
+  services: Deps<'clock' | 'gateway' | 'store' | 'version'>,
+  v: View,
+  actor: Actor,
+): Promise<Html> {
   const { t } = v;
   const today = startOfDay(services.clock.now(), v.timeZone);
-  const o = await overview(services, { today, week: new Date(today.getTime() - 6 * DAY_MS) });
+  const o = await overview(services, { today, week: new Date(today.getTime() - 6 * DAY_MS) }, actor);
   const { today: todayCounts, week: weekCounts } = o.counts;
   const { outbox, oldestUndelivered: oldest, lastNotification: last, gateway } = o;
   const db = {
@@ -23,7 +29,7 @@ export async function overviewBody(services: Deps<'clock' | 'gateway' | 'store' 
     (s) => (weekCounts[s] ?? 0) > 0 || ['pending', 'paid', 'expired'].includes(s),
   );
   const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
-  return html`${await overviewAlerts(services, v)}
+  return html`${await overviewAlerts(services, v, actor)}
 <div class="cards">
 <section class="card" aria-labelledby="h-counts"><h2 id="h-counts">${t('ov_by_status')}</h2>
 <div class="table-wrap"><table class="counts"><thead><tr><th scope="col">${t('ov_status')}</th><th scope="col" class="num">${t('ov_today')}</th><th scope="col" class="num">${t('ov_week')}</th></tr></thead>
@@ -46,12 +52,12 @@ export async function overviewBody(services: Deps<'clock' | 'gateway' | 'store' 
 <dt>${t('ov_version')}</dt><dd>${services.version}</dd>
 </dl></section>
 </div>
-${await overviewMoneySection(services, v)}`;
+${await overviewMoneySection(services, v, actor)}`;
 }
 
 /** What is firing now (nothing shown when nothing is): each alert with its subject and since when. */
-export async function overviewAlerts(services: Deps<'store'>, v: View): Promise<Html> {
-  const firing = await firingAlerts(services);
+export async function overviewAlerts(services: Deps<'store'>, v: View, actor: Actor): Promise<Html> {
+  const firing = await firingAlerts(services, undefined, actor);
   if (firing.length === 0) return html``;
   return html`<section class="card" aria-labelledby="h-alerts" data-alerts="${firing.length}"><h2 id="h-alerts">${v.t('ov_alerts')}</h2>
 <ul>${firing.map((a) => html`<li data-alert="${a.alert}">${statusBadge(v, 'failed')} <strong>${a.alert}</strong> <span class="muted">${a.account}</span> ${a.summary} <span class="muted">(${a.subject}, ${v.when(a.startedAt)})</span></li>`)}</ul>

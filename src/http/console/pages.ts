@@ -42,7 +42,7 @@ export const consolePages: RoutePlugin<
       return ctx.render(reply, req, {
         title: v.t('title_overview'),
         section: 'overview',
-        body: await overviewBody(services, v),
+        body: await overviewBody(services, v, operatorActor(req)),
       });
     },
   );

@@ -52,13 +52,13 @@ export class KyselyConsoleQueries implements ConsoleQueries {
     return { items: rows.slice(0, s.pageSize).map(toTransaction), more: rows.length > s.pageSize };
   }
 
-  async countsByStatus(since: string): Promise<Record<string, number>> {
-    const rows = await this.db
+  async countsByStatus(since: string, accounts?: readonly string[]): Promise<Record<string, number>> {
+    let q = this.db
       .selectFrom('transactions')
       .select(['status', (eb) => eb.fn.countAll<string | number>().as('n')])
-      .where('created_at', '>=', since)
-      .groupBy('status')
-      .execute();
+      .where('created_at', '>=', since);
+    if (accounts) q = q.where('account', 'in', orNone(accounts));
+    const rows = await q.groupBy('status').execute();
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
 
@@ -74,26 +74,21 @@ export class KyselyConsoleQueries implements ConsoleQueries {
     return rows.map((r) => r.payment_type).filter((p): p is string => p !== null);
   }
 
-  async oldestUndelivered(): Promise<string | undefined> {
-    const row = await this.db
+  async oldestUndelivered(accounts?: readonly string[]): Promise<string | undefined> {
+    let q = this.db
       .selectFrom('outbox_events')
       .select('created_at')
       .where('state', 'in', ['pending', 'failed'])
-      .where('lane', '=', 'erp')
-      .orderBy('seq', 'asc')
-      .limit(1)
-      .executeTakeFirst();
+      .where('lane', '=', 'erp');
+    if (accounts) q = q.where('account', 'in', orNone(accounts));
+    const row = await q.orderBy('seq', 'asc').limit(1).executeTakeFirst();
     return row?.created_at;
   }
 
-  async lastNotification(): Promise<NotificationRecord | undefined> {
-    const row = await this.db
-      .selectFrom('notifications')
-      .selectAll()
-      .where('source', 'in', ['webhook', 'replay'])
-      .orderBy('id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+  async lastNotification(accounts?: readonly string[]): Promise<NotificationRecord | undefined> {
+    let q = this.db.selectFrom('notifications').selectAll().where('source', 'in', ['webhook', 'replay']);
+    if (accounts) q = q.where('account', 'in', orNone(accounts));
+    const row = await q.orderBy('id', 'desc').limit(1).executeTakeFirst();
     return row ? toNotification(row) : undefined;
   }
 

@@ -158,12 +158,10 @@ export class KyselyOutboxRepo implements OutboxRepo {
     return toEvent(row);
   }
 
-  async countByState(): Promise<Record<OutboxState, number>> {
-    const rows = await this.db
-      .selectFrom('outbox_events')
-      .select((eb) => ['state', eb.fn.countAll<number>().as('n')])
-      .groupBy('state')
-      .execute();
+  async countByState(accounts?: readonly string[]): Promise<Record<OutboxState, number>> {
+    let q = this.db.selectFrom('outbox_events').select((eb) => ['state', eb.fn.countAll<number>().as('n')]);
+    if (accounts) q = q.where('account', 'in', orNone(accounts));
+    const rows = await q.groupBy('state').execute();
     const out: Record<OutboxState, number> = { pending: 0, delivered: 0, failed: 0, dead: 0 };
     for (const r of rows) {
       const state = asOneOf(OUTBOX_STATES, r.state);
