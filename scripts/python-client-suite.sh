@@ -16,8 +16,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 OUT_OF_SCOPE=(
   # Posts to https://midtrans.com/ (the public web site, not the API) to see a non-JSON answer.
   'tests/test_http_client.py::test_response_not_json_exception'
-  # Subscriptions and GoPay account linking: APIs the simulator does not serve.
-  'tests/test_subscription.py'
+  # GoPay account linking: an API the simulator does not serve.
   'tests/test_tokenization.py'
 )
 

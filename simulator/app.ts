@@ -24,6 +24,7 @@ import { registerControl } from './routes/control.js';
 import { registerHosted } from './routes/hosted.js';
 import { registerPaymentLinks } from './routes/payment-links.js';
 import { registerSnap } from './routes/snap.js';
+import { registerSubscriptions } from './routes/subscriptions.js';
 import { registerTransactionRoutes } from './routes/transactions.js';
 import { merchantListProblems, type NamedMerchant } from './merchant-config.js';
 import { Merchant, Merchants } from './merchants.js';
@@ -265,6 +266,7 @@ export function buildSimulator(opts: SimulatorOptions): BuiltSimulator {
     registerCharge(scope, ctx);
     registerCardTokens(scope, ctx);
     registerTransactionRoutes(scope, ctx);
+    registerSubscriptions(scope);
   });
   registerHosted(app, ctx);
   registerCompletionPages(app, ctx);
