@@ -16,8 +16,6 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 OUT_OF_SCOPE=(
   # Posts to https://midtrans.com/ (the public web site, not the API) to see a non-JSON answer.
   'tests/test_http_client.py::test_response_not_json_exception'
-  # GoPay account linking: an API the simulator does not serve.
-  'tests/test_tokenization.py'
 )
 
 key() { sed -n "s/^$1 *= *['\"]\\([^'\"]*\\)['\"].*/\\1/p" "$client/tests/config.py"; }

@@ -134,6 +134,8 @@ export interface Subscription {
 /** A GoPay account linked with `/v2/pay/account`: PENDING until the customer activates it, then ENABLED. */
 export interface PayAccount {
   account_id: string;
+  /** The id in the activation URLs the customer opens (`gpar_<uuid>`). */
+  link_id: string;
   phone_number: string;
   country_code: string;
   redirect_url?: string;
