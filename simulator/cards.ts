@@ -20,7 +20,8 @@ export interface TestCard {
 export const TEST_CARDS: ReadonlyMap<string, TestCard> = new Map<string, TestCard>([
   ['4811111111111114', { behaviour: 'accept', bank: 'bni', brand: 'visa' }],
   ['5211111111111117', { behaviour: 'accept', bank: 'bni', brand: 'mastercard' }],
-  ['5264221038874659', { behaviour: 'accept', bank: 'bni', brand: 'mastercard' }],
+  // The BNI card of the Python client's card tests: its point inquiry answers a balance there.
+  ['5264221038874659', { behaviour: 'accept', bank: 'bni', brand: 'mastercard', pointsIdr: 10_000 }],
   ['5410111111111116', { behaviour: 'accept', bank: 'bni', brand: 'mastercard' }],
   ['4911111111111113', { behaviour: 'challenge', bank: 'bni', brand: 'visa' }],
   ['4511111111111117', { behaviour: 'challenge', bank: 'bni', brand: 'visa' }],
@@ -31,8 +32,8 @@ export const TEST_CARDS: ReadonlyMap<string, TestCard> = new Map<string, TestCar
   ['4711111111111115', { behaviour: 'deny_bank', bank: 'bni', brand: 'visa' }],
   ['5111111111111118', { behaviour: 'deny_bank', bank: 'bni', brand: 'mastercard' }],
   ['5511111111111114', { behaviour: 'deny_bank', bank: 'bni', brand: 'mastercard' }],
-  // The BNI card the official clients' point-inquiry tests use (Go, Java: "bniCardNumber"). Its
-  // balance is this simulator's choice; the gateway's sample answer shows 10000.00.
+  // The BNI card the Go and Java clients' point-inquiry tests use ("bniCardNumber"). The points
+  // cards' balance is this simulator's choice; the gateway's sample answer shows 10000.00.
   ['4105058689481467', { behaviour: 'accept', bank: 'bni', brand: 'visa', pointsIdr: 10_000 }],
 ]);
 

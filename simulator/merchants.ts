@@ -1,7 +1,14 @@
 import { Engine } from './engine.js';
 import { IdempotencyStore } from './idempotency.js';
 import type { Notifier } from './notifier.js';
-import { Ledger, type MerchantSettings, type PaymentLink, type SnapSession, type Txn } from './state.js';
+import {
+  Ledger,
+  type MerchantSettings,
+  type PayAccount,
+  type PaymentLink,
+  type SnapSession,
+  type Txn,
+} from './state.js';
 
 /**
  * One merchant of the simulated gateway: its keys and MID, and a ledger of its own, so an order id
@@ -104,6 +111,11 @@ export class Merchants {
 
   link(paymentLinkId: string): Owned<PaymentLink> | undefined {
     return this.first((m) => m.ledger.links.get(paymentLinkId));
+  }
+
+  /** The GoPay account whose activation link (`gpar_…`) the customer opened. */
+  payAccountByLink(linkId: string): Owned<PayAccount> | undefined {
+    return this.first((m) => [...m.ledger.payAccounts.values()].find((a) => a.link_id === linkId));
   }
 
   expireDue(now: number): void {

@@ -114,6 +114,36 @@ export interface PaymentLink {
   whitelist_bins: string[];
 }
 
+/** A recurring charge plan (`/v1/subscriptions`): recorded and kept up to date, never executed. */
+export interface Subscription {
+  id: string;
+  name: string;
+  amount: string;
+  currency: string;
+  payment_type: 'credit_card' | 'gopay';
+  token: string;
+  status: 'active' | 'inactive';
+  schedule: { interval: number; interval_unit: string; max_interval?: number; start_time: Date };
+  retry_schedule?: Json;
+  gopay?: Json;
+  metadata?: Json;
+  customer_details?: Json;
+  created_at: Date;
+}
+
+/** A GoPay account linked with `/v2/pay/account`: PENDING until the customer activates it, then ENABLED. */
+export interface PayAccount {
+  account_id: string;
+  /** The id in the activation URLs the customer opens (`gpar_<uuid>`). */
+  link_id: string;
+  phone_number: string;
+  country_code: string;
+  redirect_url?: string;
+  status: 'PENDING' | 'ENABLED' | 'DISABLED';
+  /** The GoPay wallet's payment token, given once the account is ENABLED. */
+  wallet_token: string;
+}
+
 export interface RequestLogEntry {
   id: number;
   at: string;
@@ -157,6 +187,8 @@ export class Ledger {
   links = new Map<string, PaymentLink>();
   linkByOrder = new Map<string, string>();
   cardTokens = new Map<string, CardToken>();
+  subscriptions = new Map<string, Subscription>();
+  payAccounts = new Map<string, PayAccount>();
   nextLinkId = 1;
   nextPurchaseId = 1;
   private lastSuffixMs = 0;
@@ -197,6 +229,8 @@ export class Ledger {
     this.links.clear();
     this.linkByOrder.clear();
     this.cardTokens.clear();
+    this.subscriptions.clear();
+    this.payAccounts.clear();
   }
 }
 

@@ -66,12 +66,18 @@ describe('midtrans-client: cards and numeric order ids', () => {
     });
   });
 
-  it("the clients' own card flow: token, register, point inquiry 402, one-click charge with the saved token", async () => {
+  it("the clients' own card flow: token, register, point inquiry (BNI card: balance; another: 402), one-click charge with the saved token", async () => {
     const t = await core().cardToken(card('5264 2210 3887 4659'));
     expect(t.status_code).toBe('200');
     const reg = await core().cardRegister(card('4811 1111 1111 1114'));
     expect(reg.status_code).toBe('200');
-    await expect(core().cardPointInquiry(s(t.token_id))).rejects.toThrow(/402/);
+    expect(await core().cardPointInquiry(s(t.token_id))).toMatchObject({
+      status_code: '200',
+      status_message: 'Success, Credit Card Point inquiry is successful',
+      point_balance_amount: '10000.00',
+    });
+    const plain = await core().cardToken(card('4811 1111 1111 1114'));
+    await expect(core().cardPointInquiry(s(plain.token_id))).rejects.toThrow(/402/);
     const one = await core().charge({
       payment_type: 'credit_card',
       transaction_details: { order_id: oid('mc1c'), gross_amount: 12145 },
