@@ -193,6 +193,24 @@ describe('Payment Link API', () => {
     await waitFor(() => rcv.received.filter((x) => x.body.order_id === purchaseId).length >= 2 || undefined);
     const sent = rcv.received.filter((x) => x.body.order_id === purchaseId).map((x) => x.body.gross_amount);
     expect(sent).toEqual(['27500.00', '27500.00']);
+
+    // The hosted page: the payer enters the amount with the method; outside the bounds it is refused.
+    const pageUrl = s(made.body.payment_url);
+    const form = (body: string) =>
+      fetch(pageUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        redirect: 'manual',
+      });
+    const refusedPage = await form('method=bca_va&amount=5000');
+    expect(refusedPage.status).toBe(400);
+    expect(await refusedPage.text()).toContain('Amount not accepted');
+    const chosen = await form('method=bca_va&amount=12000');
+    expect(chosen.status).toBe(303);
+    const txid = String(chosen.headers.get('location')).split('/t/')[1];
+    const viaPage = await call(sim.baseUrl, 'GET', `/v2/${String(txid)}/status`);
+    expect(viaPage.body).toMatchObject({ gross_amount: '12000.00', transaction_status: 'pending' });
   });
 
   it('a purchase is a separate transaction with order id + "-" + 13-digit ms timestamp', async () => {
