@@ -255,12 +255,15 @@ export class Engine {
   }
 
   /** Purchases on a link are separate transactions: link order id + "-" + 13-digit ms timestamp. */
-  createPurchase(link: PaymentLink, method: string): Txn {
+  /** A purchase on `link`; `amount` is what the payer entered on a DYNAMIC_AMOUNT link (checked by the caller: `linkAmount`). */
+  createPurchase(link: PaymentLink, method: string, amount?: number): Txn {
     const orderId = `${link.order_id}-${this.ledger.purchaseSuffix(Date.now())}`;
     const spec = METHODS.get(method);
     const methodExpiry = Date.now() + (spec?.expiryMs ?? 86_400_000);
+    const dynamic = link.payment_link_type === 'DYNAMIC_AMOUNT';
+    const gross = dynamic && amount !== undefined ? amount : link.gross_amount;
     const t = this.createTxn({
-      order: { order_id: orderId, gross_amount: link.gross_amount, items: link.items, customer: link.customer },
+      order: { order_id: orderId, gross_amount: gross, items: dynamic ? [] : link.items, customer: link.customer },
       method,
       notify: link.notify,
       source: { kind: 'link', payment_link_id: link.payment_link_id },

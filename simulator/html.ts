@@ -88,6 +88,16 @@ export interface MethodsPageInput {
   items: Item[];
   methods: string[];
   action: string;
+  /** A DYNAMIC_AMOUNT link: the payer enters the amount within these bounds (the page suggests `preset`). */
+  openAmount?: { min: number; max: number; preset?: number | undefined } | undefined;
+}
+
+/** The amount field of a DYNAMIC_AMOUNT link's page, sent with the chosen method. */
+function amountField(o: NonNullable<MethodsPageInput['openAmount']>, t: T): string {
+  const label = t('amount.enter', { min: formatRupiah(o.min), max: formatRupiah(o.max) });
+  const value = o.preset === undefined ? '' : ` value="${o.preset}"`;
+  return `<p><label for="amount">${e(label)}</label><br>
+<input type="number" id="amount" name="amount" required min="${o.min}" max="${o.max}" step="1"${value} data-min="${o.min}" data-max="${o.max}"></p>`;
 }
 
 export function methodsPage(lang: Lang, p: MethodsPageInput): string {
@@ -103,11 +113,11 @@ export function methodsPage(lang: Lang, p: MethodsPageInput): string {
     lang,
     title,
     `<h1>${e(title)}</h1>
-${orderSummary(p.orderId, p.amount, t)}
-${itemsTable(p.items, t)}
+${p.openAmount ? `<p>${e(t('order'))} <strong id="order-id">${e(p.orderId)}</strong></p>` : orderSummary(p.orderId, p.amount, t)}
+${p.openAmount ? '' : itemsTable(p.items, t)}
 <h2>${e(t('methods.choose'))}</h2>
 <form method="post" action="${e(p.action)}">
-${buttons}
+${p.openAmount ? amountField(p.openAmount, t) : ''}${buttons}
 </form>`,
     p.merchantId,
   );

@@ -96,6 +96,8 @@ export interface PaymentLink {
   payment_link_id: string;
   payment_link_type: 'FIXED_AMOUNT' | 'DYNAMIC_AMOUNT';
   gross_amount: number;
+  /** DYNAMIC_AMOUNT only: each purchase pays an amount the payer enters within these bounds. */
+  dynamic_amount?: { min_amount: number; max_amount: number; preset_amount?: number };
   title?: string;
   items: Item[];
   customer?: Customer;

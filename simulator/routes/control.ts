@@ -7,7 +7,7 @@ import type { Merchant } from '../merchants.js';
 import { methodFromLoose } from '../methods.js';
 import { statusBody } from '../payloads.js';
 import type { Txn } from '../state.js';
-import { linkIsLive } from './payment-links.js';
+import { linkAmount, linkIsLive } from './payment-links.js';
 
 type Failure = { status: number; error: string; message: string };
 type Found = { txn: Txn } | Failure;
@@ -82,7 +82,9 @@ function findOrCreateForPay(m: Merchant, id: string, body: unknown): Found {
   if (pending) return { txn: pending };
   if (engine.linkUsage(link).paid >= link.usage_limit)
     return { status: 409, error: 'conflict', message: 'payment link fully used' };
-  return { txn: engine.createPurchase(link, method) };
+  const amount = linkAmount(link, isObject(body) ? body.amount : undefined);
+  if ('error' in amount) return { status: 400, error: 'bad_request', message: amount.error };
+  return { txn: engine.createPurchase(link, method, amount.amount) };
 }
 
 function runAction(engine: Engine, t: Txn, action: string, body: unknown): ActionResult | undefined {

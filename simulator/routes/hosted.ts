@@ -6,7 +6,8 @@ import type { Owned } from '../merchants.js';
 import { HOSTED_CSP, instructionsPage, messagePage, methodsPage, resultPage, statusLabel, tr } from '../html.js';
 import { isObject } from '../lib/validate.js';
 import type { PaymentLink, SnapSession, Txn } from '../state.js';
-import { linkIsLive } from './payment-links.js';
+import { linkAmount, linkIsLive } from './payment-links.js';
+import { formatRupiah } from '../i18n/index.js';
 
 /**
  * The language of a hosted page: `?lang=id|en` (remembered in the `paylink_lang` cookie for the
@@ -96,6 +97,11 @@ function linkPage(lang: Lang, { merchant: m, item: link }: Owned<PaymentLink>): 
       items: link.items,
       methods: link.enabled_payments,
       action: base,
+      openAmount: link.dynamic_amount && {
+        min: link.dynamic_amount.min_amount,
+        max: link.dynamic_amount.max_amount,
+        preset: link.dynamic_amount.preset_amount,
+      },
     }),
   };
 }
@@ -129,7 +135,19 @@ function registerLinkPages(app: FastifyInstance, ctx: SimContext): void {
     const { merchant: m, item: link } = owned;
     const method = chosenMethod(req.body, link.enabled_payments);
     if (!method) return page(reply, gone(lang, INVALID_CHOICE, 400, m.id));
-    const t = m.engine.createPurchase(link, method);
+    const amount = linkAmount(link, isObject(req.body) ? req.body.amount : undefined);
+    if ('error' in amount) {
+      const t = tr(lang);
+      const bounds = {
+        min: formatRupiah(link.dynamic_amount?.min_amount),
+        max: formatRupiah(link.dynamic_amount?.max_amount),
+      };
+      return page(reply, {
+        status: 400,
+        html: messagePage(t('amountInvalid.title'), t('amountInvalid.text', bounds), lang, m.id),
+      });
+    }
+    const t = m.engine.createPurchase(link, method, amount.amount);
     return page(reply, { redirect: `/payment-links/${link.payment_link_id}/t/${t.transaction_id}` });
   });
   app.get<P>('/payment-links/:plid/t/:txid', async (req, reply) => {

@@ -49,6 +49,7 @@ export function linkDetails(m: Merchant, baseUrl: string, link: PaymentLink): Js
     ...link.extras,
   };
   if (link.title !== undefined) out.title = link.title;
+  if (link.dynamic_amount) out.dynamic_amount = { ...link.dynamic_amount };
   if (link.customer) out.customer_details = { id: link.id, ...link.customer, ...stamp };
   return out;
 }

@@ -58,10 +58,61 @@ function linkOptions(body: Json, errors: string[]): { plid?: string; usage: numb
       errors.push('title must be a string of at most 40 characters');
     else out.title = body.title;
   }
-  if (body.payment_link_type !== undefined && body.payment_link_type !== 'FIXED_AMOUNT') {
-    errors.push('payment_link_type must be FIXED_AMOUNT (DYNAMIC_AMOUNT is not simulated)');
-  }
   return out;
+}
+
+type Dynamic = NonNullable<PaymentLink['dynamic_amount']>;
+
+/**
+ * `payment_link_type` and, for `DYNAMIC_AMOUNT`, `dynamic_amount` {min_amount, max_amount,
+ * preset_amount?}. The gateway documents the fields but not their checks; the simulator holds them
+ * to whole amounts ≥ 1 with min ≤ preset ≤ max (its own choice).
+ */
+function linkType(body: Json, errors: string[]): Dynamic | undefined {
+  const type = body.payment_link_type;
+  if (type === undefined || type === 'FIXED_AMOUNT') return undefined;
+  if (type !== 'DYNAMIC_AMOUNT') {
+    errors.push('payment_link_type must be one of FIXED_AMOUNT, DYNAMIC_AMOUNT');
+    return undefined;
+  }
+  const raw = body.dynamic_amount;
+  if (!isObject(raw)) {
+    errors.push('dynamic_amount is required for DYNAMIC_AMOUNT');
+    return undefined;
+  }
+  const read = (key: 'min_amount' | 'max_amount' | 'preset_amount', required: boolean): number | undefined => {
+    if (raw[key] === undefined || raw[key] === null) {
+      if (required) errors.push(`dynamic_amount.${key} is required`);
+      return undefined;
+    }
+    const n = asInteger(raw[key]);
+    if (n === undefined || n < 1) errors.push(`dynamic_amount.${key} must be an integer greater than 0`);
+    return n;
+  };
+  const min = read('min_amount', true);
+  const max = read('max_amount', true);
+  const preset = read('preset_amount', false);
+  if (min === undefined || max === undefined) return undefined;
+  if (max < min) errors.push('dynamic_amount.max_amount must be greater than or equal to min_amount');
+  if (preset !== undefined && (preset < min || preset > max))
+    errors.push('dynamic_amount.preset_amount must be between min_amount and max_amount');
+  return preset === undefined
+    ? { min_amount: min, max_amount: max }
+    : { min_amount: min, max_amount: max, preset_amount: preset };
+}
+
+/**
+ * The amount of a purchase on `link`: its gross_amount on a fixed link; on a DYNAMIC_AMOUNT link
+ * what the payer entered (`raw`, digits or a number; absent: the preset), refused outside the bounds.
+ */
+export function linkAmount(link: PaymentLink, raw: unknown): { amount: number } | { error: string } {
+  const d = link.dynamic_amount;
+  if (link.payment_link_type !== 'DYNAMIC_AMOUNT' || !d) return { amount: link.gross_amount };
+  const given =
+    raw === undefined || raw === '' ? d.preset_amount : asInteger(typeof raw === 'string' ? raw.trim() : raw);
+  if (given === undefined || given < d.min_amount || given > d.max_amount)
+    return { error: `amount must be an integer between ${d.min_amount} and ${d.max_amount}` };
+  return { amount: given };
 }
 
 export function linkIsLive(link: PaymentLink, now = Date.now()): boolean {
@@ -73,7 +124,14 @@ export function registerPaymentLinks(scope: FastifyInstance, ctx: SimContext): v
     if (!isObject(req.body)) return reply.code(400).send({ error_messages: ['Invalid JSON data provided.'] });
     const body = req.body;
     const errors: string[] = [];
-    const order = validateOrder(body, { customer: LINK_CUSTOMER, grossRequired: true }, errors);
+    const dynamic = linkType(body, errors);
+    const isDynamic = body.payment_link_type === 'DYNAMIC_AMOUNT';
+    // A DYNAMIC_AMOUNT link ignores item_details and gross_amount.
+    const order = validateOrder(
+      isDynamic ? { ...body, item_details: undefined } : body,
+      { customer: LINK_CUSTOMER, grossRequired: !isDynamic },
+      errors,
+    );
     const opts = linkOptions(body, errors);
     const expiry = parseLinkExpiry(body.expiry, errors);
     const enabled = parseEnabled(body.enabled_payments, errors);
@@ -96,9 +154,9 @@ export function registerPaymentLinks(scope: FastifyInstance, ctx: SimContext): v
       id: m.ledger.nextLinkId++,
       order_id: order.order_id,
       payment_link_id: plid,
-      payment_link_type: 'FIXED_AMOUNT',
-      gross_amount: order.gross_amount,
-      items: order.items,
+      payment_link_type: dynamic ? 'DYNAMIC_AMOUNT' : 'FIXED_AMOUNT',
+      gross_amount: dynamic ? (dynamic.preset_amount ?? dynamic.min_amount) : order.gross_amount,
+      items: dynamic ? [] : order.items,
       enabled_payments: enabled,
       usage_limit: opts.usage,
       expiry_start: expiry.start,
@@ -113,6 +171,7 @@ export function registerPaymentLinks(scope: FastifyInstance, ctx: SimContext): v
       whitelist_bins: [],
     };
     if (order.customer) link.customer = order.customer;
+    if (dynamic) link.dynamic_amount = dynamic;
     if (opts.title !== undefined) link.title = opts.title;
     m.ledger.links.set(plid, link);
     m.ledger.linkByOrder.set(order.order_id, plid);

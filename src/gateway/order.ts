@@ -53,6 +53,21 @@ export const ItemSchema = Type.Object(
 export type Item = Static<typeof ItemSchema>;
 
 /** The payment window: `start_time` in the gateway's format, and its length in whole minutes. */
+/**
+ * The bounds of an open-amount link: the payer enters any whole amount from `min` to `max`
+ * (`preset`, when given, is what the page suggests). The gateway's least amount is 1 rupiah.
+ */
+export interface OpenAmount {
+  min: number;
+  max: number;
+  preset?: number;
+}
+
+/** Whether `amount` is one an open-amount link with `bounds` takes. */
+export function withinOpenAmount(amount: number, bounds: OpenAmount): boolean {
+  return Number.isSafeInteger(amount) && amount >= bounds.min && amount <= bounds.max;
+}
+
 export interface GatewayExpiry {
   startTime: string;
   durationMinutes: number;

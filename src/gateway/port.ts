@@ -9,7 +9,7 @@
 import { AppError } from '../platform/errors.js';
 import type { GatewayAnswer } from './answer.js';
 import type { ChargeMethodObject, PaymentType } from './charge-methods.js';
-import type { Customer, GatewayExpiry, Item } from './order.js';
+import type { Customer, GatewayExpiry, Item, OpenAmount } from './order.js';
 import type { GatewayReport } from './report.js';
 
 /** Why the gateway said no: its own code (e.g. `"412"`; its HTTP status when the body names none) and message. */
@@ -70,6 +70,11 @@ export interface PaymentLinkOrder {
   enabledPayments: string[];
   /** How many purchases the link takes (1–1,000,000; absent: 1); each one is a transaction of its own at the gateway. */
   usageLimit?: number;
+  /**
+   * An open-amount link: the payer enters the amount within these bounds. `items` are not sent; the
+   * gateway ignores `gross_amount` on such a link but its sample still sends one, so `nominal` goes.
+   */
+  openAmount?: OpenAmount;
 }
 
 /** A hosted payment page (Snap) for one order. */

@@ -35,6 +35,11 @@ export const ERRORS = {
     title: 'Amount invalid',
     doc: 'The amount is not a positive whole number of rupiah, or does not equal the item sum.',
   },
+  OPEN_AMOUNT_INVALID: {
+    status: 400,
+    title: 'Open amount invalid',
+    doc: 'An open-amount link (amount_type "open") needs min_nominal ≥ 1 and max_nominal ≥ min_nominal within the enabled payment methods\' limit, an optional preset_nominal between them, and no nominal.',
+  },
   SERVER_KEY_REQUIRED: {
     status: 400,
     title: 'Server key required',

@@ -142,6 +142,77 @@ describe('Payment Link API', () => {
     });
   });
 
+  it('DYNAMIC_AMOUNT: bounds checked at creation; each purchase pays the amount entered, the notification and status carry it; outside the bounds is refused', async () => {
+    const dynamic = (order_id: string, dynamic_amount: unknown) => ({
+      transaction_details: { order_id, gross_amount: 1 },
+      payment_link_type: 'DYNAMIC_AMOUNT',
+      dynamic_amount,
+      usage_limit: 2,
+    });
+    const refused: [unknown, string][] = [
+      [undefined, 'dynamic_amount is required'],
+      [{ max_amount: 5000 }, 'dynamic_amount.min_amount is required'],
+      [{ min_amount: 0, max_amount: 5000 }, 'dynamic_amount.min_amount must be an integer greater than 0'],
+      [{ min_amount: 6000, max_amount: 5000 }, 'max_amount must be greater than or equal to min_amount'],
+      [{ min_amount: 1000, max_amount: 5000, preset_amount: 9000 }, 'preset_amount must be between'],
+    ];
+    for (const [bounds, message] of refused) {
+      const r = await create(dynamic(oid('DYN'), bounds));
+      expect(r.status, message).toBe(400);
+      expect(JSON.stringify(r.body.error_messages)).toContain(message);
+    }
+    expect((await create({ ...dynamic(oid('DYN'), {}), payment_link_type: 'OTHER' })).status).toBe(400);
+
+    const id = oid('DYN');
+    // Items and gross_amount are ignored on such a link: a sum that does not match is no error.
+    const made = await create({
+      ...dynamic(id, { min_amount: 10000, max_amount: 30000 }),
+      item_details: [{ name: 'x', price: 5, quantity: 1 }],
+    });
+    expect(made.status).toBe(200);
+    const details = await call(sim.baseUrl, 'GET', `/v1/payment-links/${id}`);
+    expect(details.body).toMatchObject({
+      payment_link_type: 'DYNAMIC_AMOUNT',
+      dynamic_amount: { min_amount: 10000, max_amount: 30000 },
+    });
+    const pay = (body: unknown) => call(sim.baseUrl, 'POST', `/_sim/transactions/${id}/pay`, { auth: false, body });
+    for (const amount of [9999, 30001, '12.000']) {
+      const r = await pay({ payment_type: 'bank_transfer', amount });
+      expect(r.status, String(amount)).toBe(400);
+      expect(r.body).toMatchObject({
+        error: 'bad_request',
+        message: 'amount must be an integer between 10000 and 30000',
+      });
+    }
+    expect((await pay({ payment_type: 'bank_transfer' })).status).toBe(400);
+    const paid = await pay({ payment_type: 'bank_transfer', amount: '27500' });
+    expect(paid.status).toBe(200);
+    const purchaseId = s(paid.body.order_id);
+    expect(paid.body).toMatchObject({ gross_amount: '27500.00', transaction_status: 'settlement' });
+    expect((await call(sim.baseUrl, 'GET', `/v2/${purchaseId}/status`)).body.gross_amount).toBe('27500.00');
+    await waitFor(() => rcv.received.filter((x) => x.body.order_id === purchaseId).length >= 2 || undefined);
+    const sent = rcv.received.filter((x) => x.body.order_id === purchaseId).map((x) => x.body.gross_amount);
+    expect(sent).toEqual(['27500.00', '27500.00']);
+
+    // The hosted page: the payer enters the amount with the method; outside the bounds it is refused.
+    const pageUrl = s(made.body.payment_url);
+    const form = (body: string) =>
+      fetch(pageUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        redirect: 'manual',
+      });
+    const refusedPage = await form('method=bca_va&amount=5000');
+    expect(refusedPage.status).toBe(400);
+    expect(await refusedPage.text()).toContain('Amount not accepted');
+    const chosen = await form('method=bca_va&amount=12000');
+    expect(chosen.status).toBe(303);
+    const txid = String(chosen.headers.get('location')).split('/t/')[1];
+    const viaPage = await call(sim.baseUrl, 'GET', `/v2/${String(txid)}/status`);
+    expect(viaPage.body).toMatchObject({ gross_amount: '12000.00', transaction_status: 'pending' });
+  });
+
   it('a purchase is a separate transaction with order id + "-" + 13-digit ms timestamp', async () => {
     const id = oid('PL');
     await create(linkBody(id));

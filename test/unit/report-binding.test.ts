@@ -91,4 +91,32 @@ describe('which gateway answers may be applied', () => {
       answerFor({ status_code: '200', order_id: 'INV.1-1700000000000', transaction_status: 'settlement' }, tx()),
     ).toMatchObject({ ok: false });
   });
+
+  it("a purchase on an open-amount link is confirmed only at an amount the answer states, within the link's bounds", () => {
+    const bounds = { min: 10000, max: 30000 };
+    const purchase = { ...signed, order_id: 'OPEN.1-1764203456789', gross_amount: '15000.00' };
+    const answer = (gross?: string) => ({
+      status_code: '200',
+      order_id: 'OPEN.1-1764203456789',
+      transaction_status: 'settlement',
+      ...(gross === undefined ? {} : { gross_amount: gross }),
+    });
+    expect(confirmNotification(answer('15000.00'), purchase, bounds)).toMatchObject({
+      ok: true,
+      report: { gross_amount: '15000.00' },
+    });
+    for (const gross of ['10000.00', '30000.00'])
+      expect(confirmNotification(answer(gross), { ...purchase, gross_amount: gross }, bounds).ok, gross).toBe(true);
+    for (const gross of ['9999.00', '30001.00', '5000000.00'])
+      expect(confirmNotification(answer(gross), { ...purchase, gross_amount: gross }, bounds)).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/outside the open-amount link's bounds 10000–30000/),
+      });
+    expect(confirmNotification(answer(), purchase, bounds)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/states no amount/),
+    });
+    // Without bounds (a fixed link) an answer stating no amount keeps the signed one, as before.
+    expect(confirmNotification(answer(), purchase).ok).toBe(true);
+  });
 });

@@ -13,6 +13,7 @@ import {
 } from '../../gateway/order.js';
 import type { CustomerInput, ItemInput } from './schemas.js';
 import { largestMaximum, methodMaximum } from '../../gateway/amount-limits.js';
+import type { OpenAmount } from '../../gateway/order.js';
 
 /** Largest amount we accept: beyond it JSON numbers stop being exact. */
 export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
@@ -148,6 +149,76 @@ export function assertChargeAmount(nominal: number, method: string, path = 'nomi
       path,
       `is above ${rupiah(max)}, the largest amount the gateway takes for ${method}`,
     );
+}
+
+function boundsError(path: string, message: string): AppError {
+  return new AppError('OPEN_AMOUNT_INVALID', `${path} ${message}.`, { errors: [{ path, message }] });
+}
+
+/** A whole amount of rupiah for an open link's bound: a number or a string of digits; undefined when it is not one. */
+function boundAmount(v: number | string): number | undefined {
+  if (tooLarge(v)) return undefined;
+  if (typeof v === 'string' && !/^\d+$/.test(v.trim())) return undefined;
+  return toInt(v);
+}
+
+/**
+ * The bounds of an open-amount link, each problem a 400 naming its field: `min_nominal` at least 1
+ * (the gateway's least amount), `max_nominal` from min to the largest amount the page's methods take,
+ * `preset_nominal` (optional) within them, and no `nominal` (the payer chooses it).
+ */
+export function parseOpenAmount(
+  input: {
+    nominal?: unknown;
+    min_nominal?: number | string;
+    max_nominal?: number | string;
+    preset_nominal?: number | string;
+  },
+  methods: readonly string[],
+): OpenAmount {
+  const problems: AppError[] = [];
+  if (input.nominal !== undefined)
+    problems.push(boundsError('nominal', 'must be absent on an open-amount link: the payer enters the amount'));
+  const read = (field: 'min_nominal' | 'max_nominal' | 'preset_nominal', required: boolean): number | undefined => {
+    const v = input[field];
+    if (v === undefined) {
+      if (required) problems.push(boundsError(field, 'is required on an open-amount link'));
+      return undefined;
+    }
+    const n = boundAmount(v);
+    if (n === undefined || n < 1) {
+      problems.push(boundsError(field, 'must be a whole number of rupiah of at least 1'));
+      return undefined;
+    }
+    return n;
+  };
+  const min = read('min_nominal', true);
+  const max = read('max_nominal', true);
+  const preset = read('preset_nominal', false);
+  const limit = largestMaximum(methods);
+  if (max !== undefined && max > limit)
+    problems.push(
+      boundsError(
+        'max_nominal',
+        `is above ${rupiah(limit)}, the largest amount the gateway takes for ${methods.length === 0 ? 'any payment method' : `the enabled payment methods (${methods.join(', ')})`}`,
+      ),
+    );
+  if (min !== undefined && max !== undefined && max < min)
+    problems.push(boundsError('max_nominal', `must be at least min_nominal (${rupiah(min)})`));
+  if (preset !== undefined && ((min !== undefined && preset < min) || (max !== undefined && preset > max)))
+    problems.push(boundsError('preset_nominal', 'must lie from min_nominal to max_nominal'));
+  const [first] = problems;
+  if (first && problems.length === 1) throw first;
+  if (first)
+    throw new AppError(
+      'OPEN_AMOUNT_INVALID',
+      `${problems.length} problems: ${problems.map((e) => e.message.replace(/\.$/, '')).join('; ')}.`,
+      {
+        errors: problems.flatMap((e) => e.extras.errors ?? []),
+      },
+    );
+  if (min === undefined || max === undefined) throw new AppError('INTERNAL');
+  return preset === undefined ? { min, max } : { min, max, preset };
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

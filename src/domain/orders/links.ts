@@ -15,10 +15,11 @@ import {
   normalizeCustomer,
   normalizeItems,
   parseNominal,
+  parseOpenAmount,
   parseUsageLimit,
 } from './input.js';
 import type { DirectLinkInput, ErpLinkInput } from './schemas.js';
-import { truncate, type Customer, type Item } from '../../gateway/order.js';
+import { truncate, type Customer, type Item, type OpenAmount } from '../../gateway/order.js';
 import {
   PAID_STATUSES,
   conflict,
@@ -57,6 +58,8 @@ interface Draft {
   request: Record<string, unknown>;
   /** Purchases the link takes; absent: 1. */
   usageLimit?: number;
+  /** An open-amount link's bounds. */
+  openAmount?: OpenAmount;
 }
 
 /** What a draft stores: the request, and the gateway body built from it (expiry fixed now). */
@@ -73,6 +76,7 @@ async function draftFields(services: Deps<'clock' | 'gateway' | 'runtimeConfig'>
     expiry,
     enabledPayments: settings.links.enabled_payments,
     ...(d.usageLimit === undefined ? {} : { usageLimit: d.usageLimit }),
+    ...(d.openAmount === undefined ? {} : { openAmount: d.openAmount }),
   });
   return {
     nominal: d.nominal,
@@ -127,12 +131,31 @@ async function existingOutcome(
   return { created: false, tx };
 }
 
+/** A fixed link's nominal: required, a positive whole number of rupiah. */
+function fixedNominal(input: DirectLinkInput): number {
+  if (input.nominal === undefined)
+    throw new AppError('VALIDATION_FAILED', 'nominal is required (or amount_type "open" with its bounds).', {
+      errors: [{ path: 'nominal', message: 'is required' }],
+    });
+  return parseNominal(input.nominal);
+}
+
 export async function createDirectLink(services: LinkDeps, input: DirectLinkInput): Promise<LinkOutcome> {
   const p = new InputProblems();
   const gatewayOrderId = p.take(() => gatewayOrderIdFor(input.order_id));
-  const nominal = p.take(() => parseNominal(input.nominal));
   const methods = (await services.runtimeConfig.current()).links.enabled_payments;
-  if (nominal !== undefined) p.take(() => assertPageAmount(nominal, methods));
+  const open = input.amount_type === 'open' ? p.take(() => parseOpenAmount(input, methods)) : undefined;
+  // An open link's nominal is its max_nominal: the most any one purchase on it pays.
+  const nominal = input.amount_type === 'open' ? open?.max : p.take(() => fixedNominal(input));
+  if (input.amount_type !== 'open')
+    for (const field of ['min_nominal', 'max_nominal', 'preset_nominal'] as const)
+      if (input[field] !== undefined)
+        p.take(() => {
+          throw new AppError('OPEN_AMOUNT_INVALID', `${field} is taken only with amount_type "open".`, {
+            errors: [{ path: field, message: 'is taken only with amount_type "open"' }],
+          });
+        });
+  if (nominal !== undefined && open === undefined) p.take(() => assertPageAmount(nominal, methods));
   const customer = p.take(() => ({ c: normalizeCustomer(input.customer, LINK_CUSTOMER_LIMITS) }))?.c;
   const usageLimit = p.take(() => parseUsageLimit(input.usage_limit));
   // A malformed expire_at is a 400 even when the order already exists; one that has passed since is
@@ -150,11 +173,19 @@ export async function createDirectLink(services: LinkDeps, input: DirectLinkInpu
     customer,
     expire_at: parsedExpiry?.toISOString(),
     ...(usageLimit === 1 ? {} : { usage_limit: usageLimit }),
+    ...(open === undefined
+      ? {}
+      : {
+          amount_type: 'open',
+          min_nominal: open.min,
+          max_nominal: open.max,
+          ...(open.preset === undefined ? {} : { preset_nominal: open.preset }),
+        }),
   };
   const hash = requestHash(request);
-  const items: Item[] = [
-    { id: 'nominal', name: truncate(`Payment ${input.order_id}`, 50), price: nominal, quantity: 1 },
-  ];
+  const items: Item[] = open
+    ? []
+    : [{ id: 'nominal', name: truncate(`Payment ${input.order_id}`, 50), price: nominal, quantity: 1 }];
   const draft: Draft = {
     orderId: input.order_id,
     gatewayOrderId,
@@ -167,6 +198,7 @@ export async function createDirectLink(services: LinkDeps, input: DirectLinkInpu
     hash,
     request,
     usageLimit,
+    ...(open === undefined ? {} : { openAmount: open }),
   };
   const existing = await findForCreate(services.store, input.order_id, gatewayOrderId);
   if (existing && existing.kind === 'payment_link' && existing.requestHash === hash && !isUnconfirmed(existing))

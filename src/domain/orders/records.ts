@@ -6,6 +6,7 @@ import { AppError } from '../../platform/errors.js';
 import { setSpanAttributes } from '../../platform/tracing.js';
 import { GatewayError, type Refusal } from '../../gateway/port.js';
 import { UniqueViolationError, type Store } from '../../storage/contract.js';
+import type { OpenAmount } from '../../gateway/order.js';
 import {
   type NewTransaction,
   type PaymentStatus,
@@ -48,9 +49,36 @@ export function linkUsageLimit(tx: TransactionRecord): number {
   }
 }
 
-/** A payment link whose purchases are payments of their own (`usage_limit` > 1). */
+/** The creating request of a payment link, as stored; undefined for anything else. */
+function linkRequest(tx: TransactionRecord): Record<string, unknown> | undefined {
+  if (tx.kind !== 'payment_link' || tx.requestJson === null) return undefined;
+  try {
+    const stored: unknown = JSON.parse(tx.requestJson);
+    return typeof stored === 'object' && stored !== null && 'request' in stored && isRecord(stored.request)
+      ? stored.request
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const wholeRupiah = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
+
+/** The bounds of an open-amount payment link, as its creating request set them; undefined for a fixed one. */
+export function linkOpenAmount(tx: TransactionRecord): OpenAmount | undefined {
+  const r = linkRequest(tx);
+  if (r?.amount_type !== 'open' || !wholeRupiah(r.min_nominal) || !wholeRupiah(r.max_nominal)) return undefined;
+  return wholeRupiah(r.preset_nominal)
+    ? { min: r.min_nominal, max: r.max_nominal, preset: r.preset_nominal }
+    : { min: r.min_nominal, max: r.max_nominal };
+}
+
+/**
+ * A payment link whose purchases are payments of their own: one used more than once, and every
+ * open-amount link (its amount is known only per purchase, so no purchase can be the link itself).
+ */
 export function isReusableLink(tx: TransactionRecord): boolean {
-  return linkUsageLimit(tx) > 1;
+  return linkUsageLimit(tx) > 1 || linkOpenAmount(tx) !== undefined;
 }
 
 /** The gateway definitely refused the creation (nothing exists there); a retry may try again. */

@@ -64,11 +64,30 @@ export const RefundInputSchema = Type.Object(
 );
 export type RefundInput = Static<typeof RefundInputSchema>;
 
-/** `POST /api/payment-links`: one link for an amount. */
+/** `POST /api/payment-links`: one link for an amount, or for any amount the payer enters within bounds. */
 export const DirectLinkInputSchema = Type.Object(
   {
     order_id: LinkOrderId,
-    nominal: Amount('Positive whole rupiah; a string of digits is accepted.'),
+    nominal: Type.Optional(
+      Amount(
+        'Positive whole rupiah; a string of digits is accepted. Required on a fixed link, refused on an open one.',
+      ),
+    ),
+    amount_type: Type.Optional(
+      Type.Union([Type.Literal('fixed'), Type.Literal('open')], {
+        description:
+          '"fixed" (default): the link asks for nominal. "open": the payer enters the amount on the payment page, from min_nominal to max_nominal; each purchase is a payment of its own for the amount paid.',
+      }),
+    ),
+    min_nominal: Type.Optional(Amount('Open link only (required): the least a purchase may pay, whole rupiah ≥ 1.')),
+    max_nominal: Type.Optional(
+      Amount(
+        "Open link only (required): the most a purchase may pay, ≥ min_nominal and within the enabled payment methods' limit.",
+      ),
+    ),
+    preset_nominal: Type.Optional(
+      Amount('Open link only (optional): the amount the payment page suggests, from min_nominal to max_nominal.'),
+    ),
     customer: Type.Optional(CustomerInputSchema),
     expire_at: Type.Optional(ExpireAt),
     usage_limit: Type.Optional(

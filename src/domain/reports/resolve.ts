@@ -9,7 +9,9 @@ import type { Store } from '../../storage/contract.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { grossToNumber, type GatewayReport } from '../../gateway/report.js';
 import { deriveMercantId } from '../orders/ids.js';
-import { isReusableLink } from '../orders/records.js';
+import { isReusableLink, linkOpenAmount } from '../orders/records.js';
+import { withinOpenAmount } from '../../gateway/order.js';
+import { AppError } from '../../platform/errors.js';
 import type { TrustedReport } from './trust.js';
 
 export interface Resolution {
@@ -35,13 +37,37 @@ export async function lockedTransaction(
     // ids decide, and the loser's transaction is run again (ingest.ts) and finds the row.
     const bases = await baseRows(tx, truth.order_id);
     const first = bases[0];
-    if (first?.kind === 'payment_link' && isReusableLink(first))
+    if (first?.kind === 'payment_link' && isReusableLink(first)) {
+      assertWithinBounds(first, truth);
       return { t: await tx.transactions.insert(purchaseTransaction(first, truth)), created: true };
+    }
     const other = await resolveTransaction(tx, truth.order_id, by.receivedOrderId, bases);
     if (other) return { t: (await tx.transactions.findForUpdate({ id: other.id })) ?? other, created: false };
   }
   // A new row is locked by its own insert.
   return { t: await tx.transactions.insert(externalTransaction(truth)), created: true };
+}
+
+/**
+ * A purchase on an open-amount link is recorded only for an amount within the link's bounds; any
+ * other amount throws, so the database transaction writes nothing of it. (Notifications about such
+ * purchases are always confirmed and refused before this point: see verify.ts.)
+ */
+function assertWithinBounds(link: TransactionRecord, report: GatewayReport): void {
+  const bounds = linkOpenAmount(link);
+  if (bounds === undefined) return;
+  const gross = grossToNumber(report.gross_amount);
+  if (gross === undefined || !withinOpenAmount(gross, bounds))
+    throw new AppError(
+      'GATEWAY_BAD_RESPONSE',
+      `The gateway reports ${report.gross_amount.slice(0, 32)} for a purchase on the open-amount link ${link.orderId}, outside its bounds ${bounds.min}–${bounds.max}.`,
+    );
+}
+
+/** The payment link `gatewayOrderId` is a purchase of (`<link gateway id>-<suffix>`), if any. */
+export async function purchasedLink(tx: Store, gatewayOrderId: string): Promise<TransactionRecord | undefined> {
+  const [first] = await baseRows(tx, gatewayOrderId);
+  return first?.kind === 'payment_link' ? first : undefined;
 }
 
 /** The gateway order ids `id` could be a purchase of (`<link gateway id>-<suffix>`), longest first. */

@@ -24,6 +24,7 @@ import {
   type GatewayReport,
 } from '../../gateway/report.js';
 import type { GatewayAnswer } from '../../gateway/answer.js';
+import { withinOpenAmount, type OpenAmount } from '../../gateway/order.js';
 
 declare const trusted: unique symbol;
 /** A report paylink may apply: signed, or the gateway's answer about the order asked about. */
@@ -54,12 +55,26 @@ export function signedReport(verified: GatewayReport): TrustedReport {
   return trust(verified);
 }
 
-/** The status API's answer for a notification's signed order id: applied only when it is about that order and that amount. */
-export function confirmNotification(answer: GatewayAnswer, signed: GatewayReport): Binding {
+/**
+ * The status API's answer for a notification's signed order id: applied only when it is about that
+ * order and that amount. For a purchase on an open-amount link (`bounds`), the amount is known only
+ * from this answer: it must state one, and one within the link's bounds.
+ */
+export function confirmNotification(answer: GatewayAnswer, signed: GatewayReport, bounds?: OpenAmount): Binding {
   const problem = notAbout(answer, signed.order_id);
   if (problem) return { ok: false, reason: problem };
   if (answer.gross_amount !== undefined && grossToNumber(answer.gross_amount) !== grossToNumber(signed.gross_amount)) {
     return { ok: false, reason: `the gateway answer states another amount (${answer.gross_amount.slice(0, 32)})` };
+  }
+  if (bounds) {
+    const gross = answer.gross_amount === undefined ? undefined : grossToNumber(answer.gross_amount);
+    if (gross === undefined)
+      return { ok: false, reason: 'the gateway answer states no amount for an open-amount link' };
+    if (!withinOpenAmount(gross, bounds))
+      return {
+        ok: false,
+        reason: `the confirmed amount ${gross} is outside the open-amount link's bounds ${bounds.min}–${bounds.max}`,
+      };
   }
   return { ok: true, report: trust(reportFromStatus(answer, signed)) };
 }

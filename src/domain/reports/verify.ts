@@ -12,6 +12,9 @@ import { SIGNED_FIELDS, parseReport, type GatewayReport } from '../../gateway/re
 import type { GatewayAnswer } from '../../gateway/answer.js';
 import { confirmNotification, type TrustedReport } from './trust.js';
 import { storedReport } from './dedupe.js';
+import { purchasedLink } from './resolve.js';
+import { linkOpenAmount } from '../orders/records.js';
+import type { OpenAmount } from '../../gateway/order.js';
 
 /** A notification whose signature verified, with the unsigned fields whose NUL characters were replaced. */
 export interface VerifiedNotification {
@@ -52,7 +55,21 @@ export async function needsConfirmation(
   settings: RuntimeConfig,
   report: GatewayReport,
 ): Promise<boolean> {
-  return mustConfirmNotifications(settings) || (await contradictsSignedTwin(services, report));
+  return (
+    mustConfirmNotifications(settings) ||
+    (await contradictsSignedTwin(services, report)) ||
+    (await openAmountOf(services, report)) !== undefined
+  );
+}
+
+/**
+ * The bounds of the open-amount link `report` is a purchase on, if it is one. Such a purchase's
+ * amount is the payer's choice, so it is taken only from the gateway's status answer, never from
+ * the notification alone, and only within the bounds.
+ */
+async function openAmountOf(services: Deps<'store'>, report: GatewayReport): Promise<OpenAmount | undefined> {
+  const link = await purchasedLink(services.store, report.order_id);
+  return link === undefined ? undefined : linkOpenAmount(link);
 }
 
 /**
@@ -95,7 +112,7 @@ const UNKNOWN_TO_GATEWAY = 'the gateway does not know the order';
  * Asks the status API about the notification's SIGNED order id — never its unsigned transaction id —
  * and binds the answer to it (same order, same amount: trust.ts).
  */
-export async function confirm(services: Deps<'gateway'>, report: GatewayReport): Promise<Confirmation> {
+export async function confirm(services: Deps<'gateway' | 'store'>, report: GatewayReport): Promise<Confirmation> {
   let st: GatewayAnswer | undefined;
   try {
     st = await services.gateway.status(report.order_id, { timeoutMs: CONFIRM_TIMEOUT_MS });
@@ -104,6 +121,6 @@ export async function confirm(services: Deps<'gateway'>, report: GatewayReport):
     throw err;
   }
   if (!st) return { reason: UNKNOWN_TO_GATEWAY, settled: true };
-  const bound = confirmNotification(st, report);
+  const bound = confirmNotification(st, report, await openAmountOf(services, report));
   return bound.ok ? { truth: bound.report } : { reason: bound.reason, settled: true };
 }

@@ -21,7 +21,9 @@ const Minutes = Type.Integer({ minimum: 1 });
 
 /**
  * The Payment Link create body. `usage_limit` counts paid purchases; each purchase
- * is a gateway transaction of its own under the link's order id with a suffix.
+ * is a gateway transaction of its own under the link's order id with a suffix. A `DYNAMIC_AMOUNT`
+ * link lets the payer enter the amount within `dynamic_amount`; the gateway then ignores
+ * `item_details` and `gross_amount` (no items are sent; `gross_amount` still is, as in the gateway's own sample).
  */
 export const PaymentLinkRequestSchema = Type.Object(
   {
@@ -34,9 +36,20 @@ export const PaymentLinkRequestSchema = Type.Object(
       { start_time: GatewayTimeSchema, duration: Minutes, unit: Type.Literal('minutes') },
       { additionalProperties: false },
     ),
-    item_details: Type.Array(ItemSchema, { minItems: 1 }),
+    item_details: Type.Optional(Type.Array(ItemSchema, { minItems: 1 })),
     customer_details: Type.Optional(LinkCustomerSchema),
     enabled_payments: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
+    payment_link_type: Type.Optional(Type.Literal('DYNAMIC_AMOUNT')),
+    dynamic_amount: Type.Optional(
+      Type.Object(
+        {
+          min_amount: Type.Integer({ minimum: 1 }),
+          max_amount: Type.Integer({ minimum: 1 }),
+          preset_amount: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -47,13 +60,23 @@ export function paymentLinkBody(i: PaymentLinkOrder): PaymentLinkRequest {
     transaction_details: { order_id: i.gatewayOrderId, gross_amount: i.nominal, payment_link_id: i.paymentLinkId },
     usage_limit: i.usageLimit ?? 1,
     expiry: { start_time: i.expiry.startTime, duration: i.expiry.durationMinutes, unit: 'minutes' },
-    item_details: i.items.map((it) => ({
+  };
+  if (i.openAmount) {
+    const { min, max, preset } = i.openAmount;
+    body.payment_link_type = 'DYNAMIC_AMOUNT';
+    body.dynamic_amount = {
+      min_amount: min,
+      max_amount: max,
+      ...(preset === undefined ? {} : { preset_amount: preset }),
+    };
+  } else {
+    body.item_details = i.items.map((it) => ({
       ...(it.id !== undefined ? { id: it.id } : {}),
       name: it.name,
       price: it.price,
       quantity: it.quantity,
-    })),
-  };
+    }));
+  }
   if (i.customer) body.customer_details = { ...i.customer };
   if (i.enabledPayments.length > 0) body.enabled_payments = [...i.enabledPayments];
   return body;

@@ -13,7 +13,7 @@ import { EMPTY, type View } from './view.js';
 import { paymentMoneySection } from './money.js';
 import { formKeyField, formRequest } from './form-keys.js';
 import type { FormTokens } from './context.js';
-import { linkUsageLimit } from '../../domain/orders/records.js';
+import { linkOpenAmount, linkUsageLimit } from '../../domain/orders/records.js';
 import { linkPurchases } from '../../domain/orders/links.js';
 
 /** A payment type's word inside an Indonesian sentence starts in lower case ("Pembayaran transfer bank …"); a brand (GoPay, QRIS) keeps its capitals. */
@@ -77,7 +77,7 @@ ${
   purchases.length === 0
     ? html`<p>${t('pay_no_purchases')}</p>`
     : html`<table><thead><tr><th scope="col">${t('tx_order_id')}</th><th scope="col">${t('tx_status')}</th><th scope="col">${t('tx_amount')}</th><th scope="col">${t('tx_payment_type')}</th><th scope="col">${t('tx_created')}</th></tr></thead><tbody>
-${purchases.map((p) => html`<tr data-purchase="${p.orderId}"><td class="mono"><a href="${txLink(p.orderId, p.account)}">${p.orderId}</a></td><td>${statusBadge(v, p.status)}</td><td>${rupiah(p.paidAmount ?? p.nominal)}</td><td>${p.paymentType ? v.word('pt', p.paymentType) : EMPTY}</td><td>${v.when(p.createdAt)}</td></tr>`)}
+${purchases.map((p) => html`<tr data-purchase="${p.orderId}"><td class="mono"><a href="${txLink(p.orderId, p.account)}">${p.orderId}</a></td><td>${statusBadge(v, p.status)}</td><td data-purchase-amount="${p.paidAmount ?? p.nominal}">${rupiah(p.paidAmount ?? p.nominal)}</td><td>${p.paymentType ? v.word('pt', p.paymentType) : EMPTY}</td><td>${v.when(p.createdAt)}</td></tr>`)}
 </tbody></table>`
 }
 </section>`;
@@ -100,6 +100,7 @@ export async function transactionBody(
   // A paid payment no longer expires; a card payment is paid when captured, before it settles.
   const paidAt = MONEY_MOVED.has(tx.status) ? (tx.settlementTime ?? tx.transactionTime ?? tx.updatedAt) : undefined;
   const usage = linkUsageLimit(tx);
+  const open = linkOpenAmount(tx);
   const purchases = await linkPurchases(services, tx);
   return html`
 <div class="cards">
@@ -109,7 +110,11 @@ export async function transactionBody(
 <dt>mercant_id</dt><dd class="mono">${tx.mercantId}</dd>
 <dt>${t('pay_gateway_order_id')}</dt><dd class="mono">${tx.gatewayOrderId}</dd>
 <dt>${t('tx_status')}</dt><dd data-status="${tx.status}">${statusBadge(v, tx.status)}${gatewayWord && gatewayWord !== v.word('st', tx.status) ? html` <span class="muted" data-gateway-status="${tx.transactionStatus}">${gatewayWord}</span>` : ''}</dd>
-<dt>${t('tx_amount')}</dt><dd>${rupiah(tx.nominal)}</dd>
+${
+  open === undefined
+    ? html`<dt>${t('tx_amount')}</dt><dd>${rupiah(tx.nominal)}</dd>`
+    : html`<dt>${t('pay_open_amount')}</dt><dd data-open-min="${open.min}" data-open-max="${open.max}"${open.preset === undefined ? '' : html` data-open-preset="${open.preset}"`}>${t('pay_open_bounds', { min: rupiah(open.min), max: rupiah(open.max) })}${open.preset === undefined ? '' : html` <span class="muted">(${t('pay_open_preset', { preset: rupiah(open.preset) })})</span>`}</dd>`
+}
 <dt>${t('pay_refunded')}</dt><dd data-refunded="${tx.refundedAmount}">${rupiah(tx.refundedAmount)}</dd>
 <dt>${t('tx_payment_type')}</dt><dd>${tx.paymentType ? v.word('pt', tx.paymentType) : EMPTY}</dd>
 <dt>${t('pay_transaction_id')}</dt><dd class="mono">${tx.gatewayTransactionId ?? EMPTY}</dd>

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { TransactionRecord } from '../../../model/payment.js';
 import { NullableStr, Str } from '../../schemas/common.js';
 import { apiTime, apiTimeOrNull } from '../../../platform/time.js';
-import { linkUsageLimit } from '../../../domain/orders/records.js';
+import { linkOpenAmount, linkUsageLimit } from '../../../domain/orders/records.js';
 
 export const LinkViewSchema = Type.Object({
   order_id: Str(),
@@ -20,6 +20,15 @@ export const LinkViewSchema = Type.Object({
       description: 'Present on a link used more than once: how many purchases it takes; each is a payment of its own',
     }),
   ),
+  amount_type: Type.Optional(
+    Type.Literal('open', {
+      description:
+        'Present on an open-amount link: the payer enters the amount within min_nominal–max_nominal; nominal is then max_nominal, and each purchase is a payment of its own',
+    }),
+  ),
+  min_nominal: Type.Optional(Type.Integer({ description: 'Open-amount link: the least a purchase pays' })),
+  max_nominal: Type.Optional(Type.Integer({ description: 'Open-amount link: the most a purchase pays' })),
+  preset_nominal: Type.Optional(Type.Integer({ description: 'Open-amount link: the amount its page suggests' })),
 });
 export type LinkView = Static<typeof LinkViewSchema>;
 
@@ -43,7 +52,7 @@ export const LinkDetailViewSchema = Type.Object({
       }),
       {
         description:
-          'Present on a link used more than once: its purchases (oldest first, at most 1,000), each a payment with its own order_id and events',
+          'Present on a link used more than once or with an open amount: its purchases (oldest first, at most 1,000), each a payment with its own order_id and events',
       },
     ),
   ),
@@ -85,7 +94,19 @@ export function linkView(tx: TransactionRecord): LinkView {
     created_at: apiTime(tx.createdAt),
   };
   const usage = linkUsageLimit(tx);
-  return usage > 1 ? { ...view, usage_limit: usage } : view;
+  const open = linkOpenAmount(tx);
+  return {
+    ...view,
+    ...(usage > 1 ? { usage_limit: usage } : {}),
+    ...(open === undefined
+      ? {}
+      : {
+          amount_type: 'open' as const,
+          min_nominal: open.min,
+          max_nominal: open.max,
+          ...(open.preset === undefined ? {} : { preset_nominal: open.preset }),
+        }),
+  };
 }
 
 /** `purchases`: given for a link used more than once (see `linkPurchases`), even when empty. */
