@@ -167,6 +167,14 @@ export interface IdempotencyRepo {
   pruneExpired(now: Date): Promise<number>;
 }
 
+/** A recorded notification's outcome, with the transaction it names (undefined when it names none, or none exists). */
+export interface RecordedWithTransaction {
+  notificationId: number;
+  result: NotificationResult;
+  transactionRef: string | null;
+  transaction: TransactionRecord | undefined;
+}
+
 export interface NotificationsRepo {
   /**
    * Inserts unless the dedupe key exists. `inserted` false → `existing` is the earlier record
@@ -178,6 +186,8 @@ export interface NotificationsRepo {
   setResult(id: number, o: NotificationOutcomeUpdate): Promise<void>;
   findById(id: number): Promise<NotificationRecord | undefined>;
   findByDedupeKey(dedupeKey: string): Promise<NotificationRecord | undefined>;
+  /** The record with this dedupe key and the transaction it names, in one lookup (every notification's duplicate check). */
+  findWithTransaction(dedupeKey: string): Promise<RecordedWithTransaction | undefined>;
   /** Oldest first. */
   listByResult(result: NotificationResult, limit: number): Promise<NotificationRecord[]>;
   /**
@@ -669,6 +679,7 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     setResult: 'write',
     findById: 'read',
     findByDedupeKey: 'read',
+    findWithTransaction: 'read',
     listByResult: 'read',
     listUnverifiedForRecheck: 'read',
     markChecked: 'write',

@@ -56,4 +56,25 @@ describe.each(DATABASE_KINDS)('storage contract: notifications (%s)', (kind) => 
       gatewayTransactionId: 'g1',
     });
   });
+
+  it('the duplicate check: a record with the transaction it names, in its account only', async () => {
+    const tx = await seedTransaction(store, { orderId: 'SO-1' });
+    const a = await store.notifications.record(note({ transactionRef: tx.id, result: 'applied' }));
+    const b = await store.notifications.record(note({ dedupeKey: 'k2', result: 'unverified' }));
+    if (!a.inserted || !b.inserted) throw new Error('inserts expected');
+    expect(await store.notifications.findWithTransaction('k1')).toEqual({
+      notificationId: a.id,
+      result: 'applied',
+      transactionRef: tx.id,
+      transaction: await store.transactions.findById(tx.id),
+    });
+    expect(await store.notifications.findWithTransaction('k2')).toEqual({
+      notificationId: b.id,
+      result: 'unverified',
+      transactionRef: null,
+      transaction: undefined,
+    });
+    expect(await store.notifications.findWithTransaction('k3')).toBeUndefined();
+    expect(await store.forAccount('shop-b').notifications.findWithTransaction('k1')).toBeUndefined();
+  });
 });

@@ -32,10 +32,9 @@ export async function processedBefore(
   services: Deps<'store'>,
   report: GatewayReport,
 ): Promise<{ notificationId: number; transaction: TransactionRecord } | undefined> {
-  const seen = await services.store.notifications.findByDedupeKey(dedupeKey(report));
+  const seen = await services.store.notifications.findWithTransaction(dedupeKey(report));
   if (!seen?.transactionRef || seen.result === 'unverified' || seen.result === 'received') return undefined;
-  const transaction = await services.store.transactions.findById(seen.transactionRef);
-  return transaction ? { notificationId: seen.id, transaction } : undefined;
+  return seen.transaction ? { notificationId: seen.notificationId, transaction: seen.transaction } : undefined;
 }
 
 /** A stored notification read back as the report it was; undefined when it cannot be. */

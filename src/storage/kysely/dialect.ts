@@ -12,12 +12,15 @@ export type OutboxIndex = 'outbox_claimable_idx' | 'outbox_lane_claimable_idx' |
 
 export interface SqlDialect {
   readonly kind: 'sqlite' | 'postgres';
-  /** `select … for update` where rows are locked per row; SQLite needs none (one writer holds the file). */
-  readonly rowLock: RawBuilder<unknown>;
-  /** Claims skip rows another instance holds (PostgreSQL); SQLite has one process per file. */
-  readonly skipLocked: RawBuilder<unknown>;
-  /** An index the planner must use (SQLite, which has no statistics to find it); empty where it finds it itself. */
-  indexedBy(index: OutboxIndex): RawBuilder<unknown>;
+  /**
+   * The clause after `select …` that locks the rows read, where rows are locked per row; empty on
+   * SQLite (one writer holds the file). Text, for the statements written once (precompiled.ts).
+   */
+  readonly rowLock: string;
+  /** Claims skip rows another instance holds (PostgreSQL); SQLite has one process per file. Text, as `rowLock`. */
+  readonly skipLocked: string;
+  /** An index the planner must use (SQLite, which has no statistics to find it); empty where it finds it itself. Text, as `rowLock`. */
+  indexedBy(index: OutboxIndex): string;
   /**
    * The statement that serialises the feed's sequencing across connections until the surrounding
    * transaction ends (PostgreSQL); null on SQLite, where one connection writes and the transaction

@@ -9,9 +9,14 @@
  * Callers run one after another (one SQLite connection), so each sees the writes of those before
  * it, exactly as with separate transactions in that order.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import type { Access } from '../contract.js';
+import { Precompiled } from './precompiled.js';
+
+const SAVEPOINT = new Precompiled('savepoint member');
+const RELEASE = new Precompiled('release member');
+const ROLLBACK_TO = new Precompiled('rollback to member');
 
 interface Member {
   fn: (trx: Transaction<Database>) => Promise<unknown>;
@@ -74,14 +79,14 @@ export class GroupCommit {
   }
 
   private async runMember(trx: Transaction<Database>, m: Member): Promise<Outcome> {
-    await sql`savepoint member`.execute(trx);
+    await SAVEPOINT.run(trx, 'sqlite', []);
     try {
       const value = await m.fn(trx);
-      await sql`release member`.execute(trx);
+      await RELEASE.run(trx, 'sqlite', []);
       return { ok: true, value };
     } catch (error) {
-      await sql`rollback to member`.execute(trx);
-      await sql`release member`.execute(trx);
+      await ROLLBACK_TO.run(trx, 'sqlite', []);
+      await RELEASE.run(trx, 'sqlite', []);
       return { ok: false, error };
     }
   }

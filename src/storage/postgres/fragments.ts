@@ -10,9 +10,9 @@ const FEED_LOCK = 0x70_61_79_6c; // 'payl'
 
 export const postgresDialect: SqlDialect = {
   kind: 'postgres',
-  rowLock: sql`for update`,
-  skipLocked: sql`for update skip locked`,
+  rowLock: 'for update',
+  skipLocked: 'for update skip locked',
   // The planner picks the partial indexes from its statistics.
-  indexedBy: (_index: OutboxIndex) => sql``,
+  indexedBy: (_index: OutboxIndex) => '',
   feedLock: sql`select pg_advisory_xact_lock(${FEED_LOCK})`,
 };

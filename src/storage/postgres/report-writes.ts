@@ -4,10 +4,38 @@
  * take three or four (docs/performance.md). Each part runs only when the one before it wrote, so a
  * known dedupe key writes nothing at all.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../kysely/schema.js';
 import type { ReportWrite, ReportWritesRepo, ReportWritten } from '../contract.js';
 import { toColumns, toTransaction, type TransactionRow } from '../kysely/rows/transactions.js';
+import { PrecompiledFamily } from '../kysely/precompiled.js';
+
+type Written = TransactionRow & { notification_id: number | string };
+
+/** Keyed by the columns the patch sets, then `event` or `none`: one text per shape, made once. */
+const WRITE = new PrecompiledFamily<Written>((key) => {
+  const parts = key.split(' ');
+  const withEvent = parts.pop() === 'event';
+  const set = [...parts.filter((c) => c !== ''), 'updated_at'].map((c) => `${c} = ?`).join(', ');
+  const event = withEvent
+    ? `, o as (
+        insert into outbox_events (account, event_id, event_type, order_key, order_id, mercant_id, status_version, payload, state, attempts, next_attempt_at, lease_token, created_at, updated_at, retry_from, trace_context)
+        select ?, ?, ?, ?, ?::text, ?::text, ?::integer, ?, 'pending', 0, ?, 0, ?, ?, ?, ?::text
+        where exists (select 1 from u)
+      )`
+    : '';
+  return `
+    with n as (
+      insert into notifications (account, dedupe_key, gateway_order_id, transaction_ref, gateway_transaction_id, transaction_status, status_code, source, result, payload, reason, received_at)
+      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::text, ?)
+      on conflict (account, dedupe_key) do nothing
+      returning id
+    ), u as (
+      update transactions set ${set} where id = ? and exists (select 1 from n)
+      returning *
+    )${event}
+    select (select id from n) as notification_id, u.* from u`;
+});
 
 export class PostgresReportWrites implements ReportWritesRepo {
   constructor(
@@ -20,28 +48,43 @@ export class PostgresReportWrites implements ReportWritesRepo {
     const at = this.now().toISOString();
     const due = w.now.toISOString();
     const n = w.notification;
-    const set = Object.entries({ ...toColumns(w.patch), updated_at: at }).map(
-      ([col, v]) => sql`${sql.ref(col)} = ${v}`,
-    );
-    const event = w.event
-      ? sql`, o as (
-          insert into outbox_events (account, event_id, event_type, order_key, order_id, mercant_id, status_version, payload, state, attempts, next_attempt_at, lease_token, created_at, updated_at, retry_from, trace_context)
-          select ${this.account}, ${w.event.eventId}, ${w.event.eventType}, ${w.event.orderKey}, ${w.event.orderId}::text, ${w.event.mercantId}::text, ${w.event.statusVersion}::integer, ${w.event.payload}, 'pending', 0, ${due}, 0, ${due}, ${due}, ${due}, ${w.event.traceContext ?? null}::text
-          where exists (select 1 from u)
-        )`
-      : sql``;
-    const result = await sql<Record<string, unknown> & { notification_id: number }>`
-      with n as (
-        insert into notifications (account, dedupe_key, gateway_order_id, transaction_ref, gateway_transaction_id, transaction_status, status_code, source, result, payload, reason, received_at)
-        values (${this.account}, ${n.dedupeKey}, ${n.gatewayOrderId}, ${n.transactionRef}, ${n.gatewayTransactionId}, ${n.transactionStatus}, ${n.statusCode}, ${n.source}, ${n.result}, ${n.payload}, ${n.reason ?? null}::text, ${at})
-        on conflict (account, dedupe_key) do nothing
-        returning id
-      ), u as (
-        update transactions set ${sql.join(set)} where id = ${w.transactionId} and exists (select 1 from n)
-        returning *
-      )${event}
-      select (select id from n) as notification_id, u.* from u`.execute(this.db);
-    const row = result.rows[0];
+    const columns = toColumns(w.patch);
+    const e = w.event;
+    const params: unknown[] = [
+      this.account,
+      n.dedupeKey,
+      n.gatewayOrderId,
+      n.transactionRef,
+      n.gatewayTransactionId,
+      n.transactionStatus,
+      n.statusCode,
+      n.source,
+      n.result,
+      n.payload,
+      n.reason ?? null,
+      at,
+      ...Object.values(columns),
+      at,
+      w.transactionId,
+    ];
+    if (e)
+      params.push(
+        this.account,
+        e.eventId,
+        e.eventType,
+        e.orderKey,
+        e.orderId,
+        e.mercantId,
+        e.statusVersion,
+        e.payload,
+        due,
+        due,
+        due,
+        due,
+        e.traceContext ?? null,
+      );
+    const key = `${Object.keys(columns).join(' ')} ${e ? 'event' : 'none'}`;
+    const row = await WRITE.get(key).first(this.db, 'postgres', params);
     if (!row) return { inserted: false };
     const { notification_id: notificationId, ...transaction } = row;
     return {

@@ -2,16 +2,15 @@
  * SQLite's SQL fragments. One connection in one process: a transaction holds the only write lock
  * from its start, so nothing is locked per row and no claim has rows to skip.
  */
-import { sql } from 'kysely';
 import type { OutboxIndex, SqlDialect } from '../kysely/dialect.js';
 
 export const sqliteDialect: SqlDialect = {
   kind: 'sqlite',
-  rowLock: sql``,
-  skipLocked: sql``,
+  rowLock: '',
+  skipLocked: '',
   // Without statistics SQLite prefers the `(state, …)` indexes and then sorts or scans every
   // waiting event; the claim must walk the partial index in due order and stop early.
-  indexedBy: (index: OutboxIndex) => sql.raw(`indexed by ${index}`),
+  indexedBy: (index: OutboxIndex) => `indexed by ${index}`,
   // One connection writes at a time: the transaction is the lock.
   feedLock: null,
 };

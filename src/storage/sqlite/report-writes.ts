@@ -18,10 +18,10 @@ export class SqliteReportWrites implements ReportWritesRepo {
   ) {}
 
   async recordNew(w: ReportWrite): Promise<ReportWritten> {
-    const notificationId = await insertNotification(this.db, this.now, w.notification, this.account);
+    const notificationId = await insertNotification(this.db, 'sqlite', this.now, w.notification, this.account);
     if (notificationId === undefined) return { inserted: false };
-    const transaction = await updateTransaction(this.db, this.now, w.transactionId, w.patch);
-    if (w.event) await insertOutboxEvent(this.db, w.event, w.now, this.account);
+    const transaction = await updateTransaction(this.db, 'sqlite', this.now, w.transactionId, w.patch);
+    if (w.event) await insertOutboxEvent(this.db, 'sqlite', w.event, w.now, this.account);
     return { inserted: true, notificationId, transaction };
   }
 }

@@ -1,25 +1,38 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { insertNotification, toNotification } from '../rows/notifications.js';
-import type {
-  NewNotification,
-  NotificationOutcomeUpdate,
-  NotificationRecord,
-  NotificationResult,
+import { toTransaction, type TransactionRow } from '../rows/transactions.js';
+import { Precompiled, type DatabaseKind } from '../precompiled.js';
+import {
+  NOTIFICATION_RESULTS,
+  type NewNotification,
+  type NotificationOutcomeUpdate,
+  type NotificationRecord,
+  type NotificationResult,
 } from '../../../model/notification.js';
-import type { NotificationsRepo } from '../../contract.js';
+import { oneOf } from '../rows/literal.js';
+import type { NotificationsRepo, RecordedWithTransaction } from '../../contract.js';
+
+/** The duplicate check of every notification: the earlier record and its transaction in one lookup. */
+const WITH_TRANSACTION = new Precompiled<
+  TransactionRow & { n_id: number | string; n_result: string; n_transaction_ref: string | null; t_found: unknown }
+>(`
+  select n.id as n_id, n.result as n_result, n.transaction_ref as n_transaction_ref, t.id as t_found, t.*
+  from notifications n left join transactions t on t.id = n.transaction_ref
+  where n.dedupe_key = ? and n.account = ?`);
 
 export class KyselyNotificationsRepo implements NotificationsRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
+    private readonly kind: DatabaseKind,
     private readonly account: string,
   ) {}
 
   async record(
     n: NewNotification,
   ): Promise<{ inserted: true; id: number } | { inserted: false; existing: NotificationRecord }> {
-    const id = await insertNotification(this.db, this.now, n, this.account);
+    const id = await insertNotification(this.db, this.kind, this.now, n, this.account);
     if (id !== undefined) return { inserted: true, id };
     const existing = await this.db
       .selectFrom('notifications')
@@ -57,6 +70,18 @@ export class KyselyNotificationsRepo implements NotificationsRepo {
       .where('account', '=', this.account)
       .executeTakeFirst();
     return row ? toNotification(row) : undefined;
+  }
+
+  async findWithTransaction(dedupeKey: string): Promise<RecordedWithTransaction | undefined> {
+    const row = await WITH_TRANSACTION.first(this.db, this.kind, [dedupeKey, this.account]);
+    if (!row) return undefined;
+    const result = oneOf(NOTIFICATION_RESULTS, row.n_result, 'notifications.result');
+    return {
+      notificationId: Number(row.n_id),
+      result,
+      transactionRef: row.n_transaction_ref,
+      transaction: row.t_found === null ? undefined : toTransaction(row),
+    };
   }
 
   async listByResult(result: NotificationResult, limit: number): Promise<NotificationRecord[]> {

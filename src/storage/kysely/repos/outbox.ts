@@ -17,6 +17,7 @@ import type { SqlDialect } from '../dialect.js';
 import type { CompleteAttempt } from '../backend.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { asOneOf } from '../rows/literal.js';
+import { PrecompiledFamily } from '../precompiled.js';
 
 const UNDELIVERED = ['pending', 'failed'] as const;
 
@@ -30,10 +31,43 @@ const UNDELIVERED = ['pending', 'failed'] as const;
 // candidate (15 s with 100,000 waiting; docs/performance.md, "The outbox's claim"); a limited
 // subquery runs per candidate on outbox_order_idx.
 // The same order id in two accounts is two orders, and an alert's key never holds an ERP event.
-const FIRST_OF_ORDER = sql`(
+const FIRST_OF_ORDER = `(
   select p.seq from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed', 'dead')
     and p.account = e.account and p.lane = e.lane limit 1
 ) is null`;
+
+/** Keyed by `<kind>|<index hint>|<skip-locked clause>|<all or account>`. */
+const CLAIM = new PrecompiledFamily<OutboxRow>((key) => {
+  const [, hint, skip, scope] = key.split('|');
+  const scoped = scope === 'account' ? 'e.account = ? and e.lane = ?' : 'e.lane = ?';
+  return `
+    update outbox_events set lease_owner = ?, lease_until = ?, lease_token = lease_token + 1, updated_at = ?
+    where seq in (
+      select e.seq from outbox_events e ${hint} where ${scoped} and
+        e.state in ('pending', 'failed') and e.next_attempt_at <= ?
+        and (e.lease_until is null or e.lease_until <= ?)
+        and ${FIRST_OF_ORDER}
+      order by e.next_attempt_at, e.seq
+      limit ?
+      ${skip}
+    )
+    returning *`;
+});
+
+/** Keyed by `<kind>|<index hint>`: the next due event that may be claimed (see `nextDueAt`). */
+const NEXT_FREE = new PrecompiledFamily<{ due: string }>(
+  (key) => `
+    select e.next_attempt_at as due from outbox_events e ${key.split('|')[1] ?? ''}
+    where e.state in ('pending', 'failed') and (e.lease_until is null or e.lease_until <= e.next_attempt_at) and ${FIRST_OF_ORDER}
+    order by e.next_attempt_at limit 1`,
+);
+
+/** Keyed as `NEXT_FREE`: the first lease to run out on an event that may be claimed then. */
+const NEXT_LEASED = new PrecompiledFamily<{ due: string | null }>(
+  (key) => `
+    select min(e.lease_until) as due from outbox_events e ${key.split('|')[1] ?? ''}
+    where e.lease_until is not null and e.state in ('pending', 'failed') and e.lease_until > e.next_attempt_at and ${FIRST_OF_ORDER}`,
+);
 
 export class KyselyOutboxRepo implements OutboxRepo {
   constructor(
@@ -45,7 +79,7 @@ export class KyselyOutboxRepo implements OutboxRepo {
   ) {}
 
   enqueue(e: NewOutboxEvent, now?: Date): Promise<OutboxEvent> {
-    return insertOutboxEvent(this.db, e, now ?? this.now(), this.account);
+    return insertOutboxEvent(this.db, this.dialect.kind, e, now ?? this.now(), this.account);
   }
 
   async claimDue(
@@ -60,22 +94,11 @@ export class KyselyOutboxRepo implements OutboxRepo {
     const until = new Date(now.getTime() + leaseMs).toISOString();
     // One account's claim walks that account's due events only, so another account's backlog of
     // due-but-failing events never fills it.
-    const scope =
-      account === undefined
-        ? sql`${this.dialect.indexedBy('outbox_claimable_idx')} where e.lane = ${lane} and`
-        : sql`${this.dialect.indexedBy('outbox_lane_claimable_idx')} where e.account = ${account} and e.lane = ${lane} and`;
-    const result = await sql<OutboxRow>`
-      update outbox_events set lease_owner = ${owner}, lease_until = ${until}, lease_token = lease_token + 1, updated_at = ${at}
-      where seq in (
-        select e.seq from outbox_events e ${scope}
-          e.state in ('pending', 'failed') and e.next_attempt_at <= ${at}
-          and (e.lease_until is null or e.lease_until <= ${at})
-          and ${FIRST_OF_ORDER}
-        order by e.next_attempt_at, e.seq
-        limit ${limit}
-        ${this.dialect.skipLocked}
-      )
-      returning *`.execute(this.db);
+    const d = this.dialect;
+    const index = account === undefined ? 'outbox_claimable_idx' : 'outbox_lane_claimable_idx';
+    const key = `${d.kind}|${d.indexedBy(index)}|${d.skipLocked}|${account === undefined ? 'all' : 'account'}`;
+    const scope = account === undefined ? [lane] : [account, lane];
+    const result = await CLAIM.get(key).run(this.db, d.kind, [owner, until, at, ...scope, at, at, limit]);
     return result.rows.map(toEvent).sort((a, b) => a.seq - b.seq);
   }
 
@@ -201,15 +224,9 @@ export class KyselyOutboxRepo implements OutboxRepo {
     // an event waiting behind its predecessor must not make the worker poll for it. Two index walks
     // that stop early (outbox_claimable_idx in due order, outbox_leased_idx over the few leased
     // events) instead of a minimum over every waiting event.
-    const free = await sql<{ due: string }>`
-      select e.next_attempt_at as due from outbox_events e ${this.dialect.indexedBy('outbox_claimable_idx')}
-      where e.state in ('pending', 'failed') and (e.lease_until is null or e.lease_until <= e.next_attempt_at) and ${FIRST_OF_ORDER}
-      order by e.next_attempt_at limit 1`.execute(this.db);
-    const leased = await sql<{ due: string | null }>`
-      select min(e.lease_until) as due from outbox_events e ${this.dialect.indexedBy('outbox_leased_idx')}
-      where e.lease_until is not null and e.state in ('pending', 'failed') and e.lease_until > e.next_attempt_at and ${FIRST_OF_ORDER}`.execute(
-      this.db,
-    );
+    const d = this.dialect;
+    const free = await NEXT_FREE.get(`${d.kind}|${d.indexedBy('outbox_claimable_idx')}`).run(this.db, d.kind, []);
+    const leased = await NEXT_LEASED.get(`${d.kind}|${d.indexedBy('outbox_leased_idx')}`).run(this.db, d.kind, []);
     const dues = [free.rows[0]?.due, leased.rows[0]?.due].filter((d): d is string => typeof d === 'string');
     return dues.length === 0 ? undefined : dues.reduce((a, b) => (a <= b ? a : b));
   }

@@ -76,7 +76,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
   ): Promise<TransactionRecord | undefined> {
     // Our own ids are unique across accounts; the order ids only within one.
     const account = col === 'id' ? undefined : this.account;
-    return selectTransactionBy(this.db, col, value, lock ? this.dialect.rowLock : sql``, account);
+    return selectTransactionBy(this.db, this.dialect.kind, col, value, lock ? this.dialect.rowLock : '', account);
   }
 
   findById(id: string) {
@@ -163,7 +163,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
   }
 
   update(id: string, patch: TransactionPatch, o: TransactionUpdateOptions = {}): Promise<TransactionRecord> {
-    return updateTransaction(this.db, this.now, id, patch, o);
+    return updateTransaction(this.db, this.dialect.kind, this.now, id, patch, o);
   }
 
   async list(filter: TransactionFilter): Promise<Page<TransactionRecord>> {

@@ -11,6 +11,7 @@ import {
   type NotificationRecord,
 } from '../../../model/notification.js';
 import { oneOf } from './literal.js';
+import { Precompiled, type DatabaseKind } from '../precompiled.js';
 
 type NotificationRow = Selectable<NotificationsTable>;
 
@@ -32,32 +33,35 @@ export function toNotification(r: NotificationRow): NotificationRecord {
   };
 }
 
+const INSERT = new Precompiled<{ id: number | string }>(`
+  insert into notifications (account, dedupe_key, gateway_order_id, transaction_ref, gateway_transaction_id,
+    transaction_status, status_code, source, result, payload, reason, received_at)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  on conflict (account, dedupe_key) do nothing
+  returning id`);
+
 /** The new record's id, or undefined when the dedupe key exists (nothing written). */
 export async function insertNotification(
   db: Kysely<Database>,
+  kind: DatabaseKind,
   now: () => Date,
   n: NewNotification,
   account: string,
 ): Promise<number | undefined> {
   // ON CONFLICT DO NOTHING: a unique violation would abort a PostgreSQL transaction.
-  const row = await db
-    .insertInto('notifications')
-    .values({
-      account,
-      dedupe_key: n.dedupeKey,
-      gateway_order_id: n.gatewayOrderId,
-      transaction_ref: n.transactionRef,
-      gateway_transaction_id: n.gatewayTransactionId,
-      transaction_status: n.transactionStatus,
-      status_code: n.statusCode,
-      source: n.source,
-      result: n.result,
-      payload: n.payload,
-      reason: n.reason === undefined || n.reason === null ? null : n.reason.slice(0, 500),
-      received_at: now().toISOString(),
-    })
-    .onConflict((oc) => oc.columns(['account', 'dedupe_key']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const row = await INSERT.first(db, kind, [
+    account,
+    n.dedupeKey,
+    n.gatewayOrderId,
+    n.transactionRef,
+    n.gatewayTransactionId,
+    n.transactionStatus,
+    n.statusCode,
+    n.source,
+    n.result,
+    n.payload,
+    n.reason === undefined || n.reason === null ? null : n.reason.slice(0, 500),
+    now().toISOString(),
+  ]);
   return row ? Number(row.id) : undefined;
 }

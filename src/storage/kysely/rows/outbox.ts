@@ -13,6 +13,7 @@ import {
 } from '../../../model/delivery.js';
 import type { Database, DeliveryAttemptsTable, OutboxEventsTable } from '../schema.js';
 import { oneOf } from './literal.js';
+import { Precompiled, type DatabaseKind } from '../precompiled.js';
 
 export type OutboxRow = Selectable<OutboxEventsTable>;
 
@@ -58,41 +59,38 @@ export function toAttempt(r: Selectable<DeliveryAttemptsTable>): DeliveryAttempt
   };
 }
 
+const INSERT = new Precompiled<OutboxRow>(`
+  insert into outbox_events (account, event_id, event_type, order_key, order_id, mercant_id, status_version, payload,
+    state, attempts, next_attempt_at, lease_owner, lease_until, lease_token, last_status_code, last_error, created_at,
+    updated_at, delivered_at, retry_from, lane, trace_context)
+  values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, null, null, 0, null, null, ?, ?, null, ?, ?, ?)
+  returning *`);
+
 /** Writes a new event, due at `now` (its retry window starting then). */
 export async function insertOutboxEvent(
   db: Kysely<Database>,
+  kind: DatabaseKind,
   e: NewOutboxEvent,
   now: Date,
   account: string,
 ): Promise<OutboxEvent> {
   const at = now.toISOString();
-  const row = await db
-    .insertInto('outbox_events')
-    .values({
-      account,
-      event_id: e.eventId,
-      event_type: e.eventType,
-      order_key: e.orderKey,
-      order_id: e.orderId,
-      mercant_id: e.mercantId,
-      status_version: e.statusVersion,
-      payload: e.payload,
-      state: 'pending',
-      attempts: 0,
-      next_attempt_at: at,
-      lease_owner: null,
-      lease_until: null,
-      lease_token: 0,
-      last_status_code: null,
-      last_error: null,
-      created_at: at,
-      updated_at: at,
-      delivered_at: null,
-      retry_from: at,
-      lane: e.lane ?? 'erp',
-      trace_context: e.traceContext ?? null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await INSERT.first(db, kind, [
+    account,
+    e.eventId,
+    e.eventType,
+    e.orderKey,
+    e.orderId,
+    e.mercantId,
+    e.statusVersion,
+    e.payload,
+    at,
+    at,
+    at,
+    at,
+    e.lane ?? 'erp',
+    e.traceContext ?? null,
+  ]);
+  if (!row) throw new Error('outbox insert returned no row');
   return toEvent(row);
 }

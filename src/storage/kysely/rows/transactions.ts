@@ -2,7 +2,7 @@
  * A transaction's row and its record, and the statements on it that both the repository and a
  * database's own report writes (`sqlite/report-writes.ts`) run.
  */
-import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
 import type { TransactionsRepo } from '../../contract.js';
 import {
@@ -12,6 +12,7 @@ import {
   type TransactionRecord,
 } from '../../../model/payment.js';
 import { oneOf } from './literal.js';
+import { PrecompiledFamily, type DatabaseKind } from '../precompiled.js';
 
 export type TransactionRow = Selectable<TransactionsTable>;
 
@@ -93,36 +94,57 @@ export function toColumns(patch: TransactionPatch): Partial<TransactionsTable> {
 
 export type TransactionUpdateOptions = Parameters<TransactionsRepo['update']>[2] & object;
 
+const SELECT_BY = new PrecompiledFamily<TransactionRow>((key) => {
+  const [col, scoped, ...lock] = key.split(' ');
+  return `select * from transactions where ${col} = ?${scoped === 'account' ? ' and account = ?' : ''} ${lock.join(' ')}`;
+});
+
 /**
  * By a unique column (the order ids within `account`; the id across accounts), with `lock` (the
- * dialect's row lock) after it for a lookup that locks. No ordering: on SQLite an `order by … limit`
- * here costs 2.5× the lookup (docs/performance.md).
+ * dialect's row lock clause) after it for a lookup that locks. No
+ * ordering: on SQLite an `order by … limit` here costs 2.5× the lookup (docs/performance.md).
  */
 export async function selectTransactionBy(
   db: Kysely<Database>,
+  kind: DatabaseKind,
   col: 'id' | 'order_id' | 'gateway_order_id',
   value: string,
-  lock: RawBuilder<unknown> = sql``,
+  lock = '',
   account?: string,
 ): Promise<TransactionRecord | undefined> {
-  const inAccount = account === undefined ? sql`` : sql`and account = ${account}`;
-  const row =
-    await sql<TransactionRow>`select * from transactions where ${sql.ref(col)} = ${value} ${inAccount} ${lock}`.execute(
-      db,
-    );
-  const first = row.rows[0];
+  const key = `${col} ${account === undefined ? 'any' : 'account'} ${lock}`;
+  const first = await SELECT_BY.get(key).first(db, kind, account === undefined ? [value] : [value, account]);
   return first ? toTransaction(first) : undefined;
 }
+
+/** A plain patch: the columns it sets, then `updated_at`, by id, the row as it is afterwards. */
+const UPDATE = new PrecompiledFamily<TransactionRow>(
+  (columns) =>
+    `update transactions set ${columns
+      .split(' ')
+      .map((c) => `${c} = ?`)
+      .join(', ')}, updated_at = ? where id = ? returning *`,
+);
 
 /** `TransactionsRepo.update`: the patch, and the record as it is afterwards. */
 export async function updateTransaction(
   db: Kysely<Database>,
+  kind: DatabaseKind,
   now: () => Date,
   id: string,
   patch: TransactionPatch,
   o: TransactionUpdateOptions = {},
 ): Promise<TransactionRecord> {
   const always: Record<string, unknown> = toColumns(patch);
+  if (!o.whileStatusIn && !o.ifStatusIn) {
+    const columns = Object.keys(always);
+    if (columns.length > 0) {
+      const params = [...Object.values(always), now().toISOString(), id];
+      const row = await UPDATE.get(columns.join(' ')).first(db, kind, params);
+      if (!row) throw new Error(`transaction ${id} vanished during update`);
+      return toTransaction(row);
+    }
+  }
   const values: Record<string, unknown> = { ...always, updated_at: now().toISOString() };
   if (o.whileStatusIn) {
     // Every expression of an UPDATE reads the row as it was, so each column tests the old status.
@@ -137,7 +159,7 @@ export async function updateTransaction(
   // The changed row comes back with the update (one statement); an update whose condition did not
   // hold changes nothing and the row is read as it stands.
   const changed = await q.returningAll().executeTakeFirst();
-  const after = changed ? toTransaction(changed) : await selectTransactionBy(db, 'id', id);
+  const after = changed ? toTransaction(changed) : await selectTransactionBy(db, kind, 'id', id);
   if (!after) throw new Error(`transaction ${id} vanished during update`);
   return after;
 }
