@@ -49,9 +49,14 @@ const PAID = new Set(['settlement', 'capture', 'refund', 'partial_refund']);
 /** A listed transaction's time: when it was paid. */
 const paidAt = (t: Txn): Date => t.settlement_time ?? t.transaction_time;
 
-/** The promo a transaction carries in its extras (`promo: {id?, code?, name?, original_amount, discount_amount}`), when any. */
+/**
+ * The promo of a transaction, when its charge's `metadata.promo` names one
+ * (`{id?, code?, name?, original_amount, discount_amount}`): the simulator's way to stand for a
+ * promo the gateway applied.
+ */
 function promoOf(t: Txn): Json | undefined {
-  const p = t.extras.promo;
+  const meta = isObject(t.extras.metadata) ? t.extras.metadata : {};
+  const p = meta.promo;
   if (!isObject(p)) return undefined;
   const original = asInteger(p.original_amount);
   const discount = asInteger(p.discount_amount);
