@@ -20,8 +20,8 @@ export const RECONCILIATION_RESULTS = [
 export type ReconciliationResult = (typeof RECONCILIATION_RESULTS)[number];
 
 /**
- * One payment as the gateway reports it, whatever the source (a dashboard export today; the
- * gateway's transaction-history API later): the matching sees only this.
+ * One payment as the gateway reports it, whatever the source (a dashboard export, or the
+ * gateway's transaction-history API): the matching sees only this.
  */
 export interface ReportRow {
   /** Where it came from: the file's line (1 = the header), or the source's own position. */

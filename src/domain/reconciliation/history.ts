@@ -75,11 +75,25 @@ export async function reconcileHistoryDay(
   }
   log.info({ rows: rows.length }, 'history reconciliation: history read, reconciling');
   const by = req.by === 'schedule' ? 'schedule' : actorName(req.by);
-  return importReportRows(services, {
-    source: 'history_api',
-    createdBy: by,
-    key,
-    rows,
-    covers: { from: req.day, to: req.day },
-  });
+  try {
+    return await importReportRows(services, {
+      source: 'history_api',
+      createdBy: by,
+      key,
+      rows,
+      covers: { from: req.day, to: req.day },
+    });
+  } catch (err) {
+    // An item breaking a report's rules (a fee above its amount, a net other than amount − fee) is
+    // the gateway's answer at fault, not the operator's request.
+    if (!(err instanceof AppError) || err.code !== 'VALIDATION_FAILED') throw err;
+    log.warn(
+      { problem: err.message },
+      'history reconciliation: the gateway history breaks a report rule; nothing written',
+    );
+    throw new AppError(
+      'GATEWAY_BAD_RESPONSE',
+      `The gateway's history of ${req.day} is not a valid report: ${err.message}`,
+    );
+  }
 }
