@@ -277,6 +277,12 @@ describe.each(DATABASE_KINDS)("reconciling a day from the gateway's transaction 
     expect(future.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
     const malformed = await run({ day: '2026-02-30' });
     expect(malformed.statusCode).toBe(400);
+    // Without a day: yesterday (paylink's), the day already reconciled.
+    const yesterday = await run({});
+    expect(yesterday.statusCode, yesterday.body).toBe(200);
+    expect(yesterday.json()).toMatchObject({ source: 'history_api', covers_from: day });
+    const noBody = await e.app.inject({ method: 'POST', url: '/api/reconciliation/history-runs', headers: op });
+    expect(noBody.statusCode).toBe(400);
     const viewer = { user: 'vera', pass: 'viewer-password-0001' };
     const made = await e.app.inject({
       method: 'POST',
