@@ -11,6 +11,9 @@ import { SnapBiClient } from './gateway/snap-bi/client.js';
 import { SnapBiGateway } from './gateway/snap-bi/gateway.js';
 import { RoutedGateway } from './gateway/snap-bi/routed.js';
 import { snapBiCredentials } from './gateway/snap-bi/credentials.js';
+import { createHistoryReconciler, type HistoryReconcilerOptions } from './workers/history-reconciler.js';
+import { SnapBiHistory } from './gateway/snap-bi/history.js';
+import type { TransactionHistories, TransactionHistory } from './gateway/history.js';
 import type { Gateway, Gateways } from './gateway/port.js';
 import { DEFAULT_ACCOUNT } from './model/account.js';
 import { createMetrics } from './platform/metrics.js';
@@ -43,6 +46,8 @@ export interface ServiceOptions {
   reconciler?: ReconcilerOptions;
   /** Retention tuning (interval, batch size). */
   retention?: PrunerOptions;
+  /** The daily reconciliation from the gateway's history (time of day, interval). */
+  historyReconciler?: HistoryReconcilerOptions;
 }
 
 /**
@@ -118,9 +123,21 @@ export function createServices(
     });
     clients.push(snapBiClient);
     const snapBi = new SnapBiGateway(snapBiClient, async () => (await accountConfig.current()).gateway.merchant_id);
+    historyByAccount.set(
+      account,
+      new SnapBiHistory(snapBiClient, async () => {
+        try {
+          snapBiCredentials(await accountConfig.current());
+          return true;
+        } catch {
+          return false;
+        }
+      }),
+    );
     return new RoutedGateway(legacy, snapBi, () => accountConfig.current());
   };
   const byAccount = new Map<string, Gateway>();
+  const historyByAccount = new Map<string, TransactionHistory>();
   const gateways: Gateways = {
     for(account) {
       let g = byAccount.get(account);
@@ -132,6 +149,15 @@ export function createServices(
     },
   };
   const gateway = gateways.for(DEFAULT_ACCOUNT);
+  // An account's history shares its BI-SNAP client (one token, one pool of connections).
+  const histories: TransactionHistories = {
+    for(account) {
+      gateways.for(account);
+      const h = historyByAccount.get(account);
+      if (!h) throw new Error(`no transaction history for account ${account}`);
+      return h;
+    },
+  };
   const workers: BackgroundWorker[] = [];
   const feed = createFeedWake(deps.store.signals, o.feed);
   const outbox = wakingFeed(
@@ -150,6 +176,7 @@ export function createServices(
     runtimeConfig,
     gateway,
     gateways,
+    histories,
     metrics,
     operator: deps.operator,
     csrfKey: box.derive('console-csrf'),
@@ -169,6 +196,7 @@ export function createServices(
     },
   };
   workers.push(createReconciler(services, o.reconciler));
+  workers.push(createHistoryReconciler(services, { at: config.reconciliationHistoryAt, ...o.historyReconciler }));
   workers.push(
     createPruner(
       { store: deps.store, runtimeConfig, clock, logger: deps.logger.child({ component: 'retention' }) },

@@ -9,6 +9,7 @@ import type { Store } from './storage/contract.js';
 import type { AttemptOutcome } from './model/delivery.js';
 import type { RuntimeConfigService } from './config/runtime.js';
 import type { Gateway, Gateways } from './gateway/port.js';
+import type { TransactionHistories } from './gateway/history.js';
 import type { Metrics } from './platform/metrics.js';
 import type { FeedWake } from './domain/erp-events/feed-wake.js';
 
@@ -30,6 +31,8 @@ export interface Services {
   gateway: Gateway;
   /** Each account's gateway (its mode, keys and notification URL); `gateway` is `default`'s. */
   gateways: Gateways;
+  /** Each account's transaction history at the gateway (BI-SNAP), for reconciling a day. */
+  histories: TransactionHistories;
   metrics: Metrics;
   /** Operator Basic-Auth credentials in force (configured or generated). */
   operator: { user: string; pass: string };

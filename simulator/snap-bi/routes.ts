@@ -14,6 +14,7 @@ import { hmacSignature, sameSecret, sha256Hex, verifyRsa } from './crypto.js';
 import type { SnapBiOptions } from './options.js';
 import type { Answer, SnapBiState, SnapKind, SnapTxn } from './state.js';
 import { amount, latestStatus, statusBody, vaData, wib } from './wire.js';
+import { HISTORY_DETAIL_PATH, HISTORY_LIST_PATH, historyDetail, historyList } from './history.js';
 
 export interface SnapBiRouteDeps {
   options: () => SnapBiOptions;
@@ -346,5 +347,7 @@ export function registerSnapBiRoutes(app: FastifyInstance, deps: SnapBiRouteDeps
     vaRoutes(scope, deps);
     debitRoutes(scope, deps);
     qrisRoutes(scope, deps);
+    transactional(scope, deps, HISTORY_LIST_PATH, '12', (b) => historyList(deps.merchant(), b));
+    transactional(scope, deps, HISTORY_DETAIL_PATH, '13', (b) => historyDetail(deps.merchant(), b));
   });
 }

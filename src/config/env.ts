@@ -62,6 +62,7 @@ export const EnvSchema = Type.Object({
   CONFIG_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ maxLength: 2000 })),
   CONSOLE_TIME_ZONE: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   ERP_ALLOW_PRIVATE_NETWORKS: Type.Optional(Type.String({ maxLength: 4000 })),
+  RECONCILIATION_HISTORY_AT: Type.Optional(Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' })),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 256, pattern: '^[\\x21-\\x7e]+$' })),
   NODE_ENV: Type.Optional(Type.String()),
 });
@@ -127,6 +128,8 @@ export const ConfigSchema = Type.Object({
   consoleTimeZone: Str,
   /** `METRICS_TOKEN`: when set, `GET /metrics` also accepts `Authorization: Bearer <token>`. */
   metricsToken: Type.Optional(Str),
+  /** Jakarta time of day (`HH:MM`) the previous day is reconciled from the gateway's history; default 03:00. */
+  reconciliationHistoryAt: Type.Optional(Str),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -277,6 +280,7 @@ export function loadConfig(given: Record<string, string | undefined>, cwd = proc
     isProduction,
     consoleTimeZone: get('CONSOLE_TIME_ZONE') ?? 'Asia/Jakarta',
     metricsToken: get('METRICS_TOKEN'),
+    reconciliationHistoryAt: get('RECONCILIATION_HISTORY_AT') ?? '03:00',
   };
   if (!validTimeZone(config.consoleTimeZone))
     problems.push('CONSOLE_TIME_ZONE must be an IANA time zone name such as Asia/Jakarta');

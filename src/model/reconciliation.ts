@@ -20,8 +20,8 @@ export const RECONCILIATION_RESULTS = [
 export type ReconciliationResult = (typeof RECONCILIATION_RESULTS)[number];
 
 /**
- * One payment as the gateway reports it, whatever the source (a dashboard export today; the
- * gateway's transaction-history API later): the matching sees only this.
+ * One payment as the gateway reports it, whatever the source (a dashboard export, or the
+ * gateway's transaction-history API): the matching sees only this.
  */
 export interface ReportRow {
   /** Where it came from: the file's line (1 = the header), or the source's own position. */
@@ -51,6 +51,9 @@ export interface ReportRow {
   split?: { type: string | null; sender: string | null; receiver: string | null } | null;
 }
 
+export const RECONCILIATION_SOURCES = ['file', 'history_api'] as const;
+export type ReconciliationSource = (typeof RECONCILIATION_SOURCES)[number];
+
 export interface ReconciliationCounts {
   rows: number;
   matched: number;
@@ -69,6 +72,11 @@ export interface ReconciliationImport extends ReconciliationCounts {
   /** SHA-256 of the file's bytes: the same file again is the same import. */
   fileSha256: string;
   state: 'running' | 'done';
+  /**
+   * Where its rows came from: `file`, a report uploaded; `history_api`, the gateway's transaction
+   * history of one day, read by paylink (its `fileSha256` then stands for the account and day).
+   */
+  source: ReconciliationSource;
   /** The days (Jakarta) the report covers, `YYYY-MM-DD`, inclusive; null when it named none. */
   coversFrom: string | null;
   coversTo: string | null;

@@ -150,6 +150,11 @@ export const ERRORS = {
     title: 'Payments changed during the import',
     doc: 'A payment a gateway report matched changed (a notification or a refund arrived) between the reading of the report and the writing of its fees; nothing of the import was kept. Import the same file again.',
   },
+  HISTORY_NOT_CONFIGURED: {
+    status: 409,
+    title: 'No BI-SNAP credentials',
+    doc: "The account's transaction history is read through BI-SNAP: set its BI-SNAP credentials (gateway.snap_bi) first.",
+  },
   OPERATOR_EXISTS: {
     status: 409,
     title: 'Operator exists',

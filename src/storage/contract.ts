@@ -31,6 +31,7 @@ import type {
   ReconciliationImport,
   ReconciliationResult,
   ReconciliationRow,
+  ReconciliationSource,
 } from '../model/reconciliation.js';
 
 export interface TransactionFilter {
@@ -437,7 +438,7 @@ export interface FeedRepo {
 /** Imports of the gateway's reports, and every row's result. */
 export interface ReconciliationRepo {
   /** An import under way (`running`): its rows are added batch by batch. */
-  begin(i: { id: string; createdBy: string; now: Date }): Promise<void>;
+  begin(i: { id: string; createdBy: string; now: Date; source?: ReconciliationSource }): Promise<void>;
   addRows(rows: NewReconciliationRow[]): Promise<void>;
   /**
    * Payments whose money moved (paid, refunded, charged back) with a payment time between `from`

@@ -199,7 +199,7 @@ export function readTime(raw: string, line: number, column: string, window: Date
 }
 
 /** The fee and net of a row, each completed from the other; fee ≤ amount and net = amount − fee, or a 400. */
-function feeAndNet(
+export function feeAndNet(
   amount: number,
   fee: number | null,
   net: number | null,

@@ -15,6 +15,7 @@ import type {
   NewReconciliationRow,
   ReconciliationCounts,
   ReconciliationImport,
+  ReconciliationSource,
   ReportRow,
 } from '../../model/reconciliation.js';
 import { AppError } from '../../platform/errors.js';
@@ -22,6 +23,7 @@ import { actorName, type Actor } from '../audit.js';
 import { maySee, requireRole } from '../operators/access.js';
 import { isPurchaseOf } from '../../gateway/report.js';
 import {
+  feeAndNet,
   isCalendarDay,
   locateColumns,
   parseColumnMapping,
@@ -84,19 +86,72 @@ export async function importGatewayReport(services: ImportDeps, req: ImportReque
   const mapping = parseColumnMapping(req.columns);
   const window = reportWindow(services.clock.now());
   const explicit = coversParam(req.from, req.to, window);
+  return runImport(services, {
+    source: 'file',
+    createdBy: actorName(req.actor),
+    window,
+    covers: explicit,
+    stage: (run) => run.stageAll(req.body, mapping, req.separator),
+  });
+}
+
+/** Rows from another source than a file, reconciled as an import of them would be. */
+export interface RowsImport {
+  source: ReconciliationSource;
+  createdBy: string;
+  /** Stands for the source as a file's hash does: the same key again is the first import, unchanged. */
+  key: string;
+  rows: readonly ReportRow[];
+  covers: { from: string; to: string };
+}
+
+/**
+ * Rows read elsewhere (the gateway's transaction-history API), checked against the rules of a
+ * report's cells (fee ≤ amount, net = amount − fee), matched, staged and written exactly as an
+ * imported file's. The caller checks the operator's role and account.
+ */
+export async function importReportRows(services: ImportDeps, req: RowsImport): Promise<ImportOutcome> {
+  const rows = req.rows.map((r) => ({ ...r, ...feeAndNet(r.amount, r.fee, r.net, r.line, (f) => f) }));
+  return runImport(services, {
+    source: req.source,
+    createdBy: req.createdBy,
+    window: reportWindow(services.clock.now()),
+    covers: req.covers,
+    stage: async (run) => {
+      await run.stageRows(rows);
+      return req.key;
+    },
+  });
+}
+
+/**
+ * Stage every row (no payment touched), then, unless the same file or key was imported before,
+ * find the payments missing at the gateway and make the import visible with its fees in one
+ * transaction. Anything thrown leaves nothing of this import.
+ */
+async function runImport(
+  services: ImportDeps,
+  spec: {
+    source: ReconciliationSource;
+    createdBy: string;
+    window: DateWindow;
+    covers: { from: string; to: string } | undefined;
+    stage: (run: ImportRun) => Promise<string>;
+  },
+): Promise<ImportOutcome> {
   const recon = services.store.reconciliation;
   const id = randomUUID();
-  await recon.begin({ id, createdBy: actorName(req.actor), now: services.clock.now() });
+  await recon.begin({ id, createdBy: spec.createdBy, now: services.clock.now(), source: spec.source });
   try {
-    const run = new ImportRun(services, id, window);
-    const sha = await run.stageAll(req.body, mapping, req.separator);
+    const run = new ImportRun(services, id, spec.window);
+    const sha = await spec.stage(run);
     const earlier = await recon.findDoneByFile(sha);
     if (earlier) {
       await recon.discard(id);
       return { created: false, import: earlier };
     }
     await recon.learnRows();
-    const covers = explicit ?? run.covers();
+    const covers = spec.covers ?? run.covers();
     if (covers.from !== null && covers.to !== null) await run.findMissingAtGateway(covers.from, covers.to);
     if (!(await commit(services, id, sha, run.counts, covers))) {
       await recon.discard(id);
@@ -209,6 +264,15 @@ class ImportRun {
       });
     await this.stage();
     return hash.digest('hex');
+  }
+
+  /** Matches and stages rows read elsewhere, batch by batch. */
+  async stageRows(rows: readonly ReportRow[]): Promise<void> {
+    for (const row of rows) {
+      this.batch.push(row);
+      if (this.batch.length >= BATCH) await this.stage();
+    }
+    await this.stage();
   }
 
   /** The days the report's own dates cover (Jakarta). */

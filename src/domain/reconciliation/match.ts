@@ -1,6 +1,6 @@
 /**
  * Matching one row of the gateway's report with the payment paylink holds. Pure: the rows come from
- * any source (a dashboard export, later the gateway's history API), the payment is looked up by the
+ * any source (a dashboard export, the gateway's history API), the payment is looked up by the
  * caller.
  *
  * The row's order id decides which payment it is about. A transaction id that paylink holds for

@@ -18,6 +18,7 @@ import {
   type ReconciliationResult,
 } from '../../model/reconciliation.js';
 import { MAX_REPORT_BYTES, importGatewayReport } from '../../domain/reconciliation/import.js';
+import { previousJakartaDay, reconcileHistoryDay } from '../../domain/reconciliation/history.js';
 import { separatorNamed } from '../../domain/reconciliation/reader.js';
 import { getReconciliation, listReconciliations } from '../../domain/reconciliation/queries.js';
 import { translator, type Translate } from '../../platform/i18n.js';
@@ -57,12 +58,27 @@ function resultBadge(t: T, r: ReconciliationResult): Html {
   return html`<span class="badge ${r === 'matched' ? 's-paid' : 's-failed'}" data-result="${r}">${resultLabel(t, r)}</span>`;
 }
 
+function sourceLabel(t: T, imp: ReconciliationImport): string {
+  return imp.source === 'history_api' ? t('sourceHistory') : t('sourceFile');
+}
+
 function covers(imp: ReconciliationImport): string {
   return imp.coversFrom === null
     ? '—'
     : imp.coversFrom === imp.coversTo
       ? imp.coversFrom
       : `${imp.coversFrom} – ${imp.coversTo ?? ''}`;
+}
+
+/** Reconcile one past day from the gateway's transaction history (BI-SNAP); yesterday by default. */
+function historyForm(t: T, token: string, yesterday: string): Html {
+  return html`<form method="post" action="${BASE}/history" class="card" aria-labelledby="h-history">
+<h2 id="h-history">${t('historyTitle')}</h2>
+<p class="muted">${t('historyHelp')}</p>
+<input type="hidden" name="_csrf" value="${token}">
+<label>${t('historyDay')}<input type="date" name="day" value="${yesterday}" max="${yesterday}" required></label>
+<button type="submit">${t('historyRun')}</button>
+</form>`;
 }
 
 function uploadForm(t: T, token: string): Html {
@@ -90,7 +106,7 @@ function countHeads(t: T): Html {
 }
 
 async function listBody(
-  services: Deps<'store'>,
+  services: Deps<'clock' | 'store'>,
   v: View,
   t: T,
   token: string,
@@ -99,13 +115,14 @@ async function listBody(
   actor: Actor,
 ): Promise<Html> {
   const page = await listReconciliations(services, { limit: LIST_SIZE, cursor }, actor);
-  return html`${mayImport ? uploadForm(t, token) : ''}
+  const yesterday = previousJakartaDay(services.clock.now());
+  return html`${mayImport ? uploadForm(t, token) : ''}${mayImport ? historyForm(t, token, yesterday) : ''}
 <h2 id="h-imports">${t('imports')}</h2>
 ${
   page.items.length === 0
     ? html`<p class="muted">${t('noImports')}</p>`
-    : html`<div class="table-wrap"><table aria-labelledby="h-imports"><thead><tr><th scope="col">${t('importedAt')}</th><th scope="col">${t('importedBy')}</th><th scope="col">${t('covers')}</th>${countHeads(t)}</tr></thead>
-<tbody>${page.items.map((imp) => html`<tr data-import="${imp.id}"><td><a href="${BASE}/${imp.id}">${v.when(imp.createdAt)}</a></td><td>${imp.createdBy}</td><td>${covers(imp)}</td>${countCells(imp)}</tr>`)}</tbody></table></div>`
+    : html`<div class="table-wrap"><table aria-labelledby="h-imports"><thead><tr><th scope="col">${t('importedAt')}</th><th scope="col">${t('importedBy')}</th><th scope="col">${t('source')}</th><th scope="col">${t('covers')}</th>${countHeads(t)}</tr></thead>
+<tbody>${page.items.map((imp) => html`<tr data-import="${imp.id}"><td><a href="${BASE}/${imp.id}">${v.when(imp.createdAt)}</a></td><td>${imp.createdBy}</td><td>${sourceLabel(t, imp)}</td><td>${covers(imp)}</td>${countCells(imp)}</tr>`)}</tbody></table></div>`
 }
 ${page.nextCursor ? html`<p class="pager"><a href="${BASE}?cursor=${encodeURIComponent(page.nextCursor)}">${t('older')}</a></p>` : ''}`;
 }
@@ -124,7 +141,7 @@ async function importBody(
   const self = `${BASE}/${imp.id}`;
   const body = html`<p><a href="${BASE}">${t('backToList')}</a></p>
 <section class="card" aria-labelledby="h-summary"><h2 id="h-summary">${t('summary')}</h2>
-<dl class="kv"><dt>${t('importedBy')}</dt><dd>${imp.createdBy}</dd><dt>${t('covers')}</dt><dd>${covers(imp)}</dd></dl>
+<dl class="kv"><dt>${t('importedBy')}</dt><dd>${imp.createdBy}</dd><dt>${t('source')}</dt><dd>${sourceLabel(t, imp)}</dd><dt>${t('covers')}</dt><dd>${covers(imp)}</dd></dl>
 <div class="table-wrap"><table><thead><tr>${countHeads(t)}</tr></thead><tbody><tr>${countCells(imp)}</tr></tbody></table></div>
 <p><a href="${self}/exceptions.csv" download>${t('downloadExceptions')}</a> · <a href="${self}/exceptions.csv?sep=%3B" download>${t('downloadExceptionsSemicolon')}</a></p>
 </section>
@@ -311,7 +328,7 @@ function drainUpload(req: FastifyRequest, reply: FastifyReply): void {
 }
 
 export const consoleReconciliationRoutes: RoutePlugin<
-  Deps<'clock' | 'config' | 'formKeySecret' | 'logger' | 'runtimeConfig' | 'store'>
+  Deps<'clock' | 'config' | 'formKeySecret' | 'histories' | 'logger' | 'runtimeConfig' | 'store'>
 > = async (app, services) => {
   const ctx = consoleContext(services);
   const render = async (
@@ -396,6 +413,33 @@ export const consoleReconciliationRoutes: RoutePlugin<
       },
     );
   });
+
+  app.post(
+    `${BASE}/history`,
+    {
+      config: { auth: 'op' },
+      preHandler: app.csrfProtection,
+      schema: {
+        ...consoleDoc(
+          "Console form: reconcile a day from the gateway's history",
+          'As POST /api/reconciliation/history-runs: `_csrf` and `day` (YYYY-MM-DD, a past Jakarta day). Answers 303 to the import; a refusal shows the page with what went wrong.',
+        ),
+        body: Type.Object({
+          _csrf: Type.String({ maxLength: 512 }),
+          day: Type.String({ maxLength: 10 }),
+        }),
+      },
+    },
+    async (req, reply) => {
+      try {
+        const out = await reconcileHistoryDay(services, { day: req.body.day, by: operatorActor(req) });
+        return await reply.redirect(`${BASE}/${out.import.id}?done=${out.created ? 'imported' : 'again'}`, 303);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        return render(req, reply, { status: err.status, alert: errorAlert(ctx.view(req, reply), err, req.id) });
+      }
+    },
+  );
 
   app.get(
     `${BASE}/:id`,

@@ -181,6 +181,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '032_outbox_account_lanes': outboxAccountLanesMigration032,
     '033_outbox_alert_lane': outboxAlertLaneMigration033(kind),
     '038_outbox_account_oldest': outboxAccountOldestMigration038,
+    '040_reconciliation_source': reconciliationSourceMigration040,
   };
 }
 
@@ -678,6 +679,16 @@ export const outboxAccountOldestMigration038: Migration = {
       .createIndex('outbox_account_state_seq_idx')
       .on('outbox_events')
       .columns(['account', 'state', 'seq'])
+      .execute();
+  },
+};
+
+/** An import says where its rows came from: an uploaded file, or the gateway's transaction-history API. */
+export const reconciliationSourceMigration040: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .alterTable('reconciliation_imports')
+      .addColumn('source', 'text', (c) => c.notNull().defaultTo('file'))
       .execute();
   },
 };

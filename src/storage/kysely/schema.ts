@@ -281,6 +281,8 @@ export interface ReconciliationImportsTable {
   transaction_mismatch: Generated<number>;
   /** Rows of the report's refunds of type chargeback (migration 037). */
   chargeback: Generated<number>;
+  /** `file` | `history_api` (migration 040). */
+  source: Generated<string>;
   covers_from: string | null;
   covers_to: string | null;
   created_by: string;

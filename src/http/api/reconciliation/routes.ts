@@ -3,7 +3,12 @@ import { Type } from 'typebox';
 import { TAGS, type App, type RoutePlugin } from '../../types.js';
 import type { Deps } from '../../../types.js';
 import { AppError } from '../../../platform/errors.js';
-import { RECONCILIATION_RESULTS } from '../../../model/reconciliation.js';
+import {
+  RECONCILIATION_RESULTS,
+  RECONCILIATION_SOURCES,
+  type ReconciliationSource,
+} from '../../../model/reconciliation.js';
+import { previousJakartaDay, reconcileHistoryDay } from '../../../domain/reconciliation/history.js';
 import { Count, Nullable, NullableInt, countParam } from '../../schemas/common.js';
 import { withExample } from '../../schemas/examples.js';
 import { requireAccount, severalAccounts } from '../../../domain/accounts/accounts.js';
@@ -39,6 +44,12 @@ const ImportSchema = Type.Object({
   ...Counts,
   covers_from: Nullable(Type.String({ description: 'First day (Jakarta) the report covers' })),
   covers_to: Nullable(Type.String({ description: 'Last day (Jakarta) the report covers' })),
+  source: Type.Unsafe<ReconciliationSource>({
+    type: 'string',
+    enum: [...RECONCILIATION_SOURCES],
+    description:
+      "`file`: a report uploaded; `history_api`: one day of the gateway's transaction history read through BI-SNAP (its `file_sha256` then stands for the account and day)",
+  }),
   file_sha256: Type.String(),
   created_by: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
@@ -136,10 +147,9 @@ function reportBody(body: unknown): Readable {
   return body as Readable;
 }
 
-export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'runtimeConfig' | 'store'>> = async (
-  app,
-  services,
-) => {
+export const reconciliationRoutes: RoutePlugin<
+  Deps<'clock' | 'logger' | 'runtimeConfig' | 'store' | 'histories'>
+> = async (app, services) => {
   await app.register(async (scope) => {
     const s = scope as App;
     // The report streams through: it is read row by row, never held whole.
@@ -179,6 +189,51 @@ export const reconciliationRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'runtim
       },
     );
   });
+
+  app.post(
+    '/api/reconciliation/history-runs',
+    {
+      config: { auth: 'op' },
+      schema: {
+        tags: [TAGS.operations],
+        summary: "Reconcile one day from the gateway's transaction history (BI-SNAP)",
+        description:
+          "Reads the account's transaction history for one past day (Jakarta) through BI-SNAP, page by page, and reconciles it exactly as an imported report of that day: the same results, the fee and net of matched rows written in one transaction, visible among the imports with `source` `history_api`. " +
+          'A day is reconciled once per account: 201 with the new import, 200 with the first one when the day was reconciled before (the gateway is not asked again). ' +
+          'Finance or admin. A refusal or failure of the gateway writes nothing (502, 503 or 504); an account without BI-SNAP credentials is a 409.',
+        body: Type.Object(
+          {
+            account: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 32,
+                pattern: ACCOUNT_ID_PATTERN,
+                description: 'Default `default`',
+              }),
+            ),
+            day: Type.Optional(
+              Type.String({
+                maxLength: 10,
+                pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+                description: 'The Jakarta day (YYYY-MM-DD), over already; default yesterday',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Imported, 201: Imported, ...problems(400, 403, 404, 409, 502, 503, 504) },
+      },
+    },
+    async (req, reply) => {
+      const actor = operatorActor(req);
+      const account = await requireAccount(services, req.body.account ?? DEFAULT_ACCOUNT, actor);
+      const out = await reconcileHistoryDay(inAccount(services, account.id), {
+        day: req.body.day ?? previousJakartaDay(services.clock.now()),
+        by: actor,
+      });
+      return reply.code(out.created ? 201 : 200).send(importView(out.import, await severalAccounts(services)));
+    },
+  );
 
   app.get(
     '/api/reconciliation/imports',

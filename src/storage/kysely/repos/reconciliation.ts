@@ -9,6 +9,7 @@ import {
   type ReconciliationCounts,
   type ReconciliationImport,
   type ReconciliationResult,
+  type ReconciliationSource,
   type ReconciliationRow,
 } from '../../../model/reconciliation.js';
 import { toTransaction } from '../rows/transactions.js';
@@ -25,6 +26,7 @@ function toImport(r: Selectable<ReconciliationImportsTable>): ReconciliationImpo
     account: r.account,
     fileSha256: r.file_sha256,
     state: r.state === 'done' ? 'done' : 'running',
+    source: r.source === 'history_api' ? 'history_api' : 'file',
     rows: Number(r.rows),
     matched: Number(r.matched),
     missing_here: Number(r.missing_here),
@@ -70,7 +72,7 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
     private readonly account: string,
   ) {}
 
-  async begin(i: { id: string; createdBy: string; now: Date }): Promise<void> {
+  async begin(i: { id: string; createdBy: string; now: Date; source?: ReconciliationSource }): Promise<void> {
     await this.db
       .insertInto('reconciliation_imports')
       .values({
@@ -78,6 +80,7 @@ export class KyselyReconciliationRepo implements ReconciliationRepo {
         account: this.account,
         file_sha256: '',
         state: 'running',
+        source: i.source ?? 'file',
         rows: 0,
         matched: 0,
         missing_here: 0,
