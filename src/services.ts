@@ -13,6 +13,7 @@ import { RoutedGateway } from './gateway/snap-bi/routed.js';
 import { snapBiCredentials } from './gateway/snap-bi/credentials.js';
 import type { Gateway, Gateways } from './gateway/port.js';
 import { DEFAULT_ACCOUNT } from './model/account.js';
+import { DEFAULT_PARTNER_SERVICE_ID } from './model/runtime-config.js';
 import { createMetrics } from './platform/metrics.js';
 import { createOutbox, type OutboxOptions } from './workers/outbox/worker.js';
 import { createReconciler, type ReconcilerOptions } from './workers/status-sweeper.js';
@@ -117,7 +118,11 @@ export function createServices(
       blockPrivateAddresses: config.isProduction,
     });
     clients.push(snapBiClient);
-    const snapBi = new SnapBiGateway(snapBiClient, async () => (await accountConfig.current()).gateway.merchant_id);
+    const snapBi = new SnapBiGateway(
+      snapBiClient,
+      async () => (await accountConfig.current()).gateway.merchant_id,
+      async () => (await accountConfig.current()).gateway.snap_bi.partner_service_id ?? DEFAULT_PARTNER_SERVICE_ID,
+    );
     return new RoutedGateway(legacy, snapBi, () => accountConfig.current());
   };
   const byAccount = new Map<string, Gateway>();

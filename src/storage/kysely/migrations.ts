@@ -181,6 +181,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '032_outbox_account_lanes': outboxAccountLanesMigration032,
     '033_outbox_alert_lane': outboxAlertLaneMigration033(kind),
     '038_outbox_account_oldest': outboxAccountOldestMigration038,
+    '039_transaction_carrier': transactionCarrierMigration039,
   };
 }
 
@@ -678,6 +679,16 @@ export const outboxAccountOldestMigration038: Migration = {
       .createIndex('outbox_account_state_seq_idx')
       .on('outbox_events')
       .columns(['account', 'state', 'seq'])
+      .execute();
+  },
+};
+
+/** Which gateway API created each payment; every payment made before is the legacy API's. */
+export const transactionCarrierMigration039: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .alterTable('transactions')
+      .addColumn('carrier', 'text', (c) => c.notNull().defaultTo('legacy'))
       .execute();
   },
 };
