@@ -126,6 +126,33 @@ describe.each(DATABASE_KINDS)('the API that carried a payment (%s)', (kind) => {
     expect((await stored(`CAR-GP-${kind}`)).refundedAmount).toBe(15_000);
   });
 
+  it('off BI-SNAP, ending a pending BI-SNAP payment cancels it through the legacy API (it documents no expire for one)', async () => {
+    const on = await e.app.inject({
+      method: 'POST',
+      url: '/api/config',
+      headers: op,
+      payload: { gateway: { snap_bi: { methods: ['bank_transfer', 'shopeepay'] } } },
+    });
+    expect(on.statusCode, on.body).toBe(200);
+    const d = await charge({ order_id: `CAR-SP-${kind}`, nominal: 20_000, payment_type: 'shopeepay' });
+    expect((await stored(`CAR-SP-${kind}`)).carrier).toBe('snap_bi');
+    const off = await e.app.inject({
+      method: 'POST',
+      url: '/api/config',
+      headers: op,
+      payload: { gateway: { snap_bi: { methods: ['bank_transfer'] } } },
+    });
+    expect(off.statusCode, off.body).toBe(200);
+    const expired = await e.app.inject({
+      method: 'POST',
+      url: `/api/payments/${encodeURIComponent(`CAR-SP-${kind}`)}/expire`,
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    expect(expired.statusCode, expired.body).toBe(200);
+    expect((await e.sim.gateway('GET', `/v2/${d.gateway_order_id}/status`)).status).toBe(404);
+    expect((await stored(`CAR-SP-${kind}`)).transactionStatus).toBe('cancel');
+  });
+
   const sign = (privateKey: string, path: string, body: string, ts: string) =>
     createSign('RSA-SHA256')
       .update(`POST:${path}:${createHash('sha256').update(body).digest('hex')}:${ts}`)
