@@ -27,7 +27,9 @@ export interface NotifyTargets {
   append?: string[];
 }
 
-export type TxnSource = { kind: 'core' } | { kind: 'snap'; token: string } | { kind: 'link'; payment_link_id: string };
+/** `snap_api`: created through BI-SNAP, which the Core API serves only with `transaction-source: SNAP_API`. */
+export type TxnSource =
+  { kind: 'core' } | { kind: 'snap'; token: string } | { kind: 'link'; payment_link_id: string } | { kind: 'snap_api' };
 
 /** A Core card charge: the card behind its token, and whether 3-D Secure is still to be done. */
 export interface CardState {

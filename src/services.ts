@@ -16,6 +16,7 @@ import { SnapBiHistory } from './gateway/snap-bi/history.js';
 import type { TransactionHistories, TransactionHistory } from './gateway/history.js';
 import type { Gateway, Gateways } from './gateway/port.js';
 import { DEFAULT_ACCOUNT } from './model/account.js';
+import { DEFAULT_PARTNER_SERVICE_ID } from './model/runtime-config.js';
 import { createMetrics } from './platform/metrics.js';
 import { createOutbox, type OutboxOptions } from './workers/outbox/worker.js';
 import { createReconciler, type ReconcilerOptions } from './workers/status-sweeper.js';
@@ -122,7 +123,11 @@ export function createServices(
       blockPrivateAddresses: config.isProduction,
     });
     clients.push(snapBiClient);
-    const snapBi = new SnapBiGateway(snapBiClient, async () => (await accountConfig.current()).gateway.merchant_id);
+    const snapBi = new SnapBiGateway(
+      snapBiClient,
+      async () => (await accountConfig.current()).gateway.merchant_id,
+      async () => (await accountConfig.current()).gateway.snap_bi.partner_service_id ?? DEFAULT_PARTNER_SERVICE_ID,
+    );
     historyByAccount.set(
       account,
       new SnapBiHistory(snapBiClient, async () => {

@@ -58,6 +58,18 @@ function parseRefund(body: unknown, errors: string[]): RefundInput {
   return out;
 }
 
+/**
+ * The Core API serves a transaction created through BI-SNAP only when the call says so with
+ * `transaction-source: SNAP_API`, and then only for status, cancel and refund (and capture, which
+ * this simulator does not offer). Without the header such a transaction is answered as unknown,
+ * and expire, approve and deny answer so always: the gateway documents neither case's answer, so
+ * both are this simulator's choice, not observed behaviour.
+ */
+function servedHere(req: FastifyRequest, t: Txn, documented: boolean): boolean {
+  if (t.source.kind !== 'snap_api') return true;
+  return documented && req.headers['transaction-source'] === 'SNAP_API';
+}
+
 export function registerTransactionRoutes(scope: FastifyInstance, ctx: SimContext): void {
   const status = async (
     req: FastifyRequest<{ Params: { id: string } }>,
@@ -65,7 +77,7 @@ export function registerTransactionRoutes(scope: FastifyInstance, ctx: SimContex
   ): Promise<FastifyReply> => {
     const m = merchantOf(req);
     const t = m.ledger.findTxn(req.params.id);
-    if (!t) return notFound(reply, ctx);
+    if (!t || !servedHere(req, t, true)) return notFound(reply, ctx);
     return sendCore(reply, statusBody(t, m.serverKey), ctx.faults);
   };
   scope.get<{ Params: { id: string } }>('/v2/:id/status', status);
@@ -75,7 +87,7 @@ export function registerTransactionRoutes(scope: FastifyInstance, ctx: SimContex
     scope.post<{ Params: { id: string } }>(`/v2/:id/${action}`, async (req, reply) => {
       const { engine, ledger } = merchantOf(req);
       const t = ledger.findTxn(req.params.id);
-      if (!t) return notFound(reply, ctx);
+      if (!t || !servedHere(req, t, action === 'cancel')) return notFound(reply, ctx);
       const r = runAction(engine, t, action);
       if (!r.ok) return sendCore(reply, coreError(r.code, r.message), ctx.faults);
       return sendCore(reply, actionBody(r, action), ctx.faults);
@@ -88,7 +100,7 @@ export function registerTransactionRoutes(scope: FastifyInstance, ctx: SimContex
   ): Promise<FastifyReply> => {
     const { engine, ledger } = merchantOf(req);
     const t = ledger.findTxn(req.params.id);
-    if (!t) return notFound(reply, ctx);
+    if (!t || !servedHere(req, t, true)) return notFound(reply, ctx);
     const errors: string[] = [];
     const input = parseRefund(req.body, errors);
     if (errors.length > 0)

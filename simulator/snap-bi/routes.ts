@@ -135,7 +135,7 @@ function create(
     order: { order_id: orderId, gross_amount: gross, items: [] },
     method,
     notify: {},
-    source: { kind: 'core' },
+    source: { kind: 'snap_api' },
     extras: {},
   });
   s.referenceNo = t.transaction_id;
@@ -169,6 +169,13 @@ function vaRoutes(app: FastifyInstance, deps: SnapBiRouteDeps): void {
     if (!trxId || !gross || !vaNo || !str(b, 'virtualAccountName') || !VA_BANKS.has(bank))
       return answer('4002702', 'Invalid mandatory field');
     if (trxId !== externalId) return answer('4002701', 'Invalid field format [trxId must equal X-EXTERNAL-ID]');
+    // The bank company code: 8 characters, digits left-padded with spaces, the VA number's start.
+    // Any well-formed code is taken: which code the gateway issued to the merchant is not modelled.
+    const serviceId = str(b, 'partnerServiceId') ?? '';
+    if (!/^ *[0-9]+$/.test(serviceId) || serviceId.length !== 8)
+      return answer('4002701', 'Invalid field format [partnerServiceId]');
+    if (vaNo !== `${serviceId}${str(b, 'customerNo') ?? ''}`)
+      return answer('4002701', 'Invalid field format [virtualAccountNo must be partnerServiceId + customerNo]');
     if (deps.state.byOrder.has(trxId) || deps.merchant().engine.orderIdTaken(trxId))
       return answer('4092700', 'Conflict');
     const va = {

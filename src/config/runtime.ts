@@ -1,5 +1,10 @@
 import { SIMULATOR_DEV_SERVER_KEY, type Config } from './env.js';
-import type { GatewayMode, RuntimeConfig, SnapBiConfig } from '../model/runtime-config.js';
+import {
+  DEFAULT_PARTNER_SERVICE_ID,
+  type GatewayMode,
+  type RuntimeConfig,
+  type SnapBiConfig,
+} from '../model/runtime-config.js';
 import type { Store } from '../storage/contract.js';
 import { processSecretBox, type SecretBox } from '../platform/secret-box.js';
 import { SECRET_FIELDS, SNAP_BI_SECRET_FIELDS } from '../platform/secrets.js';
@@ -63,7 +68,7 @@ export function defaultRuntimeConfig(config: Config, simulatorBaseUrl?: string):
 
 function snapBiDefaults(config: Config): SnapBiConfig {
   const e = config.gateway.snapBi;
-  const doc: SnapBiConfig = { methods: [] };
+  const doc: SnapBiConfig = { methods: [], partner_service_id: DEFAULT_PARTNER_SERVICE_ID };
   const fields = {
     client_id: e.clientId,
     client_secret: e.clientSecret,
@@ -140,9 +145,10 @@ export interface RuntimeConfigService {
 export function accountDefaults(base: RuntimeConfig): RuntimeConfig {
   const { server_key: _s, client_key: _c, merchant_id: _m, ...gateway } = base.gateway;
   const { notify_url: _u, webhook_secret: _w, ...erp } = base.erp;
-  const { base_url, methods } = base.gateway.snap_bi;
+  const { base_url, methods, partner_service_id } = base.gateway.snap_bi;
   const { url: _a, secret: _as, ...alerts } = base.alerts;
-  return { ...base, gateway: { ...gateway, snap_bi: { methods, ...(base_url ? { base_url } : {}) } }, erp, alerts };
+  const snap_bi = { methods, partner_service_id, ...(base_url ? { base_url } : {}) };
+  return { ...base, gateway: { ...gateway, snap_bi }, erp, alerts };
 }
 
 type Sealing = (v: string) => string;

@@ -6,6 +6,7 @@
  * `midtrans/gateway.ts`); nothing in the domain knows which one it is, so another protocol or one
  * gateway per merchant account fills the same interface.
  */
+import type { Carrier } from '../model/payment.js';
 import { AppError } from '../platform/errors.js';
 import type { GatewayAnswer } from './answer.js';
 import type { ChargeMethodObject, PaymentType } from './charge-methods.js';
@@ -98,6 +99,18 @@ export interface ChargeOrder {
   items?: Item[];
   customer?: Customer;
   expiry?: GatewayExpiry;
+  /** The API that carries it, as `carrierFor` chose and the record keeps; absent: chosen now. */
+  carrier?: Carrier;
+}
+
+/**
+ * What the record knows of the payment a status, cancel, expire or refund acts on: the API that
+ * created it and its payment type. Absent (a notification for an id nobody recorded): every API
+ * that may know it is asked.
+ */
+export interface PaymentRef {
+  carrier?: Carrier;
+  paymentType?: string | null;
 }
 
 export interface RefundOrder {
@@ -161,12 +174,14 @@ export interface Gateway {
   deletePaymentLink(gatewayOrderId: string): Promise<boolean>;
   /** `idempotencyKey`: the same key within minutes is answered with the first call's result. */
   createSnap(order: SnapOrder, idempotencyKey: string): Promise<SnapCreation>;
+  /** The API a charge of this payment type goes through now: `snap_bi` when `gateway.snap_bi.methods` lists it. */
+  carrierFor(paymentType: string): Promise<Carrier>;
   charge(order: ChargeOrder, idempotencyKey: string): Promise<Answered>;
   /** Undefined when the gateway does not know the id; `timeoutMs` tightens the call's limit (e.g. while a webhook waits). */
-  status(id: string, o?: { timeoutMs?: number }): Promise<GatewayAnswer | undefined>;
-  cancel(id: string): Promise<ActionResult>;
-  expire(id: string): Promise<ActionResult>;
-  refund(id: string, refund: RefundOrder): Promise<Answered>;
+  status(id: string, o?: { timeoutMs?: number } & PaymentRef): Promise<GatewayAnswer | undefined>;
+  cancel(id: string, o?: PaymentRef): Promise<ActionResult>;
+  expire(id: string, o?: PaymentRef): Promise<ActionResult>;
+  refund(id: string, refund: RefundOrder, o?: PaymentRef): Promise<Answered>;
   /** Whether `signature` is this gateway's signature, with this account's key, of the report's signed fields. */
   verifyNotification(report: GatewayReport, signature: string): Promise<boolean>;
 }

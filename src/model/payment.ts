@@ -20,6 +20,14 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export const TRANSACTION_KINDS = ['payment_link', 'snap', 'charge', 'external', 'link_purchase'] as const;
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
+/**
+ * The gateway API that carried a payment: the legacy Core API or BI-SNAP. Decided when the payment
+ * is created, from `gateway.snap_bi.methods`, and never changed: later calls on it (status,
+ * cancel, refund) follow it, whatever the methods list says by then.
+ */
+export const CARRIERS = ['legacy', 'snap_bi'] as const;
+export type Carrier = (typeof CARRIERS)[number];
+
 export interface TransactionRecord {
   id: string;
   /** The account (merchant) it belongs to; an order id is unique within its account. */
@@ -40,6 +48,8 @@ export interface TransactionRecord {
   paymentLinkId: string | null;
   /** For a `link_purchase`: the `order_id` of the payment link it was bought on; null otherwise. */
   paymentLinkOrderId: string | null;
+  /** Which gateway API created it; `legacy` for every payment made before BI-SNAP was recorded. */
+  carrier: Carrier;
   snapToken: string | null;
   requestHash: string | null;
   /** Normalized creating request (items, customer, …) as JSON text. */
@@ -85,6 +95,7 @@ export type NewTransaction = Omit<
   | 'paymentType'
   | 'gatewayTransactionId'
   | 'paymentLinkOrderId'
+  | 'carrier'
 > &
   Partial<
     Pick<
@@ -98,6 +109,7 @@ export type NewTransaction = Omit<
       | 'paymentType'
       | 'gatewayTransactionId'
       | 'paymentLinkOrderId'
+      | 'carrier'
     >
   >;
 

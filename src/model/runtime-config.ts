@@ -35,6 +35,11 @@ export const SnapBiConfigSchema = Type.Object({
   /** The gateway's RSA public key (PEM), which verifies its notifications. */
   public_key: Type.Optional(Pem),
   base_url: Type.Optional(Url),
+  /**
+   * The VA `partnerServiceId`: the bank company code Midtrans assigned at onboarding, 8 characters,
+   * digits left-padded with spaces (`"   70012"`). Every VA number starts with it.
+   */
+  partner_service_id: Type.Optional(Type.String({ minLength: 8, maxLength: 8, pattern: '^ *[0-9]+$' })),
   /** The `/api/charge` payment types sent through BI-SNAP; empty (the default): none. */
   methods: Type.Array(
     Type.Union([Type.Literal('bank_transfer'), Type.Literal('gopay'), Type.Literal('shopeepay'), Type.Literal('qris')]),
@@ -42,6 +47,9 @@ export const SnapBiConfigSchema = Type.Object({
   ),
 });
 export type SnapBiConfig = Static<typeof SnapBiConfigSchema>;
+
+/** `gateway.snap_bi.partner_service_id` until one is set: the sandbox's example bank company code. */
+export const DEFAULT_PARTNER_SERVICE_ID = '   70012';
 
 /**
  * The runtime configuration document (`/api/config`), the one source of its fields:

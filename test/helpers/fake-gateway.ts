@@ -24,11 +24,13 @@ export function fakeGateway(script: Partial<Gateway>): FakeGateway {
     findPaymentLink: (id) => use('findPaymentLink')(id),
     deletePaymentLink: (id) => use('deletePaymentLink')(id),
     createSnap: (order, key) => use('createSnap')(order, key),
+    // Which API carries a charge is asked before every charge; unscripted, the legacy one, unlisted.
+    carrierFor: (type) => (script.carrierFor ? use('carrierFor')(type) : Promise.resolve('legacy')),
     charge: (order, key) => use('charge')(order, key),
     status: (id, o) => use('status')(id, o),
-    cancel: (id) => use('cancel')(id),
-    expire: (id) => use('expire')(id),
-    refund: (id, refund) => use('refund')(id, refund),
+    cancel: (id, o) => use('cancel')(id, o),
+    expire: (id, o) => use('expire')(id, o),
+    refund: (id, refund, o) => use('refund')(id, refund, o),
     verifyNotification: (report, signature) => use('verifyNotification')(report, signature),
   };
 }

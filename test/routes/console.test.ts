@@ -162,6 +162,70 @@ describe.each(DATABASE_KINDS)('operator console (%s)', (kind) => {
     });
   });
 
+  it('the configuration form has the BI-SNAP fields in both languages, secrets write-only, the partnerServiceId kept with its spaces', async () => {
+    await t.services.runtimeConfig.save(
+      { gateway: { snap_bi: { client_secret: 'snapbi-secret-value-9876' } } },
+      0,
+      'test',
+    );
+    const page = await get('/console/config');
+    expect(page.body).not.toContain('snapbi-secret-value');
+    expect(page.body).toContain('****9876');
+    for (const name of [
+      'methods',
+      'client_id',
+      'partner_id',
+      'channel_id',
+      'partner_service_id',
+      'public_key',
+      'base_url',
+    ])
+      expect(page.body).toContain(`name="gateway.snap_bi.${name}"`);
+    expect(page.body).toMatch(
+      /<input type="password" id="cfg-gateway-snap_bi-client_secret" name="gateway.snap_bi.client_secret"/,
+    );
+    expect(page.body).toMatch(
+      /<textarea id="cfg-gateway-snap_bi-private_key" name="gateway.snap_bi.private_key"[^>]*><\/textarea>/,
+    );
+    expect(page.body).toContain('BI-SNAP client ID');
+    expect(page.body).toContain('value="   70012"');
+    const id = await get('/console/config?lang=id');
+    expect(id.body).toContain('Client ID BI-SNAP');
+    expect(id.body).toContain('partnerServiceId VA (kode perusahaan bank)');
+    const { token, cookie } = formState(page);
+    const post = (fields: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/console/config',
+        payload: `_csrf=${encodeURIComponent(token)}&${fields}`,
+        headers: { authorization: basicAuth(), cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    const bad = await post(`gateway.snap_bi.partner_service_id=${encodeURIComponent('70012')}`);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toMatch(/id="cfg-gateway-snap_bi-partner_service_id"[^>]*aria-invalid="true"/);
+    const saved = await post(
+      `gateway.snap_bi.partner_service_id=${encodeURIComponent('  123456')}&gateway.snap_bi.client_id=snap-client-1&gateway.snap_bi.client_secret=`,
+    );
+    expect(saved.statusCode, saved.body).toBe(303);
+    expect((await t.services.runtimeConfig.current()).gateway.snap_bi).toMatchObject({
+      partner_service_id: '  123456',
+      client_id: 'snap-client-1',
+      client_secret: 'snapbi-secret-value-9876',
+    });
+  });
+
+  it("a payment's page names the API that carried it", async () => {
+    const legacy = await seedTransaction(t.services.store, { orderId: 'CARRIER_L', kind: 'charge' });
+    const snap = await seedTransaction(t.services.store, { orderId: 'CARRIER_S', kind: 'charge', carrier: 'snap_bi' });
+    expect((await get(`/console/transactions/${legacy.orderId}`)).body).toContain(
+      '<dd data-carrier="legacy">Core API (legacy)</dd>',
+    );
+    expect((await get(`/console/transactions/${snap.orderId}`)).body).toContain(
+      '<dd data-carrier="snap_bi">BI-SNAP</dd>',
+    );
+    expect((await get(`/console/transactions/${snap.orderId}?lang=id`)).body).toContain('API gateway');
+  });
+
   it('the ERP retry window takes a fraction of an hour, typed with a point or the Indonesian decimal comma', async () => {
     const page = await get('/console/config');
     expect(page.body).toMatch(/<input id="cfg-erp-retry_for_hours" name="erp.retry_for_hours" inputmode="decimal"/);

@@ -138,6 +138,7 @@ describe('GET /openapi.json and /docs', () => {
       createdAt: '',
       updatedAt: '',
       account: 'default',
+      carrier: 'legacy',
     } as const;
     const events = [
       statusChangedEvent(tx, 150000, 'ev-1', new Date()),

@@ -44,7 +44,25 @@ describe.each(DATABASE_KINDS)('gateway.snap_bi in /api/config (%s)', (kind) => {
   afterAll(async () => ctx.close());
 
   it('defaults to no method through BI-SNAP and no credentials', async () => {
-    expect((await get()).json().gateway.snap_bi).toEqual({ methods: [], client_secret: null, private_key: null });
+    expect((await get()).json().gateway.snap_bi).toEqual({
+      methods: [],
+      partner_service_id: '   70012',
+      client_secret: null,
+      private_key: null,
+    });
+  });
+
+  it('partner_service_id takes 8 characters, digits left-padded with spaces, and nothing else', async () => {
+    for (const bad of ['70012', '123456789', '  12a456', '123456  ']) {
+      const res = await post({ gateway: { snap_bi: { partner_service_id: bad } } });
+      expect(res.statusCode, bad).toBe(400);
+      const paths = (res.json().errors as { path: string }[]).map((e) => e.path);
+      expect(paths, bad).toContain('gateway.snap_bi.partner_service_id');
+    }
+    expect((await ctx.services.runtimeConfig.current()).gateway.snap_bi.partner_service_id).toBe('   70012');
+    const ok = await post({ gateway: { snap_bi: { partner_service_id: '  123456' } } });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect((await get()).json().gateway.snap_bi.partner_service_id).toBe('  123456');
   });
 
   it('keeps the secrets write-only and encrypted at rest; a masked value sent back changes nothing', async () => {
@@ -105,6 +123,6 @@ describe.each(DATABASE_KINDS)('gateway.snap_bi in /api/config (%s)', (kind) => {
     expect(b.client_id).toBe('client-1');
     expect((await post({ gateway: { snap_bi: null } })).statusCode).toBe(200);
     b = (await ctx.services.runtimeConfig.current()).gateway.snap_bi;
-    expect(b).toEqual({ methods: [] });
+    expect(b).toEqual({ methods: [], partner_service_id: '   70012' });
   });
 });

@@ -7,8 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../simulator/index.js';
 import { SnapBiClient, type SnapBiCredentials } from '../../src/gateway/snap-bi/client.js';
 import { SnapBiGateway, vaNumbers } from '../../src/gateway/snap-bi/gateway.js';
+import { MidtransClient } from '../../src/gateway/midtrans/client.js';
+import { MidtransGateway } from '../../src/gateway/midtrans/gateway.js';
+import { defaultRuntimeConfig } from '../../src/config/runtime.js';
+import { loadConfig } from '../../src/config/env.js';
 import { GatewayError, type ChargeOrder } from '../../src/gateway/port.js';
-import { call, oid, start } from './helpers.js';
+import { KEY, call, oid, start } from './helpers.js';
 
 const merchant = generateKeyPairSync('rsa', {
   modulusLength: 2048,
@@ -89,7 +93,12 @@ describe('SnapBiClient', () => {
 });
 
 describe('SnapBiGateway in the port terms', () => {
-  const gw = () => new SnapBiGateway(clientWith(), async () => 'G123456789');
+  const gw = (partnerServiceId = '   70012') =>
+    new SnapBiGateway(
+      clientWith(),
+      async () => 'G123456789',
+      async () => partnerServiceId,
+    );
   const order = (paymentType: ChargeOrder['paymentType'], method: ChargeOrder['method']): ChargeOrder => ({
     gatewayOrderId: oid('pl'),
     nominal: 50_000,
@@ -112,7 +121,7 @@ describe('SnapBiGateway in the port terms', () => {
     });
     if (charged.kind !== 'answered') throw new Error('not answered');
     expect(charged.answer.va_numbers).toEqual([
-      { bank: 'bca', va_number: vaNumbers(o.gatewayOrderId).virtualAccountNo.trim() },
+      { bank: 'bca', va_number: vaNumbers(o.gatewayOrderId, '   70012').virtualAccountNo.trim() },
     ]);
     expect(
       (await call(sim.baseUrl, 'POST', `/_sim/transactions/${o.gatewayOrderId}/pay`, { auth: false })).status,
@@ -156,5 +165,66 @@ describe('SnapBiGateway in the port terms', () => {
     expect(await g.charge(o)).toEqual(first);
     const bad = await g.charge({ ...o, gatewayOrderId: 'bad id with spaces' });
     expect(bad).toMatchObject({ kind: 'refused', refusal: { code: '4005402' } });
+  });
+
+  it('the VA numbers start with the configured partnerServiceId; a malformed one is refused by the gateway', async () => {
+    const o = order('bank_transfer', { bank: 'bni' } as ChargeOrder['method']);
+    const charged = await gw('  123456').charge(o);
+    if (charged.kind !== 'answered') throw new Error(`not answered: ${JSON.stringify(charged)}`);
+    expect(charged.answer.va_numbers?.[0]?.va_number).toMatch(/^123456\d{12}$/);
+    expect((await gw('  123456').status('va', o.gatewayOrderId))?.va_numbers?.[0]?.va_number).toBe(
+      charged.answer.va_numbers?.[0]?.va_number,
+    );
+    const bad = await gw('123456').charge(order('bank_transfer', { bank: 'bni' } as ChargeOrder['method']));
+    expect(bad).toMatchObject({ kind: 'refused', refusal: { code: '4002701' } });
+  });
+});
+
+describe('the legacy API on a BI-SNAP transaction', () => {
+  it('answers it only with transaction-source: SNAP_API, which the legacy adapter sends for a BI-SNAP carrier', async () => {
+    const d = {
+      gatewayOrderId: oid('lg'),
+      nominal: 30_000,
+      paymentType: 'gopay' as const,
+      method: {} as ChargeOrder['method'],
+    };
+    const snap = new SnapBiGateway(
+      clientWith(),
+      async () => 'G123456789',
+      async () => '   70012',
+    );
+    expect((await snap.charge(d)).kind).toBe('answered');
+    await call(sim.baseUrl, 'POST', `/_sim/transactions/${d.gatewayOrderId}/pay`, { auth: false });
+    expect((await call(sim.baseUrl, 'GET', `/v2/${d.gatewayOrderId}/status`)).status).toBe(404);
+    const withHeader = await call(sim.baseUrl, 'GET', `/v2/${d.gatewayOrderId}/status`, {
+      headers: { 'transaction-source': 'SNAP_API' },
+    });
+    expect(withHeader.body).toMatchObject({ transaction_status: 'settlement', order_id: d.gatewayOrderId });
+    // Expire is not among the calls the gateway serves for a BI-SNAP transaction, header or not.
+    expect(
+      (
+        await call(sim.baseUrl, 'POST', `/v2/${d.gatewayOrderId}/expire`, {
+          headers: { 'transaction-source': 'SNAP_API' },
+        })
+      ).body,
+    ).toMatchObject({ status_code: '404' });
+
+    const settings = defaultRuntimeConfig(
+      loadConfig({ MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: KEY }),
+      sim.baseUrl,
+    );
+    const client = new MidtransClient({ runtimeConfig: async () => settings, logger });
+    const legacy = new MidtransGateway(client, async () => settings);
+    expect(await legacy.status(d.gatewayOrderId, { carrier: 'legacy' })).toBeUndefined();
+    expect(await legacy.status(d.gatewayOrderId, { carrier: 'snap_bi' })).toMatchObject({
+      transaction_status: 'settlement',
+    });
+    const refunded = await legacy.refund(
+      d.gatewayOrderId,
+      { refundKey: oid('rk'), amount: 5_000 },
+      { carrier: 'snap_bi' },
+    );
+    expect(refunded).toMatchObject({ kind: 'answered' });
+    await client.close();
   });
 });

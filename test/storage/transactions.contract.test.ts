@@ -64,6 +64,27 @@ describe.each(DATABASE_KINDS)('storage contract: transactions and config (%s)', 
     expect(await store.transactions.findByOrderId('nope')).toBeUndefined();
   });
 
+  it('keeps the API that carried a payment: legacy unless told, and for a row written without it', async () => {
+    const legacy = newTx();
+    const snap = newTx({ carrier: 'snap_bi' });
+    await store.transactions.insert(legacy);
+    await store.transactions.insert(snap);
+    expect((await store.transactions.findById(legacy.id))?.carrier).toBe('legacy');
+    expect((await store.transactions.findByOrderId(snap.orderId))?.carrier).toBe('snap_bi');
+    await store.transactions.update(snap.id, { status: 'paid', gatewayTransactionId: 'gw-carrier' });
+    expect((await store.transactions.findByGatewayTransactionId('gw-carrier'))?.carrier).toBe('snap_bi');
+    // A row as a writer from before the column wrote it: the column's default.
+    const k = (store as KyselyBackedStore).db;
+    const row = await k.selectFrom('transactions').selectAll().where('id', '=', snap.id).executeTakeFirstOrThrow();
+    const { carrier: _c, ...old } = row;
+    const oldId = randomUUID();
+    await k
+      .insertInto('transactions')
+      .values({ ...old, id: oldId, order_id: 'OLD-1', gateway_order_id: 'OLD-1' })
+      .execute();
+    expect((await store.transactions.findById(oldId))?.carrier).toBe('legacy');
+  });
+
   it('rejects a second transaction with the same order id or gateway order id', async () => {
     await store.transactions.insert(newTx({ orderId: 'A:1', gatewayOrderId: 'A.1' }));
     await expect(store.transactions.insert(newTx({ orderId: 'A:1', gatewayOrderId: 'A.1x' }))).rejects.toBeInstanceOf(

@@ -30,6 +30,7 @@ describe('ERP event bodies', () => {
     const t: TransactionRecord = {
       ...newTransaction({ orderId: 'INV/2026/0042:2', status: 'paid' }),
       account: 'default',
+      carrier: 'legacy',
       transactionStatus: 'settlement',
       fraudStatus: 'accept',
       paymentType: 'bank_transfer',

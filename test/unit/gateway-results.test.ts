@@ -137,7 +137,13 @@ describe.each(DATABASE_KINDS)('the domain over the gateway port (%s)', (kind) =>
       extras: { gateway: { status_code: '412', status_message: refusal.message } },
     });
     expect(gateway.calls).toEqual(['refund']);
-    expect(sent).toEqual([['gw-tx-1', { refundKey: expect.stringMatching(/^rf-[0-9a-f]{32}$/), amount: 10_000 }]]);
+    expect(sent).toEqual([
+      [
+        'gw-tx-1',
+        { refundKey: expect.stringMatching(/^rf-[0-9a-f]{32}$/), amount: 10_000 },
+        { carrier: 'legacy', paymentType: 'credit_card' },
+      ],
+    ]);
     const [kept] = await ctx.services.store.refunds.listFor(tx.id);
     expect(kept).toMatchObject({ state: 'refused', gatewayCode: '412', amount: 10_000, leaseUntil: null });
     expect(await ctx.services.store.transactions.findById(tx.id)).toMatchObject({ status: 'paid', refundedAmount: 0 });

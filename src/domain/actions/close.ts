@@ -53,7 +53,9 @@ async function closePayment(
   auditAsk(services, actor, action === 'cancelled' ? 'cancel' : 'expire', tx);
   const target = await gatewayTarget(services, tx);
   if (target === null) return closeUnusedLink(services, tx, action);
-  const res = action === 'cancelled' ? await services.gateway.cancel(target) : await services.gateway.expire(target);
+  const ref = { carrier: tx.carrier, paymentType: tx.paymentType };
+  const res =
+    action === 'cancelled' ? await services.gateway.cancel(target, ref) : await services.gateway.expire(target, ref);
   if (res.kind === 'not_found') {
     // A link nobody bought yet has no gateway transaction: the link itself is closed instead.
     if (tx.kind === 'payment_link') return closeUnusedLink(services, tx, action);

@@ -115,11 +115,15 @@ export async function refundPayment(
   });
   let res: Answered;
   try {
-    res = await services.gateway.refund(target, {
-      refundKey: rec.refundKey,
-      ...(rec.amount === null ? {} : { amount: rec.amount }),
-      ...(rec.reason === null ? {} : { reason: rec.reason }),
-    });
+    res = await services.gateway.refund(
+      target,
+      {
+        refundKey: rec.refundKey,
+        ...(rec.amount === null ? {} : { amount: rec.amount }),
+        ...(rec.reason === null ? {} : { reason: rec.reason }),
+      },
+      { carrier: tx.carrier, paymentType: tx.paymentType },
+    );
     if (res.kind === 'answered') await services.store.refunds.settle(rec.id, 'approved', res.answer.status_code);
   } catch (err) {
     // Outcome unknown: the lease is given up, and the next request asks the gateway what became of it.
@@ -234,7 +238,10 @@ async function reserveUnderLock(
  */
 async function resolveOpenRefunds(services: RefreshDeps, tx: TransactionRecord, open: RefundRecord[]): Promise<void> {
   const target = await gatewayTarget(services, tx);
-  const st = target === null ? undefined : await services.gateway.status(target);
+  const st =
+    target === null
+      ? undefined
+      : await services.gateway.status(target, { carrier: tx.carrier, paymentType: tx.paymentType });
   const bound = st ? answerFor(st, tx) : undefined;
   if (st && bound && !bound.ok)
     throw new AppError(

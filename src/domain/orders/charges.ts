@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../types.js';
-import type { TransactionKind, TransactionRecord } from '../../model/payment.js';
+import type { Carrier, TransactionKind, TransactionRecord } from '../../model/payment.js';
 import { AppError } from '../../platform/errors.js';
 import { expiryTime, type GatewayAnswer } from '../../gateway/answer.js';
 import { resolveExpiry, type Expiry } from './expiry.js';
@@ -99,6 +99,7 @@ async function recordFor(
   kind: TransactionKind,
   hash: string,
   request: Record<string, unknown>,
+  carrier: Carrier = 'legacy',
 ): Promise<{ tx: TransactionRecord; fresh: boolean }> {
   const existing = await findForCreate(services.store, c.orderId, c.gatewayOrderId);
   const expireAt = (c.expiry?.expireAt ?? new Date(services.clock.now().getTime() + 24 * 3_600_000)).toISOString();
@@ -120,7 +121,7 @@ async function recordFor(
     return check(
       await services.store.transactions.update(
         existing.id,
-        { nominal: c.nominal, requestHash: hash, requestJson, expireAt, status: 'pending' },
+        { nominal: c.nominal, requestHash: hash, requestJson, expireAt, status: 'pending', carrier },
         { ifStatusIn: ['failed'] },
       ),
     );
@@ -142,6 +143,7 @@ async function recordFor(
     requestJson,
     gatewayJson: null,
     expireAt,
+    carrier,
   });
   return created ? { tx, fresh: true } : check(tx);
 }
@@ -216,14 +218,19 @@ export async function createCharge(services: RefreshDeps, input: ChargeInput): P
     items: c.items,
     customer: c.customer,
   };
-  const { tx, fresh } = await recordFor(services, c, 'charge', hash, stored);
+  // Decided once, with the record: a retry goes through the API the first attempt used.
+  const carrier = await services.gateway.carrierFor(input.payment_type);
+  const { tx, fresh } = await recordFor(services, c, 'charge', hash, stored, carrier);
   if (!fresh && !isUnconfirmed(tx)) {
     const last: unknown = tx.gatewayJson ? JSON.parse(tx.gatewayJson) : {};
     return { created: false, tx, answer: { status_code: '200', ...(last as object) } };
   }
   if (!fresh) {
     // A retry after a timeout: the first call may have charged; adopt what the gateway has.
-    const known = await services.gateway.status(tx.gatewayOrderId);
+    const known = await services.gateway.status(tx.gatewayOrderId, {
+      carrier: tx.carrier,
+      paymentType: input.payment_type,
+    });
     if (known) return { created: true, tx: await applyCharge(services, tx, known), answer: known };
   }
   const order = {
@@ -234,6 +241,7 @@ export async function createCharge(services: RefreshDeps, input: ChargeInput): P
     items: c.items,
     customer: c.customer,
     expiry: c.expiry,
+    carrier: tx.carrier,
   };
   const res = await services.gateway.charge(order, gatewayKey('c', tx));
   if (res.kind === 'refused') return refusedCreation(services.store, tx, res.refusal);

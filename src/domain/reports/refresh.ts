@@ -47,7 +47,10 @@ export async function refreshFromGateway(
     const newest = await newestPurchaseOrderId(services, tx);
     if (newest !== undefined) lookup = newest;
   }
-  let st = lookup === null ? undefined : await services.gateway.status(lookup);
+  let st =
+    lookup === null
+      ? undefined
+      : await services.gateway.status(lookup, { carrier: tx.carrier, paymentType: tx.paymentType });
   let bound = st ? answerFor(st, tx) : undefined;
   const flags: string[] = [];
   if (bound && !bound.ok && lookup === tx.gatewayTransactionId && tx.kind !== 'payment_link') {
@@ -56,7 +59,7 @@ export async function refreshFromGateway(
       'status by the stored transaction id answered about another order: asking by the order id',
     );
     flags.push('status_answer_mismatch');
-    st = await services.gateway.status(tx.gatewayOrderId);
+    st = await services.gateway.status(tx.gatewayOrderId, { carrier: tx.carrier, paymentType: tx.paymentType });
     bound = st ? answerFor(st, tx) : undefined;
   }
   if (bound?.ok) {

@@ -3,9 +3,14 @@
  * public key over the exact bytes received (a body re-serialised or changed by one byte on the way
  * is refused, writing nothing), then the payment it names refreshed through the status API — the
  * same confirmation, status machine and ERP event as a legacy notification. Its fields themselves
- * are never applied: only what the status API answers about the order.
+ * are never applied: only what the status API answers about the order. A verified notification is
+ * kept as a notification row (source `webhook`) with what became of it, as a legacy one is; a
+ * refused one leaves none.
  */
+import { createHash } from 'node:crypto';
 import type { Deps } from '../../types.js';
+import type { NotificationResult } from '../../model/notification.js';
+import { legacyStatus } from '../../gateway/snap-bi/gateway.js';
 import { AppError } from '../../platform/errors.js';
 import { verifyNotificationSignature } from '../../gateway/snap-bi/signature.js';
 import { refreshFromGateway, type RefreshDeps } from './refresh.js';
@@ -76,6 +81,7 @@ export async function ingestSnapBiNotification(
       { gateway_order_id: orderId?.slice(0, 100), path: n.path },
       'BI-SNAP notification for an unknown order: acknowledged, nothing applied',
     );
+    await keep(services, n, body, orderId, undefined, null, { result: 'ignored', reason: 'unknown order' });
     return answer;
   }
   const r = await refreshFromGateway(services, tx);
@@ -83,5 +89,47 @@ export async function ingestSnapBiNotification(
     { order_id: tx.orderId, path: n.path, outcome: r.outcome },
     'BI-SNAP notification confirmed by the status API',
   );
+  const o = outcomeOf(r.outcome);
+  // The gateway transaction id the status check confirmed, never the notification's own (unverified) one.
+  await keep(services, n, body, orderId, tx.id, o.result === 'ignored' ? null : r.transaction.gatewayTransactionId, o);
   return answer;
+}
+
+const INGEST_RESULTS: readonly string[] = ['applied', 'duplicate', 'stale', 'unknown_status'];
+
+/** The row's result: the status API's answer as ingested, else why nothing was applied. */
+function outcomeOf(outcome: string): { result: NotificationResult; reason?: string } {
+  if (INGEST_RESULTS.includes(outcome)) return { result: outcome as NotificationResult };
+  return { result: 'ignored', reason: `status check: ${outcome}` };
+}
+
+/**
+ * The notification's row, written once its effect is known (the money was moved, or not, by the
+ * status check alone). The same notification sent again keeps its first row.
+ */
+async function keep(
+  services: Deps<'store'>,
+  n: SnapBiNotification,
+  body: Record<string, unknown>,
+  orderId: string | undefined,
+  transactionRef: string | undefined,
+  gatewayTransactionId: string | null,
+  o: { result: NotificationResult; reason?: string },
+): Promise<void> {
+  const info = body.additionalInfo;
+  const code =
+    str(body, 'latestTransactionStatus') ??
+    (info !== null && typeof info === 'object' ? str(info as Record<string, unknown>, 'paymentFlagStatus') : undefined);
+  await services.store.notifications.record({
+    dedupeKey: `snap-bi:${createHash('sha256').update(n.path).update('\n').update(n.rawBody).digest('hex')}`,
+    gatewayOrderId: (orderId ?? '').slice(0, 100),
+    transactionRef: transactionRef ?? null,
+    gatewayTransactionId,
+    transactionStatus: code === undefined ? null : (legacyStatus(code)?.transaction_status ?? null),
+    statusCode: code ?? null,
+    source: 'webhook',
+    result: o.result,
+    payload: n.rawBody.toString('utf8'),
+    reason: o.reason ?? null,
+  });
 }

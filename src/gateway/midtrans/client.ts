@@ -36,7 +36,15 @@ export interface GatewayCallOptions {
   overrideNotification?: string;
   /** A tighter limit than the client's for this call (e.g. while a webhook waits for it). */
   timeoutMs?: number;
+  /**
+   * The transaction was created through BI-SNAP: sent as `transaction-source: SNAP_API`, without
+   * which the Core API does not act on it (status, cancel and refund accept it; expire is not
+   * documented to).
+   */
+  snapApiSource?: boolean;
 }
+
+type ActOptions = Pick<GatewayCallOptions, 'snapApiSource'>;
 
 export interface GatewayCallObservation {
   operation: string;
@@ -124,7 +132,10 @@ export class MidtransClient {
   }
 
   /** By order id or transaction id. Undefined when the gateway does not know it (404 "Transaction doesn't exist."). */
-  async status(id: string, o: Pick<GatewayCallOptions, 'timeoutMs'> = {}): Promise<GatewayAnswer | undefined> {
+  async status(
+    id: string,
+    o: Pick<GatewayCallOptions, 'timeoutMs' | 'snapApiSource'> = {},
+  ): Promise<GatewayAnswer | undefined> {
     try {
       return await this.core('core.status', 'GET', `/v2/${pathId(id)}/status`, undefined, o);
     } catch (err) {
@@ -133,8 +144,8 @@ export class MidtransClient {
     }
   }
 
-  cancel(id: string): Promise<GatewayAnswer> {
-    return this.core('core.cancel', 'POST', `/v2/${pathId(id)}/cancel`);
+  cancel(id: string, o: ActOptions = {}): Promise<GatewayAnswer> {
+    return this.core('core.cancel', 'POST', `/v2/${pathId(id)}/cancel`, undefined, o);
   }
   expire(id: string): Promise<GatewayAnswer> {
     return this.core('core.expire', 'POST', `/v2/${pathId(id)}/expire`);
@@ -145,8 +156,8 @@ export class MidtransClient {
   deny(id: string): Promise<GatewayAnswer> {
     return this.core('core.deny', 'POST', `/v2/${pathId(id)}/deny`);
   }
-  refund(id: string, body: RefundRequest): Promise<GatewayAnswer> {
-    return this.core('core.refund', 'POST', `/v2/${pathId(id)}/refund`, body);
+  refund(id: string, body: RefundRequest, o: ActOptions = {}): Promise<GatewayAnswer> {
+    return this.core('core.refund', 'POST', `/v2/${pathId(id)}/refund`, body, o);
   }
 
   async close(): Promise<void> {
@@ -196,6 +207,7 @@ export class MidtransClient {
     if (body) headers['content-type'] = 'application/json';
     if (o.idempotencyKey) headers['idempotency-key'] = o.idempotencyKey;
     if (o.overrideNotification) headers['x-override-notification'] = o.overrideNotification;
+    if (o.snapApiSource) headers['transaction-source'] = 'SNAP_API';
     const started = performance.now();
     const log = this.opts.logger;
     const timeoutMs = Math.min(o.timeoutMs ?? this.timeoutMs, this.timeoutMs);

@@ -14,10 +14,12 @@ import type {
   LinkAtGateway,
   LinkCreation,
   PaymentLinkOrder,
+  PaymentRef,
   RefundOrder,
   SnapCreation,
   SnapOrder,
 } from '../port.js';
+import type { Carrier } from '../../model/payment.js';
 import type { GatewayCallOptions, MidtransClient } from './client.js';
 import { MidtransRefusal } from './errors.js';
 import { paymentLinkBody, snapBody, storedPaymentLinkRequest } from './requests.js';
@@ -114,25 +116,39 @@ export class MidtransGateway implements Gateway {
     return answered(this.client.charge(chargeBody(order), this.createOptions(idempotencyKey)));
   }
 
-  status(id: string, o: { timeoutMs?: number } = {}): Promise<GatewayAnswer | undefined> {
-    return this.client.status(id, o);
+  /** The legacy API carries every charge it is asked for. */
+  carrierFor(): Promise<Carrier> {
+    return Promise.resolve('legacy');
   }
 
-  cancel(id: string): Promise<ActionResult> {
-    return acted(this.client.cancel(id));
+  status(id: string, o: { timeoutMs?: number } & PaymentRef = {}): Promise<GatewayAnswer | undefined> {
+    return this.client.status(id, {
+      ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
+      snapApiSource: o.carrier === 'snap_bi',
+    });
   }
 
-  expire(id: string): Promise<ActionResult> {
+  cancel(id: string, o: PaymentRef = {}): Promise<ActionResult> {
+    return acted(this.client.cancel(id, { snapApiSource: o.carrier === 'snap_bi' }));
+  }
+
+  /** The Core API documents no expire for a BI-SNAP transaction: such a one is cancelled instead, which ends it the same way. */
+  expire(id: string, o: PaymentRef = {}): Promise<ActionResult> {
+    if (o.carrier === 'snap_bi') return this.cancel(id, o);
     return acted(this.client.expire(id));
   }
 
-  refund(id: string, r: RefundOrder): Promise<Answered> {
+  refund(id: string, r: RefundOrder, o: PaymentRef = {}): Promise<Answered> {
     return answered(
-      this.client.refund(id, {
-        refund_key: r.refundKey,
-        ...(r.amount === undefined ? {} : { amount: r.amount }),
-        ...(r.reason === undefined ? {} : { reason: r.reason }),
-      }),
+      this.client.refund(
+        id,
+        {
+          refund_key: r.refundKey,
+          ...(r.amount === undefined ? {} : { amount: r.amount }),
+          ...(r.reason === undefined ? {} : { reason: r.reason }),
+        },
+        { snapApiSource: o.carrier === 'snap_bi' },
+      ),
     );
   }
 

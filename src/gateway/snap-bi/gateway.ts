@@ -48,11 +48,14 @@ export function legacyStatus(code: string): { transaction_status: string; status
 
 /**
  * The VA numbers of an order, derived from its id so that a status or delete call needs nothing
- * stored. `partnerServiceId` is the bank company code Midtrans assigns at onboarding (8 characters,
- * space-padded); the contract names no setting for it, so the gateway is asked to choose the
- * number (`shouldRandomizeVaNumber`) and the one it answers is reported.
+ * stored. `partnerServiceId` is the bank company code Midtrans assigned at onboarding
+ * (`gateway.snap_bi.partner_service_id`, 8 characters, space-padded); the gateway is still asked to
+ * choose the number (`shouldRandomizeVaNumber`) and the one it answers is reported.
  */
-export function vaNumbers(gatewayOrderId: string): {
+export function vaNumbers(
+  gatewayOrderId: string,
+  partnerServiceId: string,
+): {
   partnerServiceId: string;
   customerNo: string;
   virtualAccountNo: string;
@@ -61,7 +64,6 @@ export function vaNumbers(gatewayOrderId: string): {
     .toString()
     .padStart(12, '0')
     .slice(-12);
-  const partnerServiceId = '   70012';
   return { partnerServiceId, customerNo: digits, virtualAccountNo: `${partnerServiceId}${digits}` };
 }
 
@@ -97,6 +99,8 @@ export class SnapBiGateway {
     private readonly client: SnapBiClient,
     /** `additionalInfo.merchantId` / `merchantId` of the bodies (the MID). */
     private readonly merchantId: () => Promise<string | undefined>,
+    /** The VA bank company code (`gateway.snap_bi.partner_service_id`). */
+    private readonly partnerServiceId: () => Promise<string>,
   ) {}
 
   async charge(order: ChargeOrder): Promise<Answered> {
@@ -105,7 +109,7 @@ export class SnapBiGateway {
     const mid = (await this.merchantId()) ?? '';
     const id = order.gatewayOrderId;
     if (kind === 'va') {
-      const n = vaNumbers(id);
+      const n = vaNumbers(id, await this.partnerServiceId());
       const bank = 'bank' in order.method && typeof order.method.bank === 'string' ? order.method.bank : 'bca';
       const a = await this.client.call(
         'va.create',
@@ -196,7 +200,11 @@ export class SnapBiGateway {
         ? await this.client.call(
             'va.status',
             '/v1.0/transfer-va/status',
-            { ...vaNumbers(id), inquiryRequestId: id, additionalInfo: { merchantId: mid } },
+            {
+              ...vaNumbers(id, await this.partnerServiceId()),
+              inquiryRequestId: id,
+              additionalInfo: { merchantId: mid },
+            },
             randomUUID(),
           )
         : kind === 'qris'
@@ -228,7 +236,7 @@ export class SnapBiGateway {
         ? await this.client.call(
             'va.delete',
             '/v1.0/transfer-va/delete-va',
-            { ...vaNumbers(id), trxId: id, additionalInfo: { merchantId: mid } },
+            { ...vaNumbers(id, await this.partnerServiceId()), trxId: id, additionalInfo: { merchantId: mid } },
             externalId,
           )
         : kind === 'qris'

@@ -1,10 +1,14 @@
 /**
  * One account's gateway when BI-SNAP carries some of its payment methods: a charge of a type that
  * `gateway.snap_bi.methods` lists goes through BI-SNAP, every other call through the legacy
- * adapter. Status, cancel, expire and refund ask the BI-SNAP products of the listed methods first
- * (a legacy transaction is unknown there), then the legacy API. With no method listed (the
- * default) it is the legacy gateway, call for call.
+ * adapter. Status, cancel, expire and refund follow the payment's recorded carrier: a legacy
+ * payment goes to the legacy API only; a BI-SNAP payment to its BI-SNAP product while its method is
+ * still listed, else to the legacy API with `transaction-source: SNAP_API` (the gateway serves a
+ * BI-SNAP transaction there, never the other way round). Without a record (a notification for an
+ * id nobody recorded) the BI-SNAP products of the listed methods are asked first, then the legacy
+ * API. With no method listed (the default) it is the legacy gateway, call for call.
  */
+import type { Carrier } from '../../model/payment.js';
 import type { RuntimeConfig, SnapBiConfig } from '../../model/runtime-config.js';
 import type { GatewayAnswer } from '../answer.js';
 import type {
@@ -15,6 +19,7 @@ import type {
   LinkAtGateway,
   LinkCreation,
   PaymentLinkOrder,
+  PaymentRef,
   RefundOrder,
   SnapCreation,
   SnapOrder,
@@ -47,6 +52,24 @@ export class RoutedGateway implements Gateway {
     return undefined;
   }
 
+  /**
+   * Where a call on a payment goes: `snap` with the BI-SNAP product that serves it, `legacy`, or
+   * `search` when nothing is recorded about it.
+   */
+  private async route(
+    ref: PaymentRef,
+  ): Promise<{ via: 'snap'; kind: SnapBiKind } | { via: 'legacy' } | { via: 'search' }> {
+    if (ref.carrier === undefined) return { via: 'search' };
+    if (ref.carrier === 'legacy') return { via: 'legacy' };
+    const kind = ref.paymentType ? kindOf(ref.paymentType) : undefined;
+    return kind !== undefined && (await this.kinds()).includes(kind) ? { via: 'snap', kind } : { via: 'legacy' };
+  }
+
+  async carrierFor(paymentType: string): Promise<Carrier> {
+    const methods = (await this.runtimeConfig()).gateway.snap_bi.methods;
+    return methods.some((m) => m === paymentType) ? 'snap_bi' : 'legacy';
+  }
+
   paymentLinkRequest(order: PaymentLinkOrder): Record<string, unknown> {
     return this.legacy.paymentLinkRequest(order);
   }
@@ -68,27 +91,40 @@ export class RoutedGateway implements Gateway {
   }
 
   async charge(order: ChargeOrder, idempotencyKey: string): Promise<Answered> {
-    const methods = (await this.runtimeConfig()).gateway.snap_bi.methods;
-    if (methods.some((m) => m === order.paymentType)) return this.snapBi.charge(order);
+    const carrier = order.carrier ?? (await this.carrierFor(order.paymentType));
+    if (carrier === 'snap_bi' && kindOf(order.paymentType) !== undefined) return this.snapBi.charge(order);
     return this.legacy.charge(order, idempotencyKey);
   }
 
-  async status(id: string, o?: { timeoutMs?: number }): Promise<GatewayAnswer | undefined> {
+  async status(id: string, o: { timeoutMs?: number } & PaymentRef = {}): Promise<GatewayAnswer | undefined> {
+    const r = await this.route(o);
+    // Asked by the gateway's transaction id, BI-SNAP's product may not find it; the legacy API does.
+    if (r.via === 'snap') return (await this.snapBi.status(r.kind, id)) ?? this.legacy.status(id, o);
+    if (r.via === 'legacy') return this.legacy.status(id, o);
     return (await this.find(id))?.answer ?? this.legacy.status(id, o);
   }
 
-  async cancel(id: string): Promise<ActionResult> {
+  async cancel(id: string, o: PaymentRef = {}): Promise<ActionResult> {
+    const r = await this.route(o);
+    if (r.via === 'snap') return this.snapBi.cancel(r.kind, id);
+    if (r.via === 'legacy') return this.legacy.cancel(id, o);
     const found = await this.find(id);
     return found ? this.snapBi.cancel(found.kind, id) : this.legacy.cancel(id);
   }
 
   /** BI-SNAP has no expire operation: a pending BI-SNAP transaction is ended by cancelling it. */
-  async expire(id: string): Promise<ActionResult> {
+  async expire(id: string, o: PaymentRef = {}): Promise<ActionResult> {
+    const r = await this.route(o);
+    if (r.via === 'snap') return this.snapBi.cancel(r.kind, id);
+    if (r.via === 'legacy') return this.legacy.expire(id, o);
     const found = await this.find(id);
     return found ? this.snapBi.cancel(found.kind, id) : this.legacy.expire(id);
   }
 
-  async refund(id: string, refund: RefundOrder): Promise<Answered> {
+  async refund(id: string, refund: RefundOrder, o: PaymentRef = {}): Promise<Answered> {
+    const r = await this.route(o);
+    if (r.via === 'snap') return this.snapBi.refund(r.kind, id, refund);
+    if (r.via === 'legacy') return this.legacy.refund(id, refund, o);
     const found = await this.find(id);
     return found ? this.snapBi.refund(found.kind, id, refund) : this.legacy.refund(id, refund);
   }

@@ -118,6 +118,7 @@ ${
 <dt>${t('pay_refunded')}</dt><dd data-refunded="${tx.refundedAmount}">${rupiah(tx.refundedAmount)}</dd>
 <dt>${t('tx_payment_type')}</dt><dd>${tx.paymentType ? v.word('pt', tx.paymentType) : EMPTY}</dd>
 <dt>${t('pay_transaction_id')}</dt><dd class="mono">${tx.gatewayTransactionId ?? EMPTY}</dd>
+<dt>${t('pay_carrier')}</dt><dd data-carrier="${tx.carrier}">${tx.carrier === 'snap_bi' ? t('pay_carrier_snap_bi') : t('pay_carrier_legacy')}</dd>
 <dt>${t('tx_created')}</dt><dd>${v.when(tx.createdAt)}</dd>
 ${
   paidAt === undefined

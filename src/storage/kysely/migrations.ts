@@ -181,6 +181,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '032_outbox_account_lanes': outboxAccountLanesMigration032,
     '033_outbox_alert_lane': outboxAlertLaneMigration033(kind),
     '038_outbox_account_oldest': outboxAccountOldestMigration038,
+    '039_transaction_carrier': transactionCarrierMigration039,
     '040_reconciliation_source': reconciliationSourceMigration040,
   };
 }
@@ -689,6 +690,16 @@ export const reconciliationSourceMigration040: Migration = {
     await db.schema
       .alterTable('reconciliation_imports')
       .addColumn('source', 'text', (c) => c.notNull().defaultTo('file'))
+      .execute();
+  },
+};
+
+/** Which gateway API created each payment; every payment made before is the legacy API's. */
+export const transactionCarrierMigration039: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .alterTable('transactions')
+      .addColumn('carrier', 'text', (c) => c.notNull().defaultTo('legacy'))
       .execute();
   },
 };

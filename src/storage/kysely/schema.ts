@@ -47,6 +47,8 @@ export interface TransactionsTable {
   net_amount: number | null;
   /** A link purchase's payment link `order_id` (migration 036); null for every other kind. */
   payment_link_order_id: string | null;
+  /** The gateway API that created it, `legacy` or `snap_bi` (migration 039); `legacy` for every older row. */
+  carrier: Generated<string>;
 }
 
 export interface NotificationsTable {

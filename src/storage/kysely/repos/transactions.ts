@@ -59,6 +59,7 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
       fee_amount: null,
       net_amount: null,
       payment_link_order_id: t.paymentLinkOrderId ?? null,
+      carrier: t.carrier ?? 'legacy',
     };
     try {
       await this.db.insertInto('transactions').values(row).execute();

@@ -6,6 +6,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
 import type { TransactionsRepo } from '../../contract.js';
 import {
+  CARRIERS,
   PAYMENT_STATUSES,
   TRANSACTION_KINDS,
   type TransactionPatch,
@@ -34,6 +35,7 @@ export function toTransaction(r: TransactionRow): TransactionRecord {
     paymentUrl: r.payment_url,
     paymentLinkId: r.payment_link_id,
     paymentLinkOrderId: r.payment_link_order_id,
+    carrier: oneOf(CARRIERS, r.carrier, 'transactions.carrier'),
     snapToken: r.snap_token,
     requestHash: r.request_hash,
     requestJson: r.request_json,
@@ -66,6 +68,7 @@ const COLUMNS: Record<keyof TransactionPatch, keyof TransactionsTable> = {
   gatewayTransactionId: 'gateway_transaction_id',
   paymentUrl: 'payment_url',
   paymentLinkId: 'payment_link_id',
+  carrier: 'carrier',
   snapToken: 'snap_token',
   requestHash: 'request_hash',
   requestJson: 'request_json',
