@@ -79,6 +79,8 @@ describe.each(DATABASE_KINDS)('operator Basic Auth on every protected route (%s)
         'POST /api/reconciliation/imports',
         'GET /api/reconciliation/imports',
         'GET /api/reconciliation/imports/:id',
+        // A day of the gateway's transaction history reconciled now (finance and admin).
+        'POST /api/reconciliation/history-runs',
         'GET /api/reports/daily',
         'GET /api/transactions/export',
         // Contract §13: operators and who is signed in.
