@@ -113,7 +113,7 @@ async function variant(
     const rPre = await send(svc, '/webhook/midtrans', pre, ids, b.rate, o.tmp);
     burstStart = epochMs();
     const rBurst = await send(svc, '/webhook/midtrans', burst, ids, b.burstRate, o.tmp);
-    const burstEnd = Math.max(...(rBurst.sendTimes ?? [epochMs()]));
+    const burstEnd = (rBurst.sendTimes ?? []).reduce((m, t) => Math.max(m, t), burstStart);
     const rTail = await send(svc, '/webhook/midtrans', tail, ids, b.rate, o.tmp);
     const rB = await bRun;
     progress(`burst (${name}): sent; waiting for the ERPs`);
@@ -127,7 +127,7 @@ async function variant(
       .sort((x, y) => x - y);
     // Back under 1 s: the receipt of the last event whose lag was 1 s or more.
     const slow = a.filter((x) => x.lag >= 1000 && x.sent >= burstStart).map((x) => x.at);
-    const recovery = slow.length === 0 ? 0 : Math.max(0, Math.max(...slow) - burstEnd);
+    const recovery = slow.reduce((m, at) => Math.max(m, at - burstEnd), 0);
     const bLags = lags(onB, rB, rxB);
     const bWithout = bLags
       .filter((x) => x.sent < burstStart)
