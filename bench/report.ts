@@ -127,10 +127,10 @@ const burstRows = (v: 'up' | 'down'): [string, Cell, string][] => {
   ];
 };
 
-/** The burst's table, from `sqlite_burst`/`postgres_burst` (or `sqlite`/`postgres` when only the burst ran). */
+/** The burst's tables, from `sqlite_burst` and `postgres_burst`. */
 export function printBurst(r: Record<string, Figures>, meta: { loadavg_before: number; loadavg_after: number }): void {
-  const sq = r.sqlite_burst ?? r.sqlite;
-  const pg = r.postgres_burst ?? r.postgres;
+  const sq = r.sqlite_burst;
+  const pg = r.postgres_burst;
   const f = sq ?? pg;
   if (!f) return;
   const head = `${n(f.burst_rate_steady)}/s, then ${n(f.burst_rate_burst)}/s for ${n(f.burst_seconds)} s, on account A; B at ${n(f.burst_rate_steady)}/s; each ERP answers in 200 ms`;

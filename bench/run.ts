@@ -83,8 +83,8 @@ async function fairnessOnly(pgUrl: string | undefined): Promise<void> {
 async function burstOnly(pgUrl: string | undefined): Promise<void> {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   const load = os.loadavg()[0] ?? 0;
-  const results: Record<string, Figures> = { sqlite: await benchBurst('sqlite', opts, burstOpts) };
-  if (pgUrl) results.postgres = await benchBurst('postgres', opts, burstOpts, pgUrl);
+  const results: Record<string, Figures> = { sqlite_burst: await benchBurst('sqlite', opts, burstOpts) };
+  if (pgUrl) results.postgres_burst = await benchBurst('postgres', opts, burstOpts, pgUrl);
   printBurst(results, { loadavg_before: load, loadavg_after: os.loadavg()[0] ?? 0 });
 }
 
