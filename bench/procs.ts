@@ -25,18 +25,22 @@ export async function freePort(): Promise<number> {
 export interface Running {
   pid: number;
   url: string;
-  /** Spawn to first good answer, ms. */
+  /** Spawn to first good answer (the service: /health/ready), ms. */
   startupMs: number;
+  /** CPU time used by then, ms (the start-up's cost, which other work on the machine does not inflate). */
+  startupCpuMs: number;
   /** Peak resident set so far (VmHWM), MB. */
   peakRssMb(): number;
+  /** Resident set now (VmRSS), MB. */
+  rssMb(): number;
   /** CPU time the process has used so far (user + system), ms: a cost that other work on the machine does not inflate as much as a rate. */
   cpuMs(): number;
   stop(): Promise<void>;
 }
 
-function peakRss(pid: number): number {
+function statusMb(pid: number, field = 'VmHWM'): number {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m?.[1] ? Number(m[1]) / 1024 : 0;
   } catch {
     return 0;
@@ -158,13 +162,15 @@ export async function startService(env: Record<string, string>, port: number): P
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-8000)));
   const url = `http://127.0.0.1:${port}`;
-  await waitReady(child, `${url}/health`, () => err);
+  await waitReady(child, `${url}/health/ready`, () => err);
   const startupMs = epochMs() - started;
   return {
     pid: child.pid ?? 0,
     url,
     startupMs,
-    peakRssMb: () => peakRss(child.pid ?? 0),
+    startupCpuMs: cpuTime(child.pid ?? 0),
+    peakRssMb: () => statusMb(child.pid ?? 0),
+    rssMb: () => statusMb(child.pid ?? 0, 'VmRSS'),
     cpuMs: () => cpuTime(child.pid ?? 0),
     stop: stopper(child),
   };
@@ -195,7 +201,9 @@ export async function startSimulatorProcess(serverKey: string): Promise<Running>
     pid: child.pid ?? 0,
     url,
     startupMs: epochMs() - started,
-    peakRssMb: () => peakRss(child.pid ?? 0),
+    startupCpuMs: cpuTime(child.pid ?? 0),
+    peakRssMb: () => statusMb(child.pid ?? 0),
+    rssMb: () => statusMb(child.pid ?? 0, 'VmRSS'),
     cpuMs: () => cpuTime(child.pid ?? 0),
     stop: stopper(child),
   };
@@ -228,7 +236,9 @@ export async function startFloor(kind: FloorKind, target = '', extra: string[] =
     pid: child.pid ?? 0,
     url,
     startupMs: epochMs() - started,
-    peakRssMb: () => peakRss(child.pid ?? 0),
+    startupCpuMs: cpuTime(child.pid ?? 0),
+    peakRssMb: () => statusMb(child.pid ?? 0),
+    rssMb: () => statusMb(child.pid ?? 0, 'VmRSS'),
     cpuMs: () => cpuTime(child.pid ?? 0),
     stop: stopper(child),
   };
@@ -268,32 +278,50 @@ export interface Receiver {
   received(): number;
   /** Arrival time (epoch ms) of the first event of each order id. */
   arrivals: Map<string, number>;
+  /** Events answered 2xx, by order id: exactly one each when nothing is lost or sent twice. */
+  accepted: Map<string, number>;
   firstAt(): number;
   lastAt(): number;
   close(): Promise<void>;
 }
 
-/** A fast loopback ERP: answers 204 at once and notes when each order's event arrived. */
-export async function startReceiver(): Promise<Receiver> {
+export interface ReceiverOptions {
+  /** How long the ERP takes to answer each event, ms (0: at once). */
+  delayMs?: number;
+  /** While true the ERP answers 503 and the event does not count as received. */
+  down?: () => boolean;
+}
+
+/**
+ * A loopback ERP: answers 204 (after `delayMs`, or 503 while `down()`) and notes when each order's
+ * event arrived; the default is a fast one answering at once.
+ */
+export async function startReceiver(opts: ReceiverOptions = {}): Promise<Receiver> {
   let count = 0;
   let first = 0;
   let last = 0;
   const arrivals = new Map<string, number>();
+  const accepted = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (opts.down?.()) return void res.writeHead(503).end();
       const at = epochMs();
       count++;
       if (first === 0) first = at;
       last = at;
       try {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { order_id?: unknown };
-        if (typeof body.order_id === 'string' && !arrivals.has(body.order_id)) arrivals.set(body.order_id, at);
+        if (typeof body.order_id === 'string') {
+          if (!arrivals.has(body.order_id)) arrivals.set(body.order_id, at);
+          accepted.set(body.order_id, (accepted.get(body.order_id) ?? 0) + 1);
+        }
       } catch {
         // not ours to judge
       }
-      res.writeHead(204).end();
+      if (opts.delayMs) setTimeout(() => res.writeHead(204).end(), opts.delayMs);
+      else res.writeHead(204).end();
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -302,6 +330,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/erp`,
     received: () => count,
     arrivals,
+    accepted,
     firstAt: () => first,
     lastAt: () => last,
     close: () =>

@@ -7,6 +7,7 @@
  *   npm run bench -- --scale                          # + growth: 1,000,000 stored transactions and events
  *   npm run bench -- --quick                          # fewer requests (a quick look)
  *   npm run bench -- --fairness                       # only the accounts-fairness row (seconds, no build)
+ *   npm run bench -- --burst                          # only the burst rows (about 6 minutes; --quick: 2)
  *   BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- --quick   # profile the service
  *   BENCH_TRACING=0.1 npm run bench -- --quick         # the service tracing 10 % (1 = all) to a loopback OTLP sink
  *
@@ -20,8 +21,9 @@ import { execFileSync } from 'node:child_process';
 import { ROOT, benchTracing, closeOtlpSink } from './procs.js';
 import { benchGrowth, benchService, runFloor, type Figures, type Options } from './scenarios.js';
 import { freshDatabase } from './seed.js';
-import { printReport } from './report.js';
+import { printBurst, printReport } from './report.js';
 import { benchFairness } from './fairness.js';
+import { benchBurst, type BurstOptions } from './burst.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
@@ -31,6 +33,20 @@ const opts: Options = {
   rate: Number(process.env.BENCH_RATE ?? '500'),
   connections: 50,
   tmp: fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-bench-')),
+};
+
+/**
+ * The burst: 10/s steady, 300/s for two minutes (quick: 20 s), 10/s for a minute after (quick:
+ * 20 s); in the second variant A's ERP answers 503 for the burst's first minute (quick: 10 s).
+ */
+const burstOpts: BurstOptions = {
+  steadyS: quick ? 10 : 30,
+  burstS: quick ? 20 : 120,
+  tailS: quick ? 20 : 60,
+  downS: quick ? 10 : 60,
+  rate: 10,
+  burstRate: 300,
+  erpDelayMs: 200,
 };
 
 async function floor(kind: 'bare' | 'sqlite' | 'pg', target: string, n: number): Promise<Figures> {
@@ -64,9 +80,18 @@ async function fairnessOnly(pgUrl: string | undefined): Promise<void> {
       );
 }
 
+async function burstOnly(pgUrl: string | undefined): Promise<void> {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  const load = os.loadavg()[0] ?? 0;
+  const results: Record<string, Figures> = { sqlite_burst: await benchBurst('sqlite', opts, burstOpts) };
+  if (pgUrl) results.postgres_burst = await benchBurst('postgres', opts, burstOpts, pgUrl);
+  printBurst(results, { loadavg_before: load, loadavg_after: os.loadavg()[0] ?? 0 });
+}
+
 async function main(): Promise<void> {
   const pgUrl = process.env.BENCH_DATABASE_URL;
   if (args.has('--fairness')) return fairnessOnly(pgUrl);
+  if (args.has('--burst')) return burstOnly(pgUrl);
   const started = Date.now();
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   const load = os.loadavg()[0] ?? 0;
@@ -87,6 +112,10 @@ async function main(): Promise<void> {
   save(results);
   if (pgUrl)
     results.postgres = { ...(await benchService('postgres', opts, pgUrl)), ...(await fairness('postgres', pgUrl)) };
+  save(results);
+  results.sqlite_burst = await benchBurst('sqlite', opts, burstOpts);
+  save(results);
+  if (pgUrl) results.postgres_burst = await benchBurst('postgres', opts, burstOpts, pgUrl);
   save(results);
   if (args.has('--scale')) {
     const history = Number(process.env.BENCH_HISTORY ?? '1000000');

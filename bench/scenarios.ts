@@ -22,7 +22,7 @@ import type { LoadResult } from './load.js';
 export const SERVER_KEY = 'SB-Mid-server-bench-key';
 const API_KEY = `bench-${randomBytes(8).toString('hex')}`;
 const OP = { user: 'bench', pass: randomBytes(12).toString('hex') };
-const OP_AUTH = `Basic ${Buffer.from(`${OP.user}:${OP.pass}`).toString('base64')}`;
+export const OP_AUTH = `Basic ${Buffer.from(`${OP.user}:${OP.pass}`).toString('base64')}`;
 
 export interface Options {
   /** Notifications per webhook run (and per steady-rate run). */
@@ -38,7 +38,7 @@ export interface Figures {
   [row: string]: number | string | undefined;
 }
 
-function notification(orderId: string, nominal: number, transactionId: string = randomUUID()) {
+export function notification(orderId: string, nominal: number, transactionId: string = randomUUID()) {
   const gross = `${nominal}.00`;
   return {
     transaction_time: '2026-11-22 10:00:00',
@@ -76,7 +76,7 @@ async function simCall(url: string, body: unknown, auth = true): Promise<Record<
  * notify by itself), so the status API confirms the bench's notifications as it would a real one.
  * Returns the gateway transaction id of each order.
  */
-async function settleAtGateway(sim: string, known: KnownOrder[]): Promise<Map<string, string>> {
+export async function settleAtGateway(sim: string, known: KnownOrder[]): Promise<Map<string, string>> {
   const res = await fetch(`${sim}/_sim/config`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
@@ -164,9 +164,10 @@ async function confirmedFloor(
 }
 
 /** The `p`th percentile of sorted `xs`. */
-const pct = (xs: number[], p: number): number => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;
+export const pct = (xs: number[], p: number): number =>
+  xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;
 
-const orders = (tag: string, n: number): KnownOrder[] =>
+export const orders = (tag: string, n: number): KnownOrder[] =>
   Array.from({ length: n }, (_, i) => ({ orderId: `M${i % 50}-${tag}-${i}`, nominal: 10_000 + i }));
 
 /**
@@ -192,7 +193,7 @@ function serviceEnv(db: BenchDatabase, sim: string, tmp: string, erpUrl?: string
   };
 }
 
-interface Launched {
+export interface Launched {
   svc: Running;
   /** The simulator's process. */
   simProc: Running;
@@ -201,7 +202,7 @@ interface Launched {
 }
 
 /** The simulator in its own process, then the service pointed at it. */
-async function launch(db: BenchDatabase, tmp: string, erpUrl?: string): Promise<Launched> {
+export async function launch(db: BenchDatabase, tmp: string, erpUrl?: string): Promise<Launched> {
   const simProc = await startSimulatorProcess(SERVER_KEY);
   try {
     const svc = await startService(serviceEnv(db, simProc.url, tmp, erpUrl), await freePort());
@@ -402,6 +403,9 @@ async function feedWake(
   return out.sort((a, b) => a - b);
 }
 
+/** How long the service is left alone after start-up before its idle resident set is read. */
+const IDLE_MS = 5_000;
+
 export async function benchService(kind: 'sqlite' | 'postgres', o: Options, adminUrl?: string): Promise<Figures> {
   const f: Figures = {};
   // Start-up on an empty database: migrations included.
@@ -409,6 +413,10 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
   try {
     const l = await launch(empty, o.tmp);
     f.startup_ms = l.svc.startupMs;
+    f.startup_cpu_ms = l.svc.startupCpuMs;
+    // Idle: after start-up, nothing asked of it but what its own timers do.
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    f.idle_rss_mb = l.svc.rssMb();
     await l.stop();
   } finally {
     await empty.drop();

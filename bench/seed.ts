@@ -54,12 +54,13 @@ export interface KnownOrder {
   nominal: number;
 }
 
-/** Pending Core API charges the service knows, as if created through it (the webhook's usual case). */
-export async function seedOrders(db: DatabaseConfig, orders: KnownOrder[]): Promise<void> {
+/** Pending Core API charges the service knows (of `account`, else the default one), as if created through it (the webhook's usual case). */
+export async function seedOrders(db: DatabaseConfig, orders: KnownOrder[], account?: string): Promise<void> {
   const store = await openStore(db);
+  const mine = account ? store.forAccount(account) : store;
   try {
     for (let i = 0; i < orders.length; i += 500) {
-      await store.transaction(async (tx) => {
+      await mine.transaction(async (tx) => {
         for (const o of orders.slice(i, i + 500)) {
           await tx.transactions.insert({
             id: randomUUID(),

@@ -9,7 +9,7 @@ import { stopTracing } from './platform/tracing.js';
 import { resolveOperatorCredentials } from './config/operator-credentials.js';
 import { weakSecrets } from './config/secret-strength.js';
 import { ConfigKeyError, resolveEncryptionKeys } from './platform/secret-box.js';
-import { startSimulator, type RunningSimulator, type SnapBiOptions } from '../simulator/index.js';
+import type { RunningSimulator, SnapBiOptions } from '../simulator/index.js';
 import { createPublicKey } from 'node:crypto';
 import type { App } from './http/types.js';
 import type { Store } from './storage/contract.js';
@@ -158,6 +158,8 @@ export async function startService(config: Config, opts: { stdoutLogs?: boolean 
   let simulator: RunningSimulator | undefined;
   if (config.gateway.mode === 'simulator') {
     try {
+      // Loaded only in simulator mode: a service against Midtrans never runs it.
+      const { startSimulator } = await import('../simulator/index.js');
       simulator = await startSimulator({
         serverKey: config.gateway.serverKey ?? SIMULATOR_DEV_SERVER_KEY,
         notificationUrl: `${config.publicBaseUrl}/webhook/midtrans`,

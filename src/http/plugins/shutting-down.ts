@@ -8,6 +8,11 @@ import { PROBE_PATHS } from '../api/health/routes.js';
  * `Connection: close`, before any other work, so the client retries it on another instance or later.
  * (Fastify's own `return503OnClosing` answer is bare JSON without a request id.) The liveness and
  * readiness probes still answer: readiness then names `shutting_down` as its failing check.
+ *
+ * After each answer while closing, the connections that became idle are closed: the ones busy when
+ * closing began are not closed by Node, and a keep-alive client (the gateway after a notification)
+ * would hold each open until the server's keep-alive timeout (72 s) or the forced exit, and the
+ * close would wait for it. A connection with a further request queued is not idle: it is answered.
  */
 export function refuseWhileClosing(app: FastifyInstance): void {
   let closing = false;
@@ -20,5 +25,8 @@ export function refuseWhileClosing(app: FastifyInstance): void {
     // Serialized here: the route's response schemas (a /health 503 is its own body) do not apply.
     const body = JSON.stringify(problem('SHUTTING_DOWN', req.id));
     return reply.code(503).header('connection', 'close').type('application/problem+json').send(body);
+  });
+  app.addHook('onResponse', async () => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
 }
