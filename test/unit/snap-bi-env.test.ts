@@ -51,6 +51,7 @@ describe('MIDTRANS_SNAP_BI_* variables', () => {
       public_key: keys.publicKey,
       base_url: 'https://merchants.sbx.midtrans.com',
       methods: [],
+      partner_service_id: '   70012',
     });
   });
 

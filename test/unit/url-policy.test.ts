@@ -82,6 +82,12 @@ describe('outbound address policy: every spelling of a refused address is refuse
       fc.property(private4, fc.integer(), (v4, noise) => {
         for (const v6 of ipv6Spellings(v4, noise)) {
           expect(isPrivateHost(v6), v6).toBe(true);
+          // Inside the local-use NAT64 /48 one address spells an IPv4 address at each RFC 6052
+          // position; when another position spells a link-local one, the stricter refusal wins.
+          if (isLinkLocalOrMetadata(v6)) {
+            expect([addressRefusal(v6, true), addressRefusal(v6, false)], v6).toEqual(['link-local', 'link-local']);
+            continue;
+          }
           expect(addressRefusal(v6, true), v6).toBe('private');
           expect(addressRefusal(v6, false), v6).toBeUndefined();
           expect(outboundUrlProblem(urlOf(v6), true), v6).toMatch(/private, loopback or link-local/);
@@ -89,6 +95,14 @@ describe('outbound address policy: every spelling of a refused address is refuse
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('an address spelling loopback at one NAT64 position and link-local at another is refused as link-local in every mode', () => {
+    // 127.0.169.254 at the /48 position (u-octet skipped) reads 169.254.0.0 at the /64 position.
+    const v6 = '64:ff9b:1:7f00:a9:fe00::';
+    expect(isPrivateHost(v6)).toBe(true);
+    expect(isLinkLocalOrMetadata(v6)).toBe(true);
+    expect([addressRefusal(v6, true), addressRefusal(v6, false)]).toEqual(['link-local', 'link-local']);
   });
 
   it('public IPv4 addresses behind NAT64, 6to4, Teredo or the mapped form stay allowed (a DNS64 network reaches the gateway so)', () => {
