@@ -9,6 +9,7 @@ import type { Database } from '../kysely/schema.js';
 import type { ReportWrite, ReportWritesRepo, ReportWritten } from '../contract.js';
 import { toColumns, toTransaction, type TransactionRow } from '../kysely/rows/transactions.js';
 import { PrecompiledFamily } from '../kysely/precompiled.js';
+import { notificationValues } from '../kysely/rows/notifications.js';
 
 type Written = TransactionRow & { notification_id: number | string };
 
@@ -47,22 +48,10 @@ export class PostgresReportWrites implements ReportWritesRepo {
   async recordNew(w: ReportWrite): Promise<ReportWritten> {
     const at = this.now().toISOString();
     const due = w.now.toISOString();
-    const n = w.notification;
     const columns = toColumns(w.patch);
     const e = w.event;
     const params: unknown[] = [
-      this.account,
-      n.dedupeKey,
-      n.gatewayOrderId,
-      n.transactionRef,
-      n.gatewayTransactionId,
-      n.transactionStatus,
-      n.statusCode,
-      n.source,
-      n.result,
-      n.payload,
-      n.reason ?? null,
-      at,
+      ...notificationValues(this.account, w.notification, at),
       ...Object.values(columns),
       at,
       w.transactionId,

@@ -40,16 +40,9 @@ const INSERT = new Precompiled<{ id: number | string }>(`
   on conflict (account, dedupe_key) do nothing
   returning id`);
 
-/** The new record's id, or undefined when the dedupe key exists (nothing written). */
-export async function insertNotification(
-  db: Kysely<Database>,
-  kind: DatabaseKind,
-  now: () => Date,
-  n: NewNotification,
-  account: string,
-): Promise<number | undefined> {
-  // ON CONFLICT DO NOTHING: a unique violation would abort a PostgreSQL transaction.
-  const row = await INSERT.first(db, kind, [
+/** A new notification's values in the insert's column order (its reason cut to 500 characters). */
+export function notificationValues(account: string, n: NewNotification, at: string): unknown[] {
+  return [
     account,
     n.dedupeKey,
     n.gatewayOrderId,
@@ -61,7 +54,19 @@ export async function insertNotification(
     n.result,
     n.payload,
     n.reason === undefined || n.reason === null ? null : n.reason.slice(0, 500),
-    now().toISOString(),
-  ]);
+    at,
+  ];
+}
+
+/** The new record's id, or undefined when the dedupe key exists (nothing written). */
+export async function insertNotification(
+  db: Kysely<Database>,
+  kind: DatabaseKind,
+  now: () => Date,
+  n: NewNotification,
+  account: string,
+): Promise<number | undefined> {
+  // ON CONFLICT DO NOTHING: a unique violation would abort a PostgreSQL transaction.
+  const row = await INSERT.first(db, kind, notificationValues(account, n, now().toISOString()));
   return row ? Number(row.id) : undefined;
 }
