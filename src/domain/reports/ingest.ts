@@ -5,8 +5,10 @@
  * confirmed first (verify.ts); only a `TrustedReport` (trust.ts) changes a payment: in ONE database
  * transaction the transaction is resolved through the stored gateway order id mapping (resolve.ts),
  * the status machine decides what changes (apply.ts, status-machine.ts), and the notification, the change and the ERP
- * event are recorded (record.ts), deduplicated by the report's identity (dedupe.ts). The outbox
- * worker is woken after the commit. No HTTP call happens inside the transaction.
+ * event are recorded (record.ts), deduplicated by the report's identity (dedupe.ts). On PostgreSQL
+ * a transaction found by its stored mapping is read and decided without a lock and recorded by one
+ * statement that holds while the row is unchanged, with the same outcome (`unlockedFirst`). The
+ * outbox worker is woken after the commit. No HTTP call happens inside the transaction.
  */
 import { accountLabel } from '../../model/account.js';
 import type { Deps } from '../../types.js';
