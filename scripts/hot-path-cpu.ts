@@ -9,7 +9,9 @@
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx scripts/hot-path-cpu.ts postgres [n]
  *
  * Prints µs CPU per new notification (confirmed with the simulator's status API), per duplicate,
- * and per delivered ERP event (the outbox drained once the ERP is set), each phase 16 at a time.
+ * and per delivered ERP event (the outbox drained once the ERP is set), each phase 16 at a time. On
+ * a PostgreSQL server on the same machine it also prints the CPU its backends serving this process
+ * used per operation (`/proc/<pid>/schedstat` of the connections named by `application_name`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -37,6 +39,30 @@ async function inParallel<T>(items: T[], width: number, fn: (t: T) => Promise<vo
     }
   };
   await Promise.all(Array.from({ length: width }, lane));
+}
+
+/** The connections of this run, named so that their server backends can be found. */
+const APPLICATION_NAME = `paylink-hot-path-cpu-${randomBytes(4).toString('hex')}`;
+process.env.PGAPPNAME = APPLICATION_NAME;
+
+/** CPU ns of the server backends of this run's connections; undefined when they cannot be read (another machine). */
+async function serverNs(url: string): Promise<number | undefined> {
+  const pg = (await import('pg')).default;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ pid: number }>(
+      'select pid from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid()',
+      [APPLICATION_NAME],
+    );
+    let ns = 0;
+    for (const r of rows) ns += Number(fs.readFileSync(`/proc/${r.pid}/schedstat`, 'utf8').split(' ')[0]);
+    return ns;
+  } catch {
+    return undefined;
+  } finally {
+    await c.end();
+  }
 }
 
 function cpuUs(): number {
@@ -93,13 +119,20 @@ async function main(): Promise<void> {
       const result = (r.json() as { result?: string }).result;
       if (result !== want) throw new Error(`expected ${want}, got ${r.statusCode} ${r.body}`);
     };
+    const server = () => (kind === 'postgres' && pgUrl ? serverNs(pgUrl) : Promise.resolve(undefined));
     const phase = async (name: string, fn: () => Promise<number>) => {
+      const s0 = await server();
       const c0 = cpuUs();
       const t0 = performance.now();
       const count = await fn();
       const cpu = (cpuUs() - c0) / count;
+      const s1 = await server();
+      const backends =
+        s0 === undefined || s1 === undefined
+          ? ''
+          : `; server backends ${Math.round((s1 - s0) / 1000 / count)} µs CPU each`;
       console.log(
-        `${kind} ${name}: ${Math.round(cpu)} µs CPU each, ${count} in ${Math.round(performance.now() - t0)} ms`,
+        `${kind} ${name}: ${Math.round(cpu)} µs CPU each, ${count} in ${Math.round(performance.now() - t0)} ms${backends}`,
       );
     };
     await phase('new notification', async () => {

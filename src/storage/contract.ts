@@ -495,6 +495,20 @@ export interface ReportWrite {
 export type ReportWritten =
   { inserted: true; notificationId: number; transaction: TransactionRecord } | { inserted: false };
 
+/** A transaction read without a lock, with a token that changes whenever its row is written. */
+export interface VersionedTransaction {
+  transaction: TransactionRecord;
+  /** Opaque: equal only while the row has not been written since it was read. */
+  rowVersion: string;
+}
+
+export type ReportWrittenIfUnchanged =
+  | { outcome: 'written'; notificationId: number; transaction: TransactionRecord }
+  /** The notification's dedupe key exists already: nothing written. */
+  | { outcome: 'duplicate' }
+  /** The row was written (or removed) since it was read: nothing written; read again and decide again. */
+  | { outcome: 'moved' };
+
 export interface ReportWritesRepo {
   /**
    * Inside a transaction that holds the transaction's lock: records a new notification, applies
@@ -502,6 +516,14 @@ export interface ReportWritesRepo {
    * nothing (`inserted: false`; the caller reads the earlier record).
    */
   recordNew(w: ReportWrite): Promise<ReportWritten>;
+  /** The transaction stored under `gatewayOrderId` in this account, without a lock, with its row version. */
+  findCurrent(gatewayOrderId: string): Promise<VersionedTransaction | undefined>;
+  /**
+   * Outside a transaction: `recordNew` as one step that takes the transaction's lock itself and
+   * writes only while the row is still the version `rowVersion` names (read by `findCurrent`), so
+   * a decision made over that read holds; otherwise nothing is written (`moved`).
+   */
+  recordNewIfUnchanged(w: ReportWrite & { rowVersion: string }): Promise<ReportWrittenIfUnchanged>;
 }
 
 export interface NewAccount {
@@ -703,7 +725,7 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     release: 'write',
     dueNow: 'write',
   },
-  reports: { recordNew: 'write' },
+  reports: { recordNew: 'write', findCurrent: 'read', recordNewIfUnchanged: 'write' },
   refunds: {
     insert: 'write',
     findById: 'read',

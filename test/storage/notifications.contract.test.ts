@@ -78,3 +78,56 @@ describe.each(DATABASE_KINDS)('storage contract: notifications (%s)', (kind) => 
     expect(await store.forAccount('shop-b').notifications.findWithTransaction('k1')).toBeUndefined();
   });
 });
+
+describe.each(DATABASE_KINDS)('storage contract: a report written while its row is unchanged (%s)', (kind) => {
+  let store: Store;
+  freshStoreEachTest(kind, (_db, s) => {
+    store = s;
+  });
+  const now = new Date('2026-11-20T03:00:00.000Z');
+
+  it('writes the notification, the change and the event only while the row is the version read: written, duplicate, moved', async () => {
+    const t = await seedTransaction(store, { orderId: 'GUARD-1', kind: 'charge' });
+    const read = await store.reports.findCurrent(t.gatewayOrderId);
+    expect(read?.transaction).toEqual(t);
+    if (!read) throw new Error('not found');
+    expect(await store.reports.findCurrent('NO-SUCH-ORDER')).toBeUndefined();
+    const write = (dedupeKey: string, rowVersion: string, statusVersion: number) =>
+      store.reports.recordNewIfUnchanged({
+        notification: note({ dedupeKey, gatewayOrderId: t.gatewayOrderId, transactionRef: t.id, result: 'applied' }),
+        transactionId: t.id,
+        patch: { status: 'paid', statusVersion },
+        event: {
+          eventId: `ev-${dedupeKey}`,
+          eventType: 'payment.status_changed',
+          orderKey: t.orderId,
+          orderId: t.orderId,
+          mercantId: t.mercantId,
+          statusVersion,
+          payload: '{}',
+          traceContext: null,
+        },
+        now,
+        rowVersion,
+      });
+
+    const written = await write('g-1', read.rowVersion, 1);
+    expect(written).toMatchObject({ outcome: 'written', transaction: { status: 'paid', statusVersion: 1 } });
+    // The row was written by that: the version read before is gone, and nothing more is written.
+    expect(await write('g-2', read.rowVersion, 1)).toEqual({ outcome: 'moved' });
+    expect(await store.notifications.findByDedupeKey('g-2')).toBeUndefined();
+    expect(await store.outbox.findByEventId('ev-g-2')).toBeUndefined();
+
+    const again = await store.reports.findCurrent(t.gatewayOrderId);
+    if (!again) throw new Error('not found');
+    expect(again.rowVersion).not.toBe(read.rowVersion);
+    // A known dedupe key writes nothing either, the row included.
+    expect(await write('g-1', again.rowVersion, 2)).toEqual({ outcome: 'duplicate' });
+    expect(await store.outbox.findByEventId('ev-g-1')).toMatchObject({ statusVersion: 1 });
+    expect((await store.transactions.findById(t.id))?.statusVersion).toBe(1);
+    // Any write of the row moves its version, one that leaves the status as it is too.
+    await store.transactions.markChecked(t.id, now.toISOString());
+    expect(await write('g-3', again.rowVersion, 2)).toEqual({ outcome: 'moved' });
+    expect((await store.notifications.listForOrder(t.gatewayOrderId)).map((n) => n.dedupeKey)).toEqual(['g-1']);
+  });
+});

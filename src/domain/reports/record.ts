@@ -5,7 +5,7 @@
  * `unverified` with its reason; one re-checked and found not applicable is marked `ignored`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../../storage/contract.js';
+import type { ReportWrite, Store } from '../../storage/contract.js';
 import type { NewOutboxEvent } from '../../model/delivery.js';
 import type { NewNotification, NotificationResult } from '../../model/notification.js';
 import type { TransactionPatch, TransactionRecord } from '../../model/payment.js';
@@ -74,17 +74,41 @@ export async function record(
   return undefined;
 }
 
-async function recordTrusted(db: Store, o: TrustedOutcome): Promise<RecordedReport> {
+/**
+ * A trusted report decided over `o.transaction` as read without a lock (its row version
+ * `rowVersion`): written in one step that takes the lock itself, only while the row is still that
+ * version. `moved`: the row was written since, nothing was; `duplicate`: the dedupe key exists,
+ * nothing was written (the locked path tells a resend from an unverified notification confirmed now).
+ */
+export async function recordIfUnchanged(
+  store: Store,
+  o: TrustedOutcome,
+  rowVersion: string,
+): Promise<RecordedReport | 'moved' | 'duplicate'> {
+  const { eventId, write } = reportWrite(o);
+  const out = await store.reports.recordNewIfUnchanged({ ...write, rowVersion });
+  if (out.outcome !== 'written') return out.outcome;
+  return { result: o.notification.result, notificationId: out.notificationId, transaction: out.transaction, eventId };
+}
+
+/** What a trusted outcome writes: its notification, its change, and (applied) its ERP event. */
+function reportWrite(o: TrustedOutcome): { eventId: string | undefined; write: ReportWrite } {
   const { notification, transaction: t, patch, now } = o;
-  const result = notification.result;
   // The event's payload is built from the transaction as the patch leaves it, so the notification,
   // the change and the event are written in one step (one statement on PostgreSQL).
-  const eventId = result === 'applied' ? randomUUID() : undefined;
+  const eventId = notification.result === 'applied' ? randomUUID() : undefined;
   const after: TransactionRecord = { ...t, ...definedOnly(patch) };
   const event = eventId
     ? statusChangedOutboxEvent(after, o.grossAmount ?? after.nominal, eventId, now, o.eventAccount)
     : undefined;
-  const written = await db.reports.recordNew({ notification, transactionId: t.id, patch, event, now });
+  return { eventId, write: { notification, transactionId: t.id, patch, event, now } };
+}
+
+async function recordTrusted(db: Store, o: TrustedOutcome): Promise<RecordedReport> {
+  const { notification, transaction: t, patch, now } = o;
+  const result = notification.result;
+  const { eventId, write } = reportWrite(o);
+  const written = await db.reports.recordNew(write);
   if (written.inserted)
     return { result, notificationId: written.notificationId, transaction: written.transaction, eventId };
   // The dedupe key exists: a duplicate, or an unverified notification confirmed now (it takes its result).

@@ -1,14 +1,28 @@
 /**
  * SQLite's report writes: plain statements inside the caller's transaction. One connection in one
  * process, so several statements cost no round trip, and the transaction already holds the only
- * write lock.
+ * write lock. The domain takes the locked path here (its lock is the group commit's); the
+ * unlocked read and the write guarded by it exist for the contract, the row's version being the
+ * whole row as read.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../kysely/schema.js';
-import type { ReportWrite, ReportWritesRepo, ReportWritten } from '../contract.js';
+import type {
+  ReportWrite,
+  ReportWritesRepo,
+  ReportWritten,
+  ReportWrittenIfUnchanged,
+  VersionedTransaction,
+} from '../contract.js';
 import { insertNotification } from '../kysely/rows/notifications.js';
-import { updateTransaction } from '../kysely/rows/transactions.js';
+import { Precompiled } from '../kysely/precompiled.js';
+import { toTransaction, updateTransaction, type TransactionRow } from '../kysely/rows/transactions.js';
 import { insertOutboxEvent } from '../kysely/rows/outbox.js';
+
+const BY_GATEWAY_ORDER_ID = new Precompiled<TransactionRow>(
+  'select * from transactions where gateway_order_id = ? and account = ?',
+);
+const BY_ID = new Precompiled<TransactionRow>('select * from transactions where id = ?');
 
 export class SqliteReportWrites implements ReportWritesRepo {
   constructor(
@@ -23,5 +37,18 @@ export class SqliteReportWrites implements ReportWritesRepo {
     const transaction = await updateTransaction(this.db, 'sqlite', this.now, w.transactionId, w.patch);
     if (w.event) await insertOutboxEvent(this.db, 'sqlite', w.event, w.now, this.account);
     return { inserted: true, notificationId, transaction };
+  }
+
+  async findCurrent(gatewayOrderId: string): Promise<VersionedTransaction | undefined> {
+    const row = await BY_GATEWAY_ORDER_ID.first(this.db, 'sqlite', [gatewayOrderId, this.account]);
+    return row ? { transaction: toTransaction(row), rowVersion: JSON.stringify(row) } : undefined;
+  }
+
+  /** A `write`: it runs in a transaction of the group commit, which holds the write lock throughout. */
+  async recordNewIfUnchanged(w: ReportWrite & { rowVersion: string }): Promise<ReportWrittenIfUnchanged> {
+    const row = await BY_ID.first(this.db, 'sqlite', [w.transactionId]);
+    if (!row || JSON.stringify(row) !== w.rowVersion) return { outcome: 'moved' };
+    const out = await this.recordNew(w);
+    return out.inserted ? { outcome: 'written', ...out } : { outcome: 'duplicate' };
   }
 }
