@@ -9,26 +9,50 @@
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx scripts/hot-path-cpu.ts postgres [n]
  *
  * Prints µs CPU per new notification (confirmed with the simulator's status API), per duplicate,
- * and per delivered ERP event (the outbox drained once the ERP is set), each phase 16 at a time. On
- * a PostgreSQL server on the same machine it also prints the CPU its backends serving this process
- * used per operation (`/proc/<pid>/schedstat` of the connections named by `application_name`).
+ * per delivered ERP event (the outbox drained once the ERP is set) and per payment link created,
+ * each phase 16 at a time. On a PostgreSQL server on the same machine it also prints the CPU its
+ * backends serving this process used per operation (`/proc/<pid>/schedstat` of the connections
+ * named by `application_name`).
+ *
+ * Logging is off unless `--logging` is given: then the service's own logger (createLogger, info
+ * level, the secret scrubber, the daily file in a temporary LOG_DIR, and stdout as the service
+ * writes it) is used, and each phase also prints the log lines it wrote per operation. Send
+ * stdout to /dev/null or a pipe so the terminal does not pay for the lines; the figures go to
+ * stderr then:
+ *
+ *   npx tsx scripts/hot-path-cpu.ts sqlite 400 --logging > /dev/null
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { startSimulator } from '../simulator/index.js';
 import { loadConfig, type DatabaseConfig } from '../src/config/env.js';
 import { createServices } from '../src/services.js';
 import { buildApp } from '../src/app.js';
 import { openStore } from '../src/storage/kysely/store.js';
 import { startErpReceiver } from '../test/helpers/erp-receiver.js';
+import { closeLogger, createLogger, flushLogger } from '../src/platform/logging/logger.js';
 
 const KEY = 'erp-key-hot-path-cpu-0123456789';
 const SECRET = 'raw-erp-secret-hot-path-cpu-0123456789';
-const kind = process.argv[2] === 'postgres' ? 'postgres' : 'sqlite';
-const n = Number(process.argv[3] ?? '400');
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const kind = args[0] === 'postgres' ? 'postgres' : 'sqlite';
+const n = Number(args[1] ?? '400');
+const logging = process.argv.includes('--logging');
+/** With --logging stdout carries the log lines; the figures go to stderr. */
+const report = (line: string) => (logging ? process.stderr.write(`${line}\n`) : console.log(line));
+
+/** Lines in every file of `dir` (the daily log files). */
+function logLines(dir: string): number {
+  let count = 0;
+  for (const name of fs.readdirSync(dir)) {
+    const text = fs.readFileSync(path.join(dir, name), 'utf8');
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
+  }
+  return count;
+}
 
 async function inParallel<T>(items: T[], width: number, fn: (t: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -83,7 +107,15 @@ async function main(): Promise<void> {
     ...loadConfig({ PORT: '0', MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: serverKey, API_KEYS: KEY }),
     database,
   };
-  const logger = pino({ level: 'silent' });
+  const logDir = path.join(dir, 'logs');
+  const logger: Logger = logging
+    ? await createLogger({
+        level: 'info',
+        logDir,
+        stdout: true,
+        secrets: [serverKey, KEY, SECRET, 'correct horse battery staple'],
+      })
+    : pino({ level: 'silent' });
   const store = await openStore(database, { logger, schema });
   const services = createServices(
     config,
@@ -121,6 +153,8 @@ async function main(): Promise<void> {
     };
     const server = () => (kind === 'postgres' && pgUrl ? serverNs(pgUrl) : Promise.resolve(undefined));
     const phase = async (name: string, fn: () => Promise<number>) => {
+      if (logging) await flushLogger(logger);
+      const lines0 = logging ? logLines(logDir) : 0;
       const s0 = await server();
       const c0 = cpuUs();
       const t0 = performance.now();
@@ -131,8 +165,13 @@ async function main(): Promise<void> {
         s0 === undefined || s1 === undefined
           ? ''
           : `; server backends ${Math.round((s1 - s0) / 1000 / count)} µs CPU each`;
-      console.log(
-        `${kind} ${name}: ${Math.round(cpu)} µs CPU each, ${count} in ${Math.round(performance.now() - t0)} ms${backends}`,
+      let perOp = '';
+      if (logging) {
+        await flushLogger(logger);
+        perOp = `, ${((logLines(logDir) - lines0) / count).toFixed(2)} log lines each`;
+      }
+      report(
+        `${kind} ${name}: ${Math.round(cpu)} µs CPU each, ${count} in ${Math.round(performance.now() - t0)} ms${backends}${perOp}`,
       );
     };
     await phase('new notification', async () => {
@@ -147,11 +186,25 @@ async function main(): Promise<void> {
     const erpSettings = { ...document.erp, notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 5_000 };
     await services.runtimeConfig.save({ ...document, erp: erpSettings }, version, 'hot-path-cpu');
     await phase('delivered event', async () => e.services.outbox.drain());
+    await phase('link creation', async () => {
+      const links = Array.from({ length: n }, (_, i) => ({ order_id: `L${i % 50}-CPU-${i}`, nominal: 150_000 + i }));
+      await inParallel(links, 16, async (payload) => {
+        const r = await e.app.inject({
+          method: 'POST',
+          url: '/api/payment-links',
+          headers: { authorization: `Bearer ${KEY}` },
+          payload,
+        });
+        if (r.statusCode >= 300) throw new Error(`link creation: ${r.statusCode} ${r.body}`);
+      });
+      return links.length;
+    });
   } finally {
     await app.close();
     await services.close();
     await sim.close();
     await erp.close();
+    if (logging) await closeLogger(logger);
     if (schema && pgUrl) {
       const pg = (await import('pg')).default;
       const c = new pg.Client({ connectionString: pgUrl });

@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -82,6 +84,73 @@ describe('createLogger', () => {
     });
     expect(second).toMatchObject({ level: 'warn', detail: '[redacted]' });
     expect(third).toBeUndefined();
+  });
+
+  it('redacts secret fields by name on the line, one level down, in errors and in every child binding', async () => {
+    const dir = fresh();
+    const log = await createLogger({ level: 'info', logDir: dir, stdout: false });
+    // None of these values is known to the scrubber: only the names can catch them.
+    const line = {
+      password: 'v-top-password',
+      headers: { authorization: 'v-top-auth', 'set-cookie': 'v-top-cookie', accept: '*/*' },
+      config: { serverKey: 'v-camel', client_secret: 'v-snake', pass: 'v-pass', order_id: 'INV-1' },
+      call: { headers: { 'x-api-key': 'v-api-key', cookie: 'v-cookie' }, status: 200 },
+    };
+    log.info(line, 'fields');
+    const err = Object.assign(new TypeError('boom'), { log_pass: 'v-err-pass', code: 'E_BOOM' });
+    log.error({ err }, 'error');
+    log.error(err, 'error alone');
+    const child = log.child({ erp: { webhook_secret: 'v-child' } }).child({ private_key: 'v-grandchild' });
+    child.setBindings({ api_keys: 'v-set', order_id: 'INV-2' });
+    child.info('bound');
+    await closeLogger(log);
+    const text = read(dir);
+    expect(text).not.toMatch(/v-(top|camel|snake|pass|api-key|cookie|err-pass|child|grandchild|set)/);
+    const [fields, error, alone, bound] = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(fields).toMatchObject({
+      password: '[redacted]',
+      headers: { authorization: '[redacted]', 'set-cookie': '[redacted]', accept: '*/*' },
+      config: { serverKey: '[redacted]', client_secret: '[redacted]', pass: '[redacted]', order_id: 'INV-1' },
+      call: { headers: { 'x-api-key': '[redacted]', cookie: '[redacted]' }, status: 200 },
+    });
+    for (const e of [error, alone])
+      expect(e.err).toMatchObject({ type: 'TypeError', message: 'boom', log_pass: '[redacted]', code: 'E_BOOM' });
+    expect(error.err.stack).toContain('TypeError: boom');
+    expect(bound).toMatchObject({
+      erp: { webhook_secret: '[redacted]' },
+      private_key: '[redacted]',
+      api_keys: '[redacted]',
+      order_id: 'INV-2',
+    });
+    // The caller's objects are left as they were.
+    expect(line.config.serverKey).toBe('v-camel');
+    expect(line.headers.authorization).toBe('v-top-auth');
+    expect(err.log_pass).toBe('v-err-pass');
+  });
+
+  it('writes every line to stdout too, buffered, none lost when the logger is closed or the process exits', async () => {
+    const main = path.resolve(import.meta.dirname, '../fixtures/stdout-logger/main.ts');
+    for (const how of ['close', 'exit']) {
+      const dir = fresh();
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, dir, how], {
+        cwd: path.resolve(import.meta.dirname, '../..'),
+        timeout: 30_000,
+      });
+      const lines = stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { msg: string; i?: number; note?: string });
+      expect(lines.filter((l) => l.msg === 'numbered').map((l) => l.i)).toEqual(
+        Array.from({ length: 25 }, (_, i) => i),
+      );
+      expect(lines.at(-1)?.msg).toBe(how === 'close' ? 'after close' : 'before exit');
+      expect(stdout).not.toContain('stdout-canary-secret');
+      expect(lines[0]?.note).toBe('has [redacted]');
+      if (how === 'close') expect(read(dir).trim().split('\n')).toHaveLength(25);
+    }
   });
 
   it('rolls by size with pino-roll and keeps only the newest files', async () => {

@@ -10,7 +10,7 @@ import pino, { type Logger, type DestinationStream } from 'pino';
 import type { RollStream } from 'pino-roll';
 import { openDailyFile } from './daily-file.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { REDACTED, createSecretScrubber, redactUrl, type SecretScrubber } from './redact.js';
+import { createFieldCensor, createSecretScrubber, redactUrl, type SecretScrubber } from './redact.js';
 import { extendLogContext } from './context.js';
 import { SECRET_FIELD_NAMES } from '../secrets.js';
 import { privateDir, privateFile } from '../private-files.js';
@@ -36,27 +36,22 @@ export interface LoggerOptions {
 
 const camelCase = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
-/** Field paths whose values are replaced whatever they hold. */
-const REDACT_PATHS = [
-  'headers.authorization',
-  'headers.cookie',
-  'headers["x-api-key"]',
-  'headers["proxy-authorization"]',
-  '*.headers.authorization',
-  '*.headers.cookie',
-  '*.headers["set-cookie"]',
-  '*.headers["x-api-key"]',
-  '*.headers["proxy-authorization"]',
+/**
+ * Fields whose values are replaced whatever they hold, on a line's top level and one level down
+ * (`{ erp: { webhook_secret } }`): the runtime-config secrets, also as the environment's Config
+ * names them (`serverKey`…), and the operator's and API credentials.
+ */
+const SECRET_LOG_FIELDS = [
   'password',
+  'pass',
+  'log_pass',
   'api_keys',
-  '*.password',
-  '*.pass',
-  '*.log_pass',
-  '*.api_keys',
-  '*.apiKeys',
-  // The runtime-config secrets, also as the environment's Config names them (`serverKey`…).
-  ...SECRET_FIELD_NAMES.flatMap((f) => [f, `*.${f}`, `*.${camelCase(f)}`]),
+  'apiKeys',
+  ...SECRET_FIELD_NAMES.flatMap((f) => [f, camelCase(f)]),
 ];
+
+/** Headers replaced inside `headers`, on the top level and one level down (`{ gateway: { headers } }`). */
+const SECRET_LOG_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization'];
 
 /** What every logger created here writes through; kept per stream so child loggers find it. */
 interface Sink extends DestinationStream {
@@ -100,6 +95,58 @@ function sinkOf(logger: Logger): Sink | undefined {
   return typeof stream === 'object' && stream !== null && sinks.has(stream) ? (stream as Sink) : undefined;
 }
 
+/** Standard output's buffer: written when it holds this much, or at the latest every STDOUT_FLUSH_MS. */
+const STDOUT_BUFFER_BYTES = 4096;
+const STDOUT_FLUSH_MS = 100;
+
+interface Stdout {
+  write(line: string): void;
+  /** Writes what is buffered now. */
+  flush(): void;
+}
+
+let stdout: Stdout | undefined;
+
+/**
+ * The process's standard output for log lines, one per process, buffered: a write of each line
+ * to a pipe or a file (synchronous in Node on Linux) cost 3–8 µs CPU of the 10–17 a line cost
+ * (`scripts/log-line-cpu.ts` with stdout to a pipe, then a file); buffered, one write (still
+ * synchronous, as blocking as before) carries about ten lines. The trade-off: after a crash that
+ * skips the process's `exit` (SIGKILL, out of memory), stdout lacks up to the last 100 ms or 4 KB
+ * of lines; the LOG_DIR file, written as before, keeps them. A normal shutdown loses none:
+ * closeLogger writes the buffer, and so does the process's `exit`.
+ */
+function sharedStdout(): Stdout {
+  if (stdout) return stdout;
+  const out = pino.destination({ dest: 1, minLength: STDOUT_BUFFER_BYTES, sync: true });
+  let broken = false;
+  let pending = false;
+  // A closed pipe (the reader gone) must not take the service down; the file still has the lines.
+  out.on('error', (err: Error) => {
+    if (broken) return;
+    broken = true;
+    process.stderr.write(`paylink: log lines no longer written to stdout: ${err.message}\n`);
+  });
+  const flush = () => {
+    if (!pending || broken) return;
+    pending = false;
+    // flush, not flushSync: a synchronous stream writes at once, and flushSync retries a closed
+    // pipe for ever.
+    out.flush();
+  };
+  setInterval(flush, STDOUT_FLUSH_MS).unref();
+  process.once('exit', flush);
+  stdout = {
+    write(line) {
+      if (broken) return;
+      pending = true;
+      out.write(line);
+    },
+    flush,
+  };
+  return stdout;
+}
+
 export const LOG_FILE_BASE = 'paylink';
 
 /**
@@ -126,12 +173,13 @@ export async function createLogger(opts: LoggerOptions): Promise<Logger> {
   const scrubber = createSecretScrubber();
   scrubber.add(opts.secrets ?? []);
   let closed: Promise<void> | undefined;
+  const out = opts.stdout ? sharedStdout() : undefined;
   const sink: Sink = {
     scrubber,
     write(line: string) {
       const clean = scrubber.scrub(line);
       if (!closed) daily.current().write(clean);
-      if (opts.stdout) process.stdout.write(clean);
+      out?.write(clean);
     },
     flush(cb) {
       settled(daily.current()).then(
@@ -140,10 +188,16 @@ export async function createLogger(opts: LoggerOptions): Promise<Logger> {
       );
     },
     end() {
+      out?.flush();
       closed ??= daily.end();
       return closed;
     },
   };
+  const censor = createFieldCensor({
+    fields: SECRET_LOG_FIELDS,
+    headers: SECRET_LOG_HEADERS,
+    serialized: ['req', 'res'],
+  });
   const logger = pino(
     {
       level: opts.level,
@@ -151,8 +205,8 @@ export async function createLogger(opts: LoggerOptions): Promise<Logger> {
       timestamp: pino.stdTimeFunctions.isoTime,
       // With tracing on, a line written inside a span names it (trace_id, span_id).
       mixin: traceLogMixin(),
-      formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: REDACT_PATHS, censor: REDACTED },
+      // Redaction by name, on the line and on child loggers' bindings (see createFieldCensor).
+      formatters: { level: (label) => ({ level: label }), log: censor, bindings: censor },
       serializers: {
         err: pino.stdSerializers.err,
         req: (req: { method?: string; url?: string; ip?: string; headers?: Record<string, unknown> }) => ({
@@ -167,6 +221,21 @@ export async function createLogger(opts: LoggerOptions): Promise<Logger> {
     },
     sink,
   );
+  // pino applies `formatters.bindings` to the root's bindings only (a child resets it): the
+  // bindings of every child (children inherit these methods) and of setBindings pass the censor here.
+  type Methods = {
+    child(this: Logger, bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger;
+    setBindings(this: Logger, bindings: pino.Bindings): void;
+  };
+  const { child, setBindings } = logger as unknown as Methods;
+  Object.assign(logger, {
+    child(bindings, options) {
+      return child.call(this, censor(bindings), options);
+    },
+    setBindings(bindings) {
+      setBindings.call(this, censor(bindings));
+    },
+  } satisfies Methods);
   sinks.add(sink);
   return logger;
 }
