@@ -73,6 +73,7 @@ for (let i = 0; i < runs; i++) {
         LOG_DIR: path.join(db.env.DATA_DIR ?? tmp, 'logs'),
         HOST: '127.0.0.1',
         PORT: String(port),
+        SIMULATOR_PORT: String(await freePort()),
         TMPDIR: tmp,
       },
       stdio: ['ignore', 'ignore', 'pipe'],
