@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import QRCode from 'qrcode';
 import { HOSTED, jakartaDateTime, type HostedKey } from './i18n/hosted.js';
 import { LANGS, formatRupiah, translator, type Lang, type Translate } from './i18n/index.js';
 import { escapeHtml as e } from './lib/format.js';
@@ -128,6 +127,8 @@ ${p.openAmount ? amountField(p.openAmount, t) : ''}${buttons}
  * allow), with the raw string below it in small type for copying.
  */
 export async function qrBlock(qrString: string, t: T): Promise<string> {
+  // Loaded on first use: the embedded simulator starts with the service (qrcode: about 60 ms of CPU).
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(qrString, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   const labelled = svg.trim().replace(/^<svg /, `<svg role="img" aria-label="${e(t('pay.qrAlt'))}" `);
   return `<div class="qr" id="qr">${labelled}</div>

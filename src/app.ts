@@ -41,6 +41,7 @@ import { consoleActionRoutes } from './http/console/actions.js';
 import { consoleConfigRoutes } from './http/console/config-routes.js';
 import { consoleReconciliationRoutes } from './http/console/reconciliation-page.js';
 import { registerOpenApi } from './http/openapi.js';
+import { lazySchemaController, trackSchemas } from './http/lazy-compilers.js';
 import { clientErrorHandler } from './http/plugins/client-error.js';
 import { registerJsonParser } from './http/plugins/json-body.js';
 import { refuseNul } from './http/plugins/nul-guard.js';
@@ -177,7 +178,12 @@ function routeTable(services: Services): Mount[] {
 
 /** Builds the HTTP app over already-created services. Listening is the caller's business. */
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<App> {
-  const app = Fastify(serverOptions(services, opts)).withTypeProvider<TypeBoxTypeProvider>();
+  const schemas = lazySchemaController();
+  const app = Fastify({
+    ...serverOptions(services, opts),
+    schemaController: schemas.option,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  trackSchemas(app, schemas);
   // Tracing (when on) wraps every route, so it is registered before any.
   const tracing = tracingFastifyPlugin();
   if (tracing) await app.register(tracing);

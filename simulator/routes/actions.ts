@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import QRCode from 'qrcode';
 import type { SimContext } from '../context.js';
 import { coreError } from '../http.js';
 import type { Txn } from '../state.js';
@@ -25,6 +24,8 @@ export function registerActions(app: FastifyInstance, ctx: SimContext): void {
       const t = ctx.merchants.txnById(req.params.id)?.item;
       const text = t && t.payment_type === kind ? qrText(t) : undefined;
       if (text === undefined) return notFound(reply);
+      // Loaded on first use: the embedded simulator starts with the service (qrcode: about 60 ms of CPU).
+      const { default: QRCode } = await import('qrcode');
       const png = await QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 2, scale: 4 });
       return reply.code(200).type('image/png').header('cache-control', 'no-store').send(png);
     });

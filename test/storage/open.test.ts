@@ -33,6 +33,32 @@ describe('opening a store', () => {
     }
   });
 
+  it('SQLite: a migration that fails leaves none of that run applied (one transaction)', async () => {
+    const dir = tempDir('paylink-open-');
+    const file = path.join(dir, 'paylink.db');
+    const raw = new SqliteDatabase(file);
+    // 001 to 010 apply; 015 creates this table.
+    raw.exec('create table refunds (x integer)');
+    raw.close();
+    try {
+      const err = await openStore({ kind: 'sqlite', path: file }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(MigrationError);
+      expect((err as Error).message).toMatch(/^database migration 015_refunds failed: /);
+      const after = new SqliteDatabase(file, { readonly: true });
+      try {
+        const tables = after
+          .prepare("select name from sqlite_master where type = 'table' and name in ('transactions', 'auth_failures')")
+          .all();
+        expect(tables).toEqual([]);
+        expect(after.prepare('select count(*) as n from kysely_migration').get()).toEqual({ n: 0 });
+      } finally {
+        after.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the service stops at start-up with exit code 1 and one clear line', () => {
     const dir = tempDir('paylink-open-');
     try {

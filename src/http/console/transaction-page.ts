@@ -1,4 +1,3 @@
-import QRCode from 'qrcode';
 import type { Deps } from '../../types.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import { html, raw, rupiah, type Html } from './html.js';
@@ -63,6 +62,8 @@ export function qrPayloadOf(tx: TransactionRecord): string | undefined {
 async function qrFigure(tx: TransactionRecord, v: View): Promise<Html> {
   const payload = tx.status === 'pending' ? qrPayloadOf(tx) : undefined;
   if (!payload) return html``;
+  // Loaded on the first page that draws one, not at start (qrcode: about 60 ms of CPU).
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(payload, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   // The SVG is the library's drawing (paths only), not text from the payment.
   return html`<figure class="qr" role="img" aria-label="${v.t('pay_qr_desc', { amount: rupiah(tx.nominal) })}" data-qr>${raw(svg)}<figcaption>${v.t('pay_qr')}</figcaption></figure>`;

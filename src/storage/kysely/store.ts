@@ -1,8 +1,6 @@
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import pg from 'pg';
 import { Kysely, Migrator, sql, type Transaction } from 'kysely';
-import { CurrentSchemaPostgresDialect } from '../postgres/introspection.js';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '../../config/env.js';
 import type { Database } from './schema.js';
@@ -30,8 +28,6 @@ import { sqliteCompleteAttempt } from '../sqlite/outbox-complete.js';
 import { postgresDialect } from '../postgres/fragments.js';
 import { PostgresReportWrites } from '../postgres/report-writes.js';
 import { postgresCompleteAttempt } from '../postgres/outbox-complete.js';
-import { checkTls, pgConnection } from '../postgres/tls.js';
-import { postgresSignals } from '../postgres/signals.js';
 import { decodeCursor } from './cursor.js';
 import { isUniqueViolation } from './errors.js';
 import { isDatabaseUnavailable } from '../../platform/errors.js';
@@ -42,9 +38,6 @@ import { ensurePrivateFile, privateDir, privateFile } from '../../platform/priva
 
 /** One process per SQLite file (the service takes this lock before it opens the store). */
 export { lockSqliteFile, SqliteInUseError, type SqliteLock } from '../sqlite/lock.js';
-
-// int8 (bigserial ids, bigint amounts) arrive as strings by default; our values stay below 2^53.
-pg.types.setTypeParser(20, (v) => Number(v));
 
 export interface StoreOptions {
   logger?: Logger;
@@ -231,44 +224,21 @@ function sqliteKysely(file: string): Kysely<Database> {
   return new Kysely<Database>({ dialect: new CachedSqliteDialect(database) });
 }
 
-function postgresKysely(url: string, opts: StoreOptions): Kysely<Database> {
-  const { connectionString, ssl } = pgConnection(url);
-  const pool = new pg.Pool({
-    connectionString,
-    ssl,
-    max: opts.poolMax ?? 10,
-    connectionTimeoutMillis: 2_000,
-    idleTimeoutMillis: 30_000,
-    statement_timeout: 15_000,
-    options: opts.schema ? `-c search_path=${opts.schema}` : undefined,
-  });
-  // Without a listener, an idle client's backend dying would crash the process.
-  pool.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'postgres pool: idle client error'));
-  // The same for a client that is checked out but between queries (inside a transaction, say)
-  // when its connection drops: pg emits 'error' on the client itself, which would crash the
-  // process. The client is unusable afterwards; its next query fails (→ 503) and the pool drops it.
-  pool.on('connect', (client) =>
-    client.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'postgres connection lost')),
-  );
-  return new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
-}
-
 /** Opens the database and runs pending migrations. A failed migration rejects with `MigrationError`. */
 export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): Promise<KyselyBackedStore> {
   const now = opts.now ?? (() => new Date());
-  if (cfg.kind === 'postgres') await checkTls(pgConnection(cfg.url));
-  if (cfg.kind === 'postgres' && opts.schema) {
-    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error('invalid schema name');
-    const { connectionString, ssl } = pgConnection(cfg.url);
-    const admin = new pg.Client({ connectionString, ssl, connectionTimeoutMillis: 2_000 });
-    await admin.connect();
-    try {
-      await admin.query(`create schema if not exists ${opts.schema}`);
-    } finally {
-      await admin.end();
+  // pg is loaded for a PostgreSQL database only (see ../postgres/open.ts).
+  const postgres = cfg.kind === 'postgres' ? await import('../postgres/open.js') : undefined;
+  let db: Kysely<Database>;
+  if (cfg.kind === 'postgres' && postgres) {
+    await postgres.checkTls(postgres.pgConnection(cfg.url));
+    if (opts.schema) {
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error('invalid schema name');
+      await postgres.createSchema(cfg.url, opts.schema);
     }
-  }
-  const db = cfg.kind === 'sqlite' ? sqliteKysely(cfg.path) : postgresKysely(cfg.url, opts);
+    db = postgres.postgresKysely(cfg.url, opts);
+  } else if (cfg.kind === 'sqlite') db = sqliteKysely(cfg.path);
+  else throw new Error('unknown database kind');
   try {
     const migrated = await migrate(db, cfg.kind, cfg.kind === 'postgres' ? opts.schema : undefined);
     opts.onMigrated?.(migrated);
@@ -277,8 +247,12 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
     throw err;
   }
   const signals =
-    cfg.kind === 'postgres'
-      ? postgresSignals({ connection: pgConnection(cfg.url), schema: opts.schema, logger: opts.logger })
+    cfg.kind === 'postgres' && postgres
+      ? postgres.postgresSignals({
+          connection: postgres.pgConnection(cfg.url),
+          schema: opts.schema,
+          logger: opts.logger,
+        })
       : undefined;
   let closed = false;
   const close = async () => {

@@ -8,8 +8,10 @@
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import {
   CompiledQuery,
+  SqliteAdapter,
   SqliteDialect,
   type DatabaseConnection,
+  type DialectAdapter,
   type Driver,
   type QueryResult,
   type TransactionSettings,
@@ -113,7 +115,20 @@ class CachedSqliteDriver implements Driver {
   }
 }
 
-/** Kysely's SQLite dialect (compiler, adapter, introspector) over the caching driver. */
+/**
+ * Kysely's SQLite adapter, saying what SQLite does: schema changes are transactional. Kysely's
+ * migrator then runs every pending migration in one transaction (as on PostgreSQL): all of them or
+ * none, and one commit instead of one per statement. Each commit waits for an fsync
+ * (synchronous = FULL); migrating an empty database took 0.85–1.3 s of start-up, nearly all of it
+ * those waits (about 0.15 s of CPU), on a 2-core machine.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+/** Kysely's SQLite dialect (compiler, introspector) over the caching driver, with migrations in one transaction. */
 export class CachedSqliteDialect extends SqliteDialect {
   constructor(private readonly database: SqliteDatabase) {
     super({ database });
@@ -121,5 +136,9 @@ export class CachedSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new CachedSqliteDriver(this.database);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
