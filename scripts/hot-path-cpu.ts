@@ -10,11 +10,23 @@
  *
  * Prints µs CPU per new notification (confirmed with the simulator's status API), per duplicate,
  * and per delivered ERP event (the outbox drained once the ERP is set), each phase 16 at a time.
+ *
+ *   npx tsx scripts/hot-path-cpu.ts sqlite 400 --profile [--top 15] [--interval 100] [--save dir]
+ *
+ * `--profile` also profiles each phase on its own (node:inspector's Profiler started before the
+ * phase and stopped after it, in this process, sampling every `--interval` µs) and prints, per
+ * path, the main thread's self time by group (each package, each paylink directory, the simulator
+ * and the ERP receiver on their own, node internals, GC) and by function, as µs per operation:
+ * where the time of one operation goes. The profiler costs CPU itself (the phase's CPU per
+ * operation rises by about the sampling's share) and samples wall time on the main thread: a
+ * statement waiting for its fsync counts where it waits, the libuv threads not at all. `--save`
+ * writes each phase's `.cpuprofile` for `scripts/profile-summary.ts` or a viewer.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { Session } from 'node:inspector/promises';
 import pino from 'pino';
 import { startSimulator } from '../simulator/index.js';
 import { loadConfig, type DatabaseConfig } from '../src/config/env.js';
@@ -22,11 +34,35 @@ import { createServices } from '../src/services.js';
 import { buildApp } from '../src/app.js';
 import { openStore } from '../src/storage/kysely/store.js';
 import { startErpReceiver } from '../test/helpers/erp-receiver.js';
+import { selfTimes, type Profile } from './profile-summary.js';
 
 const KEY = 'erp-key-hot-path-cpu-0123456789';
 const SECRET = 'raw-erp-secret-hot-path-cpu-0123456789';
 const kind = process.argv[2] === 'postgres' ? 'postgres' : 'sqlite';
 const n = Number(process.argv[3] ?? '400');
+const flag = (name: string) => process.argv.includes(name);
+const option = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? (process.argv[i + 1] ?? dflt) : dflt;
+};
+const profiling = flag('--profile');
+const top = Number(option('--top', '15'));
+const interval = Number(option('--interval', '100'));
+const saveDir = option('--save', '');
+
+/** A phase's profile as µs per operation: busy time, then self time by group and by function. */
+function printProfile(name: string, profile: Profile, count: number): void {
+  const { busy, groups, functions } = selfTimes(profile);
+  const per = (v: number) => (v / count).toFixed(0).padStart(6);
+  const share = (v: number) => `${((100 * v) / Math.max(1, busy)).toFixed(1).padStart(5)} %`;
+  const sorted = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
+  console.log(`\n## ${kind} ${name}: ${per(busy).trim()} µs busy (main thread, sampled) per operation`);
+  console.log('\n  µs/op   share  self time by group');
+  for (const [g, v] of sorted(groups)) console.log(`${per(v)}  ${share(v)}  ${g}`);
+  console.log('\n  µs/op   share  self time by function');
+  for (const [f, v] of sorted(functions)) console.log(`${per(v)}  ${share(v)}  ${f}`);
+  console.log('');
+}
 
 async function inParallel<T>(items: T[], width: number, fn: (t: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -93,14 +129,32 @@ async function main(): Promise<void> {
       const result = (r.json() as { result?: string }).result;
       if (result !== want) throw new Error(`expected ${want}, got ${r.statusCode} ${r.body}`);
     };
+    const session = profiling ? new Session() : undefined;
+    if (session) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval });
+    }
     const phase = async (name: string, fn: () => Promise<number>) => {
+      if (session) await session.post('Profiler.start');
       const c0 = cpuUs();
       const t0 = performance.now();
       const count = await fn();
       const cpu = (cpuUs() - c0) / count;
+      const profile = session ? ((await session.post('Profiler.stop')).profile as Profile) : undefined;
       console.log(
-        `${kind} ${name}: ${Math.round(cpu)} µs CPU each, ${count} in ${Math.round(performance.now() - t0)} ms`,
+        `${kind} ${name}: ${Math.round(cpu)} µs CPU each, ${count} in ${Math.round(performance.now() - t0)} ms${session ? ' (profiled)' : ''}`,
       );
+      if (profile) {
+        printProfile(name, profile, count);
+        if (saveDir) {
+          fs.mkdirSync(saveDir, { recursive: true });
+          fs.writeFileSync(
+            path.join(saveDir, `${kind}-${name.replace(/\W+/g, '-')}.cpuprofile`),
+            JSON.stringify(profile),
+          );
+        }
+      }
     };
     await phase('new notification', async () => {
       await inParallel(bodies, 16, (b) => post(b, 'applied'));
@@ -114,6 +168,7 @@ async function main(): Promise<void> {
     const erpSettings = { ...document.erp, notify_url: erp.url, webhook_secret: SECRET, timeout_ms: 5_000 };
     await services.runtimeConfig.save({ ...document, erp: erpSettings }, version, 'hot-path-cpu');
     await phase('delivered event', async () => e.services.outbox.drain());
+    session?.disconnect();
   } finally {
     await app.close();
     await services.close();
