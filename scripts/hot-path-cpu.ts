@@ -14,12 +14,15 @@
  *   npx tsx scripts/hot-path-cpu.ts sqlite 400 --profile [--top 15] [--interval 100] [--save dir]
  *
  * `--profile` also profiles each phase on its own (node:inspector's Profiler started before the
- * phase and stopped after it, in this process, sampling every `--interval` µs) and prints, per
+ * phase and stopped after it, in this process, sampling every `--interval` µs, default 250) and prints, per
  * path, the main thread's self time by group (each package, each paylink directory, the simulator
  * and the ERP receiver on their own, node internals, GC) and by function, as µs per operation:
  * where the time of one operation goes. The profiler costs CPU itself (the phase's CPU per
  * operation rises by about the sampling's share) and samples wall time on the main thread: a
- * statement waiting for its fsync counts where it waits, the libuv threads not at all. `--save`
+ * statement waiting for its fsync counts where it waits, the libuv threads not at all, and on a
+ * busy machine the time the thread is not scheduled counts in whatever frame it was in. So each
+ * group is printed as its share of the sampled time, as sampled µs per operation, and as that
+ * share of the phase's measured CPU per operation (`cpu µs/op`, the figure to read). `--save`
  * writes each phase's `.cpuprofile` for `scripts/profile-summary.ts` or a viewer.
  */
 import fs from 'node:fs';
@@ -47,20 +50,23 @@ const option = (name: string, dflt: string) => {
 };
 const profiling = flag('--profile');
 const top = Number(option('--top', '15'));
-const interval = Number(option('--interval', '100'));
+const interval = Number(option('--interval', '250'));
 const saveDir = option('--save', '');
 
 /** A phase's profile as µs per operation: busy time, then self time by group and by function. */
-function printProfile(name: string, profile: Profile, count: number): void {
+function printProfile(name: string, profile: Profile, count: number, cpuPerOp: number): void {
   const { busy, groups, functions } = selfTimes(profile);
-  const per = (v: number) => (v / count).toFixed(0).padStart(6);
+  const per = (v: number) => (v / count).toFixed(0).padStart(7);
+  const ofCpu = (v: number) => ((cpuPerOp * v) / Math.max(1, busy)).toFixed(0).padStart(7);
   const share = (v: number) => `${((100 * v) / Math.max(1, busy)).toFixed(1).padStart(5)} %`;
   const sorted = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
-  console.log(`\n## ${kind} ${name}: ${per(busy).trim()} µs busy (main thread, sampled) per operation`);
-  console.log('\n  µs/op   share  self time by group');
-  for (const [g, v] of sorted(groups)) console.log(`${per(v)}  ${share(v)}  ${g}`);
-  console.log('\n  µs/op   share  self time by function');
-  for (const [f, v] of sorted(functions)) console.log(`${per(v)}  ${share(v)}  ${f}`);
+  console.log(
+    `\n## ${kind} ${name}: ${Math.round(cpuPerOp)} µs CPU, ${per(busy).trim()} µs sampled (main thread) per operation`,
+  );
+  console.log('\ncpu µs/op  sampled   share  self time by group');
+  for (const [g, v] of sorted(groups)) console.log(`  ${ofCpu(v)}  ${per(v)}  ${share(v)}  ${g}`);
+  console.log('\ncpu µs/op  sampled   share  self time by function');
+  for (const [f, v] of sorted(functions)) console.log(`  ${ofCpu(v)}  ${per(v)}  ${share(v)}  ${f}`);
   console.log('');
 }
 
@@ -146,7 +152,7 @@ async function main(): Promise<void> {
         `${kind} ${name}: ${Math.round(cpu)} µs CPU each, ${count} in ${Math.round(performance.now() - t0)} ms${session ? ' (profiled)' : ''}`,
       );
       if (profile) {
-        printProfile(name, profile, count);
+        printProfile(name, profile, count, cpu);
         if (saveDir) {
           fs.mkdirSync(saveDir, { recursive: true });
           fs.writeFileSync(
