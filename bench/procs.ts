@@ -253,10 +253,21 @@ export async function startFloor(kind: FloorKind, target = '', extra: string[] =
   };
 }
 
+export interface DeliverFloor {
+  events: number;
+  seconds: number;
+  /** CPU per event, each event's UPDATE committed on its own. */
+  cpu_us: number;
+  grouped_seconds: number;
+  /** CPU per event, the UPDATEs of events answered together sharing one commit. */
+  grouped_cpu_us: number;
+}
+
 /**
  * The delivered-event floor of `bench/floors.ts` (`deliver-sqlite` or `deliver-pg`): `events` signed
- * POSTs to `receiver`, `lanes` at a time, each with its durable UPDATE, after `warm` more; its own
- * CPU per event (after the warm-up) and the time they took.
+ * POSTs to `receiver`, `lanes` at a time, each with its durable UPDATE, after `warm` more, then
+ * `events` more whose UPDATEs share commits; its own CPU per event (after the warm-up) and the
+ * time they took.
  */
 export async function runDeliverFloor(
   kind: 'deliver-sqlite' | 'deliver-pg',
@@ -265,7 +276,7 @@ export async function runDeliverFloor(
   events: number,
   lanes: number,
   warm: number,
-): Promise<{ events: number; seconds: number; cpu_us: number }> {
+): Promise<DeliverFloor> {
   const child = spawn(
     process.execPath,
     [...TSX, path.join(here, 'floors.ts'), kind, target, receiver, String(events), String(lanes), String(warm)],
@@ -277,7 +288,7 @@ export async function runDeliverFloor(
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((r) => child.once('exit', r));
   if (code !== 0) throw new Error(`floor ${kind} exited (${code}): ${err}`);
-  return JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { events: number; seconds: number; cpu_us: number };
+  return JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as DeliverFloor;
 }
 
 /** Runs autocannon in its own process with `spec`. */

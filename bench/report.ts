@@ -186,7 +186,7 @@ const PATH_FLOORS: [string, string, string, string, string][] = [
     'drain_cpu_us',
     'floor_delivered_cpu_us',
     'floor_delivered_eps',
-    'undici POST (keep-alive, 16 connections) of a ~700-byte event with an HMAC-SHA256 signature to the same kind of loopback receiver, one durable UPDATE; 16 lanes',
+    'undici POST (keep-alive, 16 connections) of a ~700-byte event with an HMAC-SHA256 signature to the same kind of loopback receiver, one durable UPDATE in a commit of its own (then: the UPDATEs of events answered together in one commit); 16 lanes',
   ],
   [
     'notification → ERP, steady',
@@ -196,6 +196,12 @@ const PATH_FLOORS: [string, string, string, string, string][] = [
     'the new-settlement floor + the delivered-event floor',
   ],
 ];
+
+/** The delivered-event floor with its marks sharing commits, and the drain against it. */
+const grouped = (f: Figures, floor: string) =>
+  floor === 'floor_delivered_cpu_us' && num(f.floor_delivered_grouped_cpu_us) !== undefined
+    ? `; commits shared: ${us(f.floor_delivered_grouped_cpu_us)} (row ${ratio(f.drain_cpu_us, f.floor_delivered_grouped_cpu_us)})`
+    : '';
 
 /** The hot paths against their own floors (CPU per operation of the floor's process, same run). */
 export function printPathFloors(r: Record<string, Figures>): void {
@@ -212,7 +218,7 @@ export function printPathFloors(r: Record<string, Figures>): void {
   const fl = (f: Figures | undefined, floor: string, rate: string) =>
     !f || num(f[floor]) === undefined
       ? '—'
-      : `${us(f[floor])}${rate && num(f[rate]) !== undefined ? `, ${rps(f[rate])}` : ''}`;
+      : `${us(f[floor])}${rate && num(f[rate]) !== undefined ? `, ${rps(f[rate])}` : ''}${grouped(f, floor)}`;
   for (const [name, row, floor, rate, what] of PATH_FLOORS)
     console.log(
       `| ${name} | ${cell(sq, row, floor)} | ${cell(pg, row, floor)} | ${fl(sq, floor, rate)} | ${fl(pg, floor, rate)} | ${what} |`,

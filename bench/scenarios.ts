@@ -170,7 +170,8 @@ async function measured(
  * - the webhook's own floor (`ingest-*` of bench/floors.ts): the same `n` notifications as the
  *   service's webhook row, new then again as duplicates, 50 connections;
  * - link creation's (`link-*`): `o.links` links at 16 connections, as the link row;
- * - the delivered event's (`deliver-*`): `n` events to a loopback receiver like the service's, 16 lanes.
+ * - the delivered event's (`deliver-*`): `n` events to a loopback receiver like the service's, 16
+ *   lanes, each marked in a commit of its own, then `n` more whose marks share commits.
  */
 export async function pathFloors(
   kind: 'sqlite' | 'postgres',
@@ -269,8 +270,13 @@ export async function pathFloors(
   const rx = await startReceiver();
   try {
     const d = await fresh((target) => runDeliverFloor(`deliver-${k}`, target, rx.url, n, LANES, FLOOR_WARM));
-    if (rx.received() !== total) throw new Error(`floor deliver: ${rx.received()} of ${total} received`);
-    Object.assign(f, { floor_delivered_eps: d.events / d.seconds, floor_delivered_cpu_us: d.cpu_us });
+    if (rx.received() !== total + n) throw new Error(`floor deliver: ${rx.received()} of ${total + n} received`);
+    Object.assign(f, {
+      floor_delivered_eps: d.events / d.seconds,
+      floor_delivered_cpu_us: d.cpu_us,
+      floor_delivered_grouped_eps: d.events / d.grouped_seconds,
+      floor_delivered_grouped_cpu_us: d.grouped_cpu_us,
+    });
   } finally {
     await rx.close();
   }
@@ -290,6 +296,7 @@ export function floorRatios(f: Figures): Figures {
     duplicate_cpu_x_floor: x(f.duplicate_cpu_us, f.floor_duplicate_cpu_us),
     link_cpu_x_floor: x(f.link_cpu_us, f.floor_link_cpu_us),
     drain_cpu_x_floor: x(f.drain_cpu_us, f.floor_delivered_cpu_us),
+    drain_cpu_x_grouped_floor: x(f.drain_cpu_us, f.floor_delivered_grouped_cpu_us),
     steady_cpu_x_floor: x(f.steady_cpu_us, steadyFloor),
   };
 }
