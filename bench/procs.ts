@@ -209,7 +209,16 @@ export async function startSimulatorProcess(serverKey: string): Promise<Running>
   };
 }
 
-export type FloorKind = 'bare' | 'sqlite' | 'pg' | 'confirmed-sqlite' | 'confirmed-pg';
+export type FloorKind =
+  | 'bare'
+  | 'sqlite'
+  | 'pg'
+  | 'confirmed-sqlite'
+  | 'confirmed-pg'
+  | 'ingest-sqlite'
+  | 'ingest-pg'
+  | 'link-sqlite'
+  | 'link-pg';
 
 /**
  * A floor server of `bench/floors.ts`. The confirmed floors also take the simulator's URL and the
@@ -242,6 +251,44 @@ export async function startFloor(kind: FloorKind, target = '', extra: string[] =
     cpuMs: () => cpuTime(child.pid ?? 0),
     stop: stopper(child),
   };
+}
+
+export interface DeliverFloor {
+  events: number;
+  seconds: number;
+  /** CPU per event, each event's UPDATE committed on its own. */
+  cpu_us: number;
+  grouped_seconds: number;
+  /** CPU per event, the UPDATEs of events answered together sharing one commit. */
+  grouped_cpu_us: number;
+}
+
+/**
+ * The delivered-event floor of `bench/floors.ts` (`deliver-sqlite` or `deliver-pg`): `events` signed
+ * POSTs to `receiver`, `lanes` at a time, each with its durable UPDATE, after `warm` more, then
+ * `events` more whose UPDATEs share commits; its own CPU per event (after the warm-up) and the
+ * time they took.
+ */
+export async function runDeliverFloor(
+  kind: 'deliver-sqlite' | 'deliver-pg',
+  target: string,
+  receiver: string,
+  events: number,
+  lanes: number,
+  warm: number,
+): Promise<DeliverFloor> {
+  const child = spawn(
+    process.execPath,
+    [...TSX, path.join(here, 'floors.ts'), kind, target, receiver, String(events), String(lanes), String(warm)],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  if (code !== 0) throw new Error(`floor ${kind} exited (${code}): ${err}`);
+  return JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as DeliverFloor;
 }
 
 /** Runs autocannon in its own process with `spec`. */

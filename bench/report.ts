@@ -156,6 +156,75 @@ function table(
     );
 }
 
+const us = (v: unknown) => (num(v) === undefined ? '—' : `${Math.round(num(v) ?? 0).toLocaleString('en-US')} µs`);
+
+/** Each path's row as "CPU per op (× its floor)", its own floor's figures, and what that floor does. */
+const PATH_FLOORS: [string, string, string, string, string][] = [
+  [
+    'webhook, new settlement',
+    'webhook_cpu_us',
+    'floor_new_cpu_us',
+    'floor_new_rps',
+    'Fastify POST, the webhook body schema, SHA-512 check, one SELECT by unique key, one status GET to the simulator, one durable write transaction (notification insert, transaction update, event insert); 50 conn.',
+  ],
+  [
+    'webhook, duplicate',
+    'duplicate_cpu_us',
+    'floor_duplicate_cpu_us',
+    'floor_duplicate_rps',
+    'the same server, the same bodies again: schema, SHA-512 check, one SELECT by unique key, 200; 50 conn.',
+  ],
+  [
+    'link creation',
+    'link_cpu_us',
+    'floor_link_cpu_us',
+    'floor_link_rps',
+    "Fastify POST of a small validated JSON body, one undici POST to the simulator's payment-link endpoint, one durable insert; 16 conn.",
+  ],
+  [
+    'delivered event (drain)',
+    'drain_cpu_us',
+    'floor_delivered_cpu_us',
+    'floor_delivered_eps',
+    'undici POST (keep-alive, 16 connections) of a ~700-byte event with an HMAC-SHA256 signature to the same kind of loopback receiver, one durable UPDATE in a commit of its own (then: the UPDATEs of events answered together in one commit); 16 lanes',
+  ],
+  [
+    'notification → ERP, steady',
+    'steady_cpu_us',
+    'floor_steady_cpu_us',
+    '',
+    'the new-settlement floor + the delivered-event floor',
+  ],
+];
+
+/** The delivered-event floor with its marks sharing commits, and the drain against it. */
+const grouped = (f: Figures, floor: string) =>
+  floor === 'floor_delivered_cpu_us' && num(f.floor_delivered_grouped_cpu_us) !== undefined
+    ? `; commits shared: ${us(f.floor_delivered_grouped_cpu_us)} (row ${ratio(f.drain_cpu_us, f.floor_delivered_grouped_cpu_us)})`
+    : '';
+
+/** The hot paths against their own floors (CPU per operation of the floor's process, same run). */
+export function printPathFloors(r: Record<string, Figures>): void {
+  const sq = r.sqlite;
+  const pg = r.postgres;
+  if (!sq && !pg) return;
+  console.log("\nCPU per operation against each path's own floor (the floor's process, same load shape, same run)\n");
+  console.log(
+    '| path | SQLite: CPU per op (× its floor) | PostgreSQL | SQLite floor | PostgreSQL floor | the floor does |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  const cell = (f: Figures | undefined, row: string, floor: string) =>
+    !f ? '—' : num(f[row]) === undefined ? '—' : `${us(f[row])} (${ratio(f[row], f[floor])})`;
+  const fl = (f: Figures | undefined, floor: string, rate: string) =>
+    !f || num(f[floor]) === undefined
+      ? '—'
+      : `${us(f[floor])}${rate && num(f[rate]) !== undefined ? `, ${rps(f[rate])}` : ''}${grouped(f, floor)}`;
+  for (const [name, row, floor, rate, what] of PATH_FLOORS)
+    console.log(
+      `| ${name} | ${cell(sq, row, floor)} | ${cell(pg, row, floor)} | ${fl(sq, floor, rate)} | ${fl(pg, floor, rate)} | ${what} |`,
+    );
+}
+
 export function printReport(
   r: Record<string, Figures>,
   meta: { cpus: number; node: string; loadavg_before: number; loadavg_after: number; tracing?: string },
@@ -176,6 +245,7 @@ export function printReport(
     console.log(
       `| ${name} | ${r.sqlite ? cell(r.sqlite, fs) : '—'} | ${r.postgres ? cell(r.postgres, fp) : '—'} | ${baseline} |`,
     );
+  printPathFloors(r);
   printBurst(r, meta);
   if (r.sqlite_growth || r.postgres_growth) {
     console.log(`\ngrowth: ${'1,000,000'} stored transactions, notifications, delivered events and attempts\n`);

@@ -8,6 +8,7 @@
  *   npm run bench -- --quick                          # fewer requests (a quick look)
  *   npm run bench -- --fairness                       # only the accounts-fairness row (seconds, no build)
  *   npm run bench -- --burst                          # only the burst rows (about 6 minutes; --quick: 2)
+ *   npm run bench -- --floors                         # only the per-path floors (no service; --quick: fewer)
  *   BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- --quick   # profile the service
  *   BENCH_TRACING=0.1 npm run bench -- --quick         # the service tracing 10 % (1 = all) to a loopback OTLP sink
  *
@@ -18,10 +19,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT, benchTracing, closeOtlpSink } from './procs.js';
-import { benchGrowth, benchService, runFloor, type Figures, type Options } from './scenarios.js';
+import { ROOT, benchTracing, closeOtlpSink, startSimulatorProcess } from './procs.js';
+import {
+  SERVER_KEY,
+  benchGrowth,
+  benchService,
+  pathFloors,
+  runFloor,
+  type Figures,
+  type Options,
+} from './scenarios.js';
 import { freshDatabase } from './seed.js';
-import { printBurst, printReport } from './report.js';
+import { printBurst, printPathFloors, printReport } from './report.js';
 import { benchFairness } from './fairness.js';
 import { benchBurst, type BurstOptions } from './burst.js';
 
@@ -88,10 +97,28 @@ async function burstOnly(pgUrl: string | undefined): Promise<void> {
   printBurst(results, { loadavg_before: load, loadavg_after: os.loadavg()[0] ?? 0 });
 }
 
+/** The per-path floors alone, against the simulator as built (no service): to see what the floors cost. */
+async function floorsOnly(pgUrl: string | undefined): Promise<void> {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  const load = os.loadavg()[0] ?? 0;
+  const sim = await startSimulatorProcess(SERVER_KEY);
+  const results: Record<string, Figures> = {};
+  try {
+    results.sqlite = await pathFloors('sqlite', sim.url, opts, undefined, opts.notifications);
+    if (pgUrl) results.postgres = await pathFloors('postgres', sim.url, opts, pgUrl, opts.notifications);
+  } finally {
+    await sim.stop();
+  }
+  console.log(`\nload average ${load.toFixed(1)} before / ${(os.loadavg()[0] ?? 0).toFixed(1)} after`);
+  printPathFloors(results);
+  console.log(`\n${JSON.stringify(results)}`);
+}
+
 async function main(): Promise<void> {
   const pgUrl = process.env.BENCH_DATABASE_URL;
   if (args.has('--fairness')) return fairnessOnly(pgUrl);
   if (args.has('--burst')) return burstOnly(pgUrl);
+  if (args.has('--floors')) return floorsOnly(pgUrl);
   const started = Date.now();
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   const load = os.loadavg()[0] ?? 0;

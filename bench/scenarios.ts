@@ -6,6 +6,7 @@ import {
   bodiesFile,
   epochMs,
   freePort,
+  runDeliverFloor,
   runLoad,
   startFloor,
   startReceiver,
@@ -137,11 +138,42 @@ export async function runFloor(
   }
 }
 
+/** Events of the warm-up before each per-path floor's measured run. */
+const FLOOR_WARM = 200;
+
+/** Lanes of the outbox worker (its default concurrency): the delivered-event floor's. */
+const LANES = 16;
+
+/** A floor server's answer counts (`GET /counts` of the webhook floor). */
+async function floorCounts(url: string): Promise<{ applied: number; duplicate: number }> {
+  const r = await fetch(`${url}/counts`);
+  return (await r.json()) as { applied: number; duplicate: number };
+}
+
+/** CPU of `srv` per request over one load run; throws on any failure. */
+async function measured(
+  srv: Running,
+  name: string,
+  spec: Parameters<typeof runLoad>[0],
+): Promise<{ rps: number; p99_ms: number; cpu_us: number }> {
+  const c0 = srv.cpuMs();
+  const r = await runLoad(spec);
+  if (r.failures > 0 || r.requests < spec.amount)
+    throw new Error(`floor ${name}: ${r.failures} failed of ${r.requests} ${JSON.stringify(r.statusCodes)}`);
+  return { rps: r.perSecond, p99_ms: r.p99ms, cpu_us: ((srv.cpuMs() - c0) * 1000) / r.requests };
+}
+
 /**
- * The confirmed-ingest floor on `kind`: Fastify + one status GET to the same simulator process
- * the service uses + one durable insert, its orders settled at the simulator first.
+ * The floors on `kind`, each on a fresh database, its orders settled at the same simulator
+ * process the service uses:
+ * - confirmed ingest (Fastify + one status GET + one insert);
+ * - the webhook's own floor (`ingest-*` of bench/floors.ts): the same `n` notifications as the
+ *   service's webhook row, new then again as duplicates, 50 connections;
+ * - link creation's (`link-*`): `o.links` links at 16 connections, as the link row;
+ * - the delivered event's (`deliver-*`): `n` events to a loopback receiver like the service's, 16
+ *   lanes, each marked in a commit of its own, then `n` more whose marks share commits.
  */
-async function confirmedFloor(
+export async function pathFloors(
   kind: 'sqlite' | 'postgres',
   sim: string,
   o: Options,
@@ -149,18 +181,124 @@ async function confirmedFloor(
   n: number,
 ): Promise<Figures> {
   const tag = randomBytes(3).toString('hex');
+  const total = n + FLOOR_WARM;
   await settleAtGateway(
     sim,
-    Array.from({ length: n }, (_, i) => ({ orderId: `FLOOR-${tag}-${i}`, nominal: 10_000 })),
+    Array.from({ length: total }, (_, i) => ({ orderId: `FLOOR-${tag}-${i}`, nominal: 10_000 })),
   );
-  const db = await freshDatabase(kind, o.tmp, adminUrl);
+  const k = kind === 'postgres' ? 'pg' : 'sqlite';
+  const fresh = async <T>(fn: (target: string) => Promise<T>): Promise<T> => {
+    const db = await freshDatabase(kind, o.tmp, adminUrl);
+    try {
+      return await fn(db.config.kind === 'postgres' ? db.config.url : db.config.path);
+    } finally {
+      await db.drop();
+    }
+  };
+  const f: Figures = {};
+  const cf = await fresh((t) => runFloor(`confirmed-${k}`, t, n, o, [sim, SERVER_KEY], tag));
+  Object.assign(f, {
+    confirmed_floor_rps: cf.rps,
+    confirmed_floor_p99_ms: cf.p99_ms,
+    confirmed_floor_cpu_us: cf.cpu_us,
+  });
+
+  await fresh(async (target) => {
+    const srv = await startFloor(`ingest-${k}`, target, [sim, SERVER_KEY, tag, String(total)]);
+    try {
+      const body = (i: number) => notification(`FLOOR-${tag}-${i}`, 10_000);
+      const warm = bodiesFile(
+        o.tmp,
+        `floor-ingest-warm-${tag}`,
+        Array.from({ length: FLOOR_WARM }, (_, i) => body(n + i)),
+      );
+      const file = bodiesFile(
+        o.tmp,
+        `floor-ingest-${tag}`,
+        Array.from({ length: n }, (_, i) => body(i)),
+      );
+      const spec = { url: srv.url, method: 'POST' as const, path: '/', connections: o.connections };
+      for (let pass = 0; pass < 2; pass++)
+        await measured(srv, 'ingest warm-up', { ...spec, bodiesFile: warm, amount: FLOOR_WARM });
+      const fresh = await measured(srv, 'new notification', { ...spec, bodiesFile: file, amount: n });
+      const dup = await measured(srv, 'duplicate', { ...spec, bodiesFile: file, amount: n });
+      const c = await floorCounts(srv.url);
+      if (c.applied !== total || c.duplicate !== total)
+        throw new Error(`floor ingest: ${c.applied} applied and ${c.duplicate} duplicates, expected ${total} each`);
+      Object.assign(f, {
+        floor_new_rps: fresh.rps,
+        floor_new_p99_ms: fresh.p99_ms,
+        floor_new_cpu_us: fresh.cpu_us,
+        floor_duplicate_rps: dup.rps,
+        floor_duplicate_p99_ms: dup.p99_ms,
+        floor_duplicate_cpu_us: dup.cpu_us,
+      });
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  await fresh(async (target) => {
+    const srv = await startFloor(`link-${k}`, target, [sim, SERVER_KEY]);
+    try {
+      const body = (i: number) => ({ order_id: `FL${i % 50}-${tag}-${i}`, nominal: 150_000 + i });
+      const spec = { url: srv.url, method: 'POST' as const, path: '/', connections: 16 };
+      await measured(srv, 'link warm-up', {
+        ...spec,
+        bodiesFile: bodiesFile(
+          o.tmp,
+          `floor-link-warm-${tag}`,
+          Array.from({ length: 100 }, (_, i) => body(1_000_000 + i)),
+        ),
+        amount: 100,
+      });
+      const r = await measured(srv, 'link', {
+        ...spec,
+        bodiesFile: bodiesFile(
+          o.tmp,
+          `floor-link-${tag}`,
+          Array.from({ length: o.links }, (_, i) => body(i)),
+        ),
+        amount: o.links,
+      });
+      Object.assign(f, { floor_link_rps: r.rps, floor_link_p99_ms: r.p99_ms, floor_link_cpu_us: r.cpu_us });
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  const rx = await startReceiver();
   try {
-    const target = db.config.kind === 'postgres' ? db.config.url : db.config.path;
-    const floorKind = kind === 'postgres' ? 'confirmed-pg' : 'confirmed-sqlite';
-    return await runFloor(floorKind, target, n, o, [sim, SERVER_KEY], tag);
+    const d = await fresh((target) => runDeliverFloor(`deliver-${k}`, target, rx.url, n, LANES, FLOOR_WARM));
+    if (rx.received() !== total + n) throw new Error(`floor deliver: ${rx.received()} of ${total + n} received`);
+    Object.assign(f, {
+      floor_delivered_eps: d.events / d.seconds,
+      floor_delivered_cpu_us: d.cpu_us,
+      floor_delivered_grouped_eps: d.events / d.grouped_seconds,
+      floor_delivered_grouped_cpu_us: d.grouped_cpu_us,
+    });
   } finally {
-    await db.drop();
+    await rx.close();
   }
+  return f;
+}
+
+/** Each path's CPU per operation over its own floor's, once both are measured. */
+export function floorRatios(f: Figures): Figures {
+  const x = (a: unknown, b: unknown) => (typeof a === 'number' && typeof b === 'number' && b > 0 ? a / b : undefined);
+  const steadyFloor =
+    typeof f.floor_new_cpu_us === 'number' && typeof f.floor_delivered_cpu_us === 'number'
+      ? f.floor_new_cpu_us + f.floor_delivered_cpu_us
+      : undefined;
+  return {
+    floor_steady_cpu_us: steadyFloor,
+    webhook_cpu_x_floor: x(f.webhook_cpu_us, f.floor_new_cpu_us),
+    duplicate_cpu_x_floor: x(f.duplicate_cpu_us, f.floor_duplicate_cpu_us),
+    link_cpu_x_floor: x(f.link_cpu_us, f.floor_link_cpu_us),
+    drain_cpu_x_floor: x(f.drain_cpu_us, f.floor_delivered_cpu_us),
+    drain_cpu_x_grouped_floor: x(f.drain_cpu_us, f.floor_delivered_grouped_cpu_us),
+    steady_cpu_x_floor: x(f.steady_cpu_us, steadyFloor),
+  };
 }
 
 /** The `p`th percentile of sorted `xs`. */
@@ -431,12 +569,7 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
     const l = await launch(db, o.tmp);
     const { svc, sim } = l;
     try {
-      const cf = await confirmedFloor(kind, sim, o, adminUrl, o.notifications);
-      Object.assign(f, {
-        confirmed_floor_rps: cf.rps,
-        confirmed_floor_p99_ms: cf.p99_ms,
-        confirmed_floor_cpu_us: cf.cpu_us,
-      });
+      Object.assign(f, await pathFloors(kind, sim, o, adminUrl, o.notifications));
       await links(l, o, tag, f, o.tmp);
       const ids = await settleAtGateway(sim, [...a, ...b, ...w, ...f1, ...f2]);
       // Their events count among the drain's (below).
@@ -499,7 +632,7 @@ export async function benchService(kind: 'sqlite' | 'postgres', o: Options, admi
     await rx.close();
     await db.drop();
   }
-  return f;
+  return { ...f, ...floorRatios(f) };
 }
 
 async function eventsWritten(db: BenchDatabase): Promise<number> {

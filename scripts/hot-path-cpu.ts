@@ -21,11 +21,26 @@
  * stderr then:
  *
  *   npx tsx scripts/hot-path-cpu.ts sqlite 400 --logging > /dev/null
+ *
+ *   npx tsx scripts/hot-path-cpu.ts sqlite 400 --profile [--top 15] [--interval 100] [--save dir]
+ *
+ * `--profile` also profiles each phase on its own (node:inspector's Profiler started before the
+ * phase and stopped after it, in this process, sampling every `--interval` µs, default 250) and prints, per
+ * path, the main thread's self time by group (each package, each paylink directory, the simulator
+ * and the ERP receiver on their own, node internals, GC) and by function, as µs per operation:
+ * where the time of one operation goes. The profiler costs CPU itself (the phase's CPU per
+ * operation rises by about the sampling's share) and samples wall time on the main thread: a
+ * statement waiting for its fsync counts where it waits, the libuv threads not at all, and on a
+ * busy machine the time the thread is not scheduled counts in whatever frame it was in. So each
+ * group is printed as its share of the sampled time, as sampled µs per operation, and as that
+ * share of the phase's measured CPU per operation (`cpu µs/op`, the figure to read). `--save`
+ * writes each phase's `.cpuprofile` for `scripts/profile-summary.ts` or a viewer.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { Session } from 'node:inspector/promises';
 import pino, { type Logger } from 'pino';
 import { startSimulator } from '../simulator/index.js';
 import { loadConfig, type DatabaseConfig } from '../src/config/env.js';
@@ -34,6 +49,7 @@ import { buildApp } from '../src/app.js';
 import { openStore } from '../src/storage/kysely/store.js';
 import { startErpReceiver } from '../test/helpers/erp-receiver.js';
 import { closeLogger, createLogger, flushLogger } from '../src/platform/logging/logger.js';
+import { selfTimes, type Profile } from './profile-summary.js';
 
 const KEY = 'erp-key-hot-path-cpu-0123456789';
 const SECRET = 'raw-erp-secret-hot-path-cpu-0123456789';
@@ -43,6 +59,33 @@ const n = Number(args[1] ?? '400');
 const logging = process.argv.includes('--logging');
 /** With --logging stdout carries the log lines; the figures go to stderr. */
 const report = (line: string) => (logging ? process.stderr.write(`${line}\n`) : console.log(line));
+
+const flag = (name: string) => process.argv.includes(name);
+const option = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? (process.argv[i + 1] ?? dflt) : dflt;
+};
+const profiling = flag('--profile');
+const top = Number(option('--top', '15'));
+const interval = Number(option('--interval', '250'));
+const saveDir = option('--save', '');
+
+/** A phase's profile as µs per operation: busy time, then self time by group and by function. */
+function printProfile(name: string, profile: Profile, count: number, cpuPerOp: number): void {
+  const { busy, groups, functions } = selfTimes(profile);
+  const per = (v: number) => (v / count).toFixed(0).padStart(7);
+  const ofCpu = (v: number) => ((cpuPerOp * v) / Math.max(1, busy)).toFixed(0).padStart(7);
+  const share = (v: number) => `${((100 * v) / Math.max(1, busy)).toFixed(1).padStart(5)} %`;
+  const sorted = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
+  console.log(
+    `\n## ${kind} ${name}: ${Math.round(cpuPerOp)} µs CPU, ${per(busy).trim()} µs sampled (main thread) per operation`,
+  );
+  console.log('\ncpu µs/op  sampled   share  self time by group');
+  for (const [g, v] of sorted(groups)) console.log(`  ${ofCpu(v)}  ${per(v)}  ${share(v)}  ${g}`);
+  console.log('\ncpu µs/op  sampled   share  self time by function');
+  for (const [f, v] of sorted(functions)) console.log(`  ${ofCpu(v)}  ${per(v)}  ${share(v)}  ${f}`);
+  console.log('');
+}
 
 /** Lines in every file of `dir` (the daily log files). */
 function logLines(dir: string): number {
@@ -152,14 +195,22 @@ async function main(): Promise<void> {
       if (result !== want) throw new Error(`expected ${want}, got ${r.statusCode} ${r.body}`);
     };
     const server = () => (kind === 'postgres' && pgUrl ? serverNs(pgUrl) : Promise.resolve(undefined));
+    const session = profiling ? new Session() : undefined;
+    if (session) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval });
+    }
     const phase = async (name: string, fn: () => Promise<number>) => {
       if (logging) await flushLogger(logger);
       const lines0 = logging ? logLines(logDir) : 0;
       const s0 = await server();
+      if (session) await session.post('Profiler.start');
       const c0 = cpuUs();
       const t0 = performance.now();
       const count = await fn();
       const cpu = (cpuUs() - c0) / count;
+      const profile = session ? ((await session.post('Profiler.stop')).profile as Profile) : undefined;
       const s1 = await server();
       const backends =
         s0 === undefined || s1 === undefined
@@ -171,8 +222,18 @@ async function main(): Promise<void> {
         perOp = `, ${((logLines(logDir) - lines0) / count).toFixed(2)} log lines each`;
       }
       report(
-        `${kind} ${name}: ${Math.round(cpu)} µs CPU each, ${count} in ${Math.round(performance.now() - t0)} ms${backends}${perOp}`,
+        `${kind} ${name}: ${Math.round(cpu)} µs CPU each, ${count} in ${Math.round(performance.now() - t0)} ms${backends}${perOp}${session ? ' (profiled)' : ''}`,
       );
+      if (profile) {
+        printProfile(name, profile, count, cpu);
+        if (saveDir) {
+          fs.mkdirSync(saveDir, { recursive: true });
+          fs.writeFileSync(
+            path.join(saveDir, `${kind}-${name.replace(/\W+/g, '-')}.cpuprofile`),
+            JSON.stringify(profile),
+          );
+        }
+      }
     };
     await phase('new notification', async () => {
       await inParallel(bodies, 16, (b) => post(b, 'applied'));
@@ -199,6 +260,7 @@ async function main(): Promise<void> {
       });
       return links.length;
     });
+    session?.disconnect();
   } finally {
     await app.close();
     await services.close();

@@ -9,18 +9,19 @@
  * deep it recurses.
  */
 import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
-interface CallFrame {
+export interface CallFrame {
   functionName: string;
   url: string;
   lineNumber: number;
 }
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: CallFrame;
   children?: number[];
 }
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
   startTime: number;
   endTime: number;
@@ -33,8 +34,11 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-/** The group a script belongs to: a package, a paylink directory, or node itself. */
-function groupOf(url: string, fn: string): string {
+/**
+ * The group a script belongs to: a package, a paylink directory (built in dist/, or its source run
+ * through tsx), or node itself.
+ */
+export function groupOf(url: string, fn: string): string {
   if (url === '') return fn.startsWith('(') ? fn : '(native)';
   if (url.startsWith('node:')) return 'node internals';
   const nm = url.lastIndexOf('node_modules/');
@@ -42,13 +46,13 @@ function groupOf(url: string, fn: string): string {
     const rest = url.slice(nm + 'node_modules/'.length).split('/');
     return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1] ?? ''}` : (rest[0] ?? url);
   }
-  const m = /\/dist\/(src|simulator)\/([^/]+)(?:\/([^/]+))?/.exec(url);
+  const m = /\/(?:dist\/)?(src|simulator|test)\/([^/]+)(?:\/([^/]+))?/.exec(url);
   if (m)
-    return m[3]?.endsWith('.js') || m[3] === undefined ? `paylink ${m[1]}/${m[2]}` : `paylink ${m[1]}/${m[2]}/${m[3]}`;
+    return m[3] === undefined || /\.[jt]s$/.test(m[3]) ? `paylink ${m[1]}/${m[2]}` : `paylink ${m[1]}/${m[2]}/${m[3]}`;
   return url.replace(/^file:\/\//, '');
 }
 
-function label(f: CallFrame): string {
+export function label(f: CallFrame): string {
   const file = f.url
     .replace(/^file:\/\//, '')
     .replace(/^.*node_modules\//, '')
@@ -58,6 +62,43 @@ function label(f: CallFrame): string {
 
 function pct(n: number, total: number): string {
   return `${((100 * n) / total).toFixed(1).padStart(5)} %`;
+}
+
+/**
+ * Self time (µs) of `p` by group and by function; `busy` is their sum. Left out: idle time, and
+ * the in-process inspector's own `dispatch` (starting and stopping the profiler, which an
+ * in-process session samples too). A native function (better-sqlite3's `run`, a crypto binding)
+ * counts as `native <name>` in the group of the script that called it: `run` under
+ * `paylink src/storage/sqlite` is the statement itself, its fsync wait included (the profiler
+ * samples the main thread's wall time, not its CPU). Garbage collection and V8's own work show as
+ * `(garbage collector)` and `(program)`.
+ */
+export function selfTimes(p: Profile): { busy: number; groups: Map<string, number>; functions: Map<string, number> } {
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const groups = new Map<string, number>();
+  const functions = new Map<string, number>();
+  let busy = 0;
+  p.samples.forEach((id, i) => {
+    const dt = p.timeDeltas[i] ?? 0;
+    const node = byId.get(id);
+    if (!node) return;
+    const { functionName: fn, url } = node.callFrame;
+    if (fn === '(idle)' || (fn === 'dispatch' && url === '')) return;
+    busy += dt;
+    let g = groupOf(url, fn);
+    if (g === '(native)') {
+      let caller = byId.get(parent.get(id) ?? -1);
+      while (caller && caller.callFrame.url === '' && !caller.callFrame.functionName.startsWith('('))
+        caller = byId.get(parent.get(caller.id) ?? -1);
+      g = `${caller ? groupOf(caller.callFrame.url, caller.callFrame.functionName) : '(root)'}: native ${fn || '(anonymous)'}`;
+    }
+    groups.set(g, (groups.get(g) ?? 0) + dt);
+    const k = label(node.callFrame);
+    functions.set(k, (functions.get(k) ?? 0) + dt);
+  });
+  return { busy, groups, functions };
 }
 
 function main(): void {
@@ -113,4 +154,4 @@ function main(): void {
   }
 }
 
-main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();
