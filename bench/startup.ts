@@ -1,7 +1,7 @@
 /**
  * Start-up and idle memory of the built service, several starts in a row:
  *
- *   npx tsx bench/startup.ts sqlite|postgres [runs] [--entry bin|server] [--idle 3] [--node-args "..."]
+ *   npx tsx bench/startup.ts sqlite|postgres [runs] [--entry bin|server|floor] [--idle 3] [--node-args "..."]
  *
  * Each run starts `node bin/paylink.js serve` (or `node dist/src/server.js`, as the bench does) on a
  * fresh database (PostgreSQL: a database of its own under BENCH_DATABASE_URL, or
@@ -9,7 +9,8 @@
  * simulator, no ERP), and prints per run: spawn → first 200 from /health/ready, the CPU the process
  * used by then, and after `--idle` seconds of idling its RSS and V8 heap spaces (read by a preload
  * that only imports node:v8 and node:fs and writes them to a file when asked, checking every 100 ms). Run `npm run build`
- * first: this measures dist/.
+ * first: this measures dist/. `--entry floor` starts bench/startup-floor.mjs instead: the same
+ * packages, one database and one route, without paylink — the least such a start can cost.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,7 +26,13 @@ function arg(name: string): string | undefined {
 
 const kind = process.argv[2] === 'postgres' ? 'postgres' : 'sqlite';
 const runs = Number(process.argv[3] ?? 5) || 5;
-const entry = arg('--entry') === 'server' ? ['dist/src/server.js'] : ['bin/paylink.js', 'serve'];
+const ENTRIES: Record<string, string[]> = {
+  bin: ['bin/paylink.js', 'serve'],
+  server: ['dist/src/server.js'],
+  // The packages the service starts with, one database and one route, no paylink code: the floor.
+  floor: ['bench/startup-floor.mjs'],
+};
+const entry = ENTRIES[arg('--entry') ?? 'bin'] ?? ENTRIES.bin ?? [];
 const idleS = Number(arg('--idle') ?? 3);
 const extraArgs = (arg('--node-args') ?? '').split(' ').filter((a) => a.length > 0);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
