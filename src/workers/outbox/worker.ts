@@ -14,7 +14,7 @@ import { systemClock, type Clock } from '../../platform/clock.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { RuntimeConfigService } from '../../config/runtime.js';
 import type { Store } from '../../storage/contract.js';
-import type { AttemptOutcome, OutboxEvent } from '../../model/delivery.js';
+import type { AttemptOutcome, AttemptResult, OutboxEvent } from '../../model/delivery.js';
 import { accountLabel } from '../../model/account.js';
 import { deliver } from '../../erp/deliver.js';
 import { judge, type Verdict } from './policy.js';
@@ -81,6 +81,21 @@ const MIN_IDLE_MS = 200;
  */
 export const DEFAULT_MAX_LANES = 128;
 
+/**
+ * Results recorded in one go at most. The lanes' results that arrive while one batch is being
+ * written wait for the next: a batch is one transaction (SQLite: one savepoint in a group commit
+ * instead of one per result) or one statement (PostgreSQL: one round trip instead of one per result).
+ */
+const MAX_RESULTS_PER_BATCH = 256;
+
+interface PendingResult {
+  seq: number;
+  leaseToken: number;
+  result: AttemptResult;
+  resolve: (kept: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
 /** What an attempt's HTTP exchange came to, before it is recorded. */
 interface Exchange {
   statusCode: number | null;
@@ -113,6 +128,9 @@ class OutboxWorker implements Outbox {
   /** Turns the accounts' order each round, so no account is always served first. */
   private turn = 0;
   private readonly endpoints: EndpointWatch;
+  /** Results waiting to be recorded, and whether a batch of them is being written now. */
+  private results: PendingResult[] = [];
+  private recording = false;
   /** Lanes at most, shared by every endpoint. */
   private readonly total: number;
 
@@ -381,7 +399,7 @@ class OutboxWorker implements Outbox {
     startedAt: Date,
     error: string | null,
   ): Promise<void> {
-    const kept = await this.deps.store.outbox.complete(e.seq, e.leaseToken, this.instanceId, {
+    const kept = await this.completeBatched(e, {
       state: v.state,
       nextAttemptAt: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined,
       startedAt: startedAt.toISOString(),
@@ -417,6 +435,41 @@ class OutboxWorker implements Outbox {
       this.log.info(fields, outcome === 'delivered' ? 'alert delivered' : 'alert delivery failed; retry scheduled');
     else
       this.log.info(fields, outcome === 'delivered' ? 'ERP event delivered' : 'ERP delivery failed; retry scheduled');
+  }
+
+  /** Records a result with the others that arrive meanwhile (`completeMany`); each fenced as alone. */
+  private completeBatched(e: OutboxEvent, result: AttemptResult): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.results.push({ seq: e.seq, leaseToken: e.leaseToken, result, resolve, reject });
+      if (this.recording) return;
+      this.recording = true;
+      // The results of the same turn of the event loop join the first batch.
+      setImmediate(() => void this.recordResults());
+    });
+  }
+
+  private async recordResults(): Promise<void> {
+    const outbox = this.deps.store.outbox;
+    try {
+      while (this.results.length > 0) {
+        const batch = this.results.splice(0, MAX_RESULTS_PER_BATCH);
+        try {
+          const kept = await outbox.completeMany(
+            this.instanceId,
+            batch.map(({ seq, leaseToken, result }) => ({ seq, leaseToken, result })),
+          );
+          batch.forEach((r, i) => r.resolve(kept[i] === true));
+        } catch {
+          // Nothing of the batch was written: each on its own, so one that cannot be recorded
+          // does not hold back the others (its lease runs out and it is delivered again).
+          await Promise.all(
+            batch.map((r) => outbox.complete(r.seq, r.leaseToken, this.instanceId, r.result).then(r.resolve, r.reject)),
+          );
+        }
+      }
+    } finally {
+      this.recording = false;
+    }
   }
 
   private async idleDelay(pollMs: number): Promise<number> {
