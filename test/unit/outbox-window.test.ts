@@ -71,6 +71,18 @@ describe('the lanes an endpoint may hold', () => {
     expect(adapt(w, { ok: true, latencyMs: 420, held: 66, now: 2_000 }, MAX).limit).toBe(w.limit + 0.5);
   });
 
+  it('a slow answer never cuts it below the fixed number of before (this process being busy reads as a slow ERP); a failure does', () => {
+    let w = answers(startWindow(MAX), 10, { ok: true, latencyMs: 200 });
+    // within the baseline's lifetime (30 s): ten cuts would take 21 lanes to 7
+    for (let i = 1; i <= 10; i++) w = adapt(w, { ok: true, latencyMs: 2_000, held: 99, now: i * 2_001 }, MAX);
+    expect(w.limit).toBe(START_LANES);
+    const failed = adapt(w, { ok: false, latencyMs: 200, held: 16, now: 25_000 }, MAX);
+    expect(lanesOf(failed)).toBe(START_LANES / 2);
+    // below it after failures, a slow answer does not cut (nor grow) it
+    const slowAfter = adapt(failed, { ok: true, latencyMs: 2_000, held: 8, now: 28_000 }, MAX);
+    expect(slowAfter.limit).toBe(START_LANES / 2);
+  });
+
   it('relearns the quickest answer after a while: an endpoint whose normal latency moved is not held small', () => {
     const w = answers(startWindow(MAX), 10, { ok: true, latencyMs: 100 });
     const moved = adapt(w, { ok: true, latencyMs: 400, held: 99, now: 10 + BASELINE_TTL_MS + 1 }, MAX);

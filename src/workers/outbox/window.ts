@@ -16,8 +16,11 @@
  * - A 2xx within `LATENCY_RISE` × the endpoint's quickest recent answer (+ `LATENCY_SLACK_MS` of
  *   jitter) grows it by `GROWTH_PER_2XX` lane, only while the endpoint holds at least half of it
  *   (a window not in use proves nothing about a larger one): about ×1.5 per round trip.
- * - A 2xx slower than that cuts it to `LATENCY_CUT` of itself; a failure (any non-2xx answer, a
- *   timeout, a refused connection: what the breaker counts too) halves it. Answers of one moment
+ * - A 2xx slower than that cuts it to `LATENCY_CUT` of itself, but not below `START_LANES`: the
+ *   latency is measured from this process, so a busy event loop here (a burst of notifications
+ *   to ingest) reads as a slow ERP; below the old fixed number that would starve every account
+ *   (the quick bench burst lost events to it). A failure (any non-2xx answer, a timeout, a refused
+ *   connection: what the breaker counts too) halves it, down to one lane. Answers of one moment
  *   arrive together: after a cut, no other cut for the latency of the answer that caused it.
  * - The quickest answer is relearnt after `BASELINE_TTL_MS`, so an ERP whose normal latency moved
  *   (another data centre, a heavier version) is not held small for ever.
@@ -64,15 +67,16 @@ export interface Answer {
 
 /** The window after one attempt's answer. */
 export function adapt(w: Window, a: Answer, max: number): Window {
-  const cut = (from: Window, factor: number): Window =>
-    a.now < from.holdUntil
+  const cut = (from: Window, factor: number, floor: number): Window =>
+    a.now < from.holdUntil || from.limit <= floor
       ? from
-      : { ...from, limit: Math.max(1, from.limit * factor), holdUntil: a.now + Math.max(1, a.latencyMs) };
-  if (!a.ok) return cut(w, FAILURE_CUT);
+      : { ...from, limit: Math.max(floor, from.limit * factor), holdUntil: a.now + Math.max(1, a.latencyMs) };
+  if (!a.ok) return cut(w, FAILURE_CUT, 1);
   const relearn = w.baselineMs === undefined || a.now - w.baselineAt > BASELINE_TTL_MS || a.latencyMs < w.baselineMs;
   const next: Window = relearn ? { ...w, baselineMs: a.latencyMs, baselineAt: a.now } : w;
   const baselineMs = next.baselineMs ?? a.latencyMs;
-  if (a.latencyMs > baselineMs * LATENCY_RISE + LATENCY_SLACK_MS) return cut(next, LATENCY_CUT);
+  if (a.latencyMs > baselineMs * LATENCY_RISE + LATENCY_SLACK_MS)
+    return cut(next, LATENCY_CUT, Math.min(START_LANES, Math.max(1, max)));
   if (a.held * 2 < lanesOf(next)) return next;
   return { ...next, limit: Math.min(Math.max(1, max), next.limit + GROWTH_PER_2XX) };
 }
