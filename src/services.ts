@@ -168,7 +168,7 @@ export function createServices(
   const outbox = wakingFeed(
     createOutbox(
       { store: deps.store, runtimeConfig, clock, logger: deps.logger.child({ component: 'outbox' }), metrics },
-      { blockPrivateAddresses: erpPrivatePolicy(config), ...o.outbox },
+      { blockPrivateAddresses: erpPrivatePolicy(config), concurrency: config.erp.maxLanes, ...o.outbox },
     ),
     feed,
   );

@@ -62,6 +62,7 @@ export const EnvSchema = Type.Object({
   CONFIG_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ maxLength: 2000 })),
   CONSOLE_TIME_ZONE: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   ERP_ALLOW_PRIVATE_NETWORKS: Type.Optional(Type.String({ maxLength: 4000 })),
+  OUTBOX_MAX_LANES: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
   RECONCILIATION_HISTORY_AT: Type.Optional(Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' })),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 256, pattern: '^[\\x21-\\x7e]+$' })),
   NODE_ENV: Type.Optional(Type.String()),
@@ -115,6 +116,12 @@ export const ConfigSchema = Type.Object({
      * private addresses (an on-premises ERP); link-local and metadata addresses never are. Empty: none.
      */
     allowPrivateNetworks: Type.Array(Str),
+    /**
+     * `OUTBOX_MAX_LANES`: deliveries in parallel at most, shared by the accounts' endpoints, each
+     * of which starts at 16 and takes more only while it answers as fast with more (1–1024;
+     * unset: the worker's default, 128).
+     */
+    maxLanes: Type.Optional(Type.Integer()),
   }),
   /**
    * Fastify's `trustProxy`: the reverse proxies whose `X-Forwarded-For` names the client (addresses,
@@ -275,6 +282,7 @@ export function loadConfig(given: Record<string, string | undefined>, cwd = proc
       notifyUrl: get('ERP_NOTIFY_URL'),
       webhookSecret: get('ERP_WEBHOOK_SECRET'),
       allowPrivateNetworks: listOf(get('ERP_ALLOW_PRIVATE_NETWORKS')),
+      maxLanes: get('OUTBOX_MAX_LANES') === undefined ? undefined : Number(get('OUTBOX_MAX_LANES')),
     },
     configEncryption: { previous: [] },
     isProduction,
@@ -291,6 +299,9 @@ export function loadConfig(given: Record<string, string | undefined>, cwd = proc
   if (mode !== 'simulator' && !config.gateway.confirmNotifications)
     problems.push(`MIDTRANS_CONFIRM_NOTIFICATIONS can be off only in simulator mode (not ${mode})`);
   if (databaseUrl) problems.push(...databaseUrlProblems(databaseUrl));
+  const maxLanes = config.erp.maxLanes;
+  if (maxLanes !== undefined && !(Number.isInteger(maxLanes) && maxLanes >= 1 && maxLanes <= 1024))
+    problems.push('OUTBOX_MAX_LANES must be a whole number from 1 to 1024');
   const cidrProblem = config.erp.allowPrivateNetworks.length > 0 && cidrListProblem(config.erp.allowPrivateNetworks);
   if (cidrProblem) problems.push(`ERP_ALLOW_PRIVATE_NETWORKS ${cidrProblem}`);
   else if (get('ERP_ALLOW_PRIVATE_NETWORKS') !== undefined && config.erp.allowPrivateNetworks.length === 0)

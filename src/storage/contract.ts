@@ -204,6 +204,13 @@ export interface NotificationsRepo {
   transactionSeen(transactionRef: string, gatewayTransactionId: string): Promise<boolean>;
 }
 
+/** One event's attempt for `OutboxRepo.completeMany`. */
+export interface AttemptCompletionOf {
+  seq: number;
+  leaseToken: number;
+  result: AttemptResult;
+}
+
 export interface OutboxRepo {
   /** `now`: the domain clock's time (due at once, retry window starts); default the store's clock. */
   enqueue(e: NewOutboxEvent, now?: Date): Promise<OutboxEvent>;
@@ -226,6 +233,13 @@ export interface OutboxRepo {
    * False (and an attempt recorded as `rejected_stale_lease`) when the lease was lost meanwhile.
    */
   complete(seq: number, leaseToken: number, instance: string, r: AttemptResult): Promise<boolean>;
+  /**
+   * `complete` of several events (each `seq` once) in one go: one transaction on SQLite, one
+   * statement on PostgreSQL. Each event is fenced and its attempt recorded exactly as by `complete`
+   * alone; the answer is `complete`'s for each, in the order given. All or nothing: when it fails,
+   * none is recorded.
+   */
+  completeMany(instance: string, items: readonly AttemptCompletionOf[]): Promise<boolean[]>;
   findByEventId(eventId: string): Promise<OutboxEvent | undefined>;
   /** Newest first. */
   /** Newest first; `account`: only that account's events (every account's when absent). */
@@ -713,6 +727,7 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     enqueue: 'write',
     claimDue: 'write',
     complete: 'write',
+    completeMany: 'write',
     findByEventId: 'read',
     list: 'read',
     attemptsFor: 'read',

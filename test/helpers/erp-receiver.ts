@@ -49,6 +49,11 @@ export interface ErpReceiver {
   deliveries: ErpDelivery[];
   /** Deliveries answered with a 2xx. */
   accepted(): ErpDelivery[];
+  /** Requests received and not yet answered (or dropped) now. */
+  inFlight(): number;
+  /** The most requests in flight at once since the start or the last `resetMaxInFlight`. */
+  maxInFlight(): number;
+  resetMaxInFlight(): void;
   setMode(mode: ErpMode): void;
   /** Decides per delivery; return undefined to fall back to the current mode. */
   setScript(fn: ((d: ErpDelivery, index: number) => ErpMode | undefined) | undefined): void;
@@ -103,8 +108,19 @@ export async function startErpReceiver(opts: ErpReceiverOptions = {}): Promise<E
   let script: ((d: ErpDelivery, index: number) => ErpMode | undefined) | undefined;
   const deliveries: ErpDelivery[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  let inFlight = 0;
+  let maxInFlight = 0;
 
   const server = http.createServer((req, res) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    let counted = true;
+    const done = () => {
+      if (counted) inFlight--;
+      counted = false;
+    };
+    res.on('finish', done);
+    res.on('close', done);
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
@@ -159,6 +175,11 @@ export async function startErpReceiver(opts: ErpReceiverOptions = {}): Promise<E
     url: `http://127.0.0.1:${port}${path}`,
     deliveries,
     accepted: () => deliveries.filter((d) => d.answered >= 200 && d.answered < 300),
+    inFlight: () => inFlight,
+    maxInFlight: () => maxInFlight,
+    resetMaxInFlight() {
+      maxInFlight = inFlight;
+    },
     setMode(m) {
       mode = m;
     },

@@ -143,6 +143,59 @@ describe.each(DATABASE_KINDS)('storage contract: outbox (%s)', (kind) => {
     expect(c2).toMatchObject({ seq: e.seq, leaseOwner: 'i2', leaseToken: 2 });
   });
 
+  it('several completions in one go: each fenced and recorded exactly as alone, in the order given', async () => {
+    for (const k of ['A', 'B', 'C', 'D']) await store.outbox.enqueue(ev(k));
+    const first = await store.outbox.claimDue('i1', T0, 1_000, 10);
+    // The leases run out and i2 claims all four again: i1's lease on B is stale.
+    const again = await store.outbox.claimDue('i2', at(1_000), 30_000, 10);
+    const [a, b, c, d] = ['A', 'B', 'C', 'D'].map((k) => again.find((e) => e.orderKey === k));
+    const staleB = first.find((e) => e.orderKey === 'B');
+    if (!a || !b || !c || !d || !staleB) throw new Error('claims expected');
+    // D recorded before, alone: the batch's D is then stale too (its state moved on).
+    expect(await store.outbox.complete(d.seq, d.leaseToken, 'i2', result('delivered'))).toBe(true);
+    const kept = await store.outbox.completeMany('i2', [
+      { seq: c.seq, leaseToken: c.leaseToken, result: result('failed', at(60_000)) },
+      { seq: staleB.seq, leaseToken: staleB.leaseToken, result: result('delivered') },
+      { seq: a.seq, leaseToken: a.leaseToken, result: result('delivered') },
+      { seq: d.seq, leaseToken: d.leaseToken, result: result('dead') },
+    ]);
+    expect(kept).toEqual([true, false, true, false]);
+    expect(await store.outbox.findByEventId(a.eventId)).toMatchObject({
+      state: 'delivered',
+      attempts: 1,
+      leaseOwner: null,
+      lastStatusCode: 200,
+    });
+    expect(await store.outbox.findByEventId(b.eventId)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(await store.outbox.findByEventId(c.eventId)).toMatchObject({
+      state: 'failed',
+      attempts: 1,
+      nextAttemptAt: at(60_000).toISOString(),
+      lastError: 'HTTP 500',
+    });
+    expect(await store.outbox.findByEventId(d.eventId)).toMatchObject({ state: 'delivered', attempts: 1 });
+    const attempts = await store.outbox.attemptsFor([a.seq, b.seq, c.seq, d.seq]);
+    expect(attempts.map((x) => [x.eventSeq, x.attemptNo, x.outcome, x.instance, x.statusCode])).toEqual(
+      expect.arrayContaining([
+        [a.seq, 1, 'delivered', 'i2', 200],
+        [b.seq, 1, 'rejected_stale_lease', 'i2', 200],
+        [c.seq, 1, 'failed', 'i2', 500],
+        [d.seq, 1, 'delivered', 'i2', 200],
+        [d.seq, 2, 'rejected_stale_lease', 'i2', 500],
+      ]),
+    );
+    expect(attempts).toHaveLength(5);
+    // An event given twice is refused before anything is written.
+    await expect(
+      store.outbox.completeMany('i2', [
+        { seq: b.seq, leaseToken: b.leaseToken, result: result('delivered') },
+        { seq: b.seq, leaseToken: b.leaseToken, result: result('delivered') },
+      ]),
+    ).rejects.toThrow(/twice/);
+    expect(await store.outbox.findByEventId(b.eventId)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(await store.outbox.completeMany('i2', [])).toEqual([]);
+  });
+
   it('a completion under a lost lease is rejected and recorded as rejected_stale_lease', async () => {
     await store.outbox.enqueue(ev('A'));
     const [stale] = await store.outbox.claimDue('i1', T0, 1_000, 10);

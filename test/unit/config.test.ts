@@ -85,6 +85,13 @@ describe('loadConfig', () => {
     expect(load).toThrow(expect.objectContaining({ message: expect.not.stringContaining('has space secret') }));
   });
 
+  it('OUTBOX_MAX_LANES: the delivery lanes at most, a whole number from 1 to 1024; unset, the worker default', () => {
+    expect(loadConfig({}).erp.maxLanes).toBeUndefined();
+    expect(loadConfig({ OUTBOX_MAX_LANES: '256' }).erp.maxLanes).toBe(256);
+    for (const bad of ['0', '1025', 'many', '-4', '2.5'])
+      expect(() => loadConfig({ OUTBOX_MAX_LANES: bad })).toThrow(/OUTBOX_MAX_LANES/);
+  });
+
   it('requires a server key outside simulator mode', () => {
     expect(() => loadConfig({ MIDTRANS_MODE: 'sandbox' })).toThrow(/MIDTRANS_SERVER_KEY/);
   });

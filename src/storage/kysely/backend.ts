@@ -26,10 +26,20 @@ export interface AttemptCompletion {
  */
 export type CompleteAttempt = (db: Kysely<Database>, at: string, c: AttemptCompletion) => Promise<boolean>;
 
+/** `CompleteAttempt` of several events (distinct seqs) at once, all or nothing; kept per event, in order. */
+export type CompleteAttempts = (
+  db: Kysely<Database>,
+  at: string,
+  instance: string,
+  items: readonly Omit<AttemptCompletion, 'instance'>[],
+) => Promise<boolean[]>;
+
 export interface Backend {
   readonly dialect: SqlDialect;
   /** The report writes (`Store.reports`) on `db`: the store's connection, or a transaction. */
   reportWrites(db: Kysely<Database>, now: () => Date, account: string): ReportWritesRepo;
   /** Behind `OutboxRepo.complete`. */
   readonly completeAttempt: CompleteAttempt;
+  /** Behind `OutboxRepo.completeMany`. */
+  readonly completeAttempts: CompleteAttempts;
 }

@@ -24,10 +24,10 @@ import { DEFAULT_ACCOUNT } from '../../model/account.js';
 import type { Backend } from './backend.js';
 import { sqliteDialect } from '../sqlite/fragments.js';
 import { SqliteReportWrites } from '../sqlite/report-writes.js';
-import { sqliteCompleteAttempt } from '../sqlite/outbox-complete.js';
+import { sqliteCompleteAttempt, sqliteCompleteAttempts } from '../sqlite/outbox-complete.js';
 import { postgresDialect } from '../postgres/fragments.js';
 import { PostgresReportWrites } from '../postgres/report-writes.js';
-import { postgresCompleteAttempt } from '../postgres/outbox-complete.js';
+import { postgresCompleteAttempt, postgresCompleteAttempts } from '../postgres/outbox-complete.js';
 import { decodeCursor } from './cursor.js';
 import { isUniqueViolation } from './errors.js';
 import { isDatabaseUnavailable } from '../../platform/errors.js';
@@ -78,11 +78,13 @@ const BACKENDS: Record<'sqlite' | 'postgres', Backend> = {
     dialect: sqliteDialect,
     reportWrites: (db, now, account) => new SqliteReportWrites(db, now, account),
     completeAttempt: sqliteCompleteAttempt,
+    completeAttempts: sqliteCompleteAttempts,
   },
   postgres: {
     dialect: postgresDialect,
     reportWrites: (db, now, account) => new PostgresReportWrites(db, now, account),
     completeAttempt: postgresCompleteAttempt,
+    completeAttempts: postgresCompleteAttempts,
   },
 };
 
@@ -104,7 +106,7 @@ const REPOSITORIES: { readonly [K in keyof Repositories]: (c: RepoContext) => Re
   config: (c) => new KyselyConfigRepo(c.db, c.now, c.account),
   idempotency: (c) => new KyselyIdempotencyRepo(c.db, c.account),
   notifications: (c) => new KyselyNotificationsRepo(c.db, c.now, c.backend.dialect.kind, c.account),
-  outbox: (c) => new KyselyOutboxRepo(c.db, c.now, c.backend.dialect, c.backend.completeAttempt, c.account),
+  outbox: (c) => new KyselyOutboxRepo(c.db, c.now, c.backend, c.account),
   reports: (c) => c.backend.reportWrites(c.db, c.now, c.account),
   refunds: (c) => new KyselyRefundsRepo(c.db, c.now, c.account),
   console: (c) => new KyselyConsoleQueries(c.db, c.account),

@@ -1,10 +1,11 @@
 /**
  * SQLite's delivery-attempt completion: the fenced update and the attempt record as two statements
- * in one transaction (the caller's, or one of its own).
+ * in one transaction (the caller's, or one of its own); several events' in one transaction, one
+ * after another, as each alone.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../kysely/schema.js';
-import type { CompleteAttempt } from '../kysely/backend.js';
+import type { CompleteAttempt, CompleteAttempts } from '../kysely/backend.js';
 import { Precompiled } from '../kysely/precompiled.js';
 
 const FENCED_UPDATE = new Precompiled<{ attempts: number }>(`
@@ -43,6 +44,15 @@ export const sqliteCompleteAttempt: CompleteAttempt = async (db, at, { seq, leas
       instance,
     ]);
     return res !== undefined;
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute((trx) => run(trx));
+};
+
+export const sqliteCompleteAttempts: CompleteAttempts = async (db, at, instance, items) => {
+  const run = async (trx: Kysely<Database>): Promise<boolean[]> => {
+    const kept: boolean[] = [];
+    for (const c of items) kept.push(await sqliteCompleteAttempt(trx, at, { ...c, instance }));
+    return kept;
   };
   return db.isTransaction ? run(db) : db.transaction().execute((trx) => run(trx));
 };

@@ -11,6 +11,7 @@ import type { Store } from '../../storage/contract.js';
 import { fireAlert, resolveAlert } from '../../domain/alerts/alerts.js';
 import { afterAttempt, closedBreaker, gate, pace, probing, type Breaker, type Gate } from './breaker.js';
 import type { Target } from './targets.js';
+import { adapt, lanesOf, startWindow, type Answer, type Window } from './window.js';
 import type { OutboxEvent } from '../../model/delivery.js';
 
 /** The endpoint as an alert names it: no query string (it may carry a token). */
@@ -25,6 +26,8 @@ export function endpointName(url: string): string {
 
 export class EndpointWatch {
   private readonly breakers = new Map<string, Breaker>();
+  /** Per endpoint: the lanes it may hold (window.ts decides). */
+  private readonly windows = new Map<string, Window>();
   private readonly nextFreeAt = new Map<string, number>();
   /** Per lane: the last slot handed out, which the next one waits for. */
   private readonly paceQueue = new Map<string, Promise<void>>();
@@ -53,6 +56,18 @@ export class EndpointWatch {
 
   gate(t: Target): Gate {
     return gate(this.breakerOf(t), this.deps.clock.now().getTime());
+  }
+
+  /** Lanes the endpoint may hold now, of `max`. */
+  lanes(t: Target, max: number): number {
+    const w = this.windows.get(this.key(t));
+    return Math.min(max, w ? lanesOf(w) : lanesOf(startWindow(max)));
+  }
+
+  /** After an attempt's answer: the endpoint's window grows or shrinks (window.ts). */
+  adaptLanes(t: Target, a: Answer, max: number): void {
+    const k = this.key(t);
+    this.windows.set(k, adapt(this.windows.get(k) ?? startWindow(max), a, max));
   }
 
   startProbe(t: Target): void {

@@ -14,7 +14,7 @@ import { systemClock, type Clock } from '../../platform/clock.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { RuntimeConfigService } from '../../config/runtime.js';
 import type { Store } from '../../storage/contract.js';
-import type { AttemptOutcome, OutboxEvent } from '../../model/delivery.js';
+import type { AttemptOutcome, AttemptResult, OutboxEvent } from '../../model/delivery.js';
 import { accountLabel } from '../../model/account.js';
 import { deliver } from '../../erp/deliver.js';
 import { judge, type Verdict } from './policy.js';
@@ -47,14 +47,18 @@ export interface OutboxOptions {
   /** Safety-net poll, ms. Default 5000. */
   pollMs?: number;
   /**
-   * Events claimed per round. Default 32, two per lane: a round's claim and its results each cost
-   * a commit (an fsync on SQLite), so fuller rounds drain a backlog faster, while each lane's share
-   * of the lease (how long a crashed instance's claimed events wait on PostgreSQL) stays two events.
+   * Events claimed per round. Default 2 × `concurrency` (at least 32), two per lane: a round's
+   * claim and its results each cost a commit (an fsync on SQLite), so fuller rounds drain a backlog
+   * faster, while each lane's share of the lease (how long a crashed instance's claimed events wait
+   * on PostgreSQL) stays two events.
    */
   batchSize?: number;
   /**
-   * Deliveries in parallel (always different orders), shared by the accounts: each takes up to its
-   * fair share, more only when the others leave lanes free, never the last lane another needs. Default 16.
+   * Deliveries in parallel at most (always different orders), shared by the accounts: each takes
+   * up to its fair share, more only when the others leave lanes free, never the last lane another
+   * needs; and each endpoint no more than its window (window.ts: starts at 16, grows while the
+   * endpoint answers 2xx without slowing down, shrinks when it fails or slows). Default
+   * `DEFAULT_MAX_LANES` (`OUTBOX_MAX_LANES`).
    */
   concurrency?: number;
   random?: () => number;
@@ -70,6 +74,27 @@ export interface OutboxOptions {
 }
 
 const MIN_IDLE_MS = 200;
+/**
+ * Lanes in total unless configured: an ERP answering in 200 ms can then take 640 events/s, enough
+ * to drain a two-minute burst of 300/s within a minute of its end, while each endpoint starts at
+ * 16 and gets more only while it answers as fast with more.
+ */
+export const DEFAULT_MAX_LANES = 128;
+
+/**
+ * Results recorded in one go at most. The lanes' results that arrive while one batch is being
+ * written wait for the next: a batch is one transaction (SQLite: one savepoint in a group commit
+ * instead of one per result) or one statement (PostgreSQL: one round trip instead of one per result).
+ */
+const MAX_RESULTS_PER_BATCH = 256;
+
+interface PendingResult {
+  seq: number;
+  leaseToken: number;
+  result: AttemptResult;
+  resolve: (kept: boolean) => void;
+  reject: (err: unknown) => void;
+}
 
 /** What an attempt's HTTP exchange came to, before it is recorded. */
 interface Exchange {
@@ -103,6 +128,11 @@ class OutboxWorker implements Outbox {
   /** Turns the accounts' order each round, so no account is always served first. */
   private turn = 0;
   private readonly endpoints: EndpointWatch;
+  /** Results waiting to be recorded, and whether a batch of them is being written now. */
+  private results: PendingResult[] = [];
+  private recording = false;
+  /** Lanes at most, shared by every endpoint. */
+  private readonly total: number;
 
   constructor(
     private readonly deps: OutboxDeps,
@@ -112,6 +142,7 @@ class OutboxWorker implements Outbox {
     this.random = o.random ?? Math.random;
     this.wallClock = deps.wallClock ?? systemClock;
     this.blockPrivate = o.blockPrivateAddresses ?? false;
+    this.total = Math.max(1, Math.floor(o.concurrency ?? DEFAULT_MAX_LANES));
     this.log = deps.logger;
     this.events.setMaxListeners(0);
     this.endpoints = new EndpointWatch(deps, this.random, () => this.wake());
@@ -165,8 +196,8 @@ class OutboxWorker implements Outbox {
     if (keys.length === 0) return { claimed: 0, done: Promise.resolve() };
     const turn = this.turn++ % keys.length;
     const order = [...keys.slice(turn), ...keys.slice(0, turn)];
-    const total = this.o.concurrency ?? 16;
-    const perLane = Math.max(1, Math.ceil((this.o.batchSize ?? 32) / total));
+    const total = this.total;
+    const perLane = Math.max(1, Math.ceil((this.o.batchSize ?? Math.max(32, 2 * total)) / total));
     const groups: Promise<void>[] = [];
     const hadMore = new Set<string>();
     let claimed = 0;
@@ -178,8 +209,11 @@ class OutboxWorker implements Outbox {
         // A paced lane is served by one group at a time: the pace, not the lanes, bounds it, and
         // its backlog then leaves strictly in the order written.
         if (g.kind === 'wait' || (t.ratePerS && this.inUse.has(key))) continue;
-        let lanes = freeLanes(key, this.inUse, keys, total, pass);
-        if (lanes === 0) continue;
+        let lanes = Math.min(
+          freeLanes(key, this.inUse, keys, total, pass),
+          this.endpoints.lanes(t, total) - (this.inUse.get(key) ?? 0),
+        );
+        if (lanes <= 0) continue;
         const rate = t.ratePerS;
         // An open breaker lets one probe through; a rate claims about two seconds' worth at a time.
         let limit = g.kind === 'probe' ? 1 : lanes * perLane;
@@ -276,6 +310,10 @@ class OutboxWorker implements Outbox {
     this.dispatcher ??= new Agent({
       connect: { timeout: 5_000, lookup: guardedLookup(this.blockPrivate, this.o.resolve) },
       keepAliveTimeout: 4_000,
+      // One request per connection at a time (a slow answer never holds up the next event), and a
+      // connection per lane: no lane waits for another's socket.
+      pipelining: 1,
+      connections: this.total,
     });
     return this.dispatcher;
   }
@@ -340,7 +378,12 @@ class OutboxWorker implements Outbox {
     // the claim would go unattempted instead of being tried and its stale results refused. A
     // probe's answer always counts: the breaker waits for it.
     const stale = e.leaseUntil !== null && now.getTime() > Date.parse(e.leaseUntil);
-    if (probe || !stale) await this.endpoints.afterAttempt(t, v.state === 'delivered', probe, now);
+    if (probe || !stale) {
+      const ok = v.state === 'delivered';
+      const held = this.inUse.get(t.key) ?? 0;
+      this.endpoints.adaptLanes(t, { ok, latencyMs: res.latencyMs, held, now: now.getTime() }, this.total);
+      await this.endpoints.afterAttempt(t, ok, probe, now);
+    }
     await this.o.beforeComplete?.(e);
     const error = v.state === 'dead' ? `${res.error ?? 'failed'}; ${v.reason}` : res.error;
     setSpanAttributes({ 'paylink.outcome': v.state, 'http.response.status_code': res.statusCode ?? undefined });
@@ -356,7 +399,7 @@ class OutboxWorker implements Outbox {
     startedAt: Date,
     error: string | null,
   ): Promise<void> {
-    const kept = await this.deps.store.outbox.complete(e.seq, e.leaseToken, this.instanceId, {
+    const kept = await this.completeBatched(e, {
       state: v.state,
       nextAttemptAt: v.state === 'failed' ? v.nextAttemptAt.toISOString() : undefined,
       startedAt: startedAt.toISOString(),
@@ -392,6 +435,41 @@ class OutboxWorker implements Outbox {
       this.log.info(fields, outcome === 'delivered' ? 'alert delivered' : 'alert delivery failed; retry scheduled');
     else
       this.log.info(fields, outcome === 'delivered' ? 'ERP event delivered' : 'ERP delivery failed; retry scheduled');
+  }
+
+  /** Records a result with the others that arrive meanwhile (`completeMany`); each fenced as alone. */
+  private completeBatched(e: OutboxEvent, result: AttemptResult): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.results.push({ seq: e.seq, leaseToken: e.leaseToken, result, resolve, reject });
+      if (this.recording) return;
+      this.recording = true;
+      // The results of the same turn of the event loop join the first batch.
+      setImmediate(() => void this.recordResults());
+    });
+  }
+
+  private async recordResults(): Promise<void> {
+    const outbox = this.deps.store.outbox;
+    try {
+      while (this.results.length > 0) {
+        const batch = this.results.splice(0, MAX_RESULTS_PER_BATCH);
+        try {
+          const kept = await outbox.completeMany(
+            this.instanceId,
+            batch.map(({ seq, leaseToken, result }) => ({ seq, leaseToken, result })),
+          );
+          batch.forEach((r, i) => r.resolve(kept[i] === true));
+        } catch {
+          // Nothing of the batch was written: each on its own, so one that cannot be recorded
+          // does not hold back the others (its lease runs out and it is delivered again).
+          await Promise.all(
+            batch.map((r) => outbox.complete(r.seq, r.leaseToken, this.instanceId, r.result).then(r.resolve, r.reject)),
+          );
+        }
+      }
+    } finally {
+      this.recording = false;
+    }
   }
 
   private async idleDelay(pollMs: number): Promise<number> {

@@ -12,9 +12,9 @@ import {
   type OutboxState,
 } from '../../../model/delivery.js';
 import type { Page } from '../../../model/page.js';
-import type { OutboxRepo } from '../../contract.js';
+import type { AttemptCompletionOf, OutboxRepo } from '../../contract.js';
 import type { SqlDialect } from '../dialect.js';
-import type { CompleteAttempt } from '../backend.js';
+import type { Backend } from '../backend.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { asOneOf } from '../rows/literal.js';
 import { PrecompiledFamily } from '../precompiled.js';
@@ -73,10 +73,13 @@ export class KyselyOutboxRepo implements OutboxRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly now: () => Date,
-    private readonly dialect: SqlDialect,
-    private readonly completeAttempt: CompleteAttempt,
+    private readonly backend: Backend,
     private readonly account: string,
-  ) {}
+  ) {
+    this.dialect = backend.dialect;
+  }
+
+  private readonly dialect: SqlDialect;
 
   enqueue(e: NewOutboxEvent, now?: Date): Promise<OutboxEvent> {
     return insertOutboxEvent(this.db, this.dialect.kind, e, now ?? this.now(), this.account);
@@ -103,7 +106,13 @@ export class KyselyOutboxRepo implements OutboxRepo {
   }
 
   complete(seq: number, leaseToken: number, instance: string, r: AttemptResult): Promise<boolean> {
-    return this.completeAttempt(this.db, this.now().toISOString(), { seq, leaseToken, instance, result: r });
+    return this.backend.completeAttempt(this.db, this.now().toISOString(), { seq, leaseToken, instance, result: r });
+  }
+
+  async completeMany(instance: string, items: readonly AttemptCompletionOf[]): Promise<boolean[]> {
+    if (items.length === 0) return [];
+    if (new Set(items.map((i) => i.seq)).size !== items.length) throw new Error('completeMany: an event given twice');
+    return this.backend.completeAttempts(this.db, this.now().toISOString(), instance, items);
   }
 
   async findByEventId(eventId: string): Promise<OutboxEvent | undefined> {
