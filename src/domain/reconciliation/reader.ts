@@ -8,7 +8,7 @@
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import type { Hash } from 'node:crypto';
 import { TextDecoder } from 'node:util';
-import type { CsvError } from 'csv-parse';
+import { parse, CsvError } from 'csv-parse';
 import { AppError } from '../../platform/errors.js';
 
 export const SEPARATORS = { comma: ',', semicolon: ';', tab: '\t' } as const;
@@ -152,10 +152,7 @@ export async function* readRecords(
   });
   const text: AsyncIterator<string> = body.pipe(decoder)[Symbol.asyncIterator]();
   let source: Readable | undefined;
-  // Loaded on the first import of a report, not at start (csv-parse: about 30 ms of CPU).
-  let csv: typeof import('csv-parse') | undefined;
   try {
-    csv = await import('csv-parse');
     let head = '';
     while (!/[\r\n]/.test(head) && head.length < HEADER_MAX) {
       const next = await text.next();
@@ -170,7 +167,7 @@ export async function* readRecords(
     const from = Readable.from(rest(), { objectMode: true });
     source = from;
     const parser = from.pipe(
-      csv.parse({
+      parse({
         bom: true,
         info: true,
         delimiter,
@@ -183,7 +180,7 @@ export async function* readRecords(
     for await (const rec of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>)
       yield { cells: rec.record, line: rec.info.lines };
   } catch (err) {
-    if (csv && err instanceof csv.CsvError) throw csvProblem(err);
+    if (err instanceof CsvError) throw csvProblem(err);
     throw err;
   } finally {
     source?.destroy();
