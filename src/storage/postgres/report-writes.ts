@@ -22,6 +22,7 @@ import type {
   VersionedTransaction,
 } from '../contract.js';
 import { toColumns, toTransaction, type TransactionRow } from '../kysely/rows/transactions.js';
+import { newEventValues } from '../kysely/rows/outbox.js';
 import { Precompiled, PrecompiledFamily } from '../kysely/precompiled.js';
 import { notificationValues } from '../kysely/rows/notifications.js';
 
@@ -127,23 +128,7 @@ export class PostgresReportWrites implements ReportWritesRepo {
     const due = w.now.toISOString();
     const columns = toColumns(w.patch);
     const e = w.event;
-    const event = e
-      ? [
-          this.account,
-          e.eventId,
-          e.eventType,
-          e.orderKey,
-          e.orderId,
-          e.mercantId,
-          e.statusVersion,
-          e.payload,
-          due,
-          due,
-          due,
-          due,
-          e.traceContext ?? null,
-        ]
-      : [];
+    const event = e ? [...newEventValues(this.account, e, due), e.traceContext ?? null] : [];
     return {
       key: `${Object.keys(columns).join(' ')} ${e ? 'event' : 'none'}`,
       notification: notificationValues(this.account, w.notification, at),

@@ -66,16 +66,13 @@ const INSERT = new Precompiled<OutboxRow>(`
   values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, null, null, 0, null, null, ?, ?, null, ?, ?, ?)
   returning *`);
 
-/** Writes a new event, due at `now` (its retry window starting then). */
-export async function insertOutboxEvent(
-  db: Kysely<Database>,
-  kind: DatabaseKind,
-  e: NewOutboxEvent,
-  now: Date,
-  account: string,
-): Promise<OutboxEvent> {
-  const at = now.toISOString();
-  const row = await INSERT.first(db, kind, [
+/**
+ * A new event's first values, in the order every insert of one lists its columns: account,
+ * event_id, event_type, order_key, order_id, mercant_id, status_version, payload, then
+ * next_attempt_at, created_at, updated_at and retry_from, all `at`.
+ */
+export function newEventValues(account: string, e: NewOutboxEvent, at: string): unknown[] {
+  return [
     account,
     e.eventId,
     e.eventType,
@@ -88,6 +85,19 @@ export async function insertOutboxEvent(
     at,
     at,
     at,
+  ];
+}
+
+/** Writes a new event, due at `now` (its retry window starting then). */
+export async function insertOutboxEvent(
+  db: Kysely<Database>,
+  kind: DatabaseKind,
+  e: NewOutboxEvent,
+  now: Date,
+  account: string,
+): Promise<OutboxEvent> {
+  const row = await INSERT.first(db, kind, [
+    ...newEventValues(account, e, now.toISOString()),
     e.lane ?? 'erp',
     e.traceContext ?? null,
   ]);
