@@ -19,7 +19,8 @@
  * - A 2xx slower than that cuts it to `LATENCY_CUT` of itself, but not below `START_LANES`: the
  *   latency is measured from this process, so a busy event loop here (a burst of notifications
  *   to ingest) reads as a slow ERP; below the old fixed number that would starve every account
- *   (the quick bench burst lost events to it). A failure (any non-2xx answer, a timeout, a refused
+ *   (in the quick bench's burst, events of both accounts were still undelivered when its wait
+ *   of several minutes ended). A failure (any non-2xx answer, a timeout, a refused
  *   connection: what the breaker counts too) halves it, down to one lane. Answers of one moment
  *   arrive together: after a cut, no other cut for the latency of the answer that caused it.
  * - The quickest answer is relearnt after `BASELINE_TTL_MS`, so an ERP whose normal latency moved
