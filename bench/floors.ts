@@ -65,19 +65,24 @@ async function pgInsert(app: FastifyInstance, target: string): Promise<Insert> {
 }
 
 /** One status GET to the simulator per request, then the insert: 502 when the gateway does not say 200. */
+/** The status API call both confirming floors make: one GET to the simulator, 2 s for headers and body. */
+function statusGet(agent: Agent, simUrl: string, auth: string, orderId: string) {
+  return request(`${simUrl}/v2/${encodeURIComponent(orderId)}/status`, {
+    method: 'GET',
+    dispatcher: agent,
+    headers: { accept: 'application/json', authorization: auth },
+    headersTimeout: 2_000,
+    bodyTimeout: 2_000,
+  });
+}
+
 function confirmed(app: FastifyInstance, insert: Insert, simUrl: string, serverKey: string): void {
   const agent = new Agent({ connect: { timeout: 5_000 }, keepAliveTimeout: 10_000 });
   const auth = `Basic ${Buffer.from(`${serverKey}:`).toString('base64')}`;
   app.addHook('onClose', async () => agent.close());
   app.post('/', async (req, reply) => {
     const orderId = String((req.body as { order_id?: unknown }).order_id);
-    const res = await request(`${simUrl}/v2/${encodeURIComponent(orderId)}/status`, {
-      method: 'GET',
-      dispatcher: agent,
-      headers: { accept: 'application/json', authorization: auth },
-      headersTimeout: 2_000,
-      bodyTimeout: 2_000,
-    });
+    const res = await statusGet(agent, simUrl, auth, orderId);
     const status = (await res.body.json()) as { status_code?: string };
     if (res.statusCode !== 200 || status.status_code !== '200') return reply.code(502).send({ status: 'unconfirmed' });
     await insert(req.body);
@@ -317,13 +322,7 @@ function ingest(app: FastifyInstance, store: PathStore, simUrl: string, serverKe
       counts.duplicate++;
       return { status: 'ok', result: 'duplicate' };
     }
-    const res = await request(`${simUrl}/v2/${encodeURIComponent(orderId)}/status`, {
-      method: 'GET',
-      dispatcher: agent,
-      headers: { accept: 'application/json', authorization: auth },
-      headersTimeout: 2_000,
-      bodyTimeout: 2_000,
-    });
+    const res = await statusGet(agent, simUrl, auth, orderId);
     const s = (await res.body.json()) as Record<string, unknown>;
     if (
       res.statusCode !== 200 ||
