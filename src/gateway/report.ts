@@ -64,29 +64,40 @@ export function parseReport(raw: Record<string, unknown>): {
   missing: string[];
   replaced: string[];
 } {
+  return pick(raw, undefined);
+}
+
+/**
+ * `parseReport`, with `fallback`'s order id and amount where `raw` has none (null or absent). One
+ * pass over the known fields, into the report in their order (the stored payload's key order);
+ * run twice per confirmed notification (the body, the status answer).
+ */
+function pick(
+  raw: Record<string, unknown>,
+  fallback: { order_id: string; gross_amount: string } | undefined,
+): { report?: GatewayReport; missing: string[]; replaced: string[] } {
   const picked: Record<string, string> = {};
   const replaced: string[] = [];
   for (const f of FIELDS) {
-    const v = raw[f];
+    let v = raw[f];
+    if (fallback !== undefined && v == null && (f === 'order_id' || f === 'gross_amount')) v = fallback[f];
     if (typeof v !== 'string' || v.length > MAX_FIELD) continue;
-    picked[f] = v.includes('\u0000') ? v.replace(/\u0000/g, '\uFFFD') : v;
-    if (picked[f] !== v) replaced.push(f);
+    if (v.includes('\u0000')) {
+      picked[f] = v.replace(/\u0000/g, '\uFFFD');
+      replaced.push(f);
+    } else picked[f] = v;
   }
   const missing = SIGNED_FIELDS.filter((f) => picked[f] === undefined || picked[f] === '');
   if (missing.length > 0) return { missing, replaced };
-  const report: GatewayReport = {
-    order_id: picked.order_id ?? '',
-    status_code: picked.status_code ?? '',
-    gross_amount: picked.gross_amount ?? '',
-  };
-  for (const f of FIELDS) {
-    const v = picked[f];
-    if (v !== undefined) Object.assign(report, { [f]: v });
-  }
+  // The signed fields are the first three of FIELDS: `picked` already has the report's shape.
+  const report = picked as GatewayReport;
   const original = originalAmount(raw);
   if (original !== undefined) report.original_amount = original;
   return { report, missing, replaced };
 }
+
+const field = (o: unknown, k: string): unknown =>
+  o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined;
 
 /**
  * The amount before a customer-imposed fee, where the gateway reports one: under
@@ -94,13 +105,14 @@ export function parseReport(raw: Record<string, unknown>): {
  * integrations; a string or a number.
  */
 function originalAmount(raw: Record<string, unknown>): string | undefined {
-  const at = (o: unknown, k: string): unknown =>
-    o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined;
-  for (const extra of [at(raw, 'extra_info'), at(at(raw, 'metadata'), 'extra_info')]) {
-    const v = at(at(extra, 'gross_amount_info'), 'original_amount');
-    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return String(v);
-    if (typeof v === 'string' && /^\d{1,16}(\.\d{1,2})?$/.test(v)) return v;
-  }
+  if (raw.extra_info === undefined && raw.metadata === undefined) return undefined;
+  return amountIn(raw.extra_info) ?? amountIn(field(raw.metadata, 'extra_info'));
+}
+
+function amountIn(extra: unknown): string | undefined {
+  const v = field(field(extra, 'gross_amount_info'), 'original_amount');
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return String(v);
+  if (typeof v === 'string' && /^\d{1,16}(\.\d{1,2})?$/.test(v)) return v;
   return undefined;
 }
 
@@ -109,11 +121,7 @@ export function reportFromStatus(
   st: GatewayAnswer,
   fallback: { order_id: string; gross_amount: string },
 ): GatewayReport {
-  const { report } = parseReport({
-    ...st,
-    order_id: st.order_id ?? fallback.order_id,
-    gross_amount: st.gross_amount ?? fallback.gross_amount,
-  });
+  const { report } = pick(st, fallback);
   return report ?? { order_id: fallback.order_id, status_code: st.status_code, gross_amount: fallback.gross_amount };
 }
 

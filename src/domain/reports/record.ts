@@ -157,7 +157,12 @@ export async function enqueueStatusChanged(
 
 /** The fields a patch sets (an undefined one leaves the column as it is). */
 function definedOnly(patch: TransactionPatch): TransactionPatch {
-  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+  const out: Record<string, unknown> = {};
+  for (const k in patch) {
+    const v = (patch as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = v;
+  }
+  return out as TransactionPatch;
 }
 
 /** The outbox record of a status change of `updated`. */

@@ -25,7 +25,7 @@ import { MidtransRefusal } from './errors.js';
 import { paymentLinkBody, snapBody, storedPaymentLinkRequest } from './requests.js';
 import { chargeBody } from './charge-body.js';
 import { newestPurchase } from './wire.js';
-import { verifyMidtransSignature } from './signature.js';
+import { signatureVerifies } from './signature.js';
 
 /** The refusal the wire client threw; anything else (no answer, a defect) goes on as it is. */
 function refusalOf(err: unknown): MidtransRefusal {
@@ -154,6 +154,6 @@ export class MidtransGateway implements Gateway {
 
   async verifyNotification(report: GatewayReport, signature: string): Promise<boolean> {
     const key = (await this.runtimeConfig()).gateway.server_key ?? '';
-    return key !== '' && verifyMidtransSignature({ ...report, signature_key: signature }, key);
+    return key !== '' && signatureVerifies(report, signature, key);
   }
 }
