@@ -8,6 +8,8 @@
  *   npx tsx scripts/hot-path-cpu.ts sqlite [n]
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx scripts/hot-path-cpu.ts postgres [n]
  *
+ * With PostgreSQL, `DATABASE_POOL_MAX` sizes the store's pool as it does the service's.
+ *
  * Prints µs CPU per new notification (confirmed with the simulator's status API), per duplicate,
  * per delivered ERP event (the outbox drained once the ERP is set) and per payment link created,
  * each phase 16 at a time. On a PostgreSQL server on the same machine it also prints the CPU its
@@ -143,8 +145,12 @@ async function main(): Promise<void> {
   const sim = await startSimulator({ serverKey, logger: false });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-cpu-'));
   const pgUrl = process.env.TEST_DATABASE_URL;
+  // DATABASE_POOL_MAX sizes the pool as it does the service's (unset: the default).
+  const pool = loadConfig({ DATABASE_URL: pgUrl, DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX }).database;
   const database: DatabaseConfig =
-    kind === 'postgres' && pgUrl ? { kind: 'postgres', url: pgUrl } : { kind: 'sqlite', path: path.join(dir, 'p.db') };
+    kind === 'postgres' && pgUrl && pool.kind === 'postgres'
+      ? { kind: 'postgres', url: pgUrl, poolMax: pool.poolMax }
+      : { kind: 'sqlite', path: path.join(dir, 'p.db') };
   const schema = kind === 'postgres' ? `cpu_${randomBytes(4).toString('hex')}` : undefined;
   const config = {
     ...loadConfig({ PORT: '0', MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: serverKey, API_KEYS: KEY }),
