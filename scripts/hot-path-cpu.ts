@@ -8,11 +8,13 @@
  *   npx tsx scripts/hot-path-cpu.ts sqlite [n]
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx scripts/hot-path-cpu.ts postgres [n]
  *
+ * With PostgreSQL, `DATABASE_POOL_MAX` sizes the store's pool as it does the service's.
+ *
  * Prints µs CPU per new notification (confirmed with the simulator's status API), per duplicate,
  * per delivered ERP event (the outbox drained once the ERP is set) and per payment link created,
- * each phase 16 at a time. On a PostgreSQL server on the same machine it also prints the CPU its
- * backends serving this process used per operation (`/proc/<pid>/schedstat` of the connections
- * named by `application_name`).
+ * each phase 16 at a time, the webhooks also with their p50 and p99 answer time. On a PostgreSQL
+ * server on the same machine it also prints the CPU its backends serving this process used per
+ * operation (`/proc/<pid>/schedstat` of the connections named by `application_name`).
  *
  * Logging is off unless `--logging` is given: then the service's own logger (createLogger, info
  * level, the secret scrubber, the daily file in a temporary LOG_DIR, and stdout as the service
@@ -143,8 +145,12 @@ async function main(): Promise<void> {
   const sim = await startSimulator({ serverKey, logger: false });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-cpu-'));
   const pgUrl = process.env.TEST_DATABASE_URL;
+  // DATABASE_POOL_MAX sizes the pool as it does the service's (unset: the default).
+  const pool = loadConfig({ DATABASE_URL: pgUrl, DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX }).database;
   const database: DatabaseConfig =
-    kind === 'postgres' && pgUrl ? { kind: 'postgres', url: pgUrl } : { kind: 'sqlite', path: path.join(dir, 'p.db') };
+    kind === 'postgres' && pgUrl && pool.kind === 'postgres'
+      ? { kind: 'postgres', url: pgUrl, poolMax: pool.poolMax }
+      : { kind: 'sqlite', path: path.join(dir, 'p.db') };
   const schema = kind === 'postgres' ? `cpu_${randomBytes(4).toString('hex')}` : undefined;
   const config = {
     ...loadConfig({ PORT: '0', MIDTRANS_MODE: 'simulator', MIDTRANS_SERVER_KEY: serverKey, API_KEYS: KEY }),
@@ -189,8 +195,12 @@ async function main(): Promise<void> {
       if (!found) throw new Error(`no settlement notification for ${gid}`);
       bodies.push(found.payload);
     });
+    /** Each webhook's time from its request to its answer, for the phase's p50 and p99. */
+    let latencies: number[] = [];
     const post = async (payload: Record<string, unknown>, want: string) => {
+      const t = performance.now();
       const r = await e.app.inject({ method: 'POST', url: '/webhook/midtrans', payload });
+      latencies.push(performance.now() - t);
       const result = (r.json() as { result?: string }).result;
       if (result !== want) throw new Error(`expected ${want}, got ${r.statusCode} ${r.body}`);
     };
@@ -205,6 +215,7 @@ async function main(): Promise<void> {
       if (logging) await flushLogger(logger);
       const lines0 = logging ? logLines(logDir) : 0;
       const s0 = await server();
+      latencies = [];
       if (session) await session.post('Profiler.start');
       const c0 = cpuUs();
       const t0 = performance.now();
@@ -221,8 +232,11 @@ async function main(): Promise<void> {
         await flushLogger(logger);
         perOp = `, ${((logLines(logDir) - lines0) / count).toFixed(2)} log lines each`;
       }
+      const sorted = latencies.sort((a, b) => a - b);
+      const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0);
+      const answered = sorted.length > 0 ? `; answered in p50 ${at(0.5)} ms, p99 ${at(0.99)} ms` : '';
       report(
-        `${kind} ${name}: ${Math.round(cpu)} µs CPU each, ${count} in ${Math.round(performance.now() - t0)} ms${backends}${perOp}${session ? ' (profiled)' : ''}`,
+        `${kind} ${name}: ${Math.round(cpu)} µs CPU each, ${count} in ${Math.round(performance.now() - t0)} ms${backends}${answered}${perOp}${session ? ' (profiled)' : ''}`,
       );
       if (profile) {
         printProfile(name, profile, count, cpu);

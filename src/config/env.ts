@@ -28,6 +28,7 @@ export const EnvSchema = Type.Object({
   HOST: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^(postgres|postgresql)://' })),
+  DATABASE_POOL_MAX: Type.Optional(Type.String()),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   LOG_DIR: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Optional(
@@ -70,7 +71,8 @@ export const EnvSchema = Type.Object({
 const Str = Type.String();
 const DatabaseConfigSchema = Type.Union([
   Type.Object({ kind: Type.Literal('sqlite'), path: Str }),
-  Type.Object({ kind: Type.Literal('postgres'), url: Str }),
+  /** `poolMax`: the connections the pool holds at most (`DATABASE_POOL_MAX`, 1–200; unset: 10). */
+  Type.Object({ kind: Type.Literal('postgres'), url: Str, poolMax: Type.Optional(Type.Integer()) }),
 ]);
 export type DatabaseConfig = Static<typeof DatabaseConfigSchema>;
 
@@ -184,6 +186,25 @@ function portOf(v: string | undefined, fallback: number, name: string, problems:
   return n;
 }
 
+/**
+ * The most connections `DATABASE_POOL_MAX` may ask for. Each is a server process of its own, and
+ * the server's `max_connections` (100 by default) is shared by every instance and client.
+ */
+export const POOL_MAX_LIMIT = 200;
+
+/**
+ * `DATABASE_POOL_MAX` as `{ poolMax }`: nothing when unset (the pool's default, 10) or refused (then
+ * a problem). Judged with SQLite too, where it is not used: a bad value is refused wherever it is.
+ */
+function poolMaxOf(v: string | undefined, problems: string[]): { poolMax?: number } {
+  if (v === undefined) return {};
+  const n = /^[0-9]{1,3}$/.test(v.trim()) ? Number(v) : NaN;
+  if (n >= 1 && n <= POOL_MAX_LIMIT) return { poolMax: n };
+  const shown = v.length > 20 ? `${v.slice(0, 20)}…` : v;
+  problems.push(`DATABASE_POOL_MAX must be a whole number from 1 to ${POOL_MAX_LIMIT} (got "${shown}")`);
+  return {};
+}
+
 function envProblems(env: Record<string, string | undefined>): string[] {
   const picked: Record<string, string> = {};
   for (const key of Object.keys(EnvSchema.properties)) {
@@ -230,6 +251,7 @@ export function loadConfig(given: Record<string, string | undefined>, cwd = proc
   const dataDir = path.resolve(cwd, get('DATA_DIR') ?? './data');
   const logDir = path.resolve(cwd, get('LOG_DIR') ?? './logs');
   const databaseUrl = get('DATABASE_URL');
+  const pool = poolMaxOf(get('DATABASE_POOL_MAX'), problems);
   const serverKey = get('MIDTRANS_SERVER_KEY');
   const modeText = get('MIDTRANS_MODE');
   // An unknown mode is already a problem (the schema's); it is checked further as a gateway mode, not as the simulator.
@@ -251,7 +273,7 @@ export function loadConfig(given: Record<string, string | undefined>, cwd = proc
       '',
     ),
     database: databaseUrl
-      ? { kind: 'postgres', url: databaseUrl }
+      ? { kind: 'postgres', url: databaseUrl, ...pool }
       : { kind: 'sqlite', path: path.join(dataDir, 'paylink.db') },
     dataDir,
     logDir,

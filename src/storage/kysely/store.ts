@@ -44,7 +44,7 @@ export interface StoreOptions {
   now?: () => Date;
   /** PostgreSQL only: run in this schema (created if missing). Tests use one schema per suite. */
   schema?: string;
-  /** PostgreSQL pool size; default 10. */
+  /** PostgreSQL pool size; default the configuration's `poolMax` (`DATABASE_POOL_MAX`), else 10. */
   poolMax?: number;
   /** Told which migrations this open applied (none: the database was up to date) and the newest one it now has. */
   onMigrated?: (outcome: MigrateOutcome) => void;
@@ -238,7 +238,7 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
       if (!/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error('invalid schema name');
       await postgres.createSchema(cfg.url, opts.schema);
     }
-    db = postgres.postgresKysely(cfg.url, opts);
+    db = postgres.postgresKysely(cfg.url, { ...opts, poolMax: opts.poolMax ?? cfg.poolMax });
   } else if (cfg.kind === 'sqlite') db = sqliteKysely(cfg.path);
   else throw new Error('unknown database kind');
   try {

@@ -16,6 +16,14 @@ export { checkTls, pgConnection };
 // int8 (bigserial ids, bigint amounts) arrive as strings by default; our values stay below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
+/**
+ * The pool's size when `DATABASE_POOL_MAX` is unset. 20 did no better on a 2-core machine with the
+ * server on it (scripts/hot-path-cpu.ts, 16 webhooks at a time, 8 pairs: CPU per new notification
+ * +11.5 % by the median pair, p99 answer 466 → 590 ms by the medians): more connections only queue
+ * on the same cores. A server with cores of its own may differ; measure before raising it.
+ */
+export const DEFAULT_POOL_MAX = 10;
+
 export interface PoolOptions {
   logger?: Logger;
   schema?: string;
@@ -39,7 +47,7 @@ export function postgresKysely(url: string, opts: PoolOptions): Kysely<Database>
   const pool = new pg.Pool({
     connectionString,
     ssl,
-    max: opts.poolMax ?? 10,
+    max: opts.poolMax ?? DEFAULT_POOL_MAX,
     connectionTimeoutMillis: 2_000,
     idleTimeoutMillis: 30_000,
     statement_timeout: 15_000,
