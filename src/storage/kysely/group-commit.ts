@@ -13,7 +13,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import type { Access } from '../contract.js';
-import { Precompiled } from './precompiled.js';
+import { Precompiled, directRunners, type DirectRunner } from './precompiled.js';
 
 const SAVEPOINT = new Precompiled('savepoint member');
 const RELEASE = new Precompiled('release member');
@@ -39,7 +39,11 @@ export class GroupCommit {
   private queue: Member[] = [];
   private running = false;
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Runs a statement on the connection the group's transaction holds. */
+    private readonly held?: DirectRunner,
+  ) {}
 
   run<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -79,13 +83,19 @@ export class GroupCommit {
       const outcomes: Outcome[] = [];
       try {
         await this.db.transaction().execute(async (trx) => {
-          const first = group[from] as Member;
+          // The precompiled statements of the transaction go straight to the connection it holds.
+          if (this.held) directRunners.set(trx, this.held);
           try {
-            outcomes.push({ ok: true, value: await first.fn(trx) });
-          } catch (error) {
-            throw new FirstMemberFailed(error);
+            const first = group[from] as Member;
+            try {
+              outcomes.push({ ok: true, value: await first.fn(trx) });
+            } catch (error) {
+              throw new FirstMemberFailed(error);
+            }
+            for (const m of group.slice(from + 1)) outcomes.push(await this.runMember(trx, m));
+          } finally {
+            directRunners.delete(trx);
           }
-          for (const m of group.slice(from + 1)) outcomes.push(await this.runMember(trx, m));
         });
       } catch (err) {
         if (err instanceof FirstMemberFailed) {
