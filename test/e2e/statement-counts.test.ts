@@ -3,7 +3,7 @@
  * statement run, every query a pg client sends): a new confirmed notification, its duplicate, and
  * one delivered ERP event. A change that adds a statement (on PostgreSQL, a round trip) to one of
  * these paths fails here and must say what it buys. Each operation runs alone, so on SQLite its
- * group commit holds one member (begin, savepoint, …, release, commit).
+ * group commit holds one member, which runs without a savepoint (begin, …, commit).
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -112,14 +112,14 @@ describe.each(DATABASE_KINDS)('statements per hot path (%s)', (kind) => {
       kind === 'sqlite'
         ? {
             // the duplicate check; the link the order id could be a purchase on (an open-amount link's
-            // bounds: one lookup per "-" in the id, at most 4; here one); begin, savepoint, the
-            // transaction's lookup, the notification, the change, the event, release, commit
-            fresh: 10,
+            // bounds: one lookup per "-" in the id, at most 4; here one); begin, the transaction's
+            // lookup, the notification, the change, the event, commit (a transaction's first member
+            // runs without a savepoint)
+            fresh: 8,
             // the duplicate check: the earlier notification with its transaction, one lookup
             duplicate: 1,
-            // the claim (begin, savepoint, update, release, commit); the result (begin, savepoint,
-            // fenced update, attempt, release, commit)
-            delivery: 11,
+            // the claim (begin, update, commit); the result (begin, fenced update, attempt, commit)
+            delivery: 7,
           }
         : {
             // the duplicate check; the link the order id could be a purchase on (as above); the

@@ -137,4 +137,22 @@ describe('SQLite group commit', () => {
     expect(results[1]?.status === 'rejected' ? results[1].reason : undefined).toBeInstanceOf(UniqueViolationError);
     expect((await s.transactions.findByOrderId('SD-2'))?.orderId).toBe('SD-2');
   });
+
+  it('a read outside a transaction waits while a transaction is open: it never sees writes that are then undone', async () => {
+    db = freshDatabase('sqlite');
+    const s = (store = await db.open());
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const undone = s.transaction(async (tx) => {
+      await tx.transactions.insert(charge('OPEN-1'));
+      await gate;
+      throw new Error('undone');
+    });
+    // The transaction holds the connection with its insert not committed.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const read = s.transactions.findByOrderId('OPEN-1');
+    release();
+    await expect(undone).rejects.toThrow('undone');
+    expect(await read).toBeUndefined();
+  });
 });

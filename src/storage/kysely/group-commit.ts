@@ -1,10 +1,11 @@
 /**
  * Group commit for SQLite: the transactions that arrive while one commit is on its way to disk run
- * together in the next database transaction, each inside a savepoint of its own, and share its one
+ * together in the next database transaction, each after the first inside a savepoint of its own, and share its one
  * commit (one fsync with synchronous=FULL). Nothing is weakened: each caller's promise settles only
  * after the commit that holds its writes returned, so an answer sent after `transaction()` resolved
- * always describes durable data. A caller that throws is rolled back to its savepoint alone; a
- * failed commit rejects every caller of the group.
+ * always describes durable data. A caller that throws is undone alone (rolled back to its savepoint,
+ * or, the first, with the transaction, the others then run in a new one); a failed commit rejects
+ * every caller of the group.
  *
  * Callers run one after another (one SQLite connection), so each sees the writes of those before
  * it, exactly as with separate transactions in that order.
@@ -12,7 +13,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import type { Access } from '../contract.js';
-import { Precompiled } from './precompiled.js';
+import { Precompiled, directRunners, type DirectRunner } from './precompiled.js';
 
 const SAVEPOINT = new Precompiled('savepoint member');
 const RELEASE = new Precompiled('release member');
@@ -24,6 +25,11 @@ interface Member {
   reject: (e: unknown) => void;
 }
 
+/** The first member of a transaction threw: the transaction is rolled back, the member rejected with `error`. */
+class FirstMemberFailed {
+  constructor(readonly error: unknown) {}
+}
+
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Enough to share one fsync among every request of a busy moment, small enough to keep a group's latency low. */
@@ -33,7 +39,11 @@ export class GroupCommit {
   private queue: Member[] = [];
   private running = false;
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Runs a statement on the connection the group's transaction holds. */
+    private readonly held?: DirectRunner,
+  ) {}
 
   run<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -60,22 +70,51 @@ export class GroupCommit {
     }
   }
 
+  /**
+   * The group's members in as few transactions as their failures allow. A transaction's first member
+   * runs without a savepoint: nothing before it is there to keep, so when it throws the whole
+   * transaction is rolled back and the rest start again in a new one. That saves two statements
+   * (the savepoint and its release) of every transaction, two of the ten a lone new notification
+   * sends. Every later member runs in a savepoint of its own and is undone alone.
+   */
   private async commitGroup(group: Member[]): Promise<void> {
-    const outcomes: Outcome[] = [];
-    try {
-      await this.db.transaction().execute(async (trx) => {
-        for (const m of group) outcomes.push(await this.runMember(trx, m));
+    let from = 0;
+    while (from < group.length) {
+      const outcomes: Outcome[] = [];
+      try {
+        await this.db.transaction().execute(async (trx) => {
+          // The precompiled statements of the transaction go straight to the connection it holds.
+          if (this.held) directRunners.set(trx, this.held);
+          try {
+            const first = group[from] as Member;
+            try {
+              outcomes.push({ ok: true, value: await first.fn(trx) });
+            } catch (error) {
+              throw new FirstMemberFailed(error);
+            }
+            for (const m of group.slice(from + 1)) outcomes.push(await this.runMember(trx, m));
+          } finally {
+            directRunners.delete(trx);
+          }
+        });
+      } catch (err) {
+        if (err instanceof FirstMemberFailed) {
+          // Rolled back with nothing else in it: that member alone fails, the rest go on.
+          (group[from] as Member).reject(err.error);
+          from += 1;
+          continue;
+        }
+        // The commit (or a rollback) failed: nothing of the members left is kept.
+        for (const m of group.slice(from)) m.reject(err);
+        return;
+      }
+      group.slice(from).forEach((m, i) => {
+        const o = outcomes[i];
+        if (o?.ok) m.resolve(o.value);
+        else m.reject(o ? o.error : new Error('group commit: no outcome'));
       });
-    } catch (err) {
-      // The commit (or a rollback to a savepoint) failed: nothing of this group is kept.
-      for (const m of group) m.reject(err);
       return;
     }
-    group.forEach((m, i) => {
-      const o = outcomes[i];
-      if (o?.ok) m.resolve(o.value);
-      else m.reject(o ? o.error : new Error('group commit: no outcome'));
-    });
   }
 
   private async runMember(trx: Transaction<Database>, m: Member): Promise<Outcome> {

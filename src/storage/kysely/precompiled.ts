@@ -10,6 +10,17 @@ import type { Database } from './schema.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
+/**
+ * Runs a statement on the connection at once, past Kysely's executor (its connection provider,
+ * result transform and their promises), or answers undefined when it cannot now (the connection is
+ * another caller's): then the statement goes through Kysely. Only SQLite's connection, which runs
+ * a statement synchronously, has one (`sqlite/driver.ts`).
+ */
+export type DirectRunner = (query: CompiledQuery) => Promise<QueryResult<unknown>> | undefined;
+
+/** The direct runner of a connection (a store's `Kysely`) or of a transaction open on it, while it is open. */
+export const directRunners = new WeakMap<Kysely<Database>, DirectRunner>();
+
 /** `?` → `$1`, `$2`, … in order. */
 function numbered(text: string): string {
   let n = 0;
@@ -27,7 +38,9 @@ export class Precompiled<R> {
   }
 
   run(db: Kysely<Database>, kind: DatabaseKind, parameters: readonly unknown[]): Promise<QueryResult<R>> {
-    return db.executeQuery<R>({ ...this.queries[kind], parameters });
+    const query = { ...this.queries[kind], parameters };
+    const direct = kind === 'sqlite' ? directRunners.get(db)?.(query) : undefined;
+    return (direct as Promise<QueryResult<R>> | undefined) ?? db.executeQuery<R>(query);
   }
 
   async first(db: Kysely<Database>, kind: DatabaseKind, parameters: readonly unknown[]): Promise<R | undefined> {

@@ -34,6 +34,7 @@ import { isDatabaseUnavailable } from '../../platform/errors.js';
 import { withSpan } from '../../platform/tracing.js';
 import { CachedSqliteDialect } from '../sqlite/driver.js';
 import { GroupCommit, groupedWrites } from './group-commit.js';
+import { directRunners } from './precompiled.js';
 import { ensurePrivateFile, privateDir, privateFile } from '../../platform/private-files.js';
 
 /** One process per SQLite file (the service takes this lock before it opens the store). */
@@ -123,15 +124,25 @@ const REPOSITORIES: { readonly [K in keyof Repositories]: (c: RepoContext) => Re
 /** The table's names, typed (`Object.keys` widens them to string). */
 const REPOSITORY_NAMES = Object.keys(REPOSITORIES) as (keyof Repositories)[];
 
-/** One of each repository, each as `make` builds it. */
-function repositories(make: <K extends keyof Repositories>(name: K) => Repositories[K]): Repositories {
-  const built: { -readonly [K in keyof Repositories]?: Repositories[K] } = {};
-  const add = <K extends keyof Repositories>(name: K): void => {
-    built[name] = make(name);
-  };
-  REPOSITORY_NAMES.forEach(add);
-  // Every name of the table was added just above.
-  return built as Repositories;
+/**
+ * One of each repository on `target`, each built by `make` when first used: a store is made for
+ * every transaction, which uses two or three of the sixteen.
+ */
+function addRepositories(
+  target: object,
+  make: <K extends keyof Repositories>(name: K) => Repositories[K],
+): asserts target is Repositories {
+  for (const name of REPOSITORY_NAMES) {
+    Object.defineProperty(target, name, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const repo = make(name);
+        Object.defineProperty(target, name, { value: repo, enumerable: true });
+        return repo;
+      },
+    });
+  }
 }
 
 /** What a store runs on: its repositories' context, how it closes, and (SQLite) its group commit. */
@@ -156,7 +167,7 @@ function kyselyStore(c: Connection, inTransaction: boolean): KyselyBackedStore {
     const repo = REPOSITORIES[name](c);
     return group ? groupedWrites(repo, STORE_ACCESS[name], (fn) => store.transaction((tx) => fn(tx[name]))) : repo;
   };
-  const store: KyselyBackedStore = {
+  const base: Omit<KyselyBackedStore, keyof Repositories> = {
     kind: c.backend.dialect.kind,
     account: c.account,
     db: c.db,
@@ -168,7 +179,6 @@ function kyselyStore(c: Connection, inTransaction: boolean): KyselyBackedStore {
       c.views?.set(account, view);
       return view;
     },
-    ...repositories(build),
     async transaction<T>(fn: (tx: KyselyBackedStore) => Promise<T>): Promise<T> {
       if (inTransaction) return fn(store);
       const inner = (trx: Transaction<Database>) =>
@@ -199,13 +209,15 @@ function kyselyStore(c: Connection, inTransaction: boolean): KyselyBackedStore {
     },
     close: () => c.close(),
   };
+  addRepositories(base, build);
+  const store: KyselyBackedStore = base;
   return store;
 }
 
 /** SQLite: one process per database file, so every commit is this process's own and nobody else needs telling. */
 const ONE_PROCESS: CommitSignals = { live: true, listen: () => () => undefined, announce: () => undefined };
 
-function sqliteKysely(file: string): Kysely<Database> {
+function sqliteKysely(file: string): { db: Kysely<Database>; dialect: CachedSqliteDialect } {
   const onDisk = file !== ':memory:';
   if (onDisk) {
     privateDir(path.dirname(file));
@@ -223,7 +235,10 @@ function sqliteKysely(file: string): Kysely<Database> {
   // describes it).
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: new CachedSqliteDialect(database) });
+  const dialect = new CachedSqliteDialect(database);
+  const db = new Kysely<Database>({ dialect });
+  directRunners.set(db, dialect.whenFree);
+  return { db, dialect };
 }
 
 /** Opens the database and runs pending migrations. A failed migration rejects with `MigrationError`. */
@@ -232,6 +247,7 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
   // pg is loaded for a PostgreSQL database only (see ../postgres/open.ts).
   const postgres = cfg.kind === 'postgres' ? await import('../postgres/open.js') : undefined;
   let db: Kysely<Database>;
+  let sqlite: CachedSqliteDialect | undefined;
   if (cfg.kind === 'postgres' && postgres) {
     await postgres.checkTls(postgres.pgConnection(cfg.url));
     if (opts.schema) {
@@ -239,7 +255,7 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
       await postgres.createSchema(cfg.url, opts.schema);
     }
     db = postgres.postgresKysely(cfg.url, { ...opts, poolMax: opts.poolMax ?? cfg.poolMax });
-  } else if (cfg.kind === 'sqlite') db = sqliteKysely(cfg.path);
+  } else if (cfg.kind === 'sqlite') ({ db, dialect: sqlite } = sqliteKysely(cfg.path));
   else throw new Error('unknown database kind');
   try {
     const migrated = await migrate(db, cfg.kind, cfg.kind === 'postgres' ? opts.schema : undefined);
@@ -270,7 +286,7 @@ export async function openStore(cfg: DatabaseConfig, opts: StoreOptions = {}): P
       now,
       close,
       signals: signals ?? ONE_PROCESS,
-      group: cfg.kind === 'sqlite' ? new GroupCommit(db) : undefined,
+      group: sqlite ? new GroupCommit(db, sqlite.held) : undefined,
       account: DEFAULT_ACCOUNT,
       views: new Map(),
     },

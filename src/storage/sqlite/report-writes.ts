@@ -17,7 +17,7 @@ import type {
 import { insertNotification } from '../kysely/rows/notifications.js';
 import { Precompiled } from '../kysely/precompiled.js';
 import { toTransaction, updateTransaction, type TransactionRow } from '../kysely/rows/transactions.js';
-import { insertOutboxEvent } from '../kysely/rows/outbox.js';
+import { writeOutboxEvent } from '../kysely/rows/outbox.js';
 
 const BY_GATEWAY_ORDER_ID = new Precompiled<TransactionRow>(
   'select * from transactions where gateway_order_id = ? and account = ?',
@@ -35,7 +35,7 @@ export class SqliteReportWrites implements ReportWritesRepo {
     const notificationId = await insertNotification(this.db, 'sqlite', this.now, w.notification, this.account);
     if (notificationId === undefined) return { inserted: false };
     const transaction = await updateTransaction(this.db, 'sqlite', this.now, w.transactionId, w.patch);
-    if (w.event) await insertOutboxEvent(this.db, 'sqlite', w.event, w.now, this.account);
+    if (w.event) await writeOutboxEvent(this.db, 'sqlite', w.event, w.now, this.account);
     return { inserted: true, notificationId, transaction };
   }
 

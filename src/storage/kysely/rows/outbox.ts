@@ -59,12 +59,13 @@ export function toAttempt(r: Selectable<DeliveryAttemptsTable>): DeliveryAttempt
   };
 }
 
-const INSERT = new Precompiled<OutboxRow>(`
+const INSERT_TEXT = `
   insert into outbox_events (account, event_id, event_type, order_key, order_id, mercant_id, status_version, payload,
     state, attempts, next_attempt_at, lease_owner, lease_until, lease_token, last_status_code, last_error, created_at,
     updated_at, delivered_at, retry_from, lane, trace_context)
-  values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, null, null, 0, null, null, ?, ?, null, ?, ?, ?)
-  returning *`);
+  values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, null, null, 0, null, null, ?, ?, null, ?, ?, ?)`;
+const INSERT = new Precompiled<OutboxRow>(`${INSERT_TEXT} returning *`);
+const INSERT_ONLY = new Precompiled<never>(INSERT_TEXT);
 
 /**
  * A new event's first values, in the order every insert of one lists its columns: account,
@@ -88,6 +89,10 @@ export function newEventValues(account: string, e: NewOutboxEvent, at: string): 
   ];
 }
 
+function insertValues(e: NewOutboxEvent, now: Date, account: string): unknown[] {
+  return [...newEventValues(account, e, now.toISOString()), e.lane ?? 'erp', e.traceContext ?? null];
+}
+
 /** Writes a new event, due at `now` (its retry window starting then). */
 export async function insertOutboxEvent(
   db: Kysely<Database>,
@@ -96,11 +101,18 @@ export async function insertOutboxEvent(
   now: Date,
   account: string,
 ): Promise<OutboxEvent> {
-  const row = await INSERT.first(db, kind, [
-    ...newEventValues(account, e, now.toISOString()),
-    e.lane ?? 'erp',
-    e.traceContext ?? null,
-  ]);
+  const row = await INSERT.first(db, kind, insertValues(e, now, account));
   if (!row) throw new Error('outbox insert returned no row');
   return toEvent(row);
+}
+
+/** `insertOutboxEvent` for a caller that needs nothing back: no row is returned and read into a record. */
+export async function writeOutboxEvent(
+  db: Kysely<Database>,
+  kind: DatabaseKind,
+  e: NewOutboxEvent,
+  now: Date,
+  account: string,
+): Promise<void> {
+  await INSERT_ONLY.run(db, kind, insertValues(e, now, account));
 }
