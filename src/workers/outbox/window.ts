@@ -23,13 +23,6 @@
  *   of several minutes ended). A failure (any non-2xx answer, a timeout, a refused
  *   connection: what the breaker counts too) halves it, down to one lane. Answers of one moment
  *   arrive together: after a cut, no other cut for the latency of the answer that caused it.
- * - It never grows past the lanes `USEFUL_RATE_PER_S` events a second need at the endpoint's
- *   quickest answer (Little's law: lanes = rate × latency), and a 2xx trims a larger window to
- *   that (not below `START_LANES`): beyond it the lanes add nothing this process can use, and
- *   cost it. An ERP answering in a few milliseconds gets 16 lanes, enough for thousands of events
- *   a second; one answering in 150 ms still gets 128. Measured on a fast ERP (the hot-path
- *   harness's drain on SQLite, 400 events): lanes grown to 64–128 opened as many connections
- *   and split the results' commits into twice as many, mostly of one result each.
  * - The quickest answer is relearnt after `BASELINE_TTL_MS`, so an ERP whose normal latency moved
  *   (another data centre, a heavier version) is not held small for ever.
  *
@@ -44,17 +37,6 @@ export const LATENCY_SLACK_MS = 25;
 export const LATENCY_CUT = 0.9;
 export const FAILURE_CUT = 0.5;
 export const BASELINE_TTL_MS = 30_000;
-/**
- * More events a second than one process delivers: the quick bench's drain costs 650–850 µs of
- * CPU per event, about 1,200–1,500 events a second on a whole core.
- */
-export const USEFUL_RATE_PER_S = 2_000;
-
-/** Lanes that carry `USEFUL_RATE_PER_S` at an answer time of `latencyMs`, within [START_LANES, max]. */
-export function usefulLanes(latencyMs: number, max: number): number {
-  const top = Math.max(1, max);
-  return Math.min(top, Math.max(START_LANES, Math.ceil((USEFUL_RATE_PER_S * latencyMs) / 1000)));
-}
 
 export interface Window {
   /** Lanes the endpoint may hold (fractional: growth comes half a lane at a time). */
@@ -96,8 +78,6 @@ export function adapt(w: Window, a: Answer, max: number): Window {
   const baselineMs = next.baselineMs ?? a.latencyMs;
   if (a.latencyMs > baselineMs * LATENCY_RISE + LATENCY_SLACK_MS)
     return cut(next, LATENCY_CUT, Math.min(START_LANES, Math.max(1, max)));
-  const useful = usefulLanes(baselineMs, max);
-  if (next.limit > useful) return { ...next, limit: useful };
   if (a.held * 2 < lanesOf(next)) return next;
-  return { ...next, limit: Math.min(useful, next.limit + GROWTH_PER_2XX) };
+  return { ...next, limit: Math.min(Math.max(1, max), next.limit + GROWTH_PER_2XX) };
 }
