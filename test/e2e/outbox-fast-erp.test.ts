@@ -1,8 +1,7 @@
 /**
  * A fast ERP (a real receiver on loopback answering at once): a backlog is delivered through no
  * more connections than requests in flight at once (each lane reuses its connection instead of
- * opening another while the last answer's connection is being freed), and through no more lanes
- * than such an ERP can use.
+ * opening another while the last answer's connection is being freed).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
@@ -11,7 +10,6 @@ import { DATABASE_KINDS } from '../helpers/stores.js';
 import { makeTestApp, type TestContext } from '../helpers/services.js';
 import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchRuntimeConfig } from '../helpers/seed.js';
-import { DEFAULT_MAX_LANES } from '../../src/workers/outbox/worker.js';
 
 const EVENTS = 300;
 
@@ -42,7 +40,7 @@ describe.each(DATABASE_KINDS)('delivery through a fast ERP (%s)', (kind) => {
     await erp.close();
   });
 
-  it('opens one connection per request in flight at most, and few lanes', async () => {
+  it('opens one connection per request in flight at most', async () => {
     for (let i = 0; i < EVENTS; i++)
       await ctx.services.store.outbox.enqueue({
         eventId: randomUUID(),
@@ -57,8 +55,5 @@ describe.each(DATABASE_KINDS)('delivery through a fast ERP (%s)', (kind) => {
     expect(new Set(erp.accepted().map((d) => d.webhookId)).size).toBe(EVENTS);
     expect(seen.most).toBeGreaterThan(1);
     expect(seen.connections).toBeLessThanOrEqual(seen.most);
-    // Answers within milliseconds: the window stays near its start (how near depends on how
-    // busy this process is, which the answer times include).
-    expect(seen.most).toBeLessThan(DEFAULT_MAX_LANES / 2);
   });
 });
