@@ -264,6 +264,11 @@ class OutboxWorker implements Outbox {
           } catch (err) {
             unrecorded(e)(err);
           }
+          // undici (pipelining 1) hands a connection its next request one turn of the event loop
+          // after the answer (setImmediate); a lane sending its next at once finds every
+          // connection busy and opens another. Waiting that turn keeps one connection per lane:
+          // without it, 18 requests at once had opened 36 connections (a fast ERP, SQLite drain).
+          await new Promise<void>((resolve) => setImmediate(resolve));
         });
         await Promise.all(recorded);
       } finally {
