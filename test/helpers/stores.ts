@@ -45,19 +45,22 @@ export function freshDatabase(kind: 'sqlite' | 'postgres'): TestDatabase {
     config,
     schema,
     open: (opts) => openStore(config, { ...opts, schema }),
-    dispose: async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      try {
-        await c.query(`drop schema if exists ${schema} cascade`);
-      } finally {
-        await c.end();
-      }
-    },
+    dispose: () => dropSchema(url, schema),
   };
 }
 
 /** SQLite always; PostgreSQL whenever TEST_DATABASE_URL is set. */
+/** Drops a test's PostgreSQL schema and all it holds. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(`drop schema if exists ${schema} cascade`);
+  } finally {
+    await c.end();
+  }
+}
+
 export const DATABASE_KINDS: Array<'sqlite' | 'postgres'> = TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 
 /**

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { migrations } from '../../src/storage/kysely/migrations.js';
 import { openStore, type KyselyBackedStore, type MigrateOutcome } from '../../src/storage/kysely/store.js';
-import { freshDatabase, TEST_DATABASE_URL } from '../helpers/stores.js';
+import { dropSchema, freshDatabase, TEST_DATABASE_URL } from '../helpers/stores.js';
 
 const AUTOVACUUM = [
   'autovacuum_vacuum_scale_factor=0',
@@ -17,16 +17,6 @@ const AUTOVACUUM = [
   'autovacuum_vacuum_cost_delay=0',
   'autovacuum_analyze_scale_factor=0.02',
 ];
-
-async function dropSchema(url: string, schema: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(`drop schema if exists ${schema} cascade`);
-  } finally {
-    await c.end();
-  }
-}
 
 /** Distinct server backends that served `n` statements sent at once, each holding its connection 0.3 s. */
 async function connectionsUsed(store: KyselyBackedStore, n: number): Promise<number> {

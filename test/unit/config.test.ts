@@ -9,6 +9,7 @@ import { effectiveProblems } from '../../src/domain/runtime-config.js';
 import { resolveOperatorCredentials } from '../../src/config/operator-credentials.js';
 import { startupNotices } from '../../src/server.js';
 import { STRONG, STRONG_PRODUCTION_SECRETS } from '../helpers/strong-secrets.js';
+import { configProblems } from '../helpers/config.js';
 
 describe('loadConfig', () => {
   it('embedded defaults: SQLite in ./data, simulator mode, port 3000 and simulator on 3001', () => {
@@ -34,15 +35,7 @@ describe('loadConfig', () => {
   });
 
   it('one line per problem, in words: an unknown mode alone; a URL that is not one without its regex', () => {
-    const problemsOf = (env: Record<string, string>): string[] => {
-      try {
-        loadConfig(env);
-      } catch (err) {
-        if (err instanceof ConfigError) return err.problems;
-        throw err;
-      }
-      return [];
-    };
+    const problemsOf = configProblems;
     expect(problemsOf({ MIDTRANS_MODE: 'foo' })).toEqual([
       'MIDTRANS_MODE must be one of: simulator, sandbox, production',
     ]);

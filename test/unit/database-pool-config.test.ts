@@ -1,18 +1,11 @@
 /** `DATABASE_POOL_MAX`: the PostgreSQL pool's size, judged at start-up like every other variable. */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/env.js';
+import { loadConfig } from '../../src/config/env.js';
+import { configProblems } from '../helpers/config.js';
 
 const URL = 'postgres://postgres@127.0.0.1:5432/test';
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+const problemsOf = configProblems;
 
 describe('DATABASE_POOL_MAX', () => {
   it('unset (or empty): no size in the configuration, so the pool keeps its default', () => {

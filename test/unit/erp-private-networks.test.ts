@@ -1,6 +1,7 @@
 /** ERP_ALLOW_PRIVATE_NETWORKS: the ranges an on-premises ERP may be in, in production; never link-local or metadata. */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, erpPrivatePolicy, loadConfig } from '../../src/config/env.js';
+import { erpPrivatePolicy, loadConfig } from '../../src/config/env.js';
+import { configProblems } from '../helpers/config.js';
 import { AllowedNetworks, addressRefusal, cidrListProblem, outboundUrlProblem } from '../../src/platform/url-policy.js';
 import { defaultRuntimeConfig } from '../../src/config/runtime.js';
 import { effectiveProblems } from '../../src/domain/runtime-config.js';
@@ -15,15 +16,7 @@ const PRODUCTION = {
   PUBLIC_BASE_URL: 'https://pay.example.com',
 };
 
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+const problems = configProblems;
 
 describe('the allowed private networks', () => {
   const allowed = new AllowedNetworks(['10.20.0.0/16', '192.168.7.9', 'fd12:3456::/32']);
