@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { GatewayAnswerSchema } from '../../src/gateway/answer.js';
 import { parseCoreResponse, parsePaymentLinkCreated } from '../../src/gateway/midtrans/wire.js';
+import { PaymentLinkRequestSchema, storedPaymentLinkRequest } from '../../src/gateway/midtrans/requests.js';
+import { chargeBody } from '../../src/gateway/midtrans/charge-body.js';
 import { parseReport, reportFromStatus } from '../../src/gateway/report.js';
 import { midtransSignature, signatureVerifies, verifyMidtransSignature } from '../../src/gateway/midtrans/signature.js';
 
@@ -45,6 +47,39 @@ describe("the gateway's answers as paylink reads them", () => {
     expect(parseCoreResponse(answer)).toBe(answer);
     expect(() => parsePaymentLinkCreated({ order_id: 'L-1' })).toThrow(/unexpected payment link answer/);
     expect(parsePaymentLinkCreated({ order_id: 'L-1', payment_url: 'https://x' }).payment_url).toBe('https://x');
+  });
+
+  it('a stored Payment Link body and a charge body are taken or refused exactly as their schemas say', () => {
+    const link = {
+      transaction_details: { order_id: 'INV.1.1', gross_amount: 150000, payment_link_id: 'pl-0123456789abcdef' },
+      usage_limit: 1,
+      expiry: { start_time: '2026-11-27 10:00:00 +0700', duration: 1440, unit: 'minutes' },
+      item_details: [{ id: 'a', name: 'Item', price: 150000, quantity: 1 }],
+    };
+    const bodies: unknown[] = [
+      link,
+      { ...link, usage_limit: 0 },
+      { ...link, expiry: { ...link.expiry, start_time: '2026-11-27 10:00 +0700' } },
+      { ...link, transaction_details: { ...link.transaction_details, gross_amount: '150000' } },
+      { ...link, item_details: [] },
+      { ...link, transaction_details: undefined },
+      null,
+      'text',
+    ];
+    for (const body of bodies) {
+      const want = Value.Check(PaymentLinkRequestSchema, body);
+      for (let i = 0; i < 2; i++) {
+        if (want) expect(storedPaymentLinkRequest(body)).toBe(body);
+        else
+          expect(() => storedPaymentLinkRequest(body), JSON.stringify(body)?.slice(0, 80)).toThrow(
+            /not a Payment Link/,
+          );
+      }
+    }
+    expect(bodies.filter((b) => Value.Check(PaymentLinkRequestSchema, b))).toEqual([link]);
+    const charge = { gatewayOrderId: 'INV.2', nominal: 150000, paymentType: 'gopay' as const, method: {} };
+    expect(chargeBody(charge).transaction_details).toEqual({ order_id: 'INV.2', gross_amount: 150000 });
+    expect(() => chargeBody({ ...charge, nominal: -1 })).toThrow(/does not match the charge request schema/);
   });
 
   it("a status answer's report: its own fields in the stored order, the order id and amount asked about where it states none", () => {

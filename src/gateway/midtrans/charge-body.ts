@@ -1,6 +1,6 @@
 /** Core API charge requests: one body per payment type, checked before the call. */
 import { Type, type Static, type TProperties } from 'typebox';
-import { Value } from 'typebox/value';
+import { compiledCheck } from './compiled-check.js';
 import { GatewayTimeSchema, TransactionDetailsSchema } from './requests.js';
 import { CustomerSchema, ItemSchema } from '../order.js';
 import { MAX_CHARGE_EXPIRY_MINUTES, METHOD_OBJECT_TYPES, SentMethods, type PaymentType } from '../charge-methods.js';
@@ -44,6 +44,7 @@ export const ChargeRequestSchema = Type.Union([
   chargeOf('kredivo', {}),
 ]);
 export type ChargeRequest = Static<typeof ChargeRequestSchema>;
+const isChargeRequest = compiledCheck(ChargeRequestSchema);
 
 /**
  * The charge body. Which method object belongs to which payment type is known only when the body
@@ -62,7 +63,7 @@ export function chargeBody(c: ChargeOrder): ChargeRequest {
   if (c.customer) body.customer_details = { ...c.customer };
   if (c.expiry)
     body.custom_expiry = { order_time: c.expiry.startTime, expiry_duration: c.expiry.durationMinutes, unit: 'minute' };
-  if (!Value.Check(ChargeRequestSchema, body))
+  if (!isChargeRequest(body))
     throw new Error(`charge body for payment_type ${c.paymentType} does not match the charge request schema`);
   return body;
 }

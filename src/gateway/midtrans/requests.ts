@@ -4,7 +4,7 @@
  * types; the client's methods take nothing else.
  */
 import { Type, type Static } from 'typebox';
-import { Value } from 'typebox/value';
+import { compiledCheck } from './compiled-check.js';
 import { CustomerSchema, ItemSchema, LinkCustomerSchema, ORDER_ID_MAX, USAGE_LIMIT_MAX } from '../order.js';
 import type { PaymentLinkOrder, SnapOrder } from '../port.js';
 
@@ -54,6 +54,7 @@ export const PaymentLinkRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 export type PaymentLinkRequest = Static<typeof PaymentLinkRequestSchema>;
+const isPaymentLinkRequest = compiledCheck(PaymentLinkRequestSchema);
 
 export function paymentLinkBody(i: PaymentLinkOrder): PaymentLinkRequest {
   const body: PaymentLinkRequest = {
@@ -87,7 +88,7 @@ export function paymentLinkBody(i: PaymentLinkOrder): PaymentLinkRequest {
  * `payment_link_id` and expiry). Throws when the stored text is not such a body.
  */
 export function storedPaymentLinkRequest(stored: unknown): PaymentLinkRequest {
-  if (!Value.Check(PaymentLinkRequestSchema, stored))
+  if (!isPaymentLinkRequest(stored))
     throw new Error('the stored Payment Link request is not a Payment Link create body');
   return stored;
 }
