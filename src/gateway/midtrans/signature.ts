@@ -1,10 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-/** Midtrans `signature_key`: lowercase hex SHA-512 of order_id + status_code + gross_amount + server key, over the exact strings. */
-export function midtransSignature(orderId: string, statusCode: string, grossAmount: string, serverKey: string): string {
+/** The SHA-512 Midtrans signs with: of order_id + status_code + gross_amount + server key, over the exact strings. */
+function signatureDigest(orderId: string, statusCode: string, grossAmount: string, serverKey: string): Buffer {
   return createHash('sha512')
     .update(orderId + statusCode + grossAmount + serverKey, 'utf8')
-    .digest('hex');
+    .digest();
+}
+
+/** Midtrans `signature_key`: the signature's digest in lowercase hex. */
+export function midtransSignature(orderId: string, statusCode: string, grossAmount: string, serverKey: string): string {
+  return signatureDigest(orderId, statusCode, grossAmount, serverKey).toString('hex');
 }
 
 /** 128 hex digits in any case: the only spellings of a SHA-512 that can equal the expected one. */
@@ -23,9 +28,7 @@ export function signatureVerifies(
   serverKey: string,
 ): boolean {
   if (!SHA512_HEX.test(signature)) return false;
-  const expected = createHash('sha512')
-    .update(n.order_id + n.status_code + n.gross_amount + serverKey, 'utf8')
-    .digest();
+  const expected = signatureDigest(n.order_id, n.status_code, n.gross_amount, serverKey);
   return timingSafeEqual(Buffer.from(signature, 'hex'), expected);
 }
 
