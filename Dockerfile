@@ -1,6 +1,7 @@
 # paylink's container image. Two stages: the build compiles TypeScript and builds better-sqlite3's
-# native module against the image's own Node headers; the runtime holds dist/, the production
-# dependencies and the vendored docs bundle, and runs as a user of its own.
+# native module against the image's own Node headers; the runtime holds dist/ (the bundle that
+# `paylink` runs, and the compiled sources), the production dependencies (the bundle's external
+# packages among them) and the vendored docs bundle, and runs as a user of its own.
 #
 #   docker build --build-arg VERSION="$(node -p 'require("./package.json").version')" -t paylink .
 #
@@ -47,6 +48,7 @@ COPY --from=build /src/package.json ./package.json
 RUN node -e 'const v = require("/app/package.json").version, a = process.env.VERSION; if (a !== "unknown" && a !== v) { console.error(`VERSION=${a} but package.json says ${v}`); process.exit(1); }'
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist/src ./dist/src
+COPY --from=build /src/dist/bundle ./dist/bundle
 COPY --from=build /src/dist/simulator ./dist/simulator
 COPY bin ./bin
 COPY vendor ./vendor

@@ -44,6 +44,8 @@ describe('build when the sources changed', () => {
   it('builds the first time, not again while nothing changed, again after a change, with no output of a deleted source left', () => {
     expect(ensureBuilt({ root: dir })).toBe('built');
     expect(fs.readFileSync(out('cli.js'), 'utf8')).toContain('answer = 1');
+    // The bundle `paylink` runs is made from the compiled CLI.
+    expect(fs.readFileSync(path.join(dir, 'dist', 'bundle', 'cli.mjs'), 'utf8')).toContain('answer = 1');
     const builtAt = fs.statSync(out('cli.js')).mtimeMs;
 
     expect(ensureBuilt({ root: dir })).toBe('fresh');
