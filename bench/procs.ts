@@ -147,13 +147,19 @@ export async function closeOtlpSink(): Promise<{ requests: number; bytes: number
 }
 
 /**
- * The built service as an operator would start it: `node dist/src/server.js`, or with tracing
- * `node dist/src/cli.js serve` (`paylink serve`), which starts tracing before the server loads.
+ * The built service as an operator starts it (`paylink serve`): the bundle `dist/bundle/cli.mjs serve`
+ * that `bin/paylink.js` runs, without its check that the build is current. Without a bundle (esbuild
+ * missing), the compiled sources: `node dist/src/server.js`, or with tracing `node dist/src/cli.js
+ * serve`, which starts tracing before the server loads.
  */
 export async function startService(env: Record<string, string>, port: number): Promise<Running> {
   const started = epochMs();
   const tracing = await tracingEnv();
-  const entry = Object.keys(tracing).length > 0 ? ['dist/src/cli.js', 'serve'] : ['dist/src/server.js'];
+  const entry = fs.existsSync(path.join(ROOT, 'dist/bundle/cli.mjs'))
+    ? ['dist/bundle/cli.mjs', 'serve']
+    : Object.keys(tracing).length > 0
+      ? ['dist/src/cli.js', 'serve']
+      : ['dist/src/server.js'];
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, entry[0] ?? ''), ...entry.slice(1)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env, ...tracing, PORT: String(port) },

@@ -12,7 +12,7 @@
  *   BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- --quick   # profile the service
  *   BENCH_TRACING=0.1 npm run bench -- --quick         # the service tracing 10 % (1 = all) to a loopback OTLP sink
  *
- * The service runs as built (`node dist/src/server.js`, `npm run build` first), the floors and the
+ * The service runs as built (`node dist/bundle/cli.mjs serve`, `npm run build` first), the floors and the
  * load generator (autocannon) each in a process of their own. Writes bench/results/latest.json.
  */
 import fs from 'node:fs';

@@ -3,7 +3,7 @@
  *
  *   npx tsx bench/startup.ts sqlite|postgres [runs] [--entry bin|server|floor] [--idle 3] [--node-args "..."]
  *
- * Each run starts `node bin/paylink.js serve` (or `node dist/src/server.js`, as the bench does) on a
+ * Each run starts `node bin/paylink.js serve` (`--entry server`: `node dist/src/server.js`, unbundled) on a
  * fresh database (PostgreSQL: a database of its own under BENCH_DATABASE_URL, or
  * postgres://postgres@127.0.0.1:5432/test) with the embedded defaults otherwise (the built-in
  * simulator, no ERP), and prints per run: spawn → first 200 from /health/ready, the CPU the process
