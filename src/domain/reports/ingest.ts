@@ -41,6 +41,8 @@ export interface IngestOptions {
    * the gateway's confirmation of it. Default: `report` itself.
    */
   received?: GatewayReport;
+  /** The dedupe key of what is recorded (`received`, else `report`) when it was computed already. */
+  dedupeKey?: string;
   /** Apply to this transaction instead of resolving the report's order id (an answer to paylink's own question about it). */
   transaction?: TransactionRecord;
   /** Extra flags recorded on the transaction (e.g. `local_expiry`). */
@@ -97,12 +99,13 @@ export async function ingestNotification(
   }
   // A resend of a notification already processed is a duplicate whatever the gateway says now
   // (the ingest only notes its arrival): no status API call for it, and nothing to write.
-  const before = await processedBefore(services, report);
+  const key = dedupeKey(report);
+  const before = await processedBefore(services, report, key);
   if (before) return answerDuplicate(services, report, source, before.notificationId, before.transaction);
   const confirmed = await confirm(services, report);
-  if (!confirmed.truth) return recordUnverified(services, report, source, confirmed.reason);
+  if (!confirmed.truth) return recordUnverified(services, report, source, confirmed.reason, key);
   return {
-    ...(await ingestGatewayReport(services, confirmed.truth, source, { received: report, flags })),
+    ...(await ingestGatewayReport(services, confirmed.truth, source, { received: report, flags, dedupeKey: key })),
     confirmed: true,
   };
 }
@@ -140,7 +143,7 @@ export async function recheckUnverified(
   }
   const confirmed = await confirm(services, report);
   if (confirmed.truth) {
-    await ingestGatewayReport(services, confirmed.truth, 'reconcile', { received: report });
+    await ingestGatewayReport(services, confirmed.truth, 'reconcile', { received: report, dedupeKey: n.dedupeKey });
     return true;
   }
   if (!confirmed.settled) return false;
@@ -229,11 +232,12 @@ async function recordUnverified(
   report: GatewayReport,
   source: NotificationSource,
   reason: string,
+  key = dedupeKey(report),
 ): Promise<NotificationOutcome> {
   const { result, notificationId } = await record(services.store, {
     kind: 'unverified',
     notification: {
-      dedupeKey: dedupeKey(report),
+      dedupeKey: key,
       gatewayOrderId: report.order_id,
       transactionRef: null,
       // Unsigned and unconfirmed: kept in the payload as it arrived, never as a gateway transaction of ours.
@@ -332,7 +336,7 @@ function trustedOutcome(
   return {
     kind: 'trusted',
     notification: {
-      dedupeKey: dedupeKey(report),
+      dedupeKey: opts.dedupeKey ?? dedupeKey(report),
       gatewayOrderId: report.order_id,
       transactionRef: t.id,
       gatewayTransactionId: truth.transaction_id ?? null,

