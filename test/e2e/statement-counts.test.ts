@@ -1,8 +1,8 @@
 /**
  * The statements each hot path sends to the database, counted at the driver (every better-sqlite3
- * statement run, every query a pg client sends): a new confirmed notification, its duplicate, and
- * one delivered ERP event. A change that adds a statement (on PostgreSQL, a round trip) to one of
- * these paths fails here and must say what it buys. Each operation runs alone, so on SQLite its
+ * statement run, every query a pg client sends): a new confirmed notification, its duplicate, one
+ * delivered ERP event, and a payment link's creation. A change that adds a statement (on
+ * PostgreSQL, a round trip) to one of these paths fails here and must say what it buys. Each operation runs alone, so on SQLite its
  * group commit holds one member, which runs without a savepoint (begin, …, commit).
  */
 import Database from 'better-sqlite3';
@@ -135,6 +135,49 @@ describe.each(DATABASE_KINDS)('statements per hot path (%s)', (kind) => {
       fresh: { length: expected.fresh },
       duplicate: { length: expected.duplicate },
       delivery: { length: expected.delivery },
+    });
+  });
+
+  it('a payment link created, and the same request again', async () => {
+    const create = (orderId: string, nominal: number) =>
+      e.app.inject({
+        method: 'POST',
+        url: '/api/payment-links',
+        headers: { authorization: `Bearer ${KEY}` },
+        payload: { order_id: orderId, nominal },
+      });
+    // Warm: the account count, the settings and the prepared statements are read once per process.
+    expect((await create('LINK-WARM-1', 150_000)).statusCode).toBe(201);
+
+    let status = 0;
+    const fresh = await statementsDuring(async () => {
+      status = (await create('LINK-STMT-1', 150_000)).statusCode;
+    });
+    expect(status).toBe(201);
+    const again = await statementsDuring(async () => {
+      status = (await create('LINK-STMT-1', 150_000)).statusCode;
+    });
+    expect(status).toBe(200);
+
+    const expected =
+      kind === 'sqlite'
+        ? {
+            // the order id's lookup (another order id holding the same gateway id is found by the
+            // insert's unique index, not by a lookup); begin, the insert, commit (the record before
+            // the gateway call); begin, the gateway's answer written while the status is pending or
+            // failed, commit
+            fresh: 7,
+            // the order id's lookup: the link the same request made
+            again: 1,
+          }
+        : {
+            // the order id's lookup; the insert; the gateway's answer (each an autocommit statement)
+            fresh: 3,
+            again: 1,
+          };
+    expect({ fresh: short(fresh), again: short(again) }).toMatchObject({
+      fresh: { length: expected.fresh },
+      again: { length: expected.again },
     });
   });
 });

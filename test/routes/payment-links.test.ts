@@ -166,6 +166,17 @@ describe.each(DATABASE_KINDS)('payment link routes (%s)', (kind) => {
     expect((await e.sim.requests('/v1/payment-links')).length).toBe(1);
   });
 
+  it('an ERP order_id that sanitizes like an existing one is a 409 collision, and the refused insert keeps nothing', async () => {
+    expect((await post('/api/payment-links', { order_id: 'B/1', nominal: 10 })).statusCode).toBe(201);
+    const item = [{ id: 'SKU-1', name: 'n', price: 10, quantity: 1 }];
+    const res = await post('/createtransaksi', { mercant_id: 'B', order_id: 'B:1', item });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'ORDER_ID_COLLISION', gateway_order_id: 'B.1' });
+    expect(await e.services.store.transactions.findByOrderId('B:1')).toBeUndefined();
+    expect((await e.services.store.transactions.findByOrderId('B/1'))?.status).toBe('pending');
+    expect((await e.sim.requests('/v1/payment-links')).length).toBe(1);
+  });
+
   it('ERP shape: explicit order_id, customer trimmed, enabled_payments and default expiry from runtime settings', async () => {
     await e.services.runtimeConfig.save(
       { links: { enabled_payments: ['bca_va', 'gopay'], default_expiry_minutes: 90 } },

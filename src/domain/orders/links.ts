@@ -23,7 +23,7 @@ import { truncate, type Customer, type Item, type OpenAmount } from '../../gatew
 import {
   PAID_STATUSES,
   conflict,
-  findForCreate,
+  findOrderForCreate,
   insertOrFind,
   isReusableLink,
   isUnconfirmed,
@@ -200,7 +200,7 @@ export async function createDirectLink(services: LinkDeps, input: DirectLinkInpu
     usageLimit,
     ...(open === undefined ? {} : { openAmount: open }),
   };
-  const existing = await findForCreate(services.store, input.order_id, gatewayOrderId);
+  const existing = await findOrderForCreate(services.store, input.order_id, gatewayOrderId);
   if (existing && existing.kind === 'payment_link' && existing.requestHash === hash && !isUnconfirmed(existing))
     return { created: false, tx: existing };
   if (input.expire_at !== undefined) resolveExpiry(input.expire_at, services.clock.now(), 1);
@@ -288,7 +288,7 @@ export async function createErpLink(services: LinkDeps, input: ErpLinkInput): Pr
     const latest = await services.store.transactions.latestForMercant(mercantId);
     if (input.order_id !== undefined) {
       const gatewayOrderId = gatewayOrderIdFor(input.order_id);
-      const existing = await findForCreate(services.store, input.order_id, gatewayOrderId);
+      const existing = await findOrderForCreate(services.store, input.order_id, gatewayOrderId);
       if (existing) {
         if (existing.mercantId !== mercantId)
           throw conflict(existing, `order_id ${input.order_id} belongs to mercant_id ${existing.mercantId}.`);
