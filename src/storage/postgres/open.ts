@@ -7,6 +7,7 @@ import pg from 'pg';
 import { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../kysely/schema.js';
+import { postgresNames } from '../kysely/precompiled.js';
 import { CurrentSchemaPostgresDialect } from './introspection.js';
 import { checkTls, pgConnection } from './tls.js';
 
@@ -23,6 +24,22 @@ pg.types.setTypeParser(20, (v) => Number(v));
  * on the same cores. A server with cores of its own may differ; measure before raising it.
  */
 export const DEFAULT_POOL_MAX = 10;
+
+/**
+ * The pool's client: a statement text made by `Precompiled` goes out as a named prepared statement
+ * (its name from `postgresNames`), every other text unnamed as Kysely sends it. A name is prepared
+ * on a connection by its first use there (pg then sends only bind and execute) and lives as long
+ * as the connection.
+ */
+class NamingClient extends pg.Client {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg's overloads, passed through as given
+  override query(...args: any[]): any {
+    const name = typeof args[0] === 'string' ? postgresNames.get(args[0]) : undefined;
+    const query = super.query as (...a: unknown[]) => unknown;
+    if (name !== undefined) args = [{ name, text: args[0] as string, values: args[1] as unknown[] }, ...args.slice(2)];
+    return Reflect.apply(query, this, args);
+  }
+}
 
 export interface PoolOptions {
   logger?: Logger;
@@ -52,6 +69,7 @@ export function postgresKysely(url: string, opts: PoolOptions): Kysely<Database>
     idleTimeoutMillis: 30_000,
     statement_timeout: 15_000,
     options: opts.schema ? `-c search_path=${opts.schema}` : undefined,
+    Client: NamingClient,
   });
   // Without a listener, an idle client's backend dying would crash the process.
   pool.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'postgres pool: idle client error'));
