@@ -29,15 +29,27 @@ export const DEFAULT_POOL_MAX = 10;
  * The pool's client: a statement text made by `Precompiled` goes out as a named prepared statement
  * (its name from `postgresNames`), every other text unnamed as Kysely sends it. A name is prepared
  * on a connection by its first use there (pg then sends only bind and execute) and lives as long
- * as the connection.
+ * as the connection, or until a change of a table's columns makes PostgreSQL refuse it (below).
  */
 class NamingClient extends pg.Client {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg's overloads, passed through as given
   override query(...args: any[]): any {
     const name = typeof args[0] === 'string' ? postgresNames.get(args[0]) : undefined;
     const query = super.query as (...a: unknown[]) => unknown;
-    if (name !== undefined) args = [{ name, text: args[0] as string, values: args[1] as unknown[] }, ...args.slice(2)];
-    return Reflect.apply(query, this, args);
+    if (name === undefined) return Reflect.apply(query, this, args);
+    const result = Reflect.apply(query, this, [
+      { name, text: args[0] as string, values: args[1] as unknown[] },
+      ...args.slice(2),
+    ]);
+    if (!(result instanceof Promise)) return result;
+    return result.catch((err: unknown) => {
+      // A table's columns changed after this connection prepared the statement (another instance's
+      // migration): PostgreSQL then refuses that prepared statement on every run ("cached plan must
+      // not change result type"), so the connection is closed (this statement fails) and the pool
+      // opens another, which prepares the text again.
+      if ((err as { code?: unknown } | undefined)?.code === '0A000') void this.end().catch(() => undefined);
+      throw err;
+    });
   }
 }
 
