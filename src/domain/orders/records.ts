@@ -141,13 +141,7 @@ export async function findForCreate(
   orderId: string,
   gatewayOrderId: string,
 ): Promise<TransactionRecord | undefined> {
-  // Every creation (link, charge, Snap) looks here first: its trace is named after the order.
-  setSpanAttributes({
-    'paylink.account': store.account,
-    'paylink.order_id': orderId,
-    'paylink.gateway_order_id': gatewayOrderId,
-  });
-  const mine = await store.transactions.findByOrderId(orderId);
+  const mine = await findOrderForCreate(store, orderId, gatewayOrderId);
   if (mine) return mine;
   const other = await store.transactions.findByGatewayOrderId(gatewayOrderId);
   if (other) throw collision(orderId, other);
@@ -166,6 +160,7 @@ export async function findOrderForCreate(
   orderId: string,
   gatewayOrderId: string,
 ): Promise<TransactionRecord | undefined> {
+  // Every creation (link, charge, Snap) looks here first: its trace is named after the order.
   setSpanAttributes({
     'paylink.account': store.account,
     'paylink.order_id': orderId,
