@@ -55,6 +55,11 @@ const INSERT_COLUMNS = [
   'payment_link_order_id',
   'carrier',
 ] as const satisfies readonly (keyof TransactionsTable)[];
+/** A column of the table the insert does not name fails the build here (it would be left to its default). */
+const EVERY_COLUMN_INSERTED: Exclude<keyof TransactionsTable, (typeof INSERT_COLUMNS)[number]> extends never
+  ? true
+  : never = true;
+void EVERY_COLUMN_INSERTED;
 
 /**
  * A creation's insert as one text: Kysely's builder compiles its 35 columns on every call, about
