@@ -40,6 +40,18 @@ function numbered(text: string): string {
   return text.replace(/\?/g, () => `$${++n}`);
 }
 
+/**
+ * `paylink_<verb>_<first table>_<hash of the text>`, at most 63 bytes (PostgreSQL's limit): the hash
+ * keeps one name to one text, the rest is what a trace's `pg.query:<name>` span or
+ * `pg_prepared_statements` shows a reader.
+ */
+function statementName(text: string): string {
+  const verb = /^\w+/.exec(text)?.[0] ?? 'sql';
+  const table = /\b(?:from|into|update)\s+(\w+)/.exec(text)?.[1] ?? '';
+  const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  return `paylink_${verb}_${table}`.slice(0, 46) + `_${digest}`;
+}
+
 export class Precompiled<R> {
   private readonly queries: Record<DatabaseKind, CompiledQuery<R>>;
 
@@ -48,8 +60,7 @@ export class Precompiled<R> {
     // One query node and id per statement: nothing reads them but plugins, and none is installed.
     const base = (t: string) => CompiledQuery.raw(t, []) as CompiledQuery<R>;
     const postgres = numbered(compact);
-    if (!postgresNames.has(postgres))
-      postgresNames.set(postgres, `paylink_${createHash('sha256').update(postgres).digest('hex').slice(0, 24)}`);
+    if (!postgresNames.has(postgres)) postgresNames.set(postgres, statementName(postgres));
     this.queries = { sqlite: base(compact), postgres: base(postgres) };
   }
 
