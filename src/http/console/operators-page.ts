@@ -23,6 +23,7 @@ import type { Alert } from './layout.js';
 import { EMPTY, type View } from './view.js';
 import { LangQuery, consoleDoc, errorAlert } from './context.js';
 import { consoleContext } from './scope.js';
+import { forRequest } from '../request-services.js';
 
 const BASE = '/console/operators';
 const Name = Type.String({ minLength: 1, maxLength: 64 });
@@ -129,7 +130,7 @@ export const consoleOperatorRoutes: RoutePlugin<
       act(req, reply, async () => {
         const v = ctx.view(req, reply);
         const password = req.body.password === '' ? undefined : req.body.password;
-        const added = await addOperator(services, operatorActor(req), {
+        const added = await addOperator(forRequest(services, req), operatorActor(req), {
           username: req.body.username,
           role: req.body.role,
           password,
@@ -161,7 +162,7 @@ export const consoleOperatorRoutes: RoutePlugin<
     },
     async (req, reply) =>
       act(req, reply, async () => {
-        await changeOperator(services, operatorActor(req), req.params.username, {
+        await changeOperator(forRequest(services, req), operatorActor(req), req.params.username, {
           role: req.body.role,
           disabled: req.body.disabled === undefined ? undefined : req.body.disabled === 'true',
         });
@@ -182,7 +183,7 @@ export const consoleOperatorRoutes: RoutePlugin<
     },
     async (req, reply) =>
       act(req, reply, async () => {
-        await unlockOperator(services, operatorActor(req), req.params.username);
+        await unlockOperator(forRequest(services, req), operatorActor(req), req.params.username);
         return ctx.view(req, reply).t('op_saved');
       }),
   );

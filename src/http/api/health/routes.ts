@@ -11,6 +11,7 @@ import { withExample } from '../../schemas/examples.js';
 import { VERSION } from '../../../platform/version.js';
 import type { Deps } from '../../../types.js';
 import { readiness, serviceHealth, type ServiceHealth } from '../../../domain/queries/health.js';
+import { forRequest } from '../../request-services.js';
 
 const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
@@ -82,8 +83,8 @@ export const healthRoutes: RoutePlugin<Deps<'clock' | 'runtimeConfig' | 'started
         },
       },
     },
-    async (_req, reply) => {
-      const health = await serviceHealth(services);
+    async (req, reply) => {
+      const health = await serviceHealth(forRequest(services, req));
       return reply.code(health.database.ok ? 200 : 503).send(healthView(health));
     },
   );
@@ -121,8 +122,8 @@ export const healthRoutes: RoutePlugin<Deps<'clock' | 'runtimeConfig' | 'started
         },
       },
     },
-    async (_req, reply) => {
-      const { checks, failing } = await readiness(services, closing);
+    async (req, reply) => {
+      const { checks, failing } = await readiness(forRequest(services, req), closing);
       return reply
         .code(failing.length === 0 ? 200 : 503)
         .send({ status: failing.length === 0 ? ('ready' as const) : ('unavailable' as const), checks, failing });

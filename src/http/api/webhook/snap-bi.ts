@@ -17,6 +17,7 @@ import {
   ingestSnapBiNotification,
   type SnapBiNotifyPath,
 } from '../../../domain/reports/snap-bi-notification.js';
+import { forRequest } from '../../request-services.js';
 
 const raws = new WeakMap<FastifyRequest, Buffer>();
 
@@ -68,11 +69,11 @@ export const snapBiWebhookRoutes: RoutePlugin<
   });
   for (const path of Object.keys(SNAP_BI_NOTIFY_PATHS) as SnapBiNotifyPath[]) {
     app.post(`/webhook/snap-bi${path}`, route(path, false), async (req) =>
-      ingestSnapBiNotification(services, notification(req, path)),
+      ingestSnapBiNotification(forRequest(services, req), notification(req, path)),
     );
     app.post<{ Params: { account: string } }>(`/webhook/snap-bi/:account${path}`, route(path, true), async (req) =>
       ingestSnapBiNotification(
-        inAccount(services, await notifiedAccount(services, req.params.account)),
+        inAccount(forRequest(services, req), await notifiedAccount(services, req.params.account)),
         notification(req, path),
       ),
     );
