@@ -49,7 +49,7 @@ import { refuseWhileClosing } from './http/plugins/shutting-down.js';
 import { createMethodTable } from './http/plugins/allowed-methods.js';
 import { bindLogContext } from './platform/logging/logger.js';
 import { deriveMercantId } from './domain/orders/ids.js';
-import { newLogContext, type LogContext } from './platform/logging/context.js';
+import { runInLogContext } from './platform/logging/context.js';
 import { tracingFastifyPlugin } from './platform/tracing.js';
 
 export interface AppOptions {
@@ -192,11 +192,9 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   // Every body is JSON; routes that take raw bytes add their own parser in their scope.
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app);
-  // First hook: the request's log context, handed to the domain with its services (forRequest).
-  app.decorateRequest('logContext', null as unknown as LogContext);
+  // First hook: everything the request does from here on runs inside its log context.
   app.addHook('onRequest', (req, _reply, done) => {
-    req.logContext = newLogContext(req.id);
-    done();
+    runInLogContext({ request_id: req.id }, done);
   });
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);

@@ -10,7 +10,6 @@ import type { AttemptOutcome } from './model/delivery.js';
 import type { RuntimeConfigService } from './config/runtime.js';
 import type { Gateway, Gateways } from './gateway/port.js';
 import type { TransactionHistories } from './gateway/history.js';
-import type { LogContext } from './platform/logging/context.js';
 import type { Metrics } from './platform/metrics.js';
 import type { FeedWake } from './domain/erp-events/feed-wake.js';
 
@@ -57,11 +56,6 @@ export interface Services {
   feed: FeedWake;
   /** Stops the workers, closes the gateway client and the store. */
   close(): Promise<void>;
-  /**
-   * The request these services serve (`forRequest`): its fields lead the audit lines, and
-   * `gateway` is bound to it. Absent outside a request (the workers): no fields.
-   */
-  logContext?: LogContext;
 }
 
 /** An account's merchant at the embedded simulator: its keys and MID. */

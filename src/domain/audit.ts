@@ -4,6 +4,7 @@
  * or `audit.actor` finds every action whoever took it and through whichever door (API or console).
  */
 import type { Deps } from '../types.js';
+import { currentLogContext } from '../platform/logging/context.js';
 import type { OperatorRole } from '../model/operator.js';
 import { DEFAULT_ACCOUNT } from '../model/account.js';
 
@@ -43,7 +44,7 @@ export interface AuditEntry {
  * secret). Refusals at the door are warnings; actions are info.
  */
 export function audit(
-  services: Deps<'logger'> & Partial<Deps<'logContext'>>,
+  services: Deps<'logger'>,
   entry: AuditEntry,
   message: string,
   detail: Record<string, unknown> = {},
@@ -51,7 +52,7 @@ export function audit(
 ): void {
   // The request's id (and order), as on the request's own lines: the audit line leads to them.
   const line = {
-    ...services.logContext,
+    ...currentLogContext(),
     audit: { actor: actorName(entry.actor), action: entry.action, subject: entry.subject, outcome: entry.outcome },
     ...(entry.actor.ip === undefined ? {} : { ip: entry.actor.ip }),
     ...detail,

@@ -3,7 +3,6 @@
  * report row (the shape an imported report's rows have), so reconciliation matches both alike.
  */
 import type { ReportRow } from '../model/reconciliation.js';
-import type { LogContext } from '../platform/logging/context.js';
 
 /** One payment of the history in detail: its row, and the promo and refunds the gateway holds for it. */
 export interface HistoryDetail {
@@ -15,8 +14,6 @@ export interface HistoryDetail {
 }
 
 export interface TransactionHistory {
-  /** This history for one request's calls: each call's log line leads with `context`. */
-  withLogContext(context: LogContext | undefined): TransactionHistory;
   /** True when the account has BI-SNAP credentials, so its history can be read. */
   configured(): Promise<boolean>;
   /**

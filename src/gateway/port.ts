@@ -8,7 +8,6 @@
  */
 import type { Carrier } from '../model/payment.js';
 import { AppError } from '../platform/errors.js';
-import type { LogContext } from '../platform/logging/context.js';
 import type { GatewayAnswer } from './answer.js';
 import type { ChargeMethodObject, PaymentType } from './charge-methods.js';
 import type { Customer, GatewayExpiry, Item, OpenAmount } from './order.js';
@@ -162,11 +161,6 @@ export interface Gateways {
  * `GatewayError` when it gets no usable answer.
  */
 export interface Gateway {
-  /**
-   * This gateway for one request's calls: each call's log line leads with `context` (the request's
-   * `request_id`, `order_id`, `mercant_id`), as the request's own lines do. Undefined: no fields.
-   */
-  withLogContext(context: LogContext | undefined): Gateway;
   /**
    * The request that creates `order`'s link at this gateway. Made once, when the order is drafted,
    * and stored with it: a retry sends exactly this again (the same link id, the same window).

@@ -38,7 +38,6 @@ export type Mount = (app: App) => Promise<void>;
 export type RouteAuth = 'key' | 'op' | 'doc' | 'sig' | 'none';
 
 import type { OperatorIdentity } from '../domain/operators/identity.js';
-import type { LogContext } from '../platform/logging/context.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -65,8 +64,6 @@ declare module 'fastify' {
     operatorSession?: boolean;
     /** The account an API key acts for, once a `key` route's key was accepted (`default` when no keys are configured). */
     account?: string;
-    /** The fields every line about this request carries (`request_id`, then the order once known). */
-    logContext: LogContext;
   }
 }
 

@@ -7,14 +7,12 @@
 import type { Gateway, Gateways } from '../../gateway/port.js';
 import type { RuntimeConfigService } from '../../config/runtime.js';
 import type { Store } from '../../storage/contract.js';
-import type { LogContext } from '../../platform/logging/context.js';
 
 interface Scoped {
   store: Store;
   runtimeConfig?: RuntimeConfigService;
   gateway?: Gateway;
   gateways?: Gateways;
-  logContext?: LogContext;
 }
 
 /** Services that use a gateway must carry every account's (`gateways`) to be scoped. */
@@ -28,9 +26,6 @@ export function inAccount<S extends Scoped>(services: Scopable<S>, account: stri
     ...services,
     store: services.store.forAccount(account),
     ...(services.runtimeConfig ? { runtimeConfig: services.runtimeConfig.forAccount(account) } : {}),
-    // Bound to the request the services serve, as the gateway they replace was.
-    ...(services.gateway && services.gateways
-      ? { gateway: services.gateways.for(account).withLogContext(services.logContext) }
-      : {}),
+    ...(services.gateway && services.gateways ? { gateway: services.gateways.for(account) } : {}),
   };
 }

@@ -16,7 +16,7 @@ import { maySee, requireRole } from '../operators/access.js';
 import { isCalendarDay, reportWindow } from './columns.js';
 import { importReportRows, type ImportDeps, type ImportOutcome } from './import.js';
 
-export type HistoryDeps = ImportDeps & Deps<'histories'> & Partial<Deps<'logContext'>>;
+export type HistoryDeps = ImportDeps & Deps<'histories'>;
 
 /** Who asks: an operator (finance or admin) from the API or console, or the daily schedule. */
 export type HistoryRunner = Actor | 'schedule';
@@ -57,7 +57,7 @@ export async function reconcileHistoryDay(
   const key = historyKey(account, req.day);
   const earlier = await services.store.reconciliation.findDoneByFile(key);
   if (earlier) return { created: false, import: earlier };
-  const history = services.histories.for(account).withLogContext(services.logContext);
+  const history = services.histories.for(account);
   if (!(await history.configured()))
     throw new AppError('HISTORY_NOT_CONFIGURED', `Account ${account} has no BI-SNAP credentials.`);
   const log = services.logger.child({ component: 'reconciliation', account, day: req.day });

@@ -4,7 +4,7 @@ import type { RuntimeConfig } from '../../model/runtime-config.js';
 import { GatewayError } from '../port.js';
 import { readCapped } from '../read-capped.js';
 import { MidtransRefusal } from './errors.js';
-import type { LogContext } from '../../platform/logging/context.js';
+import { currentLogContext } from '../../platform/logging/context.js';
 import {
   PrivateAddressError,
   guardedLookup,
@@ -89,9 +89,6 @@ export class MidtransClient {
   private readonly maxBytes: number;
   private readonly blockPrivate: boolean;
 
-  /** The request this view's calls belong to: its fields lead every call's log line. */
-  private readonly logContext: LogContext | undefined;
-
   constructor(private readonly opts: GatewayClientOptions) {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.maxBytes = opts.maxResponseBytes ?? 1024 * 1024;
@@ -100,11 +97,6 @@ export class MidtransClient {
       connect: { timeout: Math.min(this.timeoutMs, 5_000), lookup: guardedLookup(this.blockPrivate, opts.resolve) },
       keepAliveTimeout: 10_000,
     });
-  }
-
-  /** This client for one request's calls: the same connections, each call's line with the request's fields. */
-  withLogContext(context: LogContext | undefined): MidtransClient {
-    return Object.create(this, { logContext: { value: context } }) as MidtransClient;
   }
 
   async createPaymentLink(body: PaymentLinkRequest, o: GatewayCallOptions = {}): Promise<PaymentLinkCreated> {
@@ -235,7 +227,7 @@ export class MidtransClient {
       const durationMs = Math.round(performance.now() - started);
       this.opts.observe?.({ operation: op, outcome: res.statusCode, durationMs });
       log.info(
-        { ...this.logContext, gateway: { op, method, path, status: res.statusCode, duration_ms: durationMs } },
+        { ...currentLogContext(), gateway: { op, method, path, status: res.statusCode, duration_ms: durationMs } },
         'gateway call',
       );
       return { status: res.statusCode, body: parseJson(text, res.statusCode) };
@@ -247,12 +239,12 @@ export class MidtransClient {
       this.opts.observe?.({ operation: op, outcome: kind, durationMs });
       if (refused) {
         log.error(
-          { ...this.logContext, gateway: { op, method, path, error: kind, refused, duration_ms: durationMs } },
+          { ...currentLogContext(), gateway: { op, method, path, error: kind, refused, duration_ms: durationMs } },
           `gateway call refused: the gateway host is or resolves to a ${refused === 'link-local' ? 'link-local or cloud metadata' : 'private or loopback'} address`,
         );
       } else
         log.warn(
-          { ...this.logContext, gateway: { op, method, path, error: kind, duration_ms: durationMs } },
+          { ...currentLogContext(), gateway: { op, method, path, error: kind, duration_ms: durationMs } },
           'gateway call failed',
         );
       throw new GatewayError(kind, `gateway ${kind} on ${op}`);

@@ -21,7 +21,6 @@ import type {
 } from '../port.js';
 import type { Carrier } from '../../model/payment.js';
 import type { GatewayCallOptions, MidtransClient } from './client.js';
-import type { LogContext } from '../../platform/logging/context.js';
 import { MidtransRefusal } from './errors.js';
 import { paymentLinkBody, snapBody, storedPaymentLinkRequest } from './requests.js';
 import { chargeBody } from './charge-body.js';
@@ -61,10 +60,6 @@ export class MidtransGateway implements Gateway {
     /** Sent as `X-Override-Notification` on every create call: where this account's notifications go. Unset: the dashboard's URL. */
     private readonly notificationUrl?: string,
   ) {}
-
-  withLogContext(context: LogContext | undefined): Gateway {
-    return new MidtransGateway(this.client.withLogContext(context), this.runtimeConfig, this.notificationUrl);
-  }
 
   /** The options of a call that creates a transaction at the gateway. */
   private createOptions(idempotencyKey: string | undefined): GatewayCallOptions {

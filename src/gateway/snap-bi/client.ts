@@ -12,7 +12,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { GatewayError } from '../port.js';
 import { readCapped } from '../read-capped.js';
 import { jakartaWallClock } from '../../platform/time.js';
-import type { LogContext } from '../../platform/logging/context.js';
+import { currentLogContext } from '../../platform/logging/context.js';
 import { guardedLookup } from '../../platform/connect-guard.js';
 import { tokenSignature, transactionSignature } from './signature.js';
 
@@ -90,31 +90,24 @@ export class SnapBiClient {
 
   /**
    * A signed transactional call. `externalId` is the caller's: a retry of the same operation passes
-   * the same one, so the gateway answers it as the first call. `log`: the request the call belongs
-   * to, whose fields lead the call's log line (none outside a request).
+   * the same one, so the gateway answers it as the first call.
    */
-  async call(
-    op: string,
-    path: string,
-    body: Record<string, unknown>,
-    externalId: string,
-    log?: LogContext,
-  ): Promise<SnapBiAnswer> {
+  async call(op: string, path: string, body: Record<string, unknown>, externalId: string): Promise<SnapBiAnswer> {
     const c = await this.opts.credentials();
-    const first = await this.send(op, c, path, body, externalId, await this.accessToken(c, log), log);
+    const first = await this.send(op, c, path, body, externalId, await this.accessToken(c));
     // 401 + service code + 01: the token is invalid or expired: one new token, one retry.
     if (!/^401\d{2}01$/.test(first.responseCode)) return first;
     this.token = undefined;
-    return this.send(op, c, path, body, externalId, await this.accessToken(c, log), log);
+    return this.send(op, c, path, body, externalId, await this.accessToken(c));
   }
 
   /** The current token, or a new one; concurrent callers share one request. */
-  private async accessToken(c: SnapBiCredentials, log: LogContext | undefined): Promise<string> {
+  private async accessToken(c: SnapBiCredentials): Promise<string> {
     const owner = `${c.baseUrl}|${c.clientId}|${c.privateKey}`;
     const t = this.token;
     if (t && t.owner === owner && t.expiresAt - this.margin > this.now()) return t.value;
     if (!this.inFlight || this.inFlight.owner !== owner) {
-      const promise = this.fetchToken(c, owner, log).finally(() => {
+      const promise = this.fetchToken(c, owner).finally(() => {
         if (this.inFlight?.promise === promise) this.inFlight = undefined;
       });
       this.inFlight = { owner, promise };
@@ -124,7 +117,7 @@ export class SnapBiClient {
     return fresh.value;
   }
 
-  private async fetchToken(c: SnapBiCredentials, owner: string, log: LogContext | undefined): Promise<Token> {
+  private async fetchToken(c: SnapBiCredentials, owner: string): Promise<Token> {
     const timestamp = snapTimestamp(new Date(this.now()));
     const headers = {
       'content-type': 'application/json',
@@ -140,7 +133,6 @@ export class SnapBiClient {
       '/v1.0/access-token/b2b',
       headers,
       '{"grantType":"client_credentials"}',
-      log,
     );
     const token = a.body.accessToken;
     const lifetime = Number(a.body.expiresIn ?? '900');
@@ -163,7 +155,6 @@ export class SnapBiClient {
     body: Record<string, unknown>,
     externalId: string,
     accessToken: string,
-    logContext: LogContext | undefined,
   ): Promise<SnapBiAnswer> {
     // The exact bytes hashed are the bytes sent.
     const text = JSON.stringify(body);
@@ -178,7 +169,7 @@ export class SnapBiClient {
       'x-external-id': externalId,
       'channel-id': c.channelId,
     };
-    return this.post(op, c.baseUrl, path, headers, text, logContext);
+    return this.post(op, c.baseUrl, path, headers, text);
   }
 
   private async post(
@@ -187,7 +178,6 @@ export class SnapBiClient {
     path: string,
     headers: Record<string, string>,
     body: string,
-    logContext: LogContext | undefined,
   ): Promise<SnapBiAnswer> {
     const started = performance.now();
     const log = this.opts.logger;
@@ -206,7 +196,7 @@ export class SnapBiClient {
       const parsed = parseAnswer(text, res.statusCode);
       log.info(
         {
-          ...logContext,
+          ...currentLogContext(),
           gateway: {
             api: 'snap_bi',
             op,
@@ -222,7 +212,7 @@ export class SnapBiClient {
     } catch (err) {
       if (err instanceof GatewayError) throw err;
       const kind = timedOut(err) ? 'timeout' : 'unavailable';
-      log.warn({ ...logContext, gateway: { api: 'snap_bi', op, path, error: kind } }, 'gateway call failed');
+      log.warn({ ...currentLogContext(), gateway: { api: 'snap_bi', op, path, error: kind } }, 'gateway call failed');
       throw new GatewayError(kind, `gateway ${kind} on ${op}`);
     }
   }

@@ -14,7 +14,6 @@ import type { GatewayAnswer } from '../answer.js';
 import { GatewayError, type ActionResult, type Answered, type ChargeOrder, type RefundOrder } from '../port.js';
 import { gatewayTime } from '../time.js';
 import type { SnapBiAnswer, SnapBiClient } from './client.js';
-import type { LogContext } from '../../platform/logging/context.js';
 
 export type SnapBiKind = 'va' | 'debit' | 'qris';
 
@@ -104,18 +103,6 @@ export class SnapBiGateway {
     private readonly partnerServiceId: () => Promise<string>,
   ) {}
 
-  /** The request this view's calls belong to: its fields lead every call's log line. */
-  private readonly logContext: LogContext | undefined;
-
-  /** This gateway for one request's calls (`RoutedGateway.withLogContext`). */
-  withLogContext(context: LogContext | undefined): SnapBiGateway {
-    return Object.create(this, { logContext: { value: context } }) as SnapBiGateway;
-  }
-
-  private call(op: string, path: string, body: Record<string, unknown>, externalId: string): Promise<SnapBiAnswer> {
-    return this.client.call(op, path, body, externalId, this.logContext);
-  }
-
   async charge(order: ChargeOrder): Promise<Answered> {
     const kind = kindOf(order.paymentType);
     if (!kind) throw new Error(`payment type ${order.paymentType} does not go through BI-SNAP`);
@@ -124,7 +111,7 @@ export class SnapBiGateway {
     if (kind === 'va') {
       const n = vaNumbers(id, await this.partnerServiceId());
       const bank = 'bank' in order.method && typeof order.method.bank === 'string' ? order.method.bank : 'bca';
-      const a = await this.call(
+      const a = await this.client.call(
         'va.create',
         '/v1.0/transfer-va/create-va',
         {
@@ -146,7 +133,7 @@ export class SnapBiGateway {
     if (kind === 'qris') {
       const acquirer =
         'acquirer' in order.method && order.method.acquirer === 'airpay shopee' ? 'AIRPAY SHOPEE' : 'GOPAY';
-      const a = await this.call(
+      const a = await this.client.call(
         'qris.generate',
         '/v1.0/qr/qr-mpm-generate',
         {
@@ -166,7 +153,7 @@ export class SnapBiGateway {
       });
     }
     const payMethod = order.paymentType === 'gopay' ? 'GOPAY' : 'SHOPEEPAY';
-    const a = await this.call(
+    const a = await this.client.call(
       'debit.payment',
       '/v1.0/debit/payment-host-to-host',
       {
@@ -210,7 +197,7 @@ export class SnapBiGateway {
     const mid = (await this.merchantId()) ?? '';
     const a =
       kind === 'va'
-        ? await this.call(
+        ? await this.client.call(
             'va.status',
             '/v1.0/transfer-va/status',
             {
@@ -221,13 +208,13 @@ export class SnapBiGateway {
             randomUUID(),
           )
         : kind === 'qris'
-          ? await this.call(
+          ? await this.client.call(
               'qris.query',
               '/v1.0/qr/qr-mpm-query',
               { originalPartnerReferenceNo: id, merchantId: mid, serviceCode: '47' },
               randomUUID(),
             )
-          : await this.call(
+          : await this.client.call(
               'debit.status',
               '/v1.0/debit/status',
               { originalPartnerReferenceNo: id, serviceCode: '54' },
@@ -246,20 +233,20 @@ export class SnapBiGateway {
     const externalId = derivedId('cancel', id);
     const a =
       kind === 'va'
-        ? await this.call(
+        ? await this.client.call(
             'va.delete',
             '/v1.0/transfer-va/delete-va',
             { ...vaNumbers(id, await this.partnerServiceId()), trxId: id, additionalInfo: { merchantId: mid } },
             externalId,
           )
         : kind === 'qris'
-          ? await this.call(
+          ? await this.client.call(
               'qris.cancel',
               '/v1.0/qr/qr-mpm-cancel',
               { originalPartnerReferenceNo: id, merchantId: mid, reason: 'cancelled by the merchant' },
               externalId,
             )
-          : await this.call(
+          : await this.client.call(
               'debit.cancel',
               '/v1.0/debit/cancel',
               { originalPartnerReferenceNo: id, merchantId: mid },
@@ -289,7 +276,7 @@ export class SnapBiGateway {
       ...(r.reason === undefined ? {} : { reason: r.reason }),
     };
     const path = kind === 'qris' ? '/v1.0/qr/qr-mpm-refund' : '/v1.0/debit/refund';
-    const a = await this.call(`${kind}.refund`, path, body, r.refundKey.slice(0, 36));
+    const a = await this.client.call(`${kind}.refund`, path, body, r.refundKey.slice(0, 36));
     if (!ok(a)) return this.refused(a);
     const answer = await this.status(kind, id);
     if (!answer) throw new GatewayError('bad_response', 'the refunded transaction is unknown to the gateway');

@@ -14,7 +14,6 @@
  * paid item is its settlement time; the detail's `updatedTime`, `payment` and `fee` are read under
  * `additionalInfo`.
  */
-import type { LogContext } from '../../platform/logging/context.js';
 import { randomInt } from 'node:crypto';
 import type { ReportRow } from '../../model/reconciliation.js';
 import { jakartaIsoOf, toJakartaIso } from '../../platform/time.js';
@@ -99,13 +98,6 @@ export class SnapBiHistory implements TransactionHistory {
     this.maxPages = o.maxPages ?? DEFAULT_MAX_PAGES;
   }
 
-  /** The request this view's calls belong to: its fields lead every call's log line. */
-  private readonly logContext: LogContext | undefined;
-
-  withLogContext(context: LogContext | undefined): TransactionHistory {
-    return Object.create(this, { logContext: { value: context } }) as SnapBiHistory;
-  }
-
   configured(): Promise<boolean> {
     return this.hasCredentials();
   }
@@ -130,7 +122,6 @@ export class SnapBiHistory implements TransactionHistory {
           additionalInfo: { types: ['PAYMENT'] },
         },
         externalId(),
-        this.logContext,
       );
       refuseUnless(a, '2001200');
       const items = a.body.detailData ?? [];
@@ -151,7 +142,6 @@ export class SnapBiHistory implements TransactionHistory {
         ...(transactionId ? { additionalInfo: { referenceNo: transactionId } } : {}),
       },
       externalId(),
-      this.logContext,
     );
     if (/^404\d{2}01$/.test(a.responseCode)) return undefined;
     refuseUnless(a, '2001300');

@@ -8,7 +8,6 @@
  * id nobody recorded) the BI-SNAP products of the listed methods are asked first, then the legacy
  * API. With no method listed (the default) it is the legacy gateway, call for call.
  */
-import type { LogContext } from '../../platform/logging/context.js';
 import type { Carrier } from '../../model/payment.js';
 import type { RuntimeConfig, SnapBiConfig } from '../../model/runtime-config.js';
 import type { GatewayAnswer } from '../answer.js';
@@ -39,14 +38,6 @@ export class RoutedGateway implements Gateway {
     private readonly snapBi: SnapBiGateway,
     private readonly runtimeConfig: () => Promise<RuntimeConfig>,
   ) {}
-
-  withLogContext(context: LogContext | undefined): Gateway {
-    return new RoutedGateway(
-      this.legacy.withLogContext(context),
-      this.snapBi.withLogContext(context),
-      this.runtimeConfig,
-    );
-  }
 
   private async kinds(): Promise<SnapBiKind[]> {
     return snapBiKinds((await this.runtimeConfig()).gateway.snap_bi);

@@ -34,7 +34,6 @@ import { consoleContext } from './scope.js';
 import { html, rupiah, type Html } from './html.js';
 import type { Alert } from './layout.js';
 import type { View } from './view.js';
-import { forRequest } from '../request-services.js';
 
 /** What the actions and the payment page shown after them use. */
 type ActionDeps = Deps<
@@ -95,7 +94,7 @@ async function run(
   const actor = operatorActor(req);
   switch (action) {
     case 'check':
-      await paymentStatus(forRequest(services, req), tx.orderId, actor);
+      await paymentStatus(services, tx.orderId, actor);
       return;
     case 'refund':
       await refundPayment(
@@ -106,13 +105,13 @@ async function run(
       );
       return;
     case 'cancel':
-      await cancelPayment(forRequest(services, req), tx.orderId, actor);
+      await cancelPayment(services, tx.orderId, actor);
       return;
     case 'expire':
-      await expirePayment(forRequest(services, req), tx.orderId, actor);
+      await expirePayment(services, tx.orderId, actor);
       return;
     case 'retry-deliveries':
-      await retryOrderDeliveries(forRequest(services, req), tx.orderId, actor);
+      await retryOrderDeliveries(services, tx.orderId, actor);
       return;
   }
 }
@@ -229,7 +228,7 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
     },
     async (req, reply) => {
       // The payment's account is in the page's address (absent: `default`); its actions act there.
-      const scoped = inAccount(forRequest(services, req), req.query.account ?? DEFAULT_ACCOUNT);
+      const scoped = inAccount(services, req.query.account ?? DEFAULT_ACCOUNT);
       const tx = await findTransaction(scoped, req.params.order_id, operatorActor(req));
       if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(req.params.order_id)}.`);
       const v = ctx.view(req, reply);
@@ -333,18 +332,14 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
         });
       try {
         if (b.dry_run === '1') {
-          const counted = await replayDeliveries(
-            forRequest(services, req),
-            { ...input, dryRun: true },
-            operatorActor(req),
-          );
+          const counted = await replayDeliveries(services, { ...input, dryRun: true }, operatorActor(req));
           return await page(200, { kind: 'ok', text: v.t('dl_replay_counted', { count: counted.count }) });
         }
         const location = await actOnce(
           services,
           { operator: operatorBinding(req), key: b._key, request: formRequest('replay', 'deliveries') },
           async () => {
-            await replayDeliveries(forRequest(services, req), input, operatorActor(req));
+            await replayDeliveries(services, input, operatorActor(req));
             return '/console/deliveries?done=replay';
           },
         );
@@ -379,7 +374,7 @@ export const consoleActionRoutes: RoutePlugin<ActionDeps> = async (app, services
         services,
         { operator: operatorBinding(req), key: req.body._key, request: formRequest('retry', eventId) },
         async () => {
-          await retryDelivery(forRequest(services, req), eventId, operatorActor(req));
+          await retryDelivery(services, eventId, operatorActor(req));
           return '/console/deliveries?done=retry';
         },
       );

@@ -15,7 +15,6 @@ import {
 import { configForm, patchFromForm } from './config-page.js';
 import { LangQuery, consoleDoc, doneAlert, errorAlert, type ConsoleContext } from './context.js';
 import { consoleContext } from './scope.js';
-import { forRequest } from '../request-services.js';
 
 function flatForm(body: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -102,7 +101,7 @@ export const consoleConfigRoutes: RoutePlugin<
       const form = flatForm(req.body);
       const patch = patchFromForm(form, configView(await currentRuntimeConfig(services), services));
       try {
-        await changeRuntimeConfig(forRequest(services, req), checkedPatch(req, patch), operatorActor(req));
+        await changeRuntimeConfig(services, checkedPatch(req, patch), operatorActor(req));
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         const list = err.extras.errors ?? [];

@@ -23,7 +23,6 @@ import type { Alert } from './layout.js';
 import { EMPTY, type View } from './view.js';
 import { LangQuery, consoleDoc, errorAlert } from './context.js';
 import { consoleContext } from './scope.js';
-import { forRequest } from '../request-services.js';
 
 const BASE = '/console/operators';
 const Name = Type.String({ minLength: 1, maxLength: 64 });
@@ -130,7 +129,7 @@ export const consoleOperatorRoutes: RoutePlugin<
       act(req, reply, async () => {
         const v = ctx.view(req, reply);
         const password = req.body.password === '' ? undefined : req.body.password;
-        const added = await addOperator(forRequest(services, req), operatorActor(req), {
+        const added = await addOperator(services, operatorActor(req), {
           username: req.body.username,
           role: req.body.role,
           password,
@@ -162,7 +161,7 @@ export const consoleOperatorRoutes: RoutePlugin<
     },
     async (req, reply) =>
       act(req, reply, async () => {
-        await changeOperator(forRequest(services, req), operatorActor(req), req.params.username, {
+        await changeOperator(services, operatorActor(req), req.params.username, {
           role: req.body.role,
           disabled: req.body.disabled === undefined ? undefined : req.body.disabled === 'true',
         });
@@ -183,7 +182,7 @@ export const consoleOperatorRoutes: RoutePlugin<
     },
     async (req, reply) =>
       act(req, reply, async () => {
-        await unlockOperator(forRequest(services, req), operatorActor(req), req.params.username);
+        await unlockOperator(services, operatorActor(req), req.params.username);
         return ctx.view(req, reply).t('op_saved');
       }),
   );

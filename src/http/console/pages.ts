@@ -19,7 +19,6 @@ import { operatorActor } from '../plugins/actor.js';
 import { inAccount } from '../../domain/accounts/scope.js';
 import { DEFAULT_ACCOUNT } from '../../model/account.js';
 import { AccountQuery, switchableAccounts } from './accounts.js';
-import { forRequest } from '../request-services.js';
 
 export const consolePages: RoutePlugin<
   Deps<'clock' | 'config' | 'formKeySecret' | 'gateway' | 'gateways' | 'logger' | 'runtimeConfig' | 'store' | 'version'>
@@ -43,7 +42,7 @@ export const consolePages: RoutePlugin<
       return ctx.render(reply, req, {
         title: v.t('title_overview'),
         section: 'overview',
-        body: await overviewBody(forRequest(services, req), v, operatorActor(req)),
+        body: await overviewBody(services, v, operatorActor(req)),
       });
     },
   );
@@ -117,7 +116,7 @@ export const consolePages: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const scoped = inAccount(forRequest(services, req), req.query.account ?? DEFAULT_ACCOUNT);
+      const scoped = inAccount(services, req.query.account ?? DEFAULT_ACCOUNT);
       const tx = await findTransaction(scoped, req.params.order_id, operatorActor(req));
       if (!tx) throw new AppError('NOT_FOUND', `No payment ${JSON.stringify(req.params.order_id)}.`);
       const v = ctx.view(req, reply);
@@ -199,7 +198,7 @@ export const consolePages: RoutePlugin<
     },
     async (req, reply) => {
       const v = ctx.view(req, reply);
-      const body = await logFileBody(forRequest(services, req), req.query.file, operatorActor(req), v);
+      const body = await logFileBody(services, req.query.file, operatorActor(req), v);
       if (!body) throw new AppError('NOT_FOUND', v.t('lg_no_file'));
       return ctx.render(reply, req, {
         title: v.t('title_log_file', { file: req.query.file ?? '' }),

@@ -35,7 +35,6 @@ import type { Alert } from './layout.js';
 import { txLink } from './transactions.js';
 import { consoleDoc, errorAlert } from './context.js';
 import { consoleContext } from './scope.js';
-import { forRequest } from '../request-services.js';
 
 type T = Translate<MoneyKey>;
 
@@ -397,7 +396,7 @@ export const consoleReconciliationRoutes: RoutePlugin<
               errors: [{ path: 'file', message: 'no file' }],
             });
           const { columns, separator, from, to } = upload.fields;
-          const out = await importGatewayReport(forRequest(services, req), {
+          const out = await importGatewayReport(services, {
             body: fileBody(upload.file),
             columns: columns === '' ? undefined : columns,
             separator: separatorNamed(separator),
@@ -433,7 +432,7 @@ export const consoleReconciliationRoutes: RoutePlugin<
     },
     async (req, reply) => {
       try {
-        const out = await reconcileHistoryDay(forRequest(services, req), { day: req.body.day, by: operatorActor(req) });
+        const out = await reconcileHistoryDay(services, { day: req.body.day, by: operatorActor(req) });
         return await reply.redirect(`${BASE}/${out.import.id}?done=${out.created ? 'imported' : 'again'}`, 303);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;

@@ -23,7 +23,6 @@ import { CONSOLE_CSP } from './scope.js';
 import { consoleView } from './view.js';
 import { consoleDoc } from './context.js';
 import type { View } from './view.js';
-import { forRequest } from '../request-services.js';
 
 const SignInBody = Type.Object(
   {
@@ -161,9 +160,9 @@ export const signInRoutes: RoutePlugin<Deps<'clock' | 'config' | 'logger' | 'ope
       const v = view(req, reply);
       const next = nextPage(req.body.next);
       const { username, password } = req.body;
-      const result = await signIn(forRequest(services, req), throttle, { user: username, pass: password, ip: req.ip });
+      const result = await signIn(services, throttle, { user: username, pass: password, ip: req.ip });
       if (result.kind === 'ok') {
-        const id = await startSession(forRequest(services, req), result.identity, req.ip);
+        const id = await startSession(services, result.identity, req.ip);
         return reply
           .code(303)
           .header('set-cookie', cookieHeader(req, services.config.publicBaseUrl, id))
@@ -202,7 +201,7 @@ export const signInRoutes: RoutePlugin<Deps<'clock' | 'config' | 'logger' | 'ope
     async (req, reply) => {
       refuseCrossSite(req, services.config.publicBaseUrl);
       const id = sessionCookie(req);
-      if (id !== undefined) await endSession(forRequest(services, req), id, req.ip);
+      if (id !== undefined) await endSession(services, id, req.ip);
       return reply
         .code(303)
         .header('set-cookie', cookieHeader(req, services.config.publicBaseUrl, '', 0))

@@ -18,7 +18,6 @@ import type { OperatorIdentity } from '../../domain/operators/identity.js';
 import { crossSiteRefusal } from './same-origin.js';
 import { accountOfKey } from '../../domain/accounts/api-keys.js';
 import { DEFAULT_ACCOUNT } from '../../model/account.js';
-import { forRequest } from '../request-services.js';
 
 /** The key presented with `Authorization: Bearer K` or `X-API-Key: K`, if any. */
 function presentedKey(req: FastifyRequest): string | undefined {
@@ -64,7 +63,7 @@ function refusal(
 ): void {
   const outcome = action === 'auth_lockout' ? 'locked' : 'refused';
   audit(
-    { logger: services.logger, logContext: req.logContext },
+    services,
     { actor: { kind: 'anonymous', ip: req.ip }, action, subject: req.routeOptions.url ?? null, outcome },
     message,
     detail,
@@ -132,7 +131,7 @@ async function basicSignIn(
     challenge(reply);
   }
   const result = creds
-    ? await signIn(forRequest(services, req), throttle, { user: creds.user, pass: creds.pass, ip: req.ip })
+    ? await signIn(services, throttle, { user: creds.user, pass: creds.pass, ip: req.ip })
     : ({ kind: 'failed', known: undefined, ...(await throttle.fail(req.ip, undefined)) } as const);
   if (result.kind === 'ok') return result.identity;
   auditSignInRefusal(services, req, result, authScheme(req.headers.authorization));

@@ -11,6 +11,7 @@ import type { RollStream } from 'pino-roll';
 import { openDailyFile } from './daily-file.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createFieldCensor, createSecretScrubber, redactUrl, type SecretScrubber } from './redact.js';
+import { extendLogContext } from './context.js';
 import { SECRET_FIELD_NAMES } from '../secrets.js';
 import { privateDir, privateFile } from '../private-files.js';
 import { traceLogMixin } from '../tracing.js';
@@ -271,7 +272,7 @@ export function bindLogContext(
   const bindings: Record<string, string> = {};
   for (const [k, v] of Object.entries(context)) if (typeof v === 'string') bindings[k] = v;
   if (Object.keys(bindings).length === 0) return;
-  Object.assign(req.logContext, bindings);
+  extendLogContext(bindings);
   const log = req.log as unknown as Logger;
   log.setBindings(bindings);
   if ((reply.log as unknown) !== log) (reply.log as unknown as Logger).setBindings(bindings);

@@ -27,7 +27,6 @@ import {
   accountView,
   apiKeyView,
 } from './views.js';
-import { forRequest } from '../../request-services.js';
 
 const AccountParams = Type.Object({ id: AccountIdSchema }, { additionalProperties: false });
 const KeyParams = Type.Object(
@@ -94,7 +93,7 @@ export const accountRoutes: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const a = await createAccount(forRequest(services, req), req.body, operatorActor(req));
+      const a = await createAccount(services, req.body, operatorActor(req));
       return reply.code(201).send(await summary(a.id));
     },
   );
@@ -116,7 +115,7 @@ export const accountRoutes: RoutePlugin<
       },
     },
     async (req) => {
-      await disableAccount(forRequest(services, req), req.params.id, operatorActor(req));
+      await disableAccount(services, req.params.id, operatorActor(req));
       return summary(req.params.id);
     },
   );
@@ -134,8 +133,7 @@ export const accountRoutes: RoutePlugin<
         response: { 200: ConfigAnswer, ...problems(401, 404) },
       },
     },
-    async (req) =>
-      configView(await accountConfig(forRequest(services, req), req.params.id, operatorActor(req)), services),
+    async (req) => configView(await accountConfig(services, req.params.id, operatorActor(req)), services),
   );
 
   app.post(
@@ -153,10 +151,7 @@ export const accountRoutes: RoutePlugin<
       },
     },
     async (req) =>
-      configView(
-        await changeAccountConfig(forRequest(services, req), req.params.id, req.body, operatorActor(req)),
-        services,
-      ),
+      configView(await changeAccountConfig(services, req.params.id, req.body, operatorActor(req)), services),
   );
 
   app.post(
@@ -186,7 +181,7 @@ export const accountRoutes: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const k = await createApiKey(forRequest(services, req), req.params.id, req.body.label, operatorActor(req));
+      const k = await createApiKey(services, req.params.id, req.body.label, operatorActor(req));
       const { last_used_at: _unused, ...view } = apiKeyView(k);
       return reply.code(201).send({ ...view, key: k.key });
     },
@@ -205,9 +200,7 @@ export const accountRoutes: RoutePlugin<
         response: { 200: withExample(ApiKeyListSchema, { data: [API_KEY_EXAMPLE] }), ...problems(401, 404) },
       },
     },
-    async (req) => ({
-      data: (await listApiKeys(forRequest(services, req), req.params.id, operatorActor(req))).map(apiKeyView),
-    }),
+    async (req) => ({ data: (await listApiKeys(services, req.params.id, operatorActor(req))).map(apiKeyView) }),
   );
 
   app.delete(
@@ -223,7 +216,7 @@ export const accountRoutes: RoutePlugin<
       },
     },
     async (req, reply) => {
-      await revokeApiKey(forRequest(services, req), req.params.id, req.params.key_id, operatorActor(req));
+      await revokeApiKey(services, req.params.id, req.params.key_id, operatorActor(req));
       return reply.code(204).send(null);
     },
   );

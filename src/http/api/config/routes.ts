@@ -6,7 +6,6 @@ import { withExample } from '../../schemas/examples.js';
 import { CONFIG_EXAMPLE, ConfigDocumentSchema, configView } from './views.js';
 import { RuntimeConfigPatchSchema, changeRuntimeConfig, currentRuntimeConfig } from '../../../domain/runtime-config.js';
 import { problems } from '../../schemas/problems.js';
-import { forRequest } from '../../request-services.js';
 
 const ConfigAnswer = withExample(ConfigDocumentSchema, CONFIG_EXAMPLE);
 
@@ -48,7 +47,7 @@ export const configRoutes: RoutePlugin<Deps<'config' | 'logger' | 'runtimeConfig
       },
     },
     async (req) => {
-      await changeRuntimeConfig(forRequest(services, req), req.body, operatorActor(req));
+      await changeRuntimeConfig(services, req.body, operatorActor(req));
       return configView(await currentRuntimeConfig(services), services);
     },
   );

@@ -10,7 +10,6 @@ import { retryDelivery } from '../../../domain/erp-events/deliveries.js';
 import { REPLAY_MAX, replayDeliveries } from '../../../domain/erp-events/replay.js';
 import { problems } from '../../schemas/problems.js';
 import { AccountIdSchema } from '../../../domain/accounts/accounts.js';
-import { forRequest } from '../../request-services.js';
 
 const ListQuery = Type.Object(
   {
@@ -135,7 +134,7 @@ export const deliveryRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'outbox' | 'r
       },
     },
     async (req) => {
-      const { event, attempts } = await retryDelivery(forRequest(services, req), req.params.id, operatorActor(req));
+      const { event, attempts } = await retryDelivery(services, req.params.id, operatorActor(req));
       return deliveryView(event, attempts);
     },
   );

@@ -13,7 +13,6 @@ import {
   pullErpEvents,
 } from '../../../domain/erp-events/feed.js';
 import { problems } from '../../schemas/problems.js';
-import { forRequest } from '../../request-services.js';
 
 const Cursor = Type.String({ minLength: 1, maxLength: 300, description: 'A cursor this feed handed out (opaque)' });
 
@@ -76,7 +75,7 @@ export const erpEventRoutes: RoutePlugin<Deps<'clock' | 'feed' | 'logger' | 'sto
       const waitS = boundedParam('wait', req.query.wait, 0, 0, FEED_MAX_WAIT_S);
       pulls.add(stop);
       const page = await pullErpEvents(
-        inAccount(forRequest(services, req), requestAccount(req)),
+        inAccount(services, requestAccount(req)),
         { after: req.query.after, limit, waitS },
         stop.signal,
       ).finally(() => pulls.delete(stop));
@@ -107,11 +106,7 @@ export const erpEventRoutes: RoutePlugin<Deps<'clock' | 'feed' | 'logger' | 'sto
       },
     },
     async (req) => ({
-      acked: await acknowledgeErpEvents(
-        inAccount(forRequest(services, req), requestAccount(req)),
-        req.body.cursor,
-        'erp-feed',
-      ),
+      acked: await acknowledgeErpEvents(inAccount(services, requestAccount(req)), req.body.cursor, 'erp-feed'),
     }),
   );
 };

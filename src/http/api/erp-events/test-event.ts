@@ -13,7 +13,6 @@ import { withExample } from '../../schemas/examples.js';
 import { sendTestEvent, type TestEventReport } from '../../../domain/erp-events/test-event.js';
 import { TestEventInputSchema } from '../../../erp/events.js';
 import { DEV_ONLY } from '../dev/routes.js';
-import { forRequest } from '../../request-services.js';
 
 const TestEventReportSchema = Type.Object({
   event_id: Str(64),
@@ -77,6 +76,6 @@ export const testEventRoutes: RoutePlugin<
         if (req.body === undefined || req.body === null) req.body = {};
       },
     },
-    async (req) => testEventView(await sendTestEvent(forRequest(services, req), req.body, operatorActor(req))),
+    async (req) => testEventView(await sendTestEvent(services, req.body, operatorActor(req))),
   );
 };

@@ -11,7 +11,6 @@ import { withExample } from '../../schemas/examples.js';
 import { VERSION } from '../../../platform/version.js';
 import type { Deps } from '../../../types.js';
 import { readiness, serviceHealth, type ServiceHealth } from '../../../domain/queries/health.js';
-import { forRequest } from '../../request-services.js';
 
 const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
@@ -83,8 +82,8 @@ export const healthRoutes: RoutePlugin<Deps<'clock' | 'runtimeConfig' | 'started
         },
       },
     },
-    async (req, reply) => {
-      const health = await serviceHealth(forRequest(services, req));
+    async (_req, reply) => {
+      const health = await serviceHealth(services);
       return reply.code(health.database.ok ? 200 : 503).send(healthView(health));
     },
   );
@@ -122,8 +121,8 @@ export const healthRoutes: RoutePlugin<Deps<'clock' | 'runtimeConfig' | 'started
         },
       },
     },
-    async (req, reply) => {
-      const { checks, failing } = await readiness(forRequest(services, req), closing);
+    async (_req, reply) => {
+      const { checks, failing } = await readiness(services, closing);
       return reply
         .code(failing.length === 0 ? 200 : 503)
         .send({ status: failing.length === 0 ? ('ready' as const) : ('unavailable' as const), checks, failing });

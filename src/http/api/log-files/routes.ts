@@ -18,7 +18,6 @@ import { withExample } from '../../schemas/examples.js';
 import { openLogFile } from '../../../domain/queries/log-files.js';
 import { apiTime } from '../../../platform/time.js';
 import { problems } from '../../schemas/problems.js';
-import { forRequest } from '../../request-services.js';
 
 const Level = Type.Union(
   ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((l) => Type.Literal(l)),
@@ -167,7 +166,7 @@ export const logRoutes: RoutePlugin<Deps<'config' | 'logger'>> = async (app, ser
       },
     },
     async (req, reply) => {
-      const file = await openLogFile(forRequest(services, req), req.query.file, operatorActor(req));
+      const file = await openLogFile(services, req.query.file, operatorActor(req));
       if (!file) throw new AppError('NOT_FOUND', 'No such log file; see /api/logs/files.');
       reply
         .header('content-type', 'text/plain; charset=utf-8')

@@ -24,7 +24,6 @@ import {
   OperatorSchema,
   UsernameParams,
 } from './schemas.js';
-import { forRequest } from '../../request-services.js';
 
 const ADMIN_ONLY = 'Admins only (403 `FORBIDDEN` for other roles).';
 
@@ -72,7 +71,7 @@ export const operatorRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'operator' | 
       },
     },
     async (req, reply) => {
-      const added = await addOperator(forRequest(services, req), operatorActor(req), req.body);
+      const added = await addOperator(services, operatorActor(req), req.body);
       return reply.code(201).send({
         ...operatorView(added.operator),
         ...(added.password === undefined ? {} : { password: added.password }),
@@ -93,8 +92,7 @@ export const operatorRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'operator' | 
         response: { 200: withExample(OperatorSchema, OPERATOR_EXAMPLE), ...problems(400, 401, 403, 404) },
       },
     },
-    async (req) =>
-      operatorView(await changeOperator(forRequest(services, req), operatorActor(req), req.params.username, req.body)),
+    async (req) => operatorView(await changeOperator(services, operatorActor(req), req.params.username, req.body)),
   );
 
   app.post(
@@ -116,7 +114,7 @@ export const operatorRoutes: RoutePlugin<Deps<'clock' | 'logger' | 'operator' | 
       },
     },
     async (req) => {
-      await unlockOperator(forRequest(services, req), operatorActor(req), req.params.username);
+      await unlockOperator(services, operatorActor(req), req.params.username);
       return { username: req.params.username, locked_until: null };
     },
   );

@@ -19,7 +19,6 @@ import {
 import { cancelLink, createDirectLink, createErpLink, resolveLinkWithPurchases } from '../../../domain/orders/links.js';
 import { DirectLinkInputSchema, ErpLinkInputSchema } from '../../../domain/orders/schemas.js';
 import { problems } from '../../schemas/problems.js';
-import { forRequest } from '../../request-services.js';
 
 /** A creation's answers: 201 with the new link, 200 with the link an earlier request made; both show `example`. */
 function createResponses(example: Static<typeof LinkViewSchema>) {
@@ -56,10 +55,7 @@ export const paymentLinkRoutes: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const { created, tx } = await createDirectLink(
-        inAccount(forRequest(services, req), requestAccount(req)),
-        req.body,
-      );
+      const { created, tx } = await createDirectLink(inAccount(services, requestAccount(req)), req.body);
       return reply.code(created ? 201 : 200).send(linkView(tx));
     },
   );
@@ -84,7 +80,7 @@ export const paymentLinkRoutes: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const { created, tx } = await createErpLink(inAccount(forRequest(services, req), requestAccount(req)), req.body);
+      const { created, tx } = await createErpLink(inAccount(services, requestAccount(req)), req.body);
       return reply.code(created ? 201 : 200).send(linkView(tx));
     },
   );
@@ -104,7 +100,7 @@ export const paymentLinkRoutes: RoutePlugin<
     },
     async (req) => {
       const { link, purchases } = await resolveLinkWithPurchases(
-        inAccount(forRequest(services, req), requestAccount(req)),
+        inAccount(services, requestAccount(req)),
         req.params.order_id,
       );
       return linkDetailView(link, purchases);
@@ -135,8 +131,6 @@ export const paymentLinkRoutes: RoutePlugin<
       },
     },
     async (req) =>
-      linkDetailView(
-        await cancelLink(inAccount(forRequest(services, req), requestAccount(req)), req.params.order_id, apiActor(req)),
-      ),
+      linkDetailView(await cancelLink(inAccount(services, requestAccount(req)), req.params.order_id, apiActor(req))),
   );
 };

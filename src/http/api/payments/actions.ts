@@ -11,7 +11,6 @@ import { refundPayment } from '../../../domain/actions/refund.js';
 import { cancelPayment, expirePayment } from '../../../domain/actions/close.js';
 import { RefundInputSchema } from '../../../domain/orders/schemas.js';
 import { problems } from '../../schemas/problems.js';
-import { forRequest } from '../../request-services.js';
 const errors = problems(400, 401, 404, 409, 422, 502, 503, 504);
 
 const STATE_RULES =
@@ -49,7 +48,7 @@ export const paymentActionRoutes: RoutePlugin<
     async (req) =>
       statusView(
         await refundPayment(
-          inAccount(forRequest(services, req), requestAccount(req)),
+          inAccount(services, requestAccount(req)),
           req.params.order_id,
           { ...req.body, requestKey: requestKeyOf(req) },
           apiActor(req),
@@ -84,13 +83,7 @@ export const paymentActionRoutes: RoutePlugin<
       },
     },
     async (req) =>
-      statusView(
-        await cancelPayment(
-          inAccount(forRequest(services, req), requestAccount(req)),
-          req.params.order_id,
-          apiActor(req),
-        ),
-      ),
+      statusView(await cancelPayment(inAccount(services, requestAccount(req)), req.params.order_id, apiActor(req))),
   );
 
   app.post(
@@ -119,12 +112,6 @@ export const paymentActionRoutes: RoutePlugin<
       },
     },
     async (req) =>
-      statusView(
-        await expirePayment(
-          inAccount(forRequest(services, req), requestAccount(req)),
-          req.params.order_id,
-          apiActor(req),
-        ),
-      ),
+      statusView(await expirePayment(inAccount(services, requestAccount(req)), req.params.order_id, apiActor(req))),
   );
 };

@@ -19,7 +19,6 @@ import {
 import { createCharge, createSnapToken, paymentStatus } from '../../../domain/orders/charges.js';
 import { ChargeInputSchema, SnapInputSchema } from '../../../domain/orders/schemas.js';
 import { problems } from '../../schemas/problems.js';
-import { forRequest } from '../../request-services.js';
 
 const errors = problems(400, 401, 409, 422, 502, 503, 504);
 
@@ -65,10 +64,7 @@ export const paymentRoutes: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const { created, tx, answer } = await createCharge(
-        inAccount(forRequest(services, req), requestAccount(req)),
-        req.body,
-      );
+      const { created, tx, answer } = await createCharge(inAccount(services, requestAccount(req)), req.body);
       return reply.code(created ? 201 : 200).send(chargeView(tx, answer));
     },
   );
@@ -93,10 +89,7 @@ export const paymentRoutes: RoutePlugin<
       },
     },
     async (req, reply) => {
-      const { created, tx } = await createSnapToken(
-        inAccount(forRequest(services, req), requestAccount(req)),
-        req.body,
-      );
+      const { created, tx } = await createSnapToken(inAccount(services, requestAccount(req)), req.body);
       return reply.code(created ? 201 : 200).send(snapView(tx));
     },
   );
@@ -124,12 +117,6 @@ export const paymentRoutes: RoutePlugin<
       },
     },
     async (req) =>
-      statusView(
-        await paymentStatus(
-          inAccount(forRequest(services, req), requestAccount(req)),
-          req.params.order_id,
-          apiActor(req),
-        ),
-      ),
+      statusView(await paymentStatus(inAccount(services, requestAccount(req)), req.params.order_id, apiActor(req))),
   );
 };

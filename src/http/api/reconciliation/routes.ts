@@ -21,7 +21,6 @@ import { SEPARATORS, type SeparatorName } from '../../../domain/reconciliation/r
 import { getReconciliation, listReconciliations } from '../../../domain/reconciliation/queries.js';
 import { problems } from '../../schemas/problems.js';
 import { operatorActor } from '../../plugins/actor.js';
-import { forRequest } from '../../request-services.js';
 
 const Counts = {
   rows: Type.Integer(),
@@ -176,13 +175,9 @@ export const reconciliationRoutes: RoutePlugin<
       },
       async (req, reply) => {
         const body = reportBody(req.body);
-        const account = await requireAccount(
-          forRequest(services, req),
-          req.query.account ?? DEFAULT_ACCOUNT,
-          operatorActor(req),
-        );
+        const account = await requireAccount(services, req.query.account ?? DEFAULT_ACCOUNT, operatorActor(req));
         const several = await severalAccounts(services);
-        const out = await importGatewayReport(inAccount(forRequest(services, req), account.id), {
+        const out = await importGatewayReport(inAccount(services, account.id), {
           body,
           columns: req.query.columns,
           separator: req.query.separator,
@@ -231,8 +226,8 @@ export const reconciliationRoutes: RoutePlugin<
     },
     async (req, reply) => {
       const actor = operatorActor(req);
-      const account = await requireAccount(forRequest(services, req), req.body.account ?? DEFAULT_ACCOUNT, actor);
-      const out = await reconcileHistoryDay(inAccount(forRequest(services, req), account.id), {
+      const account = await requireAccount(services, req.body.account ?? DEFAULT_ACCOUNT, actor);
+      const out = await reconcileHistoryDay(inAccount(services, account.id), {
         day: req.body.day ?? previousJakartaDay(services.clock.now()),
         by: actor,
       });

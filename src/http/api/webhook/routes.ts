@@ -13,7 +13,6 @@ import { AccountIdSchema, notifiedAccount } from '../../../domain/accounts/accou
 import { inAccount } from '../../../domain/accounts/scope.js';
 import { Type } from 'typebox';
 import { withExample } from '../../schemas/examples.js';
-import { forRequest } from '../../request-services.js';
 
 /**
  * A notification refused for its signature is counted and logged as a security event, with the
@@ -105,7 +104,7 @@ export const webhookRoutes: RoutePlugin<
     async (req) =>
       webhookAnswer(
         await asGatewaySees(services, req, req.body, 'webhook', () =>
-          ingestNotification(forRequest(services, req), req.body, 'webhook'),
+          ingestNotification(services, req.body, 'webhook'),
         ),
       ),
   );
@@ -140,7 +139,7 @@ export const webhookRoutes: RoutePlugin<
       webhookAnswer(
         await asGatewaySees(services, req, req.body, 'webhook', async () =>
           ingestNotification(
-            inAccount(forRequest(services, req), await notifiedAccount(services, req.params.account)),
+            inAccount(services, await notifiedAccount(services, req.params.account)),
             req.body,
             'webhook',
           ),
@@ -179,7 +178,7 @@ export const webhookRoutes: RoutePlugin<
     async (req) =>
       replayAnswer(
         await asGatewaySees(services, req, req.body, 'replay', () =>
-          replayNotification(forRequest(services, req), req.body, operatorActor(req)),
+          replayNotification(services, req.body, operatorActor(req)),
         ),
       ),
   );

@@ -17,7 +17,6 @@ import {
   ingestSnapBiNotification,
   type SnapBiNotifyPath,
 } from '../../../domain/reports/snap-bi-notification.js';
-import { forRequest } from '../../request-services.js';
 
 const raws = new WeakMap<FastifyRequest, Buffer>();
 
@@ -69,11 +68,11 @@ export const snapBiWebhookRoutes: RoutePlugin<
   });
   for (const path of Object.keys(SNAP_BI_NOTIFY_PATHS) as SnapBiNotifyPath[]) {
     app.post(`/webhook/snap-bi${path}`, route(path, false), async (req) =>
-      ingestSnapBiNotification(forRequest(services, req), notification(req, path)),
+      ingestSnapBiNotification(services, notification(req, path)),
     );
     app.post<{ Params: { account: string } }>(`/webhook/snap-bi/:account${path}`, route(path, true), async (req) =>
       ingestSnapBiNotification(
-        inAccount(forRequest(services, req), await notifiedAccount(services, req.params.account)),
+        inAccount(services, await notifiedAccount(services, req.params.account)),
         notification(req, path),
       ),
     );
