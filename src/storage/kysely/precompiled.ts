@@ -4,14 +4,7 @@
  * text again on every call, about 7 % of the service's CPU in a bench profile. Written with `?`
  * placeholders; PostgreSQL gets the same text numbered (`$1`, `$2`, …), made once. The text must
  * hold no `?` other than placeholders (no string literal with one).
- *
- * On PostgreSQL each text also has a statement name (`postgresNames`, from a hash of the text, so
- * one name is always one text): the pool's clients (`postgres/open.ts`) send a text found there as
- * a named prepared statement, parsed once per connection and, after five runs, planned once when a
- * generic plan costs no more than the custom ones; an unnamed statement is parsed and planned on
- * every call.
  */
-import { createHash } from 'node:crypto';
 import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -28,28 +21,10 @@ export type DirectRunner = (query: CompiledQuery) => Promise<QueryResult<unknown
 /** The direct runner of a connection (a store's `Kysely`) or of a transaction open on it, while it is open. */
 export const directRunners = new WeakMap<Kysely<Database>, DirectRunner>();
 
-/**
- * PostgreSQL statement texts of every `Precompiled` made, with their statement names. Bounded: one
- * entry per statement, or per shape of a `PrecompiledFamily`.
- */
-export const postgresNames = new Map<string, string>();
-
 /** `?` → `$1`, `$2`, … in order. */
 function numbered(text: string): string {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
-}
-
-/**
- * `paylink_<verb>_<first table>_<hash of the text>`, at most 63 bytes (PostgreSQL's limit): the hash
- * keeps one name to one text, the rest is what a trace's `pg.query:<name>` span or
- * `pg_prepared_statements` shows a reader.
- */
-function statementName(text: string): string {
-  const verb = /^\w+/.exec(text)?.[0] ?? 'sql';
-  const table = /\b(?:from|into|update)\s+(\w+)/.exec(text)?.[1] ?? '';
-  const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
-  return `paylink_${verb}_${table}`.slice(0, 46) + `_${digest}`;
 }
 
 export class Precompiled<R> {
@@ -59,9 +34,7 @@ export class Precompiled<R> {
     const compact = text.replace(/\s+/g, ' ').trim();
     // One query node and id per statement: nothing reads them but plugins, and none is installed.
     const base = (t: string) => CompiledQuery.raw(t, []) as CompiledQuery<R>;
-    const postgres = numbered(compact);
-    if (!postgresNames.has(postgres)) postgresNames.set(postgres, statementName(postgres));
-    this.queries = { sqlite: base(compact), postgres: base(postgres) };
+    this.queries = { sqlite: base(compact), postgres: base(numbered(compact)) };
   }
 
   run(db: Kysely<Database>, kind: DatabaseKind, parameters: readonly unknown[]): Promise<QueryResult<R>> {

@@ -7,7 +7,6 @@ import pg from 'pg';
 import { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../kysely/schema.js';
-import { postgresNames } from '../kysely/precompiled.js';
 import { CurrentSchemaPostgresDialect } from './introspection.js';
 import { checkTls, pgConnection } from './tls.js';
 
@@ -24,34 +23,6 @@ pg.types.setTypeParser(20, (v) => Number(v));
  * on the same cores. A server with cores of its own may differ; measure before raising it.
  */
 export const DEFAULT_POOL_MAX = 10;
-
-/**
- * The pool's client: a statement text made by `Precompiled` goes out as a named prepared statement
- * (its name from `postgresNames`), every other text unnamed as Kysely sends it. A name is prepared
- * on a connection by its first use there (pg then sends only bind and execute) and lives as long
- * as the connection, or until a change of a table's columns makes PostgreSQL refuse it (below).
- */
-class NamingClient extends pg.Client {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg's overloads, passed through as given
-  override query(...args: any[]): any {
-    const name = typeof args[0] === 'string' ? postgresNames.get(args[0]) : undefined;
-    const query = super.query as (...a: unknown[]) => unknown;
-    if (name === undefined) return Reflect.apply(query, this, args);
-    const result = Reflect.apply(query, this, [
-      { name, text: args[0] as string, values: args[1] as unknown[] },
-      ...args.slice(2),
-    ]);
-    if (!(result instanceof Promise)) return result;
-    return result.catch((err: unknown) => {
-      // A table's columns changed after this connection prepared the statement (another instance's
-      // migration): PostgreSQL then refuses that prepared statement on every run ("cached plan must
-      // not change result type"), so the connection is closed (this statement fails) and the pool
-      // opens another, which prepares the text again.
-      if ((err as { code?: unknown } | undefined)?.code === '0A000') void this.end().catch(() => undefined);
-      throw err;
-    });
-  }
-}
 
 export interface PoolOptions {
   logger?: Logger;
@@ -81,7 +52,6 @@ export function postgresKysely(url: string, opts: PoolOptions): Kysely<Database>
     idleTimeoutMillis: 30_000,
     statement_timeout: 15_000,
     options: opts.schema ? `-c search_path=${opts.schema}` : undefined,
-    Client: NamingClient,
   });
   // Without a listener, an idle client's backend dying would crash the process.
   pool.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'postgres pool: idle client error'));

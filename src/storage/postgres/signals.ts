@@ -115,8 +115,7 @@ export function postgresSignals(o: PgSignalOptions): CommitSignals & { close(): 
     const c = client;
     if (!c || !live) return;
     inFlight.add(topic);
-    // Named: parsed once on this connection, not on every announcement.
-    c.query({ name: 'paylink_notify', text: 'select pg_notify($1, $2)', values: [channel(topic), self] }).then(
+    c.query('select pg_notify($1, $2)', [channel(topic), self]).then(
       () => {
         inFlight.delete(topic);
         if (again.delete(topic)) send(topic);
