@@ -9,13 +9,11 @@ import type { SqlDialect } from '../dialect.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import {
   selectTransactionBy,
-  toColumns,
   toTransaction,
   updateTransaction,
-  type TransactionRow,
   type TransactionUpdateOptions,
 } from '../rows/transactions.js';
-import { Precompiled, PrecompiledFamily } from '../precompiled.js';
+import { Precompiled } from '../precompiled.js';
 
 /** Every column of a new row, in the order the insert names them. */
 const INSERT_COLUMNS = [
@@ -69,32 +67,6 @@ void EVERY_COLUMN_INSERTED;
 const INSERT = new Precompiled<never>(
   `insert into transactions (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map(() => '?').join(', ')})`,
 );
-
-/** `?, ?, …`: n placeholders, at least one (an empty list matches nothing through `'-none-'`). */
-const placeholders = (n: number) => Array.from({ length: Math.max(1, n) }, () => '?').join(', ');
-
-/**
- * A conditional update (`ifStatusIn`, `whileStatusIn`) as one text per shape: the columns set always,
- * those set only while the status is one of N, and the N statuses of the guard. Key:
- * `always columns | while columns | N while statuses | N if statuses (or -)`.
- */
-const CONDITIONAL_UPDATE = new PrecompiledFamily<TransactionRow>((key) => {
-  const [alwaysPart = '', whilePart = '', whileCount = '0', ifCount = '-'] = key.split('|');
-  const always = alwaysPart.split(' ').filter(Boolean);
-  const guarded = whilePart.split(' ').filter(Boolean);
-  // Every expression of an UPDATE reads the row as it was, so each column tests the old status.
-  const when = `status in (${placeholders(Number(whileCount))})`;
-  const sets = [
-    ...always.map((c) => (guarded.includes(c) ? `${c} = case when ${when} then ? else ? end` : `${c} = ?`)),
-    'updated_at = ?',
-    ...guarded.filter((c) => !always.includes(c)).map((c) => `${c} = case when ${when} then ? else ${c} end`),
-  ];
-  const guard = ifCount === '-' ? '' : ` and status in (${placeholders(Number(ifCount))})`;
-  return `update transactions set ${sets.join(', ')} where id = ?${guard} returning *`;
-});
-
-/** A status list as parameters: an empty one stands for a value no status has. */
-const statusParams = (statuses: readonly string[]) => (statuses.length > 0 ? statuses : ['-none-']);
 
 export class KyselyTransactionsRepo implements TransactionsRepo {
   constructor(
@@ -249,35 +221,8 @@ export class KyselyTransactionsRepo implements TransactionsRepo {
     return rows.map(toTransaction);
   }
 
-  async update(id: string, patch: TransactionPatch, o: TransactionUpdateOptions = {}): Promise<TransactionRecord> {
-    const kind = this.dialect.kind;
-    if (!o.whileStatusIn && !o.ifStatusIn) return updateTransaction(this.db, kind, this.now, id, patch, o);
-    const always = toColumns(patch) as Record<string, unknown>;
-    const guarded = (o.whileStatusIn ? toColumns(o.whileStatusIn.patch) : {}) as Record<string, unknown>;
-    const whileStatuses = statusParams(o.whileStatusIn?.statuses ?? []);
-    const alwaysCols = Object.keys(always);
-    const guardedCols = Object.keys(guarded);
-    const key = [
-      alwaysCols.join(' '),
-      guardedCols.join(' '),
-      String(o.whileStatusIn ? whileStatuses.length : 0),
-      o.ifStatusIn ? String(statusParams(o.ifStatusIn).length) : '-',
-    ].join('|');
-    // The parameters in the order the text (CONDITIONAL_UPDATE) places them.
-    const params: unknown[] = [];
-    for (const c of alwaysCols) {
-      if (c in guarded) params.push(...whileStatuses, guarded[c], always[c]);
-      else params.push(always[c]);
-    }
-    params.push(this.now().toISOString());
-    for (const c of guardedCols) if (!(c in always)) params.push(...whileStatuses, guarded[c]);
-    params.push(id);
-    if (o.ifStatusIn) params.push(...statusParams(o.ifStatusIn));
-    // An update whose condition did not hold changes nothing and the row is read as it stands.
-    const changed = await CONDITIONAL_UPDATE.get(key).first(this.db, kind, params);
-    const after = changed ? toTransaction(changed) : await selectTransactionBy(this.db, kind, 'id', id);
-    if (!after) throw new Error(`transaction ${id} vanished during update`);
-    return after;
+  update(id: string, patch: TransactionPatch, o: TransactionUpdateOptions = {}): Promise<TransactionRecord> {
+    return updateTransaction(this.db, this.dialect.kind, this.now, id, patch, o);
   }
 
   async list(filter: TransactionFilter): Promise<Page<TransactionRecord>> {

@@ -2,7 +2,7 @@
  * A transaction's row and its record, and the statements on it that both the repository and a
  * database's own report writes (`sqlite/report-writes.ts`) run.
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
 import type { TransactionsRepo } from '../../contract.js';
 import {
@@ -130,6 +130,32 @@ const UPDATE = new PrecompiledFamily<TransactionRow>(
 );
 
 /** `TransactionsRepo.update`: the patch, and the record as it is afterwards. */
+/** `?, ?, …`: n placeholders, at least one (an empty list matches nothing through `'-none-'`). */
+const placeholders = (n: number) => Array.from({ length: Math.max(1, n) }, () => '?').join(', ');
+
+/**
+ * A conditional update (`ifStatusIn`, `whileStatusIn`) as one text per shape: the columns set always,
+ * those set only while the status is one of N, and the N statuses of the guard. Key:
+ * `always columns | while columns | N while statuses | N if statuses (or -)`.
+ */
+const CONDITIONAL_UPDATE = new PrecompiledFamily<TransactionRow>((key) => {
+  const [alwaysPart = '', whilePart = '', whileCount = '0', ifCount = '-'] = key.split('|');
+  const always = alwaysPart.split(' ').filter(Boolean);
+  const guarded = whilePart.split(' ').filter(Boolean);
+  // Every expression of an UPDATE reads the row as it was, so each column tests the old status.
+  const when = `status in (${placeholders(Number(whileCount))})`;
+  const sets = [
+    ...always.map((c) => (guarded.includes(c) ? `${c} = case when ${when} then ? else ? end` : `${c} = ?`)),
+    'updated_at = ?',
+    ...guarded.filter((c) => !always.includes(c)).map((c) => `${c} = case when ${when} then ? else ${c} end`),
+  ];
+  const guard = ifCount === '-' ? '' : ` and status in (${placeholders(Number(ifCount))})`;
+  return `update transactions set ${sets.join(', ')} where id = ?${guard} returning *`;
+});
+
+/** A status list as parameters: an empty one stands for a value no status has. */
+const statusParams = (statuses: readonly string[]) => (statuses.length > 0 ? statuses : ['-none-']);
+
 export async function updateTransaction(
   db: Kysely<Database>,
   kind: DatabaseKind,
@@ -148,20 +174,29 @@ export async function updateTransaction(
       return toTransaction(row);
     }
   }
-  const values: Record<string, unknown> = { ...always, updated_at: now().toISOString() };
-  if (o.whileStatusIn) {
-    // Every expression of an UPDATE reads the row as it was, so each column tests the old status.
-    const when = sql.join(o.whileStatusIn.statuses.length > 0 ? [...o.whileStatusIn.statuses] : ['-none-']);
-    for (const [col, v] of Object.entries(toColumns(o.whileStatusIn.patch))) {
-      const otherwise = col in always ? sql`${always[col]}` : sql.ref(col);
-      values[col] = sql`case when ${sql.ref('status')} in (${when}) then ${v} else ${otherwise} end`;
-    }
+  const guarded: Record<string, unknown> = o.whileStatusIn ? toColumns(o.whileStatusIn.patch) : {};
+  const whileStatuses = statusParams(o.whileStatusIn?.statuses ?? []);
+  const alwaysCols = Object.keys(always);
+  const guardedCols = Object.keys(guarded);
+  const key = [
+    alwaysCols.join(' '),
+    guardedCols.join(' '),
+    String(o.whileStatusIn ? whileStatuses.length : 0),
+    o.ifStatusIn ? String(statusParams(o.ifStatusIn).length) : '-',
+  ].join('|');
+  // The parameters in the order the text (CONDITIONAL_UPDATE) places them.
+  const params: unknown[] = [];
+  for (const c of alwaysCols) {
+    if (c in guarded) params.push(...whileStatuses, guarded[c], always[c]);
+    else params.push(always[c]);
   }
-  let q = db.updateTable('transactions').set(values).where('id', '=', id);
-  if (o.ifStatusIn) q = q.where('status', 'in', o.ifStatusIn.length > 0 ? [...o.ifStatusIn] : ['-none-']);
+  params.push(now().toISOString());
+  for (const c of guardedCols) if (!(c in always)) params.push(...whileStatuses, guarded[c]);
+  params.push(id);
+  if (o.ifStatusIn) params.push(...statusParams(o.ifStatusIn));
   // The changed row comes back with the update (one statement); an update whose condition did not
   // hold changes nothing and the row is read as it stands.
-  const changed = await q.returningAll().executeTakeFirst();
+  const changed = await CONDITIONAL_UPDATE.get(key).first(db, kind, params);
   const after = changed ? toTransaction(changed) : await selectTransactionBy(db, kind, 'id', id);
   if (!after) throw new Error(`transaction ${id} vanished during update`);
   return after;
