@@ -91,6 +91,12 @@ const GROWTH: [string, Cell, string][] = [
       `${ms(g.claim_100k_ms)} with 100k waiting vs ${ms(g.claim_10_ms)} with 10 (next due: ${ms(g.next_due_100k_ms)} vs ${ms(g.next_due_10_ms)})`,
     'the same with 10 waiting (goal: equal)',
   ],
+  [
+    'claim due events, ERP down, an event behind each',
+    (g) =>
+      `${ms(g.claim_behind_100k_ms)} with 100k orders each holding one back (next due: ${ms(g.next_due_behind_100k_ms)})`,
+    'the same with 10 waiting (goal: equal)',
+  ],
 ];
 
 const n = (v: unknown) => String(num(v) ?? '—');

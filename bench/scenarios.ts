@@ -657,8 +657,9 @@ async function claimCost(
   db: BenchDatabase,
   waiting: number,
   tag: string,
+  behind = false,
 ): Promise<{ claimMs: number; nextDueMs: number }> {
-  await seedWaiting(db.config, waiting, tag);
+  await seedWaiting(db.config, waiting, tag, behind);
   const store = await openStore(db.config);
   try {
     const now = new Date();
@@ -729,11 +730,15 @@ export async function benchGrowth(
       await l.stop();
     }
     const big = await claimCost(db, 100_000, `b${tag}`);
+    // 100,000 more failed orders, each with an event waiting behind its failed one.
+    const behind = await claimCost(db, 100_000, `w${tag}`, true);
     Object.assign(f, {
       claim_10_ms: small.claimMs,
       claim_100k_ms: big.claimMs,
       next_due_10_ms: small.nextDueMs,
       next_due_100k_ms: big.nextDueMs,
+      claim_behind_100k_ms: behind.claimMs,
+      next_due_behind_100k_ms: behind.nextDueMs,
     });
   } finally {
     await db.drop();

@@ -150,33 +150,40 @@ async function seedPostgres(db: Kysely<Database>, at: RawBuilder<unknown>, from:
 }
 
 /** Events waiting for an ERP that is down: failed once, next attempt in an hour, each its own order. */
-export async function seedWaiting(db: DatabaseConfig, n: number, tag: string): Promise<void> {
+/**
+ * `n` orders whose first event failed and is retried in an hour (a down ERP). With `behind`, each
+ * order also has a second event written after it and due now, which must wait for the first: the
+ * backlog of an ERP down for days, where a claim may take none of them.
+ */
+export async function seedWaiting(db: DatabaseConfig, n: number, tag: string, behind = false): Promise<void> {
   const store = await openStore(db);
   const later = new Date(Date.now() + 3_600_000).toISOString();
   const now = new Date().toISOString();
   try {
-    const rows = (from: number, to: number) =>
-      Array.from({ length: to - from }, (_, k) => ({
-        event_id: `wait-${tag}-${from + k}`,
-        event_type: 'payment.status_changed',
-        order_key: `WAIT-${tag}-${from + k}`,
-        order_id: `WAIT-${tag}-${from + k}`,
-        mercant_id: 'WAIT',
-        status_version: 1,
-        payload: '{}',
-        state: 'failed',
-        attempts: 1,
-        next_attempt_at: later,
-        lease_token: 1,
-        created_at: now,
-        updated_at: now,
-        retry_from: now,
-      }));
-    for (let i = 0; i < n; i += 2000)
-      await store.db
-        .insertInto('outbox_events')
-        .values(rows(i, Math.min(n, i + 2000)))
-        .execute();
+    const event = (k: number, second: boolean) => ({
+      event_id: `wait-${tag}-${k}${second ? '-2' : ''}`,
+      event_type: 'payment.status_changed',
+      order_key: `WAIT-${tag}-${k}`,
+      order_id: `WAIT-${tag}-${k}`,
+      mercant_id: 'WAIT',
+      status_version: second ? 2 : 1,
+      payload: '{}',
+      state: second ? 'pending' : 'failed',
+      attempts: second ? 0 : 1,
+      next_attempt_at: second ? now : later,
+      lease_token: second ? 0 : 1,
+      created_at: now,
+      updated_at: now,
+      retry_from: now,
+    });
+    const rows = (from: number, to: number, second: boolean) =>
+      Array.from({ length: to - from }, (_, k) => event(from + k, second));
+    for (const second of behind ? [false, true] : [false])
+      for (let i = 0; i < n; i += 2000)
+        await store.db
+          .insertInto('outbox_events')
+          .values(rows(i, Math.min(n, i + 2000), second))
+          .execute();
   } finally {
     await store.close();
   }

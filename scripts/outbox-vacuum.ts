@@ -32,13 +32,8 @@ const seed = seedAt >= 0 ? Number(process.argv[seedAt + 1] ?? '0') : 0;
 const schema = `vac_${randomBytes(4).toString('hex')}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The next-due walk as `nextDueAt` sends it (without an index hint). */
-const NEXT_FREE = `select e.next_attempt_at as due from outbox_events e
-  where e.state in ('pending', 'failed') and (e.lease_until is null or e.lease_until <= e.next_attempt_at) and (
-    select p.seq from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed', 'dead')
-      and p.account = e.account and p.lane = e.lane limit 1
-  ) is null
-  order by e.next_attempt_at limit 1`;
+/** The next-due query as `nextDueAt` sends it (without an index hint): the lanes' first time. */
+const NEXT_FREE = `select min(h.due_at) as due from outbox_lanes h where h.due_at is not null`;
 
 async function main(): Promise<void> {
   const store = await openStore({ kind: 'postgres', url }, { schema });

@@ -18,6 +18,9 @@ const AUTOVACUUM = [
   'autovacuum_analyze_scale_factor=0.02',
 ];
 
+/** The last migration (each database has the same list). */
+const LATEST = Object.keys(migrations('postgres')).sort().at(-1);
+
 /** Distinct server backends that served `n` statements sent at once, each holding its connection 0.3 s. */
 async function connectionsUsed(store: KyselyBackedStore, n: number): Promise<number> {
   const pids = await Promise.all(
@@ -64,8 +67,8 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL housekeeping (postgres)', () => 
       const store = await db.open({ onMigrated: (o) => (first = o) });
       try {
         expect(await reloptions(store, schema)).toEqual(AUTOVACUUM);
-        expect(first?.applied.at(-1)).toBe('041_outbox_autovacuum');
-        expect(first?.latest).toBe('041_outbox_autovacuum');
+        expect(first?.applied).toContain('041_outbox_autovacuum');
+        expect(first?.latest).toBe(LATEST);
         expect(first?.applied.indexOf('041_outbox_autovacuum')).toBeGreaterThan(
           first?.applied.indexOf('040_reconciliation_source') ?? Infinity,
         );
@@ -84,7 +87,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL housekeeping (postgres)', () => 
     }
   });
 
-  it('a database migrated by the version before gets only 041 on open', async () => {
+  it('a database migrated by the version before 041 gets 041 and what follows it on open', async () => {
     const db = freshDatabase('postgres');
     const schema = db.schema ?? '';
     const admin = new pg.Client({ connectionString: url });
@@ -108,7 +111,8 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL housekeeping (postgres)', () => 
       let outcome: MigrateOutcome | undefined;
       const store = await db.open({ onMigrated: (o) => (outcome = o) });
       try {
-        expect(outcome?.applied).toEqual(['041_outbox_autovacuum']);
+        expect(outcome?.applied).toEqual(Object.keys(migrations('postgres')).filter((name) => name >= '041'));
+        expect(outcome?.applied[0]).toBe('041_outbox_autovacuum');
         expect(await reloptions(store, schema)).toEqual(AUTOVACUUM);
       } finally {
         await store.close();
@@ -127,7 +131,8 @@ describe('migration 041 on SQLite', () => {
       let outcome: MigrateOutcome | undefined;
       const store = await db.open({ onMigrated: (o) => (outcome = o) });
       try {
-        expect(outcome?.latest).toBe('041_outbox_autovacuum');
+        expect(outcome?.applied).toContain('041_outbox_autovacuum');
+        expect(outcome?.latest).toBe(LATEST);
         const rows = await sql<{ n: number }>`select count(*) as n from outbox_events`.execute(store.db);
         expect(rows.rows[0]?.n).toBe(0);
       } finally {

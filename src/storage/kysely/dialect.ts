@@ -8,7 +8,7 @@
 import type { RawBuilder } from 'kysely';
 
 /** The indexes a claim must walk in due order (see repos/outbox.ts). */
-export type OutboxIndex = 'outbox_claimable_idx' | 'outbox_lane_claimable_idx' | 'outbox_leased_idx';
+export type OutboxIndex = 'outbox_lanes_due_idx' | 'outbox_lanes_account_due_idx';
 
 export interface SqlDialect {
   readonly kind: 'sqlite' | 'postgres';
@@ -17,7 +17,10 @@ export interface SqlDialect {
    * SQLite (one writer holds the file). Text, for the statements written once (precompiled.ts).
    */
   readonly rowLock: string;
-  /** Claims skip rows another instance holds (PostgreSQL); SQLite has one process per file. Text, as `rowLock`. */
+  /**
+   * Claims lock the events they take (alias `e`) and skip those another instance holds
+   * (PostgreSQL); SQLite has one process per file. Text, as `rowLock`.
+   */
   readonly skipLocked: string;
   /** An index the planner must use (SQLite, which has no statistics to find it); empty where it finds it itself. Text, as `rowLock`. */
   indexedBy(index: OutboxIndex): string;

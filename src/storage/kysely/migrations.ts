@@ -184,6 +184,7 @@ export function migrations(kind: Kind): Record<string, Migration> {
     '039_transaction_carrier': transactionCarrierMigration039,
     '040_reconciliation_source': reconciliationSourceMigration040,
     '041_outbox_autovacuum': outboxAutovacuumMigration041(kind),
+    '042_outbox_lanes': outboxLanesMigration042(kind),
   };
 }
 
@@ -737,6 +738,167 @@ export function outboxAutovacuumMigration041(kind: Kind): Migration {
     },
   };
 }
+
+/**
+ * Per-order lanes: one row for each order (of an account and outbox lane) with an undelivered
+ * event, naming its first one (the head: the only event of the order a claim may take) and when
+ * the head can next be claimed: its due time, or its lease's end while a lease holds it past that,
+ * or null while it is dead (a dead event holds its order). A claim takes the first heads of its
+ * lane in that order and never visits an event waiting behind its order, nor one in flight; the
+ * next due time is the lanes' first. With a down ERP's backlog of 100,000 orders, each with an event
+ * behind a failed one, the walk over the events themselves visited all of them on every poll
+ * (docs/performance.md, "The per-order lane table").
+ *
+ * Triggers keep the table, so every writer of `outbox_events` (the repositories, each database's
+ * report writes, the feed's acknowledgement, retention, a restore, a bench's seed) keeps it exact
+ * without knowing of it. An insert makes its event the head when it is the order's first undelivered
+ * one. A lease taken or given back moves its head's time. Any change of an event's state or due
+ * time, and the removal of an undelivered event, reads the order's head again (`outbox_order_idx`:
+ * the order's few events).
+ *
+ * PostgreSQL: the order's lane row is the lock that orders these writes. An insert takes it with
+ * its upsert; a change first makes sure the row exists (its own, or waits for an inserter's), locks
+ * it, and only then reads the head with a fresh snapshot, so an event committed by an inserter it
+ * waited for is seen and never left without a lane. Every writer locks an order's event row before
+ * its lane row (a claim locks the events it takes, skipping those held).
+ *
+ * The claim's partial indexes on `outbox_events` go, and so does `outbox_leased_idx` (only the
+ * next-due query read it): the lanes' own indexes replace them, and an insert, a claim and a result
+ * no longer maintain them.
+ */
+export function outboxLanesMigration042(kind: Kind): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`create table outbox_lanes (
+        account text not null,
+        lane text not null,
+        order_key text not null,
+        head_seq ${sql.raw(dialect(kind).big)} not null,
+        due_at text,
+        primary key (account, lane, order_key)
+      )`.execute(db);
+      await sql`insert into outbox_lanes (account, lane, order_key, head_seq, due_at)
+        select e.account, e.lane, e.order_key, e.seq, ${sql.raw(laneDue('e'))}
+        from outbox_events e
+        where e.state in ('pending', 'failed', 'dead') and e.seq = (
+          select min(p.seq) from outbox_events p where p.order_key = e.order_key and p.account = e.account
+            and p.lane = e.lane and p.state in ('pending', 'failed', 'dead')
+        )`.execute(db);
+      await sql`create index outbox_lanes_due_idx on outbox_lanes (due_at, head_seq) where due_at is not null`.execute(
+        db,
+      );
+      await sql`create index outbox_lanes_account_due_idx on outbox_lanes (account, lane, due_at, head_seq) where due_at is not null`.execute(
+        db,
+      );
+      for (const statement of kind === 'postgres' ? POSTGRES_LANE_TRIGGERS : SQLITE_LANE_TRIGGERS)
+        await sql.raw(statement).execute(db);
+      // Each event's claim and result leave a dead lane row version: the same autovacuum rule as
+      // `outbox_events` (migration 041), for the same reason.
+      if (kind === 'postgres')
+        await sql`alter table outbox_lanes set (
+          autovacuum_vacuum_scale_factor = 0,
+          autovacuum_vacuum_threshold = 1000,
+          autovacuum_vacuum_cost_delay = 0,
+          autovacuum_analyze_scale_factor = 0.02
+        )`.execute(db);
+      await db.schema.dropIndex('outbox_claimable_idx').execute();
+      await db.schema.dropIndex('outbox_lane_claimable_idx').execute();
+      await db.schema.dropIndex('outbox_leased_idx').execute();
+    },
+  };
+}
+
+/** When an undelivered event `e` can next be claimed: null while dead, else its due time or its lease's end, the later. */
+function laneDue(e: string): string {
+  return `case when ${e}.state = 'dead' then null
+    when ${e}.lease_until is not null and ${e}.lease_until > ${e}.next_attempt_at then ${e}.lease_until
+    else ${e}.next_attempt_at end`;
+}
+
+/** A change of an event that can move its order's head: its state or its due time. */
+const HEAD_MAY_MOVE = `old.state is distinct from new.state or old.next_attempt_at is distinct from new.next_attempt_at`;
+
+/** A change of the lease alone (a claim, a release): the head stays, its time moves. */
+const LEASE_ONLY = `old.lease_until is distinct from new.lease_until and not (${HEAD_MAY_MOVE})`;
+
+/** The lane of the order of `e`, in a WHERE clause. */
+const LANE_OF = (e: string) => `account = ${e}.account and lane = ${e}.lane and order_key = ${e}.order_key`;
+
+/** SQLite: one connection writes, so a trigger's statements see every earlier write and race none. */
+const SQLITE_LANE_TRIGGERS = (() => {
+  const sqlite = (condition: string) => condition.replace(/is distinct from/g, 'is not');
+  const reread = (e: 'old' | 'new') => `
+    delete from outbox_lanes where ${LANE_OF(e)};
+    insert into outbox_lanes (account, lane, order_key, head_seq, due_at)
+      select account, lane, order_key, seq, ${laneDue('outbox_events')} from outbox_events
+      where order_key = ${e}.order_key and account = ${e}.account and lane = ${e}.lane and state in ('pending', 'failed', 'dead')
+      order by seq limit 1;`;
+  return [
+    `create trigger outbox_lanes_on_insert after insert on outbox_events
+      when new.state in ('pending', 'failed', 'dead')
+      begin
+        insert into outbox_lanes (account, lane, order_key, head_seq, due_at)
+        values (new.account, new.lane, new.order_key, new.seq, ${laneDue('new')})
+        on conflict (account, lane, order_key) do update set head_seq = excluded.head_seq, due_at = excluded.due_at
+        where excluded.head_seq < outbox_lanes.head_seq;
+      end`,
+    `create trigger outbox_lanes_on_update after update of state, next_attempt_at on outbox_events
+      when ${sqlite(HEAD_MAY_MOVE)}
+      begin ${reread('new')} end`,
+    `create trigger outbox_lanes_on_lease after update of lease_until on outbox_events
+      when ${sqlite(LEASE_ONLY)}
+      begin
+        update outbox_lanes set due_at = ${laneDue('new')} where ${LANE_OF('new')} and head_seq = new.seq;
+      end`,
+    `create trigger outbox_lanes_on_delete after delete on outbox_events
+      when old.state in ('pending', 'failed', 'dead')
+      begin ${reread('old')} end`,
+  ];
+})();
+
+/** PostgreSQL: the lane row is locked before the head is read again (see the migration's comment). */
+const POSTGRES_LANE_TRIGGERS = [
+  `create function outbox_lane_sync() returns trigger language plpgsql as $body$
+  declare
+    k outbox_events%rowtype;
+    h outbox_events%rowtype;
+  begin
+    if tg_op = 'DELETE' then k := old; else k := new; end if;
+    if tg_op = 'INSERT' then
+      insert into outbox_lanes as l (account, lane, order_key, head_seq, due_at)
+      values (k.account, k.lane, k.order_key, k.seq, ${laneDue('k')})
+      on conflict (account, lane, order_key) do update set head_seq = excluded.head_seq, due_at = excluded.due_at
+      where excluded.head_seq < l.head_seq;
+      return null;
+    end if;
+    if tg_op = 'UPDATE' then
+      if not (${HEAD_MAY_MOVE}) then
+        update outbox_lanes set due_at = ${laneDue('k')} where ${LANE_OF('k')} and head_seq = k.seq;
+        return null;
+      end if;
+    end if;
+    insert into outbox_lanes (account, lane, order_key, head_seq, due_at)
+    values (k.account, k.lane, k.order_key, k.seq, null)
+    on conflict (account, lane, order_key) do nothing;
+    perform 1 from outbox_lanes where ${LANE_OF('k')} for update;
+    select * into h from outbox_events
+    where order_key = k.order_key and account = k.account and lane = k.lane and state in ('pending', 'failed', 'dead')
+    order by seq limit 1;
+    if not found then
+      delete from outbox_lanes where ${LANE_OF('k')};
+    else
+      update outbox_lanes set head_seq = h.seq, due_at = ${laneDue('h')} where ${LANE_OF('k')};
+    end if;
+    return null;
+  end
+  $body$`,
+  `create trigger outbox_lanes_on_insert after insert on outbox_events for each row
+    when (new.state in ('pending', 'failed', 'dead')) execute function outbox_lane_sync()`,
+  `create trigger outbox_lanes_on_update after update of state, next_attempt_at, lease_until on outbox_events for each row
+    when (${HEAD_MAY_MOVE} or ${LEASE_ONLY}) execute function outbox_lane_sync()`,
+  `create trigger outbox_lanes_on_delete after delete on outbox_events for each row
+    when (old.state in ('pending', 'failed', 'dead')) execute function outbox_lane_sync()`,
+];
 
 export function migrationProvider(kind: Kind): MigrationProvider {
   return { getMigrations: async () => migrations(kind) };

@@ -189,6 +189,7 @@ export interface Database {
   notifications: NotificationsTable;
   outbox_events: OutboxEventsTable;
   delivery_attempts: DeliveryAttemptsTable;
+  outbox_lanes: OutboxLanesTable;
   idempotency_records: IdempotencyTable;
   runtime_config: RuntimeConfigTable;
   refunds: RefundsTable;
@@ -258,6 +259,19 @@ export interface OperatorSessionsTable {
 export interface MetaTable {
   key: string;
   value: string;
+}
+
+/**
+ * The first undelivered event of each order that has one (migration 042), kept by triggers on
+ * `outbox_events`: the only event of its order a claim may take.
+ */
+export interface OutboxLanesTable {
+  account: string;
+  lane: string;
+  order_key: string;
+  head_seq: number;
+  /** The head's due time; null while it is dead (it holds its order until retried by hand). */
+  due_at: string | null;
 }
 
 /** Marks of the pull feed that only grow (migration 025): `handed_out`, the highest position a pull handed out. */

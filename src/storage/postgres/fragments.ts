@@ -11,7 +11,7 @@ const FEED_LOCK = 0x70_61_79_6c; // 'payl'
 export const postgresDialect: SqlDialect = {
   kind: 'postgres',
   rowLock: 'for update',
-  skipLocked: 'for update skip locked',
+  skipLocked: 'for update of e skip locked',
   // The planner picks the partial indexes from its statistics.
   indexedBy: (_index: OutboxIndex) => '',
   feedLock: sql`select pg_advisory_xact_lock(${FEED_LOCK})`,

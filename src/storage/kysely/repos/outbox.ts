@@ -22,51 +22,38 @@ import { PrecompiledFamily } from '../precompiled.js';
 const UNDELIVERED = ['pending', 'failed'] as const;
 
 /**
- * `e` is the first undelivered event of its order: only such an event may be claimed (in order per
- * order). A dead event holds its order's lane: later events wait until it is retried by hand and
- * delivered, so the ERP never gets a later status while an earlier one is missing.
+ * Only the first undelivered event of its order may be claimed (in order per order): the head that
+ * `outbox_lanes` names (migration 042, kept by triggers), with the time it can next be claimed (its
+ * due time or its lease's end). A dead event stays its order's head with no time: later events wait
+ * until it is retried by hand and delivered, so the ERP never gets a later status while an earlier
+ * one is missing. The same order id in two accounts is two orders, and an alert's key never holds
+ * an ERP event.
+ *
+ * A claim reads the first `limit` heads of its lane that can be claimed now, in that order (one
+ * index walk that stops; a subquery of its own, so PostgreSQL plans it as such whatever it guesses
+ * of the join), and takes their events after checking each again: on PostgreSQL the event row is
+ * what is locked, and a head that another instance holds or has just delivered is skipped.
  */
-// A subquery with LIMIT, not NOT EXISTS: PostgreSQL turns NOT EXISTS into an anti-join whose plan,
-// with statistics older than a burst of waiting events, scanned every undelivered event for each
-// candidate (15 s with 100,000 waiting; docs/performance.md, "The outbox's claim"); a limited
-// subquery runs per candidate on outbox_order_idx.
-// The same order id in two accounts is two orders, and an alert's key never holds an ERP event.
-const FIRST_OF_ORDER = `(
-  select p.seq from outbox_events p where p.order_key = e.order_key and p.seq < e.seq and p.state in ('pending', 'failed', 'dead')
-    and p.account = e.account and p.lane = e.lane limit 1
-) is null`;
-
-/** Keyed by `<kind>|<index hint>|<skip-locked clause>|<all or account>`. */
 const CLAIM = new PrecompiledFamily<OutboxRow>((key) => {
   const [, hint, skip, scope] = key.split('|');
-  const scoped = scope === 'account' ? 'e.account = ? and e.lane = ?' : 'e.lane = ?';
+  const scoped = scope === 'account' ? 'h.account = ? and h.lane = ?' : 'h.lane = ?';
   return `
     update outbox_events set lease_owner = ?, lease_until = ?, lease_token = lease_token + 1, updated_at = ?
     where seq in (
-      select e.seq from outbox_events e ${hint} where ${scoped} and
-        e.state in ('pending', 'failed') and e.next_attempt_at <= ?
+      select e.seq from (
+        select h.head_seq from outbox_lanes h ${hint} where ${scoped} and h.due_at <= ?
+        order by h.due_at, h.head_seq limit ?
+      ) c cross join outbox_events e
+      where e.seq = c.head_seq and e.state in ('pending', 'failed') and e.next_attempt_at <= ?
         and (e.lease_until is null or e.lease_until <= ?)
-        and ${FIRST_OF_ORDER}
-      order by e.next_attempt_at, e.seq
-      limit ?
       ${skip}
     )
     returning *`;
 });
 
-/** Keyed by `<kind>|<index hint>`: the next due event that may be claimed (see `nextDueAt`). */
-const NEXT_FREE = new PrecompiledFamily<{ due: string }>(
-  (key) => `
-    select e.next_attempt_at as due from outbox_events e ${key.split('|')[1] ?? ''}
-    where e.state in ('pending', 'failed') and (e.lease_until is null or e.lease_until <= e.next_attempt_at) and ${FIRST_OF_ORDER}
-    order by e.next_attempt_at limit 1`,
-);
-
-/** Keyed as `NEXT_FREE`: the first lease to run out on an event that may be claimed then. */
-const NEXT_LEASED = new PrecompiledFamily<{ due: string | null }>(
-  (key) => `
-    select min(e.lease_until) as due from outbox_events e ${key.split('|')[1] ?? ''}
-    where e.lease_until is not null and e.state in ('pending', 'failed') and e.lease_until > e.next_attempt_at and ${FIRST_OF_ORDER}`,
+/** Keyed by `<kind>|<index hint>`: the first time a head can be claimed (see `nextDueAt`). */
+const NEXT_DUE = new PrecompiledFamily<{ due: string | null }>(
+  (key) => `select min(h.due_at) as due from outbox_lanes h ${key.split('|')[1] ?? ''} where h.due_at is not null`,
 );
 
 export class KyselyOutboxRepo implements OutboxRepo {
@@ -95,13 +82,13 @@ export class KyselyOutboxRepo implements OutboxRepo {
   ): Promise<OutboxEvent[]> {
     const at = now.toISOString();
     const until = new Date(now.getTime() + leaseMs).toISOString();
-    // One account's claim walks that account's due events only, so another account's backlog of
+    // One account's claim walks that account's due heads only, so another account's backlog of
     // due-but-failing events never fills it.
     const d = this.dialect;
-    const index = account === undefined ? 'outbox_claimable_idx' : 'outbox_lane_claimable_idx';
+    const index = account === undefined ? 'outbox_lanes_due_idx' : 'outbox_lanes_account_due_idx';
     const key = `${d.kind}|${d.indexedBy(index)}|${d.skipLocked}|${account === undefined ? 'all' : 'account'}`;
     const scope = account === undefined ? [lane] : [account, lane];
-    const result = await CLAIM.get(key).run(this.db, d.kind, [owner, until, at, ...scope, at, at, limit]);
+    const result = await CLAIM.get(key).run(this.db, d.kind, [owner, until, at, ...scope, at, limit, at, at]);
     return result.rows.map(toEvent).sort((a, b) => a.seq - b.seq);
   }
 
@@ -229,15 +216,12 @@ export class KyselyOutboxRepo implements OutboxRepo {
   }
 
   async nextDueAt(): Promise<string | undefined> {
-    // Only the first undelivered event of each order can be claimed, and not before its lease ends:
-    // an event waiting behind its predecessor must not make the worker poll for it. Two index walks
-    // that stop early (outbox_claimable_idx in due order, outbox_leased_idx over the few leased
-    // events) instead of a minimum over every waiting event.
+    // Only a head can be claimed, and not before its lease ends: an event waiting behind its
+    // predecessor, or one in flight, must not make the worker poll for it. The lanes keep that time
+    // per order; their first is one seek (outbox_lanes_due_idx).
     const d = this.dialect;
-    const free = await NEXT_FREE.get(`${d.kind}|${d.indexedBy('outbox_claimable_idx')}`).run(this.db, d.kind, []);
-    const leased = await NEXT_LEASED.get(`${d.kind}|${d.indexedBy('outbox_leased_idx')}`).run(this.db, d.kind, []);
-    const dues = [free.rows[0]?.due, leased.rows[0]?.due].filter((d): d is string => typeof d === 'string');
-    return dues.length === 0 ? undefined : dues.reduce((a, b) => (a <= b ? a : b));
+    const res = await NEXT_DUE.get(`${d.kind}|${d.indexedBy('outbox_lanes_due_idx')}`).run(this.db, d.kind, []);
+    return res.rows[0]?.due ?? undefined;
   }
 
   async inWindow(filter: {
