@@ -757,10 +757,12 @@ export function outboxAutovacuumMigration041(kind: Kind): Migration {
  * the order's few events).
  *
  * PostgreSQL: the order's lane row is the lock that orders these writes. An insert takes it with
- * its upsert; a change first makes sure the row exists (its own, or waits for an inserter's), locks
- * it, and only then reads the head with a fresh snapshot, so an event committed by an inserter it
- * waited for is seen and never left without a lane. Every writer locks an order's event row before
- * its lane row (a claim locks the events it takes, skipping those held).
+ * its upsert, keeping the earlier head. A change removes the row first (waiting for a writer that
+ * holds it, whose commit its removal then sees), reads the head with a fresh snapshot, and writes
+ * the row again with the same upsert: an inserter that came after waits for the removal's commit,
+ * and one that came before without a row to wait on has left a row the upsert keeps the earlier
+ * head of. So no event is left without its order's lane. Every writer locks an order's event row
+ * before its lane row (a claim locks the events it takes, skipping those held).
  *
  * The claim's partial indexes on `outbox_events` go, and so does `outbox_leased_idx` (only the
  * next-due query read it): the lanes' own indexes replace them, and an insert, a claim and a result
@@ -776,7 +778,7 @@ export function outboxLanesMigration042(kind: Kind): Migration {
         head_seq ${sql.raw(dialect(kind).big)} not null,
         due_at text,
         primary key (account, lane, order_key)
-      )`.execute(db);
+      )${sql.raw(kind === 'sqlite' ? ' without rowid' : '')}`.execute(db);
       await sql`insert into outbox_lanes (account, lane, order_key, head_seq, due_at)
         select e.account, e.lane, e.order_key, e.seq, ${sql.raw(laneDue('e'))}
         from outbox_events e
@@ -877,17 +879,15 @@ const POSTGRES_LANE_TRIGGERS = [
         return null;
       end if;
     end if;
-    insert into outbox_lanes (account, lane, order_key, head_seq, due_at)
-    values (k.account, k.lane, k.order_key, k.seq, null)
-    on conflict (account, lane, order_key) do nothing;
-    perform 1 from outbox_lanes where ${LANE_OF('k')} for update;
+    delete from outbox_lanes where ${LANE_OF('k')};
     select * into h from outbox_events
     where order_key = k.order_key and account = k.account and lane = k.lane and state in ('pending', 'failed', 'dead')
     order by seq limit 1;
-    if not found then
-      delete from outbox_lanes where ${LANE_OF('k')};
-    else
-      update outbox_lanes set head_seq = h.seq, due_at = ${laneDue('h')} where ${LANE_OF('k')};
+    if found then
+      insert into outbox_lanes as l (account, lane, order_key, head_seq, due_at)
+      values (h.account, h.lane, h.order_key, h.seq, ${laneDue('h')})
+      on conflict (account, lane, order_key) do update set head_seq = excluded.head_seq, due_at = excluded.due_at
+      where excluded.head_seq < l.head_seq;
     end if;
     return null;
   end
