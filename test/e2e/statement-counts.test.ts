@@ -189,4 +189,46 @@ describe.each(DATABASE_KINDS)('statements per hot path (%s)', (kind) => {
       again: { length: expected.again },
     });
   });
+
+  it('a Core API charge created, and the same request again', async () => {
+    const charge = (orderId: string) =>
+      e.app.inject({
+        method: 'POST',
+        url: '/api/charge',
+        headers: { authorization: `Bearer ${KEY}` },
+        payload: { order_id: orderId, nominal: 150_000, payment_type: 'qris' },
+      });
+    // Warm: the account count, the settings and the prepared statements are read once per process.
+    expect((await charge('CHARGE-WARM-1')).statusCode).toBe(201);
+
+    let status = 0;
+    const fresh = await statementsDuring(async () => {
+      status = (await charge('CHARGE-STMT-1')).statusCode;
+    });
+    expect(status).toBe(201);
+    const again = await statementsDuring(async () => {
+      status = (await charge('CHARGE-STMT-1')).statusCode;
+    });
+    expect(status).toBe(200);
+
+    const expected =
+      kind === 'sqlite'
+        ? {
+            // the order id's lookup (another order id holding the same gateway id is found by the
+            // insert's unique index); begin, the insert, commit (the record before the gateway call);
+            // begin, the gateway's answer, commit
+            fresh: 7,
+            // the order id's lookup: the charge the same request made
+            again: 1,
+          }
+        : {
+            // the order id's lookup; the insert; the gateway's answer
+            fresh: 3,
+            again: 1,
+          };
+    expect({ fresh: short(fresh), again: short(again) }).toMatchObject({
+      fresh: { length: expected.fresh },
+      again: { length: expected.again },
+    });
+  });
 });

@@ -166,6 +166,28 @@ describe.each(DATABASE_KINDS)('payment link routes (%s)', (kind) => {
     expect((await e.sim.requests('/v1/payment-links')).length).toBe(1);
   });
 
+  it('a charge or Snap token whose order id sanitizes like an existing one is a 409 collision, and the gateway is not asked', async () => {
+    expect((await post('/api/charge', { order_id: 'C/1', nominal: 10_000, payment_type: 'qris' })).statusCode).toBe(
+      201,
+    );
+    expect((await post('/api/snap/token', { order_id: 'D/1', nominal: 10_000 })).statusCode).toBe(201);
+    const before = (await e.sim.requests('/v2/')).length;
+    for (const [url, payload, held] of [
+      ['/api/charge', { order_id: 'C:1', nominal: 10_000, payment_type: 'qris' }, 'C.1'],
+      ['/api/snap/token', { order_id: 'C:1', nominal: 10_000 }, 'C.1'],
+      ['/api/charge', { order_id: 'D:1', nominal: 10_000, payment_type: 'qris' }, 'D.1'],
+      ['/api/snap/token', { order_id: 'D:1', nominal: 10_000 }, 'D.1'],
+    ] as const) {
+      const res = await post(url, payload);
+      expect(res.statusCode, `${url} ${payload.order_id}`).toBe(409);
+      expect(res.json()).toMatchObject({ code: 'ORDER_ID_COLLISION', gateway_order_id: held });
+    }
+    expect(await e.services.store.transactions.findByOrderId('C:1')).toBeUndefined();
+    expect(await e.services.store.transactions.findByOrderId('D:1')).toBeUndefined();
+    expect((await e.services.store.transactions.findByOrderId('C/1'))?.kind).toBe('charge');
+    expect((await e.sim.requests('/v2/')).length).toBe(before);
+  });
+
   it('an ERP order_id that sanitizes like an existing one is a 409 collision, and the refused insert keeps nothing', async () => {
     expect((await post('/api/payment-links', { order_id: 'B/1', nominal: 10 })).statusCode).toBe(201);
     const item = [{ id: 'SKU-1', name: 'n', price: 10, quantity: 1 }];

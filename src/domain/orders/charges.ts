@@ -23,7 +23,7 @@ import type { ChargeInput, CustomerInput, ItemInput, SnapInput } from './schemas
 import type { Customer, Item } from '../../gateway/order.js';
 import {
   conflict,
-  findForCreate,
+  findOrderForCreate,
   insertOrFind,
   isUnconfirmed,
   recordCreated,
@@ -101,7 +101,9 @@ async function recordFor(
   request: Record<string, unknown>,
   carrier: Carrier = 'legacy',
 ): Promise<{ tx: TransactionRecord; fresh: boolean }> {
-  const existing = await findForCreate(services.store, c.orderId, c.gatewayOrderId);
+  // Another order id holding the gateway order id is found by the insert's unique index below
+  // (`insertOrFind`: the same 409 collision), so a new order costs one lookup.
+  const existing = await findOrderForCreate(services.store, c.orderId, c.gatewayOrderId);
   const expireAt = (c.expiry?.expireAt ?? new Date(services.clock.now().getTime() + 24 * 3_600_000)).toISOString();
   const requestJson = JSON.stringify({ request, gateway: {} });
   const check = (tx: TransactionRecord) => {

@@ -136,7 +136,7 @@ export function conflict(tx: TransactionRecord, detail: string): AppError {
 }
 
 /** The record for this order id; a different order id already holding the gateway id → 409 collision. */
-export async function findForCreate(
+async function findForCreate(
   store: Store,
   orderId: string,
   gatewayOrderId: string,
