@@ -19,17 +19,7 @@ export const SEED = Number(process.env.CHAOS_SEED ?? 20261123);
 export const SCALE = Math.max(0.05, Number(process.env.CHAOS_SCALE ?? 1));
 export const scaled = (n: number, min = 1): number => Math.max(min, Math.round(n * SCALE));
 
-/** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../helpers/random.js';
 
 export type Figures = Record<string, number | string | boolean>;
 

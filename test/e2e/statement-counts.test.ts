@@ -147,26 +147,39 @@ describe.each(DATABASE_KINDS)('statements per hot path (%s)', (kind) => {
     });
   });
 
-  it('a payment link created, and the same request again', async () => {
-    const create = (orderId: string, nominal: number) =>
-      e.app.inject({
-        method: 'POST',
-        url: '/api/payment-links',
-        headers: { authorization: `Bearer ${KEY}` },
-        payload: { order_id: orderId, nominal },
-      });
-    // Warm: the account count, the settings and the prepared statements are read once per process.
-    expect((await create('LINK-WARM-1', 150_000)).statusCode).toBe(201);
-
+  /**
+   * The statements of a new order's creation at `url` and of the same request again, after one
+   * creation to warm (the account count, the settings and the prepared statements are read once
+   * per process).
+   */
+  async function creation(url: string, payload: (orderId: string) => Record<string, unknown>, tag: string) {
+    const create = (orderId: string) =>
+      e.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${KEY}` }, payload: payload(orderId) });
+    expect((await create(`${tag}-WARM-1`)).statusCode).toBe(201);
     let status = 0;
     const fresh = await statementsDuring(async () => {
-      status = (await create('LINK-STMT-1', 150_000)).statusCode;
+      status = (await create(`${tag}-STMT-1`)).statusCode;
     });
     expect(status).toBe(201);
     const again = await statementsDuring(async () => {
-      status = (await create('LINK-STMT-1', 150_000)).statusCode;
+      status = (await create(`${tag}-STMT-1`)).statusCode;
     });
     expect(status).toBe(200);
+    return { fresh, again };
+  }
+
+  function expectCounts(
+    seen: { fresh: Awaited<ReturnType<typeof statementsDuring>>; again: Awaited<ReturnType<typeof statementsDuring>> },
+    expected: { fresh: number; again: number },
+  ): void {
+    expect({ fresh: short(seen.fresh), again: short(seen.again) }).toMatchObject({
+      fresh: { length: expected.fresh },
+      again: { length: expected.again },
+    });
+  }
+
+  it('a payment link created, and the same request again', async () => {
+    const counts = await creation('/api/payment-links', (orderId) => ({ order_id: orderId, nominal: 150_000 }), 'LINK');
 
     const expected =
       kind === 'sqlite'
@@ -184,32 +197,15 @@ describe.each(DATABASE_KINDS)('statements per hot path (%s)', (kind) => {
             fresh: 3,
             again: 1,
           };
-    expect({ fresh: short(fresh), again: short(again) }).toMatchObject({
-      fresh: { length: expected.fresh },
-      again: { length: expected.again },
-    });
+    expectCounts(counts, expected);
   });
 
   it('a Core API charge created, and the same request again', async () => {
-    const charge = (orderId: string) =>
-      e.app.inject({
-        method: 'POST',
-        url: '/api/charge',
-        headers: { authorization: `Bearer ${KEY}` },
-        payload: { order_id: orderId, nominal: 150_000, payment_type: 'qris' },
-      });
-    // Warm: the account count, the settings and the prepared statements are read once per process.
-    expect((await charge('CHARGE-WARM-1')).statusCode).toBe(201);
-
-    let status = 0;
-    const fresh = await statementsDuring(async () => {
-      status = (await charge('CHARGE-STMT-1')).statusCode;
-    });
-    expect(status).toBe(201);
-    const again = await statementsDuring(async () => {
-      status = (await charge('CHARGE-STMT-1')).statusCode;
-    });
-    expect(status).toBe(200);
+    const counts = await creation(
+      '/api/charge',
+      (orderId) => ({ order_id: orderId, nominal: 150_000, payment_type: 'qris' }),
+      'CHARGE',
+    );
 
     const expected =
       kind === 'sqlite'
@@ -226,9 +222,6 @@ describe.each(DATABASE_KINDS)('statements per hot path (%s)', (kind) => {
             fresh: 3,
             again: 1,
           };
-    expect({ fresh: short(fresh), again: short(again) }).toMatchObject({
-      fresh: { length: expected.fresh },
-      again: { length: expected.again },
-    });
+    expectCounts(counts, expected);
   });
 });

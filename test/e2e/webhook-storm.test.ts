@@ -15,6 +15,7 @@ import { startErpReceiver, type ErpReceiver } from '../helpers/erp-receiver.js';
 import { patchRuntimeConfig, seedTransaction } from '../helpers/seed.js';
 import { signedNotification } from '../helpers/notifications.js';
 import type { PaymentStatus } from '../../src/model/payment.js';
+import { seededRandom as rng } from '../helpers/random.js';
 
 const SIM_ORDERS = 100;
 const DIRECT_ORDERS = 400;
@@ -23,16 +24,6 @@ const SECRET = `whsec_${Buffer.from('storm-secret-0123456789abcdef0123').toStrin
 class OffsetClock {
   offset = 0;
   now = () => new Date(Date.now() + this.offset);
-}
-
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Scripted lifecycles: the gateway steps after `pending`, and the contract status they end in. */

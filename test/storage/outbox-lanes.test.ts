@@ -12,23 +12,14 @@ import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS, freshDatabase, freshStoreEachTest, TEST_DATABASE_URL } from '../helpers/stores.js';
 import { migrations } from '../../src/storage/kysely/migrations.js';
 import type { KyselyBackedStore } from '../../src/storage/kysely/store.js';
+import { seededRandom } from '../helpers/random.js';
+import { outboxEvent } from '../helpers/outbox.js';
 import type { Store } from '../../src/storage/contract.js';
-import type { NewOutboxEvent, OutboxEvent, OutboxLane } from '../../src/model/delivery.js';
+import type { OutboxEvent, OutboxLane } from '../../src/model/delivery.js';
 
 const T0 = new Date('2026-11-22T03:00:00.000Z');
 
-function ev(orderKey: string, lane: OutboxLane = 'erp'): NewOutboxEvent {
-  return {
-    eventId: randomUUID(),
-    eventType: 'payment.status_changed',
-    orderKey,
-    orderId: orderKey,
-    mercantId: 'M',
-    statusVersion: 1,
-    payload: `{"order":"${orderKey}"}`,
-    lane,
-  };
-}
+const ev = (orderKey: string, lane: OutboxLane = 'erp') => outboxEvent(orderKey, { lane });
 
 interface Lane {
   key: string;
@@ -71,17 +62,6 @@ async function storedLanes(db: Kysely<unknown>): Promise<Lane[]> {
     .sort((a, b) => a.key.localeCompare(b.key));
 }
 
-/** A small deterministic generator (mulberry32), so a failing sequence can be run again. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe.each(DATABASE_KINDS)('outbox lanes (%s)', (kind) => {
   let store: Store;
   let clock = T0;
@@ -101,7 +81,7 @@ describe.each(DATABASE_KINDS)('outbox lanes (%s)', (kind) => {
 
   it('after 400 random writes of every kind, each check finds the lanes exactly as the events say', async () => {
     const db = dbOf(store);
-    const next = random(20261127);
+    const next = seededRandom(20261127);
     const pick = <T>(xs: readonly T[]): T | undefined => xs[Math.floor(next() * xs.length)];
     const views = [store, store.forAccount('other')];
     const held = new Map<number, OutboxEvent>();

@@ -2,24 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { DATABASE_KINDS, freshStoreEachTest, type TestDatabase } from '../helpers/stores.js';
 import type { Store } from '../../src/storage/contract.js';
-import type { NewOutboxEvent } from '../../src/model/delivery.js';
 import { seedTransaction } from '../helpers/seed.js';
+import { outboxEvent } from '../helpers/outbox.js';
 
 const T0 = new Date('2026-11-22T03:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
-function ev(orderKey: string, over: Partial<NewOutboxEvent> = {}): NewOutboxEvent {
-  return {
-    eventId: randomUUID(),
-    eventType: 'payment.status_changed',
-    orderKey,
-    orderId: orderKey,
-    mercantId: 'M',
-    statusVersion: 1,
-    payload: `{"order":"${orderKey}"}`,
-    ...over,
-  };
-}
+const ev = outboxEvent;
 
 const result = (state: 'delivered' | 'failed' | 'dead', nextAttemptAt?: Date) => ({
   state,
