@@ -244,7 +244,7 @@ describe.each(DATABASE_KINDS)('migration 042 on a database with events (%s)', (k
               ${at(due)}, 0, ${at(0)}, ${at(0)}, ${at(0)})`.execute(db);
       try {
         if (first) {
-          for (const t of ['insert', 'update', 'lease', 'delete'])
+          for (const t of ['insert', 'update', 'time', 'delete'])
             await sql.raw(`drop trigger outbox_lanes_on_${t}`).execute(db);
           await sql`delete from outbox_lanes`.execute(db);
         }
@@ -348,6 +348,57 @@ describe.skipIf(!TEST_DATABASE_URL)('outbox lanes under concurrent writers (post
       await d.dispose();
     }
   }
+
+  /**
+   * Order A has a head and a second event behind it. `deliver` marks the head delivered; `retime`
+   * makes the second event due at another time (as an endpoint's backlog made due at once does);
+   * each in an open transaction, the second waiting for the first's commit.
+   */
+  async function retimeRace(first: 'deliver' | 'retime'): Promise<{ lanes: Lane[]; derived: Lane[]; second: number }> {
+    const d = freshDatabase('postgres');
+    const store = await d.open({ now: () => T0 });
+    const clients = [0, 1].map(
+      () => new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${d.schema}` }),
+    );
+    try {
+      const head = await store.outbox.enqueue(ev('A'), T0);
+      const behind = await store.outbox.enqueue(ev('A'), T0);
+      const [claimed] = await store.outbox.claimDue('i', T0, 30_000, 10);
+      expect(claimed?.seq).toBe(head.seq);
+      const [deliver, retime] = clients as [pg.Client, pg.Client];
+      await Promise.all(clients.map((c) => c.connect()));
+      await deliver.query('begin');
+      await retime.query('begin');
+      const delivered = `update outbox_events set state = 'delivered', lease_until = null, lease_owner = null where seq = $1`;
+      const retimed = `update outbox_events set next_attempt_at = $2 where seq = $1`;
+      const later = new Date(T0.getTime() + 5_000).toISOString();
+      const [one, two, firstSql, secondSql, firstArgs, secondArgs] =
+        first === 'deliver'
+          ? [deliver, retime, delivered, retimed, [head.seq], [behind.seq, later]]
+          : [retime, deliver, retimed, delivered, [behind.seq, later], [head.seq]];
+      await one.query(firstSql, firstArgs);
+      const waiting = two.query(secondSql, secondArgs);
+      await new Promise((r) => setTimeout(r, 200));
+      await one.query('commit');
+      await waiting;
+      await two.query('commit');
+      const db = (store as KyselyBackedStore).db as unknown as Kysely<unknown>;
+      return { lanes: await storedLanes(db), derived: await derivedLanes(db), second: behind.seq };
+    } finally {
+      await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
+      await store.close();
+      await d.dispose();
+    }
+  }
+
+  for (const first of ['deliver', 'retime'] as const)
+    it(`the head delivered and the event behind it given another time, ${first === 'deliver' ? 'the delivery' : 'the new time'} first: the lane names that event at its new time`, async () => {
+      const { lanes, derived, second } = await retimeRace(first);
+      expect(lanes).toEqual(derived);
+      expect(lanes).toEqual([
+        { key: 'default|erp|A', head: second, due: new Date(T0.getTime() + 5_000).toISOString() },
+      ]);
+    });
 
   it('the head delivered first, the next event written while it was uncommitted: the lane moves to it', async () => {
     const { lanes, derived, second } = await race('deliver');

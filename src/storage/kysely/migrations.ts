@@ -753,17 +753,20 @@ export function outboxAutovacuumMigration041(kind: Kind): Migration {
  * Triggers keep the table, so every writer of `outbox_events` (the repositories, each database's
  * report writes, the feed's acknowledgement, retention, a restore, a bench's seed) keeps it exact
  * without knowing of it. An insert makes its event the head when it is the order's first undelivered
- * one. A lease taken or given back moves its head's time. Any change of an event's state or due
- * time, and the removal of an undelivered event, reads the order's head again (`outbox_order_idx`:
- * the order's few events).
+ * one. A change that keeps an event undelivered (a lease, a failure's retry time, dead) moves only
+ * the time of the lane whose head it is. Delivering an event, opening a delivered one again, and
+ * removing an undelivered one read the order's head again (`outbox_order_idx`: the order's few
+ * events).
  *
  * PostgreSQL: the order's lane row is the lock that orders these writes. An insert takes it with
- * its upsert, keeping the earlier head. A change removes the row first (waiting for a writer that
- * holds it, whose commit its removal then sees), reads the head with a fresh snapshot, and writes
- * the row again with the same upsert: an inserter that came after waits for the removal's commit,
- * and one that came before without a row to wait on has left a row the upsert keeps the earlier
- * head of. So no event is left without its order's lane. Every writer locks an order's event row
- * before its lane row (a claim locks the events it takes, skipping those held).
+ * its upsert, keeping the earlier head. A change that may move the head removes the row first
+ * (waiting for a writer that holds it, whose commit its removal then sees), reads the head with a
+ * fresh snapshot, and writes the row again with the same upsert: an inserter that came after waits
+ * for the removal's commit, and one that came before without a row to wait on has left a row the
+ * upsert keeps the earlier head of. So no event is left without its order's lane. A change of time
+ * locks the row before it updates it, so it sees a head that a concurrent delivery moved onto its
+ * event. Every writer locks an order's event row before its lane row (a claim locks the events it
+ * takes, skipping those held).
  *
  * The claim's partial indexes on `outbox_events` go, and so does `outbox_leased_idx` (only the
  * next-due query read it): the lanes' own indexes replace them, and an insert, a claim and a result
@@ -812,11 +815,20 @@ function laneDue(e: string): string {
     else ${e}.next_attempt_at end`;
 }
 
-/** A change of an event that can move its order's head: its state or its due time. */
-const HEAD_MAY_MOVE = `old.state is distinct from new.state or old.next_attempt_at is distinct from new.next_attempt_at`;
+const UNDELIVERED_STATES = `('pending', 'failed', 'dead')`;
 
-/** A change of the lease alone (a claim, a release): the head stays, its time moves. */
-const LEASE_ONLY = `old.lease_until is distinct from new.lease_until and not (${HEAD_MAY_MOVE})`;
+/**
+ * A change that keeps the event undelivered but may move when it can be claimed (its state among
+ * the undelivered ones, its due time, its lease). The head stays: the set of undelivered events of
+ * the order is the same. Only the head's own time moves, so an event waiting behind its order
+ * (thousands when an endpoint's backlog is made due at once) costs a lookup that finds nothing.
+ */
+const STAYS_UNDELIVERED = `old.state in ${UNDELIVERED_STATES} and new.state in ${UNDELIVERED_STATES} and (
+  old.state is distinct from new.state or old.next_attempt_at is distinct from new.next_attempt_at
+  or old.lease_until is distinct from new.lease_until)`;
+
+/** A change that delivers an undelivered event or opens a delivered one again: the head may move. */
+const JOINS_OR_LEAVES = `(old.state in ${UNDELIVERED_STATES}) <> (new.state in ${UNDELIVERED_STATES})`;
 
 /** Makes the undelivered event `e` its order's head unless the lane already names an earlier one. */
 const UPSERT_LANE = (e: string) => `insert into outbox_lanes as l (account, lane, order_key, head_seq, due_at)
@@ -842,11 +854,11 @@ const SQLITE_LANE_TRIGGERS = (() => {
       begin
         ${UPSERT_LANE('new')}
       end`,
-    `create trigger outbox_lanes_on_update after update of state, next_attempt_at on outbox_events
-      when ${sqlite(HEAD_MAY_MOVE)}
+    `create trigger outbox_lanes_on_update after update of state on outbox_events
+      when ${JOINS_OR_LEAVES}
       begin ${reread('new')} end`,
-    `create trigger outbox_lanes_on_lease after update of lease_until on outbox_events
-      when ${sqlite(LEASE_ONLY)}
+    `create trigger outbox_lanes_on_time after update of state, next_attempt_at, lease_until on outbox_events
+      when ${sqlite(STAYS_UNDELIVERED)}
       begin
         update outbox_lanes set due_at = ${laneDue('new')} where ${LANE_OF('new')} and head_seq = new.seq;
       end`,
@@ -869,7 +881,10 @@ const POSTGRES_LANE_TRIGGERS = [
       return null;
     end if;
     if tg_op = 'UPDATE' then
-      if not (${HEAD_MAY_MOVE}) then
+      if ${STAYS_UNDELIVERED} then
+        -- The lock waits for a writer moving this order's head, so the update's fresh snapshot
+        -- sees whether this event is the head now.
+        perform 1 from outbox_lanes where ${LANE_OF('k')} for update;
         update outbox_lanes set due_at = ${laneDue('k')} where ${LANE_OF('k')} and head_seq = k.seq;
         return null;
       end if;
@@ -887,7 +902,7 @@ const POSTGRES_LANE_TRIGGERS = [
   `create trigger outbox_lanes_on_insert after insert on outbox_events for each row
     when (new.state in ('pending', 'failed', 'dead')) execute function outbox_lane_sync()`,
   `create trigger outbox_lanes_on_update after update of state, next_attempt_at, lease_until on outbox_events for each row
-    when (${HEAD_MAY_MOVE} or ${LEASE_ONLY}) execute function outbox_lane_sync()`,
+    when ((${STAYS_UNDELIVERED}) or ${JOINS_OR_LEAVES}) execute function outbox_lane_sync()`,
   `create trigger outbox_lanes_on_delete after delete on outbox_events for each row
     when (old.state in ('pending', 'failed', 'dead')) execute function outbox_lane_sync()`,
 ];
