@@ -868,31 +868,36 @@ const SQLITE_LANE_TRIGGERS = (() => {
   ];
 })();
 
+/** PostgreSQL: removes the lane of the order of `e` (waiting for its holder), then reads its head into `h`. */
+const READ_HEAD_AGAIN = (e: 'new' | 'old') => `delete from outbox_lanes where ${LANE_OF(e)};
+  select e.seq, e.account, e.lane, e.order_key, e.state, e.next_attempt_at, e.lease_until into h
+  from outbox_events e
+  where e.order_key = ${e}.order_key and e.account = ${e}.account and e.lane = ${e}.lane and e.state in ${UNDELIVERED_STATES}
+  order by e.seq limit 1;`;
+
 /** PostgreSQL: the lane row is locked before the head is read again (see the migration's comment). */
 const POSTGRES_LANE_TRIGGERS = [
+  // The rows are read by field (never copied whole into a variable: an event carries its payload).
   `create function outbox_lane_sync() returns trigger language plpgsql as $body$
   declare
-    k outbox_events%rowtype;
-    h outbox_events%rowtype;
+    h record;
   begin
-    if tg_op = 'DELETE' then k := old; else k := new; end if;
     if tg_op = 'INSERT' then
-      ${UPSERT_LANE('k')}
+      ${UPSERT_LANE('new')}
       return null;
     end if;
     if tg_op = 'UPDATE' then
       if ${STAYS_UNDELIVERED} then
         -- The lock waits for a writer moving this order's head, so the update's fresh snapshot
         -- sees whether this event is the head now.
-        perform 1 from outbox_lanes where ${LANE_OF('k')} for update;
-        update outbox_lanes set due_at = ${laneDue('k')} where ${LANE_OF('k')} and head_seq = k.seq;
+        perform 1 from outbox_lanes where ${LANE_OF('new')} for update;
+        update outbox_lanes set due_at = ${laneDue('new')} where ${LANE_OF('new')} and head_seq = new.seq;
         return null;
       end if;
+      ${READ_HEAD_AGAIN('new')}
+    else
+      ${READ_HEAD_AGAIN('old')}
     end if;
-    delete from outbox_lanes where ${LANE_OF('k')};
-    select * into h from outbox_events
-    where order_key = k.order_key and account = k.account and lane = k.lane and state in ('pending', 'failed', 'dead')
-    order by seq limit 1;
     if found then
       ${UPSERT_LANE('h')}
     end if;
