@@ -300,48 +300,41 @@ describe.each(DATABASE_KINDS)('migration 042 on a database with events (%s)', (k
 });
 
 describe.skipIf(!TEST_DATABASE_URL)('outbox lanes under concurrent writers (postgres)', () => {
+  type Step = [pg.Client, string, unknown[]];
+
   /**
-   * Two connections of one schema: `deliver` marks order A's head delivered in an open transaction,
-   * `write` adds A's next event in another; which one reaches the lane row first is fixed by the
-   * test, and the second waits for the first's commit.
+   * Two connections of one fresh schema, each in an open transaction: `first` runs and holds its
+   * transaction while `second` runs (and waits for it where the database makes it wait), then both
+   * commit, in that order. Returns the lanes as stored and as the events say, and what `pick`
+   * makes of the two statements' results.
    */
-  async function race(first: 'deliver' | 'write'): Promise<{ lanes: Lane[]; derived: Lane[]; second: number }> {
+  async function twoWriters(
+    setUp: (store: Store) => Promise<number[]>,
+    steps: (seqs: number[], clients: [pg.Client, pg.Client]) => [Step, Step],
+    pick: (results: [pg.QueryResult, pg.QueryResult], seqs: number[]) => number,
+  ): Promise<{ lanes: Lane[]; derived: Lane[]; second: number }> {
     const d = freshDatabase('postgres');
     const store = await d.open({ now: () => T0 });
-    const clients = [0, 1].map(
+    const clients: [pg.Client, pg.Client] = [0, 1].map(
       () => new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${d.schema}` }),
-    );
+    ) as [pg.Client, pg.Client];
     try {
-      const head = await store.outbox.enqueue(ev('A'), T0);
-      const [claimed] = await store.outbox.claimDue('i', T0, 30_000, 1);
-      expect(claimed?.seq).toBe(head.seq);
-      const [deliver, write] = clients as [pg.Client, pg.Client];
+      const seqs = await setUp(store);
       await Promise.all(clients.map((c) => c.connect()));
-      await deliver.query('begin');
-      await write.query('begin');
-      const insert = `insert into outbox_events (account, event_id, event_type, order_key, order_id, payload, state, attempts,
-          next_attempt_at, lease_token, created_at, updated_at, retry_from)
-        values ('default', $1, 'payment.status_changed', 'A', 'A', '{}', 'pending', 0, $2, 0, $2, $2, $2) returning seq`;
-      const delivered = `update outbox_events set state = 'delivered', lease_until = null, lease_owner = null,
-          delivered_at = $2 where seq = $1`;
-      let second = 0;
-      if (first === 'deliver') {
-        await deliver.query(delivered, [head.seq, T0.toISOString()]);
-        const waiting = write.query(insert, [randomUUID(), T0.toISOString()]);
-        await new Promise((r) => setTimeout(r, 200));
-        await deliver.query('commit');
-        second = Number((await waiting).rows[0]?.seq);
-        await write.query('commit');
-      } else {
-        second = Number((await write.query(insert, [randomUUID(), T0.toISOString()])).rows[0]?.seq);
-        const waiting = deliver.query(delivered, [head.seq, T0.toISOString()]);
-        await new Promise((r) => setTimeout(r, 200));
-        await write.query('commit');
-        await waiting;
-        await deliver.query('commit');
-      }
+      for (const c of clients) await c.query('begin');
+      const [[one, oneSql, oneArgs], [two, twoSql, twoArgs]] = steps(seqs, clients);
+      const firstResult = await one.query(oneSql, oneArgs);
+      const waiting = two.query(twoSql, twoArgs);
+      await new Promise((r) => setTimeout(r, 200));
+      await one.query('commit');
+      const secondResult = await waiting;
+      await two.query('commit');
       const db = (store as KyselyBackedStore).db as unknown as Kysely<unknown>;
-      return { lanes: await storedLanes(db), derived: await derivedLanes(db), second };
+      return {
+        lanes: await storedLanes(db),
+        derived: await derivedLanes(db),
+        second: pick([firstResult, secondResult], seqs),
+      };
     } finally {
       await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
       await store.close();
@@ -349,47 +342,44 @@ describe.skipIf(!TEST_DATABASE_URL)('outbox lanes under concurrent writers (post
     }
   }
 
-  /**
-   * Order A has a head and a second event behind it. `deliver` marks the head delivered; `retime`
-   * makes the second event due at another time (as an endpoint's backlog made due at once does);
-   * each in an open transaction, the second waiting for the first's commit.
-   */
-  async function retimeRace(first: 'deliver' | 'retime'): Promise<{ lanes: Lane[]; derived: Lane[]; second: number }> {
-    const d = freshDatabase('postgres');
-    const store = await d.open({ now: () => T0 });
-    const clients = [0, 1].map(
-      () => new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${d.schema}` }),
+  /** Order A's head, leased; with `behind`, a second event of A written after it. */
+  const headOfA = (behind: boolean) => async (store: Store) => {
+    const head = await store.outbox.enqueue(ev('A'), T0);
+    const second = behind ? await store.outbox.enqueue(ev('A'), T0) : undefined;
+    const [claimed] = await store.outbox.claimDue('i', T0, 30_000, 10);
+    expect(claimed?.seq).toBe(head.seq);
+    return second ? [head.seq, second.seq] : [head.seq];
+  };
+  const DELIVERED = `update outbox_events set state = 'delivered', lease_until = null, lease_owner = null where seq = $1`;
+  const INSERT = `insert into outbox_events (account, event_id, event_type, order_key, order_id, payload, state, attempts,
+      next_attempt_at, lease_token, created_at, updated_at, retry_from)
+    values ('default', $1, 'payment.status_changed', 'A', 'A', '{}', 'pending', 0, $2, 0, $2, $2, $2) returning seq`;
+  const RETIMED = `update outbox_events set next_attempt_at = $2 where seq = $1`;
+  const LATER = new Date(T0.getTime() + 5_000).toISOString();
+
+  /** The head delivered, and A's next event written, in the order given. */
+  const race = (first: 'deliver' | 'write') =>
+    twoWriters(
+      headOfA(false),
+      ([head], [c1, c2]) => {
+        const deliver: Step = [c1, DELIVERED, [head]];
+        const write: Step = [c2, INSERT, [randomUUID(), T0.toISOString()]];
+        return first === 'deliver' ? [deliver, write] : [write, deliver];
+      },
+      (results) => Number(results[first === 'deliver' ? 1 : 0].rows[0]?.seq),
     );
-    try {
-      const head = await store.outbox.enqueue(ev('A'), T0);
-      const behind = await store.outbox.enqueue(ev('A'), T0);
-      const [claimed] = await store.outbox.claimDue('i', T0, 30_000, 10);
-      expect(claimed?.seq).toBe(head.seq);
-      const [deliver, retime] = clients as [pg.Client, pg.Client];
-      await Promise.all(clients.map((c) => c.connect()));
-      await deliver.query('begin');
-      await retime.query('begin');
-      const delivered = `update outbox_events set state = 'delivered', lease_until = null, lease_owner = null where seq = $1`;
-      const retimed = `update outbox_events set next_attempt_at = $2 where seq = $1`;
-      const later = new Date(T0.getTime() + 5_000).toISOString();
-      const [one, two, firstSql, secondSql, firstArgs, secondArgs] =
-        first === 'deliver'
-          ? [deliver, retime, delivered, retimed, [head.seq], [behind.seq, later]]
-          : [retime, deliver, retimed, delivered, [behind.seq, later], [head.seq]];
-      await one.query(firstSql, firstArgs);
-      const waiting = two.query(secondSql, secondArgs);
-      await new Promise((r) => setTimeout(r, 200));
-      await one.query('commit');
-      await waiting;
-      await two.query('commit');
-      const db = (store as KyselyBackedStore).db as unknown as Kysely<unknown>;
-      return { lanes: await storedLanes(db), derived: await derivedLanes(db), second: behind.seq };
-    } finally {
-      await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
-      await store.close();
-      await d.dispose();
-    }
-  }
+
+  /** The head delivered, and the event behind it given another time (as an endpoint's backlog made due at once is), in the order given. */
+  const retimeRace = (first: 'deliver' | 'retime') =>
+    twoWriters(
+      headOfA(true),
+      ([head, behind], [c1, c2]) => {
+        const deliver: Step = [c1, DELIVERED, [head]];
+        const retime: Step = [c2, RETIMED, [behind, LATER]];
+        return first === 'deliver' ? [deliver, retime] : [retime, deliver];
+      },
+      (_results, [, behind]) => behind ?? 0,
+    );
 
   for (const first of ['deliver', 'retime'] as const)
     it(`the head delivered and the event behind it given another time, ${first === 'deliver' ? 'the delivery' : 'the new time'} first: the lane names that event at its new time`, async () => {
