@@ -5,7 +5,7 @@
  * the worker pays to find that out, each poll. Prints ms per call (mean of the timed calls after a
  * warm-up) for each `n`.
  *
- *   npx tsx scripts/claim-behind.ts sqlite|postgres [n …]
+ *   npx tsx bench/claim-behind.ts sqlite|postgres [n …]
  *
  * PostgreSQL needs BENCH_DATABASE_URL (a database is created and dropped).
  */
@@ -13,7 +13,7 @@ import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { freshDatabase, seedWaiting } from '../bench/seed.js';
+import { freshDatabase, seedWaiting } from './seed.js';
 import { openStore } from '../src/storage/kysely/store.js';
 
 const kind = process.argv[2] === 'postgres' ? 'postgres' : 'sqlite';
