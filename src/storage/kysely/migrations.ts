@@ -786,9 +786,9 @@ export function outboxLanesMigration042(kind: Kind): Migration {
       await sql`insert into outbox_lanes (account, lane, order_key, head_seq, due_at)
         select e.account, e.lane, e.order_key, e.seq, ${sql.raw(laneDue('e'))}
         from outbox_events e
-        where e.state in ('pending', 'failed', 'dead') and e.seq = (
+        where e.state in ${sql.raw(UNDELIVERED_STATES)} and e.seq = (
           select min(p.seq) from outbox_events p where p.order_key = e.order_key and p.account = e.account
-            and p.lane = e.lane and p.state in ('pending', 'failed', 'dead')
+            and p.lane = e.lane and p.state in ${sql.raw(UNDELIVERED_STATES)}
         )`.execute(db);
       await sql`create index outbox_lanes_due_idx on outbox_lanes (due_at, head_seq) where due_at is not null`.execute(
         db,
@@ -808,14 +808,15 @@ export function outboxLanesMigration042(kind: Kind): Migration {
   };
 }
 
+/** The states of an undelivered event: each order's first one in these is its head. */
+const UNDELIVERED_STATES = `('pending', 'failed', 'dead')`;
+
 /** When an undelivered event `e` can next be claimed: null while dead, else its due time or its lease's end, the later. */
 function laneDue(e: string): string {
   return `case when ${e}.state = 'dead' then null
     when ${e}.lease_until is not null and ${e}.lease_until > ${e}.next_attempt_at then ${e}.lease_until
     else ${e}.next_attempt_at end`;
 }
-
-const UNDELIVERED_STATES = `('pending', 'failed', 'dead')`;
 
 /**
  * A change that keeps the event undelivered but may move when it can be claimed (its state among
@@ -839,18 +840,20 @@ const UPSERT_LANE = (e: string) => `insert into outbox_lanes as l (account, lane
 /** The lane of the order of `e`, in a WHERE clause. */
 const LANE_OF = (e: string) => `account = ${e}.account and lane = ${e}.lane and order_key = ${e}.order_key`;
 
+/** The rest of a select of the head of the order of `e` (on `outbox_order_idx`: the order's few events). */
+const HEAD_OF = (e: 'new' | 'old') => `from outbox_events
+  where order_key = ${e}.order_key and account = ${e}.account and lane = ${e}.lane and state in ${UNDELIVERED_STATES}
+  order by seq limit 1`;
+
 /** SQLite: one connection writes, so a trigger's statements see every earlier write and race none. */
 const SQLITE_LANE_TRIGGERS = (() => {
-  const sqlite = (condition: string) => condition.replace(/is distinct from/g, 'is not');
   const reread = (e: 'old' | 'new') => `
     delete from outbox_lanes where ${LANE_OF(e)};
     insert into outbox_lanes (account, lane, order_key, head_seq, due_at)
-      select account, lane, order_key, seq, ${laneDue('outbox_events')} from outbox_events
-      where order_key = ${e}.order_key and account = ${e}.account and lane = ${e}.lane and state in ('pending', 'failed', 'dead')
-      order by seq limit 1;`;
+      select account, lane, order_key, seq, ${laneDue('outbox_events')} ${HEAD_OF(e)};`;
   return [
     `create trigger outbox_lanes_on_insert after insert on outbox_events
-      when new.state in ('pending', 'failed', 'dead')
+      when new.state in ${UNDELIVERED_STATES}
       begin
         ${UPSERT_LANE('new')}
       end`,
@@ -858,22 +861,19 @@ const SQLITE_LANE_TRIGGERS = (() => {
       when ${JOINS_OR_LEAVES}
       begin ${reread('new')} end`,
     `create trigger outbox_lanes_on_time after update of state, next_attempt_at, lease_until on outbox_events
-      when ${sqlite(STAYS_UNDELIVERED)}
+      when ${STAYS_UNDELIVERED}
       begin
         update outbox_lanes set due_at = ${laneDue('new')} where ${LANE_OF('new')} and head_seq = new.seq;
       end`,
     `create trigger outbox_lanes_on_delete after delete on outbox_events
-      when old.state in ('pending', 'failed', 'dead')
+      when old.state in ${UNDELIVERED_STATES}
       begin ${reread('old')} end`,
   ];
 })();
 
 /** PostgreSQL: removes the lane of the order of `e` (waiting for its holder), then reads its head into `h`. */
 const READ_HEAD_AGAIN = (e: 'new' | 'old') => `delete from outbox_lanes where ${LANE_OF(e)};
-  select e.seq, e.account, e.lane, e.order_key, e.state, e.next_attempt_at, e.lease_until into h
-  from outbox_events e
-  where e.order_key = ${e}.order_key and e.account = ${e}.account and e.lane = ${e}.lane and e.state in ${UNDELIVERED_STATES}
-  order by e.seq limit 1;`;
+  select seq, account, lane, order_key, state, next_attempt_at, lease_until into h ${HEAD_OF(e)};`;
 
 /** PostgreSQL: the lane row is locked before the head is read again (see the migration's comment). */
 const POSTGRES_LANE_TRIGGERS = [
@@ -905,11 +905,11 @@ const POSTGRES_LANE_TRIGGERS = [
   end
   $body$`,
   `create trigger outbox_lanes_on_insert after insert on outbox_events for each row
-    when (new.state in ('pending', 'failed', 'dead')) execute function outbox_lane_sync()`,
+    when (new.state in ${UNDELIVERED_STATES}) execute function outbox_lane_sync()`,
   `create trigger outbox_lanes_on_update after update of state, next_attempt_at, lease_until on outbox_events for each row
     when ((${STAYS_UNDELIVERED}) or ${JOINS_OR_LEAVES}) execute function outbox_lane_sync()`,
   `create trigger outbox_lanes_on_delete after delete on outbox_events for each row
-    when (old.state in ('pending', 'failed', 'dead')) execute function outbox_lane_sync()`,
+    when (old.state in ${UNDELIVERED_STATES}) execute function outbox_lane_sync()`,
 ];
 
 export function migrationProvider(kind: Kind): MigrationProvider {

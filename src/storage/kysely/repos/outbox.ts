@@ -33,6 +33,7 @@ const UNDELIVERED = ['pending', 'failed'] as const;
  * index walk that stops; a subquery of its own, so PostgreSQL plans it as such whatever it guesses
  * of the join), and takes their events after checking each again: on PostgreSQL the event row is
  * what is locked, and a head that another instance holds or has just delivered is skipped.
+ * Keyed by `<kind>|<index hint>|<skip-locked clause>|<all or account>`.
  */
 const CLAIM = new PrecompiledFamily<OutboxRow>((key) => {
   const [, hint, skip, scope] = key.split('|');
