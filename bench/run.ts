@@ -9,6 +9,7 @@
  *   npm run bench -- --fairness                       # only the accounts-fairness row (seconds, no build)
  *   npm run bench -- --burst                          # only the burst rows (about 6 minutes; --quick: 2)
  *   npm run bench -- --floors                         # only the per-path floors (no service; --quick: fewer)
+ *   npm run bench -- --service [--postgres]           # only the service rows, no burst or fairness (for pairs of runs)
  *   BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- --quick   # profile the service
  *   BENCH_TRACING=0.1 npm run bench -- --quick         # the service tracing 10 % (1 = all) to a loopback OTLP sink
  *
@@ -114,8 +115,36 @@ async function floorsOnly(pgUrl: string | undefined): Promise<void> {
   console.log(`\n${JSON.stringify(results)}`);
 }
 
+/**
+ * The service rows alone (floors, notifications, links, drain, steady) with no burst or fairness:
+ * short enough to alternate two trees several times. `--postgres` leaves SQLite out.
+ */
+async function serviceOnly(pgUrl: string | undefined): Promise<void> {
+  if (args.has('--postgres') && !pgUrl) throw new Error('--postgres needs BENCH_DATABASE_URL');
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  const load = os.loadavg()[0] ?? 0;
+  const results: Record<string, Figures> = {};
+  results.floor_bare = await floor('bare', '', quick ? 10_000 : 30_000);
+  if (!args.has('--postgres')) {
+    results.floor_sqlite = await floor('sqlite', path.join(opts.tmp, 'floor', 'floor.db'), quick ? 2_000 : 6_000);
+    results.sqlite = await benchService('sqlite', opts);
+  }
+  if (pgUrl) {
+    results.floor_pg = await pgFloor(pgUrl, quick ? 2_000 : 6_000);
+    results.postgres = await benchService('postgres', opts, pgUrl);
+  }
+  printReport(results, {
+    cpus: os.cpus().length,
+    node: process.version,
+    loadavg_before: load,
+    loadavg_after: os.loadavg()[0] ?? 0,
+  });
+  console.log(`\n${JSON.stringify(results)}`);
+}
+
 async function main(): Promise<void> {
   const pgUrl = process.env.BENCH_DATABASE_URL;
+  if (args.has('--service')) return serviceOnly(pgUrl);
   if (args.has('--fairness')) return fairnessOnly(pgUrl);
   if (args.has('--burst')) return burstOnly(pgUrl);
   if (args.has('--floors')) return floorsOnly(pgUrl);
