@@ -289,8 +289,9 @@ export interface OutboxRepo {
   /** Gives up a lease not used (the event was not attempted), if `leaseToken` is still current. */
   release(seq: number, leaseToken: number): Promise<boolean>;
   /**
-   * Makes `account`'s undelivered events that are not leased due at `now` (their ERP answers
-   * again): all due at one time, they are then claimed in the order written. How many.
+   * Makes `account`'s waiting events due by `now` (their ERP answers again), to be claimed in the
+   * order written: each order's first undelivered event that is not leased and was due later is
+   * made due at the time it was written (at `now` if that is later). How many were moved.
    */
   dueNow(account: string, now: Date, lane?: OutboxLane): Promise<number>;
 }

@@ -107,7 +107,7 @@ export class EndpointWatch {
       // The waiting events are made due before the gate opens: a round claiming in between would
       // take the events never tried (due since they were written) ahead of those that failed
       // (due at their backoff), and the backlog would not follow in the order written.
-      const due = await this.deps.store.outbox.dueNow(t.account, now, t.lane).catch((err: unknown) => {
+      const moved = await this.deps.store.outbox.dueNow(t.account, now, t.lane).catch((err: unknown) => {
         this.deps.logger.error(
           { ...log, err: { message: err instanceof Error ? err.message : String(err) } },
           'waiting events could not be made due: each follows at its own retry time',
@@ -115,7 +115,10 @@ export class EndpointWatch {
         return 0;
       });
       this.setBreaker(t, breaker);
-      this.deps.logger.info({ ...log, due }, 'endpoint answers again: its waiting events follow now, in order');
+      this.deps.logger.info(
+        { ...log, brought_forward: moved },
+        'endpoint answers again: its waiting events follow now, in the order written',
+      );
       this.wake();
     } else {
       this.setBreaker(t, breaker);

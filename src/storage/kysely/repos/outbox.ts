@@ -259,12 +259,26 @@ export class KyselyOutboxRepo implements OutboxRepo {
   }
 
   async dueNow(account: string, now: Date, lane: OutboxLane = 'erp'): Promise<number> {
+    // Only a head is claimed, so only heads due later than now are moved (a seek on
+    // outbox_lanes_account_due_idx): the events never tried, and those waiting behind their order,
+    // are due since they were written. A moved head becomes due at its written time, so the claim
+    // (due time, then seq) takes the backlog in the order written. Moving every waiting event
+    // instead wrote one row, and its lane, per event of the backlog at each recovery.
     const at = now.toISOString();
     const res = await this.db
       .updateTable('outbox_events')
-      .set({ next_attempt_at: at, updated_at: this.now().toISOString() })
-      .where('account', '=', account)
-      .where('lane', '=', lane)
+      .set((eb) => ({
+        next_attempt_at: eb.case().when('created_at', '<', at).then(eb.ref('created_at')).else(at).end(),
+        updated_at: this.now().toISOString(),
+      }))
+      .where('seq', 'in', (eb) =>
+        eb
+          .selectFrom('outbox_lanes')
+          .select('head_seq')
+          .where('account', '=', account)
+          .where('lane', '=', lane)
+          .where('due_at', '>', at),
+      )
       .where('state', 'in', UNDELIVERED)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]))
       .executeTakeFirst();
