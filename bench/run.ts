@@ -7,7 +7,7 @@
  *   npm run bench -- --scale                          # + growth: 1,000,000 stored transactions and events
  *   npm run bench -- --quick                          # fewer requests (a quick look)
  *   npm run bench -- --fairness                       # only the accounts-fairness row (seconds, no build)
- *   npm run bench -- --burst                          # only the burst rows (about 6 minutes; --quick: 2)
+ *   npm run bench -- --burst [--postgres]             # only the burst rows (about 6 minutes; --quick: 2)
  *   npm run bench -- --floors                         # only the per-path floors (no service; --quick: fewer)
  *   npm run bench -- --service [--postgres]           # only the service rows, no burst or fairness (for pairs of runs)
  *   BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- --quick   # profile the service
@@ -93,9 +93,11 @@ async function fairnessOnly(pgUrl: string | undefined): Promise<void> {
 async function burstOnly(pgUrl: string | undefined): Promise<void> {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   const load = os.loadavg()[0] ?? 0;
-  const results: Record<string, Figures> = { sqlite_burst: await benchBurst('sqlite', opts, burstOpts) };
+  const results: Record<string, Figures> = {};
+  if (!args.has('--postgres')) results.sqlite_burst = await benchBurst('sqlite', opts, burstOpts);
   if (pgUrl) results.postgres_burst = await benchBurst('postgres', opts, burstOpts, pgUrl);
   printBurst(results, { loadavg_before: load, loadavg_after: os.loadavg()[0] ?? 0 });
+  console.log(`\n${JSON.stringify(results)}`);
 }
 
 /** The per-path floors alone, against the simulator as built (no service): to see what the floors cost. */
