@@ -66,12 +66,23 @@ async function send(
     method: 'POST',
     path,
     bodiesFile: file,
-    // Enough connections that the rate holds while answers take up to a second.
-    connections: Math.min(200, Math.max(10, rate)),
+    connections: pacedConnections(rate),
     amount: known.length,
     overallRate: rate,
     sendTimes: true,
   });
+}
+
+/**
+ * autocannon paces each connection at a whole number of requests a second (its share of the rate,
+ * rounded), so the connections must divide the rate: 200 connections for 300/s sent 2/s on half of
+ * them and 1/s on the other half, 300/s for the first half of the burst and 100/s for the rest. The
+ * most connections up to 200 that divide it (150 at 2/s for 300/s): enough that the rate holds
+ * while answers take up to half a second.
+ */
+export function pacedConnections(rate: number): number {
+  for (let c = Math.min(200, rate); c > 1; c--) if (rate % c === 0) return c;
+  return 1;
 }
 
 /** Lag (send → the ERP's receipt) of each of `known`, by send time; Infinity when never received. */

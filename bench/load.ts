@@ -41,6 +41,9 @@ async function main(): Promise<void> {
   if (!file) throw new Error('usage: load.ts <spec.json>');
   const spec = JSON.parse(fs.readFileSync(file, 'utf8')) as LoadSpec;
   const bodies: string[] = spec.bodiesFile ? (JSON.parse(fs.readFileSync(spec.bodiesFile, 'utf8')) as string[]) : [];
+  // Each connection is paced at a whole number of requests a second (bench/burst.ts, pacedConnections).
+  if (spec.overallRate && spec.overallRate % spec.connections !== 0)
+    throw new Error(`${spec.overallRate}/s over ${spec.connections} connections is not a whole rate per connection`);
   const sendTimes: number[] = [];
   let next = 0;
   const started = now();
