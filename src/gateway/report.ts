@@ -130,6 +130,20 @@ export function isPurchaseOf(orderId: string, linkOrderId: string): boolean {
   return orderId.length > linkOrderId.length + 1 && orderId.startsWith(`${linkOrderId}-`);
 }
 
+/**
+ * The link order ids `id` could be a purchase of (`<link order id>-<suffix>`), longest first: one
+ * per `-` from the right, at most four.
+ */
+export function purchaseBases(id: string): string[] {
+  const out: string[] = [];
+  let i = id.lastIndexOf('-');
+  for (let tries = 0; i > 0 && tries < 4; tries++) {
+    out.push(id.slice(0, i));
+    i = id.lastIndexOf('-', i - 1);
+  }
+  return out;
+}
+
 /** The gateway's spelling of whole rupiah in reports and signatures: `150000` → `"150000.00"`. */
 export function wireAmount(nominal: number): string {
   return `${nominal}.00`;

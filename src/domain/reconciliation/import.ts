@@ -21,7 +21,7 @@ import type {
 import { AppError } from '../../platform/errors.js';
 import { actorName, type Actor } from '../audit.js';
 import { maySee, requireRole } from '../operators/access.js';
-import { isPurchaseOf } from '../../gateway/report.js';
+import { isPurchaseOf, purchaseBases } from '../../gateway/report.js';
 import {
   feeAndNet,
   isCalendarDay,
@@ -427,15 +427,4 @@ async function raiseMismatch(
       transaction_mismatch: done.transaction_mismatch,
     },
   }).catch((err: unknown) => services.logger.warn({ err: { message: String(err) } }, 'alert could not be raised'));
-}
-
-/** A purchase on a payment link is `<link order id>-<suffix>`: the ids it may extend. */
-function purchaseBases(id: string): string[] {
-  const out: string[] = [];
-  let i = id.lastIndexOf('-');
-  for (let tries = 0; i > 0 && tries < 4; tries++) {
-    out.push(id.slice(0, i));
-    i = id.lastIndexOf('-', i - 1);
-  }
-  return out;
 }

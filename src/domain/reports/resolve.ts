@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../storage/contract.js';
 import type { TransactionRecord } from '../../model/payment.js';
-import { grossToNumber, type GatewayReport } from '../../gateway/report.js';
+import { grossToNumber, purchaseBases, type GatewayReport } from '../../gateway/report.js';
 import { deriveMercantId } from '../orders/ids.js';
 import { isReusableLink, linkOpenAmount } from '../orders/records.js';
 import { withinOpenAmount } from '../../gateway/order.js';
@@ -68,17 +68,6 @@ function assertWithinBounds(link: TransactionRecord, report: GatewayReport): voi
 export async function purchasedLink(tx: Store, gatewayOrderId: string): Promise<TransactionRecord | undefined> {
   const [first] = await baseRows(tx, gatewayOrderId);
   return first?.kind === 'payment_link' ? first : undefined;
-}
-
-/** The gateway order ids `id` could be a purchase of (`<link gateway id>-<suffix>`), longest first. */
-function purchaseBases(id: string): string[] {
-  const out: string[] = [];
-  let i = id.lastIndexOf('-');
-  for (let tries = 0; i > 0 && tries < 4; tries++) {
-    out.push(id.slice(0, i));
-    i = id.lastIndexOf('-', i - 1);
-  }
-  return out;
 }
 
 /**
