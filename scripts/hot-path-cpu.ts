@@ -79,14 +79,14 @@ function printProfile(name: string, profile: Profile, count: number, cpuPerOp: n
   const ofCpu = (v: number) => ((cpuPerOp * v) / Math.max(1, busy)).toFixed(0).padStart(7);
   const share = (v: number) => `${((100 * v) / Math.max(1, busy)).toFixed(1).padStart(5)} %`;
   const sorted = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
-  console.log(
+  report(
     `\n## ${kind} ${name}: ${Math.round(cpuPerOp)} µs CPU, ${per(busy).trim()} µs sampled (main thread) per operation`,
   );
-  console.log('\ncpu µs/op  sampled   share  self time by group');
-  for (const [g, v] of sorted(groups)) console.log(`  ${ofCpu(v)}  ${per(v)}  ${share(v)}  ${g}`);
-  console.log('\ncpu µs/op  sampled   share  self time by function');
-  for (const [f, v] of sorted(functions)) console.log(`  ${ofCpu(v)}  ${per(v)}  ${share(v)}  ${f}`);
-  console.log('');
+  report('\ncpu µs/op  sampled   share  self time by group');
+  for (const [g, v] of sorted(groups)) report(`  ${ofCpu(v)}  ${per(v)}  ${share(v)}  ${g}`);
+  report('\ncpu µs/op  sampled   share  self time by function');
+  for (const [f, v] of sorted(functions)) report(`  ${ofCpu(v)}  ${per(v)}  ${share(v)}  ${f}`);
+  report('');
 }
 
 /** Lines in every file of `dir` (the daily log files). */
