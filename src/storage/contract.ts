@@ -534,6 +534,15 @@ export interface ReportWritesRepo {
   /** The transaction stored under `gatewayOrderId` in this account, without a lock, with its row version. */
   findCurrent(gatewayOrderId: string): Promise<VersionedTransaction | undefined>;
   /**
+   * `findCurrent(gatewayOrderId)` and, in the same read, the transactions stored under each of
+   * `others` (gateway order ids too, e.g. the links it could be a purchase on): one round trip on
+   * PostgreSQL instead of one per id.
+   */
+  findCurrentWith(
+    gatewayOrderId: string,
+    others: readonly string[],
+  ): Promise<{ current?: VersionedTransaction; others: Map<string, TransactionRecord> }>;
+  /**
    * Outside a transaction: `recordNew` as one step that takes the transaction's lock itself and
    * writes only while the row is still the version `rowVersion` names (read by `findCurrent`), so
    * a decision made over that read holds; otherwise nothing is written (`moved`).
@@ -741,7 +750,7 @@ export const STORE_ACCESS: { readonly [K in keyof Repositories]: Access<Reposito
     release: 'write',
     dueNow: 'write',
   },
-  reports: { recordNew: 'write', findCurrent: 'read', recordNewIfUnchanged: 'write' },
+  reports: { recordNew: 'write', findCurrent: 'read', findCurrentWith: 'read', recordNewIfUnchanged: 'write' },
   refunds: {
     insert: 'write',
     findById: 'read',

@@ -130,11 +130,11 @@ describe.each(DATABASE_KINDS)('statements per hot path (%s)', (kind) => {
             delivery: 7,
           }
         : {
-            // the duplicate check; the link the order id could be a purchase on (as above); the
-            // transaction's lookup without a lock; the notification with the change and the event in
-            // one autocommit statement that locks the row while it is the version read; the word to
-            // the other instances
-            fresh: 5,
+            // the duplicate check; the link the order id could be a purchase on (as above) and the
+            // transaction without a lock, in one statement; the notification with the change and
+            // the event in one autocommit statement that locks the row while it is the version
+            // read; the word to the other instances
+            fresh: 4,
             duplicate: 1,
             // the claim; the result with its attempt (one statement)
             delivery: 2,

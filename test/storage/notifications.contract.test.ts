@@ -130,4 +130,28 @@ describe.each(DATABASE_KINDS)('storage contract: a report written while its row 
     expect(await write('g-3', again.rowVersion, 2)).toEqual({ outcome: 'moved' });
     expect((await store.notifications.listForOrder(t.gatewayOrderId)).map((n) => n.dedupeKey)).toEqual(['g-1']);
   });
+
+  it("reads a report's row with its version and the rows under other ids in one read, this account's only", async () => {
+    const link = await seedTransaction(store, { orderId: 'SHOP-LINK' });
+    const t = await seedTransaction(store, { orderId: 'SHOP-LINK-7', kind: 'charge' });
+    await store.accounts.insert({ id: 'shop-b', name: 'B', merchantId: null }, now);
+    await seedTransaction(store.forAccount('shop-b'), { orderId: 'SHOP' });
+    const both = await store.reports.findCurrentWith(t.gatewayOrderId, ['SHOP-LINK', 'SHOP']);
+    expect(both.current).toEqual(await store.reports.findCurrent(t.gatewayOrderId));
+    expect([...both.others.entries()]).toEqual([['SHOP-LINK', link]]);
+    // The version read is the one the guarded write checks: written once, then moved.
+    const read = both.current;
+    if (!read) throw new Error('not found');
+    await store.transactions.markChecked(t.id, now.toISOString());
+    const after = await store.reports.findCurrentWith(t.gatewayOrderId, []);
+    expect(after.current?.rowVersion).not.toBe(read.rowVersion);
+    expect(after.others.size).toBe(0);
+    // Nothing under the id itself: no current, the others still found.
+    const none = await store.reports.findCurrentWith('SHOP-LINK-8', ['SHOP-LINK']);
+    expect(none.current).toBeUndefined();
+    expect(none.others.get('SHOP-LINK')?.id).toBe(link.id);
+    expect((await store.forAccount('shop-b').reports.findCurrentWith('SHOP', [])).current?.transaction.orderId).toBe(
+      'SHOP',
+    );
+  });
 });

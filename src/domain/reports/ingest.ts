@@ -17,7 +17,7 @@ import type { NotificationRecord, NotificationResult, NotificationSource } from 
 import type { PaymentStatus, TransactionRecord } from '../../model/payment.js';
 import { grossToNumber, type GatewayReport } from '../../gateway/report.js';
 import { signedReport, type TrustedReport } from './trust.js';
-import { confirm, needsConfirmation, verifiedNotification } from './verify.js';
+import { confirm, needsConfirmation, verifiedNotification, type CurrentRead } from './verify.js';
 import { dedupeKey, processedBefore, sameStoredReport } from './dedupe.js';
 import { lockedTransaction } from './resolve.js';
 import { record, recordIfUnchanged, type TrustedOutcome } from './record.js';
@@ -47,6 +47,8 @@ export interface IngestOptions {
   transaction?: TransactionRecord;
   /** Extra flags recorded on the transaction (e.g. `local_expiry`). */
   flags?: string[];
+  /** The transaction under the report's order id as read after the gateway answered (verify.ts): the unlocked ingest's first read. */
+  read?: CurrentRead;
 }
 
 export interface IngestResult {
@@ -105,7 +107,12 @@ export async function ingestNotification(
   const confirmed = await confirm(services, report);
   if (!confirmed.truth) return recordUnverified(services, report, source, confirmed.reason, key);
   return {
-    ...(await ingestGatewayReport(services, confirmed.truth, source, { received: report, flags, dedupeKey: key })),
+    ...(await ingestGatewayReport(services, confirmed.truth, source, {
+      received: report,
+      flags,
+      dedupeKey: key,
+      read: confirmed.read,
+    })),
     confirmed: true,
   };
 }
@@ -143,7 +150,11 @@ export async function recheckUnverified(
   }
   const confirmed = await confirm(services, report);
   if (confirmed.truth) {
-    await ingestGatewayReport(services, confirmed.truth, 'reconcile', { received: report, dedupeKey: n.dedupeKey });
+    await ingestGatewayReport(services, confirmed.truth, 'reconcile', {
+      received: report,
+      dedupeKey: n.dedupeKey,
+      read: confirmed.read,
+    });
     return true;
   }
   if (!confirmed.settled) return false;
@@ -287,8 +298,11 @@ async function ingestUnlocked(
   source: NotificationSource,
   opts: IngestOptions & { named: string | undefined },
 ): Promise<IngestResult | undefined> {
+  // A read made for another order id is not this report's (the answer is bound to the signed id, so never in practice).
+  let read = opts.read?.gatewayOrderId === truth.order_id ? opts.read : undefined;
   for (let tries = 0; tries < UNLOCKED_TRIES; tries++) {
-    const current = await services.store.reports.findCurrent(truth.order_id);
+    const current = read ? read.current : await services.store.reports.findCurrent(truth.order_id);
+    read = undefined;
     if (!current) return undefined;
     const t = current.transaction;
     const decision = await decide(services.store, t, truth);

@@ -14,6 +14,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../kysely/schema.js';
+import type { TransactionRecord } from '../../model/payment.js';
 import type {
   ReportWrite,
   ReportWritesRepo,
@@ -81,6 +82,9 @@ const WRITE = new PrecompiledFamily<Written>((key) => {
 const FIND_CURRENT = new Precompiled<TransactionRow & { row_version: string }>(
   'select xmin::text as row_version, * from transactions where gateway_order_id = ? and account = ?',
 );
+const FIND_CURRENT_WITH = new Precompiled<TransactionRow & { row_version: string }>(
+  'select xmin::text as row_version, * from transactions where gateway_order_id = any(?::text[]) and account = ?',
+);
 
 export class PostgresReportWrites implements ReportWritesRepo {
   constructor(
@@ -106,6 +110,20 @@ export class PostgresReportWrites implements ReportWritesRepo {
     if (!row) return undefined;
     const { row_version: rowVersion, ...t } = row;
     return { transaction: toTransaction(t), rowVersion };
+  }
+
+  async findCurrentWith(
+    gatewayOrderId: string,
+    others: readonly string[],
+  ): Promise<{ current?: VersionedTransaction; others: Map<string, TransactionRecord> }> {
+    const { rows } = await FIND_CURRENT_WITH.run(this.db, 'postgres', [[gatewayOrderId, ...others], this.account]);
+    const out: { current?: VersionedTransaction; others: Map<string, TransactionRecord> } = { others: new Map() };
+    for (const { row_version: rowVersion, ...row } of rows) {
+      const t = toTransaction(row);
+      if (t.gatewayOrderId === gatewayOrderId) out.current = { transaction: t, rowVersion };
+      else out.others.set(t.gatewayOrderId, t);
+    }
+    return out;
   }
 
   async recordNewIfUnchanged(w: ReportWrite & { rowVersion: string }): Promise<ReportWrittenIfUnchanged> {

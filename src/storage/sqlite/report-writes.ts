@@ -7,6 +7,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../kysely/schema.js';
+import type { TransactionRecord } from '../../model/payment.js';
 import type {
   ReportWrite,
   ReportWritesRepo,
@@ -42,6 +43,20 @@ export class SqliteReportWrites implements ReportWritesRepo {
   async findCurrent(gatewayOrderId: string): Promise<VersionedTransaction | undefined> {
     const row = await BY_GATEWAY_ORDER_ID.first(this.db, 'sqlite', [gatewayOrderId, this.account]);
     return row ? { transaction: toTransaction(row), rowVersion: JSON.stringify(row) } : undefined;
+  }
+
+  /** One statement per id: on SQLite a statement costs no round trip. */
+  async findCurrentWith(
+    gatewayOrderId: string,
+    others: readonly string[],
+  ): Promise<{ current?: VersionedTransaction; others: Map<string, TransactionRecord> }> {
+    const current = await this.findCurrent(gatewayOrderId);
+    const found = new Map<string, TransactionRecord>();
+    for (const id of others) {
+      const row = await BY_GATEWAY_ORDER_ID.first(this.db, 'sqlite', [id, this.account]);
+      if (row) found.set(id, toTransaction(row));
+    }
+    return { ...(current ? { current } : {}), others: found };
   }
 
   /** A `write`: it runs in a transaction of the group commit, which holds the write lock throughout. */
