@@ -9,11 +9,8 @@
  *
  * PostgreSQL needs BENCH_DATABASE_URL (a database is created and dropped).
  */
-import os from 'node:os';
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { freshDatabase, seedWaiting } from './seed.js';
+import { eachFreshDatabase, seedWaiting } from './seed.js';
 import { openStore } from '../src/storage/kysely/store.js';
 
 const kind = process.argv[2] === 'postgres' ? 'postgres' : 'sqlite';
@@ -21,7 +18,6 @@ const sizes = process.argv
   .slice(3)
   .map(Number)
   .filter((n) => n > 0);
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'claim-behind-'));
 
 async function timeEach(n: number, fn: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
@@ -29,30 +25,21 @@ async function timeEach(n: number, fn: () => Promise<unknown>): Promise<number> 
   return (performance.now() - t0) / n;
 }
 
-try {
-  for (const n of sizes.length > 0 ? sizes : [10, 10_000, 100_000]) {
-    const db = await freshDatabase(kind, tmp, process.env.BENCH_DATABASE_URL);
-    try {
-      await seedWaiting(db.config, n, randomBytes(3).toString('hex'), true);
-      const store = await openStore(db.config);
-      try {
-        const now = new Date();
-        const claim = () => store.outbox.claimDue('bench', now, 30_000, 16);
-        if ((await claim()).length !== 0) throw new Error('an event behind its order was claimed');
-        await timeEach(5, claim);
-        const reps = n >= 100_000 ? 20 : 100;
-        const claimMs = await timeEach(reps, claim);
-        const nextDueMs = await timeEach(reps, () => store.outbox.nextDueAt());
-        console.log(
-          `${kind} ${n} orders, each with an event behind a failed one: claim ${claimMs.toFixed(3)} ms, next due ${nextDueMs.toFixed(3)} ms`,
-        );
-      } finally {
-        await store.close();
-      }
-    } finally {
-      await db.drop();
-    }
+await eachFreshDatabase(kind, sizes.length > 0 ? sizes : [10, 10_000, 100_000], async (n, db) => {
+  await seedWaiting(db.config, n, randomBytes(3).toString('hex'), true);
+  const store = await openStore(db.config);
+  try {
+    const now = new Date();
+    const claim = () => store.outbox.claimDue('bench', now, 30_000, 16);
+    if ((await claim()).length !== 0) throw new Error('an event behind its order was claimed');
+    await timeEach(5, claim);
+    const reps = n >= 100_000 ? 20 : 100;
+    const claimMs = await timeEach(reps, claim);
+    const nextDueMs = await timeEach(reps, () => store.outbox.nextDueAt());
+    console.log(
+      `${kind} ${n} orders, each with an event behind a failed one: claim ${claimMs.toFixed(3)} ms, next due ${nextDueMs.toFixed(3)} ms`,
+    );
+  } finally {
+    await store.close();
   }
-} finally {
-  fs.rmSync(tmp, { recursive: true, force: true });
-}
+});

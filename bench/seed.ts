@@ -1,5 +1,6 @@
 /** Databases for the bench: a fresh one per run (SQLite file, or a PostgreSQL database of its own), seeded through the real migrations. */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -47,6 +48,30 @@ export async function freshDatabase(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * For each of `sizes`, `fn` on a fresh database of its own (PostgreSQL: created from
+ * `BENCH_DATABASE_URL`), dropped after it: the storage benches' shape (claim-behind.ts, due-now.ts).
+ */
+export async function eachFreshDatabase(
+  kind: 'sqlite' | 'postgres',
+  sizes: readonly number[],
+  fn: (n: number, db: BenchDatabase) => Promise<void>,
+): Promise<void> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'paylink-bench-db-'));
+  try {
+    for (const n of sizes) {
+      const db = await freshDatabase(kind, tmp, process.env.BENCH_DATABASE_URL);
+      try {
+        await fn(n, db);
+      } finally {
+        await db.drop();
+      }
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 export interface KnownOrder {
