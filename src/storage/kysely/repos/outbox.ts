@@ -262,8 +262,9 @@ export class KyselyOutboxRepo implements OutboxRepo {
     // Only a head is claimed, so only heads due later than now are moved (a seek on
     // outbox_lanes_account_due_idx): the events never tried, and those waiting behind their order,
     // are due since they were written. A moved head becomes due at its written time, so the claim
-    // (due time, then seq) takes the backlog in the order written. Moving every waiting event
-    // instead wrote one row, and its lane, per event of the backlog at each recovery.
+    // (due time, then seq) takes the backlog in the order written. Moving every waiting event would
+    // write a row and its lane per event of the backlog: with 100,000 waiting, 686 ms on SQLite's
+    // event loop and 3.8 s on PostgreSQL, against 3–4 ms (bench/due-now.ts).
     const at = now.toISOString();
     const res = await this.db
       .updateTable('outbox_events')
