@@ -290,8 +290,8 @@ export interface OutboxRepo {
   release(seq: number, leaseToken: number): Promise<boolean>;
   /**
    * Makes `account`'s waiting events due by `now` (their ERP answers again), to be claimed in the
-   * order written: each order's first undelivered event that is not leased and was due later is
-   * made due at the time it was written (at `now` if that is later). How many were moved.
+   * order written: each failed event that is not leased is made due at the time it was written (at
+   * `now` if that is later); the others are due since they were written. How many were moved.
    */
   dueNow(account: string, now: Date, lane?: OutboxLane): Promise<number>;
 }

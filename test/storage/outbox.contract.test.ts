@@ -256,45 +256,56 @@ describe.each(DATABASE_KINDS)('storage contract: outbox (%s)', (kind) => {
     if (!c1 || !c2) throw new Error('claims expected');
     expect(await store.outbox.release(c1.seq, c1.leaseToken - 1)).toBe(false);
     expect(await store.outbox.release(c1.seq, c1.leaseToken)).toBe(true);
-    // B failed (retried in ten minutes); A was never tried, nor were C and D, written later; A2
-    // waits behind A.
+    const [again1] = await store.outbox.claimDue('i', at(2_000), 30_000, 10);
+    expect(again1?.seq).toBe(e1.seq);
+    if (!again1) throw new Error('claim expected');
+    // A failed, retried at 2.9 s (already due again when the ERP answers at 3 s); B failed, retried
+    // in ten minutes. C and D, written later, were never tried; A2 waits behind A.
+    await store.outbox.complete(again1.seq, again1.leaseToken, 'i', result('failed', at(2_900)));
     await store.outbox.complete(c2.seq, c2.leaseToken, 'i', result('failed', at(600_000)));
     const e3 = await store.outbox.enqueue(ev('C'), at(2_500));
     const a2 = await store.outbox.enqueue(ev('A'), at(2_600));
     const e4 = await store.outbox.enqueue(ev('D'), at(2_700));
     await store.accounts.insert({ id: 'shop-b', name: 'B', merchantId: null }, T0);
-    const other = await store.forAccount('shop-b').outbox.enqueue(ev('X'), at(500_000));
-    // Only B was due later than now: it moves, to the time it was written; another account's does not.
-    expect(await store.outbox.dueNow('default', at(3_000))).toBe(1);
-    const again = await store.outbox.claimDue('i', at(3_000), 30_000, 10, 'default');
-    expect(again.map((e) => e.seq)).toEqual([e1.seq, e2.seq, e3.seq, e4.seq]);
-    expect(again.map((e) => e.nextAttemptAt)).toEqual([
+    const shopB = store.forAccount('shop-b').outbox;
+    const other = await shopB.enqueue(ev('X'), at(500));
+    const [x] = await shopB.claimDue('i', at(2_000), 30_000, 10, 'shop-b');
+    if (!x) throw new Error('claim expected');
+    await shopB.complete(x.seq, x.leaseToken, 'i', result('failed', at(600_000)));
+    // The failed A and B move back to the times they were written; another account's do not.
+    expect(await store.outbox.dueNow('default', at(3_000))).toBe(2);
+    const taken = await store.outbox.claimDue('i', at(3_000), 30_000, 10, 'default');
+    expect(taken.map((e) => e.seq)).toEqual([e1.seq, e2.seq, e3.seq, e4.seq]);
+    expect(taken.map((e) => e.nextAttemptAt)).toEqual([
       T0.toISOString(),
       at(1_000).toISOString(),
       at(2_500).toISOString(),
       at(2_700).toISOString(),
     ]);
     expect((await store.outbox.findByEventId(a2.eventId))?.nextAttemptAt).toBe(at(2_600).toISOString());
-    expect((await store.forAccount('shop-b').outbox.findByEventId(other.eventId))?.nextAttemptAt).toBe(
-      at(500_000).toISOString(),
-    );
+    expect((await shopB.findByEventId(other.eventId))?.nextAttemptAt).toBe(at(600_000).toISOString());
   });
 
-  it('dueNow leaves a leased head, and a head written after now is due at now', async () => {
+  it('dueNow leaves a failed event while it is leased, and one written after the moment given is due at that moment', async () => {
     const e1 = await store.outbox.enqueue(ev('A'));
     const [c1] = await store.outbox.claimDue('i', at(1_000), 30_000, 10);
     if (!c1) throw new Error('claim expected');
-    await store.outbox.complete(c1.seq, c1.leaseToken, 'i', result('failed', at(600_000)));
+    await store.outbox.complete(c1.seq, c1.leaseToken, 'i', result('failed', at(1_500)));
+    const [leased] = await store.outbox.claimDue('i', at(2_000), 30_000, 10);
+    expect(leased).toMatchObject({ seq: e1.seq, state: 'failed' });
     const e2 = await store.outbox.enqueue(ev('B'), at(2_000));
     const [c2] = await store.outbox.claimDue('i', at(2_000), 30_000, 10);
     expect(c2?.seq).toBe(e2.seq);
-    // A's row says it was written after the moment given (another instance's clock ahead).
-    expect(await store.outbox.dueNow('default', new Date(T0.getTime() - 5_000))).toBe(1);
-    expect((await store.outbox.findByEventId(e1.eventId))?.nextAttemptAt).toBe(
-      new Date(T0.getTime() - 5_000).toISOString(),
-    );
-    // B is still leased until 32 s: it keeps its lease and its time.
-    expect((await store.outbox.findByEventId(e2.eventId))?.leaseUntil).toBe(at(32_000).toISOString());
+    if (!c2) throw new Error('claim expected');
+    await store.outbox.complete(c2.seq, c2.leaseToken, 'i', result('failed', at(600_000)));
+    // B's row says it was written after the moment given (another instance's clock ahead).
+    expect(await store.outbox.dueNow('default', at(1_000))).toBe(1);
+    expect(await store.outbox.findByEventId(e2.eventId)).toMatchObject({ nextAttemptAt: at(1_000).toISOString() });
+    // A is leased until 32 s: it keeps its lease and its time.
+    expect(await store.outbox.findByEventId(e1.eventId)).toMatchObject({
+      leaseUntil: at(32_000).toISOString(),
+      nextAttemptAt: at(1_500).toISOString(),
+    });
   });
 
   it('a dead event holds its order: later events wait (other orders go on) until it is retried by hand and delivered, then follow with a fresh retry window', async () => {
