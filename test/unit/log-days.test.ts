@@ -65,4 +65,24 @@ describe('log file days', () => {
     expect(read('paylink.2026-11-27.1.log')).not.toContain('after midnight');
     expect(read('paylink.2026-11-28.1.log')).toContain('after midnight');
   });
+
+  it('moves to the next day at once when midnight passed while the first file was being opened', async () => {
+    const dir = fresh();
+    // The first reading (the file's day) is before midnight; every later one after it, as on a
+    // machine slow enough that opening the file and pruning the old ones took past midnight.
+    let reads = 0;
+    const late = clockFrom('2026-11-27T17:00:00.100Z');
+    const log = await createLogger({
+      level: 'info',
+      logDir: dir,
+      stdout: false,
+      now: () => (reads++ === 0 ? new Date('2026-11-27T16:59:59.900Z') : late()),
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    log.info('after midnight');
+    await closeLogger(log);
+    const files = fs.readdirSync(dir).sort();
+    expect(files).toEqual(['paylink.2026-11-27.1.log', 'paylink.2026-11-28.1.log']);
+    expect(fs.readFileSync(path.join(dir, 'paylink.2026-11-28.1.log'), 'utf8')).toContain('after midnight');
+  });
 });

@@ -82,23 +82,29 @@ function endStream(file: RollStream): Promise<void> {
 }
 
 export async function openDailyFile(o: DailyFileOptions): Promise<DailyFile> {
-  let file = await openDay(o, jakartaDay(o.now().toISOString()));
+  let day = jakartaDay(o.now().toISOString());
+  let file = await openDay(o, day);
   await pruneLogFiles(o.dir, o.base, o.keep);
   let timer: NodeJS.Timeout | undefined;
   let ended = false;
+  // From the open file's day, not from when the timer is set: opening and pruning can take long
+  // enough (a loaded machine) to cross midnight, and the next midnight would then be a day late.
   const schedule = () => {
-    timer = setTimeout(() => void switchDay(), msUntilNextJakartaDay(o.now()));
+    const now = o.now();
+    timer = setTimeout(() => void switchDay(), jakartaDay(now.toISOString()) === day ? msUntilNextJakartaDay(now) : 0);
     timer.unref();
   };
   const switchDay = async () => {
     try {
-      const next = await openDay(o, jakartaDay(o.now().toISOString()));
+      const nextDay = jakartaDay(o.now().toISOString());
+      const next = await openDay(o, nextDay);
       if (ended) {
         await endStream(next);
         return;
       }
       const previous = file;
       file = next;
+      day = nextDay;
       await endStream(previous);
       await pruneLogFiles(o.dir, o.base, o.keep);
     } catch (err) {
