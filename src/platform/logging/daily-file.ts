@@ -81,6 +81,8 @@ function endStream(file: RollStream): Promise<void> {
   });
 }
 
+const SWITCH_RETRY_MS = 60_000;
+
 export async function openDailyFile(o: DailyFileOptions): Promise<DailyFile> {
   let day = jakartaDay(o.now().toISOString());
   let file = await openDay(o, day);
@@ -88,29 +90,39 @@ export async function openDailyFile(o: DailyFileOptions): Promise<DailyFile> {
   let timer: NodeJS.Timeout | undefined;
   let ended = false;
   // From the open file's day, not from when the timer is set: opening and pruning can take long
-  // enough (a loaded machine) to cross midnight, and the next midnight would then be a day late.
-  const schedule = () => {
+  // enough (a loaded machine) to cross midnight, and the next midnight would then be a day late. A
+  // switch that failed is tried again after a minute, not at once over and over.
+  const schedule = (afterMs?: number) => {
     const now = o.now();
-    timer = setTimeout(() => void switchDay(), jakartaDay(now.toISOString()) === day ? msUntilNextJakartaDay(now) : 0);
+    const ms = afterMs ?? (jakartaDay(now.toISOString()) === day ? msUntilNextJakartaDay(now) : 0);
+    timer = setTimeout(() => void switchDay(), ms);
     timer.unref();
   };
+  const report = (err: unknown) => o.onError(err instanceof Error ? err : new Error(String(err)));
   const switchDay = async () => {
+    const nextDay = jakartaDay(o.now().toISOString());
+    let next: RollStream;
     try {
-      const nextDay = jakartaDay(o.now().toISOString());
-      const next = await openDay(o, nextDay);
-      if (ended) {
-        await endStream(next);
-        return;
-      }
-      const previous = file;
-      file = next;
-      day = nextDay;
+      next = await openDay(o, nextDay);
+    } catch (err) {
+      report(err);
+      if (!ended) schedule(SWITCH_RETRY_MS);
+      return;
+    }
+    if (ended) {
+      await endStream(next).catch(report);
+      return;
+    }
+    const previous = file;
+    file = next;
+    day = nextDay;
+    schedule();
+    try {
       await endStream(previous);
       await pruneLogFiles(o.dir, o.base, o.keep);
     } catch (err) {
-      o.onError(err instanceof Error ? err : new Error(String(err)));
+      report(err);
     }
-    if (!ended) schedule();
   };
   schedule();
   return {
