@@ -280,5 +280,4 @@ export class KyselyOutboxRepo implements OutboxRepo {
       .executeTakeFirst();
     return Number(res.numUpdatedRows);
   }
-
 }
