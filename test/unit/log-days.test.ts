@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeLogger, createLogger, flushLogger } from '../../src/platform/logging/logger.js';
-import { msUntilNextJakartaDay } from '../../src/platform/logging/daily-file.js';
+import { msUntilNextJakartaDay, openDailyFile } from '../../src/platform/logging/daily-file.js';
 
 const dirs: string[] = [];
 const fresh = () => {
@@ -84,5 +84,37 @@ describe('log file days', () => {
     const files = fs.readdirSync(dir).sort();
     expect(files).toEqual(['paylink.2026-11-27.1.log', 'paylink.2026-11-28.1.log']);
     expect(fs.readFileSync(path.join(dir, 'paylink.2026-11-28.1.log'), 'utf8')).toContain('after midnight');
+  });
+
+  it("a new day's file that cannot be opened is reported, the old file kept, and tried again after a pause", async () => {
+    const dir = fresh();
+    // A directory where the new day's file would go: opening it fails, even as root.
+    const blocked = path.join(dir, 'paylink.2026-11-28.1.log');
+    fs.mkdirSync(blocked);
+    const errors: Error[] = [];
+    const daily = await openDailyFile({
+      dir,
+      base: 'paylink',
+      size: '20m',
+      keep: 10,
+      now: clockFrom('2026-11-27T16:59:59.900Z'),
+      onError: (err) => errors.push(err),
+      retryMs: 300,
+    });
+    const first = daily.current();
+    const started = Date.now();
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+    };
+    // Midnight at 100 ms, then one try per 300 ms: tried again, and not in a loop.
+    await until(() => errors.length >= 2);
+    expect(errors.length).toBeGreaterThanOrEqual(2);
+    expect(errors.length).toBeLessThanOrEqual(2 + Math.ceil((Date.now() - started) / 300));
+    expect(daily.current()).toBe(first);
+    fs.rmdirSync(blocked);
+    await until(() => daily.current() !== first);
+    expect(daily.current()).not.toBe(first);
+    await daily.end();
+    expect(fs.readdirSync(dir).sort()).toEqual(['paylink.2026-11-27.1.log', 'paylink.2026-11-28.1.log']);
   });
 });

@@ -26,6 +26,8 @@ export interface DailyFileOptions {
   keep: number;
   now: () => Date;
   onError: (err: Error) => void;
+  /** How long after a day's file failed to open it is tried again, ms (default a minute). */
+  retryMs?: number;
 }
 
 /** Milliseconds from `now` to the next Jakarta midnight (never 0: at midnight itself, a full day). */
@@ -81,8 +83,6 @@ function endStream(file: RollStream): Promise<void> {
   });
 }
 
-const SWITCH_RETRY_MS = 60_000;
-
 export async function openDailyFile(o: DailyFileOptions): Promise<DailyFile> {
   let day = jakartaDay(o.now().toISOString());
   let file = await openDay(o, day);
@@ -106,7 +106,7 @@ export async function openDailyFile(o: DailyFileOptions): Promise<DailyFile> {
       next = await openDay(o, nextDay);
     } catch (err) {
       report(err);
-      if (!ended) schedule(SWITCH_RETRY_MS);
+      if (!ended) schedule(o.retryMs ?? 60_000);
       return;
     }
     if (ended) {
