@@ -63,7 +63,7 @@ if (process.argv[2] === '--echo') {
       }),
     );
     const payload = Buffer.alloc(64, 1);
-    let free = [...sockets];
+    const free = [...sockets];
     const ping = async () => {
       const s = free.pop();
       if (!s) throw new Error('no socket free');
@@ -75,7 +75,6 @@ if (process.argv[2] === '--echo') {
     await measure('TCP ping-pong, 64 bytes', 1, ping);
     await measure('TCP ping-pong, 64 bytes', 16, ping);
     for (const s of sockets) s.destroy();
-    free = [];
 
     const agent = new Agent({ connections: 16, keepAliveTimeout: 10_000 });
     const get = async () => {

@@ -517,6 +517,12 @@ export interface VersionedTransaction {
   rowVersion: string;
 }
 
+/** `findCurrentWith`'s answer: the row under the id itself (absent: none), and those found under the others, by id. */
+export interface CurrentWithOthers {
+  current?: VersionedTransaction;
+  others: Map<string, TransactionRecord>;
+}
+
 export type ReportWrittenIfUnchanged =
   | { outcome: 'written'; notificationId: number; transaction: TransactionRecord }
   /** The notification's dedupe key exists already: nothing written. */
@@ -538,10 +544,7 @@ export interface ReportWritesRepo {
    * `others` (gateway order ids too, e.g. the links it could be a purchase on): one round trip on
    * PostgreSQL instead of one per id.
    */
-  findCurrentWith(
-    gatewayOrderId: string,
-    others: readonly string[],
-  ): Promise<{ current?: VersionedTransaction; others: Map<string, TransactionRecord> }>;
+  findCurrentWith(gatewayOrderId: string, others: readonly string[]): Promise<CurrentWithOthers>;
   /**
    * Outside a transaction: `recordNew` as one step that takes the transaction's lock itself and
    * writes only while the row is still the version `rowVersion` names (read by `findCurrent`), so

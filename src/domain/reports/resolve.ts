@@ -66,7 +66,15 @@ function assertWithinBounds(link: TransactionRecord, report: GatewayReport): voi
 
 /** The payment link `gatewayOrderId` is a purchase of (`<link gateway id>-<suffix>`), if any. */
 export async function purchasedLink(tx: Store, gatewayOrderId: string): Promise<TransactionRecord | undefined> {
-  const [first] = await baseRows(tx, gatewayOrderId);
+  return linkAmong(await baseRows(tx, gatewayOrderId));
+}
+
+/**
+ * The link a purchase resolves to, of the rows stored under its bases (longest first, absent where
+ * none): the longest base stored decides, and only a payment link is one.
+ */
+export function linkAmong(rows: readonly (TransactionRecord | undefined)[]): TransactionRecord | undefined {
+  const first = rows.find((t) => t !== undefined);
   return first?.kind === 'payment_link' ? first : undefined;
 }
 

@@ -12,7 +12,7 @@ import { SIGNED_FIELDS, parseReport, purchaseBases, type GatewayReport } from '.
 import type { GatewayAnswer } from '../../gateway/answer.js';
 import { confirmNotification, type TrustedReport } from './trust.js';
 import { storedReport } from './dedupe.js';
-import { purchasedLink } from './resolve.js';
+import { linkAmong, purchasedLink } from './resolve.js';
 import { linkOpenAmount } from '../orders/records.js';
 import type { OpenAmount } from '../../gateway/order.js';
 import type { TransactionRecord } from '../../model/payment.js';
@@ -152,10 +152,9 @@ async function linkAndCurrent(
   if (services.store.kind !== 'postgres') return { link: await purchasedLink(services.store, gatewayOrderId) };
   const bases = purchaseBases(gatewayOrderId);
   const found = await services.store.reports.findCurrentWith(gatewayOrderId, bases);
-  // As purchasedLink: the longest base stored decides, and only a payment link is one.
-  const first = bases.map((b) => found.others.get(b)).find((t) => t !== undefined);
+  const link = linkAmong(bases.map((b) => found.others.get(b)));
   return {
-    ...(first?.kind === 'payment_link' ? { link: first } : {}),
+    ...(link ? { link } : {}),
     read: { gatewayOrderId, ...(found.current ? { current: found.current } : {}) },
   };
 }

@@ -14,8 +14,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../kysely/schema.js';
-import type { TransactionRecord } from '../../model/payment.js';
 import type {
+  CurrentWithOthers,
   ReportWrite,
   ReportWritesRepo,
   ReportWritten,
@@ -112,12 +112,9 @@ export class PostgresReportWrites implements ReportWritesRepo {
     return { transaction: toTransaction(t), rowVersion };
   }
 
-  async findCurrentWith(
-    gatewayOrderId: string,
-    others: readonly string[],
-  ): Promise<{ current?: VersionedTransaction; others: Map<string, TransactionRecord> }> {
+  async findCurrentWith(gatewayOrderId: string, others: readonly string[]): Promise<CurrentWithOthers> {
     const { rows } = await FIND_CURRENT_WITH.run(this.db, 'postgres', [[gatewayOrderId, ...others], this.account]);
-    const out: { current?: VersionedTransaction; others: Map<string, TransactionRecord> } = { others: new Map() };
+    const out: CurrentWithOthers = { others: new Map() };
     for (const { row_version: rowVersion, ...row } of rows) {
       const t = toTransaction(row);
       if (t.gatewayOrderId === gatewayOrderId) out.current = { transaction: t, rowVersion };

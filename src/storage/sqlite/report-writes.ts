@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../kysely/schema.js';
 import type { TransactionRecord } from '../../model/payment.js';
 import type {
+  CurrentWithOthers,
   ReportWrite,
   ReportWritesRepo,
   ReportWritten,
@@ -46,10 +47,7 @@ export class SqliteReportWrites implements ReportWritesRepo {
   }
 
   /** One statement per id: on SQLite a statement costs no round trip. */
-  async findCurrentWith(
-    gatewayOrderId: string,
-    others: readonly string[],
-  ): Promise<{ current?: VersionedTransaction; others: Map<string, TransactionRecord> }> {
+  async findCurrentWith(gatewayOrderId: string, others: readonly string[]): Promise<CurrentWithOthers> {
     const current = await this.findCurrent(gatewayOrderId);
     const found = new Map<string, TransactionRecord>();
     for (const id of others) {
